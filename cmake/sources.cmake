@@ -1,0 +1,11 @@
+# The library's sources, one file per module (see docs/ for each format).
+set(ONESCOPE_SOURCES
+  src/alloc.c
+  src/bytes.c
+  src/error.c
+  src/file.c
+  src/pose_cache.c
+)
+if(ONESCOPE_HAVE_BOX3D)
+  list(APPEND ONESCOPE_SOURCES)
+endif()

@@ -1,0 +1,58 @@
+/* Shared pieces of the public API: export macro, allocator, parse limits, buffers. */
+#ifndef ONESCOPE_COMMON_H
+#define ONESCOPE_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "onescope/version.h"
+
+#if defined(ONESCOPE_STATIC)
+#define ONESCOPE_API
+#elif defined(_WIN32)
+#if defined(ONESCOPE_BUILDING)
+#define ONESCOPE_API __declspec(dllexport)
+#else
+#define ONESCOPE_API __declspec(dllimport)
+#endif
+#else
+#define ONESCOPE_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every allocation the library makes goes through one of these; NULL means malloc/free.
+ * A hook that returns NULL makes the call fail with ONESCOPE_E_NOMEM and free what it had. */
+typedef struct onescope_allocator {
+    void *(*alloc)(void *user, size_t size);
+    void (*free)(void *user, void *ptr);
+    void *user;
+} onescope_allocator;
+
+/* Limits applied by every parser before it looks at anything else. */
+typedef struct onescope_parse_options {
+    size_t max_input_bytes;               /* default 256 MiB */
+    const onescope_allocator *allocator;  /* NULL: libc */
+} onescope_parse_options;
+
+#define ONESCOPE_MAX_INPUT_BYTES ((size_t)256 * 1024 * 1024)
+
+ONESCOPE_API onescope_parse_options onescope_parse_options_default(void);
+
+/* A block of bytes owned by the library's allocator (writers return one). */
+typedef struct onescope_buffer {
+    uint8_t *data;
+    size_t size;
+    const onescope_allocator *allocator;
+} onescope_buffer;
+
+/* Frees the bytes and zeroes the struct; NULL and empty buffers are fine. */
+ONESCOPE_API void onescope_buffer_free(onescope_buffer *buffer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

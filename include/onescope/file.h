@@ -1,0 +1,30 @@
+/* File helpers that sit on top of the buffer-based parsers and writers. */
+#ifndef ONESCOPE_FILE_H
+#define ONESCOPE_FILE_H
+
+#include "onescope/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reads a whole file ("-" is standard input) into out. Refuses files over max_bytes
+ * (0: ONESCOPE_MAX_INPUT_BYTES) with ONESCOPE_E_TOO_LARGE before reading them whole. */
+ONESCOPE_API onescope_code onescope_read_file(const char *path, size_t max_bytes,
+                                              const onescope_allocator *allocator,
+                                              onescope_buffer *out, onescope_error *error);
+
+/* Writes bytes to path atomically: a temporary file in the same directory, fsync, rename.
+ * On failure the temporary is removed and any existing file at path is untouched.
+ * "-" writes to standard output. */
+ONESCOPE_API onescope_code onescope_write_file(const char *path, const void *data, size_t size,
+                                               onescope_error *error);
+
+/* 1 when both paths name the same existing file (same device and inode), else 0. */
+ONESCOPE_API int onescope_same_file(const char *a, const char *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

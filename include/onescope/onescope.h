@@ -1,0 +1,11 @@
+/* libonescope: record, check and replay simulations. Includes every public header. */
+#ifndef ONESCOPE_H
+#define ONESCOPE_H
+
+#include "onescope/version.h"
+#include "onescope/common.h"
+#include "onescope/error.h"
+#include "onescope/file.h"
+#include "onescope/pose_cache.h"
+
+#endif

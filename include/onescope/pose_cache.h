@@ -1,0 +1,142 @@
+/* OSPC v1 pose caches: positions and orientations of a fixed set of entities over
+ * consecutive steps. Format: docs/pose-cache.md. */
+#ifndef ONESCOPE_POSE_CACHE_H
+#define ONESCOPE_POSE_CACHE_H
+
+#include "onescope/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ONESCOPE_OSPC_VERSION 1
+#define ONESCOPE_OSPC_MAX_ENTITIES 65536u
+#define ONESCOPE_OSPC_MAX_FRAMES 4194304u
+#define ONESCOPE_OSPC_MAX_TEXT 1024u
+#define ONESCOPE_OSPC_POSE_BYTES 28u
+
+typedef enum onescope_shape {
+    ONESCOPE_SHAPE_POINT = 0,
+    ONESCOPE_SHAPE_SPHERE = 1,
+    ONESCOPE_SHAPE_BOX = 2,
+    ONESCOPE_SHAPE_CAPSULE = 3
+} onescope_shape;
+
+/* UTF-8 text with an explicit length; data is NUL-terminated for convenience but may hold
+ * U+0000 itself, so trust length. */
+typedef struct onescope_text {
+    char *data;
+    uint16_t length;
+} onescope_text;
+
+typedef struct onescope_pose_entity {
+    uint64_t id;          /* not 0, unique within the cache */
+    uint8_t shape;        /* onescope_shape */
+    float size[3];        /* sphere: radius in x; box: half extents; capsule: radius x, half length y */
+    onescope_text name;
+} onescope_pose_entity;
+
+/* One entity in one frame. position[0] NaN: absent in that frame (the rest is ignored). */
+typedef struct onescope_pose {
+    float position[3];
+    float rotation[4]; /* x y z w; all zero reads as the identity */
+} onescope_pose;
+
+typedef enum onescope_pose_text_field {
+    ONESCOPE_POSE_TEXT_UNIT_NAME = 0,
+    ONESCOPE_POSE_TEXT_MODULE_ID = 1,
+    ONESCOPE_POSE_TEXT_LIBRARY_VERSION = 2,
+    ONESCOPE_POSE_TEXT_SCENE = 3,
+    ONESCOPE_POSE_TEXT_REPLAY = 4,
+    ONESCOPE_POSE_TEXT_LABEL = 5,
+    ONESCOPE_POSE_TEXT_COUNT = 6
+} onescope_pose_text_field;
+
+/* A parsed or built cache. Frame k is step start_step + k; poses are frame-major:
+ * poses[frame * entity_count + entity]. Owned by the library's allocator. */
+typedef struct onescope_pose_cache {
+    uint8_t dimensions;        /* 2 or 3 */
+    uint32_t entity_count;
+    uint32_t frame_count;
+    int64_t start_step;        /* >= 0 */
+    double metres_per_unit;    /* 0, or positive and finite */
+    onescope_text text[ONESCOPE_POSE_TEXT_COUNT];
+    onescope_pose_entity *entities;
+    onescope_pose *poses;
+    const onescope_allocator *allocator;
+} onescope_pose_cache;
+
+/* Parses an OSPC v1 file from memory. options may be NULL (defaults). On success *out
+ * owns a copy of everything it needs; data may be freed afterwards. */
+ONESCOPE_API onescope_code onescope_pose_cache_parse(const void *data, size_t size, const char *name,
+                                                     const onescope_parse_options *options,
+                                                     onescope_pose_cache **out,
+                                                     onescope_error *error);
+
+/* Allocates an empty cache of the given shape: every entity has id index+1, shape point,
+ * empty name; every pose is at the origin with identity rotation; all text empty.
+ * Fill it, then write it. */
+ONESCOPE_API onescope_code onescope_pose_cache_create(uint8_t dimensions, uint32_t entity_count,
+                                                      uint32_t frame_count,
+                                                      const onescope_allocator *allocator,
+                                                      onescope_pose_cache **out,
+                                                      onescope_error *error);
+
+/* Replaces a text field (a text field or an entity name) with a copy of length bytes. */
+ONESCOPE_API onescope_code onescope_pose_cache_set_text(onescope_pose_cache *cache, onescope_text *field,
+                                                        const char *text, size_t length,
+                                                        onescope_error *error);
+
+/* Frees a cache from parse or create; NULL is fine. */
+ONESCOPE_API void onescope_pose_cache_free(onescope_pose_cache *cache);
+
+/* Checks every rule the parser checks; the writer calls it first. name labels the error. */
+ONESCOPE_API onescope_code onescope_pose_cache_validate(const onescope_pose_cache *cache, const char *name,
+                                                        onescope_error *error);
+
+/* Serialises a valid cache; parse(write(c)) == c and write(parse(b)) == b. */
+ONESCOPE_API onescope_code onescope_pose_cache_write(const onescope_pose_cache *cache,
+                                                     const onescope_allocator *allocator,
+                                                     onescope_buffer *out, onescope_error *error);
+
+/* The pose of an entity in a frame, or NULL when either index is out of range. */
+ONESCOPE_API const onescope_pose *onescope_pose_cache_pose(const onescope_pose_cache *cache,
+                                                           uint32_t frame, uint32_t entity);
+
+/* 1 when the entity is present in that pose (position x is not NaN). */
+ONESCOPE_API int onescope_pose_is_present(const onescope_pose *pose);
+
+/* The pose's rotation with the all-zero quaternion read as the identity (x y z w). */
+ONESCOPE_API void onescope_pose_rotation(const onescope_pose *pose, float out[4]);
+
+/* Iterates the present entities of a frame: returns the first present entity index
+ * >= start, or -1 when there is none. for (i = next(c,f,0); i >= 0; i = next(c,f,i+1)). */
+ONESCOPE_API int64_t onescope_pose_cache_next_present(const onescope_pose_cache *cache, uint32_t frame,
+                                                      uint32_t start);
+
+/* Reads and parses a file ("-": standard input). */
+ONESCOPE_API onescope_code onescope_pose_cache_read_file(const char *path,
+                                                         const onescope_parse_options *options,
+                                                         onescope_pose_cache **out,
+                                                         onescope_error *error);
+
+/* Writes a cache to a file atomically. */
+ONESCOPE_API onescope_code onescope_pose_cache_write_file(const onescope_pose_cache *cache,
+                                                          const char *path, onescope_error *error);
+
+/* 1 when text[0..length) is a plain file name: not empty, not "." or "..", no '/', '\\' or
+ * ':' (so no directory part, absolute path or drive letter on any platform), no NUL or
+ * control characters. */
+ONESCOPE_API int onescope_is_plain_file_name(const char *text, size_t length);
+
+/* When the cache's replay field is a plain file name, writes the directory of cache_path
+ * joined with it into out and returns 1; otherwise returns 0 and offers nothing (also when
+ * out is too small). */
+ONESCOPE_API int onescope_pose_cache_replay_path(const onescope_pose_cache *cache, const char *cache_path,
+                                                 char *out, size_t out_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

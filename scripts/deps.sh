@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages libonescope needs (when run as root and any is missing).
+# Box3D is not a Debian package: see README.md ("Box3D") for installing it by hand.
+set -euo pipefail
+packages=(build-essential cmake pkg-config libcmocka-dev libxxhash-dev libjansson-dev
+          python3 clang llvm libclang-rt-14-dev valgrind gcovr)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps.sh: missing Debian packages: ${missing[*]}" >&2
+    echo "deps.sh: run as root (or: sudo apt-get install ${missing[*]})" >&2
+    exit 1
+fi
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,39 @@
+/* The one place the library allocates; tests swap the allocator to make any call fail. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void *os_alloc(const onescope_allocator *a, size_t size) {
+    if (size == 0) size = 1; /* a zero-byte request must still be a distinct, freeable block */
+    if (a != NULL && a->alloc != NULL) return a->alloc(a->user, size);
+    return malloc(size);
+}
+
+void *os_calloc(const onescope_allocator *a, size_t count, size_t size) {
+    size_t total;
+    if (!os_mul_size(count, size, &total)) return NULL;
+    void *p = os_alloc(a, total);
+    if (p != NULL) memset(p, 0, total);
+    return p;
+}
+
+void os_free(const onescope_allocator *a, void *ptr) {
+    if (ptr == NULL) return;
+    if (a != NULL && a->free != NULL) a->free(a->user, ptr);
+    else free(ptr);
+}
+
+onescope_parse_options onescope_parse_options_default(void) {
+    onescope_parse_options o;
+    o.max_input_bytes = ONESCOPE_MAX_INPUT_BYTES;
+    o.allocator = NULL;
+    return o;
+}
+
+void onescope_buffer_free(onescope_buffer *buffer) {
+    if (buffer == NULL) return;
+    os_free(buffer->allocator, buffer->data);
+    buffer->data = NULL;
+    buffer->size = 0;
+}

@@ -1,0 +1,148 @@
+/* File helpers: bounded whole-file reads and atomic writes (temp file, fsync, rename). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "onescope/file.h"
+
+static onescope_code io_fail(onescope_error *error, const char *path, const char *what) {
+    return os_fail(error, ONESCOPE_E_IO, path, OS_NO_OFFSET, NULL, NULL, "%s: %s", what,
+                   strerror(errno));
+}
+
+onescope_code onescope_read_file(const char *path, size_t max_bytes,
+                                 const onescope_allocator *allocator, onescope_buffer *out,
+                                 onescope_error *error) {
+    if (path == NULL || out == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_read_file", OS_NO_OFFSET, NULL,
+                       NULL, "path and out must not be NULL");
+    memset(out, 0, sizeof *out);
+    if (max_bytes == 0) max_bytes = ONESCOPE_MAX_INPUT_BYTES;
+    bool is_stdin = strcmp(path, "-") == 0;
+    const char *name = is_stdin ? "<stdin>" : path;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return io_fail(error, name, "cannot open");
+
+    struct stat st;
+    size_t cap = 64 * 1024;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        if ((uint64_t)st.st_size > max_bytes) {
+            if (!is_stdin) close(fd);
+            return os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "file size",
+                           "at most the input limit", "%lld bytes (limit %zu)",
+                           (long long)st.st_size, max_bytes);
+        }
+        cap = (size_t)st.st_size + 1; /* +1 so end of file is seen without a resize */
+    } else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (!is_stdin) close(fd);
+        errno = EISDIR;
+        return io_fail(error, name, "cannot read");
+    }
+
+    uint8_t *data = os_alloc(allocator, cap);
+    size_t size = 0;
+    onescope_code rc = ONESCOPE_OK;
+    for (;;) {
+        if (data == NULL) {
+            rc = os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                         "cannot allocate %zu bytes", cap);
+            break;
+        }
+        if (size == cap) {
+            if (cap > max_bytes) {
+                rc = os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "file size",
+                             "at most the input limit", "more than %zu bytes", max_bytes);
+                break;
+            }
+            size_t ncap = cap > max_bytes / 2 ? max_bytes + 1 : cap * 2;
+            uint8_t *p = os_alloc(allocator, ncap);
+            if (p != NULL) memcpy(p, data, size);
+            os_free(allocator, data);
+            data = p;
+            cap = ncap;
+            continue;
+        }
+        ssize_t n = read(fd, data + size, cap - size);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            rc = io_fail(error, name, "cannot read");
+            break;
+        }
+        if (n == 0) break;
+        size += (size_t)n;
+    }
+    if (!is_stdin) close(fd);
+    if (rc == ONESCOPE_OK && size > max_bytes)
+        rc = os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "file size",
+                     "at most the input limit", "more than %zu bytes", max_bytes);
+    if (rc != ONESCOPE_OK) {
+        os_free(allocator, data);
+        return rc;
+    }
+    out->data = data;
+    out->size = size;
+    out->allocator = allocator;
+    return ONESCOPE_OK;
+}
+
+static bool write_all(int fd, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+onescope_code onescope_write_file(const char *path, const void *data, size_t size,
+                                  onescope_error *error) {
+    if (path == NULL || (data == NULL && size > 0))
+        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_write_file", OS_NO_OFFSET, NULL,
+                       NULL, "path and data must not be NULL");
+    if (strcmp(path, "-") == 0) {
+        if (!write_all(STDOUT_FILENO, data, size)) return io_fail(error, "<stdout>", "cannot write");
+        return ONESCOPE_OK;
+    }
+    size_t len = strlen(path);
+    char *tmp = os_alloc(NULL, len + 16);
+    if (tmp == NULL)
+        return os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
+                       "cannot allocate a temporary name");
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp-XXXXXX", 12);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        onescope_code rc = io_fail(error, path, "cannot create a temporary file");
+        os_free(NULL, tmp);
+        return rc;
+    }
+    /* mkstemp creates 0600; give the file the permissions a plain create would have. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
+    onescope_code rc = ONESCOPE_OK;
+    if (!write_all(fd, data, size)) rc = io_fail(error, path, "cannot write");
+    else if (fsync(fd) != 0) rc = io_fail(error, path, "cannot sync");
+    if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, path, "cannot close");
+    if (rc == ONESCOPE_OK && rename(tmp, path) != 0) rc = io_fail(error, path, "cannot rename into place");
+    if (rc != ONESCOPE_OK) unlink(tmp);
+    os_free(NULL, tmp);
+    return rc;
+}
+
+int onescope_same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    if (a == NULL || b == NULL) return 0;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}

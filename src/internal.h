@@ -1,0 +1,154 @@
+/* Private helpers shared by every module: errors, allocation, checked sizes, bytes. */
+#ifndef ONESCOPE_INTERNAL_H
+#define ONESCOPE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "onescope/common.h"
+#include "onescope/error.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define OS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define OS_PRINTF(a, b)
+#endif
+
+/* ---- errors ---- */
+
+#define OS_NO_OFFSET UINT64_MAX
+
+/* Fills error (which may be NULL) and returns code. found is printf-style; NULL for none.
+ * offset OS_NO_OFFSET means the error has no byte position. */
+onescope_code os_fail(onescope_error *error, onescope_code code, const char *input,
+                      uint64_t offset, const char *field, const char *expected,
+                      const char *found_fmt, ...) OS_PRINTF(7, 8);
+onescope_code os_failv(onescope_error *error, onescope_code code, const char *input,
+                       uint64_t offset, const char *field, const char *expected,
+                       const char *found_fmt, va_list ap);
+
+/* Forward a failure unchanged (zstd FORWARD_IF_ERROR). */
+#define OS_TRY(expr)                          \
+    do {                                      \
+        onescope_code os_rc_ = (expr);        \
+        if (os_rc_ != ONESCOPE_OK) return os_rc_; \
+    } while (0)
+
+/* ---- allocation ---- */
+
+void *os_alloc(const onescope_allocator *a, size_t size);
+void *os_calloc(const onescope_allocator *a, size_t count, size_t size); /* zeroed, checked */
+void os_free(const onescope_allocator *a, void *ptr);
+
+/* ---- checked sizes: return false on overflow ---- */
+
+static inline bool os_mul_size(size_t a, size_t b, size_t *out) {
+    if (b != 0 && a > SIZE_MAX / b) return false;
+    *out = a * b;
+    return true;
+}
+static inline bool os_add_size(size_t a, size_t b, size_t *out) {
+    if (a > SIZE_MAX - b) return false;
+    *out = a + b;
+    return true;
+}
+
+/* ---- the byte reader: little-endian by shifts, so the host's byte order never matters ---- */
+
+typedef struct os_reader {
+    const uint8_t *data;
+    size_t size;
+    size_t pos;
+    const char *name;       /* input name for messages */
+    onescope_error *error;  /* where failures go (may be NULL) */
+} os_reader;
+
+void os_reader_init(os_reader *r, const void *data, size_t size, const char *name,
+                    onescope_error *error);
+static inline size_t os_reader_remaining(const os_reader *r) { return r->size - r->pos; }
+
+/* Each returns ONESCOPE_E_TRUNCATED (naming field and the offset where it starts) when the
+ * bytes are not there, and leaves pos unchanged on failure. */
+onescope_code os_read_u8(os_reader *r, const char *field, uint8_t *out);
+onescope_code os_read_u16(os_reader *r, const char *field, uint16_t *out);
+onescope_code os_read_u32(os_reader *r, const char *field, uint32_t *out);
+onescope_code os_read_u64(os_reader *r, const char *field, uint64_t *out);
+onescope_code os_read_i32(os_reader *r, const char *field, int32_t *out);
+onescope_code os_read_i64(os_reader *r, const char *field, int64_t *out);
+onescope_code os_read_f32(os_reader *r, const char *field, float *out);
+onescope_code os_read_f64(os_reader *r, const char *field, double *out);
+/* Points out at n bytes inside the buffer (no copy). */
+onescope_code os_read_bytes(os_reader *r, const char *field, size_t n, const uint8_t **out);
+/* Requires n zero bytes (reserved/padding): ONESCOPE_E_RESERVED at the first non-zero one. */
+onescope_code os_read_zeros(os_reader *r, const char *field, size_t n);
+/* Refuses a count that could not fit in what remains at min_elem_size bytes per element,
+ * before anything is allocated for it. */
+onescope_code os_reader_reserve(os_reader *r, const char *field, uint64_t count,
+                                size_t min_elem_size);
+/* Requires the reader to be at the end: ONESCOPE_E_TRAILING otherwise. */
+onescope_code os_reader_end(os_reader *r);
+/* Fails with code at the reader's current position (or at offset `at`). */
+onescope_code os_reader_fail_at(os_reader *r, size_t at, onescope_code code, const char *field,
+                                const char *expected, const char *found_fmt, ...) OS_PRINTF(6, 7);
+
+/* Decoders for fixed-layout records already bounds-checked. */
+static inline uint16_t os_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t os_get_u32(const uint8_t *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t os_get_u64(const uint8_t *p) {
+    return (uint64_t)os_get_u32(p) | ((uint64_t)os_get_u32(p + 4) << 32);
+}
+float os_get_f32(const uint8_t *p);
+double os_get_f64(const uint8_t *p);
+static inline void os_put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void os_put_u32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void os_put_u64(uint8_t *p, uint64_t v) {
+    os_put_u32(p, (uint32_t)v);
+    os_put_u32(p + 4, (uint32_t)(v >> 32));
+}
+void os_put_f32(uint8_t *p, float v);
+void os_put_f64(uint8_t *p, double v);
+
+/* ---- the byte writer: grows through the allocator; a failure latches and is reported once ---- */
+
+typedef struct os_writer {
+    uint8_t *data;
+    size_t size;
+    size_t capacity;
+    const onescope_allocator *allocator;
+    bool failed;
+} os_writer;
+
+void os_writer_init(os_writer *w, const onescope_allocator *allocator);
+/* Reserves room for n more bytes; returns a pointer to write them or NULL (latched). */
+uint8_t *os_writer_grow(os_writer *w, size_t n);
+/* Pre-sizes the buffer to exactly total bytes (writers that know their size up front). */
+bool os_writer_reserve_total(os_writer *w, size_t total);
+void os_write_u8(os_writer *w, uint8_t v);
+void os_write_u16(os_writer *w, uint16_t v);
+void os_write_u32(os_writer *w, uint32_t v);
+void os_write_u64(os_writer *w, uint64_t v);
+void os_write_i32(os_writer *w, int32_t v);
+void os_write_i64(os_writer *w, int64_t v);
+void os_write_f32(os_writer *w, float v);
+void os_write_f64(os_writer *w, double v);
+void os_write_bytes(os_writer *w, const void *p, size_t n);
+/* Hands the bytes to out, or reports ONESCOPE_E_NOMEM and frees them. */
+onescope_code os_writer_finish(os_writer *w, onescope_buffer *out, onescope_error *error,
+                               const char *name);
+void os_writer_discard(os_writer *w);
+
+/* ---- text ---- */
+
+/* Returns true when s[0..n) is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF);
+ * otherwise false with *bad the offset of the first bad byte. */
+bool os_utf8_valid(const uint8_t *s, size_t n, size_t *bad);
+/* snprintf that never overflows and always terminates. */
+void os_copy_text(char *dst, size_t size, const char *src);
+
+#endif

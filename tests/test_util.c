@@ -1,0 +1,53 @@
+#include "test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void *t_alloc(void *user, size_t size) {
+    test_alloc *t = user;
+    t->count++;
+    if (t->fail_at != 0 && t->count == t->fail_at) return NULL;
+    void *p = malloc(size);
+    if (p) t->live++;
+    return p;
+}
+
+static void t_free(void *user, void *ptr) {
+    test_alloc *t = user;
+    if (ptr) t->live--;
+    free(ptr);
+}
+
+void test_alloc_init(test_alloc *t, long fail_at) {
+    t->allocator.alloc = t_alloc;
+    t->allocator.free = t_free;
+    t->allocator.user = t;
+    t->fail_at = fail_at;
+    t->count = 0;
+    t->live = 0;
+}
+
+uint64_t test_rand(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+void test_assert_error_at(const onescope_error *err, onescope_code code, uint64_t offset,
+                          const char *file, int line) {
+    char msg[1024];
+    onescope_error_format(err, msg, sizeof msg);
+    if (err->code != code || !err->has_offset || err->offset != offset) {
+        fail_msg("%s:%d: expected %s at offset %llu, got code %d (%s): %s", file, line,
+                 onescope_strerror(code), (unsigned long long)offset, (int)err->code,
+                 onescope_strerror(err->code), msg);
+    }
+}
+
+void test_write_file(const char *path, const void *data, size_t size) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+}

@@ -1,0 +1,36 @@
+/* Helpers shared by the cmocka suites. */
+#ifndef ONESCOPE_TEST_UTIL_H
+#define ONESCOPE_TEST_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "onescope/onescope.h"
+
+/* An allocator that fails the Nth allocation (1-based; 0 never) and counts what is live,
+ * so a test can walk N = 1, 2, ... until the call succeeds and check nothing leaked. */
+typedef struct test_alloc {
+    onescope_allocator allocator;
+    long fail_at;     /* which allocation fails */
+    long count;       /* allocations attempted */
+    long live;        /* blocks not yet freed */
+} test_alloc;
+
+void test_alloc_init(test_alloc *t, long fail_at);
+
+/* Deterministic pseudo-random numbers for generated inputs (splitmix64). */
+uint64_t test_rand(uint64_t *state);
+
+/* Asserts the error has this code and offset, printing it on failure. */
+#define assert_error_at(err, want_code, want_offset) \
+    test_assert_error_at(&(err), (want_code), (want_offset), __FILE__, __LINE__)
+void test_assert_error_at(const onescope_error *err, onescope_code code, uint64_t offset,
+                          const char *file, int line);
+
+/* Writes a file for a test; fails the test on error. */
+void test_write_file(const char *path, const void *data, size_t size);
+
+#endif

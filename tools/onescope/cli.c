@@ -1,0 +1,84 @@
+/* Helpers shared by the CLI commands: format detection, errors, JSON printing. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+cli_globals cli;
+
+static const cli_format *const formats[] = {
+    &cli_format_ospc,
+};
+
+const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,
+                                    onescope_error *error) {
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (formats[i]->detect(data, size)) return formats[i];
+    onescope_error_clear(error);
+    error->code = ONESCOPE_E_MAGIC;
+    error->has_offset = 1;
+    error->offset = 0;
+    snprintf(error->input, sizeof error->input, "%s", name);
+    snprintf(error->field, sizeof error->field, "format");
+    snprintf(error->expected, sizeof error->expected,
+             "a known format (OSPC or OSTM magic, or a JSON \"format\" of octo_pvt or octo_anm)");
+    if (size >= 4)
+        snprintf(error->found, sizeof error->found, "bytes %02x %02x %02x %02x", data[0],
+                 data[1], data[2], data[3]);
+    else
+        snprintf(error->found, sizeof error->found, "%zu bytes", size);
+    return NULL;
+}
+
+void cli_print_error(const onescope_error *error) {
+    char line[1024];
+    onescope_error_format(error, line, sizeof line);
+    fprintf(stderr, "%s\n", line);
+}
+
+int cli_usage_error(const char *command, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "onescope %s: ", command);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'onescope %s --help')\n", command);
+    va_end(ap);
+    return CLI_USAGE;
+}
+
+bool cli_is_help(const char *arg) { return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0; }
+
+const char *cli_input_name(const char *path) { return strcmp(path, "-") == 0 ? "<stdin>" : path; }
+
+void cli_json_string(FILE *out, const char *s, size_t n) {
+    fputc('"', out);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        default:
+            if (c < 0x20) fprintf(out, "\\u%04x", c);
+            else fputc(c, out);
+        }
+    }
+    fputc('"', out);
+}
+
+void cli_json_double(FILE *out, double v) {
+    if (!isfinite(v)) {
+        fputs("null", out); /* JSON has no NaN or infinity */
+        return;
+    }
+    char buf[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    fputs(buf, out);
+}

@@ -1,0 +1,58 @@
+/* Shared pieces of the onescope CLI. Each command is one function in its own file. */
+#ifndef ONESCOPE_CLI_H
+#define ONESCOPE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "onescope/onescope.h"
+
+/* Exit codes of the CLI contract. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Global flags every command accepts. */
+typedef struct cli_globals {
+    bool quiet;   /* -q: no progress or success lines */
+    bool verbose; /* -v */
+} cli_globals;
+extern cli_globals cli;
+
+/* A file format the generic commands (validate, dump, rewrite) understand. */
+typedef struct cli_format {
+    const char *name;
+    /* 1 when the bytes look like this format (magic or JSON "format" key). */
+    int (*detect)(const uint8_t *data, size_t size);
+    onescope_code (*validate)(const uint8_t *data, size_t size, const char *name,
+                              onescope_error *error);
+    /* Prints the human or JSON dump to out. */
+    onescope_code (*dump)(const uint8_t *data, size_t size, const char *name, bool json,
+                          FILE *out, onescope_error *error);
+    /* Parses and writes again with the library's writer. */
+    onescope_code (*rewrite)(const uint8_t *data, size_t size, const char *name,
+                             onescope_buffer *out, onescope_error *error);
+} cli_format;
+
+extern const cli_format cli_format_ospc;
+
+/* The format of data, or NULL (an error naming the input is filled). */
+const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,
+                                    onescope_error *error);
+
+/* Prints the error as one line on stderr. */
+void cli_print_error(const onescope_error *error);
+/* Prints "onescope CMD: message" on stderr and returns CLI_USAGE. */
+int cli_usage_error(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* True when arg is -h or --help. */
+bool cli_is_help(const char *arg);
+/* Name used for "-" in messages. */
+const char *cli_input_name(const char *path);
+
+/* JSON output helpers: a quoted, escaped string; the shortest double that reads back equal. */
+void cli_json_string(FILE *out, const char *s, size_t n);
+void cli_json_double(FILE *out, double v);
+
+#endif

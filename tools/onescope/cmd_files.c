@@ -1,0 +1,122 @@
+/* The format-generic commands: validate, dump, rewrite. The format comes from the bytes. */
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+/* Reads path and finds its format; prints the error and returns NULL on failure. */
+static const cli_format *load(const char *path, onescope_buffer *buf) {
+    onescope_error err;
+    if (onescope_read_file(path, 0, NULL, buf, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return NULL;
+    }
+    const cli_format *f = cli_detect_format(buf->data, buf->size, cli_input_name(path), &err);
+    if (f == NULL) {
+        cli_print_error(&err);
+        onescope_buffer_free(buf);
+    }
+    return f;
+}
+
+int cmd_validate(int argc, char **argv) {
+    int first = 0;
+    if (argc > 0 && cli_is_help(argv[0])) {
+        printf("usage: onescope validate FILE...\n"
+               "Checks each file against its format (OSPC, OSTM, .pvt or .anm, found from its\n"
+               "content). Prints one line per bad file on stderr.\n"
+               "exit: 0 all valid, 1 any invalid or unreadable, 2 usage\n");
+        return CLI_OK;
+    }
+    if (argc > 0 && strcmp(argv[0], "--") == 0) first = 1;
+    if (first >= argc) return cli_usage_error("validate", "needs at least one FILE");
+    int status = CLI_OK;
+    for (int i = first; i < argc; i++) {
+        onescope_buffer buf;
+        const cli_format *f = load(argv[i], &buf);
+        if (f == NULL) {
+            status = CLI_FAIL;
+            continue;
+        }
+        onescope_error err;
+        if (f->validate(buf.data, buf.size, cli_input_name(argv[i]), &err) != ONESCOPE_OK) {
+            cli_print_error(&err);
+            status = CLI_FAIL;
+        } else if (!cli.quiet) {
+            printf("%s: valid %s\n", cli_input_name(argv[i]), f->name);
+        }
+        onescope_buffer_free(&buf);
+    }
+    return status;
+}
+
+int cmd_dump(int argc, char **argv) {
+    const char *path = NULL;
+    bool json = false;
+    for (int i = 0; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            printf("usage: onescope dump FILE [--json]\n"
+                   "Prints the header, the entities or bodies and the counts of FILE.\n"
+                   "--json prints one JSON document whose keys are the format's field names.\n"
+                   "exit: 0 ok, 1 invalid or unreadable, 2 usage\n");
+            return CLI_OK;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_usage_error("dump", "unknown option '%s'", argv[i]);
+        } else if (path != NULL) {
+            return cli_usage_error("dump", "takes one FILE");
+        } else {
+            path = argv[i];
+        }
+    }
+    if (path == NULL) return cli_usage_error("dump", "needs a FILE");
+    onescope_buffer buf;
+    const cli_format *f = load(path, &buf);
+    if (f == NULL) return CLI_FAIL;
+    onescope_error err;
+    onescope_code rc = f->dump(buf.data, buf.size, cli_input_name(path), json, stdout, &err);
+    onescope_buffer_free(&buf);
+    if (rc != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+int cmd_rewrite(int argc, char **argv) {
+    const char *paths[2];
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            printf("usage: onescope rewrite IN OUT\n"
+                   "Parses IN and writes it to OUT with the library's writer ('-' for standard\n"
+                   "input or output). OUT is written atomically and is not created when IN is\n"
+                   "invalid.\n"
+                   "exit: 0 ok, 1 IN invalid or OUT not written, 2 usage\n");
+            return CLI_OK;
+        }
+        if (n == 2) return cli_usage_error("rewrite", "takes IN and OUT");
+        paths[n++] = argv[i];
+    }
+    if (n != 2) return cli_usage_error("rewrite", "takes IN and OUT");
+    if (strcmp(paths[0], "-") != 0 && onescope_same_file(paths[0], paths[1])) {
+        fprintf(stderr, "%s: refusing to overwrite the input with itself\n", paths[1]);
+        return CLI_FAIL;
+    }
+    onescope_buffer in, out;
+    const cli_format *f = load(paths[0], &in);
+    if (f == NULL) return CLI_FAIL;
+    onescope_error err;
+    onescope_code rc = f->rewrite(in.data, in.size, cli_input_name(paths[0]), &out, &err);
+    onescope_buffer_free(&in);
+    if (rc == ONESCOPE_OK) {
+        rc = onescope_write_file(paths[1], out.data, out.size, &err);
+        onescope_buffer_free(&out);
+    }
+    if (rc != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}

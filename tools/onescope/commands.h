@@ -1,0 +1,9 @@
+/* One function per CLI command: argc/argv start after the command name. */
+#ifndef ONESCOPE_COMMANDS_H
+#define ONESCOPE_COMMANDS_H
+
+int cmd_validate(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_rewrite(int argc, char **argv);
+
+#endif
