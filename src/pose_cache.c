@@ -9,13 +9,11 @@
 
 _Static_assert(sizeof(onescope_pose) == ONESCOPE_OSPC_POSE_BYTES, "poses are 7 packed floats");
 
-#define HEADER_BYTES 40u       /* magic .. metres per unit */
+#define HEADER_BYTES 36u       /* magic .. metres per unit */
 #define ENTITY_FIXED_BYTES 26u /* id, shape, padding, size, name length */
 
 static const char *const text_names[ONESCOPE_POSE_TEXT_COUNT] = {
     "unit name", "module id", "library version", "scene", "replay", "label"};
-
-static bool f32_finite(float v) { return isfinite(v) != 0; }
 
 /* ---- building and freeing ---- */
 
@@ -131,35 +129,88 @@ onescope_code onescope_pose_cache_set_text(onescope_pose_cache *c, onescope_text
 
 /* ---- rules shared by the parser and the validator ---- */
 
-/* Each check reports at `at` (the offset the value has in the file being parsed, or the
- * offset it would have when validating a cache before writing it). */
+/* Each check reports at `at`: the offset the value has in the file being parsed, or the
+ * offset it would have when a cache is validated before it is written. Callers run the
+ * checks in file order, so the first error reported is always the earliest bad byte. */
 
-static onescope_code check_text(os_reader *r, size_t at, const char *field, const uint8_t *s,
-                                size_t length) {
-    if (length > ONESCOPE_OSPC_MAX_TEXT)
-        return os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field, "a length of at most 1024",
-                                 "%zu", length);
-    size_t bad;
-    if (!os_utf8_valid(s, length, &bad))
-        return os_reader_fail_at(r, at + 2 + bad, ONESCOPE_E_UTF8, field, "valid UTF-8",
-                                 "byte 0x%02x", (unsigned)s[bad]);
-    return ONESCOPE_OK;
+#define F32_EXPONENT 0x7F800000u /* all ones: infinity or NaN */
+
+static uint32_t f32_bits(float v) {
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return bits;
 }
 
-static onescope_code check_header(os_reader *r, uint8_t dims, uint32_t entities, uint32_t frames,
-                                  int64_t start_step, double mpu) {
-    if (dims != 2 && dims != 3)
-        return os_reader_fail_at(r, 8, ONESCOPE_E_RANGE, "dimensions", "2 or 3", "%u",
-                                 (unsigned)dims);
-    if (entities < 1 || entities > ONESCOPE_OSPC_MAX_ENTITIES)
-        return os_reader_fail_at(r, 12, ONESCOPE_E_RANGE, "entity count", "1 to 65536", "%u",
-                                 (unsigned)entities);
-    if (frames < 1 || frames > ONESCOPE_OSPC_MAX_FRAMES)
-        return os_reader_fail_at(r, 16, ONESCOPE_E_RANGE, "frame count", "1 to 4194304", "%u",
-                                 (unsigned)frames);
-    if (start_step < 0)
-        return os_reader_fail_at(r, 20, ONESCOPE_E_RANGE, "start step", "0 or more", "%lld",
-                                 (long long)start_step);
+static bool bits_finite(uint32_t bits) { return (bits & F32_EXPONENT) != F32_EXPONENT; }
+
+/* Describes a non-finite float for messages without loading it as a float (which could
+ * change a signalling NaN on some targets). */
+static void describe_f32(char *buf, size_t size, uint32_t bits) {
+    if ((bits & 0x7FFFFFFFu) == F32_EXPONENT)
+        snprintf(buf, size, "%sinf", bits >> 31 ? "-" : "");
+    else if (!bits_finite(bits))
+        snprintf(buf, size, "NaN (bits 0x%08lx)", (unsigned long)bits);
+    else {
+        float v;
+        memcpy(&v, &bits, sizeof v);
+        snprintf(buf, size, "%g", (double)v);
+    }
+}
+
+static const char *const pose_value_names[7] = {"position x", "position y", "position z",
+                                                "rotation x", "rotation y", "rotation z",
+                                                "rotation w"};
+
+/* The index (0..6) of the first value of a pose that breaks the rules, or -1. A NaN
+ * position x (any NaN) marks the entity absent: the other six values are then ignored,
+ * whatever their bits. Works on bit patterns only, so it is exact and fast. */
+static inline int pose_bad_value(const uint32_t v[7]) {
+    uint32_t nonfinite = 0;
+    for (int k = 0; k < 7; k++) nonfinite |= (uint32_t)((v[k] & F32_EXPONENT) == F32_EXPONENT);
+    if (nonfinite == 0) return -1;
+    if ((v[0] & 0x7FFFFFFFu) > F32_EXPONENT) return -1; /* NaN position x: absent */
+    for (int k = 0; k < 7; k++)
+        if (!bits_finite(v[k])) return k;
+    return -1;
+}
+
+static onescope_code fail_pose(os_reader *r, size_t poses_at, size_t index, int k,
+                               uint32_t entity_count, uint32_t bits) {
+    char field[96], found[48];
+    snprintf(field, sizeof field, "frame %zu entity %zu %s", index / entity_count,
+             index % entity_count, pose_value_names[k]);
+    describe_f32(found, sizeof found, bits);
+    return os_reader_fail_at(r, poses_at + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k,
+                             ONESCOPE_E_NOT_FINITE, field,
+                             "a finite number (NaN only in position x, for an absent entity)",
+                             "%s", found);
+}
+
+static onescope_code check_dimensions(os_reader *r, uint8_t dims) {
+    if (dims == 2 || dims == 3) return ONESCOPE_OK;
+    return os_reader_fail_at(r, 8, ONESCOPE_E_RANGE, "dimensions", "2 or 3", "%u", (unsigned)dims);
+}
+
+static onescope_code check_entity_count(os_reader *r, uint32_t n) {
+    if (n >= 1 && n <= ONESCOPE_OSPC_MAX_ENTITIES) return ONESCOPE_OK;
+    return os_reader_fail_at(r, 12, ONESCOPE_E_RANGE, "entity count", "1 to 65536", "%lu",
+                             (unsigned long)n);
+}
+
+static onescope_code check_frame_count(os_reader *r, uint32_t n) {
+    if (n >= 1 && n <= ONESCOPE_OSPC_MAX_FRAMES) return ONESCOPE_OK;
+    return os_reader_fail_at(r, 16, ONESCOPE_E_RANGE, "frame count", "1 to 4194304", "%lu",
+                             (unsigned long)n);
+}
+
+static onescope_code check_start_step(os_reader *r, int64_t step) {
+    if (step >= 0) return ONESCOPE_OK;
+    return os_reader_fail_at(r, 20, ONESCOPE_E_RANGE, "start step", "0 or more", "%lld",
+                             (long long)step);
+}
+
+/* -0.0 compares equal to 0 and is accepted as zero (its bits are kept). */
+static onescope_code check_metres_per_unit(os_reader *r, double mpu) {
     if (isnan(mpu) || isinf(mpu))
         return os_reader_fail_at(r, 28, ONESCOPE_E_NOT_FINITE, "metres per unit",
                                  "0 or a positive finite number", "%g", mpu);
@@ -169,18 +220,37 @@ static onescope_code check_header(os_reader *r, uint8_t dims, uint32_t entities,
     return ONESCOPE_OK;
 }
 
-static onescope_code check_entity_fixed(os_reader *r, size_t at, uint64_t id, uint8_t shape,
-                                        const float size[3]) {
-    if (id == 0)
-        return os_reader_fail_at(r, at, ONESCOPE_E_RANGE, "entity id", "a non-zero id", "0");
-    if (shape > ONESCOPE_SHAPE_CAPSULE)
-        return os_reader_fail_at(r, at + 8, ONESCOPE_E_RANGE, "entity shape",
-                                 "0 point, 1 sphere, 2 box or 3 capsule", "%u", (unsigned)shape);
-    for (int k = 0; k < 3; k++)
-        if (!f32_finite(size[k]))
-            return os_reader_fail_at(r, at + 12 + 4 * (size_t)k, ONESCOPE_E_NOT_FINITE,
-                                     "entity size", "a finite number", "%g", (double)size[k]);
-    return ONESCOPE_OK;
+/* at: offset of the text's u16 length. */
+static onescope_code check_text_length(os_reader *r, size_t at, const char *field, size_t length) {
+    if (length <= ONESCOPE_OSPC_MAX_TEXT) return ONESCOPE_OK;
+    return os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field, "a length of at most 1024 bytes",
+                             "%zu", length);
+}
+
+static onescope_code check_text_bytes(os_reader *r, size_t at, const char *field,
+                                      const uint8_t *s, size_t length) {
+    size_t bad;
+    if (length == 0 || os_utf8_valid(s, length, &bad)) return ONESCOPE_OK;
+    return os_reader_fail_at(r, at + 2 + bad, ONESCOPE_E_UTF8, field, "valid UTF-8",
+                             "byte 0x%02x", (unsigned)s[bad]);
+}
+
+static onescope_code check_entity_id(os_reader *r, size_t at, const char *field, uint64_t id) {
+    if (id != 0) return ONESCOPE_OK;
+    return os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field, "a non-zero id", "0");
+}
+
+static onescope_code check_shape(os_reader *r, size_t at, const char *field, uint8_t shape) {
+    if (shape <= ONESCOPE_SHAPE_CAPSULE) return ONESCOPE_OK;
+    return os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field,
+                             "0 point, 1 sphere, 2 box or 3 capsule", "%u", (unsigned)shape);
+}
+
+static onescope_code check_size(os_reader *r, size_t at, const char *field, uint32_t bits) {
+    if (bits_finite(bits)) return ONESCOPE_OK;
+    char found[48];
+    describe_f32(found, sizeof found, bits);
+    return os_reader_fail_at(r, at, ONESCOPE_E_NOT_FINITE, field, "a finite number", "%s", found);
 }
 
 /* Open-addressed set of ids for the uniqueness check: O(n), no sorting of the caller's data. */
@@ -209,42 +279,173 @@ static bool id_set_insert(id_set *s, uint64_t id) {
     return true;
 }
 
-/* at: offset of the first pose, for messages. */
-static onescope_code check_poses(os_reader *r, size_t at, const onescope_pose *poses, size_t count) {
-    for (size_t i = 0; i < count; i++) {
-        const onescope_pose *p = &poses[i];
-        if (isnan(p->position[0])) continue; /* absent: the other six values are ignored */
-        for (int k = 0; k < 7; k++) {
-            float x = k < 3 ? p->position[k] : p->rotation[k - 3];
-            if (!f32_finite(x)) {
-                static const char *const names[7] = {"position x", "position y", "position z",
-                                                     "rotation x", "rotation y", "rotation z",
-                                                     "rotation w"};
-                return os_reader_fail_at(r, at + i * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k,
-                                         ONESCOPE_E_NOT_FINITE, names[k],
-                                         "a finite number (NaN only in position x)", "%g",
-                                         (double)x);
-            }
-        }
-    }
+static onescope_code check_unique(os_reader *r, size_t at, const char *field, id_set *ids,
+                                  uint64_t id) {
+    if (id_set_insert(ids, id)) return ONESCOPE_OK;
+    return os_reader_fail_at(r, at, ONESCOPE_E_DUPLICATE, field, "a unique id", "%llu again",
+                             (unsigned long long)id);
+}
+
+static void entity_field(char *buf, size_t size, uint32_t index, const char *what) {
+    snprintf(buf, size, "entity %lu %s", (unsigned long)index, what);
+}
+
+/* ---- parser: one pass that checks every rule in file order without allocating anything
+ * sized by the file, then one pass that copies what the first pass proved valid ---- */
+
+typedef struct ospc_header {
+    uint8_t dimensions;
+    uint32_t entity_count;
+    uint32_t frame_count;
+    int64_t start_step;
+    double metres_per_unit;
+    size_t pose_count;
+    size_t pose_bytes;
+} ospc_header;
+
+/* The smallest file the counts allow: header, six empty texts, entities with empty names,
+ * frames x entities poses. Counts are bounded, so this cannot overflow 64 bits. */
+static uint64_t least_file_size(uint64_t entities, uint64_t frames) {
+    return HEADER_BYTES + 12 + entities * ENTITY_FIXED_BYTES +
+           entities * frames * ONESCOPE_OSPC_POSE_BYTES;
+}
+
+static onescope_code check_counts_fit(os_reader *r, size_t at, const char *field, uint32_t count,
+                                      uint64_t entities, uint64_t frames) {
+    uint64_t least = least_file_size(entities, frames);
+    if (least <= r->size) return ONESCOPE_OK;
+    return os_reader_fail_at(r, at, ONESCOPE_E_TRUNCATED, field,
+                             "a count the file can hold", "%lu, which needs at least %llu bytes; the file has %zu",
+                             (unsigned long)count, (unsigned long long)least, r->size);
+}
+
+static onescope_code scan_header(os_reader *r, ospc_header *h) {
+    const uint8_t *magic;
+    if (r->size < 4 && r->size > 0 && memcmp(r->data, "OSPC", r->size) != 0)
+        return os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
+                                 "%zu bytes that do not start it", r->size);
+    OS_TRY(os_read_bytes(r, "magic", 4, &magic));
+    if (memcmp(magic, "OSPC", 4) != 0)
+        return os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
+                                 "%02x %02x %02x %02x", magic[0], magic[1], magic[2], magic[3]);
+    uint16_t version, flags;
+    OS_TRY(os_read_u16(r, "version", &version));
+    if (version != ONESCOPE_OSPC_VERSION)
+        return os_reader_fail_at(r, 4, ONESCOPE_E_VERSION, "version", "1", "%u",
+                                 (unsigned)version);
+    OS_TRY(os_read_u16(r, "flags", &flags));
+    if (flags != 0)
+        return os_reader_fail_at(r, 6, ONESCOPE_E_FLAGS, "flags", "0", "%u", (unsigned)flags);
+    OS_TRY(os_read_u8(r, "dimensions", &h->dimensions));
+    OS_TRY(check_dimensions(r, h->dimensions));
+    OS_TRY(os_read_zeros(r, "reserved", 3));
+    OS_TRY(os_read_u32(r, "entity count", &h->entity_count));
+    OS_TRY(check_entity_count(r, h->entity_count));
+    OS_TRY(check_counts_fit(r, 12, "entity count", h->entity_count, h->entity_count, 1));
+    OS_TRY(os_read_u32(r, "frame count", &h->frame_count));
+    OS_TRY(check_frame_count(r, h->frame_count));
+    OS_TRY(check_counts_fit(r, 16, "frame count", h->frame_count, h->entity_count,
+                            h->frame_count));
+    OS_TRY(os_read_i64(r, "start step", &h->start_step));
+    OS_TRY(check_start_step(r, h->start_step));
+    OS_TRY(os_read_f64(r, "metres per unit", &h->metres_per_unit));
+    OS_TRY(check_metres_per_unit(r, h->metres_per_unit));
+    /* Both fit in size_t: check_counts_fit bounded them by the input's size. */
+    h->pose_count = (size_t)h->entity_count * h->frame_count;
+    h->pose_bytes = h->pose_count * ONESCOPE_OSPC_POSE_BYTES;
     return ONESCOPE_OK;
 }
 
-/* ---- parser ---- */
-
-static onescope_code read_text(os_reader *r, const onescope_allocator *a, const char *field,
-                               onescope_text *out) {
+static onescope_code scan_text(os_reader *r, const char *field) {
     size_t at = r->pos;
     uint16_t length;
     const uint8_t *bytes;
     OS_TRY(os_read_u16(r, field, &length));
-    if (length > ONESCOPE_OSPC_MAX_TEXT) {
-        r->pos = at;
-        return check_text(r, at, field, NULL, length);
-    }
+    OS_TRY(check_text_length(r, at, field, length));
     OS_TRY(os_read_bytes(r, field, length, &bytes));
-    OS_TRY(check_text(r, at, field, bytes, length));
-    return copy_text(a, out, (const char *)bytes, length, r->error, r->name);
+    return check_text_bytes(r, at, field, bytes, length);
+}
+
+static onescope_code scan_entity(os_reader *r, uint32_t index, id_set *ids) {
+    char field[96];
+    size_t at = r->pos;
+    uint64_t id;
+    uint8_t shape;
+    uint32_t bits;
+    entity_field(field, sizeof field, index, "id");
+    OS_TRY(os_read_u64(r, field, &id));
+    OS_TRY(check_entity_id(r, at, field, id));
+    if (ids->slots != NULL) OS_TRY(check_unique(r, at, field, ids, id));
+    entity_field(field, sizeof field, index, "shape");
+    OS_TRY(os_read_u8(r, field, &shape));
+    OS_TRY(check_shape(r, at + 8, field, shape));
+    entity_field(field, sizeof field, index, "padding");
+    OS_TRY(os_read_zeros(r, field, 3));
+    for (int k = 0; k < 3; k++) {
+        entity_field(field, sizeof field, index, k == 0 ? "size x" : k == 1 ? "size y" : "size z");
+        OS_TRY(os_read_u32(r, field, &bits));
+        OS_TRY(check_size(r, at + 12 + 4 * (size_t)k, field, bits));
+    }
+    entity_field(field, sizeof field, index, "name");
+    return scan_text(r, field);
+}
+
+/* First pass: every rule but the pose values, in file order. Leaves r at the poses. The
+ * only allocation is the id set, sized by a count already checked against the input. */
+static onescope_code scan(os_reader *r, const onescope_allocator *a, ospc_header *h) {
+    OS_TRY(scan_header(r, h));
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) OS_TRY(scan_text(r, text_names[i]));
+    id_set ids = {NULL, 0};
+    if (h->entity_count > 1 && !id_set_init(&ids, a, h->entity_count))
+        return nomem(r->error, r->name, "entity ids");
+    onescope_code rc = ONESCOPE_OK;
+    for (uint32_t i = 0; i < h->entity_count && rc == ONESCOPE_OK; i++)
+        rc = scan_entity(r, i, &ids);
+    os_free(a, ids.slots);
+    OS_TRY(rc);
+    size_t remaining = os_reader_remaining(r);
+    if (remaining < h->pose_bytes) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "%zu bytes (%lu frames x %lu entities x 28)",
+                 h->pose_bytes, (unsigned long)h->frame_count, (unsigned long)h->entity_count);
+        return os_reader_fail_at(r, r->pos, ONESCOPE_E_TRUNCATED, "poses", expected,
+                                 "%zu bytes", remaining);
+    }
+    return ONESCOPE_OK;
+}
+
+static void load_text(const onescope_allocator *a, const uint8_t **p, onescope_text *t,
+                      onescope_code *rc, onescope_error *error, const char *name) {
+    size_t length = os_get_u16(*p);
+    if (*rc == ONESCOPE_OK)
+        *rc = copy_text(a, t, (const char *)*p + 2, length, error, name);
+    *p += 2 + length;
+}
+
+/* Copies poses from the file's bytes, checking each block before it is copied (while it
+ * is in cache). Returns the index of the first bad value (pose * 7 + k) or SIZE_MAX. */
+#define POSE_BLOCK 2048u
+static size_t copy_poses(onescope_pose *dst, const uint8_t *src, size_t count) {
+    uint32_t v[7];
+    for (size_t base = 0; base < count; base += POSE_BLOCK) {
+        size_t n = count - base < POSE_BLOCK ? count - base : POSE_BLOCK;
+        const uint8_t *s = src + base * ONESCOPE_OSPC_POSE_BYTES;
+        for (size_t i = 0; i < n; i++) {
+            for (int k = 0; k < 7; k++) v[k] = os_get_u32(s + i * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k);
+            int bad = pose_bad_value(v);
+            if (bad >= 0) return (base + i) * 7 + (size_t)bad;
+        }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(dst + base, s, n * ONESCOPE_OSPC_POSE_BYTES);
+#else
+        /* Bit patterns, never float loads, so ignored NaNs keep every bit. */
+        for (size_t i = 0; i < n * 7; i++) {
+            uint32_t bits = os_get_u32(s + 4 * i);
+            memcpy(&dst[base].position[0] + i, &bits, sizeof bits);
+        }
+#endif
+    }
+    return SIZE_MAX;
 }
 
 onescope_code onescope_pose_cache_parse(const void *data, size_t size, const char *name,
@@ -257,134 +458,56 @@ onescope_code onescope_pose_cache_parse(const void *data, size_t size, const cha
         return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "data and out must not be NULL");
     *out = NULL;
-    if (size > options->max_input_bytes)
+    size_t limit = options->max_input_bytes ? options->max_input_bytes : ONESCOPE_MAX_INPUT_BYTES;
+    if (size > limit)
         return os_fail(error, ONESCOPE_E_TOO_LARGE, name, 0, "file size",
-                       "at most the input limit", "%zu bytes (limit %zu)", size,
-                       options->max_input_bytes);
+                       "at most the input limit", "%zu bytes (limit %zu)", size, limit);
     const onescope_allocator *a = options->allocator;
     os_reader r;
     os_reader_init(&r, data, size, name, error);
+    ospc_header h;
+    OS_TRY(scan(&r, a, &h));
+    size_t poses_at = r.pos;
 
-    const uint8_t *magic;
-    uint16_t version, flags, reserved16;
-    uint8_t dims, reserved8;
-    uint32_t entities, frames;
-    int64_t start_step;
-    double mpu;
-    OS_TRY(os_read_bytes(&r, "magic", 4, &magic));
-    if (memcmp(magic, "OSPC", 4) != 0)
-        return os_reader_fail_at(&r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
-                                 "%02x %02x %02x %02x", magic[0], magic[1], magic[2], magic[3]);
-    OS_TRY(os_read_u16(&r, "version", &version));
-    if (version != ONESCOPE_OSPC_VERSION)
-        return os_reader_fail_at(&r, 4, ONESCOPE_E_VERSION, "version", "1", "%u",
-                                 (unsigned)version);
-    OS_TRY(os_read_u16(&r, "flags", &flags));
-    if (flags != 0)
-        return os_reader_fail_at(&r, 6, ONESCOPE_E_FLAGS, "flags", "0", "%u", (unsigned)flags);
-    OS_TRY(os_read_u8(&r, "dimensions", &dims));
-    if (dims != 2 && dims != 3) return check_header(&r, dims, 1, 1, 0, 0);
-    OS_TRY(os_read_u8(&r, "reserved", &reserved8));
-    if (reserved8 != 0)
-        return os_reader_fail_at(&r, 9, ONESCOPE_E_RESERVED, "reserved", "0", "%u",
-                                 (unsigned)reserved8);
-    OS_TRY(os_read_u16(&r, "reserved", &reserved16));
-    if (reserved16 != 0)
-        return os_reader_fail_at(&r, 10, ONESCOPE_E_RESERVED, "reserved", "0", "%u",
-                                 (unsigned)reserved16);
-    OS_TRY(os_read_u32(&r, "entity count", &entities));
-    OS_TRY(check_header(&r, dims, entities, 1, 0, 0));
-    OS_TRY(os_read_u32(&r, "frame count", &frames));
-    OS_TRY(check_header(&r, dims, entities, frames, 0, 0));
-    OS_TRY(os_read_i64(&r, "start step", &start_step));
-    OS_TRY(check_header(&r, dims, entities, frames, start_step, 0));
-    OS_TRY(os_read_f64(&r, "metres per unit", &mpu));
-    OS_TRY(check_header(&r, dims, entities, frames, start_step, mpu));
-
-    /* The counts fix the smallest possible file: refuse counts that claim more than the
-     * bytes that remain before allocating anything they size. */
-    size_t pose_count, pose_bytes, least;
-    if (!os_mul_size(entities, frames, &pose_count) ||
-        !os_mul_size(pose_count, ONESCOPE_OSPC_POSE_BYTES, &pose_bytes) ||
-        !os_add_size(pose_bytes, 6 * 2 + (size_t)entities * ENTITY_FIXED_BYTES, &least) ||
-        least > os_reader_remaining(&r)) {
-        char expected[96];
-        snprintf(expected, sizeof expected, "counts that fit in the %zu bytes that remain",
-                 os_reader_remaining(&r));
-        return os_reader_fail_at(&r, 12, ONESCOPE_E_TRUNCATED, "entity count x frame count",
-                                 expected, "%u entities x %u frames", (unsigned)entities,
-                                 (unsigned)frames);
-    }
+    /* Second pass: everything but the pose values is known to be valid. */
     onescope_pose_cache *c;
-    OS_TRY(alloc_cache(entities, frames, a, &c, error, name));
-    c->dimensions = dims;
-    c->start_step = start_step;
-    c->metres_per_unit = mpu;
+    OS_TRY(alloc_cache(h.entity_count, h.frame_count, a, &c, error, name));
+    c->dimensions = h.dimensions;
+    c->start_step = h.start_step;
+    c->metres_per_unit = h.metres_per_unit;
     onescope_code rc = ONESCOPE_OK;
-    id_set ids = {NULL, 0};
-
-    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT && rc == ONESCOPE_OK; i++)
-        rc = read_text(&r, a, text_names[i], &c->text[i]);
-    if (rc != ONESCOPE_OK) goto fail;
-    rc = os_reader_reserve(&r, "entity count", entities, ENTITY_FIXED_BYTES);
-    if (rc != ONESCOPE_OK) goto fail;
-    if (!id_set_init(&ids, a, entities)) {
-        rc = nomem(error, name, "entity ids");
-        goto fail;
-    }
-    for (uint32_t i = 0; i < entities; i++) {
+    const uint8_t *p = r.data + HEADER_BYTES;
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) load_text(a, &p, &c->text[i], &rc, error, name);
+    for (uint32_t i = 0; i < h.entity_count && rc == ONESCOPE_OK; i++) {
         onescope_pose_entity *e = &c->entities[i];
-        size_t at = r.pos;
-        const uint8_t *p;
-        if ((rc = os_read_bytes(&r, "entity", 24, &p)) != ONESCOPE_OK) goto fail;
         e->id = os_get_u64(p);
         e->shape = p[8];
-        for (int k = 0; k < 3; k++) e->size[k] = os_get_f32(p + 12 + 4 * k);
-        if ((rc = check_entity_fixed(&r, at, e->id, e->shape, e->size)) != ONESCOPE_OK) goto fail;
-        for (size_t k = 9; k < 12; k++) {
-            if (p[k] != 0) {
-                rc = os_reader_fail_at(&r, at + k, ONESCOPE_E_RESERVED, "entity padding", "0",
-                                       "%u", (unsigned)p[k]);
-                goto fail;
-            }
+        for (int k = 0; k < 3; k++) {
+            uint32_t bits = os_get_u32(p + 12 + 4 * k);
+            memcpy(&e->size[k], &bits, sizeof bits);
         }
-        if (!id_set_insert(&ids, e->id)) {
-            rc = os_reader_fail_at(&r, at, ONESCOPE_E_DUPLICATE, "entity id", "a unique id",
-                                   "%llu again", (unsigned long long)e->id);
-            goto fail;
-        }
-        if ((rc = read_text(&r, a, "entity name", &e->name)) != ONESCOPE_OK) goto fail;
+        p += 24;
+        load_text(a, &p, &e->name, &rc, error, name);
     }
-    os_free(a, ids.slots);
-    ids.slots = NULL;
-
-    /* The pose section is the rest of the file and must match the counts exactly. */
-    size_t remaining = os_reader_remaining(&r);
-    if (remaining != pose_bytes) {
-        char expected[96];
-        snprintf(expected, sizeof expected, "%zu pose bytes (%u frames x %u entities x 28)",
-                 pose_bytes, (unsigned)frames, (unsigned)entities);
-        rc = os_reader_fail_at(&r, remaining < pose_bytes ? r.pos : r.pos + pose_bytes,
-                               remaining < pose_bytes ? ONESCOPE_E_TRUNCATED : ONESCOPE_E_TRAILING,
-                               "poses", expected, "%zu", remaining);
+    if (rc != ONESCOPE_OK) goto fail;
+    size_t bad = copy_poses(c->poses, r.data + poses_at, h.pose_count);
+    if (bad != SIZE_MAX) {
+        size_t index = bad / 7;
+        int k = (int)(bad % 7);
+        rc = fail_pose(&r, poses_at, index, k, h.entity_count,
+                       os_get_u32(r.data + poses_at + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k));
         goto fail;
     }
-    size_t poses_at = r.pos;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(c->poses, r.data + r.pos, pose_bytes);
-#else
-    {
-        float *dst = &c->poses[0].position[0];
-        const uint8_t *src = r.data + r.pos;
-        for (size_t i = 0; i < pose_count * 7; i++) dst[i] = os_get_f32(src + 4 * i);
+    if (os_reader_remaining(&r) > h.pose_bytes) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "end of file after %zu pose bytes", h.pose_bytes);
+        rc = os_reader_fail_at(&r, poses_at + h.pose_bytes, ONESCOPE_E_TRAILING, "poses",
+                               expected, "%zu more bytes", os_reader_remaining(&r) - h.pose_bytes);
+        goto fail;
     }
-#endif
-    r.pos += pose_bytes;
-    if ((rc = check_poses(&r, poses_at, c->poses, pose_count)) != ONESCOPE_OK) goto fail;
     *out = c;
     return ONESCOPE_OK;
 fail:
-    os_free(a, ids.slots);
     onescope_pose_cache_free(c);
     return rc;
 }
@@ -392,6 +515,14 @@ fail:
 /* ---- validator and writer ---- */
 
 static size_t text_bytes(const onescope_text *t) { return 2 + (size_t)t->length; }
+
+static onescope_code validate_text(os_reader *r, size_t at, const char *field,
+                                   const onescope_text *t) {
+    OS_TRY(check_text_length(r, at, field, t->length));
+    if (t->data == NULL && t->length > 0)
+        return os_reader_fail_at(r, at + 2, ONESCOPE_E_ARGUMENT, field, "text", "NULL data");
+    return check_text_bytes(r, at, field, (const uint8_t *)t->data, t->length);
+}
 
 onescope_code onescope_pose_cache_validate(const onescope_pose_cache *c, const char *name,
                                            onescope_error *error) {
@@ -402,37 +533,46 @@ onescope_code onescope_pose_cache_validate(const onescope_pose_cache *c, const c
     /* Offsets in messages are where the value would be written. */
     os_reader r;
     os_reader_init(&r, NULL, 0, name, error);
-    OS_TRY(check_header(&r, c->dimensions, c->entity_count, c->frame_count, c->start_step,
-                        c->metres_per_unit));
+    OS_TRY(check_dimensions(&r, c->dimensions));
+    OS_TRY(check_entity_count(&r, c->entity_count));
+    OS_TRY(check_frame_count(&r, c->frame_count));
+    OS_TRY(check_start_step(&r, c->start_step));
+    OS_TRY(check_metres_per_unit(&r, c->metres_per_unit));
     size_t at = HEADER_BYTES;
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) {
-        const onescope_text *t = &c->text[i];
-        if (t->data == NULL && t->length > 0)
-            return os_reader_fail_at(&r, at, ONESCOPE_E_ARGUMENT, text_names[i], "text",
-                                     "NULL data");
-        OS_TRY(check_text(&r, at, text_names[i], (const uint8_t *)t->data, t->length));
-        at += text_bytes(t);
+        OS_TRY(validate_text(&r, at, text_names[i], &c->text[i]));
+        at += text_bytes(&c->text[i]);
     }
     id_set ids;
     if (!id_set_init(&ids, c->allocator, c->entity_count)) return nomem(error, name, "entity ids");
     onescope_code rc = ONESCOPE_OK;
+    char field[96];
     for (uint32_t i = 0; i < c->entity_count && rc == ONESCOPE_OK; i++) {
         const onescope_pose_entity *e = &c->entities[i];
-        rc = check_entity_fixed(&r, at, e->id, e->shape, e->size);
-        if (rc == ONESCOPE_OK && !id_set_insert(&ids, e->id))
-            rc = os_reader_fail_at(&r, at, ONESCOPE_E_DUPLICATE, "entity id", "a unique id",
-                                   "%llu again", (unsigned long long)e->id);
-        if (rc == ONESCOPE_OK && e->name.data == NULL && e->name.length > 0)
-            rc = os_reader_fail_at(&r, at + 24, ONESCOPE_E_ARGUMENT, "entity name", "text",
-                                   "NULL data");
-        if (rc == ONESCOPE_OK)
-            rc = check_text(&r, at + 24, "entity name", (const uint8_t *)e->name.data,
-                            e->name.length);
+        entity_field(field, sizeof field, i, "id");
+        rc = check_entity_id(&r, at, field, e->id);
+        if (rc == ONESCOPE_OK) rc = check_unique(&r, at, field, &ids, e->id);
+        entity_field(field, sizeof field, i, "shape");
+        if (rc == ONESCOPE_OK) rc = check_shape(&r, at + 8, field, e->shape);
+        for (int k = 0; k < 3 && rc == ONESCOPE_OK; k++) {
+            entity_field(field, sizeof field, i, k == 0 ? "size x" : k == 1 ? "size y" : "size z");
+            rc = check_size(&r, at + 12 + 4 * (size_t)k, field, f32_bits(e->size[k]));
+        }
+        entity_field(field, sizeof field, i, "name");
+        if (rc == ONESCOPE_OK) rc = validate_text(&r, at + 24, field, &e->name);
         at += 24 + text_bytes(&e->name);
     }
     os_free(c->allocator, ids.slots);
     OS_TRY(rc);
-    return check_poses(&r, at, c->poses, (size_t)c->entity_count * c->frame_count);
+    size_t count = (size_t)c->entity_count * c->frame_count;
+    uint32_t v[7];
+    for (size_t i = 0; i < count; i++) {
+        const onescope_pose *p = &c->poses[i];
+        for (int k = 0; k < 7; k++) v[k] = f32_bits(k < 3 ? p->position[k] : p->rotation[k - 3]);
+        int bad = pose_bad_value(v);
+        if (bad >= 0) return fail_pose(&r, at, i, bad, c->entity_count, v[bad]);
+    }
+    return ONESCOPE_OK;
 }
 
 static void write_text(os_writer *w, const onescope_text *t) {
@@ -477,7 +617,7 @@ onescope_code onescope_pose_cache_write(const onescope_pose_cache *c,
         os_write_u64(&w, e->id);
         os_write_u8(&w, e->shape);
         os_write_bytes(&w, "\0\0\0", 3);
-        for (int k = 0; k < 3; k++) os_write_f32(&w, e->size[k]);
+        for (int k = 0; k < 3; k++) os_write_u32(&w, f32_bits(e->size[k]));
         write_text(&w, &e->name);
     }
     uint8_t *dst = os_writer_grow(&w, pose_bytes);
@@ -486,7 +626,7 @@ onescope_code onescope_pose_cache_write(const onescope_pose_cache *c,
         memcpy(dst, c->poses, pose_bytes);
 #else
         const float *src = &c->poses[0].position[0];
-        for (size_t i = 0; i < pose_count * 7; i++) os_put_f32(dst + 4 * i, src[i]);
+        for (size_t i = 0; i < pose_count * 7; i++) os_put_u32(dst + 4 * i, f32_bits(src[i]));
 #endif
     }
     return os_writer_finish(&w, out, error, name);
@@ -549,12 +689,15 @@ onescope_code onescope_pose_cache_write_file(const onescope_pose_cache *c, const
 
 int onescope_is_plain_file_name(const char *s, size_t n) {
     if (s == NULL || n == 0) return 0;
-    if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.')) return 0;
+    bool only_dots_and_spaces = true;
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (ch == '/' || ch == '\\' || ch == ':' || ch < 0x20 || ch == 0x7F) return 0;
+        if (ch != '.' && ch != ' ') only_dots_and_spaces = false;
     }
-    return 1;
+    /* ".", ".." and names Windows trims to them ("...", ". .") name a folder, not a file. */
+    if (only_dots_and_spaces) return 0;
+    return os_utf8_valid((const uint8_t *)s, n, NULL) ? 1 : 0;
 }
 
 int onescope_pose_cache_replay_path(const onescope_pose_cache *c, const char *cache_path,
@@ -562,8 +705,14 @@ int onescope_pose_cache_replay_path(const onescope_pose_cache *c, const char *ca
     if (c == NULL || cache_path == NULL || out == NULL || out_size == 0) return 0;
     const onescope_text *replay = &c->text[ONESCOPE_POSE_TEXT_REPLAY];
     if (!onescope_is_plain_file_name(replay->data, replay->length)) return 0;
-    const char *slash = strrchr(cache_path, '/');
-    size_t dir = slash ? (size_t)(slash - cache_path) + 1 : 0;
+    /* The directory part of cache_path, separator included ("" when there is none). */
+    size_t dir = 0;
+    for (size_t i = 0; cache_path[i] != '\0'; i++) {
+#ifdef _WIN32
+        if (cache_path[i] == '\\' || cache_path[i] == ':') dir = i + 1;
+#endif
+        if (cache_path[i] == '/') dir = i + 1;
+    }
     if (dir + replay->length + 1 > out_size) return 0;
     memcpy(out, cache_path, dir);
     memcpy(out + dir, replay->data, replay->length);
