@@ -1,11 +1,26 @@
-/* OSPC v1: every rule that makes a file invalid, round trips, allocation failure. */
+/* OSPC v1: every rule that makes a file invalid (code and offset), file order, limits,
+ * round trips of generated caches, allocation failure everywhere, the replay-name rule. */
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "test_util.h"
 
-/* A small valid cache: 2 entities, 3 frames, one absent pose. */
+/* ---- a small valid cache and where its fields sit ----
+ * 3D, 2 entities, 3 frames, unit name "mm", replay "a.ostm"; entity 1 has id 77 and the
+ * name "arm"; entity 1 is absent in frame 1. Layout of its bytes:
+ *   36 unit name (len 2) 40 module id  42 library version  44 scene  46 replay (len 6)
+ *   54 label  56 entity 0  82 entity 1 (name bytes 108..110)  111 poses (6 x 28)  279 end */
+enum {
+    T_UNIT = 36, T_MODULE = 40, T_LIBRARY = 42, T_SCENE = 44, T_REPLAY = 46, T_LABEL = 54,
+    E0 = 56, E1 = 82, E1_NAME = 108, POSES = 111, END = 279
+};
+
+static const onescope_parse_options *no_options = NULL;
+
 static onescope_pose_cache *make_cache(void) {
     onescope_pose_cache *c;
     onescope_error err;
@@ -35,81 +50,991 @@ static onescope_pose_cache *make_cache(void) {
 static onescope_buffer write_ok(const onescope_pose_cache *c) {
     onescope_buffer b;
     onescope_error err;
-    assert_int_equal(onescope_pose_cache_write(c, NULL, &b, &err), ONESCOPE_OK);
+    onescope_code rc = onescope_pose_cache_write(c, NULL, &b, &err);
+    if (rc != ONESCOPE_OK) {
+        char line[512];
+        onescope_error_format(&err, line, sizeof line);
+        fail_msg("write failed: %s", line);
+    }
     return b;
 }
 
-static void round_trip_is_byte_exact(void **state) {
-    (void)state;
+/* The small cache's bytes, in a malloc'd block with room to grow by `extra`. */
+static uint8_t *small_file(size_t *size, size_t extra) {
     onescope_pose_cache *c = make_cache();
     onescope_buffer b = write_ok(c);
-    onescope_pose_cache *d;
-    onescope_error err;
-    assert_int_equal(onescope_pose_cache_parse(b.data, b.size, "rt", NULL, &d, &err), ONESCOPE_OK);
-    assert_int_equal(d->entity_count, 2);
-    assert_int_equal(d->frame_count, 3);
-    assert_true(d->start_step == 100);
-    assert_true(d->entities[1].id == 77);
-    assert_string_equal(d->entities[1].name.data, "arm");
-    assert_false(onescope_pose_is_present(onescope_pose_cache_pose(d, 1, 1)));
-    assert_true(onescope_pose_is_present(onescope_pose_cache_pose(d, 2, 1)));
-    assert_int_equal(onescope_pose_cache_next_present(d, 1, 1), -1);
-    onescope_buffer b2 = write_ok(d);
-    assert_int_equal(b.size, b2.size);
-    assert_memory_equal(b.data, b2.data, b.size);
+    assert_int_equal(b.size, END);
+    uint8_t *p = calloc(1, b.size + extra + 1);
+    assert_non_null(p);
+    memcpy(p, b.data, b.size);
+    *size = b.size;
     onescope_buffer_free(&b);
-    onescope_buffer_free(&b2);
     onescope_pose_cache_free(c);
-    onescope_pose_cache_free(d);
+    return p;
+}
+
+/* Parses and expects failure with code at offset; also checks *out is NULL and nothing
+ * leaked, through a counting allocator. */
+static void expect_parse_error(const uint8_t *data, size_t size, onescope_code code, uint64_t offset,
+                               int line) {
+    test_alloc t;
+    test_alloc_init(&t, 0);
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = &t.allocator;
+    onescope_pose_cache *c = (onescope_pose_cache *)&t; /* must be overwritten with NULL */
+    onescope_error err;
+    onescope_error_clear(&err);
+    onescope_code rc = onescope_pose_cache_parse(data, size, "t.ospc", &o, &c, &err);
+    if (rc != code) {
+        char msg[512];
+        onescope_error_format(&err, msg, sizeof msg);
+        fail_msg("line %d: expected %s, got %s: %s", line, onescope_strerror(code),
+                 onescope_strerror(rc), msg);
+    }
+    test_assert_error_at(&err, code, offset, __FILE__, line);
+    assert_null(c);
+    assert_int_equal(t.live, 0);
+}
+#define EXPECT(data, size, code, offset) expect_parse_error((data), (size), (code), (offset), __LINE__)
+
+static void expect_parse_ok(const uint8_t *data, size_t size) {
+    onescope_pose_cache *c = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_pose_cache_parse(data, size, "t.ospc", no_options, &c, &err);
+    if (rc != ONESCOPE_OK) {
+        char msg[512];
+        onescope_error_format(&err, msg, sizeof msg);
+        fail_msg("expected a valid file: %s", msg);
+    }
+    onescope_buffer b = write_ok(c);
+    assert_int_equal(b.size, size);
+    assert_memory_equal(b.data, data, size);
+    onescope_buffer_free(&b);
+    onescope_pose_cache_free(c);
+}
+
+static void put_f32(uint8_t *p, float v) { os_put_f32(p, v); }
+static void put_bits(uint8_t *p, uint32_t bits) { os_put_u32(p, bits); }
+
+/* ---- header ---- */
+
+static void the_small_file_is_valid(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    assert_memory_equal(b, "OSPC", 4);
+    assert_int_equal(os_get_u16(b + T_REPLAY), 6);
+    assert_int_equal(os_get_u64(b + E1), 77);
+    assert_int_equal(os_get_u16(b + E1_NAME - 2), 3);
+    expect_parse_ok(b, n);
+    free(b);
+}
+
+static void bad_magic(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    for (int i = 0; i < 4; i++) {
+        uint8_t keep = b[i];
+        b[i] = 'x';
+        EXPECT(b, n, ONESCOPE_E_MAGIC, 0);
+        b[i] = keep;
+    }
+    EXPECT((const uint8_t *)"OX", 2, ONESCOPE_E_MAGIC, 0);
+    EXPECT((const uint8_t *)"OSP", 3, ONESCOPE_E_TRUNCATED, 0);
+    EXPECT((const uint8_t *)"", 0, ONESCOPE_E_TRUNCATED, 0);
+    EXPECT(NULL, 0, ONESCOPE_E_TRUNCATED, 0);
+    free(b);
+}
+
+static void version_must_be_1(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    b[4] = 0;
+    EXPECT(b, n, ONESCOPE_E_VERSION, 4);
+    b[4] = 2;
+    EXPECT(b, n, ONESCOPE_E_VERSION, 4);
+    b[4] = 1;
+    b[5] = 1; /* 257 */
+    EXPECT(b, n, ONESCOPE_E_VERSION, 4);
+    free(b);
 }
 
 static void flags_must_be_zero(void **state) {
     (void)state;
-    onescope_pose_cache *c = make_cache();
-    onescope_buffer b = write_ok(c);
-    b.data[6] = 3;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    b[6] = 3;
     onescope_pose_cache *d;
     onescope_error err;
-    assert_int_equal(onescope_pose_cache_parse(b.data, b.size, "test.ospc", NULL, &d, &err),
-                     ONESCOPE_E_FLAGS);
+    assert_int_equal(onescope_pose_cache_parse(b, n, "test.ospc", NULL, &d, &err), ONESCOPE_E_FLAGS);
     char line[256];
     onescope_error_format(&err, line, sizeof line);
     assert_string_equal(line, "test.ospc: offset 6: flags: expected 0, found 3");
+    EXPECT(b, n, ONESCOPE_E_FLAGS, 6);
+    b[6] = 0;
+    b[7] = 0x80;
+    EXPECT(b, n, ONESCOPE_E_FLAGS, 6);
+    free(b);
+}
+
+static void dimensions_2_or_3(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    const uint8_t bad[] = {0, 1, 4, 255};
+    for (size_t i = 0; i < sizeof bad; i++) {
+        b[8] = bad[i];
+        EXPECT(b, n, ONESCOPE_E_RANGE, 8);
+    }
+    b[8] = 2; /* 2D is valid with the same poses (z is kept as written) */
+    expect_parse_ok(b, n);
+    free(b);
+}
+
+static void each_reserved_byte(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    for (size_t at = 9; at <= 11; at++) {
+        b[at] = 1;
+        EXPECT(b, n, ONESCOPE_E_RESERVED, at);
+        b[at] = 0x80;
+        EXPECT(b, n, ONESCOPE_E_RESERVED, at);
+        b[at] = 0;
+    }
+    b[10] = 0;
+    b[11] = 5; /* the high byte of the u16: reported at its own offset */
+    EXPECT(b, n, ONESCOPE_E_RESERVED, 11);
+    free(b);
+}
+
+static void entity_count_range(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    os_put_u32(b + 12, 0);
+    EXPECT(b, n, ONESCOPE_E_RANGE, 12);
+    os_put_u32(b + 12, 65537);
+    EXPECT(b, n, ONESCOPE_E_RANGE, 12);
+    os_put_u32(b + 12, UINT32_MAX);
+    EXPECT(b, n, ONESCOPE_E_RANGE, 12);
+    os_put_u32(b + 12, 65536); /* in range, but the file cannot hold it */
+    EXPECT(b, n, ONESCOPE_E_TRUNCATED, 12);
+    free(b);
+}
+
+static void frame_count_range(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    os_put_u32(b + 16, 0);
+    EXPECT(b, n, ONESCOPE_E_RANGE, 16);
+    os_put_u32(b + 16, 4194305);
+    EXPECT(b, n, ONESCOPE_E_RANGE, 16);
+    os_put_u32(b + 16, 4194304);
+    EXPECT(b, n, ONESCOPE_E_TRUNCATED, 16);
+    free(b);
+}
+
+static void start_step_not_negative(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    os_put_u64(b + 20, UINT64_MAX); /* -1 */
+    EXPECT(b, n, ONESCOPE_E_RANGE, 20);
+    os_put_u64(b + 20, 0x8000000000000000u); /* INT64_MIN */
+    EXPECT(b, n, ONESCOPE_E_RANGE, 20);
+    os_put_u64(b + 20, INT64_MAX);
+    expect_parse_ok(b, n);
+    os_put_u64(b + 20, 0);
+    expect_parse_ok(b, n);
+    free(b);
+}
+
+static void metres_per_unit_rules(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    os_put_f64(b + 28, NAN);
+    EXPECT(b, n, ONESCOPE_E_NOT_FINITE, 28);
+    os_put_u64(b + 28, 0xFFF0000000000001u); /* a negative signalling NaN */
+    EXPECT(b, n, ONESCOPE_E_NOT_FINITE, 28);
+    os_put_f64(b + 28, INFINITY);
+    EXPECT(b, n, ONESCOPE_E_NOT_FINITE, 28);
+    os_put_f64(b + 28, -INFINITY);
+    EXPECT(b, n, ONESCOPE_E_NOT_FINITE, 28);
+    os_put_f64(b + 28, -1.0);
+    EXPECT(b, n, ONESCOPE_E_RANGE, 28);
+    os_put_u64(b + 28, 0x8000000000000001u); /* the smallest negative subnormal */
+    EXPECT(b, n, ONESCOPE_E_RANGE, 28);
+    os_put_f64(b + 28, 0.0);
+    expect_parse_ok(b, n);
+    os_put_f64(b + 28, -0.0); /* accepted as zero, and written back as -0.0 */
+    expect_parse_ok(b, n);
+    os_put_u64(b + 28, 1); /* the smallest positive subnormal */
+    expect_parse_ok(b, n);
+    os_put_f64(b + 28, 1e300);
+    expect_parse_ok(b, n);
+    free(b);
+}
+
+/* ---- texts ---- */
+
+static void each_text_length_1025(void **state) {
+    (void)state;
+    const size_t at[ONESCOPE_POSE_TEXT_COUNT] = {T_UNIT, T_MODULE, T_LIBRARY, T_SCENE, T_REPLAY, T_LABEL};
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) {
+        size_t n;
+        uint8_t *b = small_file(&n, 0);
+        os_put_u16(b + at[i], 1025);
+        EXPECT(b, n, ONESCOPE_E_RANGE, at[i]);
+        os_put_u16(b + at[i], 0xFFFF);
+        EXPECT(b, n, ONESCOPE_E_RANGE, at[i]);
+        free(b);
+    }
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    os_put_u16(b + E1_NAME - 2, 1025);
+    EXPECT(b, n, ONESCOPE_E_RANGE, E1_NAME - 2);
+    os_put_u16(b + E0 + 24, 1025);
+    EXPECT(b, n, ONESCOPE_E_RANGE, E0 + 24);
+    free(b);
+}
+
+/* A cache whose texts and names are exactly 1024 bytes, some of them multi-byte. */
+static void texts_of_1024_bytes_are_valid(void **state) {
+    (void)state;
+    onescope_pose_cache *c;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_create(2, 2, 1, NULL, &c, &err), ONESCOPE_OK);
+    char text[1025];
+    for (int i = 0; i < 1024; i += 4) memcpy(text + i, "\xF0\x9F\x98\x80", 4); /* U+1F600 */
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++)
+        assert_int_equal(onescope_pose_cache_set_text(c, &c->text[i], text, 1024, &err), ONESCOPE_OK);
+    memset(text, 'n', 1024);
+    assert_int_equal(onescope_pose_cache_set_text(c, &c->entities[1].name, text, 1024, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_set_text(c, &c->entities[0].name, text, 1025, &err), ONESCOPE_E_RANGE);
+    onescope_buffer b = write_ok(c);
+    expect_parse_ok(b.data, b.size);
     onescope_buffer_free(&b);
     onescope_pose_cache_free(c);
 }
 
-static void allocation_failure_everywhere(void **state) {
+static void invalid_utf8_in_text_and_name(void **state) {
     (void)state;
-    onescope_pose_cache *c = make_cache();
-    onescope_buffer b = write_ok(c);
-    for (long n = 1;; n++) {
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    b[T_UNIT + 2] = 0xFF;
+    EXPECT(b, n, ONESCOPE_E_UTF8, T_UNIT + 2);
+    b[T_UNIT + 2] = 'm';
+    b[T_UNIT + 3] = 0xC3; /* a two-byte sequence cut by the end of the text */
+    EXPECT(b, n, ONESCOPE_E_UTF8, T_UNIT + 3);
+    b[T_UNIT + 3] = 'm';
+    b[T_REPLAY + 2 + 5] = 0x80; /* a lone continuation byte */
+    EXPECT(b, n, ONESCOPE_E_UTF8, T_REPLAY + 7);
+    b[T_REPLAY + 7] = 'm';
+    /* entity name "arm": overlong, surrogate, beyond U+10FFFF, bad continuation */
+    const char *bad[] = {"\xC0\x80x", "\xED\xA0\x80", "\xF4\x90\x80", "a\xE2(", "ab\xF5"};
+    const size_t at[] = {0, 0, 0, 1, 2};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memcpy(b + E1_NAME, bad[i], 3);
+        EXPECT(b, n, ONESCOPE_E_UTF8, E1_NAME + at[i]);
+    }
+    memcpy(b + E1_NAME, "\xC3\xA9z", 3); /* "éz" is fine */
+    expect_parse_ok(b, n);
+    free(b);
+}
+
+/* ---- entities ---- */
+
+static void entity_id_zero_and_duplicates(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    os_put_u64(b + E0, 0);
+    EXPECT(b, n, ONESCOPE_E_RANGE, E0);
+    os_put_u64(b + E0, 1);
+    os_put_u64(b + E1, 0);
+    EXPECT(b, n, ONESCOPE_E_RANGE, E1);
+    os_put_u64(b + E1, 1);
+    EXPECT(b, n, ONESCOPE_E_DUPLICATE, E1);
+    os_put_u64(b + E0, UINT64_MAX);
+    os_put_u64(b + E1, UINT64_MAX);
+    EXPECT(b, n, ONESCOPE_E_DUPLICATE, E1);
+    os_put_u64(b + E1, UINT64_MAX - 1);
+    expect_parse_ok(b, n);
+    free(b);
+}
+
+static void shape_up_to_3(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    for (unsigned s = 0; s <= 3; s++) {
+        b[E0 + 8] = (uint8_t)s;
+        expect_parse_ok(b, n);
+    }
+    b[E0 + 8] = 4;
+    EXPECT(b, n, ONESCOPE_E_RANGE, E0 + 8);
+    b[E0 + 8] = 255;
+    EXPECT(b, n, ONESCOPE_E_RANGE, E0 + 8);
+    b[E0 + 8] = 1;
+    b[E1 + 8] = 4;
+    EXPECT(b, n, ONESCOPE_E_RANGE, E1 + 8);
+    free(b);
+}
+
+static void each_padding_byte(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    const size_t base[] = {E0, E1};
+    for (int e = 0; e < 2; e++)
+        for (size_t k = 9; k < 12; k++) {
+            b[base[e] + k] = 1;
+            EXPECT(b, n, ONESCOPE_E_RESERVED, base[e] + k);
+            b[base[e] + k] = 0;
+        }
+    free(b);
+}
+
+static void sizes_must_be_finite(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    const uint32_t bad[] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x7F800001u, 0xFFFFFFFFu};
+    for (int k = 0; k < 3; k++) {
+        size_t at = E1 + 12 + 4 * (size_t)k;
+        uint32_t keep = os_get_u32(b + at);
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            put_bits(b + at, bad[i]);
+            EXPECT(b, n, ONESCOPE_E_NOT_FINITE, at);
+        }
+        put_f32(b + at, -5.0f); /* sizes only need to be finite */
+        expect_parse_ok(b, n);
+        put_bits(b + at, 0x80000000u); /* -0.0 */
+        expect_parse_ok(b, n);
+        put_bits(b + at, keep);
+    }
+    free(b);
+}
+
+/* ---- poses ---- */
+
+static void pose_section_length(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 1);
+    EXPECT(b, n - 1, ONESCOPE_E_TRUNCATED, POSES);
+    EXPECT(b, n - 2, ONESCOPE_E_TRUNCATED, POSES);
+    /* 28 bytes short is more than the texts and names hold: the counts show it */
+    EXPECT(b, n - 28, ONESCOPE_E_TRUNCATED, 16);
+    EXPECT(b, n + 1, ONESCOPE_E_TRAILING, END);
+    /* With empty texts and names the counts alone show a short file: reported at the frame
+     * count, where that becomes known. */
+    onescope_pose_cache *c;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_create(3, 2, 2, NULL, &c, &err), ONESCOPE_OK);
+    onescope_buffer w = write_ok(c);
+    assert_int_equal(w.size, 36 + 12 + 2 * 26 + 4 * 28);
+    EXPECT(w.data, w.size - 1, ONESCOPE_E_TRUNCATED, 16);
+    onescope_buffer_free(&w);
+    onescope_pose_cache_free(c);
+    free(b);
+}
+
+static void every_non_finite_pose_value(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    const uint32_t bad[] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFFFFFFFFu};
+    for (size_t pose = 0; pose < 6; pose++) {
+        if (pose == 3) continue; /* frame 1 entity 1 is absent */
+        for (size_t k = 0; k < 7; k++) {
+            size_t at = POSES + pose * 28 + 4 * k;
+            uint32_t keep = os_get_u32(b + at);
+            for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+                if (k == 0 && (bad[i] & 0x7FFFFFu) != 0) continue; /* NaN x: absent */
+                put_bits(b + at, bad[i]);
+                EXPECT(b, n, ONESCOPE_E_NOT_FINITE, at);
+            }
+            put_bits(b + at, keep);
+        }
+    }
+    free(b);
+}
+
+static void absent_entity_ignores_the_rest(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    const uint32_t nans[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFFFFFFFFu, 0x7FBFFFFFu};
+    for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++) {
+        put_bits(b + POSES, nans[i]); /* frame 0 entity 0 absent */
+        for (size_t k = 1; k < 7; k++) put_bits(b + POSES + 4 * k, i % 2 ? 0xFF800000u : 0x7FC12345u + (uint32_t)k);
+        expect_parse_ok(b, n); /* also proves the ignored bits come back exactly */
+        onescope_pose_cache *c;
+        onescope_error err;
+        assert_int_equal(onescope_pose_cache_parse(b, n, "t", NULL, &c, &err), ONESCOPE_OK);
+        assert_false(onescope_pose_is_present(onescope_pose_cache_pose(c, 0, 0)));
+        assert_int_equal(onescope_pose_cache_next_present(c, 0, 0), 1);
+        onescope_pose_cache_free(c);
+    }
+    put_bits(b + POSES, 0x7F800000u); /* +inf x is not absence */
+    EXPECT(b, n, ONESCOPE_E_NOT_FINITE, POSES);
+    free(b);
+}
+
+/* ---- file order: the first bad byte is the one reported ---- */
+
+static void first_bad_byte_wins(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 1);
+    b[E1 + 8] = 9;                /* bad shape */
+    b[E1 + 9] = 1;                /* and bad padding after it */
+    put_bits(b + E1 + 12, 0x7F800000u);
+    EXPECT(b, n, ONESCOPE_E_RANGE, E1 + 8);
+    os_put_u64(b + E1, 1);        /* a duplicate id comes before the shape */
+    EXPECT(b, n, ONESCOPE_E_DUPLICATE, E1);
+    b[T_LABEL - 1] = 0xFF;        /* bad UTF-8 in the replay text comes first of all */
+    EXPECT(b, n + 1, ONESCOPE_E_UTF8, T_LABEL - 1);
+    free(b);
+    b = small_file(&n, 1);
+    put_bits(b + POSES + 28 * 5 + 8, 0x7F800000u); /* a bad pose value before trailing bytes */
+    EXPECT(b, n + 1, ONESCOPE_E_NOT_FINITE, POSES + 28 * 5 + 8);
+    put_bits(b + POSES + 28 * 2 + 4, 0xFF800000u); /* the earlier of two bad pose values */
+    EXPECT(b, n, ONESCOPE_E_NOT_FINITE, POSES + 28 * 2 + 4);
+    free(b);
+}
+
+/* ---- truncation and limits ---- */
+
+static void every_prefix_fails_cleanly(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    for (size_t len = 0; len < n; len++) {
+        uint8_t *p = malloc(len + 1); /* an exact-size copy so ASan sees any over-read */
+        assert_non_null(p);
+        memcpy(p, b, len);
         test_alloc t;
-        test_alloc_init(&t, n);
+        test_alloc_init(&t, 0);
         onescope_parse_options o = onescope_parse_options_default();
         o.allocator = &t.allocator;
-        onescope_pose_cache *d = NULL;
+        onescope_pose_cache *c = NULL;
         onescope_error err;
-        onescope_code rc = onescope_pose_cache_parse(b.data, b.size, "a", &o, &d, &err);
-        if (rc == ONESCOPE_OK) {
-            onescope_pose_cache_free(d);
-            assert_int_equal(t.live, 0);
-            assert_true(n > 3);
-            break;
+        assert_int_equal(onescope_pose_cache_parse(p, len, "t", &o, &c, &err), ONESCOPE_E_TRUNCATED);
+        assert_true(err.has_offset);
+        assert_true(err.offset <= len);
+        assert_null(c);
+        assert_int_equal(t.live, 0);
+        free(p);
+    }
+    free(b);
+}
+
+static void input_over_the_limit(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    onescope_parse_options o = onescope_parse_options_default();
+    assert_true(o.max_input_bytes == (size_t)256 * 1024 * 1024);
+    o.max_input_bytes = n - 1;
+    onescope_pose_cache *c;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_parse(b, n, "t", &o, &c, &err), ONESCOPE_E_TOO_LARGE);
+    assert_error_at(err, ONESCOPE_E_TOO_LARGE, 0);
+    assert_null(c);
+    o.max_input_bytes = n;
+    assert_int_equal(onescope_pose_cache_parse(b, n, "t", &o, &c, &err), ONESCOPE_OK);
+    onescope_pose_cache_free(c);
+    free(b);
+}
+
+static void huge_counts_fail_before_any_allocation(void **state) {
+    (void)state;
+    uint8_t b[200];
+    memset(b, 0, sizeof b);
+    memcpy(b, "OSPC\x01\x00\x00\x00\x03", 9);
+    const uint32_t counts[][2] = {{65536, 4194304}, {1, 4194304}, {65536, 1}, {2, 2}};
+    const uint64_t at[] = {12, 16, 12, 16};
+    for (size_t i = 0; i < 4; i++) {
+        os_put_u32(b + 12, counts[i][0]);
+        os_put_u32(b + 16, counts[i][1]);
+        test_alloc t;
+        test_alloc_init(&t, 0);
+        onescope_parse_options o = onescope_parse_options_default();
+        o.allocator = &t.allocator;
+        onescope_pose_cache *c = NULL;
+        onescope_error err;
+        assert_int_equal(onescope_pose_cache_parse(b, sizeof b, "t", &o, &c, &err), ONESCOPE_E_TRUNCATED);
+        assert_error_at(err, ONESCOPE_E_TRUNCATED, at[i]);
+        assert_int_equal(t.count, 0);
+        assert_null(c);
+    }
+    /* 1 x 1 needs 36 + 12 + 26 + 28 = 102 bytes: 100 are too few, known at the entity count */
+    os_put_u32(b + 12, 1);
+    os_put_u32(b + 16, 1);
+    EXPECT(b, 100, ONESCOPE_E_TRUNCATED, 12);
+    b[36 + 12] = 1; /* entity id 1; with everything else zero, 102 bytes are a valid cache */
+    expect_parse_ok(b, 102);
+    os_put_u16(b + 36 + 12 + 24, 1); /* a one-byte name leaves the poses one byte short */
+    EXPECT(b, 102, ONESCOPE_E_TRUNCATED, 36 + 12 + 26 + 1);
+}
+
+/* ---- round trips of generated caches ---- */
+
+static void rand_text(onescope_pose_cache *c, onescope_text *t, uint64_t *rs) {
+    static const char *const pieces[] = {"a", "Z", " ", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\x00", ".", "/"};
+    static const size_t piece_len[] = {1, 1, 1, 2, 3, 4, 1, 1, 1};
+    char buf[1024];
+    size_t n = 0, want;
+    uint64_t r = test_rand(rs) % 4;
+    want = r == 0 ? 0 : r == 1 ? 1024 : (size_t)(test_rand(rs) % 40);
+    while (n < want) {
+        size_t k = (size_t)(test_rand(rs) % 9);
+        if (n + piece_len[k] > want) k = 0;
+        memcpy(buf + n, pieces[k], piece_len[k]);
+        n += piece_len[k];
+    }
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_set_text(c, t, buf, n, &err), ONESCOPE_OK);
+}
+
+static float rand_float(uint64_t *rs) {
+    switch (test_rand(rs) % 6) {
+    case 0: return 0.0f;
+    case 1: return -0.0f;
+    case 2: return FLT_MAX;
+    case 3: return -1.17549435e-38f / 4; /* subnormal */
+    default: return (float)((double)(int64_t)(test_rand(rs) % 2000001) - 1000000.0) / 7.0f;
+    }
+}
+
+static onescope_pose_cache *rand_cache(uint64_t *rs) {
+    uint8_t dims = (uint8_t)(2 + test_rand(rs) % 2);
+    uint32_t entities = (uint32_t)(1 + test_rand(rs) % 9), frames = (uint32_t)(1 + test_rand(rs) % 7);
+    onescope_pose_cache *c;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_create(dims, entities, frames, NULL, &c, &err), ONESCOPE_OK);
+    c->start_step = (int64_t)(test_rand(rs) % 3 == 0 ? (uint64_t)INT64_MAX : test_rand(rs) % 100000);
+    uint64_t m = test_rand(rs) % 4;
+    c->metres_per_unit = m == 0 ? 0.0 : m == 1 ? -0.0 : (double)(test_rand(rs) % 1000) / 1000.0;
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) rand_text(c, &c->text[i], rs);
+    for (uint32_t i = 0; i < entities; i++) {
+        onescope_pose_entity *e = &c->entities[i];
+        e->id = test_rand(rs) | 1u; /* odd, so not 0; duplicates are vanishingly unlikely */
+        e->id ^= (uint64_t)i << 1;
+        e->shape = (uint8_t)(test_rand(rs) % 4);
+        for (int k = 0; k < 3; k++) e->size[k] = rand_float(rs);
+        rand_text(c, &e->name, rs);
+    }
+    for (size_t i = 0; i < (size_t)entities * frames; i++) {
+        onescope_pose *p = &c->poses[i];
+        for (int k = 0; k < 3; k++) p->position[k] = rand_float(rs);
+        for (int k = 0; k < 4; k++) p->rotation[k] = test_rand(rs) % 5 == 0 ? 0.0f : rand_float(rs);
+        if (test_rand(rs) % 4 == 0) { /* absent, junk in the ignored floats */
+            uint32_t bits[7];
+            bits[0] = 0x7F800001u | (uint32_t)(test_rand(rs) & 0x807FFFFFu);
+            for (int k = 1; k < 7; k++) bits[k] = (uint32_t)test_rand(rs);
+            memcpy(p, bits, sizeof bits);
         }
-        assert_int_equal(rc, ONESCOPE_E_NOMEM);
-        assert_null(d);
+    }
+    return c;
+}
+
+static void assert_caches_equal(const onescope_pose_cache *a, const onescope_pose_cache *b) {
+    assert_int_equal(a->dimensions, b->dimensions);
+    assert_int_equal(a->entity_count, b->entity_count);
+    assert_int_equal(a->frame_count, b->frame_count);
+    assert_true(a->start_step == b->start_step);
+    assert_memory_equal(&a->metres_per_unit, &b->metres_per_unit, sizeof(double));
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) {
+        assert_int_equal(a->text[i].length, b->text[i].length);
+        assert_memory_equal(a->text[i].data, b->text[i].data, a->text[i].length + 1u);
+    }
+    for (uint32_t i = 0; i < a->entity_count; i++) {
+        const onescope_pose_entity *x = &a->entities[i], *y = &b->entities[i];
+        assert_true(x->id == y->id);
+        assert_int_equal(x->shape, y->shape);
+        assert_memory_equal(x->size, y->size, sizeof x->size);
+        assert_int_equal(x->name.length, y->name.length);
+        assert_memory_equal(x->name.data, y->name.data, x->name.length + 1u);
+    }
+    assert_memory_equal(a->poses, b->poses, (size_t)a->entity_count * a->frame_count * sizeof *a->poses);
+}
+
+static void generated_round_trips(void **state) {
+    (void)state;
+    uint64_t rs = 12345;
+    for (int iter = 0; iter < 300; iter++) {
+        onescope_pose_cache *c = rand_cache(&rs);
+        onescope_buffer b = write_ok(c);
+        onescope_pose_cache *d;
+        onescope_error err;
+        assert_int_equal(onescope_pose_cache_parse(b.data, b.size, "rt", NULL, &d, &err), ONESCOPE_OK);
+        assert_caches_equal(c, d);
+        onescope_buffer b2 = write_ok(d);
+        assert_int_equal(b.size, b2.size);
+        assert_memory_equal(b.data, b2.data, b.size);
+        onescope_buffer_free(&b);
+        onescope_buffer_free(&b2);
+        onescope_pose_cache_free(c);
+        onescope_pose_cache_free(d);
+    }
+}
+
+/* ---- allocation failure at every site ---- */
+
+static void parse_allocation_failure(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *b = small_file(&n, 0);
+    long n_ok = 0;
+    for (long k = 1; n_ok == 0; k++) {
+        test_alloc t;
+        test_alloc_init(&t, k);
+        onescope_parse_options o = onescope_parse_options_default();
+        o.allocator = &t.allocator;
+        onescope_pose_cache *d = (onescope_pose_cache *)&t;
+        onescope_error err;
+        onescope_code rc = onescope_pose_cache_parse(b, n, "a", &o, &d, &err);
+        if (rc == ONESCOPE_OK) {
+            n_ok = k;
+            assert_ptr_equal(d->allocator, &t.allocator);
+            onescope_pose_cache_free(d);
+        } else {
+            assert_int_equal(rc, ONESCOPE_E_NOMEM);
+            assert_int_equal(err.code, ONESCOPE_E_NOMEM);
+            assert_null(d);
+        }
         assert_int_equal(t.live, 0);
     }
+    /* id set, cache, entities, poses, 6 texts, 2 names: 12 allocations, so the first
+     * success is at N = 13. */
+    assert_int_equal(n_ok, 13);
+    free(b);
+}
+
+static void write_allocation_failure(void **state) {
+    (void)state;
+    onescope_pose_cache *c = make_cache();
+    onescope_buffer ref = write_ok(c);
+    long n_ok = 0;
+    for (long k = 1; n_ok == 0; k++) {
+        test_alloc t;
+        test_alloc_init(&t, k);
+        c->allocator = &t.allocator; /* the validator's id set */
+        onescope_buffer out = {(uint8_t *)&t, 99, NULL};
+        onescope_error err;
+        onescope_code rc = onescope_pose_cache_write(c, &t.allocator, &out, &err);
+        c->allocator = NULL;
+        if (rc == ONESCOPE_OK) {
+            n_ok = k;
+            assert_int_equal(out.size, ref.size);
+            assert_memory_equal(out.data, ref.data, ref.size);
+            onescope_buffer_free(&out);
+        } else {
+            assert_int_equal(rc, ONESCOPE_E_NOMEM);
+            assert_null(out.data);
+            assert_int_equal(out.size, 0);
+        }
+        assert_int_equal(t.live, 0);
+    }
+    assert_int_equal(n_ok, 3); /* id set, output buffer */
+    onescope_buffer_free(&ref);
+    onescope_pose_cache_free(c);
+}
+
+static void create_and_set_text_allocation_failure(void **state) {
+    (void)state;
+    long n_ok = 0;
+    for (long k = 1; n_ok == 0; k++) {
+        test_alloc t;
+        test_alloc_init(&t, k);
+        onescope_pose_cache *c = (onescope_pose_cache *)&t;
+        onescope_error err;
+        onescope_code rc = onescope_pose_cache_create(2, 3, 4, &t.allocator, &c, &err);
+        if (rc == ONESCOPE_OK) {
+            n_ok = k;
+            /* set_text: the one allocation fails, the old text stays */
+            long before = t.count;
+            t.fail_at = t.count + 1;
+            onescope_text *f = &c->text[ONESCOPE_POSE_TEXT_SCENE];
+            char *old = f->data;
+            assert_int_equal(onescope_pose_cache_set_text(c, f, "scene", 5, &err), ONESCOPE_E_NOMEM);
+            assert_ptr_equal(f->data, old);
+            assert_int_equal(f->length, 0);
+            assert_int_equal(t.count, before + 1);
+            assert_int_equal(onescope_pose_cache_set_text(c, f, "scene", 5, &err), ONESCOPE_OK);
+            assert_string_equal(f->data, "scene");
+            onescope_pose_cache_free(c);
+        } else {
+            assert_int_equal(rc, ONESCOPE_E_NOMEM);
+            assert_null(c);
+        }
+        assert_int_equal(t.live, 0);
+    }
+    assert_int_equal(n_ok, 13); /* cache, entities, poses, 6 texts, 3 names */
+}
+
+/* ---- the writer refuses what the parser refuses, at the same offsets ---- */
+
+static void expect_write_error(onescope_pose_cache *c, onescope_code code, uint64_t offset, int line) {
+    onescope_buffer out = {(uint8_t *)c, 1, NULL};
+    onescope_error err;
+    onescope_code rc = onescope_pose_cache_write(c, NULL, &out, &err);
+    if (rc != code) fail_msg("line %d: writer returned %s", line, onescope_strerror(rc));
+    test_assert_error_at(&err, code, offset, __FILE__, line);
+    assert_null(out.data);
+    /* and the same check through validate, under the caller's name */
+    assert_int_equal(onescope_pose_cache_validate(c, "x", &err), code);
+    assert_string_equal(err.input, "x");
+}
+#define EXPECT_WRITE(c, code, offset) expect_write_error((c), (code), (offset), __LINE__)
+
+static void writer_refuses_invalid_caches(void **state) {
+    (void)state;
+    onescope_pose_cache *c = make_cache();
+    onescope_error err;
+    c->dimensions = 4;
+    EXPECT_WRITE(c, ONESCOPE_E_RANGE, 8);
+    c->dimensions = 3;
+    c->entity_count = 0;
+    EXPECT_WRITE(c, ONESCOPE_E_RANGE, 12);
+    c->entity_count = 2;
+    c->frame_count = 0;
+    EXPECT_WRITE(c, ONESCOPE_E_RANGE, 16);
+    c->frame_count = 3;
+    c->start_step = -1;
+    EXPECT_WRITE(c, ONESCOPE_E_RANGE, 20);
+    c->start_step = 0;
+    c->metres_per_unit = NAN;
+    EXPECT_WRITE(c, ONESCOPE_E_NOT_FINITE, 28);
+    c->metres_per_unit = -INFINITY;
+    EXPECT_WRITE(c, ONESCOPE_E_NOT_FINITE, 28);
+    c->metres_per_unit = -2;
+    EXPECT_WRITE(c, ONESCOPE_E_RANGE, 28);
+    c->metres_per_unit = -0.0;
+    onescope_buffer b = write_ok(c);
     onescope_buffer_free(&b);
+
+    /* text too long: bypass set_text, which refuses it too */
+    char *big = calloc(1, 1026);
+    assert_non_null(big);
+    memset(big, 'x', 1025);
+    onescope_text keep = c->text[ONESCOPE_POSE_TEXT_LABEL];
+    c->text[ONESCOPE_POSE_TEXT_LABEL].data = big;
+    c->text[ONESCOPE_POSE_TEXT_LABEL].length = 1025;
+    EXPECT_WRITE(c, ONESCOPE_E_RANGE, T_LABEL);
+    c->text[ONESCOPE_POSE_TEXT_LABEL].length = 3;
+    big[1] = (char)0xFF;
+    EXPECT_WRITE(c, ONESCOPE_E_UTF8, T_LABEL + 3);
+    c->text[ONESCOPE_POSE_TEXT_LABEL].data = NULL;
+    EXPECT_WRITE(c, ONESCOPE_E_ARGUMENT, T_LABEL + 2);
+    c->text[ONESCOPE_POSE_TEXT_LABEL] = keep;
+    assert_int_equal(onescope_pose_cache_set_text(c, &c->text[0], big, 3, &err), ONESCOPE_E_UTF8);
+    assert_int_equal(onescope_pose_cache_set_text(c, &c->text[0], big, 1025, &err), ONESCOPE_E_RANGE);
+    free(big);
+
+    c->entities[1].name.data[1] = (char)0xC0;
+    EXPECT_WRITE(c, ONESCOPE_E_UTF8, E1_NAME + 1);
+    c->entities[1].name.data[1] = 'r';
+    c->entities[0].id = 0;
+    EXPECT_WRITE(c, ONESCOPE_E_RANGE, E0);
+    c->entities[0].id = 77;
+    EXPECT_WRITE(c, ONESCOPE_E_DUPLICATE, E1);
+    c->entities[0].id = 1;
+    c->entities[1].shape = 4;
+    EXPECT_WRITE(c, ONESCOPE_E_RANGE, E1 + 8);
+    c->entities[1].shape = 3;
+    c->entities[1].size[2] = INFINITY;
+    EXPECT_WRITE(c, ONESCOPE_E_NOT_FINITE, E1 + 20);
+    c->entities[1].size[2] = 0;
+    c->poses[4].rotation[3] = NAN;
+    EXPECT_WRITE(c, ONESCOPE_E_NOT_FINITE, POSES + 4 * 28 + 24);
+    c->poses[4].rotation[3] = 1;
+    c->poses[5].position[0] = -INFINITY;
+    EXPECT_WRITE(c, ONESCOPE_E_NOT_FINITE, POSES + 5 * 28);
+    c->poses[5].position[0] = NAN; /* absent: fine */
+    b = write_ok(c);
+    onescope_buffer_free(&b);
+    onescope_pose_cache_free(c);
+
+    /* create refuses what the format cannot hold */
+    assert_int_equal(onescope_pose_cache_create(1, 1, 1, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_null(c);
+    assert_int_equal(onescope_pose_cache_create(3, 0, 1, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_pose_cache_create(3, 65537, 1, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_pose_cache_create(3, 1, 0, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_pose_cache_create(3, 1, 4194305, NULL, &c, &err), ONESCOPE_E_RANGE);
+}
+
+/* ---- access ---- */
+
+static void access_helpers(void **state) {
+    (void)state;
+    onescope_pose_cache *c = make_cache();
+    assert_null(onescope_pose_cache_pose(c, 3, 0));
+    assert_null(onescope_pose_cache_pose(c, 0, 2));
+    assert_null(onescope_pose_cache_pose(NULL, 0, 0));
+    assert_false(onescope_pose_is_present(NULL));
+    /* frame 1: entity 0 present, entity 1 absent */
+    assert_int_equal(onescope_pose_cache_next_present(c, 1, 0), 0);
+    assert_int_equal(onescope_pose_cache_next_present(c, 1, 1), -1);
+    assert_int_equal(onescope_pose_cache_next_present(c, 2, 1), 1);
+    assert_int_equal(onescope_pose_cache_next_present(c, 2, 2), -1);
+    assert_int_equal(onescope_pose_cache_next_present(c, 3, 0), -1);
+    assert_int_equal(onescope_pose_cache_next_present(c, 0, UINT32_MAX), -1);
+    c->poses[0].position[0] = NAN;
+    int count = 0;
+    for (int64_t i = onescope_pose_cache_next_present(c, 0, 0); i >= 0;
+         i = onescope_pose_cache_next_present(c, 0, (uint32_t)i + 1)) {
+        assert_int_equal(i, 1);
+        count++;
+    }
+    assert_int_equal(count, 1);
+
+    float q[4];
+    onescope_pose p;
+    memset(&p, 0, sizeof p);
+    onescope_pose_rotation(&p, q);
+    assert_true(q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 1);
+    assert_true(p.rotation[3] == 0); /* the stored value is untouched */
+    p.rotation[1] = -0.0f;           /* negative zero is still zero */
+    onescope_pose_rotation(&p, q);
+    assert_true(q[3] == 1);
+    p.rotation[0] = 0.6f;
+    p.rotation[3] = 0.8f;
+    onescope_pose_rotation(&p, q);
+    assert_true(q[0] == 0.6f && q[3] == 0.8f);
+
+    /* create: ids 1.., identity rotations, empty non-NULL texts */
+    onescope_pose_cache *d;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_create(2, 3, 2, NULL, &d, &err), ONESCOPE_OK);
+    assert_true(d->entities[2].id == 3);
+    assert_true(d->poses[5].rotation[3] == 1.0f);
+    assert_non_null(d->text[ONESCOPE_POSE_TEXT_LABEL].data);
+    assert_int_equal(d->text[ONESCOPE_POSE_TEXT_LABEL].length, 0);
+    onescope_pose_cache_free(d);
+    onescope_pose_cache_free(c);
+    onescope_pose_cache_free(NULL);
+}
+
+/* ---- the replay field ---- */
+
+static void plain_file_names(void **state) {
+    (void)state;
+    const char *refused[] = {"../x", "..", ".", "...", ". .", " ", "/etc/x", "a/b", "a\\b", "C:x",
+                             "C:\\x", "\\\\server\\share", "", "a\tb", "a\nb", "\x7f", "run.ostm\x1b[2J",
+                             "\xFF.ostm", "\xC0\xAE\xC0\xAE"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (onescope_is_plain_file_name(refused[i], strlen(refused[i])))
+            fail_msg("accepted '%s'", refused[i]);
+    assert_false(onescope_is_plain_file_name("a\0b", 3));
+    assert_false(onescope_is_plain_file_name("run.ostm\0", 9));
+    assert_false(onescope_is_plain_file_name(NULL, 0));
+    const char *accepted[] = {"run.ostm", "a b.ostm", "r\xC3\xA9sum\xC3\xA9.ostm", "\xE2\x82\xAC",
+                              ".hidden", "a..b", "x"};
+    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++)
+        if (!onescope_is_plain_file_name(accepted[i], strlen(accepted[i])))
+            fail_msg("refused '%s'", accepted[i]);
+}
+
+static void replay_path_joins_only_plain_names(void **state) {
+    (void)state;
+    onescope_pose_cache *c = make_cache(); /* replay "a.ostm" */
+    onescope_error err;
+    char out[64];
+    assert_int_equal(onescope_pose_cache_replay_path(c, "/data/clips/x.ospc", out, sizeof out), 1);
+    assert_string_equal(out, "/data/clips/a.ostm");
+    assert_int_equal(onescope_pose_cache_replay_path(c, "x.ospc", out, sizeof out), 1);
+    assert_string_equal(out, "a.ostm");
+    assert_int_equal(onescope_pose_cache_replay_path(c, "/x.ospc", out, sizeof out), 1);
+    assert_string_equal(out, "/a.ostm");
+    assert_int_equal(onescope_pose_cache_replay_path(c, "d/x.ospc", out, 9), 1); /* exactly fits */
+    assert_string_equal(out, "d/a.ostm");
+    memcpy(out, "untouched", 10);
+    assert_int_equal(onescope_pose_cache_replay_path(c, "d/x.ospc", out, 8), 0); /* one short */
+    assert_string_equal(out, "untouched");
+    assert_int_equal(onescope_pose_cache_replay_path(c, "x.ospc", out, 0), 0);
+    assert_int_equal(onescope_pose_cache_replay_path(NULL, "x.ospc", out, sizeof out), 0);
+    assert_int_equal(onescope_pose_cache_replay_path(c, NULL, out, sizeof out), 0);
+    const char *hostile[] = {"../a.ostm", "/etc/passwd", "sub/a.ostm", "..\\a.ostm", "C:a.ostm", "", ".."};
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        onescope_text *r = &c->text[ONESCOPE_POSE_TEXT_REPLAY];
+        assert_int_equal(onescope_pose_cache_set_text(c, r, hostile[i], strlen(hostile[i]), &err), ONESCOPE_OK);
+        memcpy(out, "untouched", 10);
+        assert_int_equal(onescope_pose_cache_replay_path(c, "/data/x.ospc", out, sizeof out), 0);
+        assert_string_equal(out, "untouched");
+    }
+    onescope_pose_cache_free(c);
+}
+
+/* ---- files ---- */
+
+static void read_and_write_files(void **state) {
+    (void)state;
+    onescope_pose_cache *c = make_cache();
+    char path[] = "/tmp/test_pose_cache_XXXXXX.ospc";
+    snprintf(path, sizeof path, "/tmp/tpc_%ld.ospc", (long)rand());
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_write_file(c, path, &err), ONESCOPE_OK);
+    onescope_pose_cache *d;
+    assert_int_equal(onescope_pose_cache_read_file(path, NULL, &d, &err), ONESCOPE_OK);
+    assert_caches_equal(c, d);
+    onescope_pose_cache_free(d);
+    onescope_parse_options o = onescope_parse_options_default();
+    o.max_input_bytes = 100;
+    assert_int_equal(onescope_pose_cache_read_file(path, &o, &d, &err), ONESCOPE_E_TOO_LARGE);
+    remove(path);
+    assert_int_equal(onescope_pose_cache_read_file(path, NULL, &d, &err), ONESCOPE_E_IO);
+    c->dimensions = 7;
+    assert_int_equal(onescope_pose_cache_write_file(c, path, &err), ONESCOPE_E_RANGE);
+    FILE *f = fopen(path, "rb");
+    assert_null(f); /* an invalid cache never creates the file */
     onescope_pose_cache_free(c);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(round_trip_is_byte_exact),
+        cmocka_unit_test(the_small_file_is_valid),
+        cmocka_unit_test(bad_magic),
+        cmocka_unit_test(version_must_be_1),
         cmocka_unit_test(flags_must_be_zero),
-        cmocka_unit_test(allocation_failure_everywhere),
+        cmocka_unit_test(dimensions_2_or_3),
+        cmocka_unit_test(each_reserved_byte),
+        cmocka_unit_test(entity_count_range),
+        cmocka_unit_test(frame_count_range),
+        cmocka_unit_test(start_step_not_negative),
+        cmocka_unit_test(metres_per_unit_rules),
+        cmocka_unit_test(each_text_length_1025),
+        cmocka_unit_test(texts_of_1024_bytes_are_valid),
+        cmocka_unit_test(invalid_utf8_in_text_and_name),
+        cmocka_unit_test(entity_id_zero_and_duplicates),
+        cmocka_unit_test(shape_up_to_3),
+        cmocka_unit_test(each_padding_byte),
+        cmocka_unit_test(sizes_must_be_finite),
+        cmocka_unit_test(pose_section_length),
+        cmocka_unit_test(every_non_finite_pose_value),
+        cmocka_unit_test(absent_entity_ignores_the_rest),
+        cmocka_unit_test(first_bad_byte_wins),
+        cmocka_unit_test(every_prefix_fails_cleanly),
+        cmocka_unit_test(input_over_the_limit),
+        cmocka_unit_test(huge_counts_fail_before_any_allocation),
+        cmocka_unit_test(generated_round_trips),
+        cmocka_unit_test(parse_allocation_failure),
+        cmocka_unit_test(write_allocation_failure),
+        cmocka_unit_test(create_and_set_text_allocation_failure),
+        cmocka_unit_test(writer_refuses_invalid_caches),
+        cmocka_unit_test(access_helpers),
+        cmocka_unit_test(plain_file_names),
+        cmocka_unit_test(replay_path_joins_only_plain_names),
+        cmocka_unit_test(read_and_write_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
