@@ -57,13 +57,18 @@ static void dump_text(const onescope_pose_cache *c, FILE *out) {
             c->start_step + (int64_t)c->frame_count - 1, c->metres_per_unit);
     static const char *const labels[ONESCOPE_POSE_TEXT_COUNT] = {
         "unit name", "module id", "library version", "scene", "replay", "label"};
-    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++)
-        fprintf(out, "  %-16s %s\n", labels[i], c->text[i].data);
+    /* Texts are quoted and escaped: a name can never move the cursor or clear a terminal. */
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) {
+        fprintf(out, "  %-16s ", labels[i]);
+        cli_json_string(out, c->text[i].data, c->text[i].length);
+        fputc('\n', out);
+    }
     for (uint32_t i = 0; i < c->entity_count; i++) {
         const onescope_pose_entity *e = &c->entities[i];
-        fprintf(out, "  entity %-6" PRIu32 " id %" PRIu64 " %s size %g %g %g name %s\n", i, e->id,
-                shape_names[e->shape], (double)e->size[0], (double)e->size[1], (double)e->size[2],
-                e->name.data);
+        fprintf(out, "  entity %-6" PRIu32 " id %" PRIu64 " %s size %g %g %g name ", i, e->id,
+                shape_names[e->shape], (double)e->size[0], (double)e->size[1], (double)e->size[2]);
+        cli_json_string(out, e->name.data, e->name.length);
+        fputc('\n', out);
     }
 }
 
