@@ -1,7 +1,15 @@
 /* OSPC v1: parser, validator, writer. Layout and rules: docs/pose-cache.md. */
+#define _POSIX_C_SOURCE 200809L /* open, pread, fstat for the direct read of pose caches */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #include "internal.h"
 #include "onescope/file.h"
@@ -52,21 +60,30 @@ static onescope_code copy_text(const onescope_allocator *a, onescope_text *t, co
     return ONESCOPE_OK;
 }
 
-/* Allocates the cache and its arrays; texts are filled by the caller. */
+/* Allocates the cache and its arrays; texts are filled by the caller. adopt, when not NULL,
+ * becomes the pose array (the cache owns it from then on, even on failure). */
 static onescope_code alloc_cache(uint32_t entity_count, uint32_t frame_count,
-                                 const onescope_allocator *a, onescope_pose_cache **out,
-                                 onescope_error *error, const char *name) {
+                                 const onescope_allocator *a, onescope_pose *adopt,
+                                 onescope_pose_cache **out, onescope_error *error,
+                                 const char *name) {
     size_t pose_count;
-    if (!os_mul_size(entity_count, frame_count, &pose_count))
+    if (!os_mul_size(entity_count, frame_count, &pose_count)) {
+        os_free(a, adopt);
         return os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "pose count", NULL,
                        "overflows size_t");
+    }
     onescope_pose_cache *c = os_calloc(a, 1, sizeof *c);
-    if (c == NULL) return nomem(error, name, "cache");
+    if (c == NULL) {
+        os_free(a, adopt);
+        return nomem(error, name, "cache");
+    }
     c->allocator = a;
     c->entity_count = entity_count;
     c->frame_count = frame_count;
+    c->poses = adopt;
     c->entities = os_calloc(a, entity_count, sizeof *c->entities);
-    c->poses = os_calloc(a, pose_count, sizeof *c->poses);
+    if (c->entities != NULL && c->poses == NULL)
+        c->poses = os_calloc(a, pose_count, sizeof *c->poses);
     if (c->entities == NULL || c->poses == NULL) {
         onescope_pose_cache_free(c);
         return nomem(error, name, "cache");
@@ -92,7 +109,7 @@ onescope_code onescope_pose_cache_create(uint8_t dimensions, uint32_t entity_cou
         return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame count",
                        "1 to 4194304", "%u", (unsigned)frame_count);
     onescope_pose_cache *c;
-    OS_TRY(alloc_cache(entity_count, frame_count, a, &c, error, name));
+    OS_TRY(alloc_cache(entity_count, frame_count, a, NULL, &c, error, name));
     c->dimensions = dimensions;
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) {
         if (copy_text(a, &c->text[i], "", 0, error, name) != ONESCOPE_OK) goto fail;
@@ -310,16 +327,17 @@ static uint64_t least_file_size(uint64_t entities, uint64_t frames) {
            entities * frames * ONESCOPE_OSPC_POSE_BYTES;
 }
 
-static onescope_code check_counts_fit(os_reader *r, size_t at, const char *field, uint32_t count,
-                                      uint64_t entities, uint64_t frames) {
+static onescope_code check_counts_fit(os_reader *r, size_t total, size_t at, const char *field,
+                                      uint32_t count, uint64_t entities, uint64_t frames) {
     uint64_t least = least_file_size(entities, frames);
-    if (least <= r->size) return ONESCOPE_OK;
+    if (least <= total) return ONESCOPE_OK;
     return os_reader_fail_at(r, at, ONESCOPE_E_TRUNCATED, field,
                              "a count the file can hold", "%lu, which needs at least %llu bytes; the file has %zu",
-                             (unsigned long)count, (unsigned long long)least, r->size);
+                             (unsigned long)count, (unsigned long long)least, total);
 }
 
-static onescope_code scan_header(os_reader *r, ospc_header *h) {
+/* total: the whole input's size (the reader may hold only the part before the poses). */
+static onescope_code scan_header(os_reader *r, size_t total, ospc_header *h) {
     const uint8_t *magic;
     if (r->size < 4 && r->size > 0 && memcmp(r->data, "OSPC", r->size) != 0)
         return os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
@@ -341,10 +359,10 @@ static onescope_code scan_header(os_reader *r, ospc_header *h) {
     OS_TRY(os_read_zeros(r, "reserved", 3));
     OS_TRY(os_read_u32(r, "entity count", &h->entity_count));
     OS_TRY(check_entity_count(r, h->entity_count));
-    OS_TRY(check_counts_fit(r, 12, "entity count", h->entity_count, h->entity_count, 1));
+    OS_TRY(check_counts_fit(r, total, 12, "entity count", h->entity_count, h->entity_count, 1));
     OS_TRY(os_read_u32(r, "frame count", &h->frame_count));
     OS_TRY(check_frame_count(r, h->frame_count));
-    OS_TRY(check_counts_fit(r, 16, "frame count", h->frame_count, h->entity_count,
+    OS_TRY(check_counts_fit(r, total, 16, "frame count", h->frame_count, h->entity_count,
                             h->frame_count));
     OS_TRY(os_read_i64(r, "start step", &h->start_step));
     OS_TRY(check_start_step(r, h->start_step));
@@ -392,8 +410,9 @@ static onescope_code scan_entity(os_reader *r, uint32_t index, id_set *ids) {
 
 /* First pass: every rule but the pose values, in file order. Leaves r at the poses. The
  * only allocation is the id set, sized by a count already checked against the input. */
-static onescope_code scan(os_reader *r, const onescope_allocator *a, ospc_header *h) {
-    OS_TRY(scan_header(r, h));
+static onescope_code scan(os_reader *r, size_t total, const onescope_allocator *a,
+                          ospc_header *h) {
+    OS_TRY(scan_header(r, total, h));
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) OS_TRY(scan_text(r, text_names[i]));
     id_set ids = {NULL, 0};
     if (h->entity_count > 1 && !id_set_init(&ids, a, h->entity_count))
@@ -403,7 +422,7 @@ static onescope_code scan(os_reader *r, const onescope_allocator *a, ospc_header
         rc = scan_entity(r, i, &ids);
     os_free(a, ids.slots);
     OS_TRY(rc);
-    size_t remaining = os_reader_remaining(r);
+    size_t remaining = total - r->pos;
     if (remaining < h->pose_bytes) {
         char expected[96];
         snprintf(expected, sizeof expected, "%zu bytes (%lu frames x %lu entities x 28)",
@@ -422,30 +441,111 @@ static void load_text(const onescope_allocator *a, const uint8_t **p, onescope_t
     *p += 2 + length;
 }
 
-/* Copies poses from the file's bytes, checking each block before it is copied (while it
- * is in cache). Returns the index of the first bad value (pose * 7 + k) or SIZE_MAX. */
+/* The first bad value among count poses in the file's byte layout, as pose * 7 + k, or
+ * SIZE_MAX. */
+static size_t check_pose_bytes(const uint8_t *src, size_t count) {
+    uint32_t v[7];
+    for (size_t i = 0; i < count; i++) {
+        const uint8_t *s = src + i * ONESCOPE_OSPC_POSE_BYTES;
+        for (int k = 0; k < 7; k++) v[k] = os_get_u32(s + 4 * k);
+        int bad = pose_bad_value(v);
+        if (bad >= 0) return i * 7 + (size_t)bad;
+    }
+    return SIZE_MAX;
+}
+
+/* Turns poses held in the file's byte layout into native floats, in place: bit patterns
+ * only, never float loads, so the ignored NaNs of absent entities keep every bit. */
+static void poses_to_native(onescope_pose *poses, size_t count) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    (void)poses;
+    (void)count;
+#else
+    uint8_t *p = (uint8_t *)poses;
+    for (size_t i = 0; i < count * 7; i++) {
+        uint32_t bits = os_get_u32(p + 4 * i);
+        memcpy(p + 4 * i, &bits, sizeof bits);
+    }
+#endif
+}
+
+/* Copies poses from the file's bytes, checking each block just before it is copied (while
+ * it is in cache). Returns what check_pose_bytes returns. */
 #define POSE_BLOCK 2048u
 static size_t copy_poses(onescope_pose *dst, const uint8_t *src, size_t count) {
-    uint32_t v[7];
     for (size_t base = 0; base < count; base += POSE_BLOCK) {
         size_t n = count - base < POSE_BLOCK ? count - base : POSE_BLOCK;
         const uint8_t *s = src + base * ONESCOPE_OSPC_POSE_BYTES;
-        for (size_t i = 0; i < n; i++) {
-            for (int k = 0; k < 7; k++) v[k] = os_get_u32(s + i * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k);
-            int bad = pose_bad_value(v);
-            if (bad >= 0) return (base + i) * 7 + (size_t)bad;
-        }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        size_t bad = check_pose_bytes(s, n);
+        if (bad != SIZE_MAX) return base * 7 + bad;
         memcpy(dst + base, s, n * ONESCOPE_OSPC_POSE_BYTES);
-#else
-        /* Bit patterns, never float loads, so ignored NaNs keep every bit. */
-        for (size_t i = 0; i < n * 7; i++) {
-            uint32_t bits = os_get_u32(s + 4 * i);
-            memcpy(&dst[base].position[0] + i, &bits, sizeof bits);
-        }
-#endif
+        poses_to_native(dst + base, n);
     }
     return SIZE_MAX;
+}
+
+/* The parser. data[0, size) is the input, or, when poses is not NULL, the input's first
+ * size bytes, the rest (total - size bytes, the pose section when the file is valid) having
+ * been read straight into poses, in the file's byte layout; the parse then owns poses. */
+static onescope_code parse_impl(const uint8_t *data, size_t size, size_t total,
+                                onescope_pose *poses, const char *name,
+                                const onescope_allocator *a, onescope_pose_cache **out,
+                                onescope_error *error) {
+    os_reader r;
+    os_reader_init(&r, data, size, name, error);
+    ospc_header h;
+    onescope_code rc = scan(&r, total, a, &h);
+    if (rc == ONESCOPE_OK && poses != NULL && (r.pos != size || total - size != h.pose_bytes))
+        rc = os_reader_fail_at(&r, r.pos, ONESCOPE_E_LENGTH, "poses", "the pre-read pose section", NULL);
+    if (rc != ONESCOPE_OK) {
+        os_free(a, poses);
+        return rc;
+    }
+    size_t poses_at = r.pos;
+
+    /* Second pass: everything but the pose values is known to be valid. */
+    onescope_pose_cache *c;
+    OS_TRY(alloc_cache(h.entity_count, h.frame_count, a, poses, &c, error, name));
+    c->dimensions = h.dimensions;
+    c->start_step = h.start_step;
+    c->metres_per_unit = h.metres_per_unit;
+    const uint8_t *p = r.data + HEADER_BYTES;
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) load_text(a, &p, &c->text[i], &rc, error, name);
+    for (uint32_t i = 0; i < h.entity_count && rc == ONESCOPE_OK; i++) {
+        onescope_pose_entity *e = &c->entities[i];
+        e->id = os_get_u64(p);
+        e->shape = p[8];
+        for (int k = 0; k < 3; k++) {
+            uint32_t bits = os_get_u32(p + 12 + 4 * k);
+            memcpy(&e->size[k], &bits, sizeof bits);
+        }
+        p += 24;
+        load_text(a, &p, &e->name, &rc, error, name);
+    }
+    if (rc != ONESCOPE_OK) goto fail;
+    const uint8_t *pose_bytes = poses != NULL ? (const uint8_t *)poses : r.data + poses_at;
+    size_t bad = poses != NULL ? check_pose_bytes(pose_bytes, h.pose_count)
+                               : copy_poses(c->poses, pose_bytes, h.pose_count);
+    if (bad != SIZE_MAX) {
+        size_t index = bad / 7;
+        int k = (int)(bad % 7);
+        rc = fail_pose(&r, poses_at, index, k, h.entity_count,
+                       os_get_u32(pose_bytes + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k));
+        goto fail;
+    }
+    if (poses != NULL) poses_to_native(c->poses, h.pose_count);
+    if (total - poses_at > h.pose_bytes) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "end of file after %zu pose bytes", h.pose_bytes);
+        rc = os_reader_fail_at(&r, poses_at + h.pose_bytes, ONESCOPE_E_TRAILING, "poses",
+                               expected, "%zu more bytes", total - poses_at - h.pose_bytes);
+        goto fail;
+    }
+    *out = c;
+    return ONESCOPE_OK;
+fail:
+    onescope_pose_cache_free(c);
+    return rc;
 }
 
 onescope_code onescope_pose_cache_parse(const void *data, size_t size, const char *name,
@@ -462,54 +562,7 @@ onescope_code onescope_pose_cache_parse(const void *data, size_t size, const cha
     if (size > limit)
         return os_fail(error, ONESCOPE_E_TOO_LARGE, name, 0, "file size",
                        "at most the input limit", "%zu bytes (limit %zu)", size, limit);
-    const onescope_allocator *a = options->allocator;
-    os_reader r;
-    os_reader_init(&r, data, size, name, error);
-    ospc_header h;
-    OS_TRY(scan(&r, a, &h));
-    size_t poses_at = r.pos;
-
-    /* Second pass: everything but the pose values is known to be valid. */
-    onescope_pose_cache *c;
-    OS_TRY(alloc_cache(h.entity_count, h.frame_count, a, &c, error, name));
-    c->dimensions = h.dimensions;
-    c->start_step = h.start_step;
-    c->metres_per_unit = h.metres_per_unit;
-    onescope_code rc = ONESCOPE_OK;
-    const uint8_t *p = r.data + HEADER_BYTES;
-    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) load_text(a, &p, &c->text[i], &rc, error, name);
-    for (uint32_t i = 0; i < h.entity_count && rc == ONESCOPE_OK; i++) {
-        onescope_pose_entity *e = &c->entities[i];
-        e->id = os_get_u64(p);
-        e->shape = p[8];
-        for (int k = 0; k < 3; k++) {
-            uint32_t bits = os_get_u32(p + 12 + 4 * k);
-            memcpy(&e->size[k], &bits, sizeof bits);
-        }
-        p += 24;
-        load_text(a, &p, &e->name, &rc, error, name);
-    }
-    if (rc != ONESCOPE_OK) goto fail;
-    size_t bad = copy_poses(c->poses, r.data + poses_at, h.pose_count);
-    if (bad != SIZE_MAX) {
-        size_t index = bad / 7;
-        int k = (int)(bad % 7);
-        rc = fail_pose(&r, poses_at, index, k, h.entity_count,
-                       os_get_u32(r.data + poses_at + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k));
-        goto fail;
-    }
-    if (os_reader_remaining(&r) > h.pose_bytes) {
-        char expected[96];
-        snprintf(expected, sizeof expected, "end of file after %zu pose bytes", h.pose_bytes);
-        rc = os_reader_fail_at(&r, poses_at + h.pose_bytes, ONESCOPE_E_TRAILING, "poses",
-                               expected, "%zu more bytes", os_reader_remaining(&r) - h.pose_bytes);
-        goto fail;
-    }
-    *out = c;
-    return ONESCOPE_OK;
-fail:
-    onescope_pose_cache_free(c);
-    return rc;
+    return parse_impl(data, size, size, NULL, name, options->allocator, out, error);
 }
 
 /* ---- validator and writer ---- */
@@ -663,12 +716,82 @@ int64_t onescope_pose_cache_next_present(const onescope_pose_cache *c, uint32_t 
 
 /* ---- files ---- */
 
+#if defined(__unix__) || defined(__APPLE__)
+/* pread until n bytes are in or the file ends; true when all n came. */
+static bool pread_all(int fd, void *buf, size_t n, off_t at) {
+    uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t got = pread(fd, p, n, at);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        p += got;
+        n -= (size_t)got;
+        at += got;
+    }
+    return true;
+}
+
+/* The fast path for a regular file: the counts fix where the poses must start (they are
+ * the last frames x entities x 28 bytes), so the bytes before them go into a small buffer
+ * and the poses are read straight into the cache's pose array: no second copy of the
+ * largest part, and half the memory. Anything unexpected returns an error and the caller
+ * falls back to the plain path, which produces the one true error message. */
+static onescope_code read_file_direct(const char *path, size_t limit, const onescope_allocator *a,
+                                      onescope_pose_cache **out) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ONESCOPE_E_IO;
+    onescope_code rc = ONESCOPE_E_IO;
+    uint8_t *head = NULL;
+    onescope_pose *poses = NULL;
+    struct stat st;
+    uint8_t hdr[20];
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 20 ||
+        (uint64_t)st.st_size > limit || !pread_all(fd, hdr, sizeof hdr, 0) ||
+        memcmp(hdr, "OSPC", 4) != 0)
+        goto done;
+    size_t total = (size_t)st.st_size;
+    uint32_t entities = os_get_u32(hdr + 12), frames = os_get_u32(hdr + 16);
+    if (entities < 1 || entities > ONESCOPE_OSPC_MAX_ENTITIES || frames < 1 ||
+        frames > ONESCOPE_OSPC_MAX_FRAMES || least_file_size(entities, frames) > total)
+        goto done;
+    size_t pose_bytes = (size_t)entities * frames * ONESCOPE_OSPC_POSE_BYTES;
+    size_t head_size = total - pose_bytes;
+    head = os_alloc(a, head_size);
+    poses = os_alloc(a, pose_bytes);
+    if (head == NULL || poses == NULL) {
+        rc = ONESCOPE_E_NOMEM;
+        goto done;
+    }
+    if (!pread_all(fd, head, head_size, 0) || !pread_all(fd, poses, pose_bytes, (off_t)head_size))
+        goto done;
+    onescope_error scratch;
+    rc = parse_impl(head, head_size, total, poses, path, a, out, &scratch);
+    poses = NULL; /* parse_impl owns it */
+done:
+    close(fd);
+    os_free(a, head);
+    os_free(a, poses);
+    return rc;
+}
+#endif
+
 onescope_code onescope_pose_cache_read_file(const char *path, const onescope_parse_options *options,
                                             onescope_pose_cache **out, onescope_error *error) {
     onescope_parse_options defaults = onescope_parse_options_default();
     if (options == NULL) options = &defaults;
+    if (path == NULL || out == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_read_file", OS_NO_OFFSET,
+                       NULL, NULL, "path and out must not be NULL");
+    *out = NULL;
+    size_t limit = options->max_input_bytes ? options->max_input_bytes : ONESCOPE_MAX_INPUT_BYTES;
+#if defined(__unix__) || defined(__APPLE__)
+    if (strcmp(path, "-") != 0 &&
+        read_file_direct(path, limit, options->allocator, out) == ONESCOPE_OK)
+        return ONESCOPE_OK;
+    *out = NULL;
+#endif
     onescope_buffer buf;
-    OS_TRY(onescope_read_file(path, options->max_input_bytes, options->allocator, &buf, error));
+    OS_TRY(onescope_read_file(path, limit, options->allocator, &buf, error));
     onescope_code rc = onescope_pose_cache_parse(buf.data, buf.size,
                                                  strcmp(path, "-") == 0 ? "<stdin>" : path,
                                                  options, out, error);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "test_util.h"
@@ -1000,6 +1001,72 @@ static void read_and_write_files(void **state) {
     onescope_pose_cache_free(c);
 }
 
+/* read_file reads a regular file's poses straight into the cache; whatever it reads, its
+ * verdict (code, offset, message) must be the parser's. */
+static void read_file_agrees_with_parse(void **state) {
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tpc_agree_%ld.ospc", (long)getpid());
+    size_t n;
+    uint8_t *good = small_file(&n, 8);
+    uint8_t *b = malloc(n + 8);
+    assert_non_null(b);
+    for (int variant = 0; variant < 14; variant++) {
+        memcpy(b, good, n + 8);
+        size_t len = n;
+        switch (variant) {
+        case 0: break;
+        case 1: len = n + 1; break;                        /* trailing byte */
+        case 2: len = n - 1; break;                        /* short pose section */
+        case 3: put_bits(b + POSES + 28 * 4 + 20, 0x7F800000u); break;
+        case 4: b[T_UNIT + 2] = 0xFF; break;
+        case 5: os_put_u16(b + E1_NAME - 2, 2); break;     /* name shorter: sections shift */
+        case 6: os_put_u16(b + E1_NAME - 2, 4); break;     /* name longer */
+        case 7: os_put_u32(b + 16, 2); break;              /* fewer frames than the file holds */
+        case 8: os_put_u32(b + 16, 4); break;              /* more frames than it holds */
+        case 9: b[8] = 9; break;
+        case 10: len = 19; break;
+        case 11: b[0] = 'X'; break;
+        case 12: put_bits(b + POSES, 0x7FC00000u); break;  /* absent: still valid */
+        case 13: os_put_u64(b + E1, 1); break;
+        }
+        test_write_file(path, b, len);
+        onescope_pose_cache *from_file = NULL, *from_memory = NULL;
+        onescope_error e1, e2;
+        onescope_error_clear(&e1);
+        onescope_error_clear(&e2);
+        onescope_code rc1 = onescope_pose_cache_read_file(path, NULL, &from_file, &e1);
+        onescope_code rc2 = onescope_pose_cache_parse(b, len, path, NULL, &from_memory, &e2);
+        assert_int_equal(rc1, rc2);
+        if (rc1 == ONESCOPE_OK) {
+            assert_caches_equal(from_file, from_memory);
+        } else {
+            char m1[512], m2[512];
+            onescope_error_format(&e1, m1, sizeof m1);
+            onescope_error_format(&e2, m2, sizeof m2);
+            assert_string_equal(m1, m2);
+            assert_null(from_file);
+        }
+        onescope_pose_cache_free(from_file);
+        onescope_pose_cache_free(from_memory);
+        /* with every allocation failing in turn: no leak, and only OK or NOMEM */
+        for (long k = 1; k < 40; k++) {
+            test_alloc t;
+            test_alloc_init(&t, k);
+            onescope_parse_options o = onescope_parse_options_default();
+            o.allocator = &t.allocator;
+            onescope_pose_cache *c = NULL;
+            onescope_code rc = onescope_pose_cache_read_file(path, &o, &c, &e1);
+            assert_true(rc == rc2 || rc == ONESCOPE_E_NOMEM);
+            onescope_pose_cache_free(c);
+            assert_int_equal(t.live, 0);
+        }
+    }
+    remove(path);
+    free(b);
+    free(good);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_small_file_is_valid),
@@ -1035,6 +1102,7 @@ int main(void) {
         cmocka_unit_test(plain_file_names),
         cmocka_unit_test(replay_path_joins_only_plain_names),
         cmocka_unit_test(read_and_write_files),
+        cmocka_unit_test(read_file_agrees_with_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
