@@ -51,10 +51,11 @@ static void dump_json(const onescope_pose_cache *c, FILE *out) {
 
 static void dump_text(const onescope_pose_cache *c, FILE *out) {
     fprintf(out, "OSPC v1 pose cache\n  dimensions       %u\n  entities         %" PRIu32
-                 "\n  frames           %" PRIu32 " (steps %" PRId64 " to %" PRId64 ")\n"
+                 "\n  frames           %" PRIu32 " (steps %" PRId64 " to %" PRIu64 ")\n"
                  "  metres per unit  %.17g\n",
             (unsigned)c->dimensions, c->entity_count, c->frame_count, c->start_step,
-            c->start_step + (int64_t)c->frame_count - 1, c->metres_per_unit);
+            /* unsigned: a start step near INT64_MAX plus the frames may pass INT64_MAX */
+            (uint64_t)c->start_step + c->frame_count - 1, c->metres_per_unit);
     static const char *const labels[ONESCOPE_POSE_TEXT_COUNT] = {
         "unit name", "module id", "library version", "scene", "replay", "label"};
     /* Texts are quoted and escaped: a name can never move the cursor or clear a terminal. */
