@@ -114,7 +114,9 @@ ONESCOPE_API void onescope_pose_rotation(const onescope_pose *pose, float out[4]
 ONESCOPE_API int64_t onescope_pose_cache_next_present(const onescope_pose_cache *cache, uint32_t frame,
                                                       uint32_t start);
 
-/* Reads and parses a file ("-": standard input). */
+/* Reads and parses a file ("-": standard input). For a regular file the pose section is
+ * read straight into the cache (no second copy); the result and any error are exactly
+ * those of onescope_pose_cache_parse on the file's bytes. */
 ONESCOPE_API onescope_code onescope_pose_cache_read_file(const char *path,
                                                          const onescope_parse_options *options,
                                                          onescope_pose_cache **out,
@@ -124,9 +126,10 @@ ONESCOPE_API onescope_code onescope_pose_cache_read_file(const char *path,
 ONESCOPE_API onescope_code onescope_pose_cache_write_file(const onescope_pose_cache *cache,
                                                           const char *path, onescope_error *error);
 
-/* 1 when text[0..length) is a plain file name: not empty, not "." or "..", no '/', '\\' or
- * ':' (so no directory part, absolute path or drive letter on any platform), no NUL or
- * control characters. */
+/* 1 when text[0..length) is a plain file name: not empty, valid UTF-8, not made only of
+ * dots and spaces (".", "..", "..." and the like), no '/', '\\' or ':' (so no directory
+ * part, absolute path, drive letter or UNC share on any platform), no NUL, no control
+ * characters (below 0x20, and 0x7F). */
 ONESCOPE_API int onescope_is_plain_file_name(const char *text, size_t length);
 
 /* When the cache's replay field is a plain file name, writes the directory of cache_path
