@@ -560,9 +560,10 @@ static void huge_counts_fail_before_any_allocation(void **state) {
     uint8_t b[200];
     memset(b, 0, sizeof b);
     memcpy(b, "OSPC\x01\x00\x00\x00\x03", 9);
-    const uint32_t counts[][2] = {{65536, 4194304}, {1, 4194304}, {65536, 1}, {2, 2}};
-    const uint64_t at[] = {12, 16, 12, 16};
-    for (size_t i = 0; i < 4; i++) {
+    const uint32_t counts[][2] = {{65536, 4194304}, {65536, 4194304}, {1, 4194304}, {65536, 1}, {2, 2}};
+    const uint64_t at[] = {12, 12, 16, 12, 16};
+    const size_t sizes[] = {100, 200, 200, 200, 200};
+    for (size_t i = 0; i < 5; i++) {
         os_put_u32(b + 12, counts[i][0]);
         os_put_u32(b + 16, counts[i][1]);
         test_alloc t;
@@ -571,7 +572,7 @@ static void huge_counts_fail_before_any_allocation(void **state) {
         o.allocator = &t.allocator;
         onescope_pose_cache *c = NULL;
         onescope_error err;
-        assert_int_equal(onescope_pose_cache_parse(b, sizeof b, "t", &o, &c, &err), ONESCOPE_E_TRUNCATED);
+        assert_int_equal(onescope_pose_cache_parse(b, sizes[i], "t", &o, &c, &err), ONESCOPE_E_TRUNCATED);
         assert_error_at(err, ONESCOPE_E_TRUNCATED, at[i]);
         assert_int_equal(t.count, 0);
         assert_null(c);
