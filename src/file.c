@@ -34,7 +34,7 @@ onescope_code onescope_read_file(const char *path, size_t max_bytes,
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         if ((uint64_t)st.st_size > max_bytes) {
             if (!is_stdin) close(fd);
-            return os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "file size",
+            return os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
                            "at most the input limit", "%lld bytes (limit %zu)",
                            (long long)st.st_size, max_bytes);
         }
@@ -56,7 +56,7 @@ onescope_code onescope_read_file(const char *path, size_t max_bytes,
         }
         if (size == cap) {
             if (cap > max_bytes) {
-                rc = os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "file size",
+                rc = os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
                              "at most the input limit", "more than %zu bytes", max_bytes);
                 break;
             }
@@ -79,7 +79,7 @@ onescope_code onescope_read_file(const char *path, size_t max_bytes,
     }
     if (!is_stdin) close(fd);
     if (rc == ONESCOPE_OK && size > max_bytes)
-        rc = os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "file size",
+        rc = os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
                      "at most the input limit", "more than %zu bytes", max_bytes);
     if (rc != ONESCOPE_OK) {
         os_free(allocator, data);

@@ -9,7 +9,8 @@ extern "C" {
 #endif
 
 /* Reads a whole file ("-" is standard input) into out. Refuses files over max_bytes
- * (0: ONESCOPE_MAX_INPUT_BYTES) with ONESCOPE_E_TOO_LARGE before reading them whole. */
+ * (0: ONESCOPE_MAX_INPUT_BYTES) with ONESCOPE_E_TOO_LARGE, at offset max_bytes (the first byte
+ * past the limit), before reading them whole. */
 ONESCOPE_API onescope_code onescope_read_file(const char *path, size_t max_bytes,
                                               const onescope_allocator *allocator,
                                               onescope_buffer *out, onescope_error *error);
