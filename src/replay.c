@@ -322,7 +322,7 @@ onescope_code onescope_replay_parse(const void *data, size_t size, const char *n
     }
     OS_TRY(os_reader_end(&rd));
 
-    onescope_replay *r;
+    onescope_replay *r = NULL;
     OS_TRY(new_replay(&setup, &link, a, steps, &r, error, name));
     r->step_count = steps;
     if (snapshot != NULL) {

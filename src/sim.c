@@ -229,7 +229,7 @@ size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op, uint8_t *ou
         return 0;
     }
     const op_layout *L = &layouts[op->code];
-    uint8_t buf[14];
+    uint8_t buf[20]; /* 14 needed; room so no compiler sees a possible overrun */
     size_t off = 1;
     buf[0] = op->code;
     if (L->has_body) buf[off++] = op->body;
