@@ -26,8 +26,11 @@ struct onescope_sim {
     uint32_t body_count;
     onescope_sim_stage next_stage;
     onescope_sim_body bodies[ONESCOPE_SIM_MAX_BODIES];
-    int32_t start_position[ONESCOPE_SIM_MAX_BODIES][3]; /* at the start of the input stage */
+    onescope_sim_body start[ONESCOPE_SIM_MAX_BODIES]; /* the bodies as the input stage began */
 };
+
+/* A body is exactly its eight snapshot values, in snapshot order. */
+_Static_assert(sizeof(onescope_sim_body) == ONESCOPE_SIM_BODY_BYTES, "eight packed int32");
 
 static int32_t clamp64(int64_t v, int32_t lo, int32_t hi) {
     return v < lo ? lo : v > hi ? hi : (int32_t)v;
@@ -432,7 +435,7 @@ static void apply_op(onescope_sim *s, const onescope_op *op) {
         memset(b, 0, sizeof *b);
         b->alive = 1;
         for (int k = 0; k < dims; k++) b->position[k] = clamp64(op->value[k], 0, BOX);
-        for (int k = 0; k < 3; k++) s->start_position[i][k] = SPAWNED;
+        for (int k = 0; k < 3; k++) s->start[i].position[k] = SPAWNED;
         return;
     }
     /* Operations on a body the world does not hold, or on a removed body, do nothing. */
@@ -455,8 +458,7 @@ static void apply_op(onescope_sim *s, const onescope_op *op) {
 }
 
 static void stage_input(onescope_sim *s, const uint8_t *input, size_t size) {
-    for (uint32_t i = 0; i < s->body_count; i++)
-        memcpy(s->start_position[i], s->bodies[i].position, sizeof s->start_position[i]);
+    memcpy(s->start, s->bodies, s->body_count * sizeof s->bodies[0]);
     onescope_op_reader r;
     onescope_op op;
     onescope_op_reader_init(&r, s->def.setup.dimensions, input, size, NULL, 0);
@@ -504,7 +506,8 @@ static void stage_bookkeeping(onescope_sim *s) {
     for (uint32_t i = 0; i < s->body_count; i++) {
         onescope_sim_body *b = &s->bodies[i];
         if (!b->alive) continue;
-        if (memcmp(b->position, s->start_position[i], sizeof b->position) == 0) {
+        const int32_t *was = s->start[i].position;
+        if (b->position[0] == was[0] && b->position[1] == was[1] && b->position[2] == was[2]) {
             if (b->still_count < INT32_MAX) b->still_count++;
         } else {
             b->still_count = 0;
@@ -602,6 +605,10 @@ size_t onescope_sim_snapshot(const onescope_sim *s, void *out, size_t capacity) 
     os_put_u64(p, s->host_step);
     os_put_u32(p + 8, (uint32_t)s->gravity);
     p += ONESCOPE_SIM_SNAPSHOT_HEADER;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* The bodies are already the snapshot's bytes on a little-endian host. */
+    memcpy(p, s->bodies, (size_t)s->body_count * ONESCOPE_SIM_BODY_BYTES);
+#else
     for (uint32_t i = 0; i < s->body_count; i++, p += ONESCOPE_SIM_BODY_BYTES) {
         const onescope_sim_body *b = &s->bodies[i];
         os_put_u32(p, (uint32_t)b->alive);
@@ -611,6 +618,7 @@ size_t onescope_sim_snapshot(const onescope_sim *s, void *out, size_t capacity) 
             os_put_u32(p + 20 + 4 * k, (uint32_t)b->velocity[k]);
         }
     }
+#endif
     return size;
 }
 
