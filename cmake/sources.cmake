@@ -5,6 +5,8 @@ set(ONESCOPE_SOURCES
   src/error.c
   src/file.c
   src/pose_cache.c
+  src/sim.c
+  src/replay.c
 )
 if(ONESCOPE_HAVE_BOX3D)
   list(APPEND ONESCOPE_SOURCES)

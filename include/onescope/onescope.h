@@ -7,5 +7,7 @@
 #include "onescope/error.h"
 #include "onescope/file.h"
 #include "onescope/pose_cache.h"
+#include "onescope/sim.h"
+#include "onescope/replay.h"
 
 #endif

@@ -5,5 +5,7 @@
 int cmd_validate(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_rewrite(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif

@@ -14,6 +14,8 @@ static const command commands[] = {
     {"validate", cmd_validate, "check each file against its format"},
     {"dump", cmd_dump, "print a file's header, entities and counts (--json)"},
     {"rewrite", cmd_rewrite, "parse a file and write it again with the library's writer"},
+    {"verify", cmd_verify, "re-simulate OSTM replays and compare every hash row"},
+    {"replay", cmd_replay, "run an OSTM replay and print per-step hashes (--json, --state)"},
 };
 
 static void usage(FILE *out) {

@@ -1,0 +1,684 @@
+/* The integer test module: world, operations, stages, snapshot, hash, links and fields.
+ * Every rule here is stated in docs/test-module.md; change one and the golden hash rows in
+ * tests/test_sim.c must change with it. Integers only: no value can overflow (see the bounds
+ * in include/onescope/sim.h, and the comments at each arithmetic step). */
+#include <stdio.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "internal.h"
+#include "onescope/sim.h"
+
+#define BOX ONESCOPE_SIM_BOX
+#define VMAX ONESCOPE_SIM_MAX_SPEED
+#define GMAX ONESCOPE_SIM_MAX_GRAVITY
+#define CELL (ONESCOPE_SIM_BOX / (int32_t)ONESCOPE_SIM_GRID) /* 1250 mm */
+#define ARRIVAL_SPEED_X 150 /* a receiver's body arrives at the middle moving +x */
+#define SPAWNED (-1)        /* start position of a body spawned during this step */
+
+struct onescope_sim {
+    const onescope_allocator *allocator;
+    onescope_sim_def def;
+    uint64_t host_step;
+    int32_t gravity;
+    uint32_t body_count;
+    onescope_sim_stage next_stage;
+    onescope_sim_body bodies[ONESCOPE_SIM_MAX_BODIES];
+    onescope_sim_body start[ONESCOPE_SIM_MAX_BODIES]; /* the bodies as the input stage began */
+};
+
+/* A body is exactly its eight snapshot values, in snapshot order. */
+_Static_assert(sizeof(onescope_sim_body) == ONESCOPE_SIM_BODY_BYTES, "eight packed int32");
+
+static int32_t clamp64(int64_t v, int32_t lo, int32_t hi) {
+    return v < lo ? lo : v > hi ? hi : (int32_t)v;
+}
+
+/* ---- setup and link ---- */
+
+onescope_sim_def onescope_sim_def_default(void) {
+    onescope_sim_def d;
+    memset(&d, 0, sizeof d);
+    d.setup.dimensions = 3;
+    d.setup.body_count = 1;
+    d.setup.seed = 0;
+    d.link.role = ONESCOPE_LINK_ROLE_NONE;
+    return d;
+}
+
+onescope_code onescope_sim_setup_check(const onescope_sim_setup *s, const onescope_link_block *l,
+                                       const char *name, onescope_error *error) {
+    if (name == NULL) name = "<setup>";
+    if (s == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "setup", "non-NULL", NULL);
+    if (s->dimensions != 2 && s->dimensions != 3)
+        return os_fail(error, ONESCOPE_E_RANGE, name, 12, "dimensions", "2 or 3", "%u",
+                       (unsigned)s->dimensions);
+    if (s->body_count < 1 || s->body_count > ONESCOPE_SIM_MAX_BODIES)
+        return os_fail(error, ONESCOPE_E_RANGE, name, 13, "body count", "1 to 64", "%u",
+                       (unsigned)s->body_count);
+    if (l == NULL || l->role == ONESCOPE_LINK_ROLE_NONE) {
+        if (l != NULL && (l->body != 0 || l->transfer_step != 0))
+            return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "link",
+                           "body and step 0 without a link role", "body %u, step %u",
+                           (unsigned)l->body, (unsigned)l->transfer_step);
+        return ONESCOPE_OK;
+    }
+    if (l->role > ONESCOPE_LINK_ROLE_FIELDS)
+        return os_fail(error, ONESCOPE_E_RANGE, name, 18, "link role", "1, 2 or 3", "%u",
+                       (unsigned)l->role);
+    if (l->role == ONESCOPE_LINK_ROLE_FIELDS) {
+        if (l->body != 0)
+            return os_fail(error, ONESCOPE_E_RESERVED, name, 19, "link body",
+                           "0 for role 3 (fields only)", "%u", (unsigned)l->body);
+        if (l->transfer_step != 0)
+            return os_fail(error, ONESCOPE_E_RESERVED, name, 20, "link transfer step",
+                           "0 for role 3 (fields only)", "%u", (unsigned)l->transfer_step);
+        return ONESCOPE_OK;
+    }
+    if (l->body >= s->body_count)
+        return os_fail(error, ONESCOPE_E_RANGE, name, 19, "link body",
+                       "an index below the setup's body count", "%u (body count %u)",
+                       (unsigned)l->body, (unsigned)s->body_count);
+    return ONESCOPE_OK;
+}
+
+onescope_sim_link onescope_link_describe(const onescope_link_block *l) {
+    onescope_sim_link k = {ONESCOPE_LINK_KIND_NONE, "", "", "", 0, 0};
+    if (l == NULL) return k;
+    if (l->role == ONESCOPE_LINK_ROLE_SENDER) {
+        k.kind = ONESCOPE_LINK_KIND_CONTINUED_BY;
+        k.kind_name = "ContinuedBy";
+        k.own_key = "tm-left";
+        k.other_key = "tm-right";
+    } else if (l->role == ONESCOPE_LINK_ROLE_RECEIVER) {
+        k.kind = ONESCOPE_LINK_KIND_CONTINUES;
+        k.kind_name = "Continues";
+        k.own_key = "tm-right";
+        k.other_key = "tm-left";
+    } else {
+        return k;
+    }
+    k.body = l->body;
+    k.step = l->transfer_step;
+    return k;
+}
+
+/* ---- operations ---- */
+
+size_t onescope_op_size(uint8_t code) {
+    switch (code) {
+    case ONESCOPE_OP_IMPULSE: return 14;
+    case ONESCOPE_OP_TELEPORT: return 14;
+    case ONESCOPE_OP_REMOVE: return 2;
+    case ONESCOPE_OP_GRAVITY: return 5;
+    case ONESCOPE_OP_SPAWN: return 13;
+    default: return 0;
+    }
+}
+
+/* Operand layout of each code: names and offsets inside the operation. */
+typedef struct op_layout {
+    int has_body;
+    int values;            /* i32 operands */
+    int z_index;           /* which value must be 0 in 2D, or -1 */
+    const char *names[4];  /* body (if any) then the values */
+} op_layout;
+
+static const op_layout layouts[6] = {
+    {0, 0, -1, {NULL, NULL, NULL, NULL}},
+    {1, 3, 2, {"impulse body", "impulse dx", "impulse dy", "impulse dz"}},
+    {1, 3, 2, {"teleport body", "teleport x", "teleport y", "teleport z"}},
+    {1, 0, -1, {"remove body", NULL, NULL, NULL}},
+    {0, 1, -1, {"gravity", NULL, NULL, NULL}},
+    {0, 3, 2, {"spawn x", "spawn y", "spawn z", NULL}},
+};
+
+void onescope_op_reader_init(onescope_op_reader *r, uint8_t dimensions, const void *data,
+                             size_t size, const char *name, uint64_t base_offset) {
+    r->data = data;
+    r->size = data == NULL ? 0 : size;
+    r->pos = 0;
+    r->dimensions = dimensions;
+    r->base_offset = base_offset;
+    r->name = name == NULL ? "<input>" : name;
+}
+
+/* Reads one operation: OK with op->code 0 at the end of the input. */
+static onescope_code op_read(onescope_op_reader *r, onescope_op *op, onescope_error *error) {
+    if (r->pos >= r->size) {
+        op->code = 0;
+        return ONESCOPE_OK;
+    }
+    const uint8_t *p = r->data + r->pos;
+    size_t left = r->size - r->pos;
+    uint64_t at = r->base_offset + r->pos;
+    uint8_t code = p[0];
+    if (onescope_op_size(code) == 0)
+        return os_fail(error, ONESCOPE_E_OPERATION, r->name, at, "operation", "1 to 5", "%u",
+                (unsigned)code);
+    const op_layout *L = &layouts[code];
+    memset(op, 0, sizeof *op);
+    op->code = code;
+    size_t off = 1;
+    int n = 0;
+    if (L->has_body) {
+        if (left < 2)
+            return os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + 1, L->names[0], "1 byte",
+                    "end of input");
+        op->body = p[1];
+        if (op->body >= ONESCOPE_SIM_MAX_BODIES)
+            return os_fail(error, ONESCOPE_E_RANGE, r->name, at + 1, L->names[0], "0 to 63", "%u",
+                    (unsigned)op->body);
+        off = 2;
+        n = 1;
+    }
+    for (int k = 0; k < L->values; k++, n++, off += 4) {
+        if (left < off + 4)
+            return os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + off, L->names[n], "4 bytes",
+                    "%zu bytes", left > off ? left - off : 0);
+        op->value[k] = (int32_t)os_get_u32(p + off);
+        if (k == L->z_index && r->dimensions == 2 && op->value[k] != 0)
+            return os_fail(error, ONESCOPE_E_RANGE, r->name, at + off, L->names[n], "0 in a 2D world",
+                    "%ld", (long)op->value[k]);
+    }
+    r->pos += off;
+    return ONESCOPE_OK;
+}
+
+int onescope_op_reader_next(onescope_op_reader *r, onescope_op *op, onescope_error *error) {
+    if (op == NULL || r == NULL) return -1;
+    if (op_read(r, op, error) != ONESCOPE_OK) return -1;
+    return op->code == 0 ? 0 : 1;
+}
+
+onescope_code onescope_op_check_input(uint8_t dimensions, const void *data, size_t size,
+                                      const char *name, uint64_t base_offset,
+                                      onescope_error *error) {
+    if (data == NULL && size > 0)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, name ? name : "<input>", OS_NO_OFFSET,
+                       "input", "non-NULL", NULL);
+    if (size > ONESCOPE_SIM_MAX_INPUT)
+        return os_fail(error, ONESCOPE_E_RANGE, name ? name : "<input>", base_offset,
+                       "input length", "at most 65535", "%zu", size);
+    onescope_op_reader r;
+    onescope_op op;
+    onescope_op_reader_init(&r, dimensions, data, size, name, base_offset);
+    do {
+        OS_TRY(op_read(&r, &op, error));
+    } while (op.code != 0);
+    return ONESCOPE_OK;
+}
+
+size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op, uint8_t *out,
+                          size_t capacity, onescope_error *error) {
+    const char *name = "onescope_op_encode";
+    if (op == NULL || out == NULL) {
+        os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                "op and out must not be NULL");
+        return 0;
+    }
+    size_t n = onescope_op_size(op->code);
+    if (n == 0) {
+        os_fail(error, ONESCOPE_E_OPERATION, name, OS_NO_OFFSET, "operation", "1 to 5", "%u",
+                (unsigned)op->code);
+        return 0;
+    }
+    if (capacity < n) {
+        os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "capacity", "room for the operation",
+                "%zu bytes", capacity);
+        return 0;
+    }
+    const op_layout *L = &layouts[op->code];
+    uint8_t buf[20]; /* 14 needed; room so no compiler sees a possible overrun */
+    size_t off = 1;
+    buf[0] = op->code;
+    if (L->has_body) buf[off++] = op->body;
+    for (int k = 0; k < L->values; k++, off += 4) os_put_u32(buf + off, (uint32_t)op->value[k]);
+    /* Check the bytes exactly as the parser will read them. */
+    onescope_op_reader r;
+    onescope_op back;
+    onescope_op_reader_init(&r, dimensions, buf, n, name, 0);
+    if (onescope_op_reader_next(&r, &back, error) != 1) return 0;
+    memcpy(out, buf, n);
+    return n;
+}
+
+/* ---- creating a world ---- */
+
+/* splitmix64: the PRNG behind a setup's initial bodies. */
+static uint64_t splitmix64(uint64_t *state) {
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* A uniform-ish integer lo..hi from the next PRNG value (remainder, no rejection). */
+static int32_t draw(uint64_t *state, int32_t lo, int32_t hi) {
+    uint64_t span = (uint64_t)((int64_t)hi - lo + 1);
+    return (int32_t)(lo + (int64_t)(splitmix64(state) % span));
+}
+
+/* A receiver's body arrives (or a sender's body leaves) when the step counter reaches the
+ * transfer step. */
+static void apply_transfer(onescope_sim *s) {
+    const onescope_link_block *l = &s->def.link;
+    if (l->role != ONESCOPE_LINK_ROLE_SENDER && l->role != ONESCOPE_LINK_ROLE_RECEIVER) return;
+    if (s->host_step != l->transfer_step || l->body >= s->body_count) return;
+    onescope_sim_body *b = &s->bodies[l->body];
+    if (l->role == ONESCOPE_LINK_ROLE_SENDER) {
+        b->alive = 0;
+        return;
+    }
+    b->alive = 1;
+    b->still_count = 0;
+    b->position[0] = BOX / 2;
+    b->position[1] = BOX / 2;
+    b->position[2] = s->def.setup.dimensions == 3 ? BOX / 2 : 0;
+    b->velocity[0] = ARRIVAL_SPEED_X;
+    b->velocity[1] = 0;
+    b->velocity[2] = 0;
+}
+
+static onescope_code new_sim(const onescope_sim_def *def, const onescope_allocator *a,
+                             onescope_sim **out, onescope_error *error, const char *name) {
+    if (out == NULL || def == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                       "def and out must not be NULL");
+    *out = NULL;
+    OS_TRY(onescope_sim_setup_check(&def->setup, &def->link, name, error));
+    onescope_sim *s = os_calloc(a, 1, sizeof *s);
+    if (s == NULL)
+        return os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "world", NULL,
+                       "could not allocate memory");
+    s->allocator = a;
+    s->def = *def;
+    s->next_stage = ONESCOPE_SIM_STAGE_INPUT;
+    *out = s;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_sim_create(const onescope_sim_def *def, const onescope_allocator *a,
+                                  onescope_sim **out, onescope_error *error) {
+    onescope_sim *s;
+    OS_TRY(new_sim(def, a, &s, error, "onescope_sim_create"));
+    int dims = def->setup.dimensions;
+    uint64_t state = def->setup.seed;
+    s->host_step = 0;
+    s->gravity = ONESCOPE_SIM_START_GRAVITY;
+    s->body_count = def->setup.body_count;
+    for (uint32_t i = 0; i < s->body_count; i++) {
+        onescope_sim_body *b = &s->bodies[i];
+        b->alive = 1;
+        for (int k = 0; k < dims; k++) b->position[k] = draw(&state, 0, BOX);
+        for (int k = 0; k < dims; k++) b->velocity[k] = draw(&state, -200, 200);
+    }
+    if (def->link.role == ONESCOPE_LINK_ROLE_RECEIVER) s->bodies[def->link.body].alive = 0;
+    apply_transfer(s);
+    *out = s;
+    return ONESCOPE_OK;
+}
+
+static int32_t get_i32(const uint8_t *p) { return (int32_t)os_get_u32(p); }
+
+onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const void *snapshot,
+                                          size_t size, const char *name, uint64_t base,
+                                          onescope_error *error) {
+    if (name == NULL) name = "<snapshot>";
+    if (setup == NULL || (snapshot == NULL && size > 0))
+        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                       "setup and snapshot must not be NULL");
+    const uint8_t *p = snapshot;
+    if (size < ONESCOPE_SIM_SNAPSHOT_HEADER || (size - ONESCOPE_SIM_SNAPSHOT_HEADER) % 32 != 0 ||
+        (size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32 < setup->body_count ||
+        (size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32 > ONESCOPE_SIM_MAX_BODIES) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "12 + 32 x n bytes with n from %u to 64",
+                 (unsigned)setup->body_count);
+        return os_fail(error, ONESCOPE_E_LENGTH, name, base, "snapshot length", expected, "%zu",
+                       size);
+    }
+    int32_t g = get_i32(p + 8);
+    if (g < -GMAX || g > GMAX)
+        return os_fail(error, ONESCOPE_E_RANGE, name, base + 8, "snapshot gravity",
+                       "-1000 to 1000", "%ld", (long)g);
+    size_t n = (size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *b = p + 12 + 32 * i;
+        uint64_t at = base + 12 + 32 * i;
+        char field[48];
+        int32_t v = get_i32(b);
+        if (v != 0 && v != 1) {
+            snprintf(field, sizeof field, "body %zu alive", i);
+            return os_fail(error, ONESCOPE_E_RANGE, name, at, field, "0 or 1", "%ld", (long)v);
+        }
+        v = get_i32(b + 4);
+        if (v < 0) {
+            snprintf(field, sizeof field, "body %zu still count", i);
+            return os_fail(error, ONESCOPE_E_RANGE, name, at + 4, field, "0 or more", "%ld",
+                           (long)v);
+        }
+        static const char axes[] = "xyz";
+        for (int k = 0; k < 3; k++) {
+            v = get_i32(b + 8 + 4 * k);
+            int flat = k == 2 && setup->dimensions == 2;
+            if (flat ? v != 0 : (v < 0 || v > BOX)) {
+                snprintf(field, sizeof field, "body %zu position %c", i, axes[k]);
+                return os_fail(error, ONESCOPE_E_RANGE, name, at + 8 + 4 * (unsigned)k, field,
+                               flat ? "0 in a 2D world" : "0 to 10000", "%ld", (long)v);
+            }
+        }
+        for (int k = 0; k < 3; k++) {
+            v = get_i32(b + 20 + 4 * k);
+            int flat = k == 2 && setup->dimensions == 2;
+            if (flat ? v != 0 : (v < -VMAX || v > VMAX)) {
+                snprintf(field, sizeof field, "body %zu velocity %c", i, axes[k]);
+                return os_fail(error, ONESCOPE_E_RANGE, name, at + 20 + 4 * (unsigned)k, field,
+                               flat ? "0 in a 2D world" : "-1000 to 1000", "%ld", (long)v);
+            }
+        }
+    }
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_sim_create_from_snapshot(const onescope_sim_def *def, const void *snapshot,
+                                                size_t size, const char *name,
+                                                const onescope_allocator *a, onescope_sim **out,
+                                                onescope_error *error) {
+    if (name == NULL) name = "<snapshot>";
+    if (def == NULL || out == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                       "def and out must not be NULL");
+    *out = NULL;
+    OS_TRY(onescope_sim_setup_check(&def->setup, &def->link, name, error));
+    OS_TRY(onescope_sim_snapshot_check(&def->setup, snapshot, size, name, 0, error));
+    onescope_sim *s;
+    OS_TRY(new_sim(def, a, &s, error, name));
+    const uint8_t *p = snapshot;
+    s->host_step = os_get_u64(p);
+    s->gravity = get_i32(p + 8);
+    s->body_count = (uint32_t)((size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32);
+    for (uint32_t i = 0; i < s->body_count; i++) {
+        const uint8_t *b = p + 12 + 32 * (size_t)i;
+        onescope_sim_body *d = &s->bodies[i];
+        d->alive = get_i32(b);
+        d->still_count = get_i32(b + 4);
+        for (int k = 0; k < 3; k++) {
+            d->position[k] = get_i32(b + 8 + 4 * k);
+            d->velocity[k] = get_i32(b + 20 + 4 * k);
+        }
+    }
+    *out = s;
+    return ONESCOPE_OK;
+}
+
+void onescope_sim_free(onescope_sim *s) {
+    if (s == NULL) return;
+    os_free(s->allocator, s);
+}
+
+/* ---- the four stages ---- */
+
+static void apply_op(onescope_sim *s, const onescope_op *op) {
+    int dims = s->def.setup.dimensions;
+    if (op->code == ONESCOPE_OP_GRAVITY) {
+        s->gravity = clamp64(op->value[0], -GMAX, GMAX);
+        return;
+    }
+    if (op->code == ONESCOPE_OP_SPAWN) {
+        if (s->body_count >= ONESCOPE_SIM_MAX_BODIES) return;
+        uint32_t i = s->body_count++;
+        onescope_sim_body *b = &s->bodies[i];
+        memset(b, 0, sizeof *b);
+        b->alive = 1;
+        for (int k = 0; k < dims; k++) b->position[k] = clamp64(op->value[k], 0, BOX);
+        for (int k = 0; k < 3; k++) s->start[i].position[k] = SPAWNED;
+        return;
+    }
+    /* Operations on a body the world does not hold, or on a removed body, do nothing. */
+    if (op->body >= s->body_count || !s->bodies[op->body].alive) return;
+    onescope_sim_body *b = &s->bodies[op->body];
+    switch (op->code) {
+    case ONESCOPE_OP_IMPULSE: /* |v| <= 1000 and |d| < 2^31: the sum fits in 64 bits */
+        for (int k = 0; k < dims; k++)
+            b->velocity[k] = clamp64((int64_t)b->velocity[k] + op->value[k], -VMAX, VMAX);
+        break;
+    case ONESCOPE_OP_TELEPORT:
+        for (int k = 0; k < dims; k++) b->position[k] = clamp64(op->value[k], 0, BOX);
+        break;
+    case ONESCOPE_OP_REMOVE:
+        b->alive = 0;
+        break;
+    default:
+        break;
+    }
+}
+
+static void stage_input(onescope_sim *s, const uint8_t *input, size_t size) {
+    memcpy(s->start, s->bodies, s->body_count * sizeof s->bodies[0]);
+    onescope_op_reader r;
+    onescope_op op;
+    onescope_op_reader_init(&r, s->def.setup.dimensions, input, size, NULL, 0);
+    while (onescope_op_reader_next(&r, &op, NULL) == 1) apply_op(s, &op);
+}
+
+/* Positive gravity pulls towards y = 0: vy -= g, clamped. |vy|, |g| <= 1000. */
+static void stage_gravity(onescope_sim *s) {
+    int32_t g = s->gravity;
+    for (uint32_t i = 0; i < s->body_count; i++) {
+        onescope_sim_body *b = &s->bodies[i];
+        if (!b->alive) continue;
+        int32_t v = b->velocity[1] - g;
+        b->velocity[1] = v < -VMAX ? -VMAX : v > VMAX ? VMAX : v;
+    }
+}
+
+/* p += v per axis; a wall crossing reflects the position and reverses the velocity, losing
+ * an eighth of its magnitude (rounded down). |v| <= 1000 < BOX, so one reflection lands the
+ * body inside 0..BOX. */
+static void stage_move(onescope_sim *s) {
+    int dims = s->def.setup.dimensions;
+    for (uint32_t i = 0; i < s->body_count; i++) {
+        onescope_sim_body *b = &s->bodies[i];
+        if (!b->alive) continue;
+        for (int k = 0; k < dims; k++) {
+            int32_t v = b->velocity[k];
+            int32_t p = b->position[k] + v;
+            if (p < 0) {
+                int32_t m = -v; /* v < 0 here */
+                p = -p;
+                v = m - m / 8;
+            } else if (p > BOX) {
+                int32_t m = v; /* v > 0 here */
+                p = 2 * BOX - p;
+                v = -(m - m / 8);
+            }
+            b->position[k] = p;
+            b->velocity[k] = v;
+        }
+    }
+}
+
+static void stage_bookkeeping(onescope_sim *s) {
+    for (uint32_t i = 0; i < s->body_count; i++) {
+        onescope_sim_body *b = &s->bodies[i];
+        if (!b->alive) continue;
+        const int32_t *was = s->start[i].position;
+        if (b->position[0] == was[0] && b->position[1] == was[1] && b->position[2] == was[2]) {
+            if (b->still_count < INT32_MAX) b->still_count++;
+        } else {
+            b->still_count = 0;
+        }
+    }
+    s->host_step++; /* unsigned: wraps after 2^64 - 1 */
+    apply_transfer(s);
+}
+
+onescope_code onescope_sim_run_stage(onescope_sim *s, const void *input, size_t size,
+                                     onescope_error *error) {
+    if (s == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_run_stage", OS_NO_OFFSET,
+                       "sim", "non-NULL", NULL);
+    switch (s->next_stage) {
+    case ONESCOPE_SIM_STAGE_INPUT:
+        OS_TRY(onescope_op_check_input(s->def.setup.dimensions, input, size, "<step input>", 0,
+                                       error));
+        stage_input(s, input, size);
+        s->next_stage = ONESCOPE_SIM_STAGE_GRAVITY;
+        break;
+    case ONESCOPE_SIM_STAGE_GRAVITY:
+        stage_gravity(s);
+        s->next_stage = ONESCOPE_SIM_STAGE_MOVE;
+        break;
+    case ONESCOPE_SIM_STAGE_MOVE:
+        stage_move(s);
+        s->next_stage = ONESCOPE_SIM_STAGE_BOOKKEEPING;
+        break;
+    case ONESCOPE_SIM_STAGE_BOOKKEEPING:
+        stage_bookkeeping(s);
+        s->next_stage = ONESCOPE_SIM_STAGE_INPUT;
+        break;
+    }
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_sim_step(onescope_sim *s, const void *input, size_t size,
+                                onescope_error *error) {
+    if (s == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_step", OS_NO_OFFSET, "sim",
+                       "non-NULL", NULL);
+    if (s->next_stage != ONESCOPE_SIM_STAGE_INPUT)
+        return os_fail(error, ONESCOPE_E_BAD_STATE, "onescope_sim_step", OS_NO_OFFSET, "stage",
+                       "a step boundary", "before the %s stage",
+                       onescope_sim_stage_name(s->next_stage));
+    OS_TRY(onescope_op_check_input(s->def.setup.dimensions, input, size, "<step input>", 0,
+                                   error));
+    stage_input(s, input, size);
+    stage_gravity(s);
+    stage_move(s);
+    stage_bookkeeping(s);
+    return ONESCOPE_OK;
+}
+
+onescope_sim_stage onescope_sim_next_stage(const onescope_sim *s) {
+    return s == NULL ? ONESCOPE_SIM_STAGE_INPUT : s->next_stage;
+}
+
+const char *onescope_sim_stage_name(onescope_sim_stage stage) {
+    switch (stage) {
+    case ONESCOPE_SIM_STAGE_INPUT: return "input";
+    case ONESCOPE_SIM_STAGE_GRAVITY: return "gravity";
+    case ONESCOPE_SIM_STAGE_MOVE: return "move";
+    case ONESCOPE_SIM_STAGE_BOOKKEEPING: return "bookkeeping";
+    }
+    return "unknown";
+}
+
+/* ---- reading the world ---- */
+
+uint8_t onescope_sim_dimensions(const onescope_sim *s) { return s->def.setup.dimensions; }
+uint64_t onescope_sim_host_step(const onescope_sim *s) { return s->host_step; }
+int32_t onescope_sim_gravity(const onescope_sim *s) { return s->gravity; }
+uint32_t onescope_sim_body_count(const onescope_sim *s) { return s->body_count; }
+onescope_sim_def onescope_sim_get_def(const onescope_sim *s) { return s->def; }
+onescope_sim_link onescope_sim_get_link(const onescope_sim *s) {
+    return onescope_link_describe(&s->def.link);
+}
+
+onescope_code onescope_sim_get_body(const onescope_sim *s, uint32_t index, onescope_sim_body *out) {
+    if (s == NULL || out == NULL || index >= s->body_count) return ONESCOPE_E_ARGUMENT;
+    *out = s->bodies[index];
+    return ONESCOPE_OK;
+}
+
+size_t onescope_sim_snapshot_size(const onescope_sim *s) {
+    return ONESCOPE_SIM_SNAPSHOT_HEADER + (size_t)s->body_count * ONESCOPE_SIM_BODY_BYTES;
+}
+
+size_t onescope_sim_snapshot(const onescope_sim *s, void *out, size_t capacity) {
+    size_t size = onescope_sim_snapshot_size(s);
+    if (out == NULL || capacity < size) return 0;
+    uint8_t *p = out;
+    os_put_u64(p, s->host_step);
+    os_put_u32(p + 8, (uint32_t)s->gravity);
+    p += ONESCOPE_SIM_SNAPSHOT_HEADER;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* The bodies are already the snapshot's bytes on a little-endian host. */
+    memcpy(p, s->bodies, (size_t)s->body_count * ONESCOPE_SIM_BODY_BYTES);
+#else
+    for (uint32_t i = 0; i < s->body_count; i++, p += ONESCOPE_SIM_BODY_BYTES) {
+        const onescope_sim_body *b = &s->bodies[i];
+        os_put_u32(p, (uint32_t)b->alive);
+        os_put_u32(p + 4, (uint32_t)b->still_count);
+        for (int k = 0; k < 3; k++) {
+            os_put_u32(p + 8 + 4 * k, (uint32_t)b->position[k]);
+            os_put_u32(p + 20 + 4 * k, (uint32_t)b->velocity[k]);
+        }
+    }
+#endif
+    return size;
+}
+
+uint64_t onescope_hash_bytes(const void *data, size_t size) { return XXH3_64bits(data, size); }
+
+uint64_t onescope_sim_hash(const onescope_sim *s) {
+    uint8_t buf[ONESCOPE_SIM_MAX_SNAPSHOT];
+    size_t n = onescope_sim_snapshot(s, buf, sizeof buf);
+    return XXH3_64bits(buf, n);
+}
+
+/* ---- fields ---- */
+
+static const onescope_field_overlay overlays[ONESCOPE_FIELD_COUNT] = {
+    {"density", ONESCOPE_FIELD_AT_VERTEX, "vertex", ONESCOPE_SIM_GRID, ONESCOPE_SIM_GRID,
+     ONESCOPE_SIM_GRID_VERTICES, 0, CELL * CELL, "viridis"},
+    {"occupancy", ONESCOPE_FIELD_AT_TRIANGLE, "triangle", ONESCOPE_SIM_GRID, ONESCOPE_SIM_GRID,
+     ONESCOPE_SIM_GRID_TRIANGLES, 0, 4, "inferno"},
+};
+
+const onescope_field_overlay *onescope_field_overlay_get(onescope_field_id field) {
+    if ((unsigned)field >= ONESCOPE_FIELD_COUNT) return NULL;
+    return &overlays[field];
+}
+
+int onescope_sim_has_fields(const onescope_sim *s) {
+    return s != NULL && s->def.link.role != ONESCOPE_LINK_ROLE_NONE;
+}
+
+onescope_code onescope_sim_field(const onescope_sim *s, onescope_field_id field, int32_t *out,
+                                 size_t count, onescope_error *error) {
+    const char *name = "onescope_sim_field";
+    const onescope_field_overlay *o = onescope_field_overlay_get(field);
+    if (s == NULL || o == NULL || out == NULL || count < o->value_count)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "field",
+                       "a world, a known field and room for its values", NULL);
+    if (!onescope_sim_has_fields(s))
+        return os_fail(error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET, "fields",
+                       "a world with a link block", "none");
+    memset(out, 0, o->value_count * sizeof *out);
+    int floor_axis = s->def.setup.dimensions == 3 ? 2 : 1; /* the grid's second axis */
+    for (uint32_t i = 0; i < s->body_count; i++) {
+        const onescope_sim_body *b = &s->bodies[i];
+        if (!b->alive) continue;
+        int32_t u = b->position[0], w = b->position[floor_axis];
+        int32_t ci = u / CELL, cj = w / CELL;
+        if (ci > 7) ci = 7;
+        if (cj > 7) cj = 7;
+        int32_t fu = u - ci * CELL, fw = w - cj * CELL; /* 0..1250 */
+        if (field == ONESCOPE_FIELD_DENSITY) {
+            /* Bilinear weights summing to 1250^2; 64 bodies stay below 10^8. */
+            int32_t v0 = cj * 9 + ci;
+            out[v0] += (CELL - fu) * (CELL - fw);
+            out[v0 + 1] += fu * (CELL - fw);
+            out[v0 + 9] += (CELL - fu) * fw;
+            out[v0 + 10] += fu * fw;
+        } else {
+            int32_t t = 2 * (cj * 8 + ci) + (fu + fw < CELL ? 0 : 1);
+            out[t] += 1;
+        }
+    }
+    return ONESCOPE_OK;
+}

@@ -1,0 +1,507 @@
+/* OSTM v1: every rule that makes a file invalid (code and offset), round trips, the builder,
+ * the runner, verify, links across a pair of replays, allocation failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "test_util.h"
+
+/* ---- helpers ---- */
+
+static onescope_replay *build(uint8_t dims, uint8_t count, onescope_link_block link,
+                              int with_snapshot, int with_rows, int steps) {
+    onescope_sim_setup setup = {dims, count, 77};
+    onescope_replay *r;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&setup, link.role ? &link : NULL, NULL, &r, &err),
+                     ONESCOPE_OK);
+    if (with_snapshot) {
+        onescope_sim_def def = onescope_sim_def_default();
+        def.setup = setup;
+        def.link = link;
+        onescope_sim *s;
+        assert_int_equal(onescope_sim_create(&def, NULL, &s, &err), ONESCOPE_OK);
+        for (int i = 0; i < 5; i++) assert_int_equal(onescope_sim_step(s, NULL, 0, &err), 0);
+        uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
+        size_t n = onescope_sim_snapshot(s, snap, sizeof snap);
+        assert_int_equal(onescope_replay_set_start_snapshot(r, snap, n, &err), ONESCOPE_OK);
+        onescope_sim_free(s);
+    }
+    for (int i = 0; i < steps; i++) {
+        onescope_op ops[3] = {{1, (uint8_t)(i % count), {40, 300, dims == 3 ? -7 : 0}},
+                              {5, 0, {i, 2 * i, 0}},
+                              {4, 0, {i % 5, 0, 0}}};
+        assert_int_equal(onescope_replay_append_ops(r, ops, (size_t)(i % 4), &err), ONESCOPE_OK);
+    }
+    if (with_rows) assert_int_equal(onescope_replay_compute_hash_rows(r, &err), ONESCOPE_OK);
+    return r;
+}
+
+static onescope_buffer write_ok(const onescope_replay *r) {
+    onescope_buffer b;
+    onescope_error err;
+    assert_int_equal(onescope_replay_write(r, NULL, &b, &err), ONESCOPE_OK);
+    return b;
+}
+
+static onescope_code parse(const uint8_t *data, size_t size, onescope_error *err) {
+    onescope_replay *r = NULL;
+    onescope_code rc = onescope_replay_parse(data, size, "t.ostm", NULL, &r, err);
+    if (rc == ONESCOPE_OK) assert_non_null(r);
+    else assert_null(r);
+    onescope_replay_free(r);
+    return rc;
+}
+
+/* Parses a changed copy of b and checks the error's code and offset. */
+static void expect_error(const onescope_buffer *b, size_t size, size_t at, const uint8_t *bytes,
+                         size_t n, onescope_code code, uint64_t offset) {
+    uint8_t *copy = malloc(b->size + 16);
+    assert_non_null(copy);
+    memcpy(copy, b->data, b->size);
+    memset(copy + b->size, 0, 16);
+    if (bytes != NULL) memcpy(copy + at, bytes, n);
+    onescope_error err;
+    assert_int_equal(parse(copy, size, &err), code);
+    assert_error_at(err, code, offset);
+    free(copy);
+}
+
+#define PUT(...) ((const uint8_t[]){__VA_ARGS__}), sizeof((const uint8_t[]){__VA_ARGS__})
+
+/* ---- parsing and writing ---- */
+
+static void parse_reads_every_part(void **state) {
+    (void)state;
+    onescope_link_block link = {1, 1, 150};
+    onescope_replay *r = build(3, 3, link, 1, 1, 9);
+    onescope_buffer b = write_ok(r);
+    assert_memory_equal(b.data, "OSTM\x01\x00\x07\x00\x0a\x00\x00\x00\x03\x03\x4d\x00\x00\x00"
+                                "\x01\x01\x96\x00\x09\x00\x00\x00",
+                        26);
+    onescope_replay *d;
+    onescope_error err;
+    assert_int_equal(onescope_replay_parse(b.data, b.size, "a", NULL, &d, &err), ONESCOPE_OK);
+    assert_int_equal(d->setup.dimensions, 3);
+    assert_int_equal(d->setup.body_count, 3);
+    assert_int_equal(d->setup.seed, 77);
+    assert_int_equal(d->link.role, 1);
+    assert_int_equal(d->link.body, 1);
+    assert_int_equal(d->link.transfer_step, 150);
+    assert_int_equal(d->step_count, 9);
+    assert_true(d->has_start_snapshot);
+    assert_true(d->start_step == 5);
+    assert_int_equal(d->start_snapshot_size, r->start_snapshot_size);
+    assert_memory_equal(d->start_snapshot, r->start_snapshot, r->start_snapshot_size);
+    assert_true(d->has_hash_rows);
+    assert_memory_equal(d->hash_rows, r->hash_rows, 10 * sizeof(uint64_t));
+    assert_int_equal(onescope_replay_flags(d), 7);
+    const uint8_t *p;
+    size_t n;
+    assert_int_equal(onescope_replay_step_input(d, 0, &p, &n), ONESCOPE_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(onescope_replay_step_input(d, 3, &p, &n), ONESCOPE_OK);
+    assert_int_equal(n, 14 + 13 + 5);
+    assert_int_equal(p[0], 1);
+    assert_int_equal(onescope_replay_step_input(d, 9, &p, &n), ONESCOPE_E_ARGUMENT);
+    uint64_t counts[6];
+    onescope_replay_count_ops(d, counts);
+    /* steps 0..8 hold i % 4 operations: 0,1,2,3,0,1,2,3,0 */
+    assert_true(counts[1] == 6 && counts[5] == 4 && counts[4] == 2);
+    assert_true(counts[2] == 0 && counts[3] == 0);
+    onescope_buffer b2 = write_ok(d);
+    assert_int_equal(b.size, b2.size);
+    assert_memory_equal(b.data, b2.data, b.size);
+    onescope_buffer_free(&b);
+    onescope_buffer_free(&b2);
+    onescope_replay_free(r);
+    onescope_replay_free(d);
+}
+
+static void every_flag_combination_round_trips(void **state) {
+    (void)state;
+    for (int flags = 0; flags < 8; flags++) {
+        for (uint8_t dims = 2; dims <= 3; dims++) {
+            onescope_link_block link = {0, 0, 0};
+            if (flags & 4) link = (onescope_link_block){(uint8_t)(1 + flags % 3), 0, 3};
+            if (link.role == 3) link.transfer_step = 0;
+            onescope_replay *r = build(dims, 4, link, flags & 2, flags & 1, 7);
+            onescope_buffer b = write_ok(r);
+            assert_int_equal(b.data[6], flags);
+            onescope_replay *d;
+            onescope_error err;
+            assert_int_equal(onescope_replay_parse(b.data, b.size, "a", NULL, &d, &err), 0);
+            onescope_buffer b2 = write_ok(d);
+            assert_int_equal(b.size, b2.size);
+            assert_memory_equal(b.data, b2.data, b.size);
+            onescope_buffer_free(&b);
+            onescope_buffer_free(&b2);
+            onescope_replay_free(r);
+            onescope_replay_free(d);
+        }
+    }
+}
+
+static void header_rules(void **state) {
+    (void)state;
+    onescope_replay *r = build(3, 3, (onescope_link_block){2, 1, 10}, 0, 0, 2);
+    onescope_buffer b = write_ok(r);
+    size_t n = b.size;
+    expect_error(&b, n, 0, PUT('O', 'S', 'P', 'C'), ONESCOPE_E_MAGIC, 0);
+    expect_error(&b, n, 4, PUT(2, 0), ONESCOPE_E_VERSION, 4);
+    expect_error(&b, n, 6, PUT(0x0c, 0), ONESCOPE_E_FLAGS, 6);
+    expect_error(&b, n, 6, PUT(0x04, 0x80), ONESCOPE_E_FLAGS, 6);
+    expect_error(&b, n, 8, PUT(6), ONESCOPE_E_LENGTH, 8);
+    expect_error(&b, n, 6, PUT(0), ONESCOPE_E_LENGTH, 8); /* no link flag but length 10 */
+    expect_error(&b, n, 12, PUT(1), ONESCOPE_E_RANGE, 12);
+    expect_error(&b, n, 13, PUT(0), ONESCOPE_E_RANGE, 13);
+    expect_error(&b, n, 13, PUT(65), ONESCOPE_E_RANGE, 13);
+    expect_error(&b, n, 18, PUT(0), ONESCOPE_E_RANGE, 18);
+    expect_error(&b, n, 18, PUT(4), ONESCOPE_E_RANGE, 18);
+    expect_error(&b, n, 19, PUT(3), ONESCOPE_E_RANGE, 19);
+    expect_error(&b, n, 18, PUT(3, 1, 0, 0), ONESCOPE_E_RESERVED, 19);
+    expect_error(&b, n, 18, PUT(3, 0, 1, 0), ONESCOPE_E_RESERVED, 20);
+    expect_error(&b, n, 22, PUT(0x01, 0x00, 0x00, 0x01), ONESCOPE_E_RANGE, 22); /* 16777217 */
+    expect_error(&b, n, 22, PUT(0xff, 0xff, 0xff, 0xff), ONESCOPE_E_RANGE, 22);
+    /* 16777216 steps is allowed, but 33 MB of step lengths are not there */
+    expect_error(&b, n, 22, PUT(0x00, 0x00, 0x00, 0x01), ONESCOPE_E_TRUNCATED, 26);
+    expect_error(&b, n + 1, 0, NULL, 0, ONESCOPE_E_TRAILING, n);
+    onescope_error err;
+    onescope_parse_options o = onescope_parse_options_default();
+    o.max_input_bytes = n - 1;
+    onescope_replay *d = NULL;
+    assert_int_equal(onescope_replay_parse(b.data, n, "a", &o, &d, &err), ONESCOPE_E_TOO_LARGE);
+    assert_null(d);
+    onescope_buffer_free(&b);
+    onescope_replay_free(r);
+}
+
+static void snapshot_and_hash_row_rules(void **state) {
+    (void)state;
+    onescope_replay *r = build(2, 2, (onescope_link_block){0, 0, 0}, 1, 1, 3);
+    onescope_buffer b = write_ok(r);
+    size_t n = b.size;
+    /* header 18, step count at 18, snapshot length at 22, snapshot at 26 (12 + 2 x 32 bytes) */
+    assert_int_equal(os_get_u32(b.data + 22), 76);
+    expect_error(&b, n, 22, PUT(0xff, 0xff, 0xff, 0xff), ONESCOPE_E_TRUNCATED, 26);
+    expect_error(&b, n, 22, PUT(75), ONESCOPE_E_LENGTH, 26);  /* not 12 + 32 n */
+    expect_error(&b, n, 22, PUT(44), ONESCOPE_E_LENGTH, 26);  /* 1 body < setup's 2 */
+    expect_error(&b, n, 26 + 8, PUT(0xe9, 0x03), ONESCOPE_E_RANGE, 34); /* gravity 1001 */
+    expect_error(&b, n, 26 + 12, PUT(2), ONESCOPE_E_RANGE, 38);         /* alive 2 */
+    expect_error(&b, n, 26 + 12 + 16, PUT(1), ONESCOPE_E_RANGE, 54);    /* z position in 2D */
+    expect_error(&b, n, 26 + 12 + 32 + 20, PUT(0x00, 0x00, 0x01), ONESCOPE_E_RANGE, 90);
+    /* hash rows: 4 x 8 bytes from 102; cutting the file inside them */
+    expect_error(&b, 110, 0, NULL, 0, ONESCOPE_E_TRUNCATED, 102);
+    onescope_buffer_free(&b);
+    onescope_replay_free(r);
+}
+
+static void step_input_rules(void **state) {
+    (void)state;
+    onescope_sim_setup setup = {2, 2, 1};
+    onescope_replay *r;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &r, &err), ONESCOPE_OK);
+    const uint8_t in[] = {3, 1, 4, 5, 0, 0, 0};
+    assert_int_equal(onescope_replay_append_step(r, in, sizeof in, &err), ONESCOPE_OK);
+    onescope_buffer b = write_ok(r);
+    /* header 18, step count 18..21, length at 22, operations from 24 */
+    size_t n = b.size;
+    assert_int_equal(n, 24 + sizeof in);
+    expect_error(&b, n, 26, PUT(9), ONESCOPE_E_OPERATION, 26);
+    expect_error(&b, n, 24, PUT(0), ONESCOPE_E_OPERATION, 24);
+    expect_error(&b, n, 25, PUT(64), ONESCOPE_E_RANGE, 25);
+    expect_error(&b, n, 22, PUT(6), ONESCOPE_E_TRUNCATED, 27); /* gravity's i32 cut short */
+    expect_error(&b, n, 22, PUT(8), ONESCOPE_E_TRUNCATED, 24); /* length past the end */
+    expect_error(&b, n, 24, PUT(5, 0, 0, 0, 0), ONESCOPE_E_TRUNCATED, 29);
+    expect_error(&b, n, 18, PUT(2), ONESCOPE_E_TRUNCATED, 31); /* 2 steps, 1 present */
+    /* z operands must be 0 in 2D */
+    const uint8_t spawn_z[] = {5, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    assert_int_equal(onescope_replay_append_step(r, spawn_z, sizeof spawn_z, &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 9);
+    assert_int_equal(r->step_count, 1);
+    onescope_buffer_free(&b);
+    onescope_replay_free(r);
+}
+
+static void every_prefix_is_truncated(void **state) {
+    (void)state;
+    onescope_replay *r = build(3, 5, (onescope_link_block){2, 4, 1}, 1, 1, 6);
+    onescope_buffer b = write_ok(r);
+    for (size_t n = 0; n < b.size; n++) {
+        onescope_error err;
+        assert_int_equal(parse(b.data, n, &err), ONESCOPE_E_TRUNCATED);
+    }
+    onescope_error err;
+    assert_int_equal(parse(b.data, b.size, &err), ONESCOPE_OK);
+    onescope_buffer_free(&b);
+    onescope_replay_free(r);
+}
+
+/* ---- the builder and the validator ---- */
+
+static void builder_rules(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_replay *r = NULL;
+    onescope_sim_setup bad = {3, 0, 0};
+    assert_int_equal(onescope_replay_create(&bad, NULL, NULL, &r, &err), ONESCOPE_E_RANGE);
+    assert_null(r);
+    r = build(3, 2, (onescope_link_block){0, 0, 0}, 0, 1, 3);
+    assert_true(r->has_hash_rows);
+    uint64_t rows[4] = {1, 2, 3, 4};
+    assert_int_equal(onescope_replay_set_hash_rows(r, rows, 3, &err), ONESCOPE_E_LENGTH);
+    assert_int_equal(onescope_replay_set_hash_rows(r, rows, 4, &err), ONESCOPE_OK);
+    assert_true(r->hash_rows[3] == 4);
+    assert_int_equal(onescope_replay_append_step(r, NULL, 0, &err), ONESCOPE_OK);
+    assert_false(r->has_hash_rows); /* rows no longer cover every step */
+    assert_int_equal(r->step_count, 4);
+    /* 4682 impulses = 65548 bytes: over a step's 65535 */
+    static onescope_op many[4682];
+    for (size_t i = 0; i < 4682; i++) many[i] = (onescope_op){1, 0, {1, 1, 1}};
+    assert_int_equal(onescope_replay_append_ops(r, many, 4682, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_replay_append_ops(r, many, 4681, &err), ONESCOPE_OK);
+    onescope_op unknown = {7, 0, {0, 0, 0}};
+    assert_int_equal(onescope_replay_append_ops(r, &unknown, 1, &err), ONESCOPE_E_OPERATION);
+    assert_int_equal(r->step_count, 5);
+    const uint8_t small[12] = {0};
+    assert_int_equal(onescope_replay_set_start_snapshot(r, small, 12, &err), ONESCOPE_E_LENGTH);
+    assert_false(r->has_start_snapshot);
+    /* Growing past the first capacity keeps every step. */
+    for (int i = 0; i < 100; i++) {
+        const uint8_t g[] = {4, (uint8_t)i, 0, 0, 0};
+        assert_int_equal(onescope_replay_append_step(r, g, sizeof g, &err), ONESCOPE_OK);
+    }
+    const uint8_t *p;
+    size_t n;
+    assert_int_equal(onescope_replay_step_input(r, 5 + 77, &p, &n), ONESCOPE_OK);
+    assert_int_equal(n, 5);
+    assert_int_equal(p[1], 77);
+    assert_int_equal(onescope_replay_compute_hash_rows(r, &err), ONESCOPE_OK);
+    onescope_buffer b = write_ok(r);
+    onescope_replay *d;
+    assert_int_equal(onescope_replay_parse(b.data, b.size, "a", NULL, &d, &err), ONESCOPE_OK);
+    assert_int_equal(d->step_count, 105);
+    assert_int_equal(onescope_replay_verify(d, NULL, NULL, "a", &err), ONESCOPE_OK);
+    onescope_buffer_free(&b);
+    onescope_replay_free(d);
+
+    /* The writer refuses what the parser would refuse, at the offset it would have. */
+    r->link.role = 9;
+    assert_int_equal(onescope_replay_write(r, NULL, &b, &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 18);
+    assert_null(b.data);
+    r->link.role = 0;
+    r->setup.dimensions = 2; /* the recorded impulses have non-zero dz */
+    assert_int_equal(onescope_replay_validate(r, "v", &err), ONESCOPE_E_RANGE);
+    r->setup.dimensions = 3;
+    r->input_offsets[2] = r->input_offsets[1] + 70000;
+    assert_int_equal(onescope_replay_validate(r, "v", &err), ONESCOPE_E_RANGE);
+    onescope_replay_free(r);
+    onescope_replay_free(NULL);
+}
+
+/* ---- running and verifying ---- */
+
+typedef struct seen {
+    uint32_t rows;
+    uint64_t first_step, last_step;
+    uint32_t stop_at;
+} seen;
+
+static int count_rows(void *user, const onescope_replay_row *row) {
+    seen *s = user;
+    if (s->rows == 0) s->first_step = row->host_step;
+    assert_int_equal(row->index, s->rows);
+    assert_true(row->hash == onescope_sim_hash(row->sim));
+    assert_true(row->host_step == onescope_sim_host_step(row->sim));
+    s->last_step = row->host_step;
+    s->rows++;
+    return s->rows == s->stop_at;
+}
+
+static void run_and_verify(void **state) {
+    (void)state;
+    onescope_replay *r = build(3, 6, (onescope_link_block){0, 0, 0}, 1, 1, 20);
+    onescope_error err;
+    seen s = {0, 0, 0, 0};
+    assert_int_equal(onescope_replay_run(r, NULL, count_rows, &s, &err), ONESCOPE_OK);
+    assert_int_equal(s.rows, 21);
+    assert_true(s.first_step == 5 && s.last_step == 25);
+    assert_true(r->hash_rows[0] == onescope_hash_bytes(r->start_snapshot, r->start_snapshot_size));
+    s = (seen){0, 0, 0, 4};
+    assert_int_equal(onescope_replay_run(r, NULL, count_rows, &s, &err), ONESCOPE_OK);
+    assert_int_equal(s.rows, 4);
+
+    onescope_verify_result v;
+    assert_int_equal(onescope_replay_verify(r, NULL, &v, "a.ostm", &err), ONESCOPE_OK);
+    assert_true(v.matched);
+    assert_int_equal(v.rows_checked, 21);
+    uint64_t good = r->hash_rows[7];
+    r->hash_rows[7] ^= 0x10;
+    r->hash_rows[9] ^= 0x10;
+    assert_int_equal(onescope_replay_verify(r, NULL, &v, "a.ostm", &err), ONESCOPE_E_MISMATCH);
+    assert_false(v.matched);
+    assert_int_equal(v.first_row, 7);
+    assert_true(v.first_step == 12);
+    assert_true(v.actual == good && v.expected == (good ^ 0x10));
+    char line[256], want[256];
+    onescope_error_format(&err, line, sizeof line);
+    snprintf(want, sizeof want, "a.ostm: hash row 7 (step 12): expected %016llx, found %016llx",
+             (unsigned long long)(good ^ 0x10), (unsigned long long)good);
+    assert_string_equal(line, want);
+    assert_int_equal(onescope_replay_set_hash_rows(r, NULL, 0, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_verify(r, NULL, &v, "a.ostm", &err), ONESCOPE_E_FLAGS);
+    assert_error_at(err, ONESCOPE_E_FLAGS, 6);
+    onescope_replay_free(r);
+}
+
+typedef struct link_check {
+    int role;
+    int checked;
+} link_check;
+
+static int check_link(void *user, const onescope_replay_row *row) {
+    link_check *c = user;
+    onescope_sim_body b;
+    assert_int_equal(onescope_sim_get_body(row->sim, 3, &b), ONESCOPE_OK);
+    int here = c->role == 1 ? row->host_step < 150 : row->host_step >= 150;
+    assert_int_equal(b.alive, here);
+    if (row->host_step == 150 && c->role == 2) {
+        assert_int_equal(b.position[0], 5000);
+        assert_int_equal(b.position[1], 5000);
+        assert_int_equal(b.position[2], 0);
+        assert_int_equal(b.velocity[0], 150);
+        c->checked++;
+    }
+    return 0;
+}
+
+static void linked_pair(void **state) {
+    (void)state;
+    onescope_sim_setup setup = {2, 6, 5};
+    for (uint8_t role = 1; role <= 2; role++) {
+        onescope_link_block link = {role, 3, 150};
+        onescope_replay *r;
+        onescope_error err;
+        assert_int_equal(onescope_replay_create(&setup, &link, NULL, &r, &err), ONESCOPE_OK);
+        for (int i = 0; i < 200; i++) assert_int_equal(onescope_replay_append_step(r, NULL, 0, &err), 0);
+        link_check c = {role, 0};
+        assert_int_equal(onescope_replay_run(r, NULL, check_link, &c, &err), ONESCOPE_OK);
+        assert_int_equal(c.checked, role == 2);
+        onescope_sim_link k = onescope_link_describe(&r->link);
+        assert_string_equal(k.own_key, role == 1 ? "tm-left" : "tm-right");
+        onescope_replay_free(r);
+    }
+    /* A transfer step past the last step is valid: it never happens. */
+    onescope_link_block late = {2, 0, 65535};
+    onescope_replay *r;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&setup, &late, NULL, &r, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_append_step(r, NULL, 0, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_compute_hash_rows(r, &err), ONESCOPE_OK);
+    onescope_buffer b = write_ok(r);
+    assert_int_equal(parse(b.data, b.size, &err), ONESCOPE_OK);
+    onescope_buffer_free(&b);
+    onescope_replay_free(r);
+}
+
+/* ---- allocation failure at every site ---- */
+
+static void allocation_failure_everywhere(void **state) {
+    (void)state;
+    onescope_replay *r = build(3, 4, (onescope_link_block){1, 2, 3}, 1, 1, 40);
+    onescope_buffer b = write_ok(r);
+    /* parse */
+    for (long n = 1;; n++) {
+        test_alloc t;
+        test_alloc_init(&t, n);
+        onescope_parse_options o = onescope_parse_options_default();
+        o.allocator = &t.allocator;
+        onescope_replay *d = NULL;
+        onescope_error err;
+        onescope_code rc = onescope_replay_parse(b.data, b.size, "a", &o, &d, &err);
+        if (rc == ONESCOPE_OK) {
+            onescope_replay_free(d);
+            assert_int_equal(t.live, 0);
+            assert_true(n > 5);
+            break;
+        }
+        assert_int_equal(rc, ONESCOPE_E_NOMEM);
+        assert_null(d);
+        assert_int_equal(t.live, 0);
+    }
+    /* write */
+    for (long n = 1;; n++) {
+        test_alloc t;
+        test_alloc_init(&t, n);
+        onescope_buffer out;
+        onescope_error err;
+        onescope_code rc = onescope_replay_write(r, &t.allocator, &out, &err);
+        if (rc == ONESCOPE_OK) {
+            assert_int_equal(out.size, b.size);
+            onescope_buffer_free(&out);
+            assert_int_equal(t.live, 0);
+            break;
+        }
+        assert_int_equal(rc, ONESCOPE_E_NOMEM);
+        assert_int_equal(t.live, 0);
+    }
+    /* build: create, snapshot, append (growing), hash rows (runs the world) */
+    for (long n = 1;; n++) {
+        test_alloc t;
+        test_alloc_init(&t, n);
+        onescope_replay *d = NULL;
+        onescope_error err;
+        onescope_code rc = onescope_replay_create(&r->setup, &r->link, &t.allocator, &d, &err);
+        if (rc == ONESCOPE_OK)
+            rc = onescope_replay_set_start_snapshot(d, r->start_snapshot, r->start_snapshot_size,
+                                                    &err);
+        for (uint32_t i = 0; i < r->step_count && rc == ONESCOPE_OK; i++) {
+            const uint8_t *p;
+            size_t len;
+            onescope_replay_step_input(r, i, &p, &len);
+            rc = onescope_replay_append_step(d, p, len, &err);
+        }
+        if (rc == ONESCOPE_OK) rc = onescope_replay_compute_hash_rows(d, &err);
+        if (rc == ONESCOPE_OK) {
+            assert_memory_equal(d->hash_rows, r->hash_rows, (r->step_count + 1) * 8);
+            onescope_replay_free(d);
+            assert_int_equal(t.live, 0);
+            assert_true(n > 6);
+            break;
+        }
+        assert_int_equal(rc, ONESCOPE_E_NOMEM);
+        onescope_replay_free(d);
+        assert_int_equal(t.live, 0);
+    }
+    /* verify (its world) */
+    for (long n = 1;; n++) {
+        test_alloc t;
+        test_alloc_init(&t, n);
+        onescope_error err;
+        onescope_code rc = onescope_replay_verify(r, &t.allocator, NULL, "a", &err);
+        assert_int_equal(t.live, 0);
+        if (rc == ONESCOPE_OK) break;
+        assert_int_equal(rc, ONESCOPE_E_NOMEM);
+    }
+    onescope_buffer_free(&b);
+    onescope_replay_free(r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parse_reads_every_part),
+        cmocka_unit_test(every_flag_combination_round_trips),
+        cmocka_unit_test(header_rules),
+        cmocka_unit_test(snapshot_and_hash_row_rules),
+        cmocka_unit_test(step_input_rules),
+        cmocka_unit_test(every_prefix_is_truncated),
+        cmocka_unit_test(builder_rules),
+        cmocka_unit_test(run_and_verify),
+        cmocka_unit_test(linked_pair),
+        cmocka_unit_test(allocation_failure_everywhere),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,111 @@
+/* onescope replay FILE.ostm [--json] [--state]: runs a replay and prints every hash row. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+typedef struct replay_print {
+    FILE *out;
+    bool json;
+    bool state;
+    uint32_t mismatches;
+} replay_print;
+
+static void print_state_text(FILE *out, const onescope_sim *sim) {
+    fprintf(out, "  gravity %" PRId32 ", %" PRIu32 " bodies\n", onescope_sim_gravity(sim),
+            onescope_sim_body_count(sim));
+    for (uint32_t i = 0; i < onescope_sim_body_count(sim); i++) {
+        onescope_sim_body b;
+        onescope_sim_get_body(sim, i, &b);
+        fprintf(out, "  body %-3" PRIu32 " alive %" PRId32 " still %" PRId32 " position %" PRId32
+                     " %" PRId32 " %" PRId32 " velocity %" PRId32 " %" PRId32 " %" PRId32 "\n",
+                i, b.alive, b.still_count, b.position[0], b.position[1], b.position[2],
+                b.velocity[0], b.velocity[1], b.velocity[2]);
+    }
+}
+
+static void print_state_json(FILE *out, const onescope_sim *sim) {
+    fprintf(out, ", \"gravity\": %" PRId32 ", \"bodies\": [", onescope_sim_gravity(sim));
+    for (uint32_t i = 0; i < onescope_sim_body_count(sim); i++) {
+        onescope_sim_body b;
+        onescope_sim_get_body(sim, i, &b);
+        fprintf(out,
+                "%s{\"index\": %" PRIu32 ", \"alive\": %" PRId32 ", \"still_count\": %" PRId32
+                ", \"position\": [%" PRId32 ", %" PRId32 ", %" PRId32 "], \"velocity\": [%" PRId32
+                ", %" PRId32 ", %" PRId32 "]}",
+                i ? ", " : "", i, b.alive, b.still_count, b.position[0], b.position[1],
+                b.position[2], b.velocity[0], b.velocity[1], b.velocity[2]);
+    }
+    fputc(']', out);
+}
+
+static int print_row(void *user, const onescope_replay_row *row) {
+    replay_print *p = user;
+    bool bad = row->has_expected && row->expected != row->hash;
+    p->mismatches += bad;
+    if (p->json) {
+        fprintf(p->out, "%s\n    {\"index\": %" PRIu32 ", \"step\": %" PRIu64 ", \"hash\": \"%016" PRIx64 "\"",
+                row->index ? "," : "", row->index, row->host_step, row->hash);
+        if (row->has_expected)
+            fprintf(p->out, ", \"expected\": \"%016" PRIx64 "\", \"match\": %s", row->expected,
+                    bad ? "false" : "true");
+        if (p->state) print_state_json(p->out, row->sim);
+        fputc('}', p->out);
+    } else {
+        fprintf(p->out, "step %" PRIu64 " hash %016" PRIx64, row->host_step, row->hash);
+        if (bad) fprintf(p->out, " MISMATCH expected %016" PRIx64, row->expected);
+        fputc('\n', p->out);
+        if (p->state) print_state_text(p->out, row->sim);
+    }
+    return 0;
+}
+
+int cmd_replay(int argc, char **argv) {
+    const char *path = NULL;
+    replay_print p = {stdout, false, false, 0};
+    for (int i = 0; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            printf("usage: onescope replay FILE.ostm [--json] [--state]\n"
+                   "Runs the replay and prints the world hash at every host step, from the start\n"
+                   "step to the last (a recorded row that differs is marked MISMATCH).\n"
+                   "--state also prints gravity and every body after each step.\n"
+                   "--json prints one JSON document {\"rows\": [{\"index\", \"step\", \"hash\",\n"
+                   "\"expected\", \"match\", \"gravity\", \"bodies\"}]}.\n"
+                   "exit: 0 ran (use 'onescope verify' to check), 1 invalid or unreadable, 2 usage\n");
+            return CLI_OK;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            p.json = true;
+        } else if (strcmp(argv[i], "--state") == 0) {
+            p.state = true;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_usage_error("replay", "unknown option '%s'", argv[i]);
+        } else if (path != NULL) {
+            return cli_usage_error("replay", "takes one FILE.ostm");
+        } else {
+            path = argv[i];
+        }
+    }
+    if (path == NULL) return cli_usage_error("replay", "needs a FILE.ostm");
+    onescope_error err;
+    onescope_replay *r;
+    if (onescope_replay_read_file(path, NULL, &r, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    if (p.json) {
+        fprintf(p.out, "{\n  \"file\": ");
+        cli_json_string(p.out, cli_input_name(path), strlen(cli_input_name(path)));
+        fprintf(p.out, ",\n  \"start_step\": %" PRIu64 ",\n  \"step_count\": %" PRIu32
+                       ",\n  \"has_hash_rows\": %s,\n  \"rows\": [",
+                r->start_step, r->step_count, r->has_hash_rows ? "true" : "false");
+    }
+    onescope_code rc = onescope_replay_run(r, NULL, print_row, &p, &err);
+    onescope_replay_free(r);
+    if (p.json) fprintf(p.out, "\n  ],\n  \"mismatches\": %" PRIu32 "\n}\n", p.mismatches);
+    if (rc != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
