@@ -22,4 +22,7 @@ build_and_test() { # NAME CC BUILD_TYPE [cmake args...]
 build_and_test gcc-O2 gcc Release
 build_and_test clang-O0 clang Debug
 
+stage "s390x: big-endian hash rows (qemu)"
+bash scripts/test_bigendian.sh
+
 stage "all stages passed"
