@@ -158,7 +158,7 @@ static onescope_code op_read(onescope_op_reader *r, onescope_op *op, onescope_er
     uint8_t code = p[0];
     if (onescope_op_size(code) == 0)
         return os_fail(error, ONESCOPE_E_OPERATION, r->name, at, "operation", "1 to 5", "%u",
-                (unsigned)code);
+                       (unsigned)code);
     const op_layout *L = &layouts[code];
     memset(op, 0, sizeof *op);
     op->code = code;
@@ -167,22 +167,22 @@ static onescope_code op_read(onescope_op_reader *r, onescope_op *op, onescope_er
     if (L->has_body) {
         if (left < 2)
             return os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + 1, L->names[0], "1 byte",
-                    "end of input");
+                           "end of input");
         op->body = p[1];
         if (op->body >= ONESCOPE_SIM_MAX_BODIES)
-            return os_fail(error, ONESCOPE_E_RANGE, r->name, at + 1, L->names[0], "0 to 63", "%u",
-                    (unsigned)op->body);
+            return os_fail(error, ONESCOPE_E_RANGE, r->name, at + 1, L->names[0], "0 to 63",
+                           "%u", (unsigned)op->body);
         off = 2;
         n = 1;
     }
     for (int k = 0; k < L->values; k++, n++, off += 4) {
         if (left < off + 4)
-            return os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + off, L->names[n], "4 bytes",
-                    "%zu bytes", left > off ? left - off : 0);
+            return os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + off, L->names[n],
+                           "4 bytes", "%zu bytes", left > off ? left - off : 0);
         op->value[k] = (int32_t)os_get_u32(p + off);
         if (k == L->z_index && r->dimensions == 2 && op->value[k] != 0)
-            return os_fail(error, ONESCOPE_E_RANGE, r->name, at + off, L->names[n], "0 in a 2D world",
-                    "%ld", (long)op->value[k]);
+            return os_fail(error, ONESCOPE_E_RANGE, r->name, at + off, L->names[n],
+                           "0 in a 2D world", "%ld", (long)op->value[k]);
     }
     r->pos += off;
     return ONESCOPE_OK;
@@ -227,7 +227,8 @@ size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op, uint8_t *ou
         return 0;
     }
     if (capacity < n) {
-        os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "capacity", "room for the operation",
+        os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "capacity",
+                "room for the operation",
                 "%zu bytes", capacity);
         return 0;
     }

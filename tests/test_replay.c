@@ -239,6 +239,45 @@ static void every_prefix_is_truncated(void **state) {
     onescope_replay_free(r);
 }
 
+/* Random byte changes: a file either fails with an offset inside it, or parses, writes back
+ * to the same bytes and runs (verify may then report a mismatch, never anything else). */
+static void mutations_fail_cleanly_or_round_trip(void **state) {
+    (void)state;
+    onescope_replay *r = build(2, 3, (onescope_link_block){2, 1, 4}, 1, 1, 12);
+    onescope_buffer b = write_ok(r);
+    uint8_t *copy = malloc(b.size);
+    assert_non_null(copy);
+    uint64_t seed = 99;
+    int parsed = 0;
+    for (int i = 0; i < 4000; i++) {
+        memcpy(copy, b.data, b.size);
+        int changes = 1 + (int)(test_rand(&seed) % 3);
+        for (int k = 0; k < changes; k++)
+            copy[test_rand(&seed) % b.size] = (uint8_t)test_rand(&seed);
+        onescope_replay *d = NULL;
+        onescope_error err;
+        onescope_code rc = onescope_replay_parse(copy, b.size, "m", NULL, &d, &err);
+        if (rc != ONESCOPE_OK) {
+            assert_null(d);
+            assert_true(err.has_offset);
+            assert_true(err.offset <= b.size);
+            continue;
+        }
+        parsed++;
+        onescope_buffer again = write_ok(d);
+        assert_int_equal(again.size, b.size);
+        assert_memory_equal(again.data, copy, b.size);
+        rc = onescope_replay_verify(d, NULL, NULL, "m", &err);
+        assert_true(rc == ONESCOPE_OK || rc == ONESCOPE_E_MISMATCH || rc == ONESCOPE_E_FLAGS);
+        onescope_buffer_free(&again);
+        onescope_replay_free(d);
+    }
+    assert_true(parsed > 100); /* the mutations reached the simulation, not just the parser */
+    free(copy);
+    onescope_buffer_free(&b);
+    onescope_replay_free(r);
+}
+
 /* ---- the builder and the validator ---- */
 
 static void builder_rules(void **state) {
@@ -498,6 +537,7 @@ int main(void) {
         cmocka_unit_test(snapshot_and_hash_row_rules),
         cmocka_unit_test(step_input_rules),
         cmocka_unit_test(every_prefix_is_truncated),
+        cmocka_unit_test(mutations_fail_cleanly_or_round_trip),
         cmocka_unit_test(builder_rules),
         cmocka_unit_test(run_and_verify),
         cmocka_unit_test(linked_pair),

@@ -33,7 +33,7 @@ typedef struct onescope_sim_setup {
 
 typedef enum onescope_link_role {
     ONESCOPE_LINK_ROLE_NONE = 0,     /* no link block */
-    ONESCOPE_LINK_ROLE_SENDER = 1,   /* removes `body` when the step counter reaches `transfer_step` */
+    ONESCOPE_LINK_ROLE_SENDER = 1,   /* removes `body` when the host step reaches `transfer_step` */
     ONESCOPE_LINK_ROLE_RECEIVER = 2, /* holds `body` only from `transfer_step` on */
     ONESCOPE_LINK_ROLE_FIELDS = 3    /* neither: declares the fields only (body and step are 0) */
 } onescope_link_role;
@@ -112,9 +112,9 @@ ONESCOPE_API void onescope_op_reader_init(onescope_op_reader *r, uint8_t dimensi
 ONESCOPE_API int onescope_op_reader_next(onescope_op_reader *r, onescope_op *op,
                                          onescope_error *error);
 /* Checks a whole input (all operations valid); OK for an empty one. */
-ONESCOPE_API onescope_code onescope_op_check_input(uint8_t dimensions, const void *data, size_t size,
-                                                   const char *name, uint64_t base_offset,
-                                                   onescope_error *error);
+ONESCOPE_API onescope_code onescope_op_check_input(uint8_t dimensions, const void *data,
+                                                   size_t size, const char *name,
+                                                   uint64_t base_offset, onescope_error *error);
 /* Encodes op into out (which needs onescope_op_size(op->code) bytes) after checking it as the
  * reader would; returns the bytes written, 0 on error. */
 ONESCOPE_API size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op, uint8_t *out,
