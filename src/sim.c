@@ -85,6 +85,34 @@ onescope_code onescope_sim_setup_check(const onescope_sim_setup *s, const onesco
     return ONESCOPE_OK;
 }
 
+void onescope_sim_setup_encode(const onescope_sim_setup *s, uint8_t out[6]) {
+    out[0] = s->dimensions;
+    out[1] = s->body_count;
+    os_put_u32(out + 2, s->seed);
+}
+
+onescope_code onescope_sim_setup_decode(const void *data, size_t size, const char *name,
+                                        uint64_t base, onescope_sim_setup *out,
+                                        onescope_error *error) {
+    if (name == NULL) name = "<setup>";
+    if (out == NULL || (data == NULL && size > 0))
+        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                       "data and out must not be NULL");
+    if (size < ONESCOPE_SIM_SETUP_BYTES)
+        return os_fail(error, ONESCOPE_E_TRUNCATED, name, base, "setup", "6 bytes", "%zu",
+                       size);
+    const uint8_t *p = data;
+    onescope_sim_setup s = {p[0], p[1], os_get_u32(p + 2)};
+    if (s.dimensions != 2 && s.dimensions != 3)
+        return os_fail(error, ONESCOPE_E_RANGE, name, base, "dimensions", "2 or 3", "%u",
+                       (unsigned)s.dimensions);
+    if (s.body_count < 1 || s.body_count > ONESCOPE_SIM_MAX_BODIES)
+        return os_fail(error, ONESCOPE_E_RANGE, name, base + 1, "body count", "1 to 64", "%u",
+                       (unsigned)s.body_count);
+    *out = s;
+    return ONESCOPE_OK;
+}
+
 onescope_sim_link onescope_link_describe(const onescope_link_block *l) {
     onescope_sim_link k = {ONESCOPE_LINK_KIND_NONE, "", "", "", 0, 0};
     if (l == NULL) return k;

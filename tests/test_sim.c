@@ -96,9 +96,15 @@ static void setup_draws_bodies_from_splitmix64(void **state) {
     int32_t x = (int32_t)(test_rand(&st) % 10001), y = (int32_t)(test_rand(&st) % 10001);
     int32_t vx = (int32_t)(test_rand(&st) % 401) - 200, vy = (int32_t)(test_rand(&st) % 401) - 200;
     assert_body(s, 0, 1, 0, x, y, 0, vx, vy, 0);
+    uint8_t snap[44];
+    assert_int_equal(onescope_sim_snapshot(s, snap, sizeof snap), 44);
+    assert_memory_equal(snap, "\0\0\0\0\0\0\0\0\x0a\0\0\0\x01\0\0\0\0\0\0\0\x74\x17\0\0"
+                              "\xb6\x1f\0\0\0\0\0\0\x67\0\0\0\xdb\xff\xff\xff\0\0\0\0", 44);
+    assert_true(onescope_sim_hash(s) == UINT64_C(0x7eb9508ff7198b74));
     step_ok(s, NULL, 0);
     /* gravity: vy = -37 - 10 = -47; move: 6004 + 103, 8118 - 47 */
     assert_body(s, 0, 1, 0, 6107, 8071, 0, 103, -47, 0);
+    assert_true(onescope_sim_hash(s) == UINT64_C(0x0d516a5a4c44d9ab));
     onescope_sim_free(s);
 
     /* 3D draws x y z, then vx vy vz, body after body. */
@@ -476,6 +482,21 @@ static void setup_and_link_rules(void **state) {
     assert_error_at(err, ONESCOPE_E_RESERVED, 20);
     l = (onescope_link_block){2, 3, 65535};
     assert_int_equal(onescope_sim_setup_check(&s, &l, "x", &err), ONESCOPE_OK);
+
+    uint8_t six[6];
+    onescope_sim_setup_encode(&(onescope_sim_setup){3, 64, 0x01020304u}, six);
+    assert_memory_equal(six, "\x03\x40\x04\x03\x02\x01", 6);
+    onescope_sim_setup back;
+    assert_int_equal(onescope_sim_setup_decode(six, 6, "p", 100, &back, &err), ONESCOPE_OK);
+    assert_true(back.dimensions == 3 && back.body_count == 64 && back.seed == 0x01020304u);
+    assert_int_equal(onescope_sim_setup_decode(six, 5, "p", 100, &back, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 100);
+    six[1] = 65;
+    assert_int_equal(onescope_sim_setup_decode(six, 6, "p", 100, &back, &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 101);
+    six[0] = 1;
+    assert_int_equal(onescope_sim_setup_decode(six, 6, "p", 100, &back, &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 100);
 
     onescope_sim_link k = onescope_link_describe(&(onescope_link_block){1, 3, 150});
     assert_int_equal(k.kind, ONESCOPE_LINK_KIND_CONTINUED_BY);

@@ -71,6 +71,17 @@ ONESCOPE_API onescope_code onescope_sim_setup_check(const onescope_sim_setup *se
                                                     const onescope_link_block *link,
                                                     const char *name, onescope_error *error);
 
+/* The 6 setup bytes (u8 dimensions, u8 body count, u32 seed, little-endian), as they open an
+ * OSTM setup and the live stream's probe snapshot. */
+#define ONESCOPE_SIM_SETUP_BYTES 6u
+ONESCOPE_API void onescope_sim_setup_encode(const onescope_sim_setup *setup, uint8_t out[6]);
+/* Reads and checks 6 setup bytes: TRUNCATED when size < 6 (at base_offset), RANGE for the
+ * dimensions (base_offset) or body count (base_offset + 1). Extra bytes are the caller's. */
+ONESCOPE_API onescope_code onescope_sim_setup_decode(const void *data, size_t size,
+                                                     const char *name, uint64_t base_offset,
+                                                     onescope_sim_setup *out,
+                                                     onescope_error *error);
+
 /* ---- operations (a step's input) ---- */
 
 typedef enum onescope_op_code {
