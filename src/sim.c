@@ -608,13 +608,16 @@ const char *onescope_sim_stage_name(onescope_sim_stage stage) {
 
 /* ---- reading the world ---- */
 
-uint8_t onescope_sim_dimensions(const onescope_sim *s) { return s->def.setup.dimensions; }
-uint64_t onescope_sim_host_step(const onescope_sim *s) { return s->host_step; }
-int32_t onescope_sim_gravity(const onescope_sim *s) { return s->gravity; }
-uint32_t onescope_sim_body_count(const onescope_sim *s) { return s->body_count; }
-onescope_sim_def onescope_sim_get_def(const onescope_sim *s) { return s->def; }
+/* Accessors answer 0 (or an empty value) for a NULL world. */
+uint8_t onescope_sim_dimensions(const onescope_sim *s) { return s ? s->def.setup.dimensions : 0; }
+uint64_t onescope_sim_host_step(const onescope_sim *s) { return s ? s->host_step : 0; }
+int32_t onescope_sim_gravity(const onescope_sim *s) { return s ? s->gravity : 0; }
+uint32_t onescope_sim_body_count(const onescope_sim *s) { return s ? s->body_count : 0; }
+onescope_sim_def onescope_sim_get_def(const onescope_sim *s) {
+    return s ? s->def : onescope_sim_def_default();
+}
 onescope_sim_link onescope_sim_get_link(const onescope_sim *s) {
-    return onescope_link_describe(&s->def.link);
+    return onescope_link_describe(s ? &s->def.link : NULL);
 }
 
 onescope_code onescope_sim_get_body(const onescope_sim *s, uint32_t index, onescope_sim_body *out) {
@@ -624,12 +627,13 @@ onescope_code onescope_sim_get_body(const onescope_sim *s, uint32_t index, onesc
 }
 
 size_t onescope_sim_snapshot_size(const onescope_sim *s) {
+    if (s == NULL) return 0;
     return ONESCOPE_SIM_SNAPSHOT_HEADER + (size_t)s->body_count * ONESCOPE_SIM_BODY_BYTES;
 }
 
 size_t onescope_sim_snapshot(const onescope_sim *s, void *out, size_t capacity) {
     size_t size = onescope_sim_snapshot_size(s);
-    if (out == NULL || capacity < size) return 0;
+    if (s == NULL || out == NULL || capacity < size) return 0;
     uint8_t *p = out;
     os_put_u64(p, s->host_step);
     os_put_u32(p + 8, (uint32_t)s->gravity);
