@@ -332,6 +332,10 @@ static onescope_code new_sim(const onescope_sim_def *def, const onescope_allocat
 
 onescope_code onescope_sim_create(const onescope_sim_def *def, const onescope_allocator *a,
                                   onescope_sim **out, onescope_error *error) {
+    if (out == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_create", OS_NO_OFFSET, "out",
+                       "non-NULL", NULL);
+    *out = NULL;
     onescope_sim *s;
     OS_TRY(new_sim(def, a, &s, error, "onescope_sim_create"));
     int dims = def->setup.dimensions;
@@ -470,19 +474,13 @@ static void apply_op(onescope_sim *s, const onescope_op *op) {
     /* Operations on a body the world does not hold, or on a removed body, do nothing. */
     if (op->body >= s->body_count || !s->bodies[op->body].alive) return;
     onescope_sim_body *b = &s->bodies[op->body];
-    switch (op->code) {
-    case ONESCOPE_OP_IMPULSE: /* |v| <= 1000 and |d| < 2^31: the sum fits in 64 bits */
+    if (op->code == ONESCOPE_OP_IMPULSE) { /* |v| <= 1000, |d| < 2^31: fits in 64 bits */
         for (int k = 0; k < dims; k++)
             b->velocity[k] = clamp64((int64_t)b->velocity[k] + op->value[k], -VMAX, VMAX);
-        break;
-    case ONESCOPE_OP_TELEPORT:
+    } else if (op->code == ONESCOPE_OP_TELEPORT) {
         for (int k = 0; k < dims; k++) b->position[k] = clamp64(op->value[k], 0, BOX);
-        break;
-    case ONESCOPE_OP_REMOVE:
+    } else { /* ONESCOPE_OP_REMOVE: the decoder admits no other code here */
         b->alive = 0;
-        break;
-    default:
-        break;
     }
 }
 

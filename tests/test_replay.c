@@ -446,6 +446,83 @@ static void linked_pair(void **state) {
     onescope_replay_free(r);
 }
 
+/* ---- arguments, the validator's own checks, files ---- */
+
+static void arguments_validator_and_files(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_sim_setup setup = {3, 2, 4};
+    onescope_replay *r = NULL;
+    assert_int_equal(onescope_replay_create(NULL, NULL, NULL, &r, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_parse(NULL, 3, NULL, NULL, &r, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_set_start_snapshot(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_append_step(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_append_ops(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_set_hash_rows(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_compute_hash_rows(NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_validate(NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_write(NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_read_file(NULL, NULL, &r, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_start_world(NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_verify(NULL, NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_flags(NULL), 0);
+    uint64_t counts[6] = {9, 9, 9, 9, 9, 9};
+    onescope_replay_count_ops(NULL, counts);
+    assert_true(counts[1] == 0);
+
+    r = build(3, 2, (onescope_link_block){0, 0, 0}, 1, 1, 3);
+    /* The builder's limits, checked before anything changes. */
+    uint32_t steps = r->step_count;
+    r->step_count = ONESCOPE_OSTM_MAX_STEPS;
+    assert_int_equal(onescope_replay_append_step(r, NULL, 0, &err), ONESCOPE_E_RANGE);
+    r->step_count = ONESCOPE_OSTM_MAX_STEPS + 1;
+    assert_int_equal(onescope_replay_validate(r, "v", &err), ONESCOPE_E_RANGE);
+    r->step_count = steps;
+    uint32_t used = r->input_offsets[steps];
+    r->input_offsets[steps] = UINT32_MAX - 1;
+    const uint8_t g[] = {4, 0, 0, 0, 0};
+    assert_int_equal(onescope_replay_append_step(r, g, sizeof g, &err), ONESCOPE_E_TOO_LARGE);
+    r->input_offsets[steps] = used;
+    /* Inconsistent structs the parser can never produce. */
+    r->start_step++;
+    assert_int_equal(onescope_replay_validate(r, "v", &err), ONESCOPE_E_MISMATCH);
+    r->start_step--;
+    uint8_t *snap = r->start_snapshot;
+    r->start_snapshot = NULL;
+    assert_int_equal(onescope_replay_validate(r, "v", &err), ONESCOPE_E_ARGUMENT);
+    r->start_snapshot = snap;
+    r->has_start_snapshot = 0;
+    assert_int_equal(onescope_replay_validate(r, "v", &err), ONESCOPE_E_ARGUMENT); /* start step */
+    r->has_start_snapshot = 1;
+    uint64_t *rows = r->hash_rows;
+    r->hash_rows = NULL;
+    assert_int_equal(onescope_replay_validate(r, "v", &err), ONESCOPE_E_ARGUMENT);
+    r->hash_rows = rows;
+    r->input_offsets[0] = 1;
+    assert_int_equal(onescope_replay_validate(r, "v", &err), ONESCOPE_E_ARGUMENT);
+    r->input_offsets[0] = 0;
+    uint8_t *inputs = r->inputs;
+    r->inputs = NULL;
+    assert_int_equal(onescope_replay_validate(r, "v", &err), ONESCOPE_E_ARGUMENT);
+    r->inputs = inputs;
+    assert_int_equal(onescope_replay_validate(r, NULL, &err), ONESCOPE_OK);
+
+    /* Files: written atomically, read back equal; a missing file is an I/O error. */
+    const char *path = "test_replay_file.ostm";
+    assert_int_equal(onescope_replay_write_file(r, path, &err), ONESCOPE_OK);
+    onescope_replay *d;
+    assert_int_equal(onescope_replay_read_file(path, NULL, &d, &err), ONESCOPE_OK);
+    assert_int_equal(d->step_count, 3);
+    assert_memory_equal(d->hash_rows, r->hash_rows, 4 * 8);
+    onescope_replay_free(d);
+    remove(path);
+    assert_int_equal(onescope_replay_read_file(path, NULL, &d, &err), ONESCOPE_E_IO);
+    r->link.role = 7;
+    assert_int_equal(onescope_replay_write_file(r, path, &err), ONESCOPE_E_RANGE);
+    onescope_replay_free(r);
+}
+
 /* ---- allocation failure at every site ---- */
 
 static void allocation_failure_everywhere(void **state) {
@@ -541,6 +618,7 @@ int main(void) {
         cmocka_unit_test(builder_rules),
         cmocka_unit_test(run_and_verify),
         cmocka_unit_test(linked_pair),
+        cmocka_unit_test(arguments_validator_and_files),
         cmocka_unit_test(allocation_failure_everywhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

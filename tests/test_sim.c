@@ -356,7 +356,9 @@ static void ops_encode_and_decode(void **state) {
     onescope_op_reader_init(&r, 3, buf, n, "x", 0);
     for (int i = 0; i < 5; i++) {
         assert_int_equal(onescope_op_reader_next(&r, &op, &err), 1);
-        assert_memory_equal(&op, &ops[i], sizeof op);
+        assert_int_equal(op.code, ops[i].code);
+        assert_int_equal(op.body, ops[i].body);
+        assert_memory_equal(op.value, ops[i].value, sizeof op.value);
     }
     assert_int_equal(onescope_op_reader_next(&r, &op, &err), 0);
     onescope_op bad = {6, 0, {0, 0, 0}};
@@ -704,6 +706,71 @@ static void golden_hash_rows(void **state) {
     }
 }
 
+/* ---- arguments ---- */
+
+static void null_and_bad_arguments(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_sim_def def = onescope_sim_def_default();
+    onescope_sim *s = NULL;
+    assert_int_equal(onescope_sim_setup_check(NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    onescope_link_block stray = {0, 1, 0};
+    assert_int_equal(onescope_sim_setup_check(&def.setup, &stray, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_create(NULL, NULL, &s, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_create(&def, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    def.setup.body_count = 0;
+    assert_int_equal(onescope_sim_create(&def, NULL, &s, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_sim_create_from_snapshot(&def, "", 0, NULL, NULL, &s, &err),
+                     ONESCOPE_E_RANGE);
+    assert_null(s);
+    def.setup.body_count = 1;
+    assert_int_equal(onescope_sim_create_from_snapshot(NULL, "", 0, NULL, NULL, &s, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_snapshot_check(NULL, "", 0, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_snapshot_check(&def.setup, NULL, 4, NULL, 0, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_op_check_input(3, NULL, 3, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    static uint8_t big[65536];
+    assert_int_equal(onescope_op_check_input(3, big, sizeof big, NULL, 7, &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 7);
+    assert_int_equal(onescope_op_check_input(3, NULL, 0, NULL, 0, &err), ONESCOPE_OK);
+    onescope_op op = {4, 0, {1, 0, 0}};
+    assert_int_equal(onescope_op_encode(3, NULL, big, 14, &err), 0);
+    assert_int_equal(onescope_op_encode(3, &op, NULL, 14, &err), 0);
+    assert_int_equal(onescope_op_encode(3, &op, big, 4, &err), 0);
+    assert_int_equal(err.code, ONESCOPE_E_ARGUMENT);
+    onescope_op_reader r;
+    onescope_op_reader_init(&r, 3, NULL, 5, NULL, 0);
+    assert_int_equal(onescope_op_reader_next(&r, &op, &err), 0);
+    assert_int_equal(onescope_op_reader_next(&r, NULL, &err), -1);
+    assert_int_equal(onescope_sim_run_stage(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_step(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(onescope_sim_stage_name(ONESCOPE_SIM_STAGE_INPUT), "input");
+    assert_string_equal(onescope_sim_stage_name(ONESCOPE_SIM_STAGE_GRAVITY), "gravity");
+    assert_string_equal(onescope_sim_stage_name((onescope_sim_stage)9), "unknown");
+    assert_int_equal(onescope_sim_next_stage(NULL), ONESCOPE_SIM_STAGE_INPUT);
+    assert_int_equal(onescope_sim_dimensions(NULL), 0);
+    assert_true(onescope_sim_host_step(NULL) == 0);
+    assert_int_equal(onescope_sim_gravity(NULL), 0);
+    assert_int_equal(onescope_sim_body_count(NULL), 0);
+    assert_int_equal(onescope_sim_snapshot_size(NULL), 0);
+    assert_int_equal(onescope_sim_get_def(NULL).setup.dimensions, 3);
+    assert_int_equal(onescope_sim_get_link(NULL).kind, ONESCOPE_LINK_KIND_NONE);
+    assert_int_equal(onescope_sim_has_fields(NULL), 0);
+    onescope_sim_body b;
+    assert_int_equal(onescope_sim_get_body(NULL, 0, &b), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_setup_decode(NULL, 6, NULL, 0, NULL, &err), ONESCOPE_E_ARGUMENT);
+    def.setup.dimensions = 2;
+    def.setup.seed = 3;
+    assert_int_equal(onescope_sim_create(&def, NULL, &s, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_sim_dimensions(s), 2);
+    assert_int_equal(onescope_sim_get_def(s).setup.seed, 3);
+    assert_int_equal(onescope_sim_get_body(s, 1, &b), ONESCOPE_E_ARGUMENT);
+    int32_t d[81];
+    assert_int_equal(onescope_sim_field(s, (onescope_field_id)5, d, 81, &err), ONESCOPE_E_ARGUMENT);
+    onescope_sim_free(s);
+}
+
 /* ---- allocation ---- */
 
 static void allocation_failure_in_create(void **state) {
@@ -753,6 +820,7 @@ int main(void) {
         cmocka_unit_test(link_moves_a_body_between_worlds),
         cmocka_unit_test(fields_on_hand_made_worlds),
         cmocka_unit_test(golden_hash_rows),
+        cmocka_unit_test(null_and_bad_arguments),
         cmocka_unit_test(allocation_failure_in_create),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
