@@ -1,9 +1,9 @@
 # Compiles and runs the C example of docs/test-module.md ("API summary") against the shared
 # library, and checks it prints the worked example's hash rows: the page cannot drift from
 # the API or from the simulation. $1 the C compiler, $2 the source tree, $3 a scratch folder,
-# $4 the shared library.
+# $4 the shared library, $5 extra compiler flags (sanitizer or coverage runtimes; may be empty).
 set -eu
-cc=$1 src=$2 scratch=$3 lib=$4
+cc=$1 src=$2 scratch=$3 lib=$4 extra=${5:-}
 mkdir -p "$scratch"
 out="$scratch/test_module_snippet.c"
 {
@@ -14,7 +14,8 @@ out="$scratch/test_module_snippet.c"
     printf 'return 0;\n}\n'
 } >"$out"
 [ "$(wc -l <"$out")" -gt 20 ] || { echo "no C block found in docs/test-module.md" >&2; exit 1; }
-"$cc" -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Werror -I "$src/include" \
+# shellcheck disable=SC2086 # $extra is a list of flags
+"$cc" -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Werror $extra -I "$src/include" \
     "$out" "$lib" -Wl,-rpath,"$(dirname "$lib")" -o "$scratch/snippet"
 "$scratch/snippet" >"$scratch/snippet.out"
 cat "$scratch/snippet.out"
