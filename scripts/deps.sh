@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcmocka-dev libxxhash-dev libjansson-dev
           python3 clang llvm libclang-rt-14-dev valgrind gcovr
-          gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user)
+          gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user gcc-12-multilib)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -22,7 +22,7 @@ build_and_test() { # NAME CC BUILD_TYPE [cmake args...]
 build_and_test gcc-O2 gcc Release
 build_and_test clang-O0 clang Debug
 
-stage "s390x: big-endian hash rows (qemu)"
+stage "determinism: s390x (big-endian, qemu) and i386 hash rows"
 bash scripts/test_bigendian.sh
 
 stage "all stages passed"
