@@ -621,7 +621,8 @@ onescope_code onescope_pose_cache_validate(const onescope_pose_cache *c, const c
     uint32_t v[7];
     for (size_t i = 0; i < count; i++) {
         const onescope_pose *p = &c->poses[i];
-        for (int k = 0; k < 7; k++) v[k] = f32_bits(k < 3 ? p->position[k] : p->rotation[k - 3]);
+        for (int k = 0; k < 3; k++) v[k] = f32_bits(p->position[k]);
+        for (int k = 0; k < 4; k++) v[3 + k] = f32_bits(p->rotation[k]);
         int bad = pose_bad_value(v);
         if (bad >= 0) return fail_pose(&r, at, i, bad, c->entity_count, v[bad]);
     }
