@@ -7,6 +7,8 @@ set(ONESCOPE_SOURCES
   src/pose_cache.c
   src/sim.c
   src/replay.c
+  src/ots.c
+  src/ots_convert.c
 )
 if(ONESCOPE_HAVE_BOX3D)
   list(APPEND ONESCOPE_SOURCES)

@@ -1,0 +1,294 @@
+/* OTS v4 exchange files: .pvt (a rig: bones and their rest pivots) and .anm (an animation:
+ * pegs with keyframes), both JSON. Reader, validator, writer, and conversion to and from
+ * OSPC pose caches. Format and every rule: docs/ots.md. */
+#ifndef ONESCOPE_OTS_H
+#define ONESCOPE_OTS_H
+
+#include <stdbool.h>
+
+#include "onescope/error.h"
+#include "onescope/pose_cache.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ONESCOPE_OTS_VERSION 4
+
+typedef enum onescope_ots_kind {
+    ONESCOPE_OTS_NONE = 0, /* not an OTS file */
+    ONESCOPE_OTS_PVT = 1,  /* "format": "octo_pvt" */
+    ONESCOPE_OTS_ANM = 2   /* "format": "octo_anm" */
+} onescope_ots_kind;
+
+/* Which application wrote the file ("source"). */
+typedef enum onescope_ots_source {
+    ONESCOPE_OTS_SOURCE_HARMONY = 0,
+    ONESCOPE_OTS_SOURCE_BLENDER = 1,
+    ONESCOPE_OTS_SOURCE_MAYA = 2
+} onescope_ots_source;
+
+typedef enum onescope_ots_up { ONESCOPE_OTS_UP_X = 0, ONESCOPE_OTS_UP_Y = 1, ONESCOPE_OTS_UP_Z = 2 } onescope_ots_up;
+typedef enum onescope_ots_hand { ONESCOPE_OTS_HAND_RIGHT = 0, ONESCOPE_OTS_HAND_LEFT = 1 } onescope_ots_hand;
+typedef enum onescope_ots_unit { ONESCOPE_OTS_UNIT_METERS = 0 } onescope_ots_unit;
+/* Euler order: the axis applied first comes first ("xyz": x, then y, then z). */
+typedef enum onescope_ots_rot_order {
+    ONESCOPE_OTS_ROT_XYZ = 0,
+    ONESCOPE_OTS_ROT_XZY = 1,
+    ONESCOPE_OTS_ROT_YXZ = 2,
+    ONESCOPE_OTS_ROT_YZX = 3,
+    ONESCOPE_OTS_ROT_ZXY = 4,
+    ONESCOPE_OTS_ROT_ZYX = 5
+} onescope_ots_rot_order;
+typedef enum onescope_ots_rot_repr {
+    ONESCOPE_OTS_REPR_EULER_DEG = 0, /* "euler_deg" */
+    ONESCOPE_OTS_REPR_QUAT_WXYZ = 1  /* "quat_wxyz" */
+} onescope_ots_rot_repr;
+
+typedef struct onescope_ots_coordinate_system {
+    onescope_ots_up up;
+    onescope_ots_hand hand;
+    onescope_ots_unit unit;
+    onescope_ots_rot_order rot_order;
+    onescope_ots_rot_repr rot_repr_anim;
+    onescope_ots_rot_repr rot_repr_rest;
+} onescope_ots_coordinate_system;
+
+/* The keys both formats start with (format and version are implied by the struct). */
+typedef struct onescope_ots_header {
+    onescope_ots_source source;
+    double fps; /* > 0 */
+    onescope_ots_coordinate_system coordinate_system;
+} onescope_ots_header;
+
+/* source harmony, fps 24, y up, right-handed, meters, xyz, euler_deg, quat_wxyz. */
+ONESCOPE_API onescope_ots_header onescope_ots_header_default(void);
+
+/* Strings are NUL-terminated UTF-8 owned by the struct's allocator (JSON text cannot hold
+ * U+0000 here). Optional strings (path, rig) may be NULL, which means the same as "". */
+
+/* A camera block, the same in both formats. */
+typedef enum onescope_ots_fov_axis {
+    ONESCOPE_OTS_FOV_VERTICAL = 0,
+    ONESCOPE_OTS_FOV_HORIZONTAL = 1
+} onescope_ots_fov_axis;
+
+typedef struct onescope_ots_camera {
+    char *name;      /* not empty, unique among the file's cameras */
+    char *peg;       /* the bone or peg that animates it (may name none) */
+    char *path;      /* optional */
+    bool is_default;
+    double fov;      /* degrees */
+    onescope_ots_fov_axis fov_axis;
+    bool override_fov;
+    double near_plane, far_plane; /* canonical distances */
+    double near_field, far_field; /* Harmony's original values in fields */
+    double angle;                 /* roll, degrees about z */
+    double offset_x, offset_y, offset_z;
+    double pivot_x, pivot_y;
+    char *rig;       /* optional */
+} onescope_ots_camera;
+
+/* ---- .pvt ---- */
+
+typedef enum onescope_ots_pivot_space {
+    ONESCOPE_OTS_PIVOT_LOCAL = 0,   /* relative to the parent */
+    ONESCOPE_OTS_PIVOT_ARMATURE = 1 /* relative to the armature */
+} onescope_ots_pivot_space;
+
+typedef struct onescope_ots_bone {
+    char *name;          /* not empty; unique per rig tag */
+    char *parent;        /* NULL: JSON null (a root) */
+    double pivot[3];     /* rest position, WITHOUT scale_factor (the file holds pivot * scale) */
+    double rotation[4];  /* rest rotation, quaternion w x y z, not all zero */
+    char *path;          /* optional */
+    char *rig;           /* optional */
+    bool is_camera;      /* optional, false omitted */
+} onescope_ots_bone;
+
+typedef struct onescope_ots_rig {
+    onescope_ots_header header;
+    char *name;
+    double scale_factor; /* > 0: pivots are multiplied by it on write, divided on read */
+    onescope_ots_pivot_space pivot_space;
+    onescope_ots_bone *bones;
+    size_t bone_count;
+    onescope_ots_camera *cameras;
+    size_t camera_count;
+    const onescope_allocator *allocator;
+} onescope_ots_rig;
+
+/* ---- .anm ---- */
+
+typedef enum onescope_ots_interp {
+    ONESCOPE_OTS_BEZIER = 0,
+    ONESCOPE_OTS_LINEAR = 1,
+    ONESCOPE_OTS_CONSTANT = 2
+} onescope_ots_interp;
+
+typedef enum onescope_ots_channel {
+    ONESCOPE_OTS_CHANNEL_POS = 0,
+    ONESCOPE_OTS_CHANNEL_ROT = 1,
+    ONESCOPE_OTS_CHANNEL_SCL = 2
+} onescope_ots_channel;
+
+/* One axis's bezier handles: absolute (frame, value) points. */
+typedef struct onescope_ots_handle {
+    bool present;      /* false: the axis's entry is [] */
+    double left[2];    /* [frame, value] */
+    double right[2];
+} onescope_ots_handle;
+
+typedef struct onescope_ots_keyframe {
+    int32_t frame;
+    double pos[3];
+    bool has_rot;          /* "rot" present */
+    double rot[3];         /* Euler degrees in the coordinate system's rot_order */
+    bool has_rot_quat;     /* "rot_quat" present; wins over rot */
+    double rot_quat[4];    /* w x y z, not all zero */
+    double scl[3];
+    onescope_ots_interp interp;
+    /* handles.pos/.rot/.scl: axes 0 (written []) or 3 (one entry per axis). */
+    uint8_t handle_axes[3];
+    onescope_ots_handle handles[3][3]; /* [channel][axis] */
+} onescope_ots_keyframe;
+
+/* A diagnostic record of how the peg was built in its source application. Never changes a
+ * value; any strings are kept as they are. */
+typedef struct onescope_ots_source_modes {
+    char *position;
+    char *rotation;
+    char *scale;
+    bool enable_3d;
+} onescope_ots_source_modes;
+
+typedef struct onescope_ots_peg {
+    char *name;             /* not empty; unique per rig tag */
+    char *path;             /* optional */
+    char *parent;           /* NULL: JSON null */
+    double rest_pivot[3];
+    double rest_rotation[4]; /* w x y z, not all zero */
+    char *rig;              /* optional */
+    bool is_camera;         /* optional */
+    bool has_source_modes;
+    onescope_ots_source_modes source_modes;
+    onescope_ots_keyframe *keyframes; /* frames strictly increasing */
+    size_t keyframe_count;
+} onescope_ots_peg;
+
+typedef struct onescope_ots_clip {
+    onescope_ots_header header;
+    int32_t frame_range[2]; /* first <= last */
+    onescope_ots_peg *pegs;
+    size_t peg_count;
+    onescope_ots_camera *cameras;
+    size_t camera_count;
+    const onescope_allocator *allocator;
+} onescope_ots_clip;
+
+/* ---- reading ---- */
+
+/* The kind named by the JSON "format" key near the start of data (a quick look, not a
+ * validation): ONESCOPE_OTS_NONE when there is none. */
+ONESCOPE_API onescope_ots_kind onescope_ots_detect(const void *data, size_t size);
+
+/* Parse and validate a whole file. options may be NULL. Syntax errors carry jansson's line
+ * and column; rule errors carry the JSON path in error->field and the line and column of
+ * the offending value. jansson's own temporary tree is allocated through jansson's global
+ * hooks, not through options->allocator; everything *out owns goes through the allocator. */
+ONESCOPE_API onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *name,
+                                                  const onescope_parse_options *options,
+                                                  onescope_ots_rig **out, onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_clip_parse(const void *data, size_t size, const char *name,
+                                                   const onescope_parse_options *options,
+                                                   onescope_ots_clip **out, onescope_error *error);
+
+/* ---- building ---- */
+
+/* Allocate a zeroed rig/clip with header defaults and the given array sizes (entries
+ * zeroed: rotations are set to the identity, scale_factor 1, scl 1). Fill, validate, write. */
+ONESCOPE_API onescope_code onescope_ots_rig_create(size_t bone_count, size_t camera_count,
+                                                   const onescope_allocator *allocator,
+                                                   onescope_ots_rig **out, onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_clip_create(size_t peg_count, size_t camera_count,
+                                                    const onescope_allocator *allocator,
+                                                    onescope_ots_clip **out, onescope_error *error);
+/* Gives a peg count keyframes (frames 0.. count-1, identity rot_quat, scl 1, LINEAR). */
+ONESCOPE_API onescope_code onescope_ots_peg_set_keyframe_count(onescope_ots_clip *clip, onescope_ots_peg *peg,
+                                                               size_t count, onescope_error *error);
+/* Replaces *field (any string of a rig or clip) with a copy of text; text NULL sets NULL. */
+ONESCOPE_API onescope_code onescope_ots_set_string(const onescope_allocator *allocator, char **field,
+                                                   const char *text, onescope_error *error);
+
+ONESCOPE_API void onescope_ots_rig_free(onescope_ots_rig *rig);
+ONESCOPE_API void onescope_ots_clip_free(onescope_ots_clip *clip);
+
+/* Check every rule the parser checks (name labels the error; field holds the JSON path). */
+ONESCOPE_API onescope_code onescope_ots_rig_validate(const onescope_ots_rig *rig, const char *name,
+                                                     onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_clip_validate(const onescope_ots_clip *clip, const char *name,
+                                                      onescope_error *error);
+
+/* ---- writing: validated first; indented JSON, spec key order, shortest round-trip numbers ---- */
+
+ONESCOPE_API onescope_code onescope_ots_rig_write(const onescope_ots_rig *rig,
+                                                  const onescope_allocator *allocator,
+                                                  onescope_buffer *out, onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_clip_write(const onescope_ots_clip *clip,
+                                                   const onescope_allocator *allocator,
+                                                   onescope_buffer *out, onescope_error *error);
+
+/* ---- evaluation and conversion ---- */
+
+/* A peg's local transform at a frame, from its keyframes (rest pose when it has none). */
+typedef struct onescope_ots_sample {
+    double pos[3];
+    double rot_quat[4]; /* w x y z, unit length */
+    double scl[3];
+} onescope_ots_sample;
+
+ONESCOPE_API void onescope_ots_peg_sample(const onescope_ots_peg *peg, onescope_ots_rot_order order,
+                                          double frame, onescope_ots_sample *out);
+
+/* Euler angles in degrees (applied in `order`) to a w x y z quaternion, and the reverse for
+ * the xyz order. */
+ONESCOPE_API void onescope_ots_euler_to_quat(const double deg[3], onescope_ots_rot_order order,
+                                             double wxyz[4]);
+ONESCOPE_API void onescope_ots_quat_to_euler_xyz(const double wxyz[4], double deg[3]);
+
+typedef struct onescope_ots_bake_options {
+    /* true (default): keyframe values are local to the parent peg and are composed up the
+     * parent chain to world space; false: they are already world space. */
+    bool compose_parents;
+} onescope_ots_bake_options;
+ONESCOPE_API onescope_ots_bake_options onescope_ots_bake_options_default(void);
+
+/* .anm -> OSPC: one point entity per peg (id index + 1, name = peg name), every frame of
+ * frame_range sampled (frame k = frame_range[0] + k, start_step = frame_range[0], which must
+ * be >= 0), metres_per_unit 1, unit name "m". Scale and cameras are not carried. */
+ONESCOPE_API onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
+                                                           const onescope_ots_bake_options *options,
+                                                           const onescope_allocator *allocator,
+                                                           onescope_pose_cache **out,
+                                                           onescope_error *error);
+
+typedef struct onescope_ots_from_cache_options {
+    double fps;                 /* default 24 */
+    onescope_ots_source source; /* default blender */
+} onescope_ots_from_cache_options;
+ONESCOPE_API onescope_ots_from_cache_options onescope_ots_from_cache_options_default(void);
+
+/* OSPC -> .anm: one root peg per entity, one LINEAR keyframe per frame where the entity is
+ * present (CONSTANT before a gap, so nothing interpolates across absent frames), with
+ * rot_quat and the matching Euler xyz degrees. */
+ONESCOPE_API onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose_cache *cache,
+                                                             const onescope_ots_from_cache_options *options,
+                                                             const onescope_allocator *allocator,
+                                                             onescope_ots_clip **out,
+                                                             onescope_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

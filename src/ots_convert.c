@@ -1,0 +1,373 @@
+/* OTS v4 evaluation and conversion: .anm clips to and from OSPC pose caches.
+ * Rules: docs/ots.md, "Conversion". */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ots_internal.h"
+
+#define DEG (3.14159265358979323846 / 180.0)
+
+/* ---- quaternions, w x y z ---- */
+
+static void quat_mul(const double a[4], const double b[4], double out[4]) {
+    double r[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+                   a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                   a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+                   a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+    memcpy(out, r, sizeof r);
+}
+
+/* Normalises q unless it is already unit length to within float precision (so a key's
+ * quaternion written from floats comes back bit for bit). */
+static void quat_normalize(double q[4]) {
+    double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (fabs(n2 - 1.0) <= 1e-6 || n2 == 0) return;
+    double n = sqrt(n2);
+    for (int i = 0; i < 4; i++) q[i] /= n;
+}
+
+static void quat_rotate(const double q[4], const double v[3], double out[3]) {
+    double p[4] = {0, v[0], v[1], v[2]}, c[4] = {q[0], -q[1], -q[2], -q[3]}, t[4];
+    quat_mul(q, p, t);
+    quat_mul(t, c, t);
+    out[0] = t[1];
+    out[1] = t[2];
+    out[2] = t[3];
+}
+
+static const int order_axes[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+
+void onescope_ots_euler_to_quat(const double deg[3], onescope_ots_rot_order order, double q[4]) {
+    int o = (int)order >= 0 && (int)order < 6 ? (int)order : 0;
+    q[0] = 1;
+    q[1] = q[2] = q[3] = 0;
+    for (int i = 0; i < 3; i++) {
+        int axis = order_axes[o][i];
+        double half = deg[axis] * DEG * 0.5;
+        double r[4] = {cos(half), 0, 0, 0};
+        r[1 + axis] = sin(half);
+        quat_mul(r, q, q); /* the axis applied later multiplies on the left */
+    }
+}
+
+void onescope_ots_quat_to_euler_xyz(const double q[4], double deg[3]) {
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    double s = 2 * (w * y - z * x);
+    if (s > 1) s = 1;
+    if (s < -1) s = -1;
+    deg[0] = atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y)) / DEG;
+    deg[1] = asin(s) / DEG;
+    deg[2] = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)) / DEG;
+}
+
+static void slerp(const double a[4], const double b_in[4], double t, double out[4]) {
+    double b[4];
+    memcpy(b, b_in, sizeof b);
+    double dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    if (dot < 0) { /* the shorter way round */
+        for (int i = 0; i < 4; i++) b[i] = -b[i];
+        dot = -dot;
+    }
+    double wa, wb;
+    if (dot > 0.9995) {
+        wa = 1 - t;
+        wb = t;
+    } else {
+        double th = acos(dot), s = sin(th);
+        wa = sin((1 - t) * th) / s;
+        wb = sin(t * th) / s;
+    }
+    for (int i = 0; i < 4; i++) out[i] = wa * a[i] + wb * b[i];
+    double n = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+    for (int i = 0; i < 4; i++) out[i] /= n;
+}
+
+/* ---- curves ---- */
+
+static const double *channel_values(const onescope_ots_keyframe *k, int ch) {
+    return ch == ONESCOPE_OTS_CHANNEL_POS ? k->pos : ch == ONESCOPE_OTS_CHANNEL_ROT ? k->rot : k->scl;
+}
+
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+static double bez(double p0, double p1, double p2, double p3, double t) {
+    double u = 1 - t;
+    return u * u * u * p0 + 3 * u * u * t * p1 + 3 * u * t * t * p2 + t * t * t * p3;
+}
+
+static double bez_d(double p0, double p1, double p2, double p3, double t) {
+    double u = 1 - t;
+    return 3 * u * u * (p1 - p0) + 6 * u * t * (p2 - p1) + 3 * t * t * (p3 - p2);
+}
+
+/* The segment a -> b of one axis at frame f (a.frame < f < b.frame). */
+static double segment(const onescope_ots_keyframe *a, const onescope_ots_keyframe *b, int ch,
+                      int axis, double f) {
+    double x0 = a->frame, x3 = b->frame;
+    double y0 = channel_values(a, ch)[axis], y3 = channel_values(b, ch)[axis];
+    double t = (f - x0) / (x3 - x0);
+    if (a->interp == ONESCOPE_OTS_CONSTANT) return y0;
+    const onescope_ots_handle *ha = a->handle_axes[ch] == 3 ? &a->handles[ch][axis] : NULL;
+    const onescope_ots_handle *hb = b->handle_axes[ch] == 3 ? &b->handles[ch][axis] : NULL;
+    if (a->interp == ONESCOPE_OTS_LINEAR || ha == NULL || hb == NULL || !ha->present || !hb->present)
+        return y0 + (y3 - y0) * t;
+    /* Bezier: handle frames clamped into the segment so x(t) rises monotonically; find t
+     * with x(t) = f by Newton steps kept inside a shrinking bisection bracket. */
+    double x1 = clampd(ha->right[0], x0, x3), y1 = ha->right[1];
+    double x2 = clampd(hb->left[0], x0, x3), y2 = hb->left[1];
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 100; i++) {
+        double err = bez(x0, x1, x2, x3, t) - f;
+        if (fabs(err) <= 1e-12 * (x3 - x0)) break;
+        if (err < 0) lo = t;
+        else hi = t;
+        double d = bez_d(x0, x1, x2, x3, t), next = d > 0 ? t - err / d : -1;
+        t = next > lo && next < hi ? next : 0.5 * (lo + hi);
+        if (hi - lo < 1e-15) break;
+    }
+    return bez(y0, y1, y2, y3, t);
+}
+
+static void key_quat(const onescope_ots_keyframe *k, onescope_ots_rot_order order, double q[4]) {
+    if (k->has_rot_quat) memcpy(q, k->rot_quat, 4 * sizeof *q);
+    else onescope_ots_euler_to_quat(k->rot, order, q);
+    quat_normalize(q);
+}
+
+void onescope_ots_peg_sample(const onescope_ots_peg *peg, onescope_ots_rot_order order, double f,
+                             onescope_ots_sample *out) {
+    size_t n = peg->keyframe_count;
+    const onescope_ots_keyframe *k = peg->keyframes;
+    if (n == 0) {
+        memcpy(out->pos, peg->rest_pivot, sizeof out->pos);
+        memcpy(out->rot_quat, peg->rest_rotation, sizeof out->rot_quat);
+        quat_normalize(out->rot_quat);
+        out->scl[0] = out->scl[1] = out->scl[2] = 1;
+        return;
+    }
+    /* hold before the first and after the last keyframe; exact values on a keyframe */
+    const onescope_ots_keyframe *at = NULL;
+    if (f <= k[0].frame) at = &k[0];
+    else if (f >= k[n - 1].frame) at = &k[n - 1];
+    size_t lo = 0, hi = n - 1; /* k[lo].frame <= f < k[hi].frame */
+    if (at == NULL) {
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (k[mid].frame <= f) lo = mid;
+            else hi = mid;
+        }
+        if (k[lo].frame == f) at = &k[lo];
+    }
+    if (at != NULL) {
+        memcpy(out->pos, at->pos, sizeof out->pos);
+        memcpy(out->scl, at->scl, sizeof out->scl);
+        key_quat(at, order, out->rot_quat);
+        return;
+    }
+    const onescope_ots_keyframe *a = &k[lo], *b = &k[hi];
+    for (int ax = 0; ax < 3; ax++) {
+        out->pos[ax] = segment(a, b, ONESCOPE_OTS_CHANNEL_POS, ax, f);
+        out->scl[ax] = segment(a, b, ONESCOPE_OTS_CHANNEL_SCL, ax, f);
+    }
+    if (a->has_rot_quat || b->has_rot_quat) {
+        double qa[4], qb[4];
+        key_quat(a, order, qa);
+        key_quat(b, order, qb);
+        if (a->interp == ONESCOPE_OTS_CONSTANT) memcpy(out->rot_quat, qa, sizeof qa);
+        else slerp(qa, qb, (f - a->frame) / ((double)b->frame - a->frame), out->rot_quat);
+    } else {
+        double e[3];
+        for (int ax = 0; ax < 3; ax++) e[ax] = segment(a, b, ONESCOPE_OTS_CHANNEL_ROT, ax, f);
+        onescope_ots_euler_to_quat(e, order, out->rot_quat);
+    }
+}
+
+/* ---- .anm -> OSPC ---- */
+
+onescope_ots_bake_options onescope_ots_bake_options_default(void) {
+    onescope_ots_bake_options o;
+    o.compose_parents = true;
+    return o;
+}
+
+onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
+                                              const onescope_ots_bake_options *options,
+                                              const onescope_allocator *a,
+                                              onescope_pose_cache **out, onescope_error *error) {
+    const char *name = "anm to ospc";
+    if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    *out = NULL;
+    OS_TRY(onescope_ots_clip_validate(clip, name, error));
+    onescope_ots_bake_options o = options ? *options : onescope_ots_bake_options_default();
+    if (clip->frame_range[0] < 0)
+        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame_range",
+                       "a first frame >= 0 (it becomes the cache's start step)", "%ld",
+                       (long)clip->frame_range[0]);
+    int64_t frames = (int64_t)clip->frame_range[1] - clip->frame_range[0] + 1;
+    if (frames > (int64_t)ONESCOPE_OSPC_MAX_FRAMES)
+        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame_range",
+                       "at most 4194304 frames", "%lld", (long long)frames);
+    if (clip->peg_count < 1 || clip->peg_count > ONESCOPE_OSPC_MAX_ENTITIES)
+        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "pegs", "1 to 65536 pegs",
+                       "%zu", clip->peg_count);
+    size_t n = clip->peg_count;
+    ots_ctx c;
+    memset(&c, 0, sizeof c);
+    c.name = name;
+    c.a = a;
+    c.error = error;
+    size_t *parents = os_calloc(a, n, sizeof *parents);
+    size_t *order = os_calloc(a, n, sizeof *order);
+    size_t *depth = os_calloc(a, n, sizeof *depth);
+    double *world = os_calloc(a, n, 7 * sizeof *world);
+    onescope_pose_cache *cache = NULL;
+    onescope_code rc = ONESCOPE_OK;
+    if (parents == NULL || order == NULL || depth == NULL || world == NULL) {
+        rc = ots_nomem(&c);
+        goto done;
+    }
+    if ((rc = ots_clip_parents(&c, clip, parents)) != ONESCOPE_OK) goto done;
+    /* parents before children: order by chain depth (counting sort; loops were refused) */
+    size_t max_depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = 0;
+        if (o.compose_parents)
+            for (size_t j = parents[i]; j != SIZE_MAX; j = parents[j]) d++;
+        depth[i] = d;
+        if (d > max_depth) max_depth = d;
+    }
+    size_t filled = 0;
+    for (size_t d = 0; d <= max_depth && filled < n; d++)
+        for (size_t i = 0; i < n; i++)
+            if (depth[i] == d) order[filled++] = i;
+    if ((rc = onescope_pose_cache_create(3, (uint32_t)n, (uint32_t)frames, a, &cache, error)) != ONESCOPE_OK)
+        goto done;
+    cache->start_step = clip->frame_range[0];
+    cache->metres_per_unit = 1.0;
+    if ((rc = onescope_pose_cache_set_text(cache, &cache->text[ONESCOPE_POSE_TEXT_UNIT_NAME], "m", 1, error)) != ONESCOPE_OK)
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(clip->pegs[i].name);
+        if (len > ONESCOPE_OSPC_MAX_TEXT) {
+            rc = os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "pegs[].name",
+                         "a name of at most 1024 bytes (an OSPC entity name)", "%zu bytes", len);
+            goto done;
+        }
+        if ((rc = onescope_pose_cache_set_text(cache, &cache->entities[i].name, clip->pegs[i].name, len, error)) != ONESCOPE_OK)
+            goto done;
+    }
+    onescope_ots_rot_order ro = clip->header.coordinate_system.rot_order;
+    for (int64_t f = 0; f < frames; f++) {
+        double frame = (double)(clip->frame_range[0] + f);
+        for (size_t r = 0; r < n; r++) {
+            size_t i = order[r];
+            onescope_ots_sample s;
+            onescope_ots_peg_sample(&clip->pegs[i], ro, frame, &s);
+            double *w = &world[i * 7];
+            if (o.compose_parents && parents[i] != SIZE_MAX) {
+                const double *pw = &world[parents[i] * 7];
+                double v[3];
+                quat_rotate(pw + 3, s.pos, v);
+                for (int k = 0; k < 3; k++) w[k] = pw[k] + v[k];
+                quat_mul(pw + 3, s.rot_quat, w + 3);
+            } else {
+                memcpy(w, s.pos, 3 * sizeof *w);
+                memcpy(w + 3, s.rot_quat, 4 * sizeof *w);
+            }
+            onescope_pose *p = &cache->poses[(size_t)f * n + i];
+            for (int k = 0; k < 3; k++) p->position[k] = (float)w[k];
+            p->rotation[0] = (float)w[4];
+            p->rotation[1] = (float)w[5];
+            p->rotation[2] = (float)w[6];
+            p->rotation[3] = (float)w[3];
+            for (int k = 0; k < 3; k++)
+                if (!isfinite(p->position[k])) {
+                    rc = os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "position",
+                                 "a world position that fits a 32-bit float", "%g at frame %.0f",
+                                 w[k], frame);
+                    goto done;
+                }
+        }
+    }
+    *out = cache;
+    cache = NULL;
+done:
+    onescope_pose_cache_free(cache);
+    os_free(a, parents);
+    os_free(a, order);
+    os_free(a, depth);
+    os_free(a, world);
+    return rc;
+}
+
+/* ---- OSPC -> .anm ---- */
+
+onescope_ots_from_cache_options onescope_ots_from_cache_options_default(void) {
+    onescope_ots_from_cache_options o;
+    o.fps = 24.0;
+    o.source = ONESCOPE_OTS_SOURCE_BLENDER;
+    return o;
+}
+
+onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose_cache *cache,
+                                                const onescope_ots_from_cache_options *options,
+                                                const onescope_allocator *a,
+                                                onescope_ots_clip **out, onescope_error *error) {
+    const char *name = "ospc to anm";
+    if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    *out = NULL;
+    OS_TRY(onescope_pose_cache_validate(cache, name, error));
+    onescope_ots_from_cache_options o = options ? *options : onescope_ots_from_cache_options_default();
+    int64_t last = cache->start_step + (int64_t)cache->frame_count - 1;
+    if (last > INT32_MAX)
+        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "start step",
+                       "frames that fit a 32-bit .anm frame number", "last step %lld", (long long)last);
+    uint32_t ne = cache->entity_count, nf = cache->frame_count;
+    onescope_ots_clip *clip;
+    OS_TRY(onescope_ots_clip_create(ne, 0, a, &clip, error));
+    clip->header.fps = o.fps;
+    clip->header.source = o.source;
+    clip->frame_range[0] = (int32_t)cache->start_step;
+    clip->frame_range[1] = (int32_t)last;
+    onescope_code rc = ONESCOPE_OK;
+    for (uint32_t e = 0; e < ne && rc == ONESCOPE_OK; e++) {
+        onescope_ots_peg *peg = &clip->pegs[e];
+        const onescope_pose_entity *ent = &cache->entities[e];
+        char fallback[40];
+        snprintf(fallback, sizeof fallback, "entity-%llu", (unsigned long long)ent->id);
+        const char *pname = ent->name.length > 0 && memchr(ent->name.data, 0, ent->name.length) == NULL
+                                ? ent->name.data : fallback;
+        if ((rc = onescope_ots_set_string(a, &peg->name, pname, error)) != ONESCOPE_OK) break;
+        size_t present = 0;
+        for (uint32_t f = 0; f < nf; f++) present += onescope_pose_is_present(&cache->poses[(size_t)f * ne + e]) != 0;
+        if ((rc = onescope_ots_peg_set_keyframe_count(clip, peg, present, error)) != ONESCOPE_OK) break;
+        size_t k = 0;
+        for (uint32_t f = 0; f < nf; f++) {
+            const onescope_pose *p = &cache->poses[(size_t)f * ne + e];
+            if (!onescope_pose_is_present(p)) continue;
+            onescope_ots_keyframe *kf = &peg->keyframes[k++];
+            kf->frame = (int32_t)(cache->start_step + f);
+            for (int i = 0; i < 3; i++) kf->pos[i] = p->position[i];
+            float q[4];
+            onescope_pose_rotation(p, q);
+            kf->rot_quat[0] = q[3];
+            kf->rot_quat[1] = q[0];
+            kf->rot_quat[2] = q[1];
+            kf->rot_quat[3] = q[2];
+            kf->has_rot_quat = true;
+            kf->has_rot = true;
+            onescope_ots_quat_to_euler_xyz(kf->rot_quat, kf->rot);
+            /* nothing interpolates into an absent frame: hold the pose across the gap */
+            bool gap = f + 1 < nf && !onescope_pose_is_present(&cache->poses[(size_t)(f + 1) * ne + e]);
+            kf->interp = gap ? ONESCOPE_OTS_CONSTANT : ONESCOPE_OTS_LINEAR;
+        }
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_ots_clip_validate(clip, name, error);
+    if (rc != ONESCOPE_OK) {
+        onescope_ots_clip_free(clip);
+        return rc;
+    }
+    *out = clip;
+    return ONESCOPE_OK;
+}
