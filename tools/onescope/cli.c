@@ -11,6 +11,8 @@ cli_globals cli;
 static const cli_format *const formats[] = {
     &cli_format_ospc,
     &cli_format_ostm,
+    &cli_format_pvt,
+    &cli_format_anm,
 };
 
 const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,

@@ -16,6 +16,7 @@ static const command commands[] = {
     {"rewrite", cmd_rewrite, "parse a file and write it again with the library's writer"},
     {"verify", cmd_verify, "re-simulate OSTM replays and compare every hash row"},
     {"replay", cmd_replay, "run an OSTM replay and print per-step hashes (--json, --state)"},
+    {"convert", cmd_convert, "convert an .anm clip to an .ospc pose cache or back"},
 };
 
 static void usage(FILE *out) {
