@@ -501,6 +501,19 @@ static size_t table_find(const name_table *t, const element_view *v, const char 
     }
 }
 
+/* The only element named name in any rig tag, or SIZE_MAX (none, or several). */
+static size_t find_any_rig(const size_t *slots, size_t mask, const element_view *v, const char *name) {
+    size_t found = SIZE_MAX;
+    for (size_t s = (size_t)hash_pair(NULL, name) & mask;; s = (s + 1) & mask) {
+        size_t e = slots[s];
+        if (e == 0) return found;
+        if (strcmp(view_str(v, e - 1, v->name_off), name) == 0) {
+            if (found != SIZE_MAX) return SIZE_MAX;
+            found = e - 1;
+        }
+    }
+}
+
 static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n, const char *what,
                                      size_t *parents_out) {
     name_table t;
@@ -508,17 +521,21 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
     while (cap < n * 2) cap *= 2;
     t.mask = cap - 1;
     t.slots = os_calloc(c->a, cap, sizeof *t.slots);
+    size_t *by_name = os_calloc(c->a, cap, sizeof *by_name);
     size_t *parents = parents_out ? parents_out : os_calloc(c->a, n ? n : 1, sizeof *parents);
     unsigned char *state = os_calloc(c->a, n ? n : 1, 1);
     onescope_code rc = ONESCOPE_OK;
-    if (t.slots == NULL || parents == NULL || state == NULL) {
+    if (t.slots == NULL || by_name == NULL || parents == NULL || state == NULL) {
         rc = ots_nomem(c);
         goto done;
     }
     ots_push_key(c, what);
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
         const char *name = view_str(v, i, v->name_off), *rig = view_str(v, i, v->rig_off);
-        size_t s = (size_t)hash_pair(rig, name) & t.mask;
+        size_t s = (size_t)hash_pair(NULL, name) & t.mask;
+        while (by_name[s] != 0) s = (s + 1) & t.mask;
+        by_name[s] = i + 1;
+        s = (size_t)hash_pair(rig, name) & t.mask;
         for (;; s = (s + 1) & t.mask) {
             size_t e = t.slots[s];
             if (e == 0) {
@@ -549,6 +566,7 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
             break;
         }
         parents[i] = table_find(&t, v, view_str(v, i, v->rig_off), parent);
+        if (parents[i] == SIZE_MAX) parents[i] = find_any_rig(by_name, t.mask, v, parent);
     }
     /* Loops: walk each chain, marking 1 on the current walk and 2 once known to end. */
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
@@ -569,6 +587,7 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
     ots_pop(c);
 done:
     os_free(c->a, t.slots);
+    os_free(c->a, by_name);
     if (parents_out == NULL) os_free(c->a, parents);
     os_free(c->a, state);
     return rc;

@@ -1,0 +1,911 @@
+/* OTS v4 .pvt/.anm: every refusal, byte-stable rewrites of generated rigs and clips,
+ * interpolation against hand-computed values, conversion both ways, allocation failure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "test_util.h"
+
+#define PI 3.14159265358979323846
+
+/* ---- a small valid clip as text, mutated by the refusal tests ---- */
+
+static const char clip_text[] =
+    "{\n"
+    "  \"format\": \"octo_anm\",\n"
+    "  \"version\": 4,\n"
+    "  \"source\": \"harmony\",\n"
+    "  \"frame_range\": [1, 10],\n"
+    "  \"fps\": 24.0,\n"
+    "  \"coordinate_system\": {\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\",\n"
+    "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"},\n"
+    "  \"pegs\": [\n"
+    "    {\"name\": \"root-P\", \"parent\": null, \"rest_pivot\": [0, 0, 0],\n"
+    "     \"rest_rotation\": [1, 0, 0, 0], \"keyframes\": []},\n"
+    "    {\"name\": \"hip-P\", \"path\": \"Top/hip-P\", \"parent\": \"root-P\",\n"
+    "     \"rest_pivot\": [0.0, 1.0, 0.0], \"rest_rotation\": [1.0, 0.0, 0.0, 0.0],\n"
+    "     \"rig\": \"ship\", \"is_camera\": false,\n"
+    "     \"source_modes\": {\"position\": \"separate\", \"rotation\": \"euler\", \"scale\": \"separate\", \"enable_3d\": true},\n"
+    "     \"keyframes\": [\n"
+    "       {\"frame\": 1, \"pos\": [0.0, 0.0, 0.0], \"rot\": [0.0, 0.0, 0.0], \"rot_quat\": [1.0, 0.0, 0.0, 0.0],\n"
+    "        \"scl\": [1.0, 1.0, 1.0], \"interp\": \"BEZIER\", \"handles\": {\"pos\": [], \"rot\": [], \"scl\": []}},\n"
+    "       {\"frame\": 5, \"pos\": [1.0, 2.0, 3.0], \"rot\": [0.0, 0.0, 90.0],\n"
+    "        \"scl\": [1.0, 1.0, 1.0], \"interp\": \"LINEAR\"}\n"
+    "     ]}\n"
+    "  ],\n"
+    "  \"cameras\": [\n"
+    "    {\"name\": \"cam\", \"peg\": \"hip-P\", \"is_default\": true, \"fov\": 40.0, \"fov_axis\": \"vertical\",\n"
+    "     \"override_fov\": false, \"near_plane\": 0.1, \"far_plane\": 100.0, \"near_field\": 0.5,\n"
+    "     \"far_field\": 50.0, \"angle\": 0.0, \"offset_x\": 0.0, \"offset_y\": 0.0, \"offset_z\": 12.0,\n"
+    "     \"pivot_x\": 0.0, \"pivot_y\": 0.0}\n"
+    "  ]\n"
+    "}\n";
+
+static const char rig_text[] =
+    "{\n"
+    "  \"format\": \"octo_pvt\",\n"
+    "  \"version\": 4,\n"
+    "  \"source\": \"blender\",\n"
+    "  \"name\": \"spaceship\",\n"
+    "  \"scale_factor\": 2.0,\n"
+    "  \"pivot_space\": \"local\",\n"
+    "  \"fps\": 24.0,\n"
+    "  \"coordinate_system\": {\"up\": \"z\", \"hand\": \"right\", \"unit\": \"meters\",\n"
+    "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"},\n"
+    "  \"bones\": [\n"
+    "    {\"name\": \"hip\", \"parent\": null, \"pivot\": [0.0, 2.0, 4.0], \"rotation\": [1.0, 0.0, 0.0, 0.0],\n"
+    "     \"path\": \"Armature/hip\", \"rig\": \"spaceship\", \"is_camera\": false},\n"
+    "    {\"name\": \"leg\", \"parent\": \"hip\", \"pivot\": [1.0, 0.0, 0.0], \"rotation\": [0.0, 1.0, 0.0, 0.0],\n"
+    "     \"rig\": \"spaceship\"}\n"
+    "  ],\n"
+    "  \"cameras\": []\n"
+    "}\n";
+
+/* Replaces the first occurrence of from with to (which must exist) in a fresh copy. */
+static char *edit(const char *text, const char *from, const char *to) {
+    const char *at = strstr(text, from);
+    if (at == NULL) fail_msg("edit: '%s' not in the text", from);
+    size_t n = strlen(text), a = (size_t)(at - text), f = strlen(from), t = strlen(to);
+    char *out = malloc(n - f + t + 1);
+    assert_non_null(out);
+    memcpy(out, text, a);
+    memcpy(out + a, to, t);
+    memcpy(out + a + t, at + f, n - a - f + 1);
+    return out;
+}
+
+static char *fmt(const onescope_error *e) {
+    static char line[1024];
+    onescope_error_format(e, line, sizeof line);
+    return line;
+}
+
+/* Parses text as a clip (or a rig) expecting code, the field path and (when line > 0) the
+ * line and column. */
+static void expect_error(bool rig, const char *text, onescope_code code, const char *field,
+                         uint32_t line, uint32_t column) {
+    onescope_error err;
+    onescope_code rc;
+    if (rig) {
+        onescope_ots_rig *r = (onescope_ots_rig *)1;
+        rc = onescope_ots_rig_parse(text, strlen(text), "t.pvt", NULL, &r, &err);
+        if (rc == ONESCOPE_OK) onescope_ots_rig_free(r);
+        else assert_null(r);
+    } else {
+        onescope_ots_clip *c = (onescope_ots_clip *)1;
+        rc = onescope_ots_clip_parse(text, strlen(text), "t.anm", NULL, &c, &err);
+        if (rc == ONESCOPE_OK) onescope_ots_clip_free(c);
+        else assert_null(c);
+    }
+    if (code == ONESCOPE_OK) {
+        if (rc != ONESCOPE_OK) fail_msg("wanted success, got %s", fmt(&err));
+        return;
+    }
+    if (rc != code || err.code != code || (field && strcmp(err.field, field) != 0) ||
+        (line > 0 && (err.line != line || err.column != column)))
+        fail_msg("wanted %s at %s %u:%u, got %s: %s", onescope_strerror(code), field ? field : "-",
+                 line, column, onescope_strerror(rc), fmt(&err));
+}
+
+static void expect_clip_edit(const char *from, const char *to, onescope_code code, const char *field,
+                             uint32_t line, uint32_t column) {
+    char *t = edit(clip_text, from, to);
+    expect_error(false, t, code, field, line, column);
+    free(t);
+}
+
+static void expect_rig_edit(const char *from, const char *to, onescope_code code, const char *field) {
+    char *t = edit(rig_text, from, to);
+    expect_error(true, t, code, field, 0, 0);
+    free(t);
+}
+
+static onescope_ots_clip *parse_clip_ok(const char *text, size_t size) {
+    onescope_ots_clip *c;
+    onescope_error err;
+    if (onescope_ots_clip_parse(text, size, "ok.anm", NULL, &c, &err) != ONESCOPE_OK)
+        fail_msg("%s", fmt(&err));
+    return c;
+}
+
+static onescope_ots_rig *parse_rig_ok(const char *text, size_t size) {
+    onescope_ots_rig *r;
+    onescope_error err;
+    if (onescope_ots_rig_parse(text, size, "ok.pvt", NULL, &r, &err) != ONESCOPE_OK)
+        fail_msg("%s", fmt(&err));
+    return r;
+}
+
+/* ---- the samples parse, with the right values ---- */
+
+static void samples_parse(void **state) {
+    (void)state;
+    onescope_ots_clip *c = parse_clip_ok(clip_text, strlen(clip_text));
+    assert_int_equal(c->peg_count, 2);
+    assert_int_equal(c->frame_range[0], 1);
+    assert_int_equal(c->frame_range[1], 10);
+    assert_null(c->pegs[0].parent);
+    assert_string_equal(c->pegs[1].parent, "root-P");
+    assert_string_equal(c->pegs[1].path, "Top/hip-P");
+    assert_true(c->pegs[1].has_source_modes);
+    assert_string_equal(c->pegs[1].source_modes.rotation, "euler");
+    assert_int_equal(c->pegs[1].keyframe_count, 2);
+    assert_true(c->pegs[1].keyframes[0].has_rot_quat);
+    assert_false(c->pegs[1].keyframes[1].has_rot_quat);
+    assert_int_equal(c->pegs[1].keyframes[1].interp, ONESCOPE_OTS_LINEAR);
+    assert_true(c->pegs[1].keyframes[1].pos[2] == 3.0);
+    assert_int_equal(c->camera_count, 1);
+    assert_true(c->cameras[0].offset_z == 12.0);
+    assert_true(c->cameras[0].is_default);
+    onescope_ots_clip_free(c);
+
+    onescope_ots_rig *r = parse_rig_ok(rig_text, strlen(rig_text));
+    assert_int_equal(r->bone_count, 2);
+    assert_true(r->scale_factor == 2.0);
+    assert_true(r->bones[0].pivot[1] == 1.0); /* divided by the scale factor on read */
+    assert_true(r->bones[0].pivot[2] == 2.0);
+    assert_int_equal(r->header.coordinate_system.up, ONESCOPE_OTS_UP_Z);
+    assert_int_equal(r->header.source, ONESCOPE_OTS_SOURCE_BLENDER);
+    onescope_buffer b;
+    onescope_error err;
+    assert_int_equal(onescope_ots_rig_write(r, NULL, &b, &err), ONESCOPE_OK);
+    assert_non_null(strstr((char *)b.data, "\"pivot\": [0.0, 2.0, 4.0]")); /* multiplied on write */
+    assert_null(strstr((char *)b.data, "is_camera")); /* false is omitted */
+    onescope_buffer_free(&b);
+    onescope_ots_rig_free(r);
+
+    assert_int_equal(onescope_ots_detect(clip_text, strlen(clip_text)), ONESCOPE_OTS_ANM);
+    assert_int_equal(onescope_ots_detect(rig_text, strlen(rig_text)), ONESCOPE_OTS_PVT);
+    assert_int_equal(onescope_ots_detect("OSPC", 4), ONESCOPE_OTS_NONE);
+    assert_int_equal(onescope_ots_detect("{\"format\": \"octo_x\"}", 20), ONESCOPE_OTS_NONE);
+}
+
+/* ---- refusals ---- */
+
+static void version_must_match(void **state) {
+    (void)state;
+    char *t = edit(clip_text, "\"version\": 4", "\"version\": 3");
+    onescope_ots_clip *c;
+    onescope_error err;
+    assert_int_equal(onescope_ots_clip_parse(t, strlen(t), "old.anm", NULL, &c, &err), ONESCOPE_E_VERSION);
+    assert_string_equal(fmt(&err),
+                        "old.anm: line 3, column 14: version: unsupported version 3 (this build "
+                        "writes/reads v4; no backward migration \xe2\x80\x94 re-export from the source DCC)");
+    free(t);
+    /* the version is checked before any other key, so an old layout still gets the message */
+    t = edit(clip_text, "\"version\": 4,", "\"version\": 5, \"pegz\": 1,");
+    expect_error(false, t, ONESCOPE_E_VERSION, "version", 3, 14);
+    free(t);
+    expect_clip_edit("\"version\": 4", "\"version\": \"4\"", ONESCOPE_E_TYPE, "version", 3, 14);
+    expect_clip_edit("\"version\": 4,", "", ONESCOPE_E_TYPE, "version", 1, 1);
+    expect_clip_edit("\"version\": 4", "\"version\": 4.0", ONESCOPE_OK, NULL, 0, 0);
+    expect_rig_edit("\"version\": 4", "\"version\": 40", ONESCOPE_E_VERSION, "version");
+}
+
+static void syntax_and_numbers(void **state) {
+    (void)state;
+    expect_clip_edit("\"fps\": 24.0,", "\"fps\": 24.0, \"fps\": 25.0,", ONESCOPE_E_DUPLICATE, NULL, 6, 20);
+    expect_clip_edit("\"unit\": \"meters\",", "\"unit\": \"meters\", \"up\": \"y\",", ONESCOPE_E_DUPLICATE, NULL, 7, 74);
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": NaN", ONESCOPE_E_NOT_FINITE, NULL, 6, 12);
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": Infinity", ONESCOPE_E_NOT_FINITE, NULL, 0, 0);
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": -Infinity", ONESCOPE_E_NOT_FINITE, NULL, 0, 0);
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": 1e999", ONESCOPE_E_NOT_FINITE, NULL, 6, 14);
+    expect_clip_edit("\"pos\": [1.0, 2.0, 3.0]", "\"pos\": [1.0, -1e400, 3.0]", ONESCOPE_E_NOT_FINITE, NULL, 0, 0);
+    expect_clip_edit("\"frame\": 5", "\"frame\": 99999999999999999999", ONESCOPE_E_RANGE, NULL, 0, 0);
+    expect_clip_edit("\"frame\": 5", "\"frame\": 9999999999", ONESCOPE_E_RANGE, "pegs[1].keyframes[1].frame", 0, 0);
+    expect_clip_edit("\"fps\": 24.0,", "\"fps\": 24.0", ONESCOPE_E_SYNTAX, NULL, 0, 0);
+    expect_clip_edit("\"harmony\"", "\"harm\xff\"", ONESCOPE_E_UTF8, NULL, 0, 0);
+    expect_clip_edit("\"root-P\", \"parent\"", "\"ro\\u0000t\", \"parent\"", ONESCOPE_E_SYNTAX, NULL, 0, 0);
+    expect_error(false, "[1, 2]", ONESCOPE_E_TYPE, "", 1, 1);
+    expect_error(false, "", ONESCOPE_E_SYNTAX, NULL, 0, 0);
+    /* a truncated document names the line where it stopped */
+    char *t = strdup(clip_text);
+    t[200] = '\0';
+    onescope_ots_clip *c;
+    onescope_error err;
+    assert_int_equal(onescope_ots_clip_parse(t, 200, "cut.anm", NULL, &c, &err), ONESCOPE_E_SYNTAX);
+    assert_true(err.line >= 6);
+    free(t);
+    /* the size limit comes first */
+    onescope_parse_options o = onescope_parse_options_default();
+    o.max_input_bytes = 100;
+    assert_int_equal(onescope_ots_clip_parse(clip_text, strlen(clip_text), "big", &o, &c, &err), ONESCOPE_E_TOO_LARGE);
+}
+
+static void types_and_missing_keys(void **state) {
+    (void)state;
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": \"24\"", ONESCOPE_E_TYPE, "fps", 6, 10);
+    expect_clip_edit("\"name\": \"hip-P\"", "\"name\": 7", ONESCOPE_E_TYPE, "pegs[1].name", 12, 14);
+    expect_clip_edit("\"is_camera\": false", "\"is_camera\": 0", ONESCOPE_E_TYPE, "pegs[1].is_camera", 0, 0);
+    expect_clip_edit("\"parent\": \"root-P\"", "\"parent\": 1", ONESCOPE_E_TYPE, "pegs[1].parent", 0, 0);
+    expect_clip_edit("\"keyframes\": []", "\"keyframes\": {}", ONESCOPE_E_TYPE, "pegs[0].keyframes", 0, 0);
+    expect_clip_edit("\"pos\": [1.0, 2.0, 3.0]", "\"pos\": [1.0, \"2\", 3.0]", ONESCOPE_E_TYPE,
+                     "pegs[1].keyframes[1].pos[1]", 19, 34);
+    expect_clip_edit("\"frame\": 5", "\"frame\": 5.5", ONESCOPE_E_TYPE, "pegs[1].keyframes[1].frame", 0, 0);
+    expect_clip_edit("\"frame\": 5", "\"frame\": 5.0", ONESCOPE_OK, NULL, 0, 0);
+    expect_clip_edit("\"enable_3d\": true", "\"enable_3d\": \"yes\"", ONESCOPE_E_TYPE, "pegs[1].source_modes.enable_3d", 0, 0);
+    expect_clip_edit("\"rest_pivot\": [0, 0, 0]", "\"rest_pivot\": {}", ONESCOPE_E_TYPE, "pegs[0].rest_pivot", 10, 54);
+    /* missing required keys point at the object that lacks them */
+    expect_clip_edit("\"pos\": [1.0, 2.0, 3.0], ", "", ONESCOPE_E_TYPE, "pegs[1].keyframes[1].pos", 19, 8);
+    expect_clip_edit("\"scl\": [1.0, 1.0, 1.0], \"interp\": \"LINEAR\"", "\"interp\": \"LINEAR\"",
+                     ONESCOPE_E_TYPE, "pegs[1].keyframes[1].scl", 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10],", "", ONESCOPE_E_TYPE, "frame_range", 1, 1);
+    expect_clip_edit("\"parent\": null, ", "", ONESCOPE_E_TYPE, "pegs[0].parent", 10, 5);
+    expect_clip_edit("\"far_field\": 50.0, ", "", ONESCOPE_E_TYPE, "cameras[0].far_field", 0, 0);
+    expect_clip_edit("\"rot_order\": \"xyz\", ", "", ONESCOPE_E_TYPE, "coordinate_system.rot_order", 0, 0);
+    expect_clip_edit(", \"enable_3d\": true", "", ONESCOPE_E_TYPE, "pegs[1].source_modes.enable_3d", 0, 0);
+    expect_clip_edit("\"rot\": [0.0, 0.0, 90.0],", "", ONESCOPE_E_TYPE, "pegs[1].keyframes[1]", 19, 8);
+    /* unknown keys are refused where they stand */
+    expect_clip_edit("\"fps\": 24.0,", "\"fps\": 24.0, \"fsp\": 1,", ONESCOPE_E_TYPE, "fsp", 6, 23);
+    expect_clip_edit("\"interp\": \"LINEAR\"", "\"interp\": \"LINEAR\", \"ease\": 1", ONESCOPE_E_TYPE,
+                     "pegs[1].keyframes[1].ease", 0, 0);
+    expect_clip_edit("\"scl\": []", "\"scl\": [], \"tan\": []", ONESCOPE_E_TYPE, "pegs[1].keyframes[0].handles.tan", 0, 0);
+    expect_rig_edit("\"rig\": \"spaceship\"}", "\"rig\": \"spaceship\", \"roll\": 0}", ONESCOPE_E_TYPE, "bones[1].roll");
+    expect_rig_edit("\"scale_factor\": 2.0,", "", ONESCOPE_E_TYPE, "scale_factor");
+    expect_rig_edit("\"cameras\": []", "\"cameras\": null", ONESCOPE_E_TYPE, "cameras");
+    expect_rig_edit("\"name\": \"spaceship\",", "\"name\": null,", ONESCOPE_E_TYPE, "name");
+}
+
+static void enums_and_lengths(void **state) {
+    (void)state;
+    expect_clip_edit("\"harmony\"", "\"houdini\"", ONESCOPE_E_RANGE, "source", 4, 13);
+    expect_clip_edit("\"LINEAR\"", "\"linear\"", ONESCOPE_E_RANGE, "pegs[1].keyframes[1].interp", 0, 0);
+    expect_clip_edit("\"up\": \"y\"", "\"up\": \"w\"", ONESCOPE_E_RANGE, "coordinate_system.up", 7, 31);
+    expect_clip_edit("\"hand\": \"right\"", "\"hand\": \"up\"", ONESCOPE_E_RANGE, "coordinate_system.hand", 0, 0);
+    expect_clip_edit("\"meters\"", "\"feet\"", ONESCOPE_E_RANGE, "coordinate_system.unit", 0, 0);
+    expect_clip_edit("\"rot_order\": \"xyz\"", "\"rot_order\": \"xxz\"", ONESCOPE_E_RANGE, "coordinate_system.rot_order", 0, 0);
+    expect_clip_edit("\"euler_deg\"", "\"euler_rad\"", ONESCOPE_E_RANGE, "coordinate_system.rot_repr_anim", 0, 0);
+    expect_clip_edit("\"vertical\"", "\"diagonal\"", ONESCOPE_E_RANGE, "cameras[0].fov_axis", 0, 0);
+    expect_clip_edit("\"octo_anm\"", "\"octo_pvt\"", ONESCOPE_E_RANGE, "format", 2, 13);
+    expect_clip_edit("\"octo_anm\"", "\"octo\"", ONESCOPE_E_RANGE, "format", 2, 13);
+    expect_rig_edit("\"local\"", "\"world\"", ONESCOPE_E_RANGE, "pivot_space");
+    expect_rig_edit("\"scale_factor\": 2.0", "\"scale_factor\": 0", ONESCOPE_E_RANGE, "scale_factor");
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": -24", ONESCOPE_E_RANGE, "fps", 6, 10);
+    /* array lengths */
+    expect_clip_edit("\"pos\": [1.0, 2.0, 3.0]", "\"pos\": [1.0, 2.0]", ONESCOPE_E_LENGTH, "pegs[1].keyframes[1].pos", 19, 28);
+    expect_clip_edit("\"rot_quat\": [1.0, 0.0, 0.0, 0.0]", "\"rot_quat\": [1.0, 0.0, 0.0]", ONESCOPE_E_LENGTH,
+                     "pegs[1].keyframes[0].rot_quat", 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 10, 20]", ONESCOPE_E_LENGTH, "frame_range", 5, 18);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, \"a\"]", ONESCOPE_E_TYPE, "frame_range[1]", 5, 22);
+    expect_clip_edit("\"rest_rotation\": [1, 0, 0, 0]", "\"rest_rotation\": [1, 0, 0, 0, 0]", ONESCOPE_E_LENGTH,
+                     "pegs[0].rest_rotation", 0, 0);
+    expect_rig_edit("\"pivot\": [1.0, 0.0, 0.0]", "\"pivot\": []", ONESCOPE_E_LENGTH, "bones[1].pivot");
+    expect_clip_edit("\"pos\": []", "\"pos\": [[], []]", ONESCOPE_E_LENGTH, "pegs[1].keyframes[0].handles.pos", 0, 0);
+    expect_clip_edit("\"pos\": []", "\"pos\": [[], [[1, 2]], []]", ONESCOPE_E_LENGTH,
+                     "pegs[1].keyframes[0].handles.pos[1]", 0, 0);
+    expect_clip_edit("\"pos\": []", "\"pos\": [[], [[1, 2], [3]], []]", ONESCOPE_E_LENGTH,
+                     "pegs[1].keyframes[0].handles.pos[1][1]", 0, 0);
+    expect_clip_edit("\"pos\": []", "\"pos\": [[], [[1, 2], [3, 4]], []]", ONESCOPE_OK, NULL, 0, 0);
+    expect_clip_edit("\"handles\": {\"pos\": [], \"rot\": [], \"scl\": []}", "\"handles\": {}", ONESCOPE_OK, NULL, 0, 0);
+}
+
+static void rules_between_values(void **state) {
+    (void)state;
+    /* rot_quat or rot: at least one */
+    expect_clip_edit("\"rot\": [0.0, 0.0, 90.0],", "\"rot_quat\": [0, 0, 0, 0],", ONESCOPE_E_RANGE,
+                     "pegs[1].keyframes[1].rot_quat", 19, 57);
+    /* frames strictly increasing */
+    expect_clip_edit("\"frame\": 5", "\"frame\": 1", ONESCOPE_E_DUPLICATE, "pegs[1].keyframes[1].frame", 19, 18);
+    expect_clip_edit("\"frame\": 5", "\"frame\": 0", ONESCOPE_E_RANGE, "pegs[1].keyframes[1].frame", 0, 0);
+    expect_clip_edit("\"frame\": 5", "\"frame\": -5000", ONESCOPE_E_RANGE, NULL, 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [10, 1]", ONESCOPE_E_RANGE, "frame_range", 5, 18);
+    /* names: unique per rig tag; parents: not itself, no loops; unknown parents are fine */
+    {
+        char *t = edit(clip_text, "\"name\": \"hip-P\"", "\"name\": \"root-P\"");
+        expect_error(false, t, ONESCOPE_E_RANGE, "pegs[1].parent", 12, 55); /* its own parent */
+        char *u = edit(t, "\"parent\": \"root-P\"", "\"parent\": null");
+        expect_error(false, u, ONESCOPE_OK, NULL, 0, 0); /* same name, other rig tag */
+        free(t);
+        free(u);
+    }
+    expect_clip_edit("\"rig\": \"ship\", ", "", ONESCOPE_OK, NULL, 0, 0);
+    {
+        char *t = edit(clip_text, "\"rig\": \"ship\", ", "");
+        char *u = edit(t, "\"parent\": \"root-P\"", "\"parent\": null");
+        expect_error(false, u, ONESCOPE_OK, NULL, 0, 0);
+        free(t);
+        char *v = edit(u, "\"name\": \"hip-P\"", "\"name\": \"root-P\"");
+        expect_error(false, v, ONESCOPE_E_DUPLICATE, "pegs[1].name", 12, 14);
+        free(u);
+        free(v);
+    }
+    expect_clip_edit("\"parent\": \"root-P\"", "\"parent\": \"hip-P\"", ONESCOPE_E_RANGE, "pegs[1].parent", 12, 54);
+    expect_clip_edit("\"parent\": \"root-P\"", "\"parent\": \"somewhere\"", ONESCOPE_OK, NULL, 0, 0);
+    expect_rig_edit("\"parent\": null", "\"parent\": \"leg\"", ONESCOPE_E_RANGE, "bones[0].parent"); /* loop */
+    expect_rig_edit("\"name\": \"leg\"", "\"name\": \"hip\"", ONESCOPE_E_DUPLICATE, "bones[1].name");
+    expect_rig_edit("\"name\": \"leg\"", "\"name\": \"\"", ONESCOPE_E_RANGE, "bones[1].name");
+    expect_rig_edit("\"rotation\": [0.0, 1.0, 0.0, 0.0]", "\"rotation\": [0.0, 0.0, 0.0, 0.0]", ONESCOPE_E_RANGE,
+                    "bones[1].rotation");
+    expect_clip_edit("\"name\": \"cam\"", "\"name\": \"\"", ONESCOPE_E_RANGE, "cameras[0].name", 0, 0);
+    {
+        /* two cameras with one name */
+        const char *cam = "{\"name\": \"cam\", \"peg\": \"hip-P\", \"is_default\": true";
+        char two[512];
+        snprintf(two, sizeof two, "%s}, %s", "{\"name\": \"cam\", \"peg\": null, \"is_default\": false, \"fov\": 1, "
+                 "\"fov_axis\": \"horizontal\", \"override_fov\": true, \"near_plane\": 1, \"far_plane\": 2, "
+                 "\"near_field\": 1, \"far_field\": 2, \"angle\": 0, \"offset_x\": 0, \"offset_y\": 0, "
+                 "\"offset_z\": 0, \"pivot_x\": 0, \"pivot_y\": 0", cam);
+        char *t = edit(clip_text, cam, two);
+        expect_error(false, t, ONESCOPE_E_DUPLICATE, "cameras[1].name", 0, 0);
+        free(t);
+    }
+}
+
+/* ---- generated rigs and clips: byte-stable rewrites ---- */
+
+static double rnd(uint64_t *s) { return (double)(test_rand(s) >> 11) / 9007199254740992.0; }
+
+/* Values of every shape the writer must print: whole, short decimals, full doubles, tiny. */
+static double rnd_value(uint64_t *s) {
+    switch (test_rand(s) % 6) {
+    case 0: return (double)(int)(test_rand(s) % 200) - 100;
+    case 1: return (double)((int)(test_rand(s) % 2000) - 1000) / 8.0;
+    case 2: return (rnd(s) - 0.5) * 1e3;
+    case 3: return (double)(float)((rnd(s) - 0.5) * 10);
+    case 4: return (rnd(s) - 0.5) * 1e-300;
+    default: return (rnd(s) - 0.5) * 1e25;
+    }
+}
+
+static void set(onescope_ots_clip *c, char **field, const char *text) {
+    onescope_error err;
+    assert_int_equal(onescope_ots_set_string(c->allocator, field, text, &err), ONESCOPE_OK);
+}
+
+static onescope_ots_clip *make_clip(uint64_t seed, size_t pegs, size_t keys, const onescope_allocator *a) {
+    onescope_ots_clip *c;
+    onescope_error err;
+    uint64_t s = seed;
+    assert_int_equal(onescope_ots_clip_create(pegs, 2, a, &c, &err), ONESCOPE_OK);
+    c->header.source = ONESCOPE_OTS_SOURCE_MAYA;
+    c->header.fps = 29.97;
+    c->frame_range[0] = 0;
+    c->frame_range[1] = (int32_t)(keys * 2);
+    for (size_t i = 0; i < pegs; i++) {
+        onescope_ots_peg *p = &c->pegs[i];
+        char name[64];
+        snprintf(name, sizeof name, i % 7 == 3 ? "peg \"%zu\"\t\xc3\xa9\x01" : "peg-%zu", i);
+        set(c, &p->name, name);
+        if (i > 0) {
+            snprintf(name, sizeof name, i % 7 == 4 ? "peg \"%zu\"\t\xc3\xa9\x01" : "peg-%zu", (size_t)(test_rand(&s) % i));
+            set(c, &p->parent, name);
+        }
+        if (i % 2) set(c, &p->path, "Top/group/peg");
+        if (i % 3) set(c, &p->rig, "rig");
+        p->is_camera = i % 5 == 0;
+        for (int k = 0; k < 3; k++) p->rest_pivot[k] = rnd_value(&s);
+        p->rest_rotation[0] = 0.5;
+        p->rest_rotation[3] = -0.5;
+        if (i % 4 == 1) {
+            p->has_source_modes = true;
+            set(c, &p->source_modes.position, "separate");
+            set(c, &p->source_modes.rotation, "quaternion_path");
+            set(c, &p->source_modes.scale, "separate");
+            p->source_modes.enable_3d = i % 8 == 1;
+        }
+        assert_int_equal(onescope_ots_peg_set_keyframe_count(c, p, keys, &err), ONESCOPE_OK);
+        for (size_t j = 0; j < keys; j++) {
+            onescope_ots_keyframe *k = &p->keyframes[j];
+            k->frame = (int32_t)(j * 2 + (test_rand(&s) % 2));
+            for (int ax = 0; ax < 3; ax++) {
+                k->pos[ax] = rnd_value(&s);
+                k->rot[ax] = rnd_value(&s);
+                k->scl[ax] = rnd_value(&s);
+            }
+            k->has_rot = test_rand(&s) % 4 != 0;
+            k->has_rot_quat = !k->has_rot || test_rand(&s) % 2;
+            for (int q = 0; q < 4; q++) k->rot_quat[q] = rnd(&s) + 0.01;
+            k->interp = (onescope_ots_interp)(test_rand(&s) % 3);
+            for (int ch = 0; ch < 3; ch++) {
+                k->handle_axes[ch] = test_rand(&s) % 2 ? 3 : 0;
+                for (int ax = 0; ax < k->handle_axes[ch]; ax++) {
+                    onescope_ots_handle *h = &k->handles[ch][ax];
+                    h->present = test_rand(&s) % 4 != 0;
+                    h->left[0] = k->frame - rnd(&s);
+                    h->left[1] = rnd_value(&s);
+                    h->right[0] = k->frame + rnd(&s);
+                    h->right[1] = rnd_value(&s);
+                }
+            }
+        }
+    }
+    for (size_t i = 0; i < 2; i++) {
+        onescope_ots_camera *k = &c->cameras[i];
+        set(c, &k->name, i ? "cam-b" : "cam-a");
+        set(c, &k->peg, "peg-0");
+        if (i) set(c, &k->rig, "rig");
+        k->fov = rnd_value(&s);
+        k->fov_axis = (onescope_ots_fov_axis)i;
+        k->far_field = 1e-7;
+        k->offset_y = -0.0;
+        k->is_default = i == 0;
+        k->override_fov = i == 1;
+    }
+    return c;
+}
+
+static onescope_buffer write_clip_ok(const onescope_ots_clip *c) {
+    onescope_buffer b;
+    onescope_error err;
+    if (onescope_ots_clip_write(c, NULL, &b, &err) != ONESCOPE_OK) fail_msg("%s", fmt(&err));
+    return b;
+}
+
+static void keyframes_equal(const onescope_ots_keyframe *a, const onescope_ots_keyframe *b) {
+    assert_int_equal(a->frame, b->frame);
+    assert_int_equal(a->interp, b->interp);
+    assert_int_equal(a->has_rot, b->has_rot);
+    assert_int_equal(a->has_rot_quat, b->has_rot_quat);
+    for (int i = 0; i < 3; i++) {
+        assert_true(a->pos[i] == b->pos[i]);
+        assert_true(a->scl[i] == b->scl[i]);
+        if (a->has_rot) assert_true(a->rot[i] == b->rot[i]);
+        assert_int_equal(a->handle_axes[i], b->handle_axes[i]);
+        for (int ax = 0; ax < a->handle_axes[i]; ax++) {
+            assert_int_equal(a->handles[i][ax].present, b->handles[i][ax].present);
+            if (a->handles[i][ax].present)
+                assert_memory_equal(a->handles[i][ax].left, b->handles[i][ax].left, sizeof a->handles[i][ax].left);
+        }
+    }
+    if (a->has_rot_quat) assert_memory_equal(a->rot_quat, b->rot_quat, sizeof a->rot_quat);
+}
+
+static void generated_clip_round_trip(void **state) {
+    (void)state;
+    onescope_ots_clip *c = make_clip(42, 300, 12, NULL); /* 300 pegs, 3600 keyframes */
+    onescope_buffer b = write_clip_ok(c);
+    onescope_ots_clip *d = parse_clip_ok((const char *)b.data, b.size);
+    assert_int_equal(d->peg_count, 300);
+    for (size_t i = 0; i < 300; i++) {
+        assert_string_equal(c->pegs[i].name, d->pegs[i].name);
+        assert_int_equal(c->pegs[i].keyframe_count, d->pegs[i].keyframe_count);
+        assert_memory_equal(c->pegs[i].rest_pivot, d->pegs[i].rest_pivot, sizeof c->pegs[i].rest_pivot);
+        for (size_t j = 0; j < c->pegs[i].keyframe_count; j++)
+            keyframes_equal(&c->pegs[i].keyframes[j], &d->pegs[i].keyframes[j]);
+    }
+    assert_true(signbit(d->cameras[0].offset_y));
+    onescope_buffer b2 = write_clip_ok(d);
+    assert_int_equal(b.size, b2.size);
+    assert_memory_equal(b.data, b2.data, b.size);
+    /* the escaped name is valid JSON text: a control character as \u0001 */
+    assert_non_null(strstr((char *)b.data, "\"peg \\\"3\\\"\\u0009\xc3\xa9\\u0001\""));
+    onescope_buffer_free(&b);
+    onescope_buffer_free(&b2);
+    onescope_ots_clip_free(c);
+    onescope_ots_clip_free(d);
+}
+
+static void generated_rig_round_trip(void **state) {
+    (void)state;
+    uint64_t s = 7;
+    onescope_ots_rig *r;
+    onescope_error err;
+    assert_int_equal(onescope_ots_rig_create(500, 1, NULL, &r, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_set_string(NULL, &r->name, "ship", &err), ONESCOPE_OK);
+    r->scale_factor = 2.54;
+    r->pivot_space = ONESCOPE_OTS_PIVOT_ARMATURE;
+    for (size_t i = 0; i < 500; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "bone%zu", i);
+        assert_int_equal(onescope_ots_set_string(NULL, &r->bones[i].name, name, &err), ONESCOPE_OK);
+        if (i) {
+            snprintf(name, sizeof name, "bone%zu", (size_t)(test_rand(&s) % i));
+            assert_int_equal(onescope_ots_set_string(NULL, &r->bones[i].parent, name, &err), ONESCOPE_OK);
+        }
+        for (int k = 0; k < 3; k++) r->bones[i].pivot[k] = rnd_value(&s);
+        r->bones[i].is_camera = i == 9;
+    }
+    assert_int_equal(onescope_ots_set_string(NULL, &r->cameras[0].name, "cam", &err), ONESCOPE_OK);
+    onescope_buffer b, b2, b3;
+    assert_int_equal(onescope_ots_rig_write(r, NULL, &b, &err), ONESCOPE_OK);
+    onescope_ots_rig *d = parse_rig_ok((const char *)b.data, b.size);
+    assert_int_equal(onescope_ots_rig_write(d, NULL, &b2, &err), ONESCOPE_OK);
+    onescope_ots_rig *e = parse_rig_ok((const char *)b2.data, b2.size);
+    assert_int_equal(onescope_ots_rig_write(e, NULL, &b3, &err), ONESCOPE_OK);
+    /* the writer's own output rewrites to the same bytes */
+    assert_int_equal(b.size, b2.size);
+    assert_memory_equal(b.data, b2.data, b.size);
+    assert_memory_equal(b2.data, b3.data, b2.size);
+    for (size_t i = 0; i < 500; i++)
+        for (int k = 0; k < 3; k++) assert_true(fabs(d->bones[i].pivot[k] - r->bones[i].pivot[k]) <= 1e-15 * fabs(r->bones[i].pivot[k]));
+    onescope_buffer_free(&b);
+    onescope_buffer_free(&b2);
+    onescope_buffer_free(&b3);
+    onescope_ots_rig_free(r);
+    onescope_ots_rig_free(d);
+    onescope_ots_rig_free(e);
+}
+
+static void numbers_print_shortest(void **state) {
+    (void)state;
+    struct { double v; const char *text; } cases[] = {
+        {0.1, "0.1"}, {1.0, "1.0"}, {-0.0, "-0.0"}, {0.0, "0.0"}, {24.0, "24.0"}, {1e300, "1e+300"},
+        {5e-324, "5e-324"}, {1.0 / 3.0, "0.3333333333333333"}, {123456.789, "123456.789"},
+        {1e15, "1e+15"}, {-2.5, "-2.5"}, {(double)0.1f, "0.10000000149011612"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        onescope_ots_clip *c;
+        onescope_error err;
+        assert_int_equal(onescope_ots_clip_create(1, 0, NULL, &c, &err), ONESCOPE_OK);
+        set(c, &c->pegs[0].name, "p");
+        c->pegs[0].rest_pivot[0] = cases[i].v;
+        onescope_buffer b = write_clip_ok(c);
+        char want[96];
+        snprintf(want, sizeof want, "\"rest_pivot\": [%s, 0.0, 0.0]", cases[i].text);
+        if (strstr((char *)b.data, want) == NULL) fail_msg("no %s in the output", want);
+        onescope_ots_clip *d = parse_clip_ok((const char *)b.data, b.size);
+        assert_memory_equal(&d->pegs[0].rest_pivot[0], &cases[i].v, sizeof(double));
+        onescope_buffer_free(&b);
+        onescope_ots_clip_free(c);
+        onescope_ots_clip_free(d);
+    }
+}
+
+static void validator_refuses_what_parser_would(void **state) {
+    (void)state;
+    onescope_ots_clip *c = make_clip(1, 3, 4, NULL);
+    onescope_buffer b;
+    onescope_error err;
+    c->pegs[2].keyframes[1].pos[1] = NAN;
+    assert_int_equal(onescope_ots_clip_write(c, NULL, &b, &err), ONESCOPE_E_NOT_FINITE);
+    assert_string_equal(err.field, "pegs[2].keyframes[1].pos[1]");
+    assert_null(b.data);
+    c->pegs[2].keyframes[1].pos[1] = 0;
+    c->pegs[1].keyframes[2].interp = (onescope_ots_interp)7;
+    assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "pegs[1].keyframes[2].interp");
+    c->pegs[1].keyframes[2].interp = ONESCOPE_OTS_LINEAR;
+    c->pegs[1].keyframes[2].handle_axes[1] = 2;
+    assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_LENGTH);
+    c->pegs[1].keyframes[2].handle_axes[1] = 0;
+    c->pegs[1].keyframes[2].has_rot = c->pegs[1].keyframes[2].has_rot_quat = false;
+    assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_TYPE);
+    c->pegs[1].keyframes[2].has_rot = true;
+    os_free(NULL, c->pegs[0].name);
+    c->pegs[0].name = NULL;
+    assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_TYPE);
+    assert_string_equal(err.field, "pegs[0].name");
+    set(c, &c->pegs[0].name, "bad \xff");
+    assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_UTF8);
+    set(c, &c->pegs[0].name, "peg-0");
+    c->header.fps = 0;
+    assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_RANGE);
+    c->header.fps = 24;
+    assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_OK);
+    onescope_ots_clip_free(c);
+    onescope_ots_clip_free(NULL);
+    onescope_ots_rig_free(NULL);
+}
+
+/* ---- interpolation against hand-computed values ---- */
+
+static onescope_ots_clip *two_keys(onescope_ots_interp interp, double v0, double v1) {
+    onescope_ots_clip *c;
+    onescope_error err;
+    assert_int_equal(onescope_ots_clip_create(1, 0, NULL, &c, &err), ONESCOPE_OK);
+    set(c, &c->pegs[0].name, "p");
+    assert_int_equal(onescope_ots_peg_set_keyframe_count(c, &c->pegs[0], 2, &err), ONESCOPE_OK);
+    onescope_ots_keyframe *k = c->pegs[0].keyframes;
+    k[0].frame = 10;
+    k[1].frame = 20;
+    k[0].interp = interp;
+    k[0].pos[0] = v0;
+    k[1].pos[0] = v1;
+    return c;
+}
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
+
+static void interpolation_modes(void **state) {
+    (void)state;
+    onescope_ots_sample s;
+    onescope_ots_clip *c = two_keys(ONESCOPE_OTS_CONSTANT, 2, 6);
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 15, &s);
+    NEAR(s.pos[0], 2);
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 20, &s);
+    NEAR(s.pos[0], 6);
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 5, &s); /* hold before */
+    NEAR(s.pos[0], 2);
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 99, &s); /* hold after */
+    NEAR(s.pos[0], 6);
+    onescope_ots_clip_free(c);
+
+    c = two_keys(ONESCOPE_OTS_LINEAR, 2, 6);
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 12.5, &s);
+    NEAR(s.pos[0], 3); /* 2 + 4 * 0.25 */
+    onescope_ots_clip_free(c);
+
+    /* BEZIER without handles falls back to linear */
+    c = two_keys(ONESCOPE_OTS_BEZIER, 2, 6);
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 15, &s);
+    NEAR(s.pos[0], 4);
+    /* handles at thirds in x: x(t) = 10 + 10t, y(t) = 2(1-t)^3 + 3(1-t)^2 t 8 + 3(1-t)t^2 8 + 6t^3;
+     * at frame 15, t = 0.5: (2 + 24 + 24 + 6) / 8 = 7 */
+    onescope_ots_keyframe *k = c->pegs[0].keyframes;
+    k[0].handle_axes[0] = k[1].handle_axes[0] = 3;
+    k[0].handles[0][0] = (onescope_ots_handle){true, {0, 0}, {10.0 + 10.0 / 3.0, 8}};
+    k[1].handles[0][0] = (onescope_ots_handle){true, {20.0 - 10.0 / 3.0, 8}, {30, 0}};
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 15, &s);
+    NEAR(s.pos[0], 7);
+    NEAR(s.pos[1], 0); /* the other axes have no handles entry: linear (0 to 0) */
+    /* an ease curve: handles flat at the keys' values, x at 10+5 and 20-5.
+     * x(t) = 10 + 15t(1-t)^2... solve x(t)=12: t from the cubic; compare to a brute-force root */
+    k[0].handles[0][0] = (onescope_ots_handle){true, {0, 0}, {15, 2}};
+    k[1].handles[0][0] = (onescope_ots_handle){true, {15, 6}, {30, 0}};
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 12, &s);
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 200; i++) {
+        double t = (lo + hi) / 2, u = 1 - t;
+        double x = u * u * u * 10 + 3 * u * u * t * 15 + 3 * u * t * t * 15 + t * t * t * 20;
+        if (x < 12) lo = t;
+        else hi = t;
+    }
+    double t = lo, u = 1 - t;
+    NEAR(s.pos[0], u * u * u * 2 + 3 * u * u * t * 2 + 3 * u * t * t * 6 + t * t * t * 6);
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 15, &s);
+    NEAR(s.pos[0], 4); /* symmetric ease: the middle is the mean */
+    onescope_ots_clip_free(c);
+}
+
+static void rotation_interpolation(void **state) {
+    (void)state;
+    onescope_ots_sample s;
+    onescope_ots_clip *c = two_keys(ONESCOPE_OTS_LINEAR, 0, 0);
+    onescope_ots_keyframe *k = c->pegs[0].keyframes;
+    /* quaternions: 0 -> 90 degrees about z, slerp halfway is 45 degrees */
+    k[1].rot_quat[0] = cos(PI / 4);
+    k[1].rot_quat[3] = sin(PI / 4);
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 15, &s);
+    NEAR(s.rot_quat[0], cos(PI / 8));
+    NEAR(s.rot_quat[3], sin(PI / 8));
+    /* shortest path: the same rotation written as -q gives the same halfway pose */
+    for (int i = 0; i < 4; i++) k[1].rot_quat[i] = -k[1].rot_quat[i];
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 15, &s);
+    NEAR(fabs(s.rot_quat[0]), cos(PI / 8));
+    NEAR(s.rot_quat[3] * s.rot_quat[0], sin(PI / 8) * cos(PI / 8));
+    /* Euler only: interpolated per axis in degrees, then xyz to a quaternion */
+    k[0].has_rot_quat = k[1].has_rot_quat = false;
+    k[0].has_rot = k[1].has_rot = true;
+    k[1].rot[0] = 90;
+    k[1].rot[2] = 180;
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 15, &s);
+    double q[4], e[3] = {45, 0, 90};
+    onescope_ots_euler_to_quat(e, ONESCOPE_OTS_ROT_XYZ, q);
+    for (int i = 0; i < 4; i++) NEAR(s.rot_quat[i], q[i]);
+    /* xyz: x first, then z. (45 about x then 90 about z) = qz * qx */
+    NEAR(q[0], cos(PI / 8) * cos(PI / 4));
+    NEAR(q[1], sin(PI / 8) * cos(PI / 4));
+    NEAR(q[2], sin(PI / 8) * sin(PI / 4));
+    NEAR(q[3], cos(PI / 8) * sin(PI / 4));
+    double back[3];
+    onescope_ots_quat_to_euler_xyz(q, back);
+    NEAR(back[0], 45);
+    NEAR(back[1], 0);
+    NEAR(back[2], 90);
+    /* rot_quat wins over rot when both are there */
+    k[0].has_rot_quat = true;
+    k[0].rot_quat[0] = 0;
+    k[0].rot_quat[1] = 1;
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 10, &s);
+    NEAR(s.rot_quat[1], 1);
+    /* no keyframes: the rest pose */
+    c->pegs[0].keyframe_count = 0;
+    c->pegs[0].rest_pivot[1] = 3;
+    onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 15, &s);
+    NEAR(s.pos[1], 3);
+    NEAR(s.rot_quat[0], 1);
+    c->pegs[0].keyframe_count = 2;
+    onescope_ots_clip_free(c);
+}
+
+/* ---- conversion ---- */
+
+static void clip_to_cache(void **state) {
+    (void)state;
+    onescope_ots_clip *c = parse_clip_ok(clip_text, strlen(clip_text));
+    /* root at (0, 1, 0) rotated 90 degrees about z (its rest pose: it has no keyframes) */
+    c->pegs[0].rest_pivot[1] = 1;
+    c->pegs[0].rest_rotation[0] = cos(PI / 4);
+    c->pegs[0].rest_rotation[3] = sin(PI / 4);
+    onescope_pose_cache *pc;
+    onescope_error err;
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_OK);
+    assert_int_equal(pc->entity_count, 2);
+    assert_int_equal(pc->frame_count, 10);
+    assert_true(pc->start_step == 1);
+    assert_true(pc->metres_per_unit == 1.0);
+    assert_string_equal(pc->text[ONESCOPE_POSE_TEXT_UNIT_NAME].data, "m");
+    assert_string_equal(pc->entities[1].name.data, "hip-P");
+    /* frame 5 (index 4): hip local (1, 2, 3) -> world (0,1,0) + rotz90(1,2,3) = (-2, 2, 3) */
+    const onescope_pose *p = onescope_pose_cache_pose(pc, 4, 1);
+    assert_true(fabs(p->position[0] - -2.0f) < 1e-6);
+    assert_true(fabs(p->position[1] - 2.0f) < 1e-6);
+    assert_true(fabs(p->position[2] - 3.0f) < 1e-6);
+    /* rotation: root 90 about z, then hip's own 90 about z = 180 about z (x y z w = 0 0 1 0) */
+    assert_true(fabs(fabs(p->rotation[2]) - 1.0f) < 1e-6);
+    /* frame 3 (index 2): halfway in position */
+    p = onescope_pose_cache_pose(pc, 2, 1);
+    assert_true(fabs(p->position[0] - -1.0f) < 1e-6);
+    assert_true(fabs(p->position[1] - 1.5f) < 1e-6);
+    onescope_pose_cache_free(pc);
+    /* --world: no composition */
+    onescope_ots_bake_options o = onescope_ots_bake_options_default();
+    o.compose_parents = false;
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, &o, NULL, &pc, &err), ONESCOPE_OK);
+    p = onescope_pose_cache_pose(pc, 4, 1);
+    assert_true(p->position[0] == 1.0f && p->position[2] == 3.0f);
+    onescope_pose_cache_free(pc);
+    /* a negative first frame cannot be a start step */
+    c->frame_range[0] = -1;
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "frame_range");
+    onescope_ots_clip_free(c);
+}
+
+static onescope_pose_cache *make_cache(uint64_t seed, uint32_t entities, uint32_t frames, bool gaps) {
+    onescope_pose_cache *pc;
+    onescope_error err;
+    uint64_t s = seed;
+    assert_int_equal(onescope_pose_cache_create(3, entities, frames, NULL, &pc, &err), ONESCOPE_OK);
+    pc->start_step = 100;
+    for (uint32_t e = 0; e < entities; e++) {
+        char name[32];
+        snprintf(name, sizeof name, "body %u", e);
+        assert_int_equal(onescope_pose_cache_set_text(pc, &pc->entities[e].name, name, strlen(name), &err), 0);
+    }
+    for (uint32_t f = 0; f < frames; f++)
+        for (uint32_t e = 0; e < entities; e++) {
+            onescope_pose *p = &pc->poses[(size_t)f * entities + e];
+            for (int k = 0; k < 3; k++) p->position[k] = (float)((rnd(&s) - 0.5) * 100);
+            double q[4], n = 0;
+            for (int k = 0; k < 4; k++) {
+                q[k] = rnd(&s) - 0.5;
+                n += q[k] * q[k];
+            }
+            for (int k = 0; k < 4; k++) p->rotation[k] = (float)(q[k] / sqrt(n));
+            if (gaps && e == 1 && f % 5 >= 3) p->position[0] = NAN;
+        }
+    return pc;
+}
+
+static void cache_to_clip_and_back(void **state) {
+    (void)state;
+    onescope_pose_cache *pc = make_cache(9, 4, 40, true);
+    onescope_ots_clip *c;
+    onescope_error err;
+    onescope_ots_from_cache_options o = onescope_ots_from_cache_options_default();
+    o.fps = 60;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &o, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->peg_count, 4);
+    assert_true(c->header.fps == 60);
+    assert_int_equal(c->frame_range[0], 100);
+    assert_int_equal(c->frame_range[1], 139);
+    assert_string_equal(c->pegs[2].name, "body 2");
+    assert_int_equal(c->pegs[0].keyframe_count, 40);
+    assert_int_equal(c->pegs[1].keyframe_count, 24); /* 2 of every 5 frames absent */
+    assert_int_equal(c->pegs[1].keyframes[2].interp, ONESCOPE_OTS_CONSTANT); /* frame 102, before the gap */
+    assert_int_equal(c->pegs[1].keyframes[1].interp, ONESCOPE_OTS_LINEAR);
+    assert_true(c->pegs[1].keyframes[3].frame == 105);
+    /* Euler xyz matches rot_quat */
+    double q[4];
+    onescope_ots_euler_to_quat(c->pegs[0].keyframes[7].rot, ONESCOPE_OTS_ROT_XYZ, q);
+    double dot = 0;
+    for (int i = 0; i < 4; i++) dot += q[i] * c->pegs[0].keyframes[7].rot_quat[i];
+    assert_true(fabs(fabs(dot) - 1) < 1e-6);
+    /* through the text form and back to a cache */
+    onescope_buffer b = write_clip_ok(c);
+    onescope_ots_clip *d = parse_clip_ok((const char *)b.data, b.size);
+    onescope_pose_cache *back;
+    assert_int_equal(onescope_ots_clip_to_pose_cache(d, NULL, NULL, &back, &err), ONESCOPE_OK);
+    assert_int_equal(back->entity_count, 4);
+    assert_int_equal(back->frame_count, 40);
+    assert_true(back->start_step == 100);
+    for (uint32_t f = 0; f < 40; f++)
+        for (uint32_t e = 0; e < 4; e++) {
+            const onescope_pose *a = onescope_pose_cache_pose(pc, f, e), *z = onescope_pose_cache_pose(back, f, e);
+            if (!onescope_pose_is_present(a)) {
+                /* held: the last present pose before the gap */
+                const onescope_pose *held = onescope_pose_cache_pose(pc, f - (f % 5 - 2), e);
+                assert_memory_equal(z, held, sizeof *z);
+                continue;
+            }
+            assert_memory_equal(a->position, z->position, sizeof a->position); /* exact */
+            assert_memory_equal(a->rotation, z->rotation, sizeof a->rotation);
+        }
+    onescope_buffer_free(&b);
+    onescope_ots_clip_free(c);
+    onescope_ots_clip_free(d);
+    onescope_pose_cache_free(back);
+    onescope_pose_cache_free(pc);
+}
+
+/* ---- allocation failure: every allocation of ours can fail without a leak ---- */
+
+static void allocation_failure_everywhere(void **state) {
+    (void)state;
+    onescope_ots_clip *src = make_clip(3, 4, 3, NULL);
+    onescope_buffer text = write_clip_ok(src);
+    onescope_pose_cache *pc = make_cache(4, 3, 5, true);
+    for (int what = 0; what < 5; what++) {
+        long n = 1;
+        for (;; n++) {
+            test_alloc t;
+            test_alloc_init(&t, n);
+            onescope_parse_options o = onescope_parse_options_default();
+            o.allocator = &t.allocator;
+            onescope_error err;
+            onescope_code rc;
+            if (what == 0) {
+                onescope_ots_clip *c;
+                rc = onescope_ots_clip_parse(text.data, text.size, "a", &o, &c, &err);
+                onescope_ots_clip_free(rc == ONESCOPE_OK ? c : NULL);
+            } else if (what == 1) {
+                onescope_ots_rig *r;
+                rc = onescope_ots_rig_parse(rig_text, strlen(rig_text), "r", &o, &r, &err);
+                onescope_ots_rig_free(rc == ONESCOPE_OK ? r : NULL);
+            } else if (what == 2) {
+                onescope_buffer b;
+                rc = onescope_ots_clip_write(src, &t.allocator, &b, &err);
+                if (rc == ONESCOPE_OK) onescope_buffer_free(&b);
+            } else if (what == 3) {
+                onescope_pose_cache *out;
+                rc = onescope_ots_clip_to_pose_cache(src, NULL, &t.allocator, &out, &err);
+                onescope_pose_cache_free(rc == ONESCOPE_OK ? out : NULL);
+            } else {
+                onescope_ots_clip *out;
+                rc = onescope_ots_clip_from_pose_cache(pc, NULL, &t.allocator, &out, &err);
+                onescope_ots_clip_free(rc == ONESCOPE_OK ? out : NULL);
+            }
+            assert_int_equal(t.live, 0);
+            if (rc == ONESCOPE_OK) break;
+            if (rc != ONESCOPE_E_NOMEM) fail_msg("case %d, allocation %ld: %s", what, n, fmt(&err));
+        }
+        assert_true(n > 3);
+    }
+    onescope_buffer_free(&text);
+    onescope_ots_clip_free(src);
+    onescope_pose_cache_free(pc);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(samples_parse),
+        cmocka_unit_test(version_must_match),
+        cmocka_unit_test(syntax_and_numbers),
+        cmocka_unit_test(types_and_missing_keys),
+        cmocka_unit_test(enums_and_lengths),
+        cmocka_unit_test(rules_between_values),
+        cmocka_unit_test(generated_clip_round_trip),
+        cmocka_unit_test(generated_rig_round_trip),
+        cmocka_unit_test(numbers_print_shortest),
+        cmocka_unit_test(validator_refuses_what_parser_would),
+        cmocka_unit_test(interpolation_modes),
+        cmocka_unit_test(rotation_interpolation),
+        cmocka_unit_test(clip_to_cache),
+        cmocka_unit_test(cache_to_clip_and_back),
+        cmocka_unit_test(allocation_failure_everywhere),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
