@@ -1,0 +1,108 @@
+# CLI contract for OTS .pvt and .anm files: validate, dump, rewrite, convert.
+. "$(dirname "$0")/common.sh"
+
+cat >"$SCRATCH/clip.anm" <<'JSON'
+{
+  "format": "octo_anm",
+  "version": 4,
+  "source": "maya",
+  "frame_range": [1, 12],
+  "fps": 24.0,
+  "coordinate_system": {"up": "y", "hand": "right", "unit": "meters",
+    "rot_order": "xyz", "rot_repr_anim": "euler_deg", "rot_repr_rest": "quat_wxyz"},
+  "pegs": [
+    {"name": "root-P", "parent": null, "rest_pivot": [0, 0, 0], "rest_rotation": [1, 0, 0, 0],
+     "keyframes": [
+       {"frame": 1, "pos": [0, 0, 0], "rot_quat": [1, 0, 0, 0], "scl": [1, 1, 1], "interp": "LINEAR"},
+       {"frame": 12, "pos": [11, 0, 0], "rot_quat": [1, 0, 0, 0], "scl": [1, 1, 1], "interp": "LINEAR"}
+     ]},
+    {"name": "hip-P", "path": "Top/hip-P", "parent": "root-P", "rest_pivot": [0, 1, 0],
+     "rest_rotation": [1, 0, 0, 0], "rig": "ship",
+     "keyframes": [
+       {"frame": 1, "pos": [0, 1, 0], "rot": [0, 0, 0], "scl": [1, 1, 1], "interp": "BEZIER",
+        "handles": {"pos": [[[1, 0], [4, 0]], [[1, 1], [4, 1]], []], "rot": [], "scl": []}}
+     ]}
+  ],
+  "cameras": [
+    {"name": "cam", "peg": "hip-P", "is_default": true, "fov": 40, "fov_axis": "vertical",
+     "override_fov": false, "near_plane": 0.1, "far_plane": 100, "near_field": 1, "far_field": 100,
+     "angle": 0, "offset_x": 0, "offset_y": 0, "offset_z": 12, "pivot_x": 0, "pivot_y": 0}
+  ]
+}
+JSON
+
+cat >"$SCRATCH/rig.pvt" <<'JSON'
+{"format": "octo_pvt", "version": 4, "source": "harmony", "name": "ship", "scale_factor": 2.0,
+ "pivot_space": "local", "fps": 24.0,
+ "coordinate_system": {"up": "y", "hand": "right", "unit": "meters", "rot_order": "xyz",
+   "rot_repr_anim": "euler_deg", "rot_repr_rest": "quat_wxyz"},
+ "bones": [{"name": "hip", "parent": null, "pivot": [0, 2, 0], "rotation": [1, 0, 0, 0]}],
+ "cameras": []}
+JSON
+
+sed 's/"version": 4/"version": 3/' "$SCRATCH/clip.anm" >"$SCRATCH/v3.anm"
+sed 's/"fps": 24.0,/"fps": 24.0, "fps": 25.0,/' "$SCRATCH/clip.anm" >"$SCRATCH/dup.anm"
+sed 's/"interp": "BEZIER"/"interp": "SMOOTH"/' "$SCRATCH/clip.anm" >"$SCRATCH/enum.anm"
+sed 's/"frame_range": \[1, 12\]/"frame_range": [1, 1e999]/' "$SCRATCH/clip.anm" >"$SCRATCH/inf.anm"
+
+# validate
+expect_exit 0 "$ONESCOPE" validate "$SCRATCH/clip.anm" "$SCRATCH/rig.pvt"
+expect_grep "clip.anm: valid anm" "$SCRATCH/out"
+expect_grep "rig.pvt: valid pvt" "$SCRATCH/out"
+expect_exit 1 "$ONESCOPE" validate "$SCRATCH/clip.anm" "$SCRATCH/v3.anm" "$SCRATCH/dup.anm" "$SCRATCH/enum.anm" "$SCRATCH/inf.anm"
+expect_grep "v3.anm: line 3, column 14: version: unsupported version 3 (this build writes/reads v4; no backward migration — re-export from the source DCC)" "$SCRATCH/err"
+expect_grep "dup.anm: line 6, column 20: expected each key once per object" "$SCRATCH/err"
+expect_grep 'enum.anm: line 18, column [0-9]*: pegs\[1\].keyframes\[0\].interp: expected BEZIER, LINEAR or CONSTANT, found "SMOOTH"' "$SCRATCH/err"
+expect_grep "inf.anm: line 5, column [0-9]*: expected a finite number" "$SCRATCH/err"
+if [ "$(wc -l <"$SCRATCH/err")" -eq 4 ]; then ok; else bad "one line per bad file"; fi
+
+# dump
+expect_exit 0 "$ONESCOPE" dump "$SCRATCH/clip.anm"
+expect_grep "pegs  *2" "$SCRATCH/out"
+expect_exit 0 "$ONESCOPE" dump "$SCRATCH/clip.anm" --json
+expect_grep '"peg_count": 2' "$SCRATCH/out"
+expect_grep '"keyframe_count": 3' "$SCRATCH/out"
+if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$SCRATCH/out"; then ok; else bad "dump --json is not JSON"; fi
+expect_exit 0 "$ONESCOPE" dump "$SCRATCH/rig.pvt" --json
+expect_grep '"scale_factor": 2' "$SCRATCH/out"
+if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$SCRATCH/out"; then ok; else bad "dump --json is not JSON"; fi
+expect_exit 1 "$ONESCOPE" dump "$SCRATCH/v3.anm"
+
+# rewrite: the writer's output is stable, valid JSON, and a fixed point
+expect_exit 0 "$ONESCOPE" rewrite "$SCRATCH/clip.anm" "$SCRATCH/one.anm"
+expect_exit 0 "$ONESCOPE" rewrite "$SCRATCH/one.anm" "$SCRATCH/two.anm"
+if cmp -s "$SCRATCH/one.anm" "$SCRATCH/two.anm"; then ok; else bad "rewrite is not stable"; fi
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"] == 4 and d["pegs"][1]["path"] == "Top/hip-P"' "$SCRATCH/one.anm"; then ok; else bad "rewritten .anm does not read back in python"; fi
+expect_grep '"pivot": \[0.0, 2.0, 0.0\]' <("$ONESCOPE" rewrite "$SCRATCH/rig.pvt" - 2>&1)
+expect_exit 1 "$ONESCOPE" rewrite "$SCRATCH/dup.anm" "$SCRATCH/never.anm"
+if [ ! -e "$SCRATCH/never.anm" ]; then ok; else bad "rewrite created OUT for invalid input"; fi
+
+# convert: .anm -> .ospc -> .anm
+expect_exit 0 "$ONESCOPE" convert "$SCRATCH/clip.anm" "$SCRATCH/clip.ospc"
+expect_exit 0 "$ONESCOPE" dump "$SCRATCH/clip.ospc" --json
+expect_grep '"entity_count": 2' "$SCRATCH/out"
+expect_grep '"frame_count": 12' "$SCRATCH/out"
+expect_grep '"start_step": 1' "$SCRATCH/out"
+expect_grep '"name": "hip-P"' "$SCRATCH/out"
+expect_exit 0 "$ONESCOPE" convert "$SCRATCH/clip.ospc" "$SCRATCH/back.anm" --fps 30 --source harmony
+expect_exit 0 "$ONESCOPE" validate "$SCRATCH/back.anm"
+expect_grep '"fps": 30.0' "$SCRATCH/back.anm"
+expect_grep '"source": "harmony"' "$SCRATCH/back.anm"
+expect_exit 0 "$ONESCOPE" convert "$SCRATCH/back.anm" "$SCRATCH/again.ospc"
+if cmp -s "$SCRATCH/clip.ospc" "$SCRATCH/again.ospc"; then ok; else bad "ospc -> anm -> ospc changed the cache"; fi
+expect_exit 0 "$ONESCOPE" convert --world "$SCRATCH/clip.anm" "$SCRATCH/world.ospc"
+expect_exit 1 "$ONESCOPE" convert "$SCRATCH/rig.pvt" "$SCRATCH/rig.ospc"
+expect_grep "rig.pvt: a .pvt rig has no pose-cache conversion" "$SCRATCH/err"
+expect_exit 1 "$ONESCOPE" convert "$SCRATCH/v3.anm" "$SCRATCH/never.ospc"
+expect_grep "unsupported version 3" "$SCRATCH/err"
+if [ ! -e "$SCRATCH/never.ospc" ]; then ok; else bad "convert created OUT for invalid input"; fi
+expect_exit 2 "$ONESCOPE" convert "$SCRATCH/clip.anm" "$SCRATCH/x.anm"
+expect_exit 2 "$ONESCOPE" convert "$SCRATCH/clip.anm"
+expect_exit 2 "$ONESCOPE" convert "$SCRATCH/clip.ospc" "$SCRATCH/x.anm" --fps 0
+expect_exit 2 "$ONESCOPE" convert "$SCRATCH/clip.ospc" "$SCRATCH/x.anm" --source houdini
+expect_exit 2 "$ONESCOPE" convert --frobnicate a b
+expect_exit 0 "$ONESCOPE" convert --help
+expect_grep "usage: onescope convert" "$SCRATCH/out"
+expect_exit 1 "$ONESCOPE" convert "$SCRATCH/clip.anm" "$SCRATCH/clip.anm"
+
+finish
