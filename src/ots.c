@@ -827,8 +827,7 @@ static onescope_code rd_vec(ots_ctx *c, const char *key, json_t *v, size_t n, do
     if (v == NULL) return required ? missing(c, key) : ONESCOPE_OK;
     onescope_code rc = ONESCOPE_OK;
     if (key) ots_push_key(c, key);
-    char expected[48];
-    snprintf(expected, sizeof expected, "an array of %zu numbers", n);
+    const char *expected = n == 2 ? "an array of 2 numbers" : n == 3 ? "an array of 3 numbers" : "an array of 4 numbers";
     if (!json_is_array(v)) {
         rc = wrong_type(c, expected, v);
     } else if (json_array_size(v) != n) {
@@ -979,7 +978,7 @@ static onescope_code rd_camera(ots_ctx *c, json_t *obj, onescope_ots_camera *k) 
 }
 
 static onescope_code rd_cameras(ots_ctx *c, json_t *v, onescope_ots_camera **out, size_t *count) {
-    size_t n;
+    size_t n = 0;
     OS_TRY(rd_array(c, "cameras", v, &n));
     *out = os_calloc(c->a, n, sizeof **out);
     if (*out == NULL) return ots_nomem(c);
@@ -1112,7 +1111,7 @@ static onescope_code parse_rig(ots_ctx *c, json_t *root, onescope_ots_rig *r) {
         return ots_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", r->scale_factor);
     }
     RD_ENUM(c, "pivot_space", v[5], pivot_space_names, "local or armature", r->pivot_space);
-    size_t n;
+    size_t n = 0;
     OS_TRY(rd_array(c, "bones", v[8], &n));
     r->bones = os_calloc(c->a, n, sizeof *r->bones);
     if (r->bones == NULL) return ots_nomem(c);
@@ -1205,7 +1204,7 @@ static onescope_code rd_peg(ots_ctx *c, json_t *obj, onescope_ots_peg *p) {
         ots_pop(c);
         p->has_source_modes = true;
     }
-    size_t n;
+    size_t n = 0;
     OS_TRY(rd_array(c, "keyframes", v[8], &n));
     p->keyframes = os_calloc(c->a, n, sizeof *p->keyframes);
     if (p->keyframes == NULL) return ots_nomem(c);
@@ -1239,7 +1238,7 @@ static onescope_code parse_clip(ots_ctx *c, json_t *root, onescope_ots_clip *k) 
         k->frame_range[i] = (int32_t)f;
     }
     ots_pop(c);
-    size_t n;
+    size_t n = 0;
     OS_TRY(rd_array(c, "pegs", v[6], &n));
     k->pegs = os_calloc(c->a, n, sizeof *k->pegs);
     if (k->pegs == NULL) return ots_nomem(c);

@@ -1,0 +1,168 @@
+/* bench_ots: speed of the OTS .anm reader and writer on a generated clip of about 50 MB,
+ * next to jansson's bare json_loadb of the same bytes and Python's json.load.
+ * usage: bench_ots [MEGABYTES] [FILE]   (defaults: 50, /tmp/onescope_bench_ots.anm)
+ * Prints numbers only; nothing is asserted (timings are not tests). */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "onescope/onescope.h"
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* glibc keeps freed small blocks in "fast bins" and merges them all at the next large
+ * request; without this, each timed call would pay for the frees of the call before it
+ * (e.g. the parse right after a json_decref of 50 MB of nodes). A large malloc/free before
+ * every timed section settles the heap the same way for each contender. */
+static void settle_heap(void) {
+    void *volatile p = malloc((size_t)1 << 20);
+    free(p);
+}
+
+static uint64_t rng = 0x1234567u;
+static double rnd(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static void die(const onescope_error *err) {
+    char line[1024];
+    onescope_error_format(err, line, sizeof line);
+    fprintf(stderr, "bench_ots: %s\n", line);
+    exit(1);
+}
+
+/* A clip like a DCC bake: float-precision values (as exporters print them), rot_quat and rot
+ * on every key, handles on a quarter of them. About 520 bytes per keyframe. */
+static onescope_ots_clip *make_clip(size_t pegs, size_t keys) {
+    onescope_ots_clip *c;
+    onescope_error err;
+    if (onescope_ots_clip_create(pegs, 1, NULL, &c, &err) != ONESCOPE_OK) die(&err);
+    c->frame_range[0] = 0;
+    c->frame_range[1] = (int32_t)keys - 1;
+    for (size_t i = 0; i < pegs; i++) {
+        onescope_ots_peg *p = &c->pegs[i];
+        char name[48];
+        snprintf(name, sizeof name, "peg-%zu", i);
+        onescope_ots_set_string(NULL, &p->name, name, &err);
+        if (i) {
+            snprintf(name, sizeof name, "peg-%zu", (i - 1) / 4);
+            onescope_ots_set_string(NULL, &p->parent, name, &err);
+        }
+        onescope_ots_set_string(NULL, &p->path, "Top/character/peg", &err);
+        onescope_ots_set_string(NULL, &p->rig, "character", &err);
+        if (onescope_ots_peg_set_keyframe_count(c, p, keys, &err) != ONESCOPE_OK) die(&err);
+        for (size_t j = 0; j < keys; j++) {
+            onescope_ots_keyframe *k = &p->keyframes[j];
+            for (int a = 0; a < 3; a++) {
+                k->pos[a] = (float)((rnd() - 0.5) * 4);
+                k->rot[a] = (float)((rnd() - 0.5) * 360);
+            }
+            double q[4], n = 0;
+            for (int a = 0; a < 4; a++) {
+                q[a] = rnd() - 0.5;
+                n += q[a] * q[a];
+            }
+            for (int a = 0; a < 4; a++) k->rot_quat[a] = (float)(q[a] / sqrt(n));
+            k->has_rot = true;
+            k->interp = j % 4 == 0 ? ONESCOPE_OTS_BEZIER : ONESCOPE_OTS_LINEAR;
+            if (j % 4 == 0) {
+                k->handle_axes[0] = 3;
+                for (int a = 0; a < 3; a++) {
+                    k->handles[0][a].present = true;
+                    k->handles[0][a].left[0] = k->frame - 0.5;
+                    k->handles[0][a].left[1] = (float)k->pos[a];
+                    k->handles[0][a].right[0] = k->frame + 0.5;
+                    k->handles[0][a].right[1] = (float)k->pos[a];
+                }
+            }
+        }
+    }
+    onescope_ots_set_string(NULL, &c->cameras[0].name, "cam", &err);
+    onescope_ots_set_string(NULL, &c->cameras[0].peg, "peg-0", &err);
+    return c;
+}
+
+int main(int argc, char **argv) {
+    double mb = argc > 1 ? atof(argv[1]) : 50.0;
+    const char *path = argc > 2 ? argv[2] : "/tmp/onescope_bench_ots.anm";
+    if (!(mb > 0)) {
+        fprintf(stderr, "usage: bench_ots [MEGABYTES] [FILE]\n");
+        return 2;
+    }
+    size_t keys = 500, pegs = (size_t)(mb * 1e6 / (520.0 * (double)keys)) + 1;
+    onescope_ots_clip *clip = make_clip(pegs, keys);
+    onescope_error err;
+    onescope_buffer text = {0};
+    enum { RUNS = 5 };
+    double best_write = 1e30, best_parse = 1e30, best_jansson = 1e30, best_decref = 1e30;
+    for (int r = 0; r < RUNS; r++) {
+        onescope_buffer_free(&text);
+        settle_heap();
+        double t0 = now();
+        if (onescope_ots_clip_write(clip, NULL, &text, &err) != ONESCOPE_OK) die(&err);
+        double t1 = now();
+        if (t1 - t0 < best_write) best_write = t1 - t0;
+    }
+    double size_mb = (double)text.size / 1e6;
+    printf("clip: %zu pegs x %zu keyframes, %.1f MB of JSON\n", pegs, keys, size_mb);
+    for (int r = 0; r < RUNS; r++) {
+        onescope_ots_clip *back;
+        settle_heap();
+        double t0 = now();
+        if (onescope_ots_clip_parse(text.data, text.size, path, NULL, &back, &err) != ONESCOPE_OK) die(&err);
+        double t1 = now();
+        onescope_ots_clip_free(back);
+        if (t1 - t0 < best_parse) best_parse = t1 - t0;
+
+        json_error_t je;
+        settle_heap();
+        t0 = now();
+        json_t *root = json_loadb((const char *)text.data, text.size, JSON_REJECT_DUPLICATES, &je);
+        t1 = now();
+        if (root == NULL) {
+            fprintf(stderr, "bench_ots: jansson: %s\n", je.text);
+            return 1;
+        }
+        if (t1 - t0 < best_jansson) best_jansson = t1 - t0;
+        t1 = now();
+        json_decref(root);
+        double t2 = now();
+        if (t2 - t1 < best_decref) best_decref = t2 - t1;
+    }
+    printf("best of %d runs:\n", RUNS);
+    printf("  onescope_ots_clip_write          %7.3f s  %7.1f MB/s\n", best_write, size_mb / best_write);
+    printf("  onescope_ots_clip_parse+validate %7.3f s  %7.1f MB/s\n", best_parse, size_mb / best_parse);
+    printf("  jansson json_loadb (bare)        %7.3f s  %7.1f MB/s\n", best_jansson, size_mb / best_jansson);
+    printf("  jansson json_loadb + json_decref %7.3f s  %7.1f MB/s\n", best_jansson + best_decref,
+           size_mb / (best_jansson + best_decref));
+    printf("  ratio parse / bare json_loadb    %7.2f  (goal <= 1.5)\n", best_parse / best_jansson);
+    printf("  ratio parse / loadb + decref     %7.2f\n", best_parse / (best_jansson + best_decref));
+
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(text.data, 1, text.size, f) != text.size || fclose(f) != 0) {
+        fprintf(stderr, "bench_ots: cannot write %s\n", path);
+        return 1;
+    }
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '%s'", path);
+    printf("  python3 json.load (includes interpreter start, ~20 ms):\n    %s\n", cmd);
+    double t0 = now();
+    int rc = system(cmd);
+    double t1 = now();
+    if (rc == 0) printf("  python3 json.load                %7.3f s  %7.1f MB/s\n", t1 - t0, size_mb / (t1 - t0));
+    else printf("  python3 json.load                (python3 failed or is missing: %d)\n", rc);
+    if (argc <= 2) remove(path);
+    onescope_buffer_free(&text);
+    onescope_ots_clip_free(clip);
+    return 0;
+}
