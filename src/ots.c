@@ -1321,12 +1321,16 @@ onescope_code onescope_ots_clip_parse(const void *data, size_t size, const char 
 
 onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {
     const char *s = data;
-    size_t n = size < 65536 ? size : 65536;
+    size_t n = size;
     if (s == NULL) return ONESCOPE_OTS_NONE;
     size_t p = skip_ws(s, n, 0);
     if (p >= n || s[p] != '{') return ONESCOPE_OTS_NONE;
     static const char key[] = "\"format\"";
     for (; p + sizeof key - 1 <= n; p++) {
+        const char *quote = memchr(s + p, '"', n - p);
+        if (quote == NULL) break;
+        p = (size_t)(quote - s);
+        if (p + sizeof key - 1 > n) break;
         if (memcmp(s + p, key, sizeof key - 1) != 0) continue;
         size_t q = skip_ws(s, n, p + sizeof key - 1);
         if (q >= n || s[q] != ':') continue;

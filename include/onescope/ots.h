@@ -188,8 +188,8 @@ typedef struct onescope_ots_clip {
 
 /* ---- reading ---- */
 
-/* The kind named by the JSON "format" key near the start of data (a quick look, not a
- * validation): ONESCOPE_OTS_NONE when there is none. */
+/* The kind named by the first "format" key of a text that starts with '{' (a quick look,
+ * not a validation): ONESCOPE_OTS_NONE when there is none. */
 ONESCOPE_API onescope_ots_kind onescope_ots_detect(const void *data, size_t size);
 
 /* Parse and validate a whole file. options may be NULL. Syntax errors carry jansson's line
