@@ -900,7 +900,7 @@ static onescope_code rd_bool(ots_ctx *c, const char *key, json_t *v, bool *out, 
 }
 
 static onescope_code rd_enum(ots_ctx *c, const char *key, json_t *v, const char *const *names,
-                             int count, const char *expected, int *out) {
+                             int count, const char *expected, unsigned *out) {
     if (v == NULL) return missing(c, key);
     onescope_code rc = ONESCOPE_OK;
     ots_push_key(c, key);
@@ -911,7 +911,7 @@ static onescope_code rd_enum(ots_ctx *c, const char *key, json_t *v, const char 
         int i = 0;
         while (i < count && strcmp(names[i], s) != 0) i++;
         if (i == count) rc = ots_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", s);
-        else *out = i;
+        else *out = (unsigned)i;
     }
     ots_pop(c);
     return rc;
@@ -919,7 +919,7 @@ static onescope_code rd_enum(ots_ctx *c, const char *key, json_t *v, const char 
 
 #define RD_ENUM(c, key, v, names, expected, field)                                   \
     do {                                                                              \
-        int e_ = 0;                                                                   \
+        unsigned e_ = 0;                                                              \
         OS_TRY(rd_enum((c), (key), (v), (names), COUNT(names), (expected), &e_));      \
         (field) = e_;                                                                 \
     } while (0)
@@ -1050,9 +1050,9 @@ static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
     json_t *f = json_object_get(*root, "format");
     if (f == NULL) return missing(c, "format");
     static const char *const formats[] = {"octo_pvt", "octo_anm"};
-    int kind = 0;
+    unsigned kind = 0;
     OS_TRY(rd_enum(c, "format", f, formats, 2, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm", &kind));
-    if (kind + 1 != (int)want) {
+    if (kind + 1 != (unsigned)want) {
         ots_push_key(c, "format");
         onescope_code rc = ots_fail(c, ONESCOPE_E_RANGE, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm",
                                     "\"%s\"", formats[kind]);
