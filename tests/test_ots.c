@@ -849,6 +849,55 @@ static void cache_to_clip_and_back(void **state) {
     onescope_pose_cache_free(pc);
 }
 
+/* ---- mutated inputs: refused cleanly, or accepted and then rewritten stably ---- */
+
+static void mutations_are_refused_or_stable(void **state) {
+    (void)state;
+    onescope_ots_clip *src = make_clip(11, 3, 3, NULL);
+    onescope_buffer base = write_clip_ok(src);
+    static const char junk[] = "{}[],:\"0123456789.eE-+ntfalsrue\\u\xff\x00 \n";
+    uint64_t s = 99;
+    int accepted = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        uint8_t *t = malloc(base.size + 8);
+        assert_non_null(t);
+        memcpy(t, base.data, base.size);
+        size_t size = base.size;
+        int edits = 1 + (int)(test_rand(&s) % 3);
+        for (int e = 0; e < edits; e++) {
+            size_t at = (size_t)(test_rand(&s) % size);
+            if (test_rand(&s) % 4 == 0 && size > 1) { /* delete a byte */
+                memmove(t + at, t + at + 1, size - at - 1);
+                size--;
+            } else {
+                t[at] = (uint8_t)junk[test_rand(&s) % (sizeof junk - 1)];
+            }
+        }
+        onescope_ots_clip *c;
+        onescope_error err;
+        onescope_code rc = onescope_ots_clip_parse(t, size, "m.anm", NULL, &c, &err);
+        if (rc != ONESCOPE_OK) {
+            assert_null(c);
+            assert_true(strlen(fmt(&err)) > 8);
+        } else {
+            accepted++;
+            onescope_buffer b1 = write_clip_ok(c), b2;
+            onescope_ots_clip *d = parse_clip_ok((const char *)b1.data, b1.size);
+            assert_int_equal(onescope_ots_clip_write(d, NULL, &b2, &err), ONESCOPE_OK);
+            assert_int_equal(b1.size, b2.size);
+            assert_memory_equal(b1.data, b2.data, b1.size);
+            onescope_buffer_free(&b1);
+            onescope_buffer_free(&b2);
+            onescope_ots_clip_free(c);
+            onescope_ots_clip_free(d);
+        }
+        free(t);
+    }
+    assert_true(accepted > 0); /* some edits land in numbers or strings and stay valid */
+    onescope_buffer_free(&base);
+    onescope_ots_clip_free(src);
+}
+
 /* ---- allocation failure: every allocation of ours can fail without a leak ---- */
 
 static void allocation_failure_everywhere(void **state) {
@@ -913,6 +962,7 @@ int main(void) {
         cmocka_unit_test(rotation_interpolation),
         cmocka_unit_test(clip_to_cache),
         cmocka_unit_test(cache_to_clip_and_back),
+        cmocka_unit_test(mutations_are_refused_or_stable),
         cmocka_unit_test(allocation_failure_everywhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
