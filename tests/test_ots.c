@@ -846,6 +846,16 @@ static void cache_to_clip_and_back(void **state) {
     onescope_ots_clip_free(c);
     onescope_ots_clip_free(d);
     onescope_pose_cache_free(back);
+    /* empty names become entity-ID; two equal names cannot both be pegs */
+    assert_int_equal(onescope_pose_cache_set_text(pc, &pc->entities[3].name, "", 0, &err), 0);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_OK);
+    assert_string_equal(c->pegs[3].name, "entity-4");
+    assert_true(c->header.fps == 24);
+    assert_int_equal(c->header.source, ONESCOPE_OTS_SOURCE_BLENDER);
+    onescope_ots_clip_free(c);
+    assert_int_equal(onescope_pose_cache_set_text(pc, &pc->entities[3].name, "body 0", 6, &err), 0);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_E_DUPLICATE);
+    assert_null(c);
     onescope_pose_cache_free(pc);
 }
 
