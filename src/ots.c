@@ -1409,25 +1409,42 @@ static void key(jw *j, const char *k) {
     put(j, "\": ", 3);
 }
 
-/* The shortest %.Ng text that reads back to v (round trip holds for every N from the
- * shortest one up, so a binary search finds it); whole numbers get ".0" so they stay reals. */
+/* Prints v with precision p into out; true when the text reads back to v. */
+static bool fits(double v, int p, char out[40]) {
+    char tmp[320]; /* %.17g needs at most 24 bytes; the compiler cannot know p <= 17 */
+    int n = snprintf(tmp, sizeof tmp, "%.*g", p, v);
+    if (n < 0 || n > 38) return false;
+    memcpy(out, tmp, (size_t)n + 1);
+    return strtod(out, NULL) == v;
+}
+
+/* The shortest %.Ng text (N = 1..17) that reads back to v. Round trip holds for every N from
+ * the shortest one up, so after 16 and 15 a binary search finds it; most values taken from
+ * floats need 16 or 17 digits and stop early. Whole numbers get ".0" so they stay reals. */
 size_t ots_format_double(double v, char *buf) {
-    int lo = 1, hi = 17;
-    char tmp[320];
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        snprintf(tmp, sizeof tmp, "%.*g", mid, v);
-        if (strtod(tmp, NULL) == v) hi = mid;
-        else lo = mid + 1;
+    char best[40], cand[40];
+    if (!fits(v, 16, best)) {
+        fits(v, 17, best); /* 17 significant digits always read back */
+    } else if (fits(v, 15, cand)) {
+        memcpy(best, cand, sizeof best);
+        int lo = 1, hi = 15; /* best holds the text for hi */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (fits(v, mid, cand)) {
+                hi = mid;
+                memcpy(best, cand, sizeof best);
+            } else {
+                lo = mid + 1;
+            }
+        }
     }
-    int n = snprintf(tmp, sizeof tmp, "%.*g", lo, v);
-    if (n < 0 || n > 36) n = 0; /* %.17g needs at most 24 */
-    memcpy(buf, tmp, (size_t)n + 1);
+    size_t n = strlen(best);
+    memcpy(buf, best, n + 1);
     if (strpbrk(buf, ".eEn") == NULL) {
         memcpy(buf + n, ".0", 3);
         n += 2;
     }
-    return (size_t)n;
+    return n;
 }
 
 static void put_double(jw *j, double v) {
