@@ -104,5 +104,10 @@ expect_exit 2 "$ONESCOPE" convert --frobnicate a b
 expect_exit 0 "$ONESCOPE" convert --help
 expect_grep "usage: onescope convert" "$SCRATCH/out"
 expect_exit 1 "$ONESCOPE" convert "$SCRATCH/clip.anm" "$SCRATCH/clip.anm"
+# standard input and output
+if "$ONESCOPE" convert - - <"$SCRATCH/clip.anm" | "$ONESCOPE" convert - - | "$ONESCOPE" -q validate -; then ok; else bad "convert through pipes"; fi
+printf '{"format": "octo_pvt"}' >"$SCRATCH/nover.pvt"
+expect_exit 1 "$ONESCOPE" validate "$SCRATCH/nover.pvt"
+expect_grep 'nover.pvt: line 1, column 1: version: expected a key "version", found none' "$SCRATCH/err"
 
 finish
