@@ -2,6 +2,7 @@
  * Conversion to and from pose caches is in ots_convert.c. */
 #include <jansson.h>
 #include <limits.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1437,6 +1438,12 @@ size_t ots_format_double(double v, char *buf) {
                 lo = mid + 1;
             }
         }
+    }
+    /* printf and strtod agree on the locale's decimal point; JSON wants '.' */
+    const char *point = localeconv()->decimal_point;
+    if (point != NULL && point[0] != '.' && point[0] != '\0' && point[1] == '\0') {
+        char *at = strchr(best, point[0]);
+        if (at != NULL) *at = '.';
     }
     size_t n = strlen(best);
     memcpy(buf, best, n + 1);
