@@ -433,6 +433,8 @@ static onescope_code check_header(ots_ctx *c, const onescope_ots_header *h) {
     return rc;
 }
 
+static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *cams, size_t n);
+
 static onescope_code check_cameras(ots_ctx *c, const onescope_ots_camera *cams, size_t n) {
     ots_push_key(c, "cameras");
     onescope_code rc = ONESCOPE_OK;
@@ -450,15 +452,9 @@ static onescope_code check_cameras(ots_ctx *c, const onescope_ots_camera *cams, 
             (rc = check_text(c, "rig", k->rig, false)) == ONESCOPE_OK)
             rc = check_enum(c, "fov_axis", (int)k->fov_axis, COUNT(fov_axis_names), "vertical or horizontal");
         for (int j = 0; j < 11 && rc == ONESCOPE_OK; j++) rc = check_finite(c, num_keys[j], &nums[j], 1);
-        for (size_t j = 0; j < i && rc == ONESCOPE_OK; j++)
-            if (strcmp(cams[j].name, k->name) == 0) {
-                ots_push_key(c, "name");
-                rc = ots_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
-                              "\"%.100s\" again (first at cameras[%zu])", k->name, j);
-                ots_pop(c);
-            }
         ots_pop(c);
     }
+    if (rc == ONESCOPE_OK) rc = camera_names_unique(c, cams, n);
     ots_pop(c);
     return rc;
 }
@@ -492,6 +488,33 @@ static const char *view_str(const element_view *v, size_t i, size_t off) {
     return *(char *const *)((const char *)v->base + i * v->stride + off);
 }
 
+/* Camera names are unique in a file (hash set; "cameras" is on the path already). */
+static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *cams, size_t n) {
+    size_t cap = 16;
+    while (cap < n * 2) cap *= 2;
+    size_t *slots = os_calloc(c->a, cap, sizeof *slots);
+    if (slots == NULL) return ots_nomem(c);
+    onescope_code rc = ONESCOPE_OK;
+    for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
+        for (size_t s = (size_t)hash_pair(NULL, cams[i].name) & (cap - 1);; s = (s + 1) & (cap - 1)) {
+            if (slots[s] == 0) {
+                slots[s] = i + 1;
+                break;
+            }
+            if (strcmp(cams[slots[s] - 1].name, cams[i].name) == 0) {
+                ots_push_index(c, i);
+                ots_push_key(c, "name");
+                rc = ots_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
+                              "\"%.100s\" again (first at cameras[%zu])", cams[i].name, slots[s] - 1);
+                c->depth -= 2;
+                break;
+            }
+        }
+    }
+    os_free(c->a, slots);
+    return rc;
+}
+
 static size_t table_find(const name_table *t, const element_view *v, const char *rig, const char *name) {
     for (size_t s = (size_t)hash_pair(rig, name) & t->mask;; s = (s + 1) & t->mask) {
         size_t e = t->slots[s];
@@ -502,16 +525,32 @@ static size_t table_find(const name_table *t, const element_view *v, const char 
     }
 }
 
+/* A set of names across rig tags: one slot per distinct name holding the first element's
+ * index + 1, with NAME_MULTI set once a second element has the same name (so names shared by
+ * many rigs never make long probe chains). */
+#define NAME_MULTI (((size_t)-1 >> 1) + 1)
+
+static void names_insert(size_t *slots, size_t mask, const element_view *v, size_t i) {
+    const char *name = view_str(v, i, v->name_off);
+    for (size_t s = (size_t)hash_pair(NULL, name) & mask;; s = (s + 1) & mask) {
+        if (slots[s] == 0) {
+            slots[s] = i + 1;
+            return;
+        }
+        if (strcmp(view_str(v, (slots[s] & ~NAME_MULTI) - 1, v->name_off), name) == 0) {
+            slots[s] |= NAME_MULTI;
+            return;
+        }
+    }
+}
+
 /* The only element named name in any rig tag, or SIZE_MAX (none, or several). */
 static size_t find_any_rig(const size_t *slots, size_t mask, const element_view *v, const char *name) {
-    size_t found = SIZE_MAX;
     for (size_t s = (size_t)hash_pair(NULL, name) & mask;; s = (s + 1) & mask) {
         size_t e = slots[s];
-        if (e == 0) return found;
-        if (strcmp(view_str(v, e - 1, v->name_off), name) == 0) {
-            if (found != SIZE_MAX) return SIZE_MAX;
-            found = e - 1;
-        }
+        if (e == 0) return SIZE_MAX;
+        if (strcmp(view_str(v, (e & ~NAME_MULTI) - 1, v->name_off), name) == 0)
+            return (e & NAME_MULTI) ? SIZE_MAX : e - 1;
     }
 }
 
@@ -533,10 +572,8 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
     ots_push_key(c, what);
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
         const char *name = view_str(v, i, v->name_off), *rig = view_str(v, i, v->rig_off);
-        size_t s = (size_t)hash_pair(NULL, name) & t.mask;
-        while (by_name[s] != 0) s = (s + 1) & t.mask;
-        by_name[s] = i + 1;
-        s = (size_t)hash_pair(rig, name) & t.mask;
+        names_insert(by_name, t.mask, v, i);
+        size_t s = (size_t)hash_pair(rig, name) & t.mask;
         for (;; s = (s + 1) & t.mask) {
             size_t e = t.slots[s];
             if (e == 0) {

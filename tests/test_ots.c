@@ -361,6 +361,34 @@ static void rules_between_values(void **state) {
     }
 }
 
+/* A parent name used by many rigs, none of them the child's own: ambiguous, so a root. */
+static void ambiguous_parent_is_a_root(void **state) {
+    (void)state;
+    enum { N = 20000 };
+    onescope_ots_clip *c;
+    onescope_error err;
+    assert_int_equal(onescope_ots_clip_create(N + 2, 0, NULL, &c, &err), ONESCOPE_OK);
+    c->frame_range[1] = 0;
+    for (size_t i = 0; i < N + 2; i++) {
+        char rig[32];
+        snprintf(rig, sizeof rig, "rig%zu", i);
+        assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[i].name, i < N ? "same" : i == N ? "only" : "child", &err), 0);
+        assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[i].rig, i <= N ? rig : "mine", &err), 0);
+        c->pegs[i].rest_pivot[0] = 1;
+    }
+    assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[N + 1].parent, "same", &err), 0);
+    onescope_pose_cache *pc;
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_OK);
+    assert_true(onescope_pose_cache_pose(pc, 0, N + 1)->position[0] == 1.0f); /* not composed */
+    onescope_pose_cache_free(pc);
+    /* a name only one rig uses is found across rig tags */
+    assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[N + 1].parent, "only", &err), 0);
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_OK);
+    assert_true(onescope_pose_cache_pose(pc, 0, N + 1)->position[0] == 2.0f); /* composed */
+    onescope_pose_cache_free(pc);
+    onescope_ots_clip_free(c);
+}
+
 /* ---- generated rigs and clips: byte-stable rewrites ---- */
 
 static double rnd(uint64_t *s) { return (double)(test_rand(s) >> 11) / 9007199254740992.0; }
@@ -964,6 +992,7 @@ int main(void) {
         cmocka_unit_test(types_and_missing_keys),
         cmocka_unit_test(enums_and_lengths),
         cmocka_unit_test(rules_between_values),
+        cmocka_unit_test(ambiguous_parent_is_a_root),
         cmocka_unit_test(generated_clip_round_trip),
         cmocka_unit_test(generated_rig_round_trip),
         cmocka_unit_test(numbers_print_shortest),
