@@ -221,6 +221,7 @@ onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
     size_t *order = os_calloc(a, n, sizeof *order);
     size_t *depth = os_calloc(a, n, sizeof *depth);
     double *world = os_calloc(a, n, 7 * sizeof *world);
+    size_t *starts = NULL;
     onescope_pose_cache *cache = NULL;
     onescope_code rc = ONESCOPE_OK;
     if (parents == NULL || order == NULL || depth == NULL || world == NULL) {
@@ -230,17 +231,27 @@ onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
     if ((rc = ots_clip_parents(&c, clip, parents)) != ONESCOPE_OK) goto done;
     /* parents before children: order by chain depth (counting sort; loops were refused) */
     size_t max_depth = 0;
+    for (size_t i = 0; i < n; i++) depth[i] = o.compose_parents ? SIZE_MAX : 0; /* SIZE_MAX: not known yet */
     for (size_t i = 0; i < n; i++) {
-        size_t d = 0;
-        if (o.compose_parents)
-            for (size_t j = parents[i]; j != SIZE_MAX; j = parents[j]) d++;
-        depth[i] = d;
-        if (d > max_depth) max_depth = d;
+        /* climb to a peg of known depth (or past a root), stacking the chain in order[] */
+        size_t top = 0, j = i;
+        while (j != SIZE_MAX && depth[j] == SIZE_MAX) {
+            order[top++] = j;
+            j = parents[j];
+        }
+        size_t d = j == SIZE_MAX ? 0 : depth[j] + 1;
+        while (top > 0) depth[order[--top]] = d++;
+        if (depth[i] > max_depth) max_depth = depth[i];
     }
-    size_t filled = 0;
-    for (size_t d = 0; d <= max_depth && filled < n; d++)
-        for (size_t i = 0; i < n; i++)
-            if (depth[i] == d) order[filled++] = i;
+    /* counting sort by depth: starts[d] is where depth d begins in order[] */
+    starts = os_calloc(a, max_depth + 2, sizeof *starts);
+    if (starts == NULL) {
+        rc = ots_nomem(&c);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) starts[depth[i] + 1]++;
+    for (size_t d = 1; d <= max_depth + 1; d++) starts[d] += starts[d - 1];
+    for (size_t i = 0; i < n; i++) order[starts[depth[i]]++] = i;
     if ((rc = onescope_pose_cache_create(3, (uint32_t)n, (uint32_t)frames, a, &cache, error)) != ONESCOPE_OK)
         goto done;
     cache->start_step = clip->frame_range[0];
@@ -297,6 +308,7 @@ done:
     os_free(a, parents);
     os_free(a, order);
     os_free(a, depth);
+    os_free(a, starts);
     os_free(a, world);
     return rc;
 }

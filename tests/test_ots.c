@@ -389,6 +389,36 @@ static void ambiguous_parent_is_a_root(void **state) {
     onescope_ots_clip_free(c);
 }
 
+/* A chain of 5000 pegs listed child first: parents are still baked before their children. */
+static void long_parent_chain(void **state) {
+    (void)state;
+    enum { N = 5000 };
+    onescope_ots_clip *c;
+    onescope_error err;
+    assert_int_equal(onescope_ots_clip_create(N, 0, NULL, &c, &err), ONESCOPE_OK);
+    c->frame_range[0] = 3;
+    c->frame_range[1] = 4;
+    for (size_t i = 0; i < N; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "p%zu", i);
+        assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[i].name, name, &err), 0);
+        if (i + 1 < N) {
+            snprintf(name, sizeof name, "p%zu", i + 1);
+            assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[i].parent, name, &err), 0);
+        }
+        c->pegs[i].rest_pivot[0] = 1;
+    }
+    onescope_pose_cache *pc;
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < N; i += 499) assert_true(onescope_pose_cache_pose(pc, 1, i)->position[0] == (float)(N - i));
+    assert_true(pc->start_step == 3);
+    onescope_pose_cache_free(pc);
+    /* close the chain into a loop: refused */
+    assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[N - 1].parent, "p0", &err), 0);
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
+    onescope_ots_clip_free(c);
+}
+
 /* ---- generated rigs and clips: byte-stable rewrites ---- */
 
 static double rnd(uint64_t *s) { return (double)(test_rand(s) >> 11) / 9007199254740992.0; }
@@ -993,6 +1023,7 @@ int main(void) {
         cmocka_unit_test(enums_and_lengths),
         cmocka_unit_test(rules_between_values),
         cmocka_unit_test(ambiguous_parent_is_a_root),
+        cmocka_unit_test(long_parent_chain),
         cmocka_unit_test(generated_clip_round_trip),
         cmocka_unit_test(generated_rig_round_trip),
         cmocka_unit_test(numbers_print_shortest),
