@@ -973,7 +973,8 @@ static void allocation_failure_everywhere(void **state) {
     onescope_ots_clip *src = make_clip(3, 4, 3, NULL);
     onescope_buffer text = write_clip_ok(src);
     onescope_pose_cache *pc = make_cache(4, 3, 5, true);
-    for (int what = 0; what < 5; what++) {
+    onescope_ots_rig *rig = parse_rig_ok(rig_text, strlen(rig_text));
+    for (int what = 0; what < 6; what++) {
         long n = 1;
         for (;; n++) {
             test_alloc t;
@@ -998,10 +999,14 @@ static void allocation_failure_everywhere(void **state) {
                 onescope_pose_cache *out;
                 rc = onescope_ots_clip_to_pose_cache(src, NULL, &t.allocator, &out, &err);
                 onescope_pose_cache_free(rc == ONESCOPE_OK ? out : NULL);
-            } else {
+            } else if (what == 4) {
                 onescope_ots_clip *out;
                 rc = onescope_ots_clip_from_pose_cache(pc, NULL, &t.allocator, &out, &err);
                 onescope_ots_clip_free(rc == ONESCOPE_OK ? out : NULL);
+            } else {
+                onescope_buffer b;
+                rc = onescope_ots_rig_write(rig, &t.allocator, &b, &err);
+                if (rc == ONESCOPE_OK) onescope_buffer_free(&b);
             }
             assert_int_equal(t.live, 0);
             if (rc == ONESCOPE_OK) break;
@@ -1012,6 +1017,7 @@ static void allocation_failure_everywhere(void **state) {
     onescope_buffer_free(&text);
     onescope_ots_clip_free(src);
     onescope_pose_cache_free(pc);
+    onescope_ots_rig_free(rig);
 }
 
 int main(void) {
