@@ -7,6 +7,7 @@ set(ONESCOPE_SOURCES
   src/pose_cache.c
   src/sim.c
   src/replay.c
+  src/soa_world.c
 )
 if(ONESCOPE_HAVE_BOX3D)
   list(APPEND ONESCOPE_SOURCES)

@@ -9,5 +9,6 @@
 #include "onescope/pose_cache.h"
 #include "onescope/sim.h"
 #include "onescope/replay.h"
+#include "onescope/soa_world.h"
 
 #endif
