@@ -16,6 +16,7 @@ static const command commands[] = {
     {"rewrite", cmd_rewrite, "parse a file and write it again with the library's writer"},
     {"verify", cmd_verify, "re-simulate OSTM replays and compare every hash row"},
     {"replay", cmd_replay, "run an OSTM replay and print per-step hashes (--json, --state)"},
+    {"box3d-dump", cmd_box3d_dump, "run a JSON scene in Box3D and write the poses as OSPC"},
 };
 
 static void usage(FILE *out) {
