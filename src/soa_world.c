@@ -153,6 +153,7 @@ struct onescope_soa_world {
     uint64_t *shape_keys;
     int32_t *shape_body;
     size_t shape_mask;
+    unsigned shape_shift; /* 64 - log2(table size) */
 
     uint32_t *stable_id;
     int32_t *kind, *parent, *limb;
@@ -228,9 +229,15 @@ static b3Quat lane_quat(const onescope_soa_world *w, uint32_t i) {
     return q;
 }
 
+/* Fibonacci hashing on the whole key: the top bits of the product depend on every key bit
+ * (the shape index lives in the high half of the key, the generation in the low half). */
+static size_t shape_slot(const onescope_soa_world *w, uint64_t key) {
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> w->shape_shift) & w->shape_mask;
+}
+
 static void shape_map_put(onescope_soa_world *w, b3ShapeId id, int32_t body) {
     uint64_t key = b3StoreShapeId(id);
-    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & w->shape_mask;
+    size_t h = shape_slot(w, key);
     while (w->shape_keys[h] != 0 && w->shape_keys[h] != key) h = (h + 1) & w->shape_mask;
     w->shape_keys[h] = key;
     w->shape_body[h] = body;
@@ -238,7 +245,7 @@ static void shape_map_put(onescope_soa_world *w, b3ShapeId id, int32_t body) {
 
 static int32_t shape_map_get(const onescope_soa_world *w, b3ShapeId id) {
     uint64_t key = b3StoreShapeId(id);
-    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & w->shape_mask;
+    size_t h = shape_slot(w, key);
     while (w->shape_keys[h] != 0) {
         if (w->shape_keys[h] == key) return w->shape_body[h];
         h = (h + 1) & w->shape_mask;
@@ -305,8 +312,10 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onesc
     w->contact_events = def->contact_events;
     size_t n = def->body_capacity, nj = def->joint_capacity;
     size_t table = 16;
-    while (table < 2 * n) table *= 2;
+    unsigned bits = 4;
+    while (table < 2 * n) table *= 2, bits++;
     w->shape_mask = table - 1;
+    w->shape_shift = 64u - bits;
 
     bool ok = true;
     ok = ok && (w->bodies = os_calloc(a, n, sizeof *w->bodies)) != NULL;
@@ -343,7 +352,7 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onesc
     wd.capacity.dynamicShapeCount = (int)n;
 
     pthread_mutex_lock(&os_soa_lock);
-    bool full = b3GetWorldCount() >= b3GetMaxWorldCount();
+    bool full = b3GetWorldCount() >= B3_MAX_WORLDS;
     if (!full) w->world = b3CreateWorld(&wd);
     pthread_mutex_unlock(&os_soa_lock);
     if (full || B3_IS_NULL(w->world)) {
@@ -351,7 +360,7 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onesc
         os_free(a, w);
         return os_fail(error, ONESCOPE_E_ENGINE, in, OS_NO_OFFSET, "world",
                        "a free Box3D world slot", "all %d Box3D worlds in use",
-                       b3GetMaxWorldCount());
+                       B3_MAX_WORLDS);
     }
     *out = w;
     return ONESCOPE_OK;
@@ -621,7 +630,7 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world, const ones
     if (world == NULL || def == NULL)
         return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "def" : "world",
                        "a non-NULL pointer", "NULL");
-    b3Vec3 axis;
+    b3Vec3 axis = {0.0f, 0.0f, 1.0f};
     b3Quat target = b3Quat_identity;
     OS_TRY(check_joint_def(world, def, &axis, &target, error));
 

@@ -82,7 +82,7 @@ static int get_floats(scene_ctx *c, const json_t *v, const char *path, float *ou
         return scene_fail(c->err, c->name, ONESCOPE_E_TYPE, path, want, "%s", json_kind(v));
     }
     for (size_t k = 0; k < n; k++) {
-        char p[256];
+        char p[320];
         snprintf(p, sizeof p, "%s[%zu]", path, k);
         if (get_float(c, json_array_get(v, k), p, &out[k]) != 0) return -1;
     }
