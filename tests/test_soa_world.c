@@ -983,6 +983,51 @@ static void test_pose_dump(void **state) {
     onescope_soa_world_destroy(w);
 }
 
+static void test_contact_events_off(void **state) {
+    (void)state;
+    onescope_soa_world_def d = onescope_soa_world_def_default();
+    d.contact_events = 0;
+    d.body_capacity = 4;
+    onescope_soa_world *w = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_soa_world_create(&d, &w, &err), ONESCOPE_OK);
+    slab(w, 0.0f);
+    uint32_t s = sphere(w, 0.0f, 1.0f, 0.0f, 0.25f);
+    int touched = 0;
+    for (int k = 0; k < 90; k++) {
+        step(w, 1);
+        onescope_soa_view v = view_of(w);
+        assert_int_equal(v.contact_begin_count + v.contact_hit_count + v.contact_end_count, 0);
+        touched |= v.position_y[s] < 0.26f;
+    }
+    assert_true(touched); /* it did land */
+    onescope_soa_world_destroy(w);
+}
+
+static void test_world_slots(void **state) {
+    (void)state;
+    enum { TRY = 200 };
+    onescope_soa_world *ws[TRY];
+    int made = 0;
+    onescope_error err;
+    onescope_soa_world_def d = onescope_soa_world_def_default();
+    d.body_capacity = 1;
+    d.joint_capacity = 0;
+    for (; made < TRY; made++) {
+        onescope_code rc = onescope_soa_world_create(&d, &ws[made], &err);
+        if (rc != ONESCOPE_OK) {
+            assert_int_equal(rc, ONESCOPE_E_ENGINE);
+            assert_string_equal(err.field, "world");
+            assert_null(ws[made]);
+            break;
+        }
+    }
+    assert_int_equal(made, 128); /* Box3D's B3_MAX_WORLDS */
+    for (int k = 0; k < made; k++) onescope_soa_world_destroy(ws[k]);
+    assert_int_equal(onescope_soa_world_create(&d, &ws[0], &err), ONESCOPE_OK);
+    onescope_soa_world_destroy(ws[0]);
+}
+
 /* ---- threads ---- */
 
 static void *churn(void *arg) {
@@ -1050,6 +1095,8 @@ int main(void) {
         cmocka_unit_test(test_capsule_and_box_rest_heights),
         cmocka_unit_test(test_torque_driven_repeat_runs),
         cmocka_unit_test(test_contact_events),
+        cmocka_unit_test(test_contact_events_off),
+        cmocka_unit_test(test_world_slots),
         cmocka_unit_test(test_removal_order),
         cmocka_unit_test(test_motors_and_springs),
         cmocka_unit_test(test_pose_dump),
