@@ -595,6 +595,42 @@ static void test_spherical_leaves_swing_plane(void **state) {
     onescope_soa_world_destroy(w);
 }
 
+static void test_spherical_cone_and_twist_limits(void **state) {
+    (void)state;
+    onescope_soa_world *w = make_world(-9.81f, 4, 2);
+    onescope_soa_body_def b = onescope_soa_body_def_default();
+    b.kind = ONESCOPE_SOA_STATIC_BOX;
+    b.size[0] = b.size[1] = b.size[2] = 0.1f;
+    add(w, &b);
+    b = onescope_soa_body_def_default();
+    b.kind = ONESCOPE_SOA_BOX;
+    b.size[0] = 0.5f, b.size[1] = 0.05f, b.size[2] = 0.05f;
+    b.position[0] = 0.7f;
+    add(w, &b);
+    onescope_soa_joint_def j = onescope_soa_joint_def_default();
+    j.kind = ONESCOPE_SOA_SPHERICAL;
+    j.body_a = 0, j.body_b = 1;
+    j.axis[0] = 1.0f, j.axis[2] = 0.0f; /* the cone is centred on the arm */
+    j.enable_cone_limit = 1;
+    j.cone_angle = 0.3f;
+    j.enable_twist_limit = 1;
+    j.lower_twist = -0.2f, j.upper_twist = 0.2f;
+    add_joint(w, &j);
+    onescope_soa_view v = view_of(w);
+    float max_swing = 0.0f, max_twist = 0.0f;
+    for (int k = 0; k < 120; k++) {
+        v.torque_x[1] = 2.0f; /* twist the arm about its own length */
+        step(w, 1);
+        float x = v.position_x[1], y = v.position_y[1], z = v.position_z[1];
+        float swing = acosf(x / sqrtf(x * x + y * y + z * z));
+        if (swing > max_swing) max_swing = swing;
+        if (fabsf(v.joint_angle[0]) > max_twist) max_twist = fabsf(v.joint_angle[0]);
+    }
+    assert_true(max_swing > 0.25f && max_swing < 0.3f + 0.03f);
+    assert_true(max_twist > 0.15f && max_twist < 0.2f + 0.03f);
+    onescope_soa_world_destroy(w);
+}
+
 /* ---- write lanes ---- */
 
 static void test_force_and_torque_lanes(void **state) {
@@ -1091,6 +1127,7 @@ int main(void) {
         cmocka_unit_test(test_off_axis_hinge),
         cmocka_unit_test(test_limit_and_weld),
         cmocka_unit_test(test_spherical_leaves_swing_plane),
+        cmocka_unit_test(test_spherical_cone_and_twist_limits),
         cmocka_unit_test(test_force_and_torque_lanes),
         cmocka_unit_test(test_capsule_and_box_rest_heights),
         cmocka_unit_test(test_torque_driven_repeat_runs),
