@@ -1,7 +1,6 @@
 /* Benchmark: the SoA world against plain Box3D calls on the same scene, in one program.
  * Prints ms/step (thread CPU time) for both, their ratio, and what reading the state costs.
  * Usage: bench_soa_world [STEPS_1K [STEPS_10K [REPEATS]]]. Not run by ctest. */
-#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
