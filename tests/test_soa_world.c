@@ -1040,6 +1040,34 @@ static void test_contact_events_off(void **state) {
     onescope_soa_world_destroy(w);
 }
 
+/* When the contact arrays cannot grow, the step still happened and says so. */
+static void test_event_growth_failure(void **state) {
+    (void)state;
+    test_alloc ta;
+    test_alloc_init(&ta, 0);
+    onescope_soa_world_def d = onescope_soa_world_def_default();
+    d.body_capacity = 4;
+    d.allocator = &ta.allocator;
+    onescope_soa_world *w = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_soa_world_create(&d, &w, &err), ONESCOPE_OK);
+    slab(w, 0.0f);
+    uint32_t s = sphere(w, 0.0f, 0.3f, 0.0f, 0.25f);
+    ta.fail_at = ta.count + 1; /* the first allocation from now on fails */
+    onescope_code rc = ONESCOPE_OK;
+    int k = 0;
+    for (; k < 60 && rc == ONESCOPE_OK; k++) rc = onescope_soa_world_step(w, DT, SUB, &err);
+    assert_int_equal(rc, ONESCOPE_E_NOMEM);
+    assert_string_equal(err.field, "contact events");
+    onescope_soa_view v = view_of(w);
+    assert_int_equal(v.step, (uint64_t)k); /* the failing step counted */
+    assert_int_equal(v.contact_begin_count + v.contact_hit_count + v.contact_end_count, 0);
+    assert_true(v.position_y[s] < 0.3f);
+    step(w, 5); /* the next allocation succeeds: the world goes on */
+    onescope_soa_world_destroy(w);
+    assert_int_equal(ta.live, 0);
+}
+
 static void test_world_slots(void **state) {
     (void)state;
     enum { TRY = 200 };
@@ -1134,6 +1162,7 @@ int main(void) {
         cmocka_unit_test(test_contact_events),
         cmocka_unit_test(test_contact_events_off),
         cmocka_unit_test(test_world_slots),
+        cmocka_unit_test(test_event_growth_failure),
         cmocka_unit_test(test_removal_order),
         cmocka_unit_test(test_motors_and_springs),
         cmocka_unit_test(test_pose_dump),
