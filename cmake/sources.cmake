@@ -9,6 +9,7 @@ set(ONESCOPE_SOURCES
   src/replay.c
   src/ots.c
   src/ots_convert.c
+  src/soa_world.c
 )
 if(ONESCOPE_HAVE_BOX3D)
   list(APPEND ONESCOPE_SOURCES)

@@ -10,5 +10,6 @@
 #include "onescope/sim.h"
 #include "onescope/replay.h"
 #include "onescope/ots.h"
+#include "onescope/soa_world.h"
 
 #endif

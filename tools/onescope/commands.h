@@ -8,5 +8,6 @@ int cmd_rewrite(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_box3d_dump(int argc, char **argv);
 
 #endif

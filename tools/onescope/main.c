@@ -17,6 +17,7 @@ static const command commands[] = {
     {"verify", cmd_verify, "re-simulate OSTM replays and compare every hash row"},
     {"replay", cmd_replay, "run an OSTM replay and print per-step hashes (--json, --state)"},
     {"convert", cmd_convert, "convert an .anm clip to an .ospc pose cache or back"},
+    {"box3d-dump", cmd_box3d_dump, "run a JSON scene in Box3D and write the poses as OSPC"},
 };
 
 static void usage(FILE *out) {

@@ -1,0 +1,978 @@
+/* The headless Box3D world with a structure-of-arrays state view. docs/soa-world.md.
+ * Always compiled: without Box3D every entry point reports ONESCOPE_E_UNSUPPORTED. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "onescope/soa_world.h"
+
+onescope_soa_world_def onescope_soa_world_def_default(void) {
+    onescope_soa_world_def d;
+    memset(&d, 0, sizeof d);
+    d.body_capacity = 1024;
+    d.joint_capacity = 256;
+    d.gravity[1] = -9.81f;
+    d.enable_sleep = 1;
+    d.contact_events = 1;
+    d.hit_speed_threshold = 1.0f;
+    return d;
+}
+
+onescope_soa_body_def onescope_soa_body_def_default(void) {
+    onescope_soa_body_def d;
+    memset(&d, 0, sizeof d);
+    d.kind = ONESCOPE_SOA_SPHERE;
+    d.rotation[3] = 1.0f;
+    d.size[0] = d.size[1] = d.size[2] = 0.5f;
+    d.density = 1000.0f;
+    d.friction = 0.6f;
+    d.parent = -1;
+    return d;
+}
+
+onescope_soa_joint_def onescope_soa_joint_def_default(void) {
+    onescope_soa_joint_def d;
+    memset(&d, 0, sizeof d);
+    d.kind = ONESCOPE_SOA_REVOLUTE;
+    d.body_a = -1;
+    d.body_b = -1;
+    d.axis[2] = 1.0f;
+    d.target_rotation[3] = 1.0f;
+    return d;
+}
+
+#if !defined(ONESCOPE_HAVE_BOX3D)
+
+/* ---- this build has no Box3D ---- */
+
+static onescope_code unsupported(onescope_error *error, const char *input) {
+    return os_fail(error, ONESCOPE_E_UNSUPPORTED, input, OS_NO_OFFSET, "box3d",
+                   "a build with Box3D", "this build has no Box3D");
+}
+
+int onescope_soa_world_available(void) { return 0; }
+
+onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onescope_soa_world **out,
+                                        onescope_error *error) {
+    (void)def;
+    if (out != NULL) *out = NULL;
+    return unsupported(error, "soa_world_create");
+}
+
+void onescope_soa_world_destroy(onescope_soa_world *world) { (void)world; }
+
+onescope_code onescope_soa_world_add_body(onescope_soa_world *world, const onescope_soa_body_def *def,
+                                          uint32_t *index, onescope_error *error) {
+    (void)world, (void)def, (void)index;
+    return unsupported(error, "soa_world_add_body");
+}
+
+onescope_code onescope_soa_world_remove_body(onescope_soa_world *world, uint32_t index,
+                                             onescope_error *error) {
+    (void)world, (void)index;
+    return unsupported(error, "soa_world_remove_body");
+}
+
+onescope_code onescope_soa_world_add_joint(onescope_soa_world *world, const onescope_soa_joint_def *def,
+                                           uint32_t *index, onescope_error *error) {
+    (void)world, (void)def, (void)index;
+    return unsupported(error, "soa_world_add_joint");
+}
+
+onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int substeps,
+                                      onescope_error *error) {
+    (void)world, (void)dt, (void)substeps;
+    return unsupported(error, "soa_world_step");
+}
+
+onescope_code onescope_soa_world_get_view(onescope_soa_world *world, onescope_soa_view *view,
+                                          onescope_error *error) {
+    (void)world;
+    if (view != NULL) memset(view, 0, sizeof *view);
+    return unsupported(error, "soa_world_get_view");
+}
+
+onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t steps, float dt,
+                                        int substeps, const onescope_allocator *allocator,
+                                        onescope_pose_cache **out, onescope_error *error) {
+    (void)world, (void)steps, (void)dt, (void)substeps, (void)allocator;
+    if (out != NULL) *out = NULL;
+    return unsupported(error, "soa_world_record");
+}
+
+#else /* ONESCOPE_HAVE_BOX3D */
+
+#include <pthread.h>
+
+#include <box3d/box3d.h>
+#include <box3d/collision.h>
+
+/* Box3D keeps its worlds in a global table that is not safe to change from several threads
+ * at once: every b3CreateWorld / b3DestroyWorld goes through this lock. */
+static pthread_mutex_t os_soa_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define OS_SOA_MAX_COORD 1.0e4f   /* m: |position component| */
+#define OS_SOA_MIN_SIZE 0.001f    /* m */
+#define OS_SOA_MAX_SIZE 1000.0f   /* m */
+#define OS_SOA_MIN_HALF_LENGTH 0.0025f /* m: Box3D's shortest capsule segment is 0.005 m */
+#define OS_SOA_PI 3.14159265358979f
+#define OS_SOA_MAX_LIMIT (0.99f * OS_SOA_PI)
+
+/* Float body lanes, one array each. */
+enum {
+    L_PX, L_PY, L_PZ, L_QX, L_QY, L_QZ, L_QW, L_VX, L_VY, L_VZ, L_WX, L_WY, L_WZ,
+    L_FX, L_FY, L_FZ, L_TX, L_TY, L_TZ, L_COUNT
+};
+/* Float joint lanes. */
+enum {
+    J_ANGLE, J_FX, J_FY, J_FZ, J_FW, J_RX, J_RY, J_RZ, J_RW, J_WX, J_WY, J_WZ, J_COUNT
+};
+
+typedef struct os_event_buffer {
+    onescope_soa_contact *items;
+    uint32_t count;
+    uint32_t capacity;
+} os_event_buffer;
+
+struct onescope_soa_world {
+    const onescope_allocator *allocator;
+    b3WorldId world;
+    uint32_t capacity, joint_capacity;
+    uint32_t count, joint_count;
+    uint64_t step;
+    int contact_events;
+
+    b3BodyId *bodies;
+    b3JointId *joints;
+    b3Quat *joint_local_a; /* joint frame rotation in body A */
+    b3Quat *joint_local_b;
+
+    /* Box3D shape id (b3StoreShapeId) -> body index: insert-only open addressing, so an
+     * event that names a shape destroyed with its body still finds the body. */
+    uint64_t *shape_keys;
+    int32_t *shape_body;
+    size_t shape_mask;
+    unsigned shape_shift; /* 64 - log2(table size) */
+
+    uint32_t *stable_id;
+    int32_t *kind, *parent, *limb;
+    float *lane[L_COUNT];
+    int32_t *shape_kind; /* the kind given to add_body, kept after removal */
+    float *shape_size;   /* 3 per body: the size given to add_body */
+
+    int32_t *joint_kind, *joint_a, *joint_b;
+    float *jlane[J_COUNT];
+
+    os_event_buffer begin, hit, end;
+};
+
+int onescope_soa_world_available(void) { return 1; }
+
+/* ---- small helpers ---- */
+
+
+static onescope_code bad_float(onescope_error *error, const char *input, const char *field,
+                               const char *expected, double found) {
+    return os_fail(error, isfinite(found) ? ONESCOPE_E_RANGE : ONESCOPE_E_NOT_FINITE, input,
+                   OS_NO_OFFSET, field, expected, "%.9g", found);
+}
+
+/* Checks n floats: finite, and within [lo, hi]. */
+static onescope_code check_floats(onescope_error *error, const char *input, const char *name,
+                                  const float *v, int n, float lo, float hi, const char *expected) {
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i]) || v[i] < lo || v[i] > hi) {
+            char field[96];
+            if (n == 1) os_copy_text(field, sizeof field, name);
+            else snprintf(field, sizeof field, "%s[%d]", name, i);
+            return bad_float(error, input, field, expected, (double)v[i]);
+        }
+    }
+    return ONESCOPE_OK;
+}
+
+/* Normalises q (x y z w) in double; refuses non-finite or (near) zero quaternions. */
+static onescope_code unit_quat(onescope_error *error, const char *input, const char *name,
+                               const float q[4], b3Quat *out) {
+    OS_TRY(check_floats(error, input, name, q, 4, -1.0e6f, 1.0e6f, "a finite quaternion x y z w"));
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double len2 = x * x + y * y + z * z + w * w;
+    if (!(len2 > 1e-12))
+        return os_fail(error, ONESCOPE_E_RANGE, input, OS_NO_OFFSET, name,
+                       "a non-zero quaternion", "%g %g %g %g", x, y, z, w);
+    double s = 1.0 / sqrt(len2);
+    out->v.x = (float)(x * s);
+    out->v.y = (float)(y * s);
+    out->v.z = (float)(z * s);
+    out->s = (float)(w * s);
+    return ONESCOPE_OK;
+}
+
+/* The rotation that takes the z axis onto the unit vector a. */
+static b3Quat quat_z_to(b3Vec3 a) {
+    b3Quat q;
+    float d = a.z;
+    if (d < -0.999999f) {
+        q.v = (b3Vec3){1.0f, 0.0f, 0.0f};
+        q.s = 0.0f;
+        return q;
+    }
+    /* half-way quaternion: (cross(z, a), 1 + dot(z, a)) normalised */
+    q.v = (b3Vec3){-a.y, a.x, 0.0f};
+    q.s = 1.0f + d;
+    return b3NormalizeQuat(q);
+}
+
+static b3Quat lane_quat(const onescope_soa_world *w, uint32_t i) {
+    b3Quat q = {{w->lane[L_QX][i], w->lane[L_QY][i], w->lane[L_QZ][i]}, w->lane[L_QW][i]};
+    return q;
+}
+
+/* Fibonacci hashing on the whole key: the top bits of the product depend on every key bit
+ * (the shape index lives in the high half of the key, the generation in the low half). */
+static size_t shape_slot(const onescope_soa_world *w, uint64_t key) {
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> w->shape_shift) & w->shape_mask;
+}
+
+static void shape_map_put(onescope_soa_world *w, b3ShapeId id, int32_t body) {
+    uint64_t key = b3StoreShapeId(id);
+    size_t h = shape_slot(w, key);
+    while (w->shape_keys[h] != 0 && w->shape_keys[h] != key) h = (h + 1) & w->shape_mask;
+    w->shape_keys[h] = key;
+    w->shape_body[h] = body;
+}
+
+static int32_t shape_map_get(const onescope_soa_world *w, b3ShapeId id) {
+    uint64_t key = b3StoreShapeId(id);
+    size_t h = shape_slot(w, key);
+    while (w->shape_keys[h] != 0) {
+        if (w->shape_keys[h] == key) return w->shape_body[h];
+        h = (h + 1) & w->shape_mask;
+    }
+    return -1;
+}
+
+/* ---- create and destroy ---- */
+
+static void free_arrays(onescope_soa_world *w) {
+    const onescope_allocator *a = w->allocator;
+    os_free(a, w->bodies);
+    os_free(a, w->joints);
+    os_free(a, w->joint_local_a);
+    os_free(a, w->joint_local_b);
+    os_free(a, w->shape_keys);
+    os_free(a, w->shape_body);
+    os_free(a, w->stable_id);
+    os_free(a, w->kind);
+    os_free(a, w->parent);
+    os_free(a, w->limb);
+    os_free(a, w->shape_kind);
+    os_free(a, w->shape_size);
+    for (int i = 0; i < L_COUNT; i++) os_free(a, w->lane[i]);
+    os_free(a, w->joint_kind);
+    os_free(a, w->joint_a);
+    os_free(a, w->joint_b);
+    for (int i = 0; i < J_COUNT; i++) os_free(a, w->jlane[i]);
+    os_free(a, w->begin.items);
+    os_free(a, w->hit.items);
+    os_free(a, w->end.items);
+}
+
+onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onescope_soa_world **out,
+                                        onescope_error *error) {
+    static const char in[] = "soa_world_create";
+    if (out == NULL || def == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, def ? "out" : "def",
+                       "a non-NULL pointer", "NULL");
+    *out = NULL;
+    if (def->body_capacity < 1 || def->body_capacity > ONESCOPE_SOA_MAX_CAPACITY)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_capacity",
+                       "1..1000000", "%u", def->body_capacity);
+    if (def->joint_capacity > ONESCOPE_SOA_MAX_CAPACITY)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "joint_capacity",
+                       "0..1000000", "%u", def->joint_capacity);
+    OS_TRY(check_floats(error, in, "gravity", def->gravity, 3, -1.0e4f, 1.0e4f,
+                        "a finite acceleration, |g| <= 10000 m/s^2"));
+    OS_TRY(check_floats(error, in, "hit_speed_threshold", &def->hit_speed_threshold, 1, 0.0f,
+                        1.0e6f, "a finite speed >= 0"));
+    if (def->enable_sleep != 0 && def->enable_sleep != 1)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "enable_sleep", "0 or 1", "%d",
+                       def->enable_sleep);
+    if (def->contact_events != 0 && def->contact_events != 1)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "contact_events", "0 or 1", "%d",
+                       def->contact_events);
+
+    const onescope_allocator *a = def->allocator;
+    onescope_soa_world *w = os_calloc(a, 1, sizeof *w);
+    if (w == NULL) return os_fail(error, ONESCOPE_E_NOMEM, in, OS_NO_OFFSET, "world", NULL, NULL);
+    w->allocator = a;
+    w->capacity = def->body_capacity;
+    w->joint_capacity = def->joint_capacity;
+    w->contact_events = def->contact_events;
+    size_t n = def->body_capacity, nj = def->joint_capacity;
+    size_t table = 16;
+    unsigned bits = 4;
+    while (table < 2 * n) table *= 2, bits++;
+    w->shape_mask = table - 1;
+    w->shape_shift = 64u - bits;
+
+    bool ok = true;
+    ok = ok && (w->bodies = os_calloc(a, n, sizeof *w->bodies)) != NULL;
+    ok = ok && (w->joints = os_calloc(a, nj, sizeof *w->joints)) != NULL;
+    ok = ok && (w->joint_local_a = os_calloc(a, nj, sizeof *w->joint_local_a)) != NULL;
+    ok = ok && (w->joint_local_b = os_calloc(a, nj, sizeof *w->joint_local_b)) != NULL;
+    ok = ok && (w->shape_keys = os_calloc(a, table, sizeof *w->shape_keys)) != NULL;
+    ok = ok && (w->shape_body = os_calloc(a, table, sizeof *w->shape_body)) != NULL;
+    ok = ok && (w->stable_id = os_calloc(a, n, sizeof *w->stable_id)) != NULL;
+    ok = ok && (w->kind = os_calloc(a, n, sizeof *w->kind)) != NULL;
+    ok = ok && (w->parent = os_calloc(a, n, sizeof *w->parent)) != NULL;
+    ok = ok && (w->limb = os_calloc(a, n, sizeof *w->limb)) != NULL;
+    ok = ok && (w->shape_kind = os_calloc(a, n, sizeof *w->shape_kind)) != NULL;
+    ok = ok && (w->shape_size = os_calloc(a, n, 3 * sizeof *w->shape_size)) != NULL;
+    for (int i = 0; i < L_COUNT; i++) ok = ok && (w->lane[i] = os_calloc(a, n, sizeof(float))) != NULL;
+    ok = ok && (w->joint_kind = os_calloc(a, nj, sizeof *w->joint_kind)) != NULL;
+    ok = ok && (w->joint_a = os_calloc(a, nj, sizeof *w->joint_a)) != NULL;
+    ok = ok && (w->joint_b = os_calloc(a, nj, sizeof *w->joint_b)) != NULL;
+    for (int i = 0; i < J_COUNT; i++) ok = ok && (w->jlane[i] = os_calloc(a, nj, sizeof(float))) != NULL;
+    if (!ok) {
+        free_arrays(w);
+        os_free(a, w);
+        return os_fail(error, ONESCOPE_E_NOMEM, in, OS_NO_OFFSET, "lanes", NULL, NULL);
+    }
+
+    b3WorldDef wd = b3DefaultWorldDef();
+    wd.gravity = (b3Vec3){def->gravity[0], def->gravity[1], def->gravity[2]};
+    wd.enableSleep = def->enable_sleep != 0;
+    wd.hitEventThreshold = def->hit_speed_threshold;
+    wd.workerCount = 1;
+    wd.enqueueTask = NULL;
+    wd.finishTask = NULL;
+    wd.capacity.dynamicBodyCount = (int)n;
+    wd.capacity.dynamicShapeCount = (int)n;
+
+    pthread_mutex_lock(&os_soa_lock);
+    bool full = b3GetWorldCount() >= B3_MAX_WORLDS;
+    if (!full) w->world = b3CreateWorld(&wd);
+    pthread_mutex_unlock(&os_soa_lock);
+    if (full || B3_IS_NULL(w->world)) {
+        free_arrays(w);
+        os_free(a, w);
+        return os_fail(error, ONESCOPE_E_ENGINE, in, OS_NO_OFFSET, "world",
+                       "a free Box3D world slot", "all %d Box3D worlds in use",
+                       B3_MAX_WORLDS);
+    }
+    *out = w;
+    return ONESCOPE_OK;
+}
+
+void onescope_soa_world_destroy(onescope_soa_world *world) {
+    if (world == NULL) return;
+    pthread_mutex_lock(&os_soa_lock);
+    b3DestroyWorld(world->world);
+    pthread_mutex_unlock(&os_soa_lock);
+    const onescope_allocator *a = world->allocator;
+    free_arrays(world);
+    os_free(a, world);
+}
+
+/* ---- bodies ---- */
+
+/* Copies Box3D's state of body i into the lanes. */
+static void read_body(onescope_soa_world *w, uint32_t i) {
+    b3BodyId id = w->bodies[i];
+    b3Transform t = b3Body_GetTransform(id);
+    b3Vec3 v = b3Body_GetLinearVelocity(id);
+    b3Vec3 av = b3Body_GetAngularVelocity(id);
+    float **l = w->lane;
+    l[L_PX][i] = t.p.x, l[L_PY][i] = t.p.y, l[L_PZ][i] = t.p.z;
+    l[L_QX][i] = t.q.v.x, l[L_QY][i] = t.q.v.y, l[L_QZ][i] = t.q.v.z, l[L_QW][i] = t.q.s;
+    l[L_VX][i] = v.x, l[L_VY][i] = v.y, l[L_VZ][i] = v.z;
+    l[L_WX][i] = av.x, l[L_WY][i] = av.y, l[L_WZ][i] = av.z;
+}
+
+static onescope_code check_body_def(const onescope_soa_world *w, const onescope_soa_body_def *d,
+                                    b3Quat *q, onescope_error *error) {
+    static const char in[] = "soa_world_add_body";
+    if (d->kind < ONESCOPE_SOA_SPHERE || d->kind > ONESCOPE_SOA_STATIC_BOX)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "kind",
+                       "1 sphere, 2 capsule, 3 box or 4 static box", "%d", (int)d->kind);
+    OS_TRY(check_floats(error, in, "position", d->position, 3, -OS_SOA_MAX_COORD, OS_SOA_MAX_COORD,
+                        "a finite coordinate, |x| <= 10000 m"));
+    OS_TRY(unit_quat(error, in, "rotation", d->rotation, q));
+    bool is_static = d->kind == ONESCOPE_SOA_STATIC_BOX;
+    float vmax = is_static ? 0.0f : 1.0e4f;
+    const char *vexp = is_static ? "0 for a static box" : "a finite speed, |v| <= 10000 m/s";
+    OS_TRY(check_floats(error, in, "linear_velocity", d->linear_velocity, 3, -vmax, vmax, vexp));
+    const char *wexp = is_static ? "0 for a static box" : "a finite rate, |w| <= 10000 rad/s";
+    OS_TRY(check_floats(error, in, "angular_velocity", d->angular_velocity, 3, -vmax, vmax, wexp));
+    switch (d->kind) {
+    case ONESCOPE_SOA_SPHERE:
+        OS_TRY(check_floats(error, in, "size[0]", &d->size[0], 1, OS_SOA_MIN_SIZE, OS_SOA_MAX_SIZE,
+                            "a sphere radius in 0.001..1000 m"));
+        break;
+    case ONESCOPE_SOA_CAPSULE:
+        OS_TRY(check_floats(error, in, "size[0]", &d->size[0], 1, OS_SOA_MIN_SIZE, OS_SOA_MAX_SIZE,
+                            "a capsule radius in 0.001..1000 m"));
+        OS_TRY(check_floats(error, in, "size[1]", &d->size[1], 1, OS_SOA_MIN_HALF_LENGTH,
+                            OS_SOA_MAX_SIZE, "a capsule half length in 0.0025..1000 m"));
+        break;
+    default:
+        OS_TRY(check_floats(error, in, "size", d->size, 3, OS_SOA_MIN_SIZE, OS_SOA_MAX_SIZE,
+                            "a half extent in 0.001..1000 m"));
+        break;
+    }
+    /* sizes a kind does not use must still be finite numbers */
+    OS_TRY(check_floats(error, in, "size", d->size, 3, -INFINITY, INFINITY, "a finite number"));
+    if (is_static)
+        OS_TRY(check_floats(error, in, "density", &d->density, 1, 0.0f, 1.0e9f,
+                            "a finite density >= 0 kg/m^3"));
+    else if (!isfinite(d->density) || !(d->density > 0.0f) || d->density > 1.0e9f)
+        return bad_float(error, in, "density", "a finite density > 0 kg/m^3", (double)d->density);
+    OS_TRY(check_floats(error, in, "friction", &d->friction, 1, 0.0f, 1.0e3f, "a friction in 0..1000"));
+    OS_TRY(check_floats(error, in, "restitution", &d->restitution, 1, 0.0f, 1.0e3f,
+                        "a restitution in 0..1000"));
+    OS_TRY(check_floats(error, in, "rolling_resistance", &d->rolling_resistance, 1, 0.0f, 1.0e3f,
+                        "a rolling resistance in 0..1000"));
+    if (d->parent < -1 || (d->parent >= 0 && (uint32_t)d->parent >= w->count))
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "parent",
+                       "-1 or the index of an earlier body", "%d (bodies: %u)", (int)d->parent,
+                       w->count);
+    if (w->count >= w->capacity)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_capacity",
+                       "a free body slot", "all %u slots used", w->capacity);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_soa_world_add_body(onescope_soa_world *world, const onescope_soa_body_def *def,
+                                          uint32_t *index, onescope_error *error) {
+    static const char in[] = "soa_world_add_body";
+    if (world == NULL || def == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "def" : "world",
+                       "a non-NULL pointer", "NULL");
+    b3Quat q;
+    OS_TRY(check_body_def(world, def, &q, error));
+
+    uint32_t i = world->count;
+    b3BodyDef bd = b3DefaultBodyDef();
+    bd.type = def->kind == ONESCOPE_SOA_STATIC_BOX ? b3_staticBody : b3_dynamicBody;
+    bd.position = (b3Pos){def->position[0], def->position[1], def->position[2]};
+    bd.rotation = q;
+    bd.linearVelocity = (b3Vec3){def->linear_velocity[0], def->linear_velocity[1], def->linear_velocity[2]};
+    bd.angularVelocity = (b3Vec3){def->angular_velocity[0], def->angular_velocity[1], def->angular_velocity[2]};
+    bd.userData = (void *)(uintptr_t)(i + 1);
+    b3BodyId id = b3CreateBody(world->world, &bd);
+
+    b3ShapeDef sd = b3DefaultShapeDef();
+    sd.density = def->density;
+    sd.baseMaterial.friction = def->friction;
+    sd.baseMaterial.restitution = def->restitution;
+    sd.baseMaterial.rollingResistance = def->rolling_resistance;
+    sd.enableContactEvents = world->contact_events != 0;
+    sd.enableHitEvents = world->contact_events != 0;
+    b3ShapeId shape;
+    if (def->kind == ONESCOPE_SOA_SPHERE) {
+        b3Sphere s = {{0.0f, 0.0f, 0.0f}, def->size[0]};
+        shape = b3CreateSphereShape(id, &sd, &s);
+    } else if (def->kind == ONESCOPE_SOA_CAPSULE) {
+        b3Capsule c = {{0.0f, -def->size[1], 0.0f}, {0.0f, def->size[1], 0.0f}, def->size[0]};
+        shape = b3CreateCapsuleShape(id, &sd, &c);
+    } else {
+        b3BoxHull h = b3MakeBoxHull(def->size[0], def->size[1], def->size[2]);
+        shape = b3CreateHullShape(id, &sd, &h.base);
+    }
+    shape_map_put(world, shape, (int32_t)i);
+
+    world->bodies[i] = id;
+    world->stable_id[i] = i + 1;
+    world->kind[i] = def->kind;
+    world->shape_kind[i] = def->kind;
+    memcpy(&world->shape_size[3 * (size_t)i], def->size, 3 * sizeof(float));
+    world->parent[i] = def->parent;
+    world->limb[i] = def->limb;
+    read_body(world, i);
+    world->lane[L_FX][i] = world->lane[L_FY][i] = world->lane[L_FZ][i] = 0.0f;
+    world->lane[L_TX][i] = world->lane[L_TY][i] = world->lane[L_TZ][i] = 0.0f;
+    world->count = i + 1;
+    if (index != NULL) *index = i;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_soa_world_remove_body(onescope_soa_world *world, uint32_t index,
+                                             onescope_error *error) {
+    static const char in[] = "soa_world_remove_body";
+    if (world == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world", "a non-NULL pointer", "NULL");
+    if (index >= world->count)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "index", "the index of a body",
+                       "%u (bodies: %u)", index, world->count);
+    if (world->kind[index] == ONESCOPE_SOA_REMOVED)
+        return os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, "index", "a body not yet removed",
+                       "%u, removed earlier", index);
+    /* Box3D destroys the body's joints with it; mirror that in the joint lanes. */
+    for (uint32_t j = 0; j < world->joint_count; j++) {
+        if (world->joint_kind[j] == ONESCOPE_SOA_JOINT_REMOVED) continue;
+        if (world->joint_a[j] == (int32_t)index || world->joint_b[j] == (int32_t)index) {
+            world->joint_kind[j] = ONESCOPE_SOA_JOINT_REMOVED;
+            world->joints[j] = b3_nullJointId;
+        }
+    }
+    b3DestroyBody(world->bodies[index]);
+    world->bodies[index] = b3_nullBodyId;
+    world->kind[index] = ONESCOPE_SOA_REMOVED;
+    float **l = world->lane;
+    l[L_VX][index] = l[L_VY][index] = l[L_VZ][index] = 0.0f;
+    l[L_WX][index] = l[L_WY][index] = l[L_WZ][index] = 0.0f;
+    l[L_FX][index] = l[L_FY][index] = l[L_FZ][index] = 0.0f;
+    l[L_TX][index] = l[L_TY][index] = l[L_TZ][index] = 0.0f;
+    return ONESCOPE_OK;
+}
+
+/* ---- joints ---- */
+
+/* Joint lanes of joint j from the body lanes (which hold Box3D's state). */
+static void read_joint(onescope_soa_world *w, uint32_t j) {
+    if (w->joint_kind[j] == ONESCOPE_SOA_JOINT_REMOVED) return;
+    uint32_t a = (uint32_t)w->joint_a[j], b = (uint32_t)w->joint_b[j];
+    b3Quat fa = b3NormalizeQuat(b3MulQuat(lane_quat(w, a), w->joint_local_a[j]));
+    b3Quat fb = b3NormalizeQuat(b3MulQuat(lane_quat(w, b), w->joint_local_b[j]));
+    b3Quat rel = b3InvMulQuat(fa, fb);
+    if (rel.s < 0.0f) rel = b3NegateQuat(rel);
+    b3Vec3 wa = {w->lane[L_WX][a], w->lane[L_WY][a], w->lane[L_WZ][a]};
+    b3Vec3 wb = {w->lane[L_WX][b], w->lane[L_WY][b], w->lane[L_WZ][b]};
+    b3Vec3 dw = b3InvRotateVector(fa, b3Sub(wb, wa));
+    float angle = 0.0f;
+    if (w->joint_kind[j] == ONESCOPE_SOA_REVOLUTE) angle = b3RevoluteJoint_GetAngle(w->joints[j]);
+    else if (w->joint_kind[j] == ONESCOPE_SOA_SPHERICAL) angle = b3SphericalJoint_GetTwistAngle(w->joints[j]);
+    float **l = w->jlane;
+    l[J_ANGLE][j] = angle;
+    l[J_FX][j] = fa.v.x, l[J_FY][j] = fa.v.y, l[J_FZ][j] = fa.v.z, l[J_FW][j] = fa.s;
+    l[J_RX][j] = rel.v.x, l[J_RY][j] = rel.v.y, l[J_RZ][j] = rel.v.z, l[J_RW][j] = rel.s;
+    l[J_WX][j] = dw.x, l[J_WY][j] = dw.y, l[J_WZ][j] = dw.z;
+}
+
+static onescope_code check_flag(onescope_error *error, const char *in, const char *field, int v) {
+    if (v == 0 || v == 1) return ONESCOPE_OK;
+    return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, field, "0 or 1", "%d", v);
+}
+
+static onescope_code check_joint_def(const onescope_soa_world *w, const onescope_soa_joint_def *d,
+                                     b3Vec3 *axis, b3Quat *target, onescope_error *error) {
+    static const char in[] = "soa_world_add_joint";
+    if (d->kind < ONESCOPE_SOA_REVOLUTE || d->kind > ONESCOPE_SOA_WELD)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "kind",
+                       "1 revolute, 2 spherical or 3 weld", "%d", (int)d->kind);
+    const char *names[2] = {"body_a", "body_b"};
+    int32_t ids[2] = {d->body_a, d->body_b};
+    for (int k = 0; k < 2; k++) {
+        if (ids[k] < 0 || (uint32_t)ids[k] >= w->count)
+            return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, names[k], "the index of a body",
+                           "%d (bodies: %u)", (int)ids[k], w->count);
+        if (w->kind[ids[k]] == ONESCOPE_SOA_REMOVED)
+            return os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, names[k],
+                           "a body that is not removed", "%d, removed", (int)ids[k]);
+    }
+    if (d->body_a == d->body_b)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_b", "a body other than body_a",
+                       "%d", (int)d->body_b);
+    if (w->kind[d->body_a] == ONESCOPE_SOA_STATIC_BOX && w->kind[d->body_b] == ONESCOPE_SOA_STATIC_BOX)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_b",
+                       "a dynamic body (both bodies are static)", "%d", (int)d->body_b);
+    OS_TRY(check_floats(error, in, "anchor", d->anchor, 3, -OS_SOA_MAX_COORD, OS_SOA_MAX_COORD,
+                        "a finite coordinate, |x| <= 10000 m"));
+    OS_TRY(check_floats(error, in, "axis", d->axis, 3, -1.0e6f, 1.0e6f, "a finite direction"));
+    double ax = d->axis[0], ay = d->axis[1], az = d->axis[2];
+    double len = sqrt(ax * ax + ay * ay + az * az);
+    if (!(len > 1e-6))
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "axis", "a non-zero direction",
+                       "%g %g %g", ax, ay, az);
+    *axis = (b3Vec3){(float)(ax / len), (float)(ay / len), (float)(az / len)};
+    OS_TRY(check_flag(error, in, "collide_connected", d->collide_connected));
+    OS_TRY(check_flag(error, in, "enable_limit", d->enable_limit));
+    OS_TRY(check_flag(error, in, "enable_cone_limit", d->enable_cone_limit));
+    OS_TRY(check_flag(error, in, "enable_twist_limit", d->enable_twist_limit));
+    OS_TRY(check_flag(error, in, "enable_motor", d->enable_motor));
+    OS_TRY(check_flag(error, in, "enable_spring", d->enable_spring));
+    const char *lim = "an angle in -0.99 pi..0.99 pi rad";
+    OS_TRY(check_floats(error, in, "lower_angle", &d->lower_angle, 1, -OS_SOA_MAX_LIMIT, OS_SOA_MAX_LIMIT, lim));
+    OS_TRY(check_floats(error, in, "upper_angle", &d->upper_angle, 1, d->lower_angle, OS_SOA_MAX_LIMIT,
+                        "an angle in lower_angle..0.99 pi rad"));
+    OS_TRY(check_floats(error, in, "cone_angle", &d->cone_angle, 1, 0.0f, OS_SOA_PI, "an angle in 0..pi rad"));
+    OS_TRY(check_floats(error, in, "lower_twist", &d->lower_twist, 1, -OS_SOA_MAX_LIMIT, OS_SOA_MAX_LIMIT, lim));
+    OS_TRY(check_floats(error, in, "upper_twist", &d->upper_twist, 1, d->lower_twist, OS_SOA_MAX_LIMIT,
+                        "an angle in lower_twist..0.99 pi rad"));
+    OS_TRY(check_floats(error, in, "motor_speed", &d->motor_speed, 1, -1.0e4f, 1.0e4f,
+                        "a finite rate, |w| <= 10000 rad/s"));
+    OS_TRY(check_floats(error, in, "motor_velocity", d->motor_velocity, 3, -1.0e4f, 1.0e4f,
+                        "a finite rate, |w| <= 10000 rad/s"));
+    OS_TRY(check_floats(error, in, "max_motor_torque", &d->max_motor_torque, 1, 0.0f, 1.0e12f,
+                        "a finite torque >= 0 N m"));
+    OS_TRY(check_floats(error, in, "spring_hertz", &d->spring_hertz, 1, 0.0f, 1.0e6f,
+                        "a finite frequency >= 0 Hz"));
+    OS_TRY(check_floats(error, in, "spring_damping_ratio", &d->spring_damping_ratio, 1, 0.0f, 1.0e6f,
+                        "a finite ratio >= 0"));
+    OS_TRY(check_floats(error, in, "target_angle", &d->target_angle, 1, -OS_SOA_PI, OS_SOA_PI,
+                        "an angle in -pi..pi rad"));
+    if (d->kind == ONESCOPE_SOA_SPHERICAL && d->enable_spring)
+        OS_TRY(unit_quat(error, in, "target_rotation", d->target_rotation, target));
+    else
+        OS_TRY(check_floats(error, in, "target_rotation", d->target_rotation, 4, -1.0e6f, 1.0e6f,
+                            "a finite quaternion x y z w"));
+    if (w->joint_count >= w->joint_capacity)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "joint_capacity",
+                       "a free joint slot", "all %u slots used", w->joint_capacity);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_soa_world_add_joint(onescope_soa_world *world, const onescope_soa_joint_def *def,
+                                           uint32_t *index, onescope_error *error) {
+    static const char in[] = "soa_world_add_joint";
+    if (world == NULL || def == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "def" : "world",
+                       "a non-NULL pointer", "NULL");
+    b3Vec3 axis = {0.0f, 0.0f, 1.0f};
+    b3Quat target = b3Quat_identity;
+    OS_TRY(check_joint_def(world, def, &axis, &target, error));
+
+    uint32_t j = world->joint_count, a = (uint32_t)def->body_a, b = (uint32_t)def->body_b;
+    b3Quat frame = quat_z_to(axis);
+    b3Vec3 anchor = {def->anchor[0], def->anchor[1], def->anchor[2]};
+    b3Quat qa = lane_quat(world, a), qb = lane_quat(world, b);
+    b3Vec3 pa = {world->lane[L_PX][a], world->lane[L_PY][a], world->lane[L_PZ][a]};
+    b3Vec3 pb = {world->lane[L_PX][b], world->lane[L_PY][b], world->lane[L_PZ][b]};
+    b3JointDef base;
+    memset(&base, 0, sizeof base);
+    base.bodyIdA = world->bodies[a];
+    base.bodyIdB = world->bodies[b];
+    base.localFrameA.p = b3InvRotateVector(qa, b3Sub(anchor, pa));
+    base.localFrameA.q = b3NormalizeQuat(b3InvMulQuat(qa, frame));
+    base.localFrameB.p = b3InvRotateVector(qb, b3Sub(anchor, pb));
+    base.localFrameB.q = b3NormalizeQuat(b3InvMulQuat(qb, frame));
+    base.collideConnected = def->collide_connected != 0;
+
+    b3JointId id;
+    if (def->kind == ONESCOPE_SOA_REVOLUTE) {
+        b3RevoluteJointDef jd = b3DefaultRevoluteJointDef();
+        b3JointDef keep = jd.base;
+        jd.base = base;
+        jd.base.internalValue = keep.internalValue;
+        jd.base.forceThreshold = keep.forceThreshold;
+        jd.base.torqueThreshold = keep.torqueThreshold;
+        jd.base.constraintHertz = keep.constraintHertz;
+        jd.base.constraintDampingRatio = keep.constraintDampingRatio;
+        jd.base.drawScale = keep.drawScale;
+        jd.enableLimit = def->enable_limit != 0;
+        jd.lowerAngle = def->lower_angle;
+        jd.upperAngle = def->upper_angle;
+        jd.enableMotor = def->enable_motor != 0;
+        jd.motorSpeed = def->motor_speed;
+        jd.maxMotorTorque = def->max_motor_torque;
+        jd.enableSpring = def->enable_spring != 0;
+        jd.hertz = def->spring_hertz;
+        jd.dampingRatio = def->spring_damping_ratio;
+        jd.targetAngle = def->target_angle;
+        id = b3CreateRevoluteJoint(world->world, &jd);
+    } else if (def->kind == ONESCOPE_SOA_SPHERICAL) {
+        b3SphericalJointDef jd = b3DefaultSphericalJointDef();
+        b3JointDef keep = jd.base;
+        jd.base = base;
+        jd.base.internalValue = keep.internalValue;
+        jd.base.forceThreshold = keep.forceThreshold;
+        jd.base.torqueThreshold = keep.torqueThreshold;
+        jd.base.constraintHertz = keep.constraintHertz;
+        jd.base.constraintDampingRatio = keep.constraintDampingRatio;
+        jd.base.drawScale = keep.drawScale;
+        jd.enableConeLimit = def->enable_cone_limit != 0;
+        jd.coneAngle = def->cone_angle;
+        jd.enableTwistLimit = def->enable_twist_limit != 0;
+        jd.lowerTwistAngle = def->lower_twist;
+        jd.upperTwistAngle = def->upper_twist;
+        jd.enableMotor = def->enable_motor != 0;
+        jd.motorVelocity = (b3Vec3){def->motor_velocity[0], def->motor_velocity[1], def->motor_velocity[2]};
+        jd.maxMotorTorque = def->max_motor_torque;
+        jd.enableSpring = def->enable_spring != 0;
+        jd.hertz = def->spring_hertz;
+        jd.dampingRatio = def->spring_damping_ratio;
+        jd.targetRotation = target;
+        id = b3CreateSphericalJoint(world->world, &jd);
+    } else {
+        b3WeldJointDef jd = b3DefaultWeldJointDef();
+        b3JointDef keep = jd.base;
+        jd.base = base;
+        jd.base.internalValue = keep.internalValue;
+        jd.base.forceThreshold = keep.forceThreshold;
+        jd.base.torqueThreshold = keep.torqueThreshold;
+        jd.base.constraintHertz = keep.constraintHertz;
+        jd.base.constraintDampingRatio = keep.constraintDampingRatio;
+        jd.base.drawScale = keep.drawScale;
+        if (def->enable_spring) {
+            jd.linearHertz = jd.angularHertz = def->spring_hertz;
+            jd.linearDampingRatio = jd.angularDampingRatio = def->spring_damping_ratio;
+        } else {
+            jd.linearHertz = jd.angularHertz = 0.0f;
+        }
+        id = b3CreateWeldJoint(world->world, &jd);
+    }
+    world->joints[j] = id;
+    world->joint_local_a[j] = base.localFrameA.q;
+    world->joint_local_b[j] = base.localFrameB.q;
+    world->joint_kind[j] = def->kind;
+    world->joint_a[j] = def->body_a;
+    world->joint_b[j] = def->body_b;
+    world->joint_count = j + 1;
+    read_joint(world, j);
+    if (index != NULL) *index = j;
+    return ONESCOPE_OK;
+}
+
+/* ---- step ---- */
+
+static bool events_reserve(const onescope_allocator *a, os_event_buffer *b, int need) {
+    b->count = 0;
+    if (need <= 0) return true;
+    if ((uint32_t)need <= b->capacity) return true;
+    uint32_t cap = b->capacity ? b->capacity : 64;
+    while (cap < (uint32_t)need) cap *= 2;
+    onescope_soa_contact *items = os_calloc(a, cap, sizeof *items);
+    if (items == NULL) return false;
+    os_free(a, b->items);
+    b->items = items;
+    b->capacity = cap;
+    return true;
+}
+
+static onescope_code collect_events(onescope_soa_world *w, onescope_error *error) {
+    w->begin.count = w->hit.count = w->end.count = 0;
+    if (!w->contact_events) return ONESCOPE_OK;
+    b3ContactEvents ev = b3World_GetContactEvents(w->world);
+    const onescope_allocator *a = w->allocator;
+    if (!events_reserve(a, &w->begin, ev.beginCount) || !events_reserve(a, &w->hit, ev.hitCount) ||
+        !events_reserve(a, &w->end, ev.endCount))
+        return os_fail(error, ONESCOPE_E_NOMEM, "soa_world_step", OS_NO_OFFSET, "contact events",
+                       NULL, "the step ran; its contact events were dropped");
+    for (int k = 0; k < ev.beginCount; k++) {
+        const b3ContactBeginTouchEvent *e = &ev.beginEvents[k];
+        onescope_soa_contact c;
+        memset(&c, 0, sizeof c);
+        c.body_a = shape_map_get(w, e->shapeIdA);
+        c.body_b = shape_map_get(w, e->shapeIdB);
+        if (b3Contact_IsValid(e->contactId)) {
+            b3ContactData cd = b3Contact_GetData(e->contactId);
+            if (cd.manifoldCount > 0 && cd.manifolds[0].pointCount > 0) {
+                b3Pos ca = b3Body_GetWorldCenter(b3Shape_GetBody(cd.shapeIdA));
+                b3Vec3 p = b3Add(ca, cd.manifolds[0].points[0].anchorA);
+                c.point[0] = p.x, c.point[1] = p.y, c.point[2] = p.z;
+                c.normal[0] = cd.manifolds[0].normal.x;
+                c.normal[1] = cd.manifolds[0].normal.y;
+                c.normal[2] = cd.manifolds[0].normal.z;
+            }
+        }
+        w->begin.items[w->begin.count++] = c;
+    }
+    for (int k = 0; k < ev.hitCount; k++) {
+        const b3ContactHitEvent *e = &ev.hitEvents[k];
+        onescope_soa_contact c;
+        memset(&c, 0, sizeof c);
+        c.body_a = shape_map_get(w, e->shapeIdA);
+        c.body_b = shape_map_get(w, e->shapeIdB);
+        c.point[0] = e->point.x, c.point[1] = e->point.y, c.point[2] = e->point.z;
+        c.normal[0] = e->normal.x, c.normal[1] = e->normal.y, c.normal[2] = e->normal.z;
+        c.approach_speed = e->approachSpeed;
+        w->hit.items[w->hit.count++] = c;
+    }
+    for (int k = 0; k < ev.endCount; k++) {
+        const b3ContactEndTouchEvent *e = &ev.endEvents[k];
+        onescope_soa_contact c;
+        memset(&c, 0, sizeof c);
+        c.body_a = shape_map_get(w, e->shapeIdA);
+        c.body_b = shape_map_get(w, e->shapeIdB);
+        w->end.items[w->end.count++] = c;
+    }
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int substeps,
+                                      onescope_error *error) {
+    static const char in[] = "soa_world_step";
+    if (world == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world", "a non-NULL pointer", "NULL");
+    if (!isfinite(dt) || !(dt > 0.0f) || dt > 1.0f)
+        return bad_float(error, in, "dt", "a time step in (0, 1] s", (double)dt);
+    if (substeps < 1 || substeps > ONESCOPE_SOA_MAX_SUBSTEPS)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "substeps", "1..64", "%d", substeps);
+    uint32_t n = world->count;
+    float **l = world->lane;
+    static const char *const write_names[6] = {"force_x", "force_y", "force_z",
+                                               "torque_x", "torque_y", "torque_z"};
+    for (int k = 0; k < 6; k++) {
+        const float *lane = l[L_FX + k];
+        for (uint32_t i = 0; i < n; i++) {
+            if (!isfinite(lane[i])) {
+                char field[96];
+                snprintf(field, sizeof field, "%s[%u]", write_names[k], i);
+                return os_fail(error, ONESCOPE_E_NOT_FINITE, in, OS_NO_OFFSET, field,
+                               "a finite number (the step was refused)", "%g", (double)lane[i]);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (world->kind[i] == ONESCOPE_SOA_REMOVED || world->kind[i] == ONESCOPE_SOA_STATIC_BOX) continue;
+        b3Vec3 f = {l[L_FX][i], l[L_FY][i], l[L_FZ][i]};
+        b3Vec3 t = {l[L_TX][i], l[L_TY][i], l[L_TZ][i]};
+        /* zero lanes are skipped so that they never wake a sleeping body */
+        if (f.x != 0.0f || f.y != 0.0f || f.z != 0.0f) b3Body_ApplyForceToCenter(world->bodies[i], f, true);
+        if (t.x != 0.0f || t.y != 0.0f || t.z != 0.0f) b3Body_ApplyTorque(world->bodies[i], t, true);
+    }
+    b3World_Step(world->world, dt, substeps);
+    world->step++;
+    for (int k = L_FX; k <= L_TZ; k++) memset(l[k], 0, (size_t)n * sizeof(float));
+
+    /* Box3D reports every body that moved (all awake bodies, and those that fell asleep this
+     * step); the others kept their state, so their lanes are already right. */
+    b3BodyEvents be = b3World_GetBodyEvents(world->world);
+    for (int k = 0; k < be.moveCount; k++) {
+        const b3BodyMoveEvent *e = &be.moveEvents[k];
+        uintptr_t tag = (uintptr_t)e->userData;
+        if (tag == 0 || tag > n) continue;
+        uint32_t i = (uint32_t)(tag - 1);
+        b3Vec3 v = b3Body_GetLinearVelocity(e->bodyId);
+        b3Vec3 av = b3Body_GetAngularVelocity(e->bodyId);
+        l[L_PX][i] = e->transform.p.x, l[L_PY][i] = e->transform.p.y, l[L_PZ][i] = e->transform.p.z;
+        l[L_QX][i] = e->transform.q.v.x, l[L_QY][i] = e->transform.q.v.y;
+        l[L_QZ][i] = e->transform.q.v.z, l[L_QW][i] = e->transform.q.s;
+        l[L_VX][i] = v.x, l[L_VY][i] = v.y, l[L_VZ][i] = v.z;
+        l[L_WX][i] = av.x, l[L_WY][i] = av.y, l[L_WZ][i] = av.z;
+    }
+    for (uint32_t j = 0; j < world->joint_count; j++) read_joint(world, j);
+    return collect_events(world, error);
+}
+
+onescope_code onescope_soa_world_get_view(onescope_soa_world *world, onescope_soa_view *view,
+                                          onescope_error *error) {
+    static const char in[] = "soa_world_get_view";
+    if (world == NULL || view == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "view" : "world",
+                       "a non-NULL pointer", "NULL");
+    onescope_soa_world *w = world;
+    view->count = w->count;
+    view->joint_count = w->joint_count;
+    view->capacity = w->capacity;
+    view->joint_capacity = w->joint_capacity;
+    view->step = w->step;
+    view->stable_id = w->stable_id;
+    view->kind = w->kind;
+    view->parent = w->parent;
+    view->limb = w->limb;
+    view->position_x = w->lane[L_PX], view->position_y = w->lane[L_PY], view->position_z = w->lane[L_PZ];
+    view->rotation_x = w->lane[L_QX], view->rotation_y = w->lane[L_QY];
+    view->rotation_z = w->lane[L_QZ], view->rotation_w = w->lane[L_QW];
+    view->linear_velocity_x = w->lane[L_VX], view->linear_velocity_y = w->lane[L_VY];
+    view->linear_velocity_z = w->lane[L_VZ];
+    view->angular_velocity_x = w->lane[L_WX], view->angular_velocity_y = w->lane[L_WY];
+    view->angular_velocity_z = w->lane[L_WZ];
+    view->force_x = w->lane[L_FX], view->force_y = w->lane[L_FY], view->force_z = w->lane[L_FZ];
+    view->torque_x = w->lane[L_TX], view->torque_y = w->lane[L_TY], view->torque_z = w->lane[L_TZ];
+    view->joint_kind = w->joint_kind;
+    view->joint_body_a = w->joint_a;
+    view->joint_body_b = w->joint_b;
+    view->joint_angle = w->jlane[J_ANGLE];
+    view->joint_frame_x = w->jlane[J_FX], view->joint_frame_y = w->jlane[J_FY];
+    view->joint_frame_z = w->jlane[J_FZ], view->joint_frame_w = w->jlane[J_FW];
+    view->joint_rotation_x = w->jlane[J_RX], view->joint_rotation_y = w->jlane[J_RY];
+    view->joint_rotation_z = w->jlane[J_RZ], view->joint_rotation_w = w->jlane[J_RW];
+    view->joint_angular_velocity_x = w->jlane[J_WX];
+    view->joint_angular_velocity_y = w->jlane[J_WY];
+    view->joint_angular_velocity_z = w->jlane[J_WZ];
+    view->contact_begin_count = w->begin.count;
+    view->contact_hit_count = w->hit.count;
+    view->contact_end_count = w->end.count;
+    view->contact_begin = w->begin.items;
+    view->contact_hit = w->hit.items;
+    view->contact_end = w->end.items;
+    return ONESCOPE_OK;
+}
+
+/* ---- recording ---- */
+
+static void record_frame(const onescope_soa_world *w, onescope_pose_cache *c, uint32_t frame) {
+    for (uint32_t i = 0; i < w->count; i++) {
+        onescope_pose *p = &c->poses[(size_t)frame * c->entity_count + i];
+        if (w->kind[i] == ONESCOPE_SOA_REMOVED) {
+            p->position[0] = NAN;
+            p->position[1] = p->position[2] = 0.0f;
+            memset(p->rotation, 0, sizeof p->rotation);
+            continue;
+        }
+        p->position[0] = w->lane[L_PX][i];
+        p->position[1] = w->lane[L_PY][i];
+        p->position[2] = w->lane[L_PZ][i];
+        p->rotation[0] = w->lane[L_QX][i];
+        p->rotation[1] = w->lane[L_QY][i];
+        p->rotation[2] = w->lane[L_QZ][i];
+        p->rotation[3] = w->lane[L_QW][i];
+    }
+}
+
+onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t steps, float dt,
+                                        int substeps, const onescope_allocator *allocator,
+                                        onescope_pose_cache **out, onescope_error *error) {
+    static const char in[] = "soa_world_record";
+    if (world == NULL || out == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "out" : "world",
+                       "a non-NULL pointer", "NULL");
+    *out = NULL;
+    if (steps >= ONESCOPE_OSPC_MAX_FRAMES)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "steps", "fewer than 4194304 steps",
+                       "%u", steps);
+    if (world->step > INT64_MAX)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "step", "a step count <= 2^63-1",
+                       "%llu", (unsigned long long)world->step);
+    if (world->count > ONESCOPE_OSPC_MAX_ENTITIES)
+        return os_fail(error, ONESCOPE_E_TOO_LARGE, in, OS_NO_OFFSET, "count",
+                       "at most 65536 bodies in a pose cache", "%u", world->count);
+    /* refuse a bad dt or substep count before allocating anything */
+    if (!isfinite(dt) || !(dt > 0.0f) || dt > 1.0f)
+        return bad_float(error, in, "dt", "a time step in (0, 1] s", (double)dt);
+    if (substeps < 1 || substeps > ONESCOPE_SOA_MAX_SUBSTEPS)
+        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "substeps", "1..64", "%d", substeps);
+
+    onescope_pose_cache *c = NULL;
+    OS_TRY(onescope_pose_cache_create(3, world->count, steps + 1, allocator, &c, error));
+    c->start_step = (int64_t)world->step;
+    c->metres_per_unit = 1.0;
+    static const char version[] = ONESCOPE_VERSION_STRING;
+    onescope_code rc = onescope_pose_cache_set_text(c, &c->text[ONESCOPE_POSE_TEXT_UNIT_NAME], "m", 1, error);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_pose_cache_set_text(c, &c->text[ONESCOPE_POSE_TEXT_MODULE_ID], "onescope.box3d",
+                                          14, error);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_pose_cache_set_text(c, &c->text[ONESCOPE_POSE_TEXT_LIBRARY_VERSION], version,
+                                          sizeof version - 1, error);
+    for (uint32_t i = 0; rc == ONESCOPE_OK && i < world->count; i++) {
+        onescope_pose_entity *e = &c->entities[i];
+        e->id = world->stable_id[i];
+        /* a removed body keeps its shape (absent in the frames after its removal) */
+        int32_t k = world->shape_kind[i];
+        e->shape = k == ONESCOPE_SOA_SPHERE    ? ONESCOPE_SHAPE_SPHERE
+                   : k == ONESCOPE_SOA_CAPSULE ? ONESCOPE_SHAPE_CAPSULE
+                                               : ONESCOPE_SHAPE_BOX;
+        e->size[0] = world->shape_size[3 * (size_t)i];
+        e->size[1] = k == ONESCOPE_SOA_SPHERE ? 0.0f : world->shape_size[3 * (size_t)i + 1];
+        e->size[2] = k == ONESCOPE_SOA_SPHERE || k == ONESCOPE_SOA_CAPSULE
+                         ? 0.0f
+                         : world->shape_size[3 * (size_t)i + 2];
+    }
+    if (rc == ONESCOPE_OK) record_frame(world, c, 0);
+    for (uint32_t s = 0; rc == ONESCOPE_OK && s < steps; s++) {
+        rc = onescope_soa_world_step(world, dt, substeps, error);
+        if (rc == ONESCOPE_OK) record_frame(world, c, s + 1);
+    }
+    if (rc != ONESCOPE_OK) {
+        onescope_pose_cache_free(c);
+        return rc;
+    }
+    *out = c;
+    return ONESCOPE_OK;
+}
+
+#endif /* ONESCOPE_HAVE_BOX3D */
