@@ -11,6 +11,4 @@ set(ONESCOPE_SOURCES
   src/ots_convert.c
   src/soa_world.c
 )
-if(ONESCOPE_HAVE_BOX3D)
-  list(APPEND ONESCOPE_SOURCES)
-endif()
+# src/soa_world.c is always built; without Box3D its calls return ONESCOPE_E_UNSUPPORTED.
