@@ -10,5 +10,8 @@ set(ONESCOPE_SOURCES
   src/ots.c
   src/ots_convert.c
   src/soa_world.c
+  src/live.c
+  src/ghost.c
+  src/testdata.c
 )
 # src/soa_world.c is always built; without Box3D its calls return ONESCOPE_E_UNSUPPORTED.

@@ -11,5 +11,8 @@
 #include "onescope/replay.h"
 #include "onescope/ots.h"
 #include "onescope/soa_world.h"
+#include "onescope/live.h"
+#include "onescope/ghost.h"
+#include "onescope/testdata.h"
 
 #endif

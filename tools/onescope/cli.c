@@ -85,3 +85,37 @@ void cli_json_double(FILE *out, double v) {
     }
     fputs(buf, out);
 }
+
+bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out) {
+    if (s == NULL || *s < '0' || *s > '9') return false;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return false;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (max - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+bool cli_parse_i32_list(const char *s, int32_t *out, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        bool neg = *s == '-';
+        if (neg || *s == '+') s++;
+        if (*s < '0' || *s > '9') return false;
+        int64_t v = 0;
+        for (; *s >= '0' && *s <= '9'; s++) {
+            v = v * 10 + (*s - '0');
+            if (v > (int64_t)INT32_MAX + 1) return false;
+        }
+        if (neg) v = -v;
+        if (v > INT32_MAX || v < INT32_MIN) return false;
+        out[i] = (int32_t)v;
+        if (i + 1 < count) {
+            if (*s != ',') return false;
+            s++;
+        }
+    }
+    return *s == '\0';
+}

@@ -58,4 +58,9 @@ const char *cli_input_name(const char *path);
 void cli_json_string(FILE *out, const char *s, size_t n);
 void cli_json_double(FILE *out, double v);
 
+/* A decimal number 0..max with nothing else around it. */
+bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+/* count comma-separated decimal i32 values ("400,0,0"), nothing else. */
+bool cli_parse_i32_list(const char *s, int32_t *out, size_t count);
+
 #endif

@@ -9,5 +9,8 @@ int cmd_verify(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_box3d_dump(int argc, char **argv);
+int cmd_live(int argc, char **argv);
+int cmd_ghost(int argc, char **argv);
+int cmd_gen_testdata(int argc, char **argv);
 
 #endif

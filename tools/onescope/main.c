@@ -18,6 +18,9 @@ static const command commands[] = {
     {"replay", cmd_replay, "run an OSTM replay and print per-step hashes (--json, --state)"},
     {"convert", cmd_convert, "convert an .anm clip to an .ospc pose cache or back"},
     {"box3d-dump", cmd_box3d_dump, "run a JSON scene in Box3D and write the poses as OSPC"},
+    {"live", cmd_live, "serve a world as a live stream, or attach to one and check its hashes"},
+    {"ghost", cmd_ghost, "write a replay's bodies over some steps as a pose cache"},
+    {"gen-testdata", cmd_gen_testdata, "write every file of testdata/ into a folder"},
 };
 
 static void usage(FILE *out) {

@@ -1,0 +1,46 @@
+/* Ghosts: a test-module run drawn as a pose cache (a stand-in for a reference engine's dump),
+ * optionally shifted by an offset so it can be shown beside the live world. docs/ghost.md. */
+#ifndef ONESCOPE_GHOST_H
+#define ONESCOPE_GHOST_H
+
+#include "onescope/pose_cache.h"
+#include "onescope/replay.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The test module's bodies are points; a ghost draws each as a sphere of this radius (mm). */
+#define ONESCOPE_GHOST_BODY_RADIUS 100
+/* Each offset component is limited to +-this (mm), so position + offset stays exact in a float. */
+#define ONESCOPE_GHOST_MAX_OFFSET 1000000
+#define ONESCOPE_GHOST_MODULE_ID "onescope.test-module"
+
+typedef struct onescope_ghost_options {
+    uint32_t from;        /* hash row (steps run since the replay's start) of frame 0 */
+    uint32_t frames;      /* >= 1; from + frames - 1 <= step_count */
+    int32_t offset[3];    /* mm added to every present position; z must be 0 in 2D */
+    const char *replay_name; /* stored as the origin's replay when it is a plain file name
+                                (the basename of a path is taken); NULL: none */
+    const char *label;    /* origin label; NULL: empty */
+} onescope_ghost_options;
+
+ONESCOPE_API onescope_ghost_options onescope_ghost_options_default(void);
+
+/* Runs the replay and writes frames `frames` of its bodies from row `from` into a new pose
+ * cache: one sphere entity per body the world holds at the last frame (id = index + 1, name
+ * "body N"), absent (NaN x) in frames where the body is removed or not spawned yet, positions
+ * + offset in mm (metres per unit 0.001, unit "mm"), identity rotations, start step = the host
+ * step of row `from`. RANGE for frames 0, from + frames past the last row, an offset outside
+ * +-ONESCOPE_GHOST_MAX_OFFSET, a non-zero z offset in 2D, or a start step above INT64_MAX. */
+ONESCOPE_API onescope_code onescope_ghost_create(const onescope_replay *replay,
+                                                 const onescope_ghost_options *options,
+                                                 const onescope_allocator *allocator,
+                                                 onescope_pose_cache **out,
+                                                 onescope_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,190 @@
+/* The test module's live stream: a host runs a world and writes records (probe, step, end)
+ * into a byte pipe; a viewer decodes them in whatever chunks the pipe delivers, starts its own
+ * world from a probe and checks its hash after every step against the host's.
+ * Framing and rules: docs/live-stream.md. */
+#ifndef ONESCOPE_LIVE_H
+#define ONESCOPE_LIVE_H
+
+#include "onescope/replay.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ONESCOPE_LIVE_VERSION 1
+#define ONESCOPE_LIVE_HEADER_BYTES 8u        /* "OSLS", u16 version, u16 flags */
+#define ONESCOPE_LIVE_RECORD_HEADER_BYTES 5u /* u8 type, u32 payload length */
+/* Largest payload of each record type (the decoder refuses longer ones before allocating). */
+#define ONESCOPE_LIVE_MAX_PROBE_PAYLOAD (1u + 4u + 6u + ONESCOPE_SIM_MAX_SNAPSHOT)
+#define ONESCOPE_LIVE_MAX_STEP_PAYLOAD (8u + 2u + ONESCOPE_SIM_MAX_INPUT + 8u)
+#define ONESCOPE_LIVE_END_PAYLOAD 8u
+
+typedef enum onescope_live_record_type {
+    ONESCOPE_LIVE_PROBE = 1, /* link flag, [link block], setup, world snapshot */
+    ONESCOPE_LIVE_STEP = 2,  /* u64 host step, u16 input length, input, u64 hash after it */
+    ONESCOPE_LIVE_END = 3    /* u64 host step the world ended at */
+} onescope_live_record_type;
+
+/* One decoded record. Pointers are into the decoder's (or encoder's) memory and stay valid
+ * until the next call on it. */
+typedef struct onescope_live_record {
+    onescope_live_record_type type;
+    uint64_t offset;           /* stream offset of the record's type byte */
+    uint64_t step;             /* PROBE: the snapshot's host step; STEP: the host step the step
+                                  starts from (the world is at step + 1 after it); END: the
+                                  host step the world ended at */
+    /* PROBE */
+    onescope_sim_setup setup;
+    onescope_link_block link;  /* role NONE: the world has no link block */
+    const uint8_t *probe;      /* the probe snapshot: 6 setup bytes, then the world snapshot */
+    size_t probe_size;
+    const uint8_t *snapshot;   /* the world snapshot (probe + 6) */
+    size_t snapshot_size;
+    /* STEP */
+    const uint8_t *input;
+    size_t input_size;
+    uint64_t hash;             /* the host's world hash after the step (at host step step + 1) */
+} onescope_live_record;
+
+/* ---- decoding ---- */
+
+typedef struct onescope_live_decoder onescope_live_decoder;
+
+/* name labels errors (e.g. "<stdin>"); it is copied. */
+ONESCOPE_API onescope_code onescope_live_decoder_create(const char *name,
+                                                        const onescope_allocator *allocator,
+                                                        onescope_live_decoder **out,
+                                                        onescope_error *error);
+ONESCOPE_API void onescope_live_decoder_free(onescope_live_decoder *decoder);
+
+/* Reads from data[0..size): consumes bytes into *consumed until a whole record is decoded.
+ * Returns 1 with *record filled (call again with the rest: data + *consumed), 0 when every
+ * byte was consumed and more are needed, -1 on a framing error (error filled with the stream
+ * offset; the decoder then refuses further use with BAD_STATE). Any chunking of the same bytes
+ * yields the same records and the same errors. */
+ONESCOPE_API int onescope_live_decoder_next(onescope_live_decoder *decoder, const void *data,
+                                            size_t size, size_t *consumed,
+                                            onescope_live_record *record, onescope_error *error);
+
+/* Call at the end of the input: OK when the stream ended with its END record; TRUNCATED
+ * (at the offset where bytes are missing) otherwise. */
+ONESCOPE_API onescope_code onescope_live_decoder_finish(const onescope_live_decoder *decoder,
+                                                        onescope_error *error);
+
+/* Bytes consumed so far (the stream offset of the next byte). */
+ONESCOPE_API uint64_t onescope_live_decoder_offset(const onescope_live_decoder *decoder);
+
+/* Decodes a whole stream held in memory, calling back for every record (a non-zero return
+ * stops early with OK). */
+typedef int (*onescope_live_record_callback)(void *user, const onescope_live_record *record);
+ONESCOPE_API onescope_code onescope_live_decode(const void *data, size_t size, const char *name,
+                                                const onescope_allocator *allocator,
+                                                onescope_live_record_callback callback,
+                                                void *user, onescope_error *error);
+
+/* ---- encoding ---- */
+
+/* Appends records to a growing buffer; every record is checked by the decoder's own rules
+ * (continuity included) before it is kept, so an encoder cannot write a stream the decoder
+ * refuses. A refused record leaves the buffer as it was. */
+typedef struct onescope_live_encoder onescope_live_encoder;
+
+/* Creates the encoder and writes the stream header into its buffer. */
+ONESCOPE_API onescope_code onescope_live_encoder_create(const onescope_allocator *allocator,
+                                                        onescope_live_encoder **out,
+                                                        onescope_error *error);
+ONESCOPE_API void onescope_live_encoder_free(onescope_live_encoder *encoder);
+
+/* A probe of the world as it is now (at a step boundary): its setup, link and snapshot. */
+ONESCOPE_API onescope_code onescope_live_encode_probe(onescope_live_encoder *encoder,
+                                                      const onescope_sim *sim,
+                                                      onescope_error *error);
+/* A probe from parts (link may be NULL or role NONE). */
+ONESCOPE_API onescope_code onescope_live_encode_probe_parts(onescope_live_encoder *encoder,
+                                                            const onescope_sim_setup *setup,
+                                                            const onescope_link_block *link,
+                                                            const void *snapshot, size_t size,
+                                                            onescope_error *error);
+/* The step from host step `step` with this input, and the host's hash after it. */
+ONESCOPE_API onescope_code onescope_live_encode_step(onescope_live_encoder *encoder, uint64_t step,
+                                                     const void *input, size_t size,
+                                                     uint64_t hash, onescope_error *error);
+/* The END record: the world ended at host step `step`. */
+ONESCOPE_API onescope_code onescope_live_encode_end(onescope_live_encoder *encoder, uint64_t step,
+                                                    onescope_error *error);
+
+/* The bytes written since the last clear (valid until the next encoder call). */
+ONESCOPE_API void onescope_live_encoder_pending(const onescope_live_encoder *encoder,
+                                               const uint8_t **data, size_t *size);
+/* Forgets the pending bytes (after the caller has written them to its pipe). */
+ONESCOPE_API void onescope_live_encoder_clear(onescope_live_encoder *encoder);
+/* Hands the pending bytes to out (the encoder starts an empty buffer). */
+ONESCOPE_API onescope_code onescope_live_encoder_take(onescope_live_encoder *encoder,
+                                                      onescope_buffer *out, onescope_error *error);
+
+/* ---- the viewer ---- */
+
+typedef struct onescope_live_viewer onescope_live_viewer;
+
+/* One world hash the viewer computed: at the probe it synced on, then after every step. */
+typedef struct onescope_live_row {
+    uint64_t step;  /* host step */
+    uint64_t hash;  /* the viewer's own hash (equal to the host's, or the viewer fails) */
+    const onescope_sim *sim; /* the viewer's world at that step (valid during the callback) */
+} onescope_live_row;
+typedef void (*onescope_live_row_callback)(void *user, const onescope_live_row *row);
+
+typedef struct onescope_live_viewer_options {
+    uint64_t from_step;   /* sync on the first probe whose host step is >= this (default 0) */
+    int record;           /* 1: keep inputs and hashes for onescope_live_viewer_replay */
+    onescope_live_row_callback on_row; /* may be NULL */
+    void *user;
+} onescope_live_viewer_options;
+
+ONESCOPE_API onescope_live_viewer_options onescope_live_viewer_options_default(void);
+
+/* name labels errors. options may be NULL (defaults). */
+ONESCOPE_API onescope_code onescope_live_viewer_create(const onescope_live_viewer_options *options,
+                                                       const char *name,
+                                                       const onescope_allocator *allocator,
+                                                       onescope_live_viewer **out,
+                                                       onescope_error *error);
+ONESCOPE_API void onescope_live_viewer_free(onescope_live_viewer *viewer);
+
+/* Applies one decoded record. Before it syncs the viewer skips records; it syncs on the first
+ * probe at or after from_step (world from its snapshot). Once synced: a STEP runs the step and
+ * compares the hash (MISMATCH at the record's offset when they differ), a later PROBE must
+ * equal the viewer's own snapshot byte for byte (MISMATCH), END ends. A failure latches. */
+ONESCOPE_API onescope_code onescope_live_viewer_apply(onescope_live_viewer *viewer,
+                                                      const onescope_live_record *record,
+                                                      onescope_error *error);
+
+/* Feeds raw stream bytes through the viewer's own decoder (any chunking). */
+ONESCOPE_API onescope_code onescope_live_viewer_feed(onescope_live_viewer *viewer,
+                                                     const void *data, size_t size,
+                                                     onescope_error *error);
+/* At the end of the input: the stream must have ended (END) and the viewer must have synced
+ * (RANGE "no probe at or after step N" otherwise). */
+ONESCOPE_API onescope_code onescope_live_viewer_finish(onescope_live_viewer *viewer,
+                                                       onescope_error *error);
+
+ONESCOPE_API int onescope_live_viewer_synced(const onescope_live_viewer *viewer);
+ONESCOPE_API int onescope_live_viewer_ended(const onescope_live_viewer *viewer);
+/* The viewer's world (NULL before it syncs). */
+ONESCOPE_API const onescope_sim *onescope_live_viewer_sim(const onescope_live_viewer *viewer);
+/* Steps the viewer has run and checked since it synced. */
+ONESCOPE_API uint64_t onescope_live_viewer_steps(const onescope_live_viewer *viewer);
+
+/* What the viewer saw as an OSTM replay (options.record must have been set): flag bit 1 with
+ * the probe's snapshot as start snapshot, the link block, every input, and its hash rows.
+ * RANGE when it has not synced or ran more than ONESCOPE_OSTM_MAX_STEPS steps. */
+ONESCOPE_API onescope_code onescope_live_viewer_replay(const onescope_live_viewer *viewer,
+                                                       const onescope_allocator *allocator,
+                                                       onescope_replay **out,
+                                                       onescope_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,160 @@
+/* Ghosts: a replay's bodies over a range of steps as a pose cache. Rules: docs/ghost.md. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "onescope/ghost.h"
+
+static const char *const ghost_name = "ghost";
+
+onescope_ghost_options onescope_ghost_options_default(void) {
+    onescope_ghost_options o;
+    memset(&o, 0, sizeof o);
+    o.frames = 1;
+    return o;
+}
+
+/* The quiet NaN 0x7FC00000, written by bits so every compiler stores the same pattern. */
+static float absent_x(void) {
+    uint8_t b[4];
+    os_put_u32(b, 0x7FC00000u);
+    return os_get_f32(b);
+}
+
+typedef struct ghost_run {
+    uint32_t from;
+    uint32_t last;            /* from + frames - 1 */
+    uint32_t body_count;      /* pass 1: the bodies at the last frame */
+    uint64_t start_step;      /* host step of row from */
+    onescope_pose_cache *cache; /* pass 2: filled */
+    int32_t offset[3];
+    float nan;
+} ghost_run;
+
+static int count_pass(void *user, const onescope_replay_row *row) {
+    ghost_run *g = user;
+    if (row->index == g->from) g->start_step = row->host_step;
+    if (row->index < g->last) return 0;
+    g->body_count = onescope_sim_body_count(row->sim);
+    return 1;
+}
+
+static int fill_pass(void *user, const onescope_replay_row *row) {
+    ghost_run *g = user;
+    if (row->index < g->from) return 0;
+    uint32_t frame = row->index - g->from;
+    onescope_pose_cache *c = g->cache;
+    uint32_t held = onescope_sim_body_count(row->sim);
+    for (uint32_t i = 0; i < c->entity_count; i++) {
+        onescope_pose *p = &c->poses[(size_t)frame * c->entity_count + i];
+        onescope_sim_body b;
+        memset(p, 0, sizeof *p);
+        p->rotation[3] = 1.0f;
+        if (i >= held || onescope_sim_get_body(row->sim, i, &b) != ONESCOPE_OK || b.alive != 1) {
+            p->position[0] = g->nan;
+            continue;
+        }
+        /* |position + offset| <= 1010000 < 2^24: the float is exact */
+        for (int a = 0; a < 3; a++) p->position[a] = (float)(b.position[a] + g->offset[a]);
+    }
+    return row->index >= g->last;
+}
+
+static const char *base_name(const char *path) {
+    const char *b = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' || *p == '\\') b = p + 1;
+    return b;
+}
+
+onescope_code onescope_ghost_create(const onescope_replay *replay,
+                                    const onescope_ghost_options *options,
+                                    const onescope_allocator *a, onescope_pose_cache **out,
+                                    onescope_error *error) {
+    if (replay == NULL || out == NULL)
+        return os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, NULL, NULL,
+                       "replay and out must not be NULL");
+    *out = NULL;
+    onescope_ghost_options o = options ? *options : onescope_ghost_options_default();
+    if (o.frames < 1 || o.frames > ONESCOPE_OSPC_MAX_FRAMES)
+        return os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "frames",
+                       "1 to 4194304", "%" PRIu32, o.frames);
+    uint64_t last = (uint64_t)o.from + o.frames - 1;
+    if (last > replay->step_count)
+        return os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "from + frames",
+                       NULL, "frames %" PRIu32 " to %" PRIu64 " of a replay whose last row is %"
+                       PRIu32, o.from, last, replay->step_count);
+    for (int i = 0; i < 3; i++) {
+        if (o.offset[i] < -ONESCOPE_GHOST_MAX_OFFSET || o.offset[i] > ONESCOPE_GHOST_MAX_OFFSET)
+            return os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset",
+                           "-1000000 to 1000000 mm per axis", "%" PRId32, o.offset[i]);
+    }
+    if (replay->setup.dimensions == 2 && o.offset[2] != 0)
+        return os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset z",
+                       "0 in a 2D world", "%" PRId32, o.offset[2]);
+
+    ghost_run g;
+    memset(&g, 0, sizeof g);
+    g.from = o.from;
+    g.last = (uint32_t)last;
+    memcpy(g.offset, o.offset, sizeof g.offset);
+    g.nan = absent_x();
+    OS_TRY(onescope_replay_run(replay, a, count_pass, &g, error));
+    if (g.start_step > (uint64_t)INT64_MAX)
+        return os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "start step",
+                       "at most 2^63 - 1 (a pose cache's start step)", "%" PRIu64, g.start_step);
+
+    onescope_pose_cache *c;
+    OS_TRY(onescope_pose_cache_create(replay->setup.dimensions, g.body_count, o.frames, a, &c,
+                                      error));
+    c->start_step = (int64_t)g.start_step;
+    c->metres_per_unit = 0.001;
+    onescope_code rc = ONESCOPE_OK;
+    char text[160];
+    for (uint32_t i = 0; i < g.body_count && rc == ONESCOPE_OK; i++) {
+        c->entities[i].id = (uint64_t)i + 1;
+        c->entities[i].shape = ONESCOPE_SHAPE_SPHERE;
+        c->entities[i].size[0] = (float)ONESCOPE_GHOST_BODY_RADIUS;
+        int n = snprintf(text, sizeof text, "body %" PRIu32, i);
+        rc = onescope_pose_cache_set_text(c, &c->entities[i].name, text, (size_t)n, error);
+    }
+    int n = snprintf(text, sizeof text, "test-module %uD, %u bodies, seed %" PRIu32,
+                     (unsigned)replay->setup.dimensions, (unsigned)replay->setup.body_count,
+                     replay->setup.seed);
+    struct { onescope_pose_text_field field; const char *value; size_t length; } texts[] = {
+        {ONESCOPE_POSE_TEXT_UNIT_NAME, "mm", 2},
+        {ONESCOPE_POSE_TEXT_MODULE_ID, ONESCOPE_GHOST_MODULE_ID, strlen(ONESCOPE_GHOST_MODULE_ID)},
+        {ONESCOPE_POSE_TEXT_LIBRARY_VERSION, ONESCOPE_VERSION_STRING,
+         strlen(ONESCOPE_VERSION_STRING)},
+        {ONESCOPE_POSE_TEXT_SCENE, text, (size_t)n},
+        {ONESCOPE_POSE_TEXT_LABEL, o.label ? o.label : "", o.label ? strlen(o.label) : 0},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0] && rc == ONESCOPE_OK; i++) {
+        if (texts[i].length > ONESCOPE_OSPC_MAX_TEXT) {
+            rc = os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "label",
+                         "at most 1024 bytes", "%zu bytes", texts[i].length);
+            break;
+        }
+        rc = onescope_pose_cache_set_text(c, &c->text[texts[i].field], texts[i].value,
+                                          texts[i].length, error);
+    }
+    if (rc == ONESCOPE_OK && o.replay_name != NULL) {
+        const char *b = base_name(o.replay_name);
+        size_t len = strlen(b);
+        if (len <= ONESCOPE_OSPC_MAX_TEXT && onescope_is_plain_file_name(b, len))
+            rc = onescope_pose_cache_set_text(c, &c->text[ONESCOPE_POSE_TEXT_REPLAY], b, len,
+                                              error);
+    }
+    if (rc == ONESCOPE_OK) {
+        g.cache = c;
+        rc = onescope_replay_run(replay, a, fill_pass, &g, error);
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_pose_cache_validate(c, ghost_name, error);
+    if (rc != ONESCOPE_OK) {
+        onescope_pose_cache_free(c);
+        return rc;
+    }
+    *out = c;
+    return ONESCOPE_OK;
+}

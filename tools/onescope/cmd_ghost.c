@@ -1,0 +1,93 @@
+/* onescope ghost REPLAY.ostm OUT.ospc --from STEP --frames N [--offset X,Y,Z] [--label TEXT] */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static void help(void) {
+    printf("usage: onescope ghost REPLAY.ostm OUT.ospc --from ROW --frames N [--offset X,Y,Z]\n"
+           "                      [--label TEXT]\n"
+           "Runs the replay and writes its bodies' positions for N frames as a pose cache\n"
+           "(docs/ghost.md): frame k is the world at hash row ROW + k (ROW steps after the\n"
+           "replay's start), one sphere per body, absent bodies as absent entities, every\n"
+           "position shifted by the offset in millimetres (integers, default 0,0,0; z must be\n"
+           "0 for a 2D replay).\n"
+           "exit: 0 written; 1 an invalid replay or frames past its end (OUT is not created);\n"
+           "2 usage\n");
+}
+
+int cmd_ghost(int argc, char **argv) {
+    const char *paths[2] = {NULL, NULL};
+    int npaths = 0;
+    bool have_from = false, have_frames = false;
+    onescope_ghost_options o = onescope_ghost_options_default();
+    uint64_t v;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            help();
+            return CLI_OK;
+        }
+        if (strcmp(a, "--from") == 0 || strcmp(a, "--frames") == 0 || strcmp(a, "--offset") == 0 ||
+            strcmp(a, "--label") == 0) {
+            if (i + 1 >= argc) return cli_usage_error("ghost", "%s needs a value", a);
+            const char *val = argv[++i];
+            if (strcmp(a, "--from") == 0) {
+                if (!cli_parse_u64(val, UINT32_MAX, &v))
+                    return cli_usage_error("ghost", "--from must be a row number, not '%s'", val);
+                o.from = (uint32_t)v;
+                have_from = true;
+            } else if (strcmp(a, "--frames") == 0) {
+                if (!cli_parse_u64(val, UINT32_MAX, &v) || v == 0)
+                    return cli_usage_error("ghost", "--frames must be a positive number, not '%s'",
+                                           val);
+                o.frames = (uint32_t)v;
+                have_frames = true;
+            } else if (strcmp(a, "--offset") == 0) {
+                if (!cli_parse_i32_list(val, o.offset, 3))
+                    return cli_usage_error("ghost",
+                                           "--offset must be X,Y,Z in whole millimetres, not '%s'",
+                                           val);
+            } else {
+                o.label = val;
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_usage_error("ghost", "unknown option '%s'", a);
+        } else if (npaths == 2) {
+            return cli_usage_error("ghost", "takes one REPLAY.ostm and one OUT.ospc");
+        } else {
+            paths[npaths++] = a;
+        }
+    }
+    if (npaths != 2) return cli_usage_error("ghost", "needs REPLAY.ostm and OUT.ospc");
+    if (!have_from || !have_frames) return cli_usage_error("ghost", "needs --from and --frames");
+    if (strcmp(paths[1], "-") != 0 && onescope_same_file(paths[0], paths[1])) {
+        fprintf(stderr, "onescope ghost: %s: refusing to overwrite the replay\n", paths[1]);
+        return CLI_FAIL;
+    }
+    onescope_error err;
+    onescope_replay *r;
+    if (onescope_replay_read_file(paths[0], NULL, &r, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    o.replay_name = strcmp(paths[0], "-") == 0 ? NULL : paths[0];
+    onescope_pose_cache *c;
+    onescope_code rc = onescope_ghost_create(r, &o, NULL, &c, &err);
+    onescope_replay_free(r);
+    if (rc == ONESCOPE_OK) {
+        rc = onescope_pose_cache_write_file(c, paths[1], &err);
+        if (rc == ONESCOPE_OK && !cli.quiet && strcmp(paths[1], "-") != 0)
+            fprintf(stderr, "%s: %" PRIu32 " bodies, %" PRIu32 " frames from step %" PRId64 "\n",
+                    paths[1], c->entity_count, c->frame_count, c->start_step);
+        onescope_pose_cache_free(c);
+    }
+    if (rc != ONESCOPE_OK) {
+        if (err.input[0] == 'g' && strcmp(err.input, "ghost") == 0)
+            snprintf(err.input, sizeof err.input, "%s", cli_input_name(paths[0]));
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}

@@ -1,0 +1,296 @@
+/* onescope live serve|attach: a live-stream host writing to stdout and a viewer reading stdin. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+
+/* ---- serve ---- */
+
+static void serve_help(void) {
+    printf("usage: onescope live serve [--dims D --bodies N --seed S | --replay FILE.ostm]\n"
+           "                           [--steps N] [--probe-every K] [--link ROLE,BODY,STEP]\n"
+           "Runs a world and writes its live stream (docs/live-stream.md) to standard output:\n"
+           "a probe, then one step record per step (its input and the host's hash after it),\n"
+           "a probe again every K steps (default 100; 0: only the first), and an end record.\n"
+           "Without --replay the world comes from the setup (default 3D, 8 bodies, seed 1)\n"
+           "and plays the deterministic test-data input script seeded with the world's seed\n"
+           "(default 1000 steps); --link gives it a link block. With --replay it starts where\n"
+           "the replay starts and plays the replay's inputs (default all of them).\n"
+           "exit: 0 streamed, 1 an unreadable replay or a failed write, 2 usage\n");
+}
+
+static bool write_all(const uint8_t *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(STDOUT_FILENO, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        p += (size_t)w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* Writes the encoder's pending bytes when there are at least `min` of them. */
+static bool flush_encoder(onescope_live_encoder *enc, size_t min) {
+    const uint8_t *p;
+    size_t n;
+    onescope_live_encoder_pending(enc, &p, &n);
+    if (n < min || n == 0) return true;
+    if (!write_all(p, n)) return false;
+    onescope_live_encoder_clear(enc);
+    return true;
+}
+
+static int cmd_live_serve(int argc, char **argv) {
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup.dimensions = 3;
+    def.setup.body_count = 8;
+    def.setup.seed = 1;
+    bool have_setup = false, have_steps = false, have_link = false;
+    const char *replay_path = NULL;
+    uint64_t steps = 1000, probe_every = 100, v;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (cli_is_help(a)) {
+            serve_help();
+            return CLI_OK;
+        }
+        bool takes = strcmp(a, "--dims") == 0 || strcmp(a, "--bodies") == 0 ||
+                     strcmp(a, "--seed") == 0 || strcmp(a, "--replay") == 0 ||
+                     strcmp(a, "--steps") == 0 || strcmp(a, "--probe-every") == 0 ||
+                     strcmp(a, "--link") == 0;
+        if (!takes) return cli_usage_error("live serve", "unknown argument '%s'", a);
+        if (val == NULL) return cli_usage_error("live serve", "%s needs a value", a);
+        i++;
+        if (strcmp(a, "--dims") == 0) {
+            if (!cli_parse_u64(val, 3, &v) || v < 2)
+                return cli_usage_error("live serve", "--dims must be 2 or 3, not '%s'", val);
+            def.setup.dimensions = (uint8_t)v;
+            have_setup = true;
+        } else if (strcmp(a, "--bodies") == 0) {
+            if (!cli_parse_u64(val, 64, &v) || v < 1)
+                return cli_usage_error("live serve", "--bodies must be 1 to 64, not '%s'", val);
+            def.setup.body_count = (uint8_t)v;
+            have_setup = true;
+        } else if (strcmp(a, "--seed") == 0) {
+            if (!cli_parse_u64(val, UINT32_MAX, &v))
+                return cli_usage_error("live serve", "--seed must be 0 to 4294967295, not '%s'",
+                                       val);
+            def.setup.seed = (uint32_t)v;
+            have_setup = true;
+        } else if (strcmp(a, "--replay") == 0) {
+            replay_path = val;
+        } else if (strcmp(a, "--steps") == 0) {
+            if (!cli_parse_u64(val, UINT32_MAX, &steps))
+                return cli_usage_error("live serve", "--steps must be a number, not '%s'", val);
+            have_steps = true;
+        } else if (strcmp(a, "--probe-every") == 0) {
+            if (!cli_parse_u64(val, UINT32_MAX, &probe_every))
+                return cli_usage_error("live serve", "--probe-every must be a number, not '%s'",
+                                       val);
+        } else {
+            int32_t l[3];
+            if (!cli_parse_i32_list(val, l, 3) || l[0] < 1 || l[0] > 3 || l[1] < 0 ||
+                l[1] > 63 || l[2] < 0 || l[2] > 65535)
+                return cli_usage_error("live serve",
+                                       "--link must be ROLE,BODY,STEP (role 1-3, body 0-63, "
+                                       "step 0-65535), not '%s'", val);
+            def.link.role = (uint8_t)l[0];
+            def.link.body = (uint8_t)l[1];
+            def.link.transfer_step = (uint16_t)l[2];
+            have_link = true;
+        }
+    }
+    if (replay_path != NULL && (have_setup || have_link))
+        return cli_usage_error("live serve",
+                               "--replay takes its setup and link from the file; drop --dims, "
+                               "--bodies, --seed and --link");
+    onescope_error err;
+    onescope_replay *r = NULL;
+    onescope_sim *sim = NULL;
+    onescope_code rc;
+    if (replay_path != NULL) {
+        rc = onescope_replay_read_file(replay_path, NULL, &r, &err);
+        if (rc == ONESCOPE_OK && have_steps && steps > r->step_count) {
+            fprintf(stderr, "onescope live serve: %s has %" PRIu32 " steps, fewer than --steps %"
+                    PRIu64 "\n", cli_input_name(replay_path), r->step_count, steps);
+            onescope_replay_free(r);
+            return CLI_FAIL;
+        }
+        if (rc == ONESCOPE_OK && !have_steps) steps = r->step_count;
+        if (rc == ONESCOPE_OK) rc = onescope_replay_start_world(r, NULL, &sim, &err);
+    } else {
+        rc = onescope_sim_setup_check(&def.setup, have_link ? &def.link : NULL, "--link", &err);
+        if (rc == ONESCOPE_OK) rc = onescope_sim_create(&def, NULL, &sim, &err);
+    }
+    onescope_testdata_script script = onescope_testdata_script_default();
+    script.dimensions = def.setup.dimensions;
+    script.seed = def.setup.seed;
+    onescope_live_encoder *enc = NULL;
+    if (rc == ONESCOPE_OK) rc = onescope_live_encoder_create(NULL, &enc, &err);
+    bool io_failed = false;
+    for (uint64_t i = 0; i < steps && rc == ONESCOPE_OK && !io_failed; i++) {
+        uint64_t host = onescope_sim_host_step(sim);
+        if (i == 0 || (probe_every != 0 && host % probe_every == 0))
+            rc = onescope_live_encode_probe(enc, sim, &err);
+        uint8_t buf[ONESCOPE_TESTDATA_MAX_SCRIPT_INPUT];
+        const uint8_t *input = buf;
+        size_t n = 0;
+        if (r != NULL) {
+            if (rc == ONESCOPE_OK) rc = onescope_replay_step_input(r, (uint32_t)i, &input, &n);
+        } else {
+            n = onescope_testdata_script_input(&script, host, buf, sizeof buf);
+        }
+        if (rc == ONESCOPE_OK) rc = onescope_sim_step(sim, input, n, &err);
+        if (rc == ONESCOPE_OK)
+            rc = onescope_live_encode_step(enc, host, input, n, onescope_sim_hash(sim), &err);
+        if (rc == ONESCOPE_OK) io_failed = !flush_encoder(enc, 1 << 16);
+    }
+    if (rc == ONESCOPE_OK && steps == 0) rc = onescope_live_encode_probe(enc, sim, &err);
+    if (rc == ONESCOPE_OK && !io_failed)
+        rc = onescope_live_encode_end(enc, onescope_sim_host_step(sim), &err);
+    if (rc == ONESCOPE_OK && !io_failed) io_failed = !flush_encoder(enc, 0);
+    onescope_live_encoder_free(enc);
+    onescope_sim_free(sim);
+    onescope_replay_free(r);
+    if (rc != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    if (io_failed) {
+        fprintf(stderr, "onescope live serve: <stdout>: %s\n", strerror(errno));
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+/* ---- attach ---- */
+
+static void attach_help(void) {
+    printf("usage: onescope live attach [--from STEP] [--save OUT.ostm] [--json]\n"
+           "Reads a live stream from standard input, starts its world at the first probe at or\n"
+           "after host step STEP (default 0), runs every step record and checks its own world\n"
+           "hash against the host's. Prints 'step S hash H' for the probe's step and after each\n"
+           "step (--json: one document {\"from\", \"rows\": [{\"step\", \"hash\"}], \"steps\"}).\n"
+           "--save writes what it saw as an OSTM replay (start snapshot, inputs, hash rows)\n"
+           "once the stream has ended cleanly.\n"
+           "exit: 0 every hash matched and the stream ended; 1 a hash disagreement, a bad or\n"
+           "truncated stream, no probe at or after STEP; 2 usage\n");
+}
+
+typedef struct attach_print {
+    bool json;
+    uint64_t rows;
+} attach_print;
+
+static void print_row(void *user, const onescope_live_row *row) {
+    attach_print *p = user;
+    if (p->json)
+        printf("%s\n    {\"step\": %" PRIu64 ", \"hash\": \"%016" PRIx64 "\"}", p->rows ? "," : "",
+               row->step, row->hash);
+    else
+        printf("step %" PRIu64 " hash %016" PRIx64 "\n", row->step, row->hash);
+    p->rows++;
+}
+
+static int cmd_live_attach(int argc, char **argv) {
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    const char *save = NULL;
+    attach_print p = {false, 0};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            attach_help();
+            return CLI_OK;
+        } else if (strcmp(a, "--json") == 0) {
+            p.json = true;
+        } else if (strcmp(a, "--from") == 0 || strcmp(a, "--save") == 0) {
+            if (i + 1 >= argc) return cli_usage_error("live attach", "%s needs a value", a);
+            const char *val = argv[++i];
+            if (strcmp(a, "--save") == 0) {
+                save = val;
+            } else if (!cli_parse_u64(val, UINT64_MAX, &o.from_step)) {
+                return cli_usage_error("live attach", "--from must be a step number, not '%s'",
+                                       val);
+            }
+        } else {
+            return cli_usage_error("live attach", "unknown argument '%s'", a);
+        }
+    }
+    o.record = save != NULL;
+    o.on_row = print_row;
+    o.user = &p;
+    onescope_error err;
+    onescope_live_viewer *view;
+    if (onescope_live_viewer_create(&o, "<stdin>", NULL, &view, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    if (p.json) printf("{\n  \"from\": %" PRIu64 ",\n  \"rows\": [", o.from_step);
+    static uint8_t buf[1 << 16];
+    onescope_code rc = ONESCOPE_OK;
+    bool read_failed = false;
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            read_failed = true;
+            break;
+        }
+        if (n == 0) break;
+        rc = onescope_live_viewer_feed(view, buf, (size_t)n, &err);
+        if (rc != ONESCOPE_OK) break;
+        if (!p.json) fflush(stdout);
+    }
+    if (read_failed) {
+        fprintf(stderr, "onescope live attach: <stdin>: %s\n", strerror(errno));
+        rc = ONESCOPE_E_IO;
+        err.code = ONESCOPE_OK;
+    } else if (rc == ONESCOPE_OK) {
+        rc = onescope_live_viewer_finish(view, &err);
+    }
+    uint64_t steps = onescope_live_viewer_steps(view);
+    if (p.json) printf("\n  ],\n  \"steps\": %" PRIu64 ",\n  \"ok\": %s\n}\n", steps,
+                       rc == ONESCOPE_OK ? "true" : "false");
+    fflush(stdout);
+    if (rc == ONESCOPE_OK && save != NULL) {
+        onescope_replay *r;
+        rc = onescope_live_viewer_replay(view, NULL, &r, &err);
+        if (rc == ONESCOPE_OK) {
+            rc = onescope_replay_write_file(r, save, &err);
+            onescope_replay_free(r);
+        }
+    }
+    onescope_live_viewer_free(view);
+    if (rc != ONESCOPE_OK) {
+        if (err.code != ONESCOPE_OK) cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    if (!cli.quiet)
+        fprintf(stderr, "onescope live attach: %" PRIu64 " steps checked, every hash matched%s%s\n",
+                steps, save ? ", saved " : "", save ? save : "");
+    return CLI_OK;
+}
+
+/* ---- dispatcher ---- */
+
+int cmd_live(int argc, char **argv) {
+    if (argc >= 1 && cli_is_help(argv[0])) {
+        printf("usage: onescope live serve|attach [ARGS...]\n"
+               "  serve   run a world and write its live stream to standard output\n"
+               "  attach  read a live stream from standard input and check every hash\n"
+               "'onescope live serve --help' and 'onescope live attach --help' say more.\n");
+        return CLI_OK;
+    }
+    if (argc < 1) return cli_usage_error("live", "needs 'serve' or 'attach'");
+    if (strcmp(argv[0], "serve") == 0) return cmd_live_serve(argc - 1, argv + 1);
+    if (strcmp(argv[0], "attach") == 0) return cmd_live_attach(argc - 1, argv + 1);
+    return cli_usage_error("live", "unknown subcommand '%s' (serve or attach)", argv[0]);
+}
