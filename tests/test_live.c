@@ -1,0 +1,582 @@
+/* The live stream: encoder/decoder round trip, every framing error with its offset, chunked
+ * delivery, truncation, the viewer (attach mid-run, saved replay, mismatches), allocation
+ * failure, and random mutations decoded whole and byte by byte. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "test_util.h"
+
+/* ---- helpers ---- */
+
+typedef struct stream {
+    uint8_t *data;
+    size_t size;
+    uint64_t *hashes; /* hashes[s] = the world hash at host step s, s = 0..steps */
+    uint32_t steps;
+} stream;
+
+/* A host: setup, optional link, `steps` steps of the test-data script, a probe every K. */
+static stream make_stream(uint8_t dims, uint8_t bodies, const onescope_link_block *link,
+                          uint32_t steps, uint32_t probe_every) {
+    onescope_error err;
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = (onescope_sim_setup){dims, bodies, 5};
+    if (link) def.link = *link;
+    onescope_sim *sim;
+    assert_int_equal(onescope_sim_create(&def, NULL, &sim, &err), ONESCOPE_OK);
+    onescope_live_encoder *enc;
+    assert_int_equal(onescope_live_encoder_create(NULL, &enc, &err), ONESCOPE_OK);
+    onescope_testdata_script sc = onescope_testdata_script_default();
+    sc.dimensions = dims;
+    sc.seed = 9;
+    stream s;
+    s.steps = steps;
+    s.hashes = calloc(steps + 1u, sizeof *s.hashes);
+    s.hashes[0] = onescope_sim_hash(sim);
+    for (uint32_t i = 0; i < steps; i++) {
+        if (i % probe_every == 0) assert_int_equal(onescope_live_encode_probe(enc, sim, &err), 0);
+        uint8_t in[ONESCOPE_TESTDATA_MAX_SCRIPT_INPUT];
+        size_t n = onescope_testdata_script_input(&sc, i, in, sizeof in);
+        assert_int_equal(onescope_sim_step(sim, in, n, &err), ONESCOPE_OK);
+        s.hashes[i + 1] = onescope_sim_hash(sim);
+        assert_int_equal(onescope_live_encode_step(enc, i, in, n, s.hashes[i + 1], &err), 0);
+    }
+    assert_int_equal(onescope_live_encode_end(enc, steps, &err), ONESCOPE_OK);
+    onescope_buffer b;
+    assert_int_equal(onescope_live_encoder_take(enc, &b, &err), ONESCOPE_OK);
+    s.data = b.data; /* libc allocator: free() below */
+    s.size = b.size;
+    onescope_live_encoder_free(enc);
+    onescope_sim_free(sim);
+    return s;
+}
+
+static void free_stream(stream *s) {
+    free(s->data);
+    free(s->hashes);
+}
+
+/* A digest of the records a decoder yields, to compare two decodings. */
+typedef struct digest {
+    uint64_t hash;
+    uint32_t records;
+    uint32_t probes, steps, ends;
+} digest;
+
+static void add_record(digest *d, const onescope_live_record *r) {
+    uint8_t head[1 + 8 + 8 + 8];
+    head[0] = (uint8_t)r->type;
+    os_put_u64(head + 1, r->step);
+    os_put_u64(head + 9, r->offset);
+    os_put_u64(head + 17, r->hash);
+    d->hash = d->hash * 31 + onescope_hash_bytes(head, sizeof head);
+    if (r->type == ONESCOPE_LIVE_PROBE)
+        d->hash = d->hash * 31 + onescope_hash_bytes(r->probe, r->probe_size) + r->link.role;
+    if (r->type == ONESCOPE_LIVE_STEP)
+        d->hash = d->hash * 31 + onescope_hash_bytes(r->input, r->input_size);
+    d->records++;
+    d->probes += r->type == ONESCOPE_LIVE_PROBE;
+    d->steps += r->type == ONESCOPE_LIVE_STEP;
+    d->ends += r->type == ONESCOPE_LIVE_END;
+}
+
+static int digest_cb(void *user, const onescope_live_record *r) {
+    add_record(user, r);
+    return 0;
+}
+
+/* Decodes in chunks of `chunk` bytes (0: whole); returns the code, fills d and err. */
+static onescope_code decode_chunked(const uint8_t *data, size_t size, size_t chunk, digest *d,
+                                    onescope_error *err) {
+    memset(d, 0, sizeof *d);
+    if (chunk == 0) return onescope_live_decode(data, size, "s", NULL, digest_cb, d, err);
+    onescope_live_decoder *dec;
+    assert_int_equal(onescope_live_decoder_create("s", NULL, &dec, err), ONESCOPE_OK);
+    onescope_code rc = ONESCOPE_OK;
+    for (size_t pos = 0; pos < size && rc == ONESCOPE_OK;) {
+        size_t n = size - pos < chunk ? size - pos : chunk;
+        size_t off = 0;
+        while (off < n) {
+            onescope_live_record rec;
+            size_t used;
+            int r = onescope_live_decoder_next(dec, data + pos + off, n - off, &used, &rec, err);
+            off += used;
+            if (r < 0) {
+                rc = err->code;
+                break;
+            }
+            if (r == 0) break;
+            add_record(d, &rec);
+        }
+        assert_true(rc != ONESCOPE_OK || off == n);
+        pos += n;
+    }
+    if (rc == ONESCOPE_OK) {
+        /* a decoder with nothing more to read still says 0 */
+        onescope_live_record rec;
+        size_t used;
+        int r = onescope_live_decoder_next(dec, NULL, 0, &used, &rec, err);
+        assert_int_equal(r, 0);
+        rc = onescope_live_decoder_finish(dec, err);
+    }
+    onescope_live_decoder_free(dec);
+    return rc;
+}
+
+static void expect_decode_error(const uint8_t *data, size_t size, onescope_code code,
+                                uint64_t offset) {
+    onescope_error err;
+    digest d;
+    assert_int_equal(decode_chunked(data, size, 0, &d, &err), code);
+    assert_error_at(err, code, offset);
+    assert_int_equal(decode_chunked(data, size, 1, &d, &err), code);
+    assert_error_at(err, code, offset);
+    assert_int_equal(decode_chunked(data, size, 7, &d, &err), code);
+    assert_error_at(err, code, offset);
+}
+
+/* Copies s, writes n bytes at `at`, decodes and checks code@offset. */
+static void expect_patched(const stream *s, size_t at, const void *bytes, size_t n,
+                           onescope_code code, uint64_t offset) {
+    uint8_t *c = malloc(s->size);
+    memcpy(c, s->data, s->size);
+    memcpy(c + at, bytes, n);
+    expect_decode_error(c, s->size, code, offset);
+    free(c);
+}
+
+/* ---- round trip and chunking ---- */
+
+typedef struct collect {
+    uint32_t probes, steps, ends;
+    const stream *s;
+    uint64_t last_step;
+} collect;
+
+static int check_record(void *user, const onescope_live_record *r) {
+    collect *c = user;
+    if (r->type == ONESCOPE_LIVE_PROBE) {
+        c->probes++;
+        assert_int_equal(r->probe_size, r->snapshot_size + 6);
+        assert_int_equal(r->setup.dimensions, 2);
+        assert_int_equal(r->setup.body_count, 5);
+        assert_int_equal(onescope_hash_bytes(r->snapshot, r->snapshot_size),
+                         c->s->hashes[r->step]);
+        assert_int_equal(r->step % 10, 0);
+    } else if (r->type == ONESCOPE_LIVE_STEP) {
+        assert_int_equal(r->step, c->steps);
+        assert_int_equal(r->hash, c->s->hashes[r->step + 1]);
+        c->steps++;
+    } else {
+        c->ends++;
+        assert_int_equal(r->step, c->s->steps);
+    }
+    return 0;
+}
+
+static void test_round_trip(void **state) {
+    (void)state;
+    stream s = make_stream(2, 5, NULL, 45, 10);
+    assert_memory_equal(s.data, "OSLS\1\0\0\0", 8);
+    collect c = {0, 0, 0, &s, 0};
+    onescope_error err;
+    assert_int_equal(onescope_live_decode(s.data, s.size, "s", NULL, check_record, &c, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(c.probes, 5);
+    assert_int_equal(c.steps, 45);
+    assert_int_equal(c.ends, 1);
+    free_stream(&s);
+}
+
+static void test_link_probe(void **state) {
+    (void)state;
+    onescope_link_block link = {ONESCOPE_LINK_ROLE_RECEIVER, 2, 7};
+    stream s = make_stream(3, 4, &link, 20, 5);
+    /* the first probe: flag 1, then the link block, then the setup */
+    assert_int_equal(s.data[8], ONESCOPE_LIVE_PROBE);
+    assert_int_equal(s.data[13], 1);
+    assert_memory_equal(s.data + 14, "\x02\x02\x07\x00", 4);
+    assert_memory_equal(s.data + 18, "\x03\x04\x05\x00\x00\x00", 6);
+    onescope_live_viewer *v;
+    onescope_error err;
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    o.record = 1;
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+    onescope_replay *r;
+    assert_int_equal(onescope_live_viewer_replay(v, NULL, &r, &err), ONESCOPE_OK);
+    assert_int_equal(r->link.role, ONESCOPE_LINK_ROLE_RECEIVER);
+    assert_int_equal(r->link.transfer_step, 7);
+    assert_int_equal(onescope_replay_verify(r, NULL, NULL, "r", &err), ONESCOPE_OK);
+    onescope_replay_free(r);
+    onescope_live_viewer_free(v);
+    /* a later probe with another link block is a mismatch */
+    uint8_t *c = malloc(s.size);
+    memcpy(c, s.data, s.size);
+    size_t second = 8 + 5 + os_get_u32(s.data + 9);
+    while (c[second] != ONESCOPE_LIVE_PROBE) second += 5 + os_get_u32(c + second + 1);
+    c[second + 5 + 3] = 8; /* transfer step 7 -> 8 */
+    expect_decode_error(c, s.size, ONESCOPE_E_MISMATCH, second + 5);
+    free(c);
+    free_stream(&s);
+}
+
+static void test_chunked_delivery(void **state) {
+    (void)state;
+    stream s = make_stream(3, 6, NULL, 120, 25);
+    onescope_error err;
+    digest whole, d;
+    assert_int_equal(decode_chunked(s.data, s.size, 0, &whole, &err), ONESCOPE_OK);
+    assert_int_equal(whole.records, 5 + 120 + 1);
+    size_t chunks[] = {1, 2, 3, 5, 13, 64, 1000, 1u << 20};
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        assert_int_equal(decode_chunked(s.data, s.size, chunks[i], &d, &err), ONESCOPE_OK);
+        assert_memory_equal(&d, &whole, sizeof d);
+    }
+    free_stream(&s);
+}
+
+static void test_truncated(void **state) {
+    (void)state;
+    stream s = make_stream(2, 3, NULL, 12, 4);
+    size_t probe_end = 8 + 5 + os_get_u32(s.data + 9);
+    expect_decode_error(s.data, 0, ONESCOPE_E_TRUNCATED, 0);
+    expect_decode_error(s.data, 3, ONESCOPE_E_TRUNCATED, 0);
+    expect_decode_error(s.data, 8, ONESCOPE_E_TRUNCATED, 8);   /* no record at all */
+    expect_decode_error(s.data, 10, ONESCOPE_E_TRUNCATED, 8);  /* half a record header */
+    expect_decode_error(s.data, 20, ONESCOPE_E_TRUNCATED, 8);  /* half a probe */
+    expect_decode_error(s.data, probe_end, ONESCOPE_E_TRUNCATED, probe_end);
+    expect_decode_error(s.data, probe_end + 7, ONESCOPE_E_TRUNCATED, probe_end);
+    expect_decode_error(s.data, s.size - 1, ONESCOPE_E_TRUNCATED, s.size - 13);
+    /* every proper prefix is truncated, whatever the chunking */
+    for (size_t n = 0; n < s.size; n++) {
+        onescope_error err;
+        digest d;
+        assert_int_equal(decode_chunked(s.data, n, 0, &d, &err), ONESCOPE_E_TRUNCATED);
+        assert_int_equal(decode_chunked(s.data, n, 1, &d, &err), ONESCOPE_E_TRUNCATED);
+    }
+    free_stream(&s);
+}
+
+/* ---- every framing error ---- */
+
+static void test_framing_errors(void **state) {
+    (void)state;
+    stream s = make_stream(2, 3, NULL, 10, 5);
+    /* layout: header 0..7; probe at 8 (payload 13: flag, 14 setup, 20 snapshot) */
+    uint32_t plen = os_get_u32(s.data + 9);
+    assert_int_equal(plen, 1 + 6 + 12 + 3 * 32);
+    size_t st = 8 + 5 + plen; /* the first step record */
+    uint32_t slen = os_get_u32(s.data + st + 1);
+    size_t end = s.size - 13;
+    uint8_t b[8];
+
+    expect_patched(&s, 0, "OSLT", 4, ONESCOPE_E_MAGIC, 0);
+    expect_patched(&s, 4, "\2\0", 2, ONESCOPE_E_VERSION, 4);
+    expect_patched(&s, 6, "\1\0", 2, ONESCOPE_E_FLAGS, 6);
+    expect_patched(&s, 8, "\2", 1, ONESCOPE_E_RANGE, 8);   /* a step before any probe */
+    expect_patched(&s, 8, "\3", 1, ONESCOPE_E_RANGE, 8);   /* an end before any probe */
+    expect_patched(&s, 8, "\0", 1, ONESCOPE_E_RANGE, 8);   /* unknown type */
+    expect_patched(&s, 8, "\x09", 1, ONESCOPE_E_RANGE, 8);
+    os_put_u32(b, 50);
+    expect_patched(&s, 9, b, 4, ONESCOPE_E_LENGTH, 9);    /* shorter than any probe */
+    os_put_u32(b, 0xFFFFFFFFu);
+    expect_patched(&s, 9, b, 4, ONESCOPE_E_LENGTH, 9);    /* longer than any probe */
+    expect_patched(&s, 13, "\2", 1, ONESCOPE_E_FLAGS, 13);
+    expect_patched(&s, 14, "\4", 1, ONESCOPE_E_RANGE, 14);  /* dimensions */
+    expect_patched(&s, 15, "\0", 1, ONESCOPE_E_RANGE, 15);  /* body count 0 */
+    expect_patched(&s, 15, "\x41", 1, ONESCOPE_E_RANGE, 15);
+    expect_patched(&s, 15, "\4", 1, ONESCOPE_E_LENGTH, 20); /* 3 bodies held, 4 in the setup */
+    os_put_u32(b, 5000);
+    expect_patched(&s, 28, b, 4, ONESCOPE_E_RANGE, 28);     /* gravity */
+    expect_patched(&s, 32, "\2", 1, ONESCOPE_E_RANGE, 32);  /* body 0 alive 2 */
+    expect_patched(&s, 60, "\1", 1, ONESCOPE_E_RANGE, 60);  /* body 0 z velocity in 2D */
+    /* the step record */
+    os_put_u32(b, 17);
+    expect_patched(&s, st + 1, b, 4, ONESCOPE_E_LENGTH, st + 1);
+    os_put_u32(b, ONESCOPE_LIVE_MAX_STEP_PAYLOAD + 1);
+    expect_patched(&s, st + 1, b, 4, ONESCOPE_E_LENGTH, st + 1);
+    expect_patched(&s, st + 5, "\1", 1, ONESCOPE_E_RANGE, st + 5); /* host step 1, 0 due */
+    os_put_u16(b, (uint16_t)(slen - 18 + 1));
+    expect_patched(&s, st + 13, b, 2, ONESCOPE_E_LENGTH, st + 13);
+    /* END: wrong host step, bytes after it */
+    expect_patched(&s, end + 5, "\x0b", 1, ONESCOPE_E_RANGE, end + 5);
+    expect_patched(&s, end, "\x07", 1, ONESCOPE_E_RANGE, end);
+    uint8_t *longer = malloc(s.size + 3);
+    memcpy(longer, s.data, s.size);
+    memcpy(longer + s.size, "abc", 3);
+    expect_decode_error(longer, s.size + 3, ONESCOPE_E_TRAILING, s.size);
+    free(longer);
+    free_stream(&s);
+
+    /* an operation inside a step: a step with a known input */
+    onescope_live_encoder *enc;
+    onescope_error err;
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = (onescope_sim_setup){2, 1, 1};
+    onescope_sim *sim;
+    assert_int_equal(onescope_sim_create(&def, NULL, &sim, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encoder_create(NULL, &enc, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_probe(enc, sim, &err), ONESCOPE_OK);
+    uint8_t in[5] = {4, 20, 0, 0, 0};
+    assert_int_equal(onescope_live_encode_step(enc, 0, in, 5, 1234, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_end(enc, 1, &err), ONESCOPE_OK);
+    const uint8_t *p;
+    size_t n;
+    onescope_live_encoder_pending(enc, &p, &n);
+    stream t = {malloc(n), n, NULL, 1};
+    memcpy(t.data, p, n);
+    size_t st2 = 8 + 5 + 1 + 6 + 44;
+    assert_int_equal(t.data[st2], ONESCOPE_LIVE_STEP);
+    expect_patched(&t, st2 + 5 + 10, "\x09", 1, ONESCOPE_E_OPERATION, st2 + 15);
+    expect_patched(&t, st2 + 5 + 10, "\x03", 1, ONESCOPE_E_OPERATION, st2 + 17);
+    /* the encoder refuses what the decoder would: the buffer is left as it was */
+    assert_int_equal(onescope_live_encode_step(enc, 1, NULL, 0, 0, &err), ONESCOPE_E_BAD_STATE);
+    onescope_live_encoder_free(enc);
+    assert_int_equal(onescope_live_encoder_create(NULL, &enc, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_step(enc, 0, NULL, 0, 0, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_live_encode_probe(enc, sim, &err), ONESCOPE_OK);
+    onescope_live_encoder_pending(enc, &p, &n);
+    size_t before = n;
+    assert_int_equal(onescope_live_encode_step(enc, 3, NULL, 0, 0, &err), ONESCOPE_E_RANGE);
+    uint8_t bad_op[2] = {3, 64};
+    assert_int_equal(onescope_live_encode_step(enc, 0, bad_op, 2, 0, &err), ONESCOPE_E_RANGE);
+    onescope_live_encoder_pending(enc, &p, &n);
+    assert_int_equal(n, before);
+    onescope_live_encoder_free(enc);
+    onescope_sim_free(sim);
+    free(t.data);
+}
+
+/* ---- the viewer ---- */
+
+typedef struct rows {
+    uint64_t first;
+    uint64_t count;
+    const stream *s;
+} rows;
+
+static void on_row(void *user, const onescope_live_row *row) {
+    rows *r = user;
+    if (r->count == 0) r->first = row->step;
+    assert_int_equal(row->hash, r->s->hashes[row->step]);
+    assert_int_equal(row->hash, onescope_sim_hash(row->sim));
+    r->count++;
+}
+
+static void test_viewer_attach_mid_run(void **state) {
+    (void)state;
+    stream s = make_stream(3, 7, NULL, 200, 40);
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    rows rr = {0, 0, &s};
+    o.from_step = 81;
+    o.record = 1;
+    o.on_row = on_row;
+    o.user = &rr;
+    onescope_live_viewer *v;
+    onescope_error err;
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    for (size_t i = 0; i < s.size; i += 3)
+        assert_int_equal(onescope_live_viewer_feed(v, s.data + i, s.size - i < 3 ? s.size - i : 3,
+                                                   &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+    assert_int_equal(rr.first, 120); /* the first probe at or after 81 */
+    assert_int_equal(rr.count, 81);
+    assert_int_equal(onescope_live_viewer_steps(v), 80);
+    onescope_replay *r;
+    assert_int_equal(onescope_live_viewer_replay(v, NULL, &r, &err), ONESCOPE_OK);
+    assert_true(r->has_start_snapshot);
+    assert_int_equal(r->start_step, 120);
+    assert_int_equal(r->step_count, 80);
+    assert_int_equal(onescope_replay_flags(r), 3);
+    onescope_buffer b;
+    assert_int_equal(onescope_replay_write(r, NULL, &b, &err), ONESCOPE_OK);
+    onescope_replay *again;
+    assert_int_equal(onescope_replay_parse(b.data, b.size, "saved", NULL, &again, &err), 0);
+    onescope_verify_result vr;
+    assert_int_equal(onescope_replay_verify(again, NULL, &vr, "saved", &err), ONESCOPE_OK);
+    assert_int_equal(vr.rows_checked, 81);
+    for (uint32_t i = 0; i <= 80; i++) assert_int_equal(again->hash_rows[i], s.hashes[120 + i]);
+    onescope_replay_free(again);
+    onescope_buffer_free(&b);
+    onescope_replay_free(r);
+    onescope_live_viewer_free(v);
+
+    /* from past the last probe: never syncs */
+    o.from_step = 161;
+    o.on_row = NULL;
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_live_viewer_replay(v, NULL, &r, &err), ONESCOPE_E_RANGE);
+    onescope_live_viewer_free(v);
+    free_stream(&s);
+}
+
+static void test_viewer_mismatch(void **state) {
+    (void)state;
+    stream s = make_stream(2, 4, NULL, 30, 10);
+    onescope_error err;
+    onescope_live_viewer *v;
+    /* a host hash that differs in step 12's record */
+    size_t at = 8;
+    for (;;) {
+        if (s.data[at] == ONESCOPE_LIVE_STEP && os_get_u64(s.data + at + 5) == 12) break;
+        at += 5 + os_get_u32(s.data + at + 1);
+    }
+    uint8_t *c = malloc(s.size);
+    memcpy(c, s.data, s.size);
+    size_t len = os_get_u32(c + at + 1);
+    c[at + 5 + len - 1] ^= 1;
+    assert_int_equal(onescope_live_viewer_create(NULL, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, c, s.size, &err), ONESCOPE_E_MISMATCH);
+    assert_error_at(err, ONESCOPE_E_MISMATCH, at);
+    assert_int_equal(onescope_live_viewer_feed(v, c, 1, &err), ONESCOPE_E_BAD_STATE);
+    onescope_live_viewer_free(v);
+    /* a viewer that attached after the bad record does not see it */
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    o.from_step = 20;
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, c, s.size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+    onescope_live_viewer_free(v);
+    /* a later probe whose world differs from the viewer's (still a valid snapshot) */
+    memcpy(c, s.data, s.size);
+    at = 8 + 5 + os_get_u32(c + 9);
+    while (c[at] != ONESCOPE_LIVE_PROBE) at += 5 + os_get_u32(c + at + 1);
+    c[at + 5 + 7 + 16] ^= 1; /* body 0 still count */
+    assert_int_equal(onescope_live_viewer_create(NULL, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, c, s.size, &err), ONESCOPE_E_MISMATCH);
+    assert_error_at(err, ONESCOPE_E_MISMATCH, at);
+    onescope_live_viewer_free(v);
+    free(c);
+    free_stream(&s);
+}
+
+/* ---- allocation failure ---- */
+
+static void test_alloc_failure(void **state) {
+    (void)state;
+    stream s = make_stream(3, 5, NULL, 40, 10);
+    long n;
+    for (n = 1;; n++) {
+        test_alloc t;
+        test_alloc_init(&t, n);
+        onescope_error err;
+        onescope_live_viewer_options o = onescope_live_viewer_options_default();
+        o.record = 1;
+        o.from_step = 15;
+        onescope_live_viewer *v = NULL;
+        onescope_code rc = onescope_live_viewer_create(&o, "s", &t.allocator, &v, &err);
+        if (rc == ONESCOPE_OK) rc = onescope_live_viewer_feed(v, s.data, s.size, &err);
+        if (rc == ONESCOPE_OK) rc = onescope_live_viewer_finish(v, &err);
+        onescope_replay *r = NULL;
+        if (rc == ONESCOPE_OK) rc = onescope_live_viewer_replay(v, &t.allocator, &r, &err);
+        onescope_replay_free(r);
+        onescope_live_viewer_free(v);
+        assert_int_equal(t.live, 0);
+        if (rc == ONESCOPE_OK) break;
+        assert_int_equal(rc, ONESCOPE_E_NOMEM);
+    }
+    assert_true(n > 4);
+    for (n = 1;; n++) {
+        test_alloc t;
+        test_alloc_init(&t, n);
+        onescope_error err;
+        onescope_live_encoder *enc = NULL;
+        onescope_sim_def def = onescope_sim_def_default();
+        onescope_sim *sim = NULL;
+        onescope_code rc = onescope_sim_create(&def, &t.allocator, &sim, &err);
+        if (rc == ONESCOPE_OK) rc = onescope_live_encoder_create(&t.allocator, &enc, &err);
+        for (uint64_t i = 0; i < 200 && rc == ONESCOPE_OK; i++) {
+            if (i % 50 == 0) rc = onescope_live_encode_probe(enc, sim, &err);
+            if (rc == ONESCOPE_OK) rc = onescope_sim_step(sim, NULL, 0, &err);
+            if (rc == ONESCOPE_OK)
+                rc = onescope_live_encode_step(enc, i, NULL, 0, onescope_sim_hash(sim), &err);
+        }
+        if (rc == ONESCOPE_OK) rc = onescope_live_encode_end(enc, 200, &err);
+        onescope_buffer b = {NULL, 0, NULL};
+        if (rc == ONESCOPE_OK) rc = onescope_live_encoder_take(enc, &b, &err);
+        if (rc == ONESCOPE_OK) {
+            rc = onescope_live_decode(b.data, b.size, "b", &t.allocator, NULL, NULL, &err);
+            onescope_buffer_free(&b);
+        }
+        onescope_live_encoder_free(enc);
+        onescope_sim_free(sim);
+        assert_int_equal(t.live, 0);
+        if (rc == ONESCOPE_OK) break;
+        assert_int_equal(rc, ONESCOPE_E_NOMEM);
+    }
+    assert_true(n > 3);
+    /* a huge declared length is refused before anything is allocated for it */
+    uint8_t head[13] = {'O', 'S', 'L', 'S', 1, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0x7F};
+    test_alloc t;
+    test_alloc_init(&t, 0);
+    onescope_error err;
+    assert_int_equal(onescope_live_decode(head, sizeof head, "h", &t.allocator, NULL, NULL, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_int_equal(t.count, 1); /* the decoder itself, nothing for the record */
+    free_stream(&s);
+}
+
+/* ---- random mutations: no crash, the same answer whole and byte by byte ---- */
+
+static void test_mutations(void **state) {
+    (void)state;
+    stream s = make_stream(3, 3, NULL, 25, 6);
+    uint64_t seed = 42;
+    uint8_t *c = malloc(s.size + 8);
+    for (int round = 0; round < 3000; round++) {
+        size_t size = s.size;
+        memcpy(c, s.data, size);
+        int edits = 1 + (int)(test_rand(&seed) % 3);
+        for (int e = 0; e < edits; e++) {
+            uint64_t r = test_rand(&seed);
+            size_t at = (size_t)(r % size);
+            switch ((r >> 32) % 4) {
+            case 0: c[at] = (uint8_t)(r >> 40); break;
+            case 1: c[at] ^= (uint8_t)(1u << ((r >> 40) % 8)); break;
+            case 2: size = at; break;
+            default: c[at] = (uint8_t)((r >> 40) % 4); break;
+            }
+            if (size == 0) break;
+        }
+        onescope_error e1, e2;
+        digest d1, d2;
+        onescope_code r1 = decode_chunked(c, size, 0, &d1, &e1);
+        onescope_code r2 = decode_chunked(c, size, 1, &d2, &e2);
+        assert_int_equal(r1, r2);
+        if (r1 != ONESCOPE_OK) {
+            assert_int_equal(e1.offset, e2.offset);
+            assert_true(e1.offset <= size);
+        }
+        assert_int_equal(d1.records, d2.records);
+        assert_true(d1.hash == d2.hash);
+        /* the viewer never crashes on it either */
+        onescope_live_viewer *v;
+        assert_int_equal(onescope_live_viewer_create(NULL, "m", NULL, &v, &e1), ONESCOPE_OK);
+        if (onescope_live_viewer_feed(v, c, size, &e1) == ONESCOPE_OK)
+            (void)onescope_live_viewer_finish(v, &e1);
+        onescope_live_viewer_free(v);
+    }
+    free(c);
+    free_stream(&s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_link_probe),
+        cmocka_unit_test(test_chunked_delivery),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_framing_errors),
+        cmocka_unit_test(test_viewer_attach_mid_run),
+        cmocka_unit_test(test_viewer_mismatch),
+        cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_mutations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
