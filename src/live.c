@@ -766,8 +766,8 @@ onescope_code onescope_live_viewer_finish(onescope_live_viewer *v, onescope_erro
                        "the viewer failed earlier");
     if (v->decoder != NULL) OS_TRY(onescope_live_decoder_finish(v->decoder, error));
     else if (!v->ended)
-        return os_fail(error, ONESCOPE_E_TRUNCATED, v->name, 0, "stream", "a live stream",
-                       "no bytes");
+        return os_fail(error, ONESCOPE_E_TRUNCATED, v->name, 0, "stream header", "8 bytes",
+                       "0 bytes");
     if (!v->synced)
         return os_fail(error, ONESCOPE_E_RANGE, v->name, OS_NO_OFFSET, "probe",
                        NULL, "no probe at or after step %" PRIu64 " before the end",

@@ -92,7 +92,7 @@ bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out) {
     for (; *s; s++) {
         if (*s < '0' || *s > '9') return false;
         unsigned d = (unsigned)(*s - '0');
-        if (v > (max - d) / 10) return false;
+        if (d > max || v > (max - d) / 10) return false;
         v = v * 10 + d;
     }
     *out = v;

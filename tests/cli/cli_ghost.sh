@@ -1,0 +1,68 @@
+# CLI contract for ghosts and the test-data generator.
+. "$(dirname "$0")/common.sh"
+TD="$SRC/testdata"
+S=$SCRATCH
+
+# The committed ghost is exactly what the CLI makes from the committed 2D replay.
+expect_exit 0 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" "$S/g.ospc" --from 200 --frames 40 \
+    --offset 400,0,0 --label "ghost of test-2d-600.ostm, 400 mm to the right"
+if cmp -s "$S/g.ospc" "$TD/test-2d-ghost.ospc"; then ok; else bad "ghost differs from testdata/test-2d-ghost.ospc"; fi
+
+# 3D, a negative offset: every pose is the replay's position plus the offset, absent bodies NaN.
+expect_exit 0 "$ONESCOPE" ghost "$TD/test-10000.ostm" "$S/g3.ospc" --from 9000 --frames 30 --offset -7,20000,-300
+"$ONESCOPE" replay --json --state "$TD/test-10000.ostm" >"$S/states.json"
+if python3 - "$S/g3.ospc" "$S/states.json" <<'PY'; then ok; else bad "ghost poses equal the replay's positions plus the offset"; fi
+import json, math, struct, sys
+b = open(sys.argv[1], 'rb').read()
+ents, frames, start = struct.unpack_from('<IIq', b, 12)
+assert frames == 30 and start == 9000
+rows = {r['step']: r for r in json.load(open(sys.argv[2]))['rows']}
+poses = b[len(b) - ents * frames * 28:]
+absent = present = 0
+for f in range(frames):
+    bodies = rows[9000 + f]['bodies']
+    assert len(bodies) <= ents
+    for e in range(ents):
+        p = struct.unpack_from('<7f', poses, (f * ents + e) * 28)
+        if e >= len(bodies) or bodies[e]['alive'] == 0:
+            assert math.isnan(p[0]); absent += 1; continue
+        want = [bodies[e]['position'][a] + (-7, 20000, -300)[a] for a in range(3)]
+        assert list(p[:3]) == want, (f, e, p, want)
+        assert p[3:] == (0.0, 0.0, 0.0, 1.0)
+        present += 1
+assert absent > 0 and present > 0, (absent, present)
+PY
+expect_exit 0 "$ONESCOPE" validate "$S/g3.ospc"
+
+# Refusals: past the end, bad offsets, usage. OUT is never created.
+expect_exit 1 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" "$S/no.ospc" --from 590 --frames 12
+expect_grep "from + frames" "$S/err"
+expect_exit 0 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" "$S/last.ospc" --from 590 --frames 11
+expect_exit 1 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" "$S/no.ospc" --from 0 --frames 1 --offset 0,0,5
+expect_grep "offset z: expected 0 in a 2D world, found 5" "$S/err"
+expect_exit 1 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" "$S/no.ospc" --from 0 --frames 1 --offset 2000000,0,0
+for o in 1,2 1,2,3,4 a,b,c 1.5,0,0 "" 1,,2 99999999999,0,0; do
+    expect_exit 2 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" "$S/no.ospc" --from 0 --frames 1 --offset "$o"
+done
+expect_grep "offset must be X,Y,Z" "$S/err"
+expect_exit 2 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" "$S/no.ospc" --from 0
+expect_exit 2 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" "$S/no.ospc" --from 0 --frames 0
+expect_exit 2 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" --from 0 --frames 1
+expect_exit 1 "$ONESCOPE" ghost "$S/missing.ostm" "$S/no.ospc" --from 0 --frames 1
+[ ! -e "$S/no.ospc" ] && ok || bad "ghost created OUT for a refused call"
+cp "$TD/test-2d-600.ostm" "$S/same.ostm"
+expect_exit 1 "$ONESCOPE" ghost "$S/same.ostm" "$S/same.ostm" --from 0 --frames 1
+cmp -s "$S/same.ostm" "$TD/test-2d-600.ostm" && ok || bad "ghost overwrote its replay"
+expect_exit 0 "$ONESCOPE" ghost --help
+
+# gen-testdata writes exactly the committed files.
+expect_exit 0 "$ONESCOPE" gen-testdata "$S/td"
+for f in "$TD"/*.ostm "$TD"/*.ospc; do
+    if cmp -s "$f" "$S/td/$(basename "$f")"; then ok; else bad "gen-testdata: $(basename "$f") differs"; fi
+done
+[ "$(ls "$S/td" | wc -l)" -eq "$(ls "$TD" | grep -vc README)" ] && ok || bad "gen-testdata wrote a different set of files"
+expect_exit 2 "$ONESCOPE" gen-testdata
+expect_exit 2 "$ONESCOPE" gen-testdata a b
+expect_exit 1 "$ONESCOPE" gen-testdata "$S/missing/deeper"
+expect_exit 0 "$ONESCOPE" gen-testdata --help
+finish

@@ -1,0 +1,96 @@
+# CLI contract for the live stream: `live serve | live attach` through a real pipe.
+. "$(dirname "$0")/common.sh"
+TD="$SRC/testdata"
+S=$SCRATCH
+
+# pipeline NAME SERVE_ARGS -- ATTACH_ARGS: runs serve | attach, keeps attach's exit code.
+pipeline() {
+    local name=$1
+    shift
+    local serve=() attach=()
+    while [ "$1" != "--" ]; do serve+=("$1"); shift; done
+    shift
+    attach=("$@")
+    "$ONESCOPE" live serve "${serve[@]}" | "$ONESCOPE" live attach "${attach[@]}" >"$S/$name.out" 2>"$S/$name.err"
+}
+
+# A host playing a committed replay, a viewer attaching mid-run: its lines are the replay's
+# rows from the first probe at or after --from (probes every 50 steps: step 150).
+pipeline mid --replay "$TD/test-2d-600.ostm" --probe-every 50 -- --from 120
+if [ $? -eq 0 ]; then ok; else bad "serve --replay | attach --from 120"; cat "$S/mid.err" >&2; fi
+"$ONESCOPE" replay "$TD/test-2d-600.ostm" | awk '$2 >= 150' >"$S/mid.want"
+if cmp -s "$S/mid.out" "$S/mid.want"; then ok; else bad "attach lines differ from the replay's rows"; diff "$S/mid.out" "$S/mid.want" | head >&2; fi
+expect_grep "^step 150 hash " "$S/mid.out"
+expect_grep "^step 600 hash " "$S/mid.out"
+[ "$(wc -l <"$S/mid.out")" -eq 451 ] && ok || bad "451 lines (steps 150..600)"
+
+# From the start, saving what it saw: the saved replay verifies and replays to the same lines.
+pipeline full --dims 2 --bodies 5 --seed 3 --steps 200 --probe-every 0 -- --save "$S/full.ostm"
+if [ $? -eq 0 ]; then ok; else bad "serve | attach --save"; cat "$S/full.err" >&2; fi
+expect_exit 0 "$ONESCOPE" verify "$S/full.ostm"
+expect_grep "201 hash rows match" "$S/out"
+"$ONESCOPE" replay "$S/full.ostm" >"$S/full.replay"
+if cmp -s "$S/full.out" "$S/full.replay"; then ok; else bad "saved replay's rows differ from attach's lines"; fi
+expect_exit 0 "$ONESCOPE" dump --json "$S/full.ostm"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["flags"]==3 and d["start_step"]==0 and d["step_count"]==200' "$S/out"; then ok; else bad "saved replay: flags 3, start step 0, 200 steps"; cat "$S/out" >&2; fi
+
+# Mid-run with --save: flag bit 1, the start snapshot at the probe's step.
+pipeline part --dims 3 --bodies 9 --seed 4 --steps 300 --probe-every 64 -- --from 65 --save "$S/part.ostm"
+if [ $? -eq 0 ]; then ok; else bad "attach --from 65 --save"; cat "$S/part.err" >&2; fi
+expect_exit 0 "$ONESCOPE" verify "$S/part.ostm"
+expect_exit 0 "$ONESCOPE" dump --json "$S/part.ostm"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["flags"]==3 and d["start_step"]==128 and d["step_count"]==172' "$S/out"; then ok; else bad "mid-run replay starts at 128"; cat "$S/out" >&2; fi
+"$ONESCOPE" live serve --dims 3 --bodies 9 --seed 4 --steps 300 | "$ONESCOPE" live attach 2>/dev/null | awk '$2 >= 128' >"$S/part.all"
+if cmp -s "$S/part.out" "$S/part.all"; then ok; else bad "a late viewer's lines equal a full viewer's by step number"; fi
+
+# A linked world: the probe carries the link block, the saved replay keeps it.
+pipeline link --dims 3 --bodies 6 --seed 2 --steps 120 --link 2,3,50 -- --save "$S/link.ostm"
+if [ $? -eq 0 ]; then ok; else bad "serve --link"; cat "$S/link.err" >&2; fi
+expect_exit 0 "$ONESCOPE" verify "$S/link.ostm"
+expect_exit 0 "$ONESCOPE" dump "$S/link.ostm"
+expect_grep "Continues, own key tm-right, other key tm-left, body 3, transfer step 50" "$S/out"
+
+# A replay with a start snapshot as the host: step numbers are the host's.
+pipeline snap --replay "$TD/test-live-attach.ostm" -- --json
+if [ $? -eq 0 ]; then ok; else bad "serve --replay test-live-attach.ostm"; cat "$S/snap.err" >&2; fi
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["rows"]; assert d["ok"] and r[0]["step"]==150 and r[-1]["step"]==400 and d["steps"]==250' "$S/snap.out"; then ok; else bad "attach --json"; cat "$S/snap.out" >&2; fi
+
+# Bad streams: exit 1 with the offset; --save is never written.
+"$ONESCOPE" live serve --dims 2 --bodies 4 --steps 30 >"$S/s.bin"
+size=$(wc -c <"$S/s.bin")
+cp "$S/s.bin" "$S/badhash.bin"
+printf '\x5a' | dd of="$S/badhash.bin" bs=1 seek=$((size - 14)) conv=notrunc status=none
+expect_exit 1 "$ONESCOPE" live attach --save "$S/never.ostm" <"$S/badhash.bin"
+expect_grep "<stdin>: offset [0-9]*: hash: step 30: host [0-9a-f]*, viewer [0-9a-f]*" "$S/err"
+[ ! -e "$S/never.ostm" ] && ok || bad "attach --save wrote a file for a bad stream"
+head -c $((size - 5)) "$S/s.bin" >"$S/short.bin"
+expect_exit 1 "$ONESCOPE" live attach --save "$S/never.ostm" <"$S/short.bin"
+expect_grep "offset $((size - 13)): end: expected .*, found 8 of 8 payload bytes\|offset $((size - 13)): end" "$S/err"
+[ ! -e "$S/never.ostm" ] && ok || bad "attach --save wrote a file for a truncated stream"
+printf 'OSTM\1\0\0\0' >"$S/magic.bin"
+expect_exit 1 "$ONESCOPE" live attach <"$S/magic.bin"
+expect_grep "offset 0: magic: expected \"OSLS\"" "$S/err"
+expect_exit 1 "$ONESCOPE" live attach </dev/null
+expect_grep "offset 0: stream header" "$S/err"
+expect_exit 1 "$ONESCOPE" live attach --from 31 <"$S/s.bin"
+expect_grep "no probe at or after step 31" "$S/err"
+
+# Usage.
+expect_exit 0 "$ONESCOPE" live --help
+expect_grep "serve" "$S/out"
+expect_exit 0 "$ONESCOPE" live serve --help
+expect_exit 0 "$ONESCOPE" live attach --help
+expect_exit 2 "$ONESCOPE" live
+expect_exit 2 "$ONESCOPE" live watch
+expect_exit 2 "$ONESCOPE" live serve --dims 4
+expect_exit 2 "$ONESCOPE" live serve --bodies 65
+expect_exit 2 "$ONESCOPE" live serve --link 4,0,0
+expect_exit 2 "$ONESCOPE" live serve --link 1,2
+expect_exit 2 "$ONESCOPE" live serve --replay "$TD/test-2d-600.ostm" --dims 2
+expect_exit 2 "$ONESCOPE" live serve --steps
+expect_exit 2 "$ONESCOPE" live attach --from x
+expect_exit 2 "$ONESCOPE" live attach --bogus
+expect_exit 1 "$ONESCOPE" live serve --replay "$TD/test-2d-600.ostm" --steps 601
+expect_exit 1 "$ONESCOPE" live serve --link 1,9,5 --bodies 4
+expect_grep "link body" "$S/err"
+finish
