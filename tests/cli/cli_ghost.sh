@@ -9,18 +9,18 @@ expect_exit 0 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" "$S/g.ospc" --from 200 --
 if cmp -s "$S/g.ospc" "$TD/test-2d-ghost.ospc"; then ok; else bad "ghost differs from testdata/test-2d-ghost.ospc"; fi
 
 # 3D, a negative offset: every pose is the replay's position plus the offset, absent bodies NaN.
-expect_exit 0 "$ONESCOPE" ghost "$TD/test-10000.ostm" "$S/g3.ospc" --from 9000 --frames 30 --offset -7,20000,-300
-"$ONESCOPE" replay --json --state "$TD/test-10000.ostm" >"$S/states.json"
+expect_exit 0 "$ONESCOPE" ghost "$TD/test-link-right.ostm" "$S/g3.ospc" --from 140 --frames 30 --offset -7,20000,-300
+"$ONESCOPE" replay --json --state "$TD/test-link-right.ostm" >"$S/states.json"
 if python3 - "$S/g3.ospc" "$S/states.json" <<'PY'; then ok; else bad "ghost poses equal the replay's positions plus the offset"; fi
 import json, math, struct, sys
 b = open(sys.argv[1], 'rb').read()
 ents, frames, start = struct.unpack_from('<IIq', b, 12)
-assert frames == 30 and start == 9000
+assert frames == 30 and start == 140
 rows = {r['step']: r for r in json.load(open(sys.argv[2]))['rows']}
 poses = b[len(b) - ents * frames * 28:]
 absent = present = 0
 for f in range(frames):
-    bodies = rows[9000 + f]['bodies']
+    bodies = rows[140 + f]['bodies']
     assert len(bodies) <= ents
     for e in range(ents):
         p = struct.unpack_from('<7f', poses, (f * ents + e) * 28)
