@@ -1,5 +1,6 @@
 /* The live stream: framing, incremental decoder, encoder, viewer. Rules: docs/live-stream.md. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -102,8 +103,9 @@ static onescope_code check_step_number(uint64_t want, uint64_t found, uint64_t a
                                        const char *field, const char *name,
                                        onescope_error *error) {
     if (want == found) return ONESCOPE_OK;
-    return os_fail(error, ONESCOPE_E_RANGE, name, at, field, NULL,
-                   "%" PRIu64 " where %" PRIu64 " was due", found, want);
+    char expected[64];
+    snprintf(expected, sizeof expected, "%" PRIu64, want);
+    return os_fail(error, ONESCOPE_E_RANGE, name, at, field, expected, "%" PRIu64, found);
 }
 
 /* Checks a whole payload and fills *rec; updates rules only on success.
@@ -195,7 +197,7 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
     }
     if (type == ONESCOPE_LIVE_STEP) {
         uint64_t step = os_get_u64(p);
-        OS_TRY(check_step_number(rules->next_step, step, base, "step host step", name, error));
+        OS_TRY(check_step_number(rules->next_step, step, base, "host step", name, error));
         uint16_t n = os_get_u16(p + 8);
         if ((uint32_t)n + 18u != length)
             return os_fail(error, ONESCOPE_E_LENGTH, name, base + 8, "input length",
@@ -670,10 +672,9 @@ static onescope_code viewer_sync(onescope_live_viewer *v, const onescope_live_re
 static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_record *rec,
                                   onescope_error *error) {
     if (rec->type == ONESCOPE_LIVE_END) {
-        if (v->synced && rec->step != onescope_sim_host_step(v->sim))
-            return os_fail(error, ONESCOPE_E_RANGE, v->name, rec->offset + 5, "end host step",
-                           NULL, "%" PRIu64 " where %" PRIu64 " was due", rec->step,
-                           onescope_sim_host_step(v->sim));
+        if (v->synced)
+            OS_TRY(check_step_number(onescope_sim_host_step(v->sim), rec->step, rec->offset + 5,
+                                     "end host step", v->name, error));
         v->ended = 1;
         return ONESCOPE_OK;
     }
@@ -695,18 +696,19 @@ static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_r
                            onescope_hash_bytes(snap, n));
         return ONESCOPE_OK;
     }
-    if (rec->step != now)
-        return os_fail(error, ONESCOPE_E_RANGE, v->name, rec->offset + 5, "step host step", NULL,
-                       "%" PRIu64 " where %" PRIu64 " was due", rec->step, now);
+    OS_TRY(check_step_number(now, rec->step, rec->offset + 5, "host step", v->name, error));
     if (v->options.record && v->steps >= ONESCOPE_OSTM_MAX_STEPS)
         return os_fail(error, ONESCOPE_E_RANGE, v->name, rec->offset, "recorded steps",
                        "at most 16777216 (an OSTM file's limit)", "one more");
     OS_TRY(onescope_sim_step(v->sim, rec->input, rec->input_size, error));
     uint64_t hash = onescope_sim_hash(v->sim);
-    if (hash != rec->hash)
-        return os_fail(error, ONESCOPE_E_MISMATCH, v->name, rec->offset, "hash",
-                       NULL, "step %" PRIu64 ": host %016" PRIx64 ", viewer %016" PRIx64,
-                       now + 1, rec->hash, hash);
+    if (hash != rec->hash) {
+        char field[96], expected[64];
+        snprintf(field, sizeof field, "hash at step %" PRIu64, now + 1);
+        snprintf(expected, sizeof expected, "%016" PRIx64 " (the host's)", rec->hash);
+        return os_fail(error, ONESCOPE_E_MISMATCH, v->name, rec->offset, field, expected,
+                       "%016" PRIx64 " (the viewer's)", hash);
+    }
     if (v->options.record)
         OS_TRY(onescope_replay_append_step(v->replay, rec->input, rec->input_size, error));
     v->steps++;

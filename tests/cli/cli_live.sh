@@ -61,7 +61,7 @@ size=$(wc -c <"$S/s.bin")
 cp "$S/s.bin" "$S/badhash.bin"
 printf '\x5a' | dd of="$S/badhash.bin" bs=1 seek=$((size - 14)) conv=notrunc status=none
 expect_exit 1 "$ONESCOPE" live attach --save "$S/never.ostm" <"$S/badhash.bin"
-expect_grep "<stdin>: offset [0-9]*: hash: step 30: host [0-9a-f]*, viewer [0-9a-f]*" "$S/err"
+expect_grep "<stdin>: offset [0-9]*: hash at step 30: expected [0-9a-f]\{16\} (the host.s), found [0-9a-f]\{16\} (the viewer.s)" "$S/err"
 [ ! -e "$S/never.ostm" ] && ok || bad "attach --save wrote a file for a bad stream"
 head -c $((size - 5)) "$S/s.bin" >"$S/short.bin"
 expect_exit 1 "$ONESCOPE" live attach --save "$S/never.ostm" <"$S/short.bin"
