@@ -83,7 +83,7 @@ onescope_code onescope_ghost_create(const onescope_replay *replay,
     uint64_t last = (uint64_t)o.from + o.frames - 1;
     if (last > replay->step_count)
         return os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "from + frames",
-                       NULL, "frames %" PRIu32 " to %" PRIu64 " of a replay whose last row is %"
+                       NULL, "rows %" PRIu32 " to %" PRIu64 " of a replay whose last row is %"
                        PRIu32, o.from, last, replay->step_count);
     for (int i = 0; i < 3; i++) {
         if (o.offset[i] < -ONESCOPE_GHOST_MAX_OFFSET || o.offset[i] > ONESCOPE_GHOST_MAX_OFFSET)
