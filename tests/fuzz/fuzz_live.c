@@ -2,7 +2,7 @@
  * is still to come). Decodes the input whole, then feeds it to a recording viewer in two chunks;
  * when the viewer accepts the stream, the replay it saved must verify. Build by hand:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DONESCOPE_STATIC -D_POSIX_C_SOURCE=200809L \
- *     -Iinclude -Isrc tests/fuzz/fuzz_live.c src/*.c -lxxhash -o fuzz_live
+ *     -Iinclude -Isrc tests/fuzz/fuzz_live.c src/[a-z]*.c -lxxhash -o fuzz_live
  *   onescope live serve --steps 40 --probe-every 7 > corpus/a.bin && ./fuzz_live corpus */
 #include <stdint.h>
 #include <stddef.h>
