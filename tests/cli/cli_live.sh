@@ -75,6 +75,22 @@ expect_grep "offset 0: stream header" "$S/err"
 expect_exit 1 "$ONESCOPE" live attach --from 31 <"$S/s.bin"
 expect_grep "no probe at or after step 31" "$S/err"
 
+# A captured stream is a file format: validate, dump, rewrite (byte-identical).
+"$ONESCOPE" live serve --dims 3 --bodies 4 --steps 60 --probe-every 25 --link 1,2,30 >"$S/cap.osls"
+expect_exit 0 "$ONESCOPE" validate "$S/cap.osls"
+expect_grep "cap.osls: valid osls" "$S/out"
+expect_exit 1 "$ONESCOPE" validate "$S/cap.osls" "$S/badhash.bin" "$S/short.bin"
+expect_grep "short.bin: offset $((size - 13)): end" "$S/err"
+expect_exit 0 "$ONESCOPE" dump "$S/cap.osls"
+expect_grep "records          64 (3 probes, 60 steps, 1 end)" "$S/out"
+expect_grep "link             role 1 (sender), body 2, transfer step 30" "$S/out"
+expect_exit 0 "$ONESCOPE" dump --json "$S/cap.osls"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["format"]=="osls" and d["step_count"]==60 and d["probe_count"]==3 and d["end_step"]==60 and d["link"]["role"]==1' "$S/out"; then ok; else bad "dump --json of a stream"; cat "$S/out" >&2; fi
+expect_exit 0 "$ONESCOPE" rewrite "$S/cap.osls" "$S/cap2.osls"
+cmp -s "$S/cap.osls" "$S/cap2.osls" && ok || bad "rewrite of a stream is not byte-identical"
+expect_exit 1 "$ONESCOPE" rewrite "$S/short.bin" "$S/never.osls"
+[ ! -e "$S/never.osls" ] && ok || bad "rewrite created OUT for a truncated stream"
+
 # Usage.
 expect_exit 0 "$ONESCOPE" live --help
 expect_grep "serve" "$S/out"

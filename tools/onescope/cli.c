@@ -13,6 +13,7 @@ static const cli_format *const formats[] = {
     &cli_format_ostm,
     &cli_format_pvt,
     &cli_format_anm,
+    &cli_format_osls,
 };
 
 const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,

@@ -36,6 +36,7 @@ extern const cli_format cli_format_ospc;
 extern const cli_format cli_format_ostm;
 extern const cli_format cli_format_pvt;
 extern const cli_format cli_format_anm;
+extern const cli_format cli_format_osls;
 
 /* The format of data, or NULL (an error naming the input is filled). */
 const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,
