@@ -40,6 +40,7 @@ struct onescope_live_decoder {
     size_t capacity;
     size_t fill;
     live_rules rules;
+    onescope_code code;     /* the failure, once state is DEC_FAILED */
 };
 
 static const char *type_name(uint8_t type) {
@@ -246,8 +247,9 @@ uint64_t onescope_live_decoder_offset(const onescope_live_decoder *d) {
     return d ? d->offset : 0;
 }
 
-static int dec_fail(onescope_live_decoder *d) {
+static int dec_fail(onescope_live_decoder *d, onescope_code code) {
     d->state = DEC_FAILED;
+    d->code = code;
     return -1;
 }
 
@@ -270,9 +272,9 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
             return -1;
         case DEC_ENDED:
             if (used < size) {
-                os_fail(error, ONESCOPE_E_TRAILING, d->name, d->offset, "stream",
-                        "nothing after the end record", "%zu more bytes", size - used);
-                return dec_fail(d);
+                return dec_fail(d, os_fail(error, ONESCOPE_E_TRAILING, d->name, d->offset,
+                                           "stream", "nothing after the end record",
+                                           "%zu more bytes", size - used));
             }
             return 0;
         case DEC_HEADER:
@@ -289,24 +291,24 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
             if (d->head_fill < want) return 0;
             d->head_fill = 0;
             if (d->state == DEC_HEADER) {
-                if (check_header(d->head, d->name, error) != ONESCOPE_OK) return dec_fail(d);
+                onescope_code rc = check_header(d->head, d->name, error);
+                if (rc != ONESCOPE_OK) return dec_fail(d, rc);
                 d->state = DEC_RECORD;
                 break;
             }
             d->type = d->head[0];
             d->length = os_get_u32(d->head + 1);
             d->record_offset = d->offset - ONESCOPE_LIVE_RECORD_HEADER_BYTES;
-            if (check_record_header(&d->rules, d->type, d->length, d->record_offset, d->name,
-                                    error) != ONESCOPE_OK)
-                return dec_fail(d);
+            onescope_code rc = check_record_header(&d->rules, d->type, d->length,
+                                                   d->record_offset, d->name, error);
+            if (rc != ONESCOPE_OK) return dec_fail(d, rc);
             if (d->capacity < d->length) {
                 /* the length was checked against the type's limit just above */
                 uint8_t *p = os_alloc(d->allocator, d->length);
-                if (p == NULL) {
-                    os_fail(error, ONESCOPE_E_NOMEM, d->name, d->record_offset, "record", NULL,
-                            "could not allocate %" PRIu32 " bytes", d->length);
-                    return dec_fail(d);
-                }
+                if (p == NULL)
+                    return dec_fail(d, os_fail(error, ONESCOPE_E_NOMEM, d->name, d->record_offset,
+                                               "record", NULL, "could not allocate %" PRIu32
+                                               " bytes", d->length));
                 os_free(d->allocator, d->payload);
                 d->payload = p;
                 d->capacity = d->length;
@@ -324,9 +326,9 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
             d->offset += n;
             *consumed = used;
             if (d->fill < d->length) return 0;
-            if (check_payload(&d->rules, d->type, d->payload, d->length, d->record_offset,
-                              d->name, record, error) != ONESCOPE_OK)
-                return dec_fail(d);
+            onescope_code rc = check_payload(&d->rules, d->type, d->payload, d->length,
+                                             d->record_offset, d->name, record, error);
+            if (rc != ONESCOPE_OK) return dec_fail(d, rc);
             d->state = d->type == ONESCOPE_LIVE_END ? DEC_ENDED : DEC_RECORD;
             return 1;
         }
@@ -375,7 +377,7 @@ onescope_code onescope_live_decode(const void *data, size_t size, const char *na
         int r = onescope_live_decoder_next(d, p + pos, size - pos, &used, &rec, error);
         pos += used;
         if (r < 0) {
-            rc = error ? error->code : ONESCOPE_E_ARGUMENT;
+            rc = d->code;
             break;
         }
         if (r == 0) {
@@ -752,7 +754,7 @@ onescope_code onescope_live_viewer_feed(onescope_live_viewer *v, const void *dat
         pos += used;
         if (r < 0) {
             v->failed = 1;
-            return error ? error->code : ONESCOPE_E_RANGE;
+            return v->decoder->code;
         }
         if (r == 0) return ONESCOPE_OK;
         OS_TRY(onescope_live_viewer_apply(v, &rec, error));

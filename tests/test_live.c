@@ -135,6 +135,8 @@ static void expect_decode_error(const uint8_t *data, size_t size, onescope_code 
     assert_error_at(err, code, offset);
     assert_int_equal(decode_chunked(data, size, 7, &d, &err), code);
     assert_error_at(err, code, offset);
+    /* the code does not depend on the caller asking for the details */
+    assert_int_equal(onescope_live_decode(data, size, "s", NULL, NULL, NULL, NULL), code);
 }
 
 /* Copies s, writes n bytes at `at`, decodes and checks code@offset. */
