@@ -226,6 +226,42 @@ static void test_link_probe(void **state) {
     free_stream(&s);
 }
 
+/* The largest probe: 64 bodies and a link block fill the 2071-byte limit exactly. */
+static void test_largest_probe(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = (onescope_sim_setup){3, 64, 1};
+    def.link = (onescope_link_block){ONESCOPE_LINK_ROLE_FIELDS, 0, 0};
+    onescope_sim *sim;
+    assert_int_equal(onescope_sim_create(&def, NULL, &sim, &err), ONESCOPE_OK);
+    onescope_live_encoder *enc;
+    assert_int_equal(onescope_live_encoder_create(NULL, &enc, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_probe(enc, sim, &err), ONESCOPE_OK);
+    uint8_t big[ONESCOPE_SIM_MAX_INPUT];
+    memset(big, 0, sizeof big);
+    for (size_t i = 0; i + 5 <= sizeof big; i += 5) big[i] = ONESCOPE_OP_GRAVITY;
+    size_t n = sizeof big - sizeof big % 5; /* 65535 = 13107 gravity operations */
+    assert_int_equal(onescope_sim_step(sim, big, n, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_step(enc, 0, big, n, onescope_sim_hash(sim), &err), 0);
+    assert_int_equal(onescope_live_encode_end(enc, 1, &err), ONESCOPE_OK);
+    const uint8_t *p;
+    size_t size;
+    onescope_live_encoder_pending(enc, &p, &size);
+    assert_int_equal(os_get_u32(p + 9), ONESCOPE_LIVE_MAX_PROBE_PAYLOAD);
+    assert_int_equal(os_get_u32(p + 8 + 5 + 2071 + 1), ONESCOPE_LIVE_MAX_STEP_PAYLOAD);
+    onescope_live_viewer *v;
+    assert_int_equal(onescope_live_viewer_create(NULL, "big", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, p, size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_steps(v), 1);
+    onescope_live_viewer_free(v);
+    /* one byte more than an input can hold is refused before anything is written */
+    assert_int_equal(onescope_live_encode_step(enc, 1, big, n + 1, 0, &err), ONESCOPE_E_LENGTH);
+    onescope_live_encoder_free(enc);
+    onescope_sim_free(sim);
+}
+
 static void test_chunked_delivery(void **state) {
     (void)state;
     stream s = make_stream(3, 6, NULL, 120, 25);
@@ -572,6 +608,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_link_probe),
+        cmocka_unit_test(test_largest_probe),
         cmocka_unit_test(test_chunked_delivery),
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_framing_errors),

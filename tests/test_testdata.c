@@ -189,18 +189,6 @@ static void test_link_hand_over(void **state) {
     onescope_replay_free(right);
 }
 
-static void test_live_attach_file(void **state) {
-    (void)state;
-    onescope_replay *r = replay_of(&generated, "test-live-attach.ostm");
-    assert_int_equal(onescope_replay_flags(r), 3);
-    assert_true(r->has_start_snapshot);
-    assert_int_equal(r->start_step, 150);
-    assert_int_equal(r->step_count, 250);
-    onescope_error err;
-    assert_int_equal(onescope_replay_verify(r, NULL, NULL, "a", &err), ONESCOPE_OK);
-    onescope_replay_free(r);
-}
-
 /* ---- ghosts ---- */
 
 typedef struct ghost_check {
@@ -233,6 +221,29 @@ static int compare_frame(void *user, const onescope_replay_row *row) {
         g->present++;
     }
     return 0;
+}
+
+static void test_live_attach_file(void **state) {
+    (void)state;
+    onescope_replay *r = replay_of(&generated, "test-live-attach.ostm");
+    assert_int_equal(onescope_replay_flags(r), 3);
+    assert_true(r->has_start_snapshot);
+    assert_int_equal(r->start_step, 150);
+    assert_int_equal(r->step_count, 250);
+    onescope_error err;
+    assert_int_equal(onescope_replay_verify(r, NULL, NULL, "a", &err), ONESCOPE_OK);
+    /* a ghost of it counts from the start snapshot: row 10 is host step 160 */
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 10;
+    o.frames = 5;
+    onescope_pose_cache *c;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->start_step, 160);
+    ghost_check g = {c, 10, {0, 0, 0}, 0, 0};
+    assert_int_equal(onescope_replay_run(r, NULL, compare_frame, &g, &err), ONESCOPE_OK);
+    assert_int_equal(g.present + g.absent, 5 * c->entity_count);
+    onescope_pose_cache_free(c);
+    onescope_replay_free(r);
 }
 
 static void test_ghost_file(void **state) {
