@@ -141,15 +141,8 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
         }
         onescope_sim_setup setup;
         uint64_t so = base + pos;
-        setup.dimensions = p[pos];
-        setup.body_count = p[pos + 1];
-        setup.seed = os_get_u32(p + pos + 2);
-        if (setup.dimensions != 2 && setup.dimensions != 3)
-            return os_fail(error, ONESCOPE_E_RANGE, name, so, "dimensions", "2 or 3", "%u",
-                           (unsigned)setup.dimensions);
-        if (setup.body_count < 1 || setup.body_count > ONESCOPE_SIM_MAX_BODIES)
-            return os_fail(error, ONESCOPE_E_RANGE, name, so + 1, "body count", "1 to 64", "%u",
-                           (unsigned)setup.body_count);
+        OS_TRY(onescope_sim_setup_decode(p + pos, ONESCOPE_SIM_SETUP_BYTES, name, so, &setup,
+                                         error));
         if (has_link) {
             uint64_t lo = base + 1;
             if (link.role != ONESCOPE_LINK_ROLE_FIELDS && link.body >= setup.body_count)
@@ -501,9 +494,9 @@ onescope_code onescope_live_encode_probe_parts(onescope_live_encoder *e,
         os_write_u8(&e->w, link->body);
         os_write_u16(&e->w, link->transfer_step);
     }
-    os_write_u8(&e->w, setup->dimensions);
-    os_write_u8(&e->w, setup->body_count);
-    os_write_u32(&e->w, setup->seed);
+    uint8_t setup_bytes[ONESCOPE_SIM_SETUP_BYTES];
+    onescope_sim_setup_encode(setup, setup_bytes);
+    os_write_bytes(&e->w, setup_bytes, sizeof setup_bytes);
     os_write_bytes(&e->w, snapshot, size);
     return enc_commit(e, start, error);
 }
