@@ -52,5 +52,7 @@ for build in gcc-O2 clang-O0; do
     build/$build/tools/onescope verify testdata/*.ostm
     build/$build/tools/onescope validate $(ls testdata/* | grep -v README.md)
 done
+stage "testdata: the same bytes and hash rows on s390x (big-endian, qemu) and i386"
+bash scripts/test_testdata_cross.sh
 
 stage "all stages passed"
