@@ -84,7 +84,7 @@ int cmd_ghost(int argc, char **argv) {
         onescope_pose_cache_free(c);
     }
     if (rc != ONESCOPE_OK) {
-        if (err.input[0] == 'g' && strcmp(err.input, "ghost") == 0)
+        if (strcmp(err.input, "ghost") == 0)
             snprintf(err.input, sizeof err.input, "%s", cli_input_name(paths[0]));
         cli_print_error(&err);
         return CLI_FAIL;
