@@ -260,6 +260,11 @@ static void test_ghost_file(void **state) {
     assert_true(c->metres_per_unit == 0.001);
     assert_string_equal(c->text[ONESCOPE_POSE_TEXT_UNIT_NAME].data, "mm");
     assert_string_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].data, "test-2d-600.ostm");
+    /* a viewer finds the replay beside the ghost */
+    char path[256];
+    assert_int_equal(onescope_pose_cache_replay_path(c, "testdata/test-2d-ghost.ospc", path,
+                                                     sizeof path), 1);
+    assert_string_equal(path, "testdata/test-2d-600.ostm");
     assert_string_equal(c->text[ONESCOPE_POSE_TEXT_MODULE_ID].data, "onescope.test-module");
     assert_string_equal(c->text[ONESCOPE_POSE_TEXT_LIBRARY_VERSION].data,
                         ONESCOPE_VERSION_STRING);
