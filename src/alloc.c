@@ -1,4 +1,5 @@
 /* The one place the library allocates; tests swap the allocator to make any call fail. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,20 @@ onescope_parse_options onescope_parse_options_default(void) {
     o.max_input_bytes = ONESCOPE_MAX_INPUT_BYTES;
     o.allocator = NULL;
     return o;
+}
+
+size_t os_input_limit(const onescope_parse_options *o) {
+    return o != NULL && o->max_input_bytes != 0 ? o->max_input_bytes : ONESCOPE_MAX_INPUT_BYTES;
+}
+
+onescope_code os_check_input_size(size_t size, const onescope_parse_options *o, const char *name,
+                                  onescope_error *error) {
+    size_t limit = os_input_limit(o);
+    if (size <= limit) return ONESCOPE_OK;
+    char expected[64];
+    snprintf(expected, sizeof expected, "at most %zu bytes", limit);
+    return os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)limit, "input size", expected,
+                   "%zu bytes", size);
 }
 
 void onescope_buffer_free(onescope_buffer *buffer) {

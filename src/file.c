@@ -23,7 +23,7 @@ onescope_code onescope_read_file(const char *path, size_t max_bytes,
         return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_read_file", OS_NO_OFFSET, NULL,
                        NULL, "path and out must not be NULL");
     memset(out, 0, sizeof *out);
-    if (max_bytes == 0) max_bytes = ONESCOPE_MAX_INPUT_BYTES;
+    if (max_bytes == 0) max_bytes = ONESCOPE_MAX_INPUT_BYTES; /* as os_input_limit */
     bool is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);

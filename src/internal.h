@@ -36,6 +36,13 @@ onescope_code os_failv(onescope_error *error, onescope_code code, const char *in
         if (os_rc_ != ONESCOPE_OK) return os_rc_; \
     } while (0)
 
+/* The input limit in force (0 or NULL options: ONESCOPE_MAX_INPUT_BYTES) and the check every
+ * parser makes before anything else: ONESCOPE_E_TOO_LARGE at the offset of the first byte past
+ * the limit. */
+size_t os_input_limit(const onescope_parse_options *options);
+onescope_code os_check_input_size(size_t size, const onescope_parse_options *options,
+                                  const char *name, onescope_error *error);
+
 /* ---- allocation ---- */
 
 void *os_alloc(const onescope_allocator *a, size_t size);

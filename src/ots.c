@@ -1035,10 +1035,7 @@ static onescope_code rd_cameras(ots_ctx *c, json_t *v, onescope_ots_camera **out
 static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
                                const onescope_parse_options *o, onescope_ots_kind want,
                                json_t **root) {
-    size_t limit = o ? o->max_input_bytes : ONESCOPE_MAX_INPUT_BYTES;
-    if (size > limit)
-        return os_fail(c->error, ONESCOPE_E_TOO_LARGE, c->name, 0, "input",
-                       "at most max_input_bytes", "%zu bytes", size);
+    OS_TRY(os_check_input_size(size, o, c->name, c->error));
     if (data == NULL && size > 0)
         return os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "data", "non-NULL", NULL);
     json_error_t je;

@@ -558,10 +558,7 @@ onescope_code onescope_pose_cache_parse(const void *data, size_t size, const cha
         return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "data and out must not be NULL");
     *out = NULL;
-    size_t limit = options->max_input_bytes ? options->max_input_bytes : ONESCOPE_MAX_INPUT_BYTES;
-    if (size > limit)
-        return os_fail(error, ONESCOPE_E_TOO_LARGE, name, 0, "file size",
-                       "at most the input limit", "%zu bytes (limit %zu)", size, limit);
+    OS_TRY(os_check_input_size(size, options, name, error));
     return parse_impl(data, size, size, NULL, name, options->allocator, out, error);
 }
 
@@ -784,7 +781,7 @@ onescope_code onescope_pose_cache_read_file(const char *path, const onescope_par
         return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_read_file", OS_NO_OFFSET,
                        NULL, NULL, "path and out must not be NULL");
     *out = NULL;
-    size_t limit = options->max_input_bytes ? options->max_input_bytes : ONESCOPE_MAX_INPUT_BYTES;
+    size_t limit = os_input_limit(options);
 #if defined(__unix__) || defined(__APPLE__)
     if (strcmp(path, "-") != 0 &&
         read_file_direct(path, limit, options->allocator, out) == ONESCOPE_OK)

@@ -277,10 +277,7 @@ onescope_code onescope_replay_parse(const void *data, size_t size, const char *n
         return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "data and out must not be NULL");
     *out = NULL;
-    if (size > options->max_input_bytes)
-        return os_fail(error, ONESCOPE_E_TOO_LARGE, name, 0, "file size",
-                       "at most the input limit", "%zu bytes (limit %zu)", size,
-                       options->max_input_bytes);
+    OS_TRY(os_check_input_size(size, options, name, error));
     const onescope_allocator *a = options->allocator;
     os_reader rd;
     os_reader_init(&rd, data, size, name, error);

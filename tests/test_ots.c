@@ -240,6 +240,7 @@ static void syntax_and_numbers(void **state) {
     onescope_parse_options o = onescope_parse_options_default();
     o.max_input_bytes = 100;
     assert_int_equal(onescope_ots_clip_parse(clip_text, strlen(clip_text), "big", &o, &c, &err), ONESCOPE_E_TOO_LARGE);
+    assert_error_at(err, ONESCOPE_E_TOO_LARGE, 100);
 }
 
 static void types_and_missing_keys(void **state) {

@@ -547,7 +547,7 @@ static void input_over_the_limit(void **state) {
     onescope_pose_cache *c;
     onescope_error err;
     assert_int_equal(onescope_pose_cache_parse(b, n, "t", &o, &c, &err), ONESCOPE_E_TOO_LARGE);
-    assert_error_at(err, ONESCOPE_E_TOO_LARGE, 0);
+    assert_error_at(err, ONESCOPE_E_TOO_LARGE, n - 1); /* the first byte past the limit */
     assert_null(c);
     o.max_input_bytes = n;
     assert_int_equal(onescope_pose_cache_parse(b, n, "t", &o, &c, &err), ONESCOPE_OK);

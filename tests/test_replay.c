@@ -172,6 +172,7 @@ static void header_rules(void **state) {
     o.max_input_bytes = n - 1;
     onescope_replay *d = NULL;
     assert_int_equal(onescope_replay_parse(b.data, n, "a", &o, &d, &err), ONESCOPE_E_TOO_LARGE);
+    assert_error_at(err, ONESCOPE_E_TOO_LARGE, n - 1);
     assert_null(d);
     onescope_buffer_free(&b);
     onescope_replay_free(r);
