@@ -178,7 +178,7 @@ uint8_t *os_writer_grow(os_writer *w, size_t n) {
         w->failed = true;
         return NULL;
     }
-    if (want > w->capacity) {
+    if (want > w->capacity || w->data == NULL) { /* no arithmetic on a NULL buffer */
         size_t cap = w->capacity ? w->capacity : 256;
         while (cap < want) cap = cap > SIZE_MAX / 2 ? want : cap * 2;
         if (!writer_resize(w, cap)) return NULL;
