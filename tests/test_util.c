@@ -27,6 +27,29 @@ void test_alloc_init(test_alloc *t, long fail_at) {
     t->live = 0;
 }
 
+long test_alloc_walk_at(test_alloc_fn fn, void *ctx, const char *what, const char *file,
+                        int line) {
+    for (long n = 1; n < 1000000; n++) {
+        test_alloc t;
+        test_alloc_init(&t, n);
+        onescope_code rc = fn(&t.allocator, ctx);
+        if (t.live != 0)
+            fail_msg("%s:%d: %s with allocation %ld refused: %ld blocks leaked (returned %s)",
+                     file, line, what, n, t.live, onescope_strerror(rc));
+        if (t.count < n) { /* nothing was refused: the call must have worked */
+            if (rc != ONESCOPE_OK)
+                fail_msg("%s:%d: %s failed with %s without a refused allocation", file, line,
+                         what, onescope_strerror(rc));
+            return t.count;
+        }
+        if (rc != ONESCOPE_E_NOMEM)
+            fail_msg("%s:%d: %s with allocation %ld of %ld refused returned %s, not out of memory",
+                     file, line, what, n, t.count, onescope_strerror(rc));
+    }
+    fail_msg("%s:%d: %s never succeeded", file, line, what);
+    return -1;
+}
+
 uint64_t test_rand(uint64_t *s) {
     uint64_t z = (*s += 0x9E3779B97F4A7C15u);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;

@@ -21,6 +21,17 @@ typedef struct test_alloc {
 
 void test_alloc_init(test_alloc *t, long fail_at);
 
+/* The allocation-failure walk (zstd FUZ_mallocTests): calls fn(allocator, ctx) with the
+ * Nth allocation refused, for N = 1, 2, ... until a call makes fewer than N allocations
+ * and so runs with none refused. fn must free everything it got before returning. Each
+ * refused run must return ONESCOPE_E_NOMEM, the run without a refusal ONESCOPE_OK, and
+ * every run must leave no block live. Returns how many allocations the successful run
+ * made (so a caller can check fn allocated at all). Fails the test otherwise. */
+typedef onescope_code (*test_alloc_fn)(const onescope_allocator *allocator, void *ctx);
+#define test_alloc_walk(fn, ctx) test_alloc_walk_at((fn), (ctx), #fn, __FILE__, __LINE__)
+long test_alloc_walk_at(test_alloc_fn fn, void *ctx, const char *what, const char *file,
+                        int line);
+
 /* Deterministic pseudo-random numbers for generated inputs (splitmix64). */
 uint64_t test_rand(uint64_t *state);
 

@@ -1,5 +1,9 @@
 # Sourced by the CLI test scripts: $1 the onescope binary, $2 a scratch folder, $3 the source tree.
+# ONESCOPE_WRAPPER (optional, e.g. "valgrind -q --error-exitcode=99 ..."): prefixed to every
+# "$ONESCOPE" invocation. Exit code 99 from the wrapper (valgrind's errors) fails the test
+# wherever the invocation happened. $ONESCOPE_BIN is always the bare binary.
 set -u
+ONESCOPE_BIN=$1
 ONESCOPE=$1
 SCRATCH=$2
 SRC=$3
@@ -9,6 +13,19 @@ failed=0
 
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+
+WRAPPER_LOG="$SCRATCH/wrapper-errors"
+if [ -n "${ONESCOPE_WRAPPER:-}" ]; then
+    ONESCOPE="$SCRATCH/onescope-wrapped"
+    cat >"$ONESCOPE" <<WRAP
+#!/usr/bin/env bash
+$ONESCOPE_WRAPPER "$ONESCOPE_BIN" "\$@"
+rc=\$?
+if [ "\$rc" -eq 99 ]; then echo "wrapper reported errors (exit 99): onescope \$*" >>"$WRAPPER_LOG"; fi
+exit \$rc
+WRAP
+    chmod +x "$ONESCOPE"
+fi
 
 # expect_exit CODE CMD...: runs CMD, keeps stdout/stderr in $SCRATCH/out and $SCRATCH/err.
 expect_exit() {
@@ -25,6 +42,10 @@ expect_grep() {
 }
 
 finish() {
+    if [ -s "$WRAPPER_LOG" ]; then
+        failed=$((failed + $(wc -l <"$WRAPPER_LOG")))
+        cat "$WRAPPER_LOG" >&2
+    fi
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]
 }

@@ -1,0 +1,259 @@
+/* Writes the seed corpora of the fuzz harnesses: fuzz_make_seeds DIR makes
+ * DIR/ospc_parse/, DIR/ospc_round_trip/ and DIR/bytes_reader/. Everything is deterministic,
+ * so the committed tests/fuzz/corpus/ is exactly what this program makes (ctest
+ * fuzz_seeds_reproducible checks it). Regenerate with:
+ *   build/tests/fuzz/fuzz_make_seeds tests/fuzz/corpus
+ * Valid caches come from the library's writer; invalid ones are valid ones with one field
+ * broken, so each seed starts the fuzzer next to one rule. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "onescope/onescope.h"
+
+static const char *out_dir;
+static int failures;
+
+static void put(const char *target, const char *name, const void *data, size_t size) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", out_dir, target);
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: %s\n", path, strerror(errno));
+        failures++;
+        return;
+    }
+    snprintf(path, sizeof path, "%s/%s/%s", out_dir, target, name);
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(data, 1, size, f) != size || fclose(f) != 0) {
+        fprintf(stderr, "%s: cannot write\n", path);
+        failures++;
+    }
+}
+
+static uint64_t rng = 0x6F6E6573636F7065u; /* splitmix64 */
+static uint64_t next_rand(void) {
+    uint64_t z = (rng += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+/* A valid cache; texts and names exercise multi-byte UTF-8, some entities are absent. */
+static onescope_buffer make_cache(uint8_t dims, uint32_t entities, uint32_t frames, int texts) {
+    onescope_pose_cache *c = NULL;
+    onescope_error err;
+    onescope_buffer out = {NULL, 0, NULL};
+    if (onescope_pose_cache_create(dims, entities, frames, NULL, &c, &err) != ONESCOPE_OK) {
+        failures++;
+        return out;
+    }
+    c->start_step = texts ? 1000 : 0;
+    c->metres_per_unit = texts ? 0.01 : 0.0;
+    static const char *const t[ONESCOPE_POSE_TEXT_COUNT] = {
+        "cm", "onescope.test", "0.1.0", "sc\xc3\xa8ne", "run.ostm", "\xe2\x9c\x93 label"};
+    for (int i = 0; texts && i < ONESCOPE_POSE_TEXT_COUNT; i++)
+        onescope_pose_cache_set_text(c, &c->text[i], t[i], strlen(t[i]), &err);
+    for (uint32_t i = 0; i < entities; i++) {
+        onescope_pose_entity *e = &c->entities[i];
+        e->id = texts ? 1000 + 7 * (uint64_t)i : (uint64_t)i + 1;
+        e->shape = (uint8_t)(i % 4);
+        for (int k = 0; k < 3; k++) e->size[k] = 0.5f * (float)(k + 1);
+        char name[32];
+        snprintf(name, sizeof name, texts ? "body-%u-\xf0\x9f\x8e\xb1" : "b%u", (unsigned)i);
+        onescope_pose_cache_set_text(c, &e->name, name, strlen(name), &err);
+    }
+    for (uint32_t f = 0; f < frames; f++) {
+        for (uint32_t i = 0; i < entities; i++) {
+            onescope_pose *p = &c->poses[(size_t)f * entities + i];
+            if ((f + i) % 5 == 3) {
+                p->position[0] = NAN; /* absent */
+                continue;
+            }
+            for (int k = 0; k < 3; k++) p->position[k] = (float)(f * 10 + i) + 0.25f * (float)k;
+            if (dims == 2) p->position[2] = 0;
+            if (i % 2) {
+                p->rotation[0] = p->rotation[3] = 0; /* the all-zero identity */
+            } else {
+                p->rotation[2] = 0.6f;
+                p->rotation[3] = 0.8f;
+            }
+        }
+    }
+    if (onescope_pose_cache_write(c, NULL, &out, &err) != ONESCOPE_OK) failures++;
+    onescope_pose_cache_free(c);
+    return out;
+}
+
+static void put_u32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* base with one change: n bytes at offset replaced. */
+static void put_patched(const char *name, const onescope_buffer *base, size_t offset,
+                        const void *bytes, size_t n) {
+    uint8_t *copy = malloc(base->size);
+    if (copy == NULL || offset + n > base->size) {
+        failures++;
+        free(copy);
+        return;
+    }
+    memcpy(copy, base->data, base->size);
+    memcpy(copy + offset, bytes, n);
+    put("ospc_parse", name, copy, base->size);
+    free(copy);
+}
+
+/* base followed by the options trailer of fuzz_helpers.h. */
+static void put_with_trailer(const char *name, const onescope_buffer *base, uint32_t limit,
+                             uint16_t fail_at) {
+    size_t n = base->size + 11;
+    uint8_t *copy = malloc(n);
+    if (copy == NULL) {
+        failures++;
+        return;
+    }
+    memcpy(copy, base->data, base->size);
+    memcpy(copy + base->size, "FZOP", 4);
+    put_u32(copy + base->size + 4, limit);
+    copy[base->size + 8] = (uint8_t)fail_at;
+    copy[base->size + 9] = (uint8_t)(fail_at >> 8);
+    copy[base->size + 10] = 0;
+    put("ospc_parse", name, copy, n);
+    free(copy);
+}
+
+static void ospc_parse_seeds(void) {
+    onescope_buffer small = make_cache(3, 1, 1, 0);
+    onescope_buffer flat = make_cache(2, 3, 4, 0);
+    onescope_buffer rich = make_cache(3, 5, 6, 1);
+    put("ospc_parse", "valid-3d-1x1", small.data, small.size);
+    put("ospc_parse", "valid-2d-3x4", flat.data, flat.size);
+    put("ospc_parse", "valid-3d-5x6-texts", rich.data, rich.size);
+
+    /* Header rules, at the offsets docs/pose-cache.md gives. */
+    put_patched("bad-magic", &small, 0, "OSPD", 4);
+    put_patched("bad-version", &small, 4, "\x02\x00", 2);
+    put_patched("bad-flags", &small, 6, "\x01\x00", 2);
+    put_patched("bad-dims", &small, 8, "\x04", 1);
+    put_patched("bad-reserved8", &small, 9, "\x01", 1);
+    put_patched("bad-reserved16", &small, 10, "\x00\x01", 2);
+    put_patched("zero-entities", &small, 12, "\x00\x00\x00\x00", 4);
+    put_patched("huge-entities", &small, 12, "\xff\xff\x00\x00", 4);
+    put_patched("zero-frames", &small, 16, "\x00\x00\x00\x00", 4);
+    put_patched("huge-frames", &small, 16, "\x00\x00\x40\x00", 4);
+    put_patched("negative-start", &small, 27, "\x80", 1);
+    put_patched("nan-mpu", &small, 28, "\x00\x00\x00\x00\x00\x00\xf8\x7f", 8);
+    put_patched("negative-mpu", &small, 28, "\x00\x00\x00\x00\x00\x00\xf0\xbf", 8);
+    /* Texts start at 36: the first text's length, then bytes. */
+    put_patched("long-text", &small, 36, "\x01\x04", 2);
+    put_patched("bad-utf8-text", &rich, 38, "\xc0", 1);
+    /* The only entity of small starts at 36 + 6 x 2 = 48. */
+    put_patched("zero-id", &small, 48, "\x00", 1);
+    put_patched("bad-shape", &small, 56, "\x09", 1);
+    put_patched("bad-padding", &small, 57, "\x01", 1);
+    put_patched("inf-size", &small, 60, "\x00\x00\x80\x7f", 4);
+    put_patched("bad-utf8-name", &small, 74, "\xff", 1);
+    /* small's pose: position x at 76 (after the name "b0"). */
+    put_patched("inf-position", &small, 76, "\x00\x00\x80\x7f", 4);
+    put_patched("nan-rotation", &small, 88, "\x00\x00\xc0\x7f", 4);
+    put_patched("absent-nan-rest", &small, 76, "\x00\x00\xc0\x7f\x00\x00\x80\x7f", 8);
+    {
+        uint8_t dup[8];
+        memcpy(dup, flat.data + 48, 8); /* entity 0's id into entity 1 (48 + 26 + 2) */
+        put_patched("duplicate-id", &flat, 76, dup, 8);
+    }
+    /* Lengths: cut short, one byte too many. */
+    for (size_t cut = 0; cut < small.size; cut += 9) {
+        char name[32];
+        snprintf(name, sizeof name, "truncated-%02zu", cut);
+        put("ospc_parse", name, small.data, cut);
+    }
+    put("ospc_parse", "truncated-last-byte", small.data, small.size - 1);
+    put("ospc_parse", "truncated-name", small.data, 75);
+    {
+        uint8_t *more = malloc(small.size + 1);
+        if (more != NULL) {
+            memcpy(more, small.data, small.size);
+            more[small.size] = 0;
+            put("ospc_parse", "trailing-byte", more, small.size + 1);
+            free(more);
+        }
+    }
+    /* Options from the tail: a limit under the size, failing allocations. */
+    put_with_trailer("opt-limit-under", &small, (uint32_t)small.size - 1, 0);
+    put_with_trailer("opt-limit-exact", &small, (uint32_t)small.size, 0);
+    for (uint16_t n = 1; n <= 4; n++) {
+        char name[32];
+        snprintf(name, sizeof name, "opt-fail-alloc-%u", (unsigned)n);
+        put_with_trailer(name, &rich, 1u << 20, n);
+    }
+    onescope_buffer_free(&small);
+    onescope_buffer_free(&flat);
+    onescope_buffer_free(&rich);
+}
+
+static void random_seeds(const char *target, int count, size_t max_len) {
+    for (int i = 0; i < count; i++) {
+        size_t n = 1 + (size_t)(next_rand() % max_len);
+        uint8_t buf[1024];
+        for (size_t k = 0; k < n; k++) buf[k] = (uint8_t)next_rand();
+        char name[32];
+        snprintf(name, sizeof name, "random-%02d", i);
+        put(target, name, buf, n);
+    }
+}
+
+static void round_trip_seeds(void) {
+    /* dims 3, 2 entities, 2 frames, then mostly ordinary choices. */
+    static const uint8_t plain[] = {2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0};
+    put("ospc_round_trip", "plain", plain, sizeof plain);
+    static const uint8_t texts[] = {1, 1, 1, 5, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 3, 'a', 'b', 'c',
+                                    1, 2, 0xc3, 0xa9, 0, 0, 1, 0x1f, 1, 0, 0, 17, 4, 'n', 'a',
+                                    'm', 'e', 6, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+    put("ospc_round_trip", "texts", texts, sizeof texts);
+    static const uint8_t nan_pose[] = {2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                       0, 3, 9, 0, 0, 0, 0, 9, 0, 0, 0, 0, 9};
+    put("ospc_round_trip", "nan-pose", nan_pose, sizeof nan_pose);
+    static const uint8_t bad[] = {0, 0, 0};
+    put("ospc_round_trip", "refused-dims", bad, sizeof bad);
+    static const uint8_t dup[] = {2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                  3, 7, 3, 7};
+    put("ospc_round_trip", "duplicate-ids", dup, sizeof dup);
+    random_seeds("ospc_round_trip", 12, 200);
+}
+
+static void bytes_reader_seeds(void) {
+    /* script length, script (one op per byte, see bytes_reader.c), then the buffer. */
+    static const uint8_t all_ops[] = {11, 0, 1, 2, 3, 4, 5, 6, 7, 8, 3, 9, 10,
+                                      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                      17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
+                                      31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 0, 0};
+    put("bytes_reader", "all-ops", all_ops, sizeof all_ops);
+    static const uint8_t zeros[] = {2, 9, 4, 0, 0, 1, 0};
+    put("bytes_reader", "zeros-reserved", zeros, sizeof zeros);
+    static const uint8_t utf8[] = {0, 'a', 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x8e, 0xb1,
+                                   0xed, 0xa0, 0x80, 0xc0, 0xaf, 0xf4, 0x90, 0x80, 0x80};
+    put("bytes_reader", "utf8-mix", utf8, sizeof utf8);
+    static const uint8_t short_read[] = {1, 3, 1, 2, 3};
+    put("bytes_reader", "short-read", short_read, sizeof short_read);
+    random_seeds("bytes_reader", 8, 120);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: fuzz_make_seeds DIR\n");
+        return 2;
+    }
+    out_dir = argv[1];
+    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: %s\n", out_dir, strerror(errno));
+        return 1;
+    }
+    ospc_parse_seeds();
+    round_trip_seeds();
+    bytes_reader_seeds();
+    return failures ? 1 : 0;
+}
