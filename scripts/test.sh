@@ -102,8 +102,8 @@ done
 # Line and branch coverage of src/ by the whole suite (gcc --coverage, gcovr).
 # Thresholds: what the modules merged so far reach. Goal once every module has landed:
 # 95% lines and 90% branches.
-COVERAGE_MIN_LINES=92
-COVERAGE_MIN_BRANCHES=75
+COVERAGE_MIN_LINES=95
+COVERAGE_MIN_BRANCHES=80
 stage "coverage: build (gcc --coverage)"
 cmake -S . -B build/coverage -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Debug -DONESCOPE_WERROR=ON \
     -DONESCOPE_COVERAGE=ON >/dev/null

@@ -219,7 +219,9 @@ static void round_trip_seeds(void) {
     put("ospc_round_trip", "nan-pose", nan_pose, sizeof nan_pose);
     static const uint8_t bad[] = {0, 0, 0};
     put("ospc_round_trip", "refused-dims", bad, sizeof bad);
-    static const uint8_t dup[] = {2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    /* dims, entities, frames, start step (8), mpu choice and value, 6 text choices, then
+     * each entity sets a one-byte id: 7 twice. */
+    static const uint8_t dup[] = {2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                   3, 7, 3, 7};
     put("ospc_round_trip", "duplicate-ids", dup, sizeof dup);
     random_seeds("ospc_round_trip", 12, 200);

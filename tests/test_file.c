@@ -1,0 +1,193 @@
+/* File helpers (src/file.c) and the error formatter (src/error.c): the failure paths a
+ * hostile environment reaches (missing, unreadable, oversized, non-regular inputs; output
+ * folders that do not exist; a closed standard output). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+static void test_read_arguments(void **state) {
+    (void)state;
+    onescope_buffer buf;
+    onescope_error err;
+    assert_int_equal(onescope_read_file(NULL, 0, NULL, &buf, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_read_file("x", 0, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_write_file(NULL, "", 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_write_file("x", NULL, 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_same_file(NULL, "x"), 0);
+}
+
+static void test_read_missing_and_directory(void **state) {
+    (void)state;
+    onescope_buffer buf;
+    onescope_error err;
+    assert_int_equal(onescope_read_file("no-such-file.bin", 0, NULL, &buf, &err), ONESCOPE_E_IO);
+    assert_string_equal(err.input, "no-such-file.bin");
+    assert_non_null(strstr(err.found, "cannot open"));
+    assert_null(buf.data);
+    assert_int_equal(onescope_read_file(".", 0, NULL, &buf, &err), ONESCOPE_E_IO);
+    assert_non_null(strstr(err.found, "cannot read"));
+    assert_null(buf.data);
+}
+
+static void test_read_limit_regular(void **state) {
+    (void)state;
+    uint8_t data[100] = {0};
+    test_write_file("test_file_limit.bin", data, sizeof data);
+    onescope_buffer buf;
+    onescope_error err;
+    assert_int_equal(onescope_read_file("test_file_limit.bin", 99, NULL, &buf, &err), ONESCOPE_E_TOO_LARGE);
+    assert_non_null(strstr(err.found, "100 bytes (limit 99)"));
+    assert_int_equal(onescope_read_file("test_file_limit.bin", 100, NULL, &buf, &err), ONESCOPE_OK);
+    assert_int_equal(buf.size, 100);
+    onescope_buffer_free(&buf);
+    assert_int_equal(onescope_read_file("test_file_limit.bin", 0, NULL, &buf, &err), ONESCOPE_OK);
+    onescope_buffer_free(&buf);
+    onescope_buffer_free(&buf); /* twice is fine: the first zeroed it */
+    onescope_buffer_free(NULL);
+    remove("test_file_limit.bin");
+}
+
+/* Reads size bytes through a pipe on standard input with the given limit. */
+static onescope_code read_pipe(size_t size, size_t limit, onescope_buffer *buf, onescope_error *err) {
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        static uint8_t chunk[4096];
+        memset(chunk, 'p', sizeof chunk);
+        for (size_t off = 0; off < size;) {
+            size_t n = size - off < sizeof chunk ? size - off : sizeof chunk;
+            ssize_t k = write(fds[1], chunk, n);
+            if (k <= 0) _exit(1);
+            off += (size_t)k;
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    int saved = dup(STDIN_FILENO);
+    assert_true(dup2(fds[0], STDIN_FILENO) >= 0);
+    close(fds[0]);
+    onescope_code rc = onescope_read_file("-", limit, NULL, buf, err);
+    assert_true(dup2(saved, STDIN_FILENO) >= 0);
+    close(saved);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return rc;
+}
+
+static void test_read_limit_pipe(void **state) {
+    (void)state;
+    signal(SIGPIPE, SIG_IGN);
+    onescope_buffer buf;
+    onescope_error err;
+    /* Exactly at the limit after several growth steps; then one byte over. */
+    assert_int_equal(read_pipe(200000, 200000, &buf, &err), ONESCOPE_OK);
+    assert_int_equal(buf.size, 200000);
+    assert_int_equal(buf.data[199999], 'p');
+    onescope_buffer_free(&buf);
+    assert_int_equal(read_pipe(200001, 200000, &buf, &err), ONESCOPE_E_TOO_LARGE);
+    assert_string_equal(err.input, "<stdin>");
+    assert_null(buf.data);
+    assert_int_equal(read_pipe(0, 10, &buf, &err), ONESCOPE_OK);
+    assert_int_equal(buf.size, 0);
+    onescope_buffer_free(&buf);
+}
+
+static void test_write_failures(void **state) {
+    (void)state;
+    onescope_error err;
+    assert_int_equal(onescope_write_file("no-such-dir/out.bin", "x", 1, &err), ONESCOPE_E_IO);
+    assert_non_null(strstr(err.found, "cannot create a temporary file"));
+    /* A closed standard output. */
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    close(STDOUT_FILENO);
+    onescope_code rc = onescope_write_file("-", "x", 1, &err);
+    assert_true(dup2(saved, STDOUT_FILENO) >= 0);
+    close(saved);
+    assert_int_equal(rc, ONESCOPE_E_IO);
+    assert_string_equal(err.input, "<stdout>");
+}
+
+static void test_write_mode_and_same_file(void **state) {
+    (void)state;
+    onescope_error err;
+    remove("test_file_out.bin");
+    mode_t old = umask(022);
+    assert_int_equal(onescope_write_file("test_file_out.bin", "abc", 3, &err), ONESCOPE_OK);
+    umask(old);
+    struct stat st;
+    assert_int_equal(stat("test_file_out.bin", &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644); /* not mkstemp's 0600 */
+    assert_int_equal(st.st_size, 3);
+    assert_int_equal(onescope_same_file("test_file_out.bin", "./test_file_out.bin"), 1);
+    assert_int_equal(onescope_same_file("test_file_out.bin", "."), 0);
+    assert_int_equal(onescope_same_file("test_file_out.bin", "no-such-file"), 0);
+    remove("test_file_out.bin");
+}
+
+static void test_strerror(void **state) {
+    (void)state;
+    for (int c = ONESCOPE_OK; c <= ONESCOPE_E_ENGINE; c++) {
+        const char *s = onescope_strerror((onescope_code)c);
+        assert_string_not_equal(s, "unknown error");
+        for (int d = ONESCOPE_OK; d < c; d++) assert_string_not_equal(s, onescope_strerror((onescope_code)d));
+    }
+    assert_string_equal(onescope_strerror((onescope_code)99), "unknown error");
+}
+
+static void test_format(void **state) {
+    (void)state;
+    onescope_error e;
+    onescope_error_clear(&e);
+    onescope_error_clear(NULL);
+    char buf[256];
+    e.code = ONESCOPE_E_SYNTAX;
+    strcpy(e.input, "a.pvt");
+    e.line = 3;
+    e.column = 14;
+    strcpy(e.found, "a comma");
+    onescope_error_format(&e, buf, sizeof buf);
+    assert_string_equal(buf, "a.pvt: line 3, column 14: a comma");
+    e.line = 0;
+    e.found[0] = '\0';
+    onescope_error_format(&e, buf, sizeof buf);
+    assert_string_equal(buf, "a.pvt: syntax error");
+    e.input[0] = '\0';
+    strcpy(e.field, "format");
+    strcpy(e.expected, "octo_pvt");
+    onescope_error_format(&e, buf, sizeof buf);
+    assert_string_equal(buf, "<input>: format: expected octo_pvt");
+    /* Truncation: the wanted length comes back and the text stays terminated. */
+    size_t want = onescope_error_format(&e, buf, 8);
+    assert_int_equal(want, strlen("<input>: format: expected octo_pvt"));
+    assert_string_equal(buf, "<input>");
+    assert_int_equal(onescope_error_format(&e, NULL, 0), want);
+    assert_int_equal(onescope_error_format(NULL, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read_arguments),
+        cmocka_unit_test(test_read_missing_and_directory),
+        cmocka_unit_test(test_read_limit_regular),
+        cmocka_unit_test(test_read_limit_pipe),
+        cmocka_unit_test(test_write_failures),
+        cmocka_unit_test(test_write_mode_and_same_file),
+        cmocka_unit_test(test_strerror),
+        cmocka_unit_test(test_format),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
