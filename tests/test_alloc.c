@@ -221,7 +221,9 @@ static void test_read_ospc_file(void **state) {
     onescope_buffer in = sample_bytes(2, 2);
     const char *path = "test_alloc_read.ospc";
     test_write_file(path, in.data, in.size);
-    assert_true(test_alloc_walk(read_ospc_fn, (void *)path) >= 2);
+    /* A file reader may retry another way after a refusal (the whole-buffer path after a
+     * direct read), so a refused run may also succeed; it must still never leak. */
+    assert_true(test_alloc_walk_recovering(read_ospc_fn, (void *)path) >= 2);
     remove(path);
     onescope_buffer_free(&in);
 }

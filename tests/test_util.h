@@ -28,9 +28,13 @@ void test_alloc_init(test_alloc *t, long fail_at);
  * every run must leave no block live. Returns how many allocations the successful run
  * made (so a caller can check fn allocated at all). Fails the test otherwise. */
 typedef onescope_code (*test_alloc_fn)(const onescope_allocator *allocator, void *ctx);
-#define test_alloc_walk(fn, ctx) test_alloc_walk_at((fn), (ctx), #fn, __FILE__, __LINE__)
-long test_alloc_walk_at(test_alloc_fn fn, void *ctx, const char *what, const char *file,
-                        int line);
+#define test_alloc_walk(fn, ctx) test_alloc_walk_at((fn), (ctx), 0, #fn, __FILE__, __LINE__)
+/* The same for a call allowed to recover from a refusal (e.g. by retrying another way):
+ * a refused run may also return ONESCOPE_OK, never any other code, and never leak. */
+#define test_alloc_walk_recovering(fn, ctx) \
+    test_alloc_walk_at((fn), (ctx), 1, #fn, __FILE__, __LINE__)
+long test_alloc_walk_at(test_alloc_fn fn, void *ctx, int may_recover, const char *what,
+                        const char *file, int line);
 
 /* Deterministic pseudo-random numbers for generated inputs (splitmix64). */
 uint64_t test_rand(uint64_t *state);
