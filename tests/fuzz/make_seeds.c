@@ -185,6 +185,7 @@ static void ospc_parse_seeds(void) {
     /* Options from the tail: a limit under the size, failing allocations. */
     put_with_trailer("opt-limit-under", &small, (uint32_t)small.size - 1, 0);
     put_with_trailer("opt-limit-exact", &small, (uint32_t)small.size, 0);
+    put_with_trailer("opt-limit-zero", &small, 0, 0);
     for (uint16_t n = 1; n <= 4; n++) {
         char name[32];
         snprintf(name, sizeof name, "opt-fail-alloc-%u", (unsigned)n);

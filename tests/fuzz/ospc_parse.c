@@ -15,7 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     FUZZ_ASSERT(cache != NULL);
-    FUZZ_ASSERT(size <= env.options.max_input_bytes);
+    /* A limit of 0 may mean "the default" (as for onescope_read_file). */
+    FUZZ_ASSERT(size <= (env.options.max_input_bytes ? env.options.max_input_bytes
+                                                      : ONESCOPE_MAX_INPUT_BYTES));
     /* A parsed cache is valid, and the writer gives back exactly the input. */
     rc = onescope_pose_cache_validate(cache, "fuzz.ospc", &err);
     if (rc != ONESCOPE_OK) fuzz_check_error(&env, rc, &err, "fuzz.ospc", SIZE_MAX);
