@@ -65,6 +65,13 @@ build_and_test asan-ubsan clang Debug -DONESCOPE_SANITIZE=address,undefined
 stage "valgrind: CLI tests (gcc-O2 build)"
 (cd build/gcc-O2 && ONESCOPE_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" \
     ctest --output-on-failure -R '^cli_')
+# The seed corpora too: memcheck sees reads of uninitialised memory, which ASan does not.
+stage "valgrind: fuzz corpus replays (gcc-O2 build)"
+for replay in build/gcc-O2/tests/fuzz/*_replay; do
+    name=$(basename "$replay" _replay)
+    valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+        "$replay" "tests/fuzz/corpus/$name" | tail -1
+done
 
 # A short libFuzzer run of every harness from its seed corpus (new inputs go to a scratch
 # corpus under build/, never into tests/fuzz/corpus). Any crash, leak or timeout fails.
