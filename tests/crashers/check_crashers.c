@@ -26,11 +26,20 @@ static onescope_code check_ospc(const uint8_t *data, size_t size, const char *na
     return rc;
 }
 
+static onescope_code check_ostm(const uint8_t *data, size_t size, const char *name,
+                                onescope_error *err) {
+    onescope_replay *r = NULL;
+    onescope_code rc = onescope_replay_parse(data, size, name, NULL, &r, err);
+    onescope_replay_free(r);
+    return rc;
+}
+
 static const struct {
     const char *name;
     onescope_code (*check)(const uint8_t *, size_t, const char *, onescope_error *);
 } formats[] = {
     {"ospc", check_ospc},
+    {"ostm", check_ostm},
 };
 
 /* ---- code names: the enum's names in lower case ---- */

@@ -1,5 +1,5 @@
 /* Writes the seed corpora of the fuzz harnesses: fuzz_make_seeds DIR makes
- * DIR/ospc_parse/, DIR/ospc_round_trip/ and DIR/bytes_reader/. Everything is deterministic,
+ * DIR/ospc_parse/, DIR/ospc_round_trip/, DIR/bytes_reader/ and DIR/ostm_parse/. Everything is deterministic,
  * so the committed tests/fuzz/corpus/ is exactly what this program makes (ctest
  * fuzz_seeds_reproducible checks it). Regenerate with:
  *   build/tests/fuzz/fuzz_make_seeds tests/fuzz/corpus
@@ -196,6 +196,93 @@ static void ospc_parse_seeds(void) {
     onescope_buffer_free(&rich);
 }
 
+/* ---- OSTM ---- */
+
+/* A replay from the API: impulses, teleports, a removal, a gravity change and a spawn;
+ * optionally a link block, a start snapshot and hash rows. */
+static onescope_buffer make_replay(uint8_t dims, uint8_t bodies, uint32_t steps, int link,
+                                   int snapshot, int hashes) {
+    onescope_sim_setup setup = {dims, bodies, 1234u + bodies};
+    onescope_link_block lb = {ONESCOPE_LINK_ROLE_SENDER, 0, 3};
+    onescope_replay *r = NULL;
+    onescope_error err;
+    onescope_buffer out = {NULL, 0, NULL};
+    if (onescope_replay_create(&setup, link ? &lb : NULL, NULL, &r, &err) != ONESCOPE_OK) {
+        failures++;
+        return out;
+    }
+    if (snapshot) {
+        onescope_sim_def def = onescope_sim_def_default();
+        def.setup = setup;
+        onescope_sim *sim = NULL;
+        uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
+        if (onescope_sim_create(&def, NULL, &sim, &err) != ONESCOPE_OK) failures++;
+        for (int i = 0; sim != NULL && i < 3; i++) onescope_sim_step(sim, NULL, 0, &err);
+        size_t n = sim ? onescope_sim_snapshot(sim, snap, sizeof snap) : 0;
+        if (n == 0 || onescope_replay_set_start_snapshot(r, snap, n, &err) != ONESCOPE_OK) failures++;
+        onescope_sim_free(sim);
+    }
+    for (uint32_t i = 0; i < steps; i++) {
+        onescope_op ops[3];
+        size_t n = 0;
+        memset(ops, 0, sizeof ops);
+        switch (i % 6) {
+        case 0: ops[n].code = ONESCOPE_OP_IMPULSE; ops[n].body = (uint8_t)(i % bodies);
+                ops[n].value[0] = 50; ops[n].value[1] = -20; ops[n].value[2] = dims == 3 ? 7 : 0; n++; break;
+        case 1: ops[n].code = ONESCOPE_OP_TELEPORT; ops[n].body = 0;
+                ops[n].value[0] = 5000; ops[n].value[1] = 9000; n++; break;
+        case 2: ops[n].code = ONESCOPE_OP_GRAVITY; ops[n].value[0] = -15; n++;
+                ops[n].code = ONESCOPE_OP_SPAWN; ops[n].value[0] = 100; ops[n].value[1] = 200; n++; break;
+        case 3: break; /* an empty input */
+        case 4: ops[n].code = ONESCOPE_OP_REMOVE; ops[n].body = (uint8_t)(bodies - 1); n++; break;
+        default: ops[n].code = ONESCOPE_OP_IMPULSE; ops[n].body = 0; ops[n].value[1] = 400; n++; break;
+        }
+        if (onescope_replay_append_ops(r, ops, n, &err) != ONESCOPE_OK) failures++;
+    }
+    if (hashes && onescope_replay_compute_hash_rows(r, &err) != ONESCOPE_OK) failures++;
+    if (onescope_replay_write(r, NULL, &out, &err) != ONESCOPE_OK) failures++;
+    onescope_replay_free(r);
+    return out;
+}
+
+static void ostm_parse_seeds(void) {
+    onescope_buffer plain = make_replay(3, 4, 12, 0, 0, 1);
+    onescope_buffer flat = make_replay(2, 2, 7, 1, 1, 1);
+    onescope_buffer bare = make_replay(3, 1, 3, 0, 0, 0);
+    put("ostm_parse", "valid-3d-hashes", plain.data, plain.size);
+    put("ostm_parse", "valid-2d-link-snapshot", flat.data, flat.size);
+    put("ostm_parse", "valid-no-hashes", bare.data, bare.size);
+    /* One changed byte every few bytes of the richest file; cuts of the plain one. */
+    for (size_t at = 0; at < flat.size; at += 5) {
+        uint8_t *copy = malloc(flat.size);
+        if (copy == NULL) { failures++; break; }
+        memcpy(copy, flat.data, flat.size);
+        copy[at] ^= (uint8_t)(0x01u << (at % 8));
+        char name[32];
+        snprintf(name, sizeof name, "flip-%03zu", at);
+        put("ostm_parse", name, copy, flat.size);
+        free(copy);
+    }
+    for (size_t cut = 0; cut < plain.size; cut += 11) {
+        char name[32];
+        snprintf(name, sizeof name, "truncated-%03zu", cut);
+        put("ostm_parse", name, plain.data, cut);
+    }
+    /* A wrong hash row: verify must name it. */
+    if (plain.size >= 8) {
+        uint8_t *copy = malloc(plain.size);
+        if (copy != NULL) {
+            memcpy(copy, plain.data, plain.size);
+            copy[plain.size - 1] ^= 0x80; /* the last bytes are inputs or rows: either way a change */
+            put("ostm_parse", "changed-last-byte", copy, plain.size);
+            free(copy);
+        }
+    }
+    onescope_buffer_free(&plain);
+    onescope_buffer_free(&flat);
+    onescope_buffer_free(&bare);
+}
+
 static void random_seeds(const char *target, int count, size_t max_len) {
     for (int i = 0; i < count; i++) {
         size_t n = 1 + (size_t)(next_rand() % max_len);
@@ -258,5 +345,6 @@ int main(int argc, char **argv) {
     ospc_parse_seeds();
     round_trip_seeds();
     bytes_reader_seeds();
+    ostm_parse_seeds();
     return failures ? 1 : 0;
 }
