@@ -1,5 +1,6 @@
 /* Allocation-failure walks (test_alloc_walk in test_util.c) over every call that
- * allocates: each refused allocation must give ONESCOPE_E_NOMEM and leak nothing. */
+ * allocates (files, OSPC, OSTM and its runs): each refused allocation must give
+ * ONESCOPE_E_NOMEM and leak nothing. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -228,6 +229,72 @@ static void test_read_ospc_file(void **state) {
     onescope_buffer_free(&in);
 }
 
+/* ---- OSTM ---- */
+
+/* Builds a small replay in the given allocator: create, snapshot, steps, hash rows, write. */
+static onescope_code build_replay(const onescope_allocator *a, onescope_buffer *out) {
+    onescope_sim_setup setup = {3, 3, 42};
+    onescope_link_block link = {ONESCOPE_LINK_ROLE_RECEIVER, 1, 2};
+    onescope_replay *r = NULL;
+    onescope_error err;
+    onescope_code rc = checked(onescope_replay_create(&setup, &link, a, &r, &err), &err);
+    if (rc != ONESCOPE_OK) {
+        assert_null(r);
+        return rc;
+    }
+    for (int i = 0; i < 40 && rc == ONESCOPE_OK; i++) { /* enough steps for the arrays to grow */
+        onescope_op op = {ONESCOPE_OP_IMPULSE, (uint8_t)(i % 3), {i, -i, 3}};
+        if (i % 7 == 6) op = (onescope_op){ONESCOPE_OP_SPAWN, 0, {100, 200, 300}};
+        rc = checked(onescope_replay_append_ops(r, &op, 1, &err), &err);
+    }
+    if (rc == ONESCOPE_OK) rc = checked(onescope_replay_compute_hash_rows(r, &err), &err);
+    if (rc == ONESCOPE_OK) rc = checked(onescope_replay_write(r, a, out, &err), &err);
+    onescope_replay_free(r);
+    return rc;
+}
+
+static onescope_code build_replay_fn(const onescope_allocator *a, void *ctx) {
+    (void)ctx;
+    onescope_buffer out = {NULL, 0, NULL};
+    onescope_code rc = build_replay(a, &out);
+    onescope_buffer_free(&out);
+    return rc;
+}
+
+static onescope_code replay_parse_run_fn(const onescope_allocator *a, void *ctx) {
+    const onescope_buffer *in = ctx;
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = a;
+    onescope_replay *r = NULL;
+    onescope_error err;
+    onescope_code rc = checked(onescope_replay_parse(in->data, in->size, "walk.ostm", &o, &r, &err), &err);
+    if (rc != ONESCOPE_OK) {
+        assert_null(r);
+        return rc;
+    }
+    onescope_verify_result v;
+    rc = checked(onescope_replay_verify(r, a, &v, "walk.ostm", &err), &err);
+    if (rc == ONESCOPE_OK) assert_true(v.matched);
+    onescope_buffer out = {NULL, 0, NULL};
+    if (rc == ONESCOPE_OK) rc = checked(onescope_replay_write(r, a, &out, &err), &err);
+    if (rc == ONESCOPE_OK) {
+        assert_int_equal(out.size, in->size);
+        assert_memory_equal(out.data, in->data, in->size);
+    }
+    onescope_buffer_free(&out);
+    onescope_replay_free(r);
+    return rc;
+}
+
+static void test_replay(void **state) {
+    (void)state;
+    assert_true(test_alloc_walk(build_replay_fn, NULL) >= 5);
+    onescope_buffer bytes = {NULL, 0, NULL};
+    assert_int_equal(build_replay(NULL, &bytes), ONESCOPE_OK);
+    assert_true(test_alloc_walk(replay_parse_run_fn, &bytes) >= 4);
+    onescope_buffer_free(&bytes);
+}
+
 /* The walker itself: a function that leaks or hides a refusal must be caught. These run
  * in a child so the expected cmocka failure does not end this suite. */
 static onescope_code leaky_fn(const onescope_allocator *a, void *ctx) {
@@ -281,6 +348,7 @@ int main(void) {
         cmocka_unit_test(test_write),
         cmocka_unit_test(test_create_set_write_parse),
         cmocka_unit_test(test_read_ospc_file),
+        cmocka_unit_test(test_replay),
         cmocka_unit_test(test_walker_catches_mistakes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
