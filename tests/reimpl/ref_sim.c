@@ -439,7 +439,7 @@ int main(int argc, char **argv)
     world w;
     size_t off;
     int e = parse(d, len, &f, &w, &off);
-    if (e) { fprintf(stderr, "%s: offset %zu: E_%s\n", in, off, ename[e]); return 1; }
+    if (e) { fprintf(stderr, "%s: offset %zu: E_%s\n", in, off, ename[e]); free(f.step_off); free(d); return 1; }
     uint64_t *hashes = malloc(8 * ((size_t)f.N + 1));
     for (uint32_t s = 0; s <= f.N; s++) {
         hashes[s] = world_hash(&w);
@@ -489,5 +489,8 @@ int main(int argc, char **argv)
         fwrite(d + tail, 1, len - tail, fp);
         fclose(fp);
     }
+    free(hashes);
+    free(f.step_off);
+    free(d);
     return 0;
 }
