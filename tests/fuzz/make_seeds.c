@@ -1,5 +1,5 @@
 /* Writes the seed corpora of the fuzz harnesses: fuzz_make_seeds DIR makes
- * DIR/ospc_parse/, DIR/ospc_round_trip/, DIR/bytes_reader/ and DIR/ostm_parse/. Everything is deterministic,
+ * DIR/<target>/ for every harness of this folder. Everything is deterministic,
  * so the committed tests/fuzz/corpus/ is exactly what this program makes (ctest
  * fuzz_seeds_reproducible checks it). Regenerate with:
  *   build/tests/fuzz/fuzz_make_seeds tests/fuzz/corpus
@@ -283,6 +283,82 @@ static void ostm_parse_seeds(void) {
     onescope_buffer_free(&bare);
 }
 
+/* ---- OTS (.pvt, .anm) ---- */
+
+static const char ots_clip[] =
+    "{\n  \"format\": \"octo_anm\",\n  \"version\": 4,\n  \"source\": \"maya\",\n"
+    "  \"frame_range\": [1, 12],\n  \"fps\": 24.0,\n"
+    "  \"coordinate_system\": {\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\",\n"
+    "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"},\n"
+    "  \"pegs\": [\n"
+    "    {\"name\": \"root-P\", \"parent\": null, \"rest_pivot\": [0, 0, 0], \"rest_rotation\": [1, 0, 0, 0],\n"
+    "     \"keyframes\": [\n"
+    "       {\"frame\": 1, \"pos\": [0, 0, 0], \"rot_quat\": [1, 0, 0, 0], \"scl\": [1, 1, 1], \"interp\": \"LINEAR\"},\n"
+    "       {\"frame\": 12, \"pos\": [11, 0, 0], \"rot_quat\": [1, 0, 0, 0], \"scl\": [1, 1, 1], \"interp\": \"LINEAR\"}\n"
+    "     ]},\n"
+    "    {\"name\": \"hip-P\", \"path\": \"Top/hip-P\", \"parent\": \"root-P\", \"rest_pivot\": [0, 1, 0],\n"
+    "     \"rest_rotation\": [1, 0, 0, 0], \"rig\": \"ship\",\n"
+    "     \"keyframes\": [\n"
+    "       {\"frame\": 1, \"pos\": [0, 1, 0], \"rot\": [0, 0, 0], \"scl\": [1, 1, 1], \"interp\": \"BEZIER\",\n"
+    "        \"handles\": {\"pos\": [[[1, 0], [4, 0]], [[1, 1], [4, 1]], []], \"rot\": [], \"scl\": []}}\n"
+    "     ]}\n"
+    "  ],\n"
+    "  \"cameras\": [\n"
+    "    {\"name\": \"cam\", \"peg\": \"hip-P\", \"is_default\": true, \"fov\": 40, \"fov_axis\": \"vertical\",\n"
+    "     \"override_fov\": false, \"near_plane\": 0.1, \"far_plane\": 100, \"near_field\": 1, \"far_field\": 100,\n"
+    "     \"angle\": 0, \"offset_x\": 0, \"offset_y\": 0, \"offset_z\": 12, \"pivot_x\": 0, \"pivot_y\": 0}\n"
+    "  ]\n}\n";
+
+static const char ots_rig[] =
+    "{\"format\": \"octo_pvt\", \"version\": 4, \"source\": \"harmony\", \"name\": \"ship\", \"scale_factor\": 2.0,\n"
+    " \"pivot_space\": \"local\", \"fps\": 24.0,\n"
+    " \"coordinate_system\": {\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\", \"rot_order\": \"xyz\",\n"
+    "   \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"},\n"
+    " \"bones\": [{\"name\": \"hip\", \"parent\": null, \"pivot\": [0, 2, 0], \"rotation\": [1, 0, 0, 0]},\n"
+    "           {\"name\": \"knee\", \"parent\": \"hip\", \"pivot\": [0, 1, 0], \"rotation\": [0.7071067811865476, 0.7071067811865476, 0, 0]}],\n"
+    " \"cameras\": []}\n";
+
+/* text with the first occurrence of from replaced by to (from must occur). */
+static void put_replaced(const char *target, const char *name, const char *text, const char *from,
+                         const char *to) {
+    const char *at = strstr(text, from);
+    if (at == NULL) {
+        fprintf(stderr, "%s: '%s' not found\n", name, from);
+        failures++;
+        return;
+    }
+    size_t head = (size_t)(at - text), n = strlen(text) - strlen(from) + strlen(to);
+    char *out = malloc(n + 1);
+    if (out == NULL) { failures++; return; }
+    memcpy(out, text, head);
+    memcpy(out + head, to, strlen(to));
+    strcpy(out + head + strlen(to), at + strlen(from));
+    put(target, name, out, n);
+    free(out);
+}
+
+static void ots_seeds(void) {
+    put("anm_parse", "valid-clip", ots_clip, strlen(ots_clip));
+    put_replaced("anm_parse", "version-3", ots_clip, "\"version\": 4", "\"version\": 3");
+    put_replaced("anm_parse", "duplicate-key", ots_clip, "\"fps\": 24.0,", "\"fps\": 24.0, \"fps\": 25.0,");
+    put_replaced("anm_parse", "bad-enum", ots_clip, "\"BEZIER\"", "\"SMOOTH\"");
+    put_replaced("anm_parse", "infinite", ots_clip, "[1, 12]", "[1, 1e999]");
+    put_replaced("anm_parse", "unknown-parent", ots_clip, "\"parent\": \"root-P\"", "\"parent\": \"nobody\"");
+    put_replaced("anm_parse", "syntax", ots_clip, "\"pegs\": [", "\"pegs\": [,");
+    put_replaced("anm_parse", "bad-utf8", ots_clip, "maya", "ma\xc3(a");
+    put("anm_parse", "truncated", ots_clip, strlen(ots_clip) / 2);
+    put("pvt_parse", "valid-rig", ots_rig, strlen(ots_rig));
+    put_replaced("pvt_parse", "wrong-format", ots_rig, "octo_pvt", "octo_anm");
+    put_replaced("pvt_parse", "cycle", ots_rig, "\"parent\": null", "\"parent\": \"knee\"");
+    put_replaced("pvt_parse", "wrong-type", ots_rig, "\"scale_factor\": 2.0", "\"scale_factor\": \"2\"");
+    put_replaced("pvt_parse", "nul-in-name", ots_rig, "\"ship\"", "\"sh\\u0000ip\"");
+    static const char minimal[] = "{\"format\": \"octo_pvt\"}";
+    put("pvt_parse", "format-only", minimal, strlen(minimal));
+    static const char deep[] = "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]";
+    put("pvt_parse", "nested-arrays", deep, strlen(deep));
+    put("pvt_parse", "empty", "", 0);
+}
+
 static void random_seeds(const char *target, int count, size_t max_len) {
     for (int i = 0; i < count; i++) {
         size_t n = 1 + (size_t)(next_rand() % max_len);
@@ -346,5 +422,6 @@ int main(int argc, char **argv) {
     round_trip_seeds();
     bytes_reader_seeds();
     ostm_parse_seeds();
+    ots_seeds();
     return failures ? 1 : 0;
 }
