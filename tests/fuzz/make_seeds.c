@@ -359,6 +359,71 @@ static void ots_seeds(void) {
     put("pvt_parse", "empty", "", 0);
 }
 
+/* ---- the live stream ---- */
+
+/* A stream of a world: probe, steps (each with the host's hash after it), optionally END. */
+static onescope_buffer make_stream(uint8_t dims, uint8_t bodies, int steps, int link, int end) {
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup.dimensions = dims;
+    def.setup.body_count = bodies;
+    def.setup.seed = 99;
+    if (link) def.link = (onescope_link_block){ONESCOPE_LINK_ROLE_FIELDS, 0, 0};
+    onescope_sim *sim = NULL;
+    onescope_live_encoder *enc = NULL;
+    onescope_error err;
+    onescope_buffer out = {NULL, 0, NULL};
+    if (onescope_sim_create(&def, NULL, &sim, &err) != ONESCOPE_OK ||
+        onescope_live_encoder_create(NULL, &enc, &err) != ONESCOPE_OK ||
+        onescope_live_encode_probe(enc, sim, &err) != ONESCOPE_OK) {
+        failures++;
+        goto done;
+    }
+    for (int i = 0; i < steps; i++) {
+        uint8_t input[14];
+        onescope_op op = {ONESCOPE_OP_IMPULSE, 0, {30, 60, 0}};
+        size_t n = i % 2 ? onescope_op_encode(dims, &op, input, sizeof input, &err) : 0;
+        uint64_t at = onescope_sim_host_step(sim);
+        if (onescope_sim_step(sim, input, n, &err) != ONESCOPE_OK ||
+            onescope_live_encode_step(enc, at, input, n, onescope_sim_hash(sim), &err) != ONESCOPE_OK) {
+            failures++;
+            goto done;
+        }
+    }
+    if (end && onescope_live_encode_end(enc, onescope_sim_host_step(sim), &err) != ONESCOPE_OK) failures++;
+    if (onescope_live_encoder_take(enc, &out, &err) != ONESCOPE_OK) failures++;
+done:
+    onescope_live_encoder_free(enc);
+    onescope_sim_free(sim);
+    return out;
+}
+
+static void live_seeds(void) {
+    onescope_buffer a = make_stream(3, 3, 6, 0, 1);
+    onescope_buffer b = make_stream(2, 2, 3, 1, 1);
+    onescope_buffer c = make_stream(3, 1, 2, 0, 0);
+    put("live_decode", "stream-3d", a.data, a.size);
+    put("live_decode", "stream-2d-fields", b.data, b.size);
+    put("live_decode", "stream-no-end", c.data, c.size);
+    for (size_t cut = 0; cut < a.size; cut += 23) {
+        char name[32];
+        snprintf(name, sizeof name, "cut-%03zu", cut);
+        put("live_decode", name, a.data, cut);
+    }
+    for (size_t at = 0; at < b.size; at += 13) {
+        uint8_t *copy = malloc(b.size);
+        if (copy == NULL) { failures++; break; }
+        memcpy(copy, b.data, b.size);
+        copy[at] ^= 0x5a;
+        char name[32];
+        snprintf(name, sizeof name, "flip-%03zu", at);
+        put("live_decode", name, copy, b.size);
+        free(copy);
+    }
+    onescope_buffer_free(&a);
+    onescope_buffer_free(&b);
+    onescope_buffer_free(&c);
+}
+
 static void random_seeds(const char *target, int count, size_t max_len) {
     for (int i = 0; i < count; i++) {
         size_t n = 1 + (size_t)(next_rand() % max_len);
@@ -423,5 +488,6 @@ int main(int argc, char **argv) {
     bytes_reader_seeds();
     ostm_parse_seeds();
     ots_seeds();
+    live_seeds();
     return failures ? 1 : 0;
 }
