@@ -666,6 +666,275 @@ static void validator_refuses_what_parser_would(void **state) {
     onescope_ots_rig_free(NULL);
 }
 
+/* Validates and expects code with the JSON path field (NULL: any field). */
+#define EXPECT_RIG(r, want, path) expect_validate(onescope_ots_rig_validate((r), "v", &err), &err, (want), (path))
+#define EXPECT_CLIP(k, want, path) expect_validate(onescope_ots_clip_validate((k), "v", &err), &err, (want), (path))
+static void expect_validate(onescope_code rc, const onescope_error *err, onescope_code want, const char *path) {
+    if (rc != want || (want != ONESCOPE_OK && (err->code != want || (path && strcmp(err->field, path) != 0))))
+        fail_msg("wanted %s at %s, got %s: %s", onescope_strerror(want), path ? path : "-",
+                 onescope_strerror(rc), rc == ONESCOPE_OK ? "" : fmt(err));
+}
+
+/* Every rig rule the validator checks, one field at a time, each restored afterwards. */
+static void validator_checks_every_rig_field(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_ots_rig *r;
+    assert_int_equal(onescope_ots_rig_create(2, 2, NULL, &r, &err), ONESCOPE_OK);
+    /* a created rig has no name yet: "none" where a string is required */
+    EXPECT_RIG(r, ONESCOPE_E_TYPE, "name");
+    assert_int_equal(onescope_ots_set_string(NULL, &r->name, "bad \xc3", &err), ONESCOPE_OK);
+    EXPECT_RIG(r, ONESCOPE_E_UTF8, "name");
+    assert_int_equal(onescope_ots_set_string(NULL, &r->name, "ship", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_set_string(NULL, &r->bones[0].name, "hip", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_set_string(NULL, &r->bones[1].name, "leg", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_set_string(NULL, &r->bones[1].parent, "hip", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_set_string(NULL, &r->cameras[0].name, "cam-a", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_set_string(NULL, &r->cameras[1].name, "cam-b", &err), ONESCOPE_OK);
+    EXPECT_RIG(r, ONESCOPE_OK, NULL);
+
+    r->header.source = (onescope_ots_source)3;
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "source");
+    r->header.source = ONESCOPE_OTS_SOURCE_MAYA;
+    r->header.fps = INFINITY;
+    EXPECT_RIG(r, ONESCOPE_E_NOT_FINITE, "fps");
+    r->header.fps = 30;
+    onescope_ots_coordinate_system *cs = &r->header.coordinate_system;
+    cs->up = (onescope_ots_up)3;
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "coordinate_system.up");
+    cs->up = ONESCOPE_OTS_UP_Z;
+    cs->hand = (onescope_ots_hand)2;
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "coordinate_system.hand");
+    cs->hand = ONESCOPE_OTS_HAND_LEFT;
+    cs->unit = (onescope_ots_unit)1;
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "coordinate_system.unit");
+    cs->unit = ONESCOPE_OTS_UNIT_METERS;
+    cs->rot_order = (onescope_ots_rot_order)6;
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "coordinate_system.rot_order");
+    cs->rot_order = ONESCOPE_OTS_ROT_ZYX;
+    cs->rot_repr_anim = (onescope_ots_rot_repr)2;
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "coordinate_system.rot_repr_anim");
+    cs->rot_repr_anim = ONESCOPE_OTS_REPR_QUAT_WXYZ;
+    cs->rot_repr_rest = (onescope_ots_rot_repr)-1;
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "coordinate_system.rot_repr_rest");
+    cs->rot_repr_rest = ONESCOPE_OTS_REPR_EULER_DEG;
+    EXPECT_RIG(r, ONESCOPE_OK, NULL);
+
+    r->scale_factor = NAN;
+    EXPECT_RIG(r, ONESCOPE_E_NOT_FINITE, "scale_factor");
+    r->scale_factor = -1;
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "scale_factor");
+    r->scale_factor = 4;
+    r->pivot_space = (onescope_ots_pivot_space)2;
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "pivot_space");
+    r->pivot_space = ONESCOPE_OTS_PIVOT_ARMATURE;
+
+    onescope_ots_bone *bones = r->bones;
+    r->bones = NULL;
+    EXPECT_RIG(r, ONESCOPE_E_ARGUMENT, "bones");
+    r->bones = bones;
+    onescope_ots_camera *cams = r->cameras;
+    r->cameras = NULL;
+    EXPECT_RIG(r, ONESCOPE_E_ARGUMENT, "cameras");
+    r->cameras = cams;
+
+    onescope_ots_bone *b = &r->bones[1];
+    char **texts[3] = {&b->parent, &b->path, &b->rig};
+    const char *paths[3] = {"bones[1].parent", "bones[1].path", "bones[1].rig"};
+    for (int i = 0; i < 3; i++) {
+        char *keep = *texts[i];
+        *texts[i] = NULL;
+        assert_int_equal(onescope_ots_set_string(NULL, texts[i], "\xff", &err), ONESCOPE_OK);
+        EXPECT_RIG(r, ONESCOPE_E_UTF8, paths[i]);
+        os_free(NULL, *texts[i]);
+        *texts[i] = keep;
+    }
+    b->pivot[2] = NAN;
+    EXPECT_RIG(r, ONESCOPE_E_NOT_FINITE, "bones[1].pivot[2]");
+    /* finite alone, not once multiplied by scale_factor */
+    b->pivot[2] = 1e308;
+    EXPECT_RIG(r, ONESCOPE_E_NOT_FINITE, "bones[1].pivot[2]");
+    b->pivot[2] = 0;
+    b->rotation[0] = 0;
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "bones[1].rotation");
+    b->rotation[3] = -1; /* only z: a valid rotation */
+    EXPECT_RIG(r, ONESCOPE_OK, NULL);
+    b->rotation[3] = 0;
+    b->rotation[2] = 1;
+    EXPECT_RIG(r, ONESCOPE_OK, NULL);
+    b->rotation[1] = INFINITY;
+    EXPECT_RIG(r, ONESCOPE_E_NOT_FINITE, "bones[1].rotation[1]");
+    b->rotation[1] = 0;
+
+    onescope_ots_camera *k = &r->cameras[1];
+    char **ktexts[3] = {&k->peg, &k->path, &k->rig};
+    const char *kpaths[3] = {"cameras[1].peg", "cameras[1].path", "cameras[1].rig"};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(onescope_ots_set_string(NULL, ktexts[i], "a\xc0\x80", &err), ONESCOPE_OK);
+        EXPECT_RIG(r, ONESCOPE_E_UTF8, kpaths[i]);
+        assert_int_equal(onescope_ots_set_string(NULL, ktexts[i], NULL, &err), ONESCOPE_OK);
+        assert_null(*ktexts[i]);
+    }
+    k->fov_axis = (onescope_ots_fov_axis)2;
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "cameras[1].fov_axis");
+    k->fov_axis = ONESCOPE_OTS_FOV_HORIZONTAL;
+    k->pivot_y = -INFINITY;
+    EXPECT_RIG(r, ONESCOPE_E_NOT_FINITE, "cameras[1].pivot_y");
+    k->pivot_y = 0;
+    assert_int_equal(onescope_ots_set_string(NULL, &k->name, "cam-a", &err), ONESCOPE_OK);
+    EXPECT_RIG(r, ONESCOPE_E_DUPLICATE, NULL);
+    assert_int_equal(onescope_ots_set_string(NULL, &k->name, "", &err), ONESCOPE_OK);
+    EXPECT_RIG(r, ONESCOPE_E_RANGE, "cameras[1].name");
+    assert_int_equal(onescope_ots_set_string(NULL, &k->name, "cam-b", &err), ONESCOPE_OK);
+    EXPECT_RIG(r, ONESCOPE_OK, NULL);
+
+    /* the writer validates first and leaves the buffer empty */
+    onescope_buffer out;
+    r->bones[0].pivot[0] = NAN;
+    assert_int_equal(onescope_ots_rig_write(r, NULL, &out, &err), ONESCOPE_E_NOT_FINITE);
+    assert_string_equal(err.field, "bones[0].pivot[0]");
+    assert_null(out.data);
+    assert_int_equal(out.size, 0);
+    onescope_ots_rig_free(r);
+}
+
+/* Every clip rule the validator checks that the parser test does not reach. */
+static void validator_checks_every_clip_field(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_ots_clip *c = make_clip(5, 3, 3, NULL);
+    EXPECT_CLIP(c, ONESCOPE_OK, NULL);
+    c->header.fps = NAN;
+    EXPECT_CLIP(c, ONESCOPE_E_NOT_FINITE, "fps");
+    c->header.fps = 25;
+    c->frame_range[0] = 7;
+    c->frame_range[1] = 6;
+    EXPECT_CLIP(c, ONESCOPE_E_RANGE, "frame_range");
+    c->frame_range[1] = 7;
+    EXPECT_CLIP(c, ONESCOPE_OK, NULL);
+
+    onescope_ots_peg *pegs = c->pegs;
+    c->pegs = NULL;
+    EXPECT_CLIP(c, ONESCOPE_E_ARGUMENT, "pegs");
+    c->pegs = pegs;
+    onescope_ots_camera *cams = c->cameras;
+    c->cameras = NULL;
+    EXPECT_CLIP(c, ONESCOPE_E_ARGUMENT, NULL);
+    c->cameras = cams;
+
+    onescope_ots_peg *p = &c->pegs[1]; /* peg 1 has source modes (make_clip: i % 4 == 1) */
+    assert_true(p->has_source_modes);
+    char **texts[3] = {&p->path, &p->parent, &p->rig};
+    const char *paths[3] = {"pegs[1].path", "pegs[1].parent", "pegs[1].rig"};
+    for (int i = 0; i < 3; i++) {
+        char *keep = *texts[i];
+        *texts[i] = NULL;
+        set(c, texts[i], "\xed\xa0\x80"); /* a UTF-16 surrogate */
+        EXPECT_CLIP(c, ONESCOPE_E_UTF8, paths[i]);
+        os_free(NULL, *texts[i]);
+        *texts[i] = keep;
+    }
+    EXPECT_CLIP(c, ONESCOPE_OK, NULL);
+    char **modes[3] = {&p->source_modes.position, &p->source_modes.rotation, &p->source_modes.scale};
+    const char *mpaths[3] = {"pegs[1].source_modes.position", "pegs[1].source_modes.rotation",
+                             "pegs[1].source_modes.scale"};
+    for (int i = 0; i < 3; i++) {
+        char *keep = *modes[i];
+        *modes[i] = NULL;
+        EXPECT_CLIP(c, ONESCOPE_E_TYPE, mpaths[i]);
+        *modes[i] = keep;
+    }
+    p->rest_pivot[1] = NAN;
+    EXPECT_CLIP(c, ONESCOPE_E_NOT_FINITE, "pegs[1].rest_pivot[1]");
+    p->rest_pivot[1] = 0;
+    double keep_rot[4];
+    memcpy(keep_rot, p->rest_rotation, sizeof keep_rot);
+    memset(p->rest_rotation, 0, sizeof p->rest_rotation);
+    EXPECT_CLIP(c, ONESCOPE_E_RANGE, "pegs[1].rest_rotation");
+    memcpy(p->rest_rotation, keep_rot, sizeof keep_rot);
+
+    onescope_ots_keyframe *keys = p->keyframes;
+    p->keyframes = NULL;
+    EXPECT_CLIP(c, ONESCOPE_E_ARGUMENT, "keyframes");
+    p->keyframes = keys;
+    onescope_ots_keyframe *k = &keys[1];
+    k->has_rot = true;
+    k->rot[2] = NAN;
+    EXPECT_CLIP(c, ONESCOPE_E_NOT_FINITE, "pegs[1].keyframes[1].rot[2]");
+    k->rot[2] = 0;
+    k->has_rot_quat = true;
+    memset(k->rot_quat, 0, sizeof k->rot_quat);
+    EXPECT_CLIP(c, ONESCOPE_E_RANGE, "pegs[1].keyframes[1].rot_quat");
+    k->rot_quat[0] = 1;
+    k->scl[0] = INFINITY;
+    EXPECT_CLIP(c, ONESCOPE_E_NOT_FINITE, "pegs[1].keyframes[1].scl[0]");
+    k->scl[0] = 1;
+    k->handle_axes[2] = 3;
+    for (int ax = 0; ax < 3; ax++) {
+        k->handles[2][ax].present = true;
+        k->handles[2][ax].left[0] = k->handles[2][ax].right[0] = k->frame;
+        k->handles[2][ax].left[1] = k->handles[2][ax].right[1] = 1;
+    }
+    EXPECT_CLIP(c, ONESCOPE_OK, NULL);
+    k->handles[2][1].left[1] = NAN;
+    EXPECT_CLIP(c, ONESCOPE_E_NOT_FINITE, "pegs[1].keyframes[1].handles.scl[1][0][1]");
+    k->handles[2][1].left[1] = 1;
+    k->handles[2][2].right[0] = -INFINITY;
+    EXPECT_CLIP(c, ONESCOPE_E_NOT_FINITE, "pegs[1].keyframes[1].handles.scl[2][1][0]");
+    k->handles[2][2].right[0] = k->frame;
+    /* frames strictly increase: equal is a duplicate, smaller out of range */
+    int32_t f = keys[2].frame;
+    keys[2].frame = k->frame;
+    EXPECT_CLIP(c, ONESCOPE_E_DUPLICATE, "pegs[1].keyframes[2].frame");
+    keys[2].frame = k->frame - 1;
+    EXPECT_CLIP(c, ONESCOPE_E_RANGE, "pegs[1].keyframes[2].frame");
+    keys[2].frame = f;
+    EXPECT_CLIP(c, ONESCOPE_OK, NULL);
+    onescope_ots_clip_free(c);
+}
+
+/* NULL where a pointer is required, and sizes the API cannot hold: argument errors. */
+static void arguments_are_checked(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_buffer b;
+    onescope_ots_rig *r = parse_rig_ok(rig_text, strlen(rig_text));
+    onescope_ots_clip *c = parse_clip_ok(clip_text, strlen(clip_text));
+    assert_int_equal(onescope_ots_set_string(NULL, NULL, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "field");
+    assert_int_equal(onescope_ots_rig_create(1, 0, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_create(1, 0, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_peg_set_keyframe_count(NULL, &c->pegs[0], 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_peg_set_keyframe_count(c, NULL, 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_peg_set_keyframe_count(c, &c->pegs[0], (size_t)INT32_MAX + 1, &err),
+                     ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "count");
+    assert_int_equal(c->pegs[0].keyframe_count, 0); /* unchanged */
+    assert_int_equal(onescope_ots_rig_validate(NULL, "r", &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_validate(NULL, "c", &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_rig_parse(rig_text, strlen(rig_text), "r", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_parse(clip_text, strlen(clip_text), "c", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    onescope_ots_clip *none = (onescope_ots_clip *)1;
+    assert_int_equal(onescope_ots_clip_parse(NULL, 5, "c", NULL, &none, &err), ONESCOPE_E_ARGUMENT);
+    assert_null(none);
+    /* NULL with size 0 is the empty text: a syntax error at 1:0 (well, jansson's), not an argument error */
+    assert_int_equal(onescope_ots_clip_parse(NULL, 0, "c", NULL, &none, &err), ONESCOPE_E_SYNTAX);
+    assert_int_equal(onescope_ots_rig_write(r, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_write(c, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_rig_write(NULL, NULL, &b, &err), ONESCOPE_E_ARGUMENT);
+    assert_null(b.data);
+    /* detect: a quick look that never reads past size */
+    assert_int_equal(onescope_ots_detect(NULL, 10), ONESCOPE_OTS_NONE);
+    assert_int_equal(onescope_ots_detect("  ", 2), ONESCOPE_OTS_NONE);
+    assert_int_equal(onescope_ots_detect("{\"a\": 1}", 8), ONESCOPE_OTS_NONE);
+    assert_int_equal(onescope_ots_detect("{\"format\", \"format\": \"octo_anm\"}", 32), ONESCOPE_OTS_ANM);
+    assert_int_equal(onescope_ots_detect("{\"format\": \"octo_pvt\"}", 20), ONESCOPE_OTS_NONE);
+    assert_int_equal(onescope_ots_detect("{\"form", 6), ONESCOPE_OTS_NONE);
+    assert_int_equal(onescope_ots_detect("{\"format\": \"octo_pvt_v5\"}", 25), ONESCOPE_OTS_NONE);
+    onescope_ots_rig_free(r);
+    onescope_ots_clip_free(c);
+}
+
 /* ---- interpolation against hand-computed values ---- */
 
 static onescope_ots_clip *two_keys(onescope_ots_interp interp, double v0, double v1) {
@@ -1035,6 +1304,9 @@ int main(void) {
         cmocka_unit_test(generated_rig_round_trip),
         cmocka_unit_test(numbers_print_shortest),
         cmocka_unit_test(validator_refuses_what_parser_would),
+        cmocka_unit_test(validator_checks_every_rig_field),
+        cmocka_unit_test(validator_checks_every_clip_field),
+        cmocka_unit_test(arguments_are_checked),
         cmocka_unit_test(interpolation_modes),
         cmocka_unit_test(rotation_interpolation),
         cmocka_unit_test(clip_to_cache),
