@@ -389,6 +389,200 @@ static void test_framing_errors(void **state) {
     free(t.data);
 }
 
+/* The link block of a probe: each value the decoder refuses, with its offset. */
+static void test_link_probe_errors(void **state) {
+    (void)state;
+    onescope_link_block link = {ONESCOPE_LINK_ROLE_RECEIVER, 2, 7};
+    stream s = make_stream(3, 4, &link, 6, 5);
+    /* 13 flag, 14 role, 15 body, 16..17 transfer step, 18 setup (body count at 19) */
+    expect_patched(&s, 14, "\0", 1, ONESCOPE_E_RANGE, 14);
+    expect_patched(&s, 14, "\4", 1, ONESCOPE_E_RANGE, 14);
+    expect_patched(&s, 15, "\4", 1, ONESCOPE_E_RANGE, 15);  /* body 4 of 4 */
+    expect_patched(&s, 14, "\3\2\0\0", 4, ONESCOPE_E_RESERVED, 15); /* fields: body must be 0 */
+    expect_patched(&s, 14, "\3\0\7\0", 4, ONESCOPE_E_RESERVED, 16); /* and the step 0 */
+    /* a probe with a link block needs 4 more bytes than one without (51 + 4) */
+    uint8_t b[4];
+    os_put_u32(b, 54);
+    expect_patched(&s, 9, b, 4, ONESCOPE_E_LENGTH, 9);
+    free_stream(&s);
+}
+
+static int stop_after_first(void *user, const onescope_live_record *r) {
+    (void)r;
+    (*(int *)user)++;
+    return 1;
+}
+
+/* NULL arguments, and every call on a decoder, encoder or viewer in the wrong state. */
+static void test_arguments_and_states(void **state) {
+    (void)state;
+    onescope_error err;
+    stream s = make_stream(2, 2, NULL, 3, 2);
+    onescope_live_record rec;
+    size_t used = 99;
+
+    /* the decoder */
+    assert_int_equal(onescope_live_decoder_create("d", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_decoder_offset(NULL), 0);
+    assert_int_equal(onescope_live_decoder_next(NULL, s.data, s.size, &used, &rec, &err), -1);
+    assert_int_equal(err.code, ONESCOPE_E_ARGUMENT);
+    assert_int_equal(used, 0);
+    assert_int_equal(onescope_live_decoder_finish(NULL, &err), ONESCOPE_E_ARGUMENT);
+    onescope_live_decoder *d;
+    assert_int_equal(onescope_live_decoder_create(NULL, NULL, &d, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_decoder_next(d, s.data, s.size, NULL, &rec, &err), -1);
+    assert_int_equal(onescope_live_decoder_next(d, s.data, s.size, &used, NULL, &err), -1);
+    assert_int_equal(onescope_live_decoder_next(d, NULL, 1, &used, &rec, &err), -1);
+    assert_int_equal(err.code, ONESCOPE_E_ARGUMENT);
+    /* none of those consumed anything: the stream still decodes from its start */
+    assert_int_equal(onescope_live_decoder_offset(d), 0);
+    assert_int_equal(onescope_live_decoder_next(d, "OSLT", 4, &used, &rec, &err), 0);
+    assert_int_equal(onescope_live_decoder_next(d, "\1\0\0\0", 4, &used, &rec, &err), -1);
+    assert_error_at(err, ONESCOPE_E_MAGIC, 0);
+    assert_string_equal(err.input, "live stream"); /* the default name */
+    assert_int_equal(onescope_live_decoder_next(d, s.data, 1, &used, &rec, &err), -1);
+    assert_error_at(err, ONESCOPE_E_BAD_STATE, 8);
+    assert_int_equal(used, 0);
+    assert_int_equal(onescope_live_decoder_finish(d, &err), ONESCOPE_E_BAD_STATE);
+    onescope_live_decoder_free(d);
+    /* a callback that stops at the first record: OK, one call */
+    int calls = 0;
+    assert_int_equal(onescope_live_decode(s.data, s.size, "s", NULL, stop_after_first, &calls, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(calls, 1);
+
+    /* the encoder */
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = (onescope_sim_setup){2, 2, 1};
+    onescope_sim *sim;
+    assert_int_equal(onescope_sim_create(&def, NULL, &sim, &err), ONESCOPE_OK);
+    uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT + 1];
+    size_t n = onescope_sim_snapshot(sim, snap, sizeof snap);
+    onescope_live_encoder *e;
+    onescope_buffer b;
+    assert_int_equal(onescope_live_encoder_create(NULL, &e, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_end(NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_encode_probe(e, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_encode_probe_parts(e, NULL, NULL, snap, n, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_encode_probe_parts(e, &def.setup, NULL, NULL, n, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_encode_probe_parts(e, &def.setup, NULL, snap, sizeof snap, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_int_equal(onescope_live_encode_step(e, 0, NULL, 5, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_encoder_take(NULL, &b, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_encoder_take(e, NULL, &err), ONESCOPE_E_ARGUMENT);
+    const uint8_t *p = (const uint8_t *)1;
+    size_t size = 1;
+    onescope_live_encoder_pending(NULL, &p, &size);
+    assert_null(p);
+    assert_int_equal(size, 0);
+    onescope_live_encoder_pending(e, NULL, NULL);
+    onescope_live_encoder_clear(NULL);
+    onescope_live_encoder_pending(e, &p, &size);
+    assert_int_equal(size, 8); /* only the stream header: every refusal above wrote nothing */
+    /* a world in the middle of a step has no probe */
+    uint8_t in[5] = {ONESCOPE_OP_GRAVITY, 0, 0, 0, 0};
+    assert_int_equal(onescope_sim_run_stage(sim, in, 5, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_probe(e, sim, &err), ONESCOPE_E_BAD_STATE);
+    assert_string_equal(err.field, "world");
+    onescope_sim_free(sim);
+    /* a link block of role NONE is the same as none: flag byte 0 */
+    onescope_link_block none = {ONESCOPE_LINK_ROLE_NONE, 0, 0};
+    assert_int_equal(onescope_live_encode_probe_parts(e, &def.setup, &none, snap, n, &err), ONESCOPE_OK);
+    onescope_live_encoder_pending(e, &p, &size);
+    assert_int_equal(p[8], ONESCOPE_LIVE_PROBE);
+    assert_int_equal(p[13], 0);
+    assert_int_equal(size, 8 + 5 + 1 + 6 + n);
+    onescope_live_encoder_free(e);
+    /* an encoder whose buffer could not grow refuses everything after */
+    test_alloc t;
+    test_alloc_init(&t, 3); /* the encoder, its first 256 bytes, then the growth */
+    assert_int_equal(onescope_live_encoder_create(&t.allocator, &e, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_probe_parts(e, &def.setup, NULL, snap, n, &err), ONESCOPE_OK);
+    uint8_t gravity[500];
+    memset(gravity, 0, sizeof gravity);
+    for (size_t i = 0; i < sizeof gravity; i += 5) gravity[i] = ONESCOPE_OP_GRAVITY;
+    assert_int_equal(onescope_live_encode_step(e, 0, gravity, sizeof gravity, 0, &err), ONESCOPE_E_NOMEM);
+    assert_int_equal(onescope_live_encode_end(e, 0, &err), ONESCOPE_E_BAD_STATE);
+    assert_string_equal(err.found, "the encoder failed earlier");
+    assert_int_equal(onescope_live_encoder_take(e, &b, &err), ONESCOPE_E_BAD_STATE);
+    onescope_live_encoder_free(e);
+    assert_int_equal(t.live, 0);
+
+    /* the viewer */
+    onescope_live_viewer *v;
+    assert_int_equal(onescope_live_viewer_create(NULL, "v", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_viewer_apply(NULL, &rec, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_viewer_feed(NULL, s.data, s.size, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_viewer_finish(NULL, &err), ONESCOPE_E_ARGUMENT);
+    onescope_replay *r = (onescope_replay *)1;
+    assert_int_equal(onescope_live_viewer_replay(NULL, NULL, &r, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_viewer_synced(NULL), 0);
+    assert_int_equal(onescope_live_viewer_ended(NULL), 0);
+    assert_null(onescope_live_viewer_sim(NULL));
+    assert_int_equal(onescope_live_viewer_steps(NULL), 0);
+    assert_int_equal(onescope_live_viewer_create(NULL, NULL, NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_apply(v, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_viewer_feed(v, NULL, 3, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_viewer_replay(v, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_viewer_replay(v, NULL, &r, &err), ONESCOPE_E_BAD_STATE);
+    assert_null(r);
+    assert_null(onescope_live_viewer_sim(v));
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_synced(v), 1);
+    assert_int_equal(onescope_live_viewer_ended(v), 1);
+    assert_non_null(onescope_live_viewer_sim(v));
+    assert_int_equal(onescope_sim_host_step(onescope_live_viewer_sim(v)), 3);
+    /* a record applied after the end is trailing, named by its type */
+    memset(&rec, 0, sizeof rec);
+    rec.type = ONESCOPE_LIVE_STEP;
+    rec.offset = 1234;
+    assert_int_equal(onescope_live_viewer_apply(v, &rec, &err), ONESCOPE_E_TRAILING);
+    assert_error_at(err, ONESCOPE_E_TRAILING, 1234);
+    assert_string_equal(err.found, "a step record");
+    rec.type = (onescope_live_record_type)9;
+    assert_int_equal(onescope_live_viewer_apply(v, &rec, &err), ONESCOPE_E_TRAILING);
+    assert_string_equal(err.found, "a unknown record");
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+    onescope_live_viewer_free(v);
+    /* a viewer that failed refuses everything after */
+    assert_int_equal(onescope_live_viewer_create(NULL, "v", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, "OSLT\1\0\0\0", 8, &err), ONESCOPE_E_MAGIC);
+    rec.type = ONESCOPE_LIVE_END;
+    assert_int_equal(onescope_live_viewer_apply(v, &rec, &err), ONESCOPE_E_BAD_STATE);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_E_BAD_STATE);
+    onescope_live_viewer_free(v);
+    /* records applied without feeding: an END before any probe ends it unsynced */
+    assert_int_equal(onescope_live_viewer_create(NULL, "v", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_apply(v, &rec, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_ended(v), 1);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "probe");
+    onescope_live_viewer_free(v);
+    free_stream(&s);
+}
+
+/* A recording viewer over more steps than its first block of hash rows holds (256). */
+static void test_viewer_records_many_rows(void **state) {
+    (void)state;
+    stream s = make_stream(2, 3, NULL, 600, 100);
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    o.record = 1;
+    onescope_live_viewer *v;
+    onescope_error err;
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_steps(v), 600);
+    onescope_replay *r;
+    assert_int_equal(onescope_live_viewer_replay(v, NULL, &r, &err), ONESCOPE_OK);
+    assert_int_equal(r->step_count, 600);
+    for (uint32_t i = 0; i <= 600; i++) assert_int_equal(r->hash_rows[i], s.hashes[i]);
+    onescope_replay_free(r);
+    onescope_live_viewer_free(v);
+    free_stream(&s);
+}
+
 /* ---- the viewer ---- */
 
 typedef struct rows {
@@ -612,8 +806,11 @@ int main(void) {
         cmocka_unit_test(test_chunked_delivery),
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_framing_errors),
+        cmocka_unit_test(test_link_probe_errors),
+        cmocka_unit_test(test_arguments_and_states),
         cmocka_unit_test(test_viewer_attach_mid_run),
         cmocka_unit_test(test_viewer_mismatch),
+        cmocka_unit_test(test_viewer_records_many_rows),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_mutations),
     };
