@@ -562,6 +562,95 @@ static void test_arguments_and_states(void **state) {
     free_stream(&s);
 }
 
+/* Records handed to onescope_live_viewer_apply directly (not through the decoder) are
+ * checked against the viewer's world all the same. */
+static void test_viewer_apply_checks_records(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_live_encoder *e;
+    assert_int_equal(onescope_live_encoder_create(NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    stream s = make_stream(2, 2, NULL, 4, 2);
+    /* the records of s, collected by a decoder */
+    onescope_live_record recs[16];
+    size_t count = 0, pos = 0, used;
+    onescope_live_decoder *d;
+    assert_int_equal(onescope_live_decoder_create("s", NULL, &d, &err), ONESCOPE_OK);
+    uint8_t copies[16][256]; /* a record points into the decoder's buffer: keep copies */
+    while (count < 16 && onescope_live_decoder_next(d, s.data + pos, s.size - pos, &used, &recs[count], &err) == 1) {
+        onescope_live_record *c = &recs[count];
+        if (c->type == ONESCOPE_LIVE_PROBE) {
+            assert_true(c->snapshot_size <= sizeof copies[0]);
+            memcpy(copies[count], c->snapshot, c->snapshot_size);
+            c->snapshot = copies[count];
+            c->probe = NULL;
+        } else if (c->type == ONESCOPE_LIVE_STEP) {
+            assert_true(c->input_size <= sizeof copies[0]);
+            memcpy(copies[count], c->input, c->input_size);
+            c->input = copies[count];
+        }
+        pos += used;
+        count++;
+    }
+    assert_int_equal(count, 2 + 4 + 1); /* probes at 0 and 2, four steps, the end */
+    assert_int_equal(recs[0].type, ONESCOPE_LIVE_PROBE);
+    assert_int_equal(recs[1].type, ONESCOPE_LIVE_STEP);
+    onescope_live_viewer *v;
+    assert_int_equal(onescope_live_viewer_create(NULL, "v", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, NULL, 0, &err), ONESCOPE_OK); /* nothing */
+    assert_int_equal(onescope_live_viewer_apply(v, &recs[0], &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_synced(v), 1);
+    /* a step from the wrong host step */
+    onescope_live_record r = recs[1];
+    r.step = 1;
+    assert_int_equal(onescope_live_viewer_apply(v, &r, &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, recs[1].offset + 5);
+    assert_string_equal(err.field, "host step");
+    onescope_live_viewer_free(v);
+    /* a step whose input the world refuses */
+    assert_int_equal(onescope_live_viewer_create(NULL, "v", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_apply(v, &recs[0], &err), ONESCOPE_OK);
+    r = recs[1];
+    uint8_t bad[2] = {0x7f, 0};
+    r.input = bad;
+    r.input_size = sizeof bad;
+    assert_int_equal(onescope_live_viewer_apply(v, &r, &err), ONESCOPE_E_OPERATION);
+    assert_int_equal(onescope_live_viewer_steps(v), 0);
+    onescope_live_viewer_free(v);
+    /* a probe whose snapshot is shorter than the world's */
+    assert_int_equal(onescope_live_viewer_create(NULL, "v", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_apply(v, &recs[0], &err), ONESCOPE_OK);
+    r = recs[0];
+    r.snapshot_size--;
+    assert_int_equal(onescope_live_viewer_apply(v, &r, &err), ONESCOPE_E_MISMATCH);
+    assert_error_at(err, ONESCOPE_E_MISMATCH, recs[0].offset);
+    onescope_live_viewer_free(v);
+    /* an end at the wrong host step */
+    assert_int_equal(onescope_live_viewer_create(NULL, "v", NULL, &v, &err), ONESCOPE_OK);
+    for (size_t i = 0; i + 1 < count; i++) assert_int_equal(onescope_live_viewer_apply(v, &recs[i], &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_steps(v), 4);
+    r = recs[count - 1];
+    assert_int_equal(r.type, ONESCOPE_LIVE_END);
+    r.step = 5;
+    assert_int_equal(onescope_live_viewer_apply(v, &r, &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, r.offset + 5);
+    assert_string_equal(err.field, "end host step");
+    onescope_live_viewer_free(v);
+    onescope_live_decoder_free(d);
+
+    /* the encoder: an empty snapshot is refused before anything is written; nothing after END */
+    assert_int_equal(onescope_live_encoder_create(NULL, &e, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_probe_parts(e, &recs[0].setup, NULL, NULL, 0, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_int_equal(onescope_live_encode_probe_parts(e, &recs[0].setup, NULL, recs[0].snapshot,
+                                                      recs[0].snapshot_size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_end(e, 0, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_probe_parts(e, &recs[0].setup, NULL, recs[0].snapshot,
+                                                      recs[0].snapshot_size, &err), ONESCOPE_E_BAD_STATE);
+    assert_string_equal(err.found, "the stream has ended (end record written)");
+    onescope_live_encoder_free(e);
+    free_stream(&s);
+}
+
 /* A recording viewer over more steps than its first block of hash rows holds (256). */
 static void test_viewer_records_many_rows(void **state) {
     (void)state;
@@ -811,6 +900,7 @@ int main(void) {
         cmocka_unit_test(test_viewer_attach_mid_run),
         cmocka_unit_test(test_viewer_mismatch),
         cmocka_unit_test(test_viewer_records_many_rows),
+        cmocka_unit_test(test_viewer_apply_checks_records),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_mutations),
     };
