@@ -935,6 +935,78 @@ static void arguments_are_checked(void **state) {
     onescope_ots_clip_free(c);
 }
 
+/* A value of the wrong JSON type wherever the reader takes one, and the type it names. */
+static void wrong_types_everywhere(void **state) {
+    (void)state;
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": true", ONESCOPE_E_TYPE, "fps", 6, 10);
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": false", ONESCOPE_E_TYPE, "fps", 6, 10);
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": 24", ONESCOPE_OK, NULL, 0, 0); /* an integer is a number */
+    expect_clip_edit("\"coordinate_system\": {\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\",\n"
+                     "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"}",
+                     "\"coordinate_system\": 5", ONESCOPE_E_TYPE, "coordinate_system", 7, 24);
+    expect_clip_edit("\"up\": \"y\"", "\"up\": 1", ONESCOPE_E_TYPE, "coordinate_system.up", 0, 0);
+    expect_clip_edit("\"pegs\": [", "\"pegs\": [7, ", ONESCOPE_E_TYPE, "pegs[0]", 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": 1", ONESCOPE_E_TYPE, "frame_range", 5, 18);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 10.5]", ONESCOPE_E_TYPE, "frame_range[1]", 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 1e30]", ONESCOPE_E_TYPE, "frame_range[1]", 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [-1e30, 10]", ONESCOPE_E_TYPE, "frame_range[0]", 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 1e10]", ONESCOPE_E_RANGE, "frame_range[1]", 0, 0);
+    expect_clip_edit("\"pos\": [1.0, 2.0, 3.0]", "\"pos\": [1.0, null, 3.0]", ONESCOPE_E_TYPE,
+                     "pegs[1].keyframes[1].pos[1]", 0, 0);
+    expect_clip_edit("\"path\": \"Top/hip-P\"", "\"path\": 5", ONESCOPE_E_TYPE, "pegs[1].path", 0, 0);
+    /* handles: channels are arrays of axes, axes arrays of pairs */
+    expect_clip_edit("\"pos\": []", "\"pos\": 5", ONESCOPE_E_TYPE, "pegs[1].keyframes[0].handles.pos", 0, 0);
+    expect_clip_edit("\"pos\": []", "\"pos\": [[], 5, []]", ONESCOPE_E_TYPE, "pegs[1].keyframes[0].handles.pos[1]", 0, 0);
+    expect_clip_edit("\"pos\": []", "\"pos\": [[], [[1, 2], [3, \"x\"]], []]", ONESCOPE_E_TYPE,
+                     "pegs[1].keyframes[0].handles.pos[1][1][1]", 0, 0);
+    /* cameras */
+    expect_clip_edit("\"is_default\": true", "\"is_default\": null", ONESCOPE_E_TYPE, "cameras[0].is_default", 0, 0);
+    expect_clip_edit("\"is_default\": true", "\"is_default\": true, \"path\": []", ONESCOPE_E_TYPE, "cameras[0].path", 0, 0);
+    expect_clip_edit("\"fov\": 40.0", "\"fov\": \"wide\"", ONESCOPE_E_TYPE, "cameras[0].fov", 0, 0);
+    expect_clip_edit("\"override_fov\": false", "\"override_fov\": 0", ONESCOPE_E_TYPE, "cameras[0].override_fov", 0, 0);
+    /* the whole .pvt */
+    expect_rig_edit("\"name\": \"spaceship\",", "\"nam\": \"spaceship\",", ONESCOPE_E_TYPE, "nam");
+    expect_rig_edit("\"blender\"", "\"houdini\"", ONESCOPE_E_RANGE, "source");
+    expect_rig_edit("\"coordinate_system\": {\"up\": \"z\", \"hand\": \"right\", \"unit\": \"meters\",\n"
+                    "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"},",
+                    "", ONESCOPE_E_TYPE, "coordinate_system");
+    expect_rig_edit("\"rotation\": [1.0, 0.0, 0.0, 0.0]", "\"rotation\": \"identity\"", ONESCOPE_E_TYPE, "bones[0].rotation");
+    expect_rig_edit("\"rotation\": [1.0, 0.0, 0.0, 0.0]", "\"rotation\": [1.0, 0.0, 0.0, true]", ONESCOPE_E_TYPE,
+                    "bones[0].rotation[3]");
+    {
+        char *t = edit(rig_text, "\"bones\": [", "\"bones\": {\"b\": [");
+        char *u = edit(t, "\"cameras\": []", "\"c\": 1}, \"cameras\": []");
+        expect_error(true, u, ONESCOPE_E_TYPE, "bones", 0, 0);
+        free(t);
+        free(u);
+    }
+    expect_error(true, "{\"format\": \"octo_pvt\", \"version\": 4}", ONESCOPE_E_TYPE, "source", 0, 0);
+    expect_error(true, "{\"format\": \"octo_pvt\", \"version\": 4, \"source\": \"maya\", \"name\": \"n\", "
+                       "\"scale_factor\": 1, \"pivot_space\": \"local\", \"fps\": 24, \"coordinate_system\": "
+                       "{\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\", \"rot_order\": \"xyz\", "
+                       "\"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"}, \"cameras\": []}",
+                 ONESCOPE_E_TYPE, "bones", 0, 0);
+}
+
+/* Pivots are stored divided by scale_factor: the quotient whose product gives the file's
+ * value back when one of its neighbours does, else the plain quotient. */
+static void pivots_unscale_exactly(void **state) {
+    (void)state;
+    char *t = edit(rig_text, "\"pivot\": [0.0, 2.0, 4.0]", "\"pivot\": [0.125, 0.7, 4.0]");
+    char *u = edit(t, "\"scale_factor\": 2.0", "\"scale_factor\": 2.54");
+    onescope_ots_rig *r = parse_rig_ok(u, strlen(u));
+    double plain = 0.125 / 2.54;
+    assert_true(plain * 2.54 != 0.125); /* the division alone does not give 0.125 back */
+    assert_true(r->bones[0].pivot[0] == nextafter(plain, INFINITY));
+    assert_true(r->bones[0].pivot[0] * 2.54 == 0.125);
+    /* no double times 2.54 gives 0.7: the quotient as it is */
+    assert_true(r->bones[0].pivot[1] == 0.7 / 2.54);
+    assert_true(r->bones[0].pivot[2] * 2.54 == 4.0);
+    onescope_ots_rig_free(r);
+    free(t);
+    free(u);
+}
+
 /* ---- interpolation against hand-computed values ---- */
 
 static onescope_ots_clip *two_keys(onescope_ots_interp interp, double v0, double v1) {
@@ -1307,6 +1379,8 @@ int main(void) {
         cmocka_unit_test(validator_checks_every_rig_field),
         cmocka_unit_test(validator_checks_every_clip_field),
         cmocka_unit_test(arguments_are_checked),
+        cmocka_unit_test(wrong_types_everywhere),
+        cmocka_unit_test(pivots_unscale_exactly),
         cmocka_unit_test(interpolation_modes),
         cmocka_unit_test(rotation_interpolation),
         cmocka_unit_test(clip_to_cache),
