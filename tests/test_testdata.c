@@ -403,6 +403,52 @@ static void test_script(void **state) {
             assert_true(op.code != ONESCOPE_OP_REMOVE && op.code != ONESCOPE_OP_SPAWN);
     }
     assert_int_equal(onescope_testdata_script_input(&sc, 0, a, 10), 0); /* too small */
+    assert_int_equal(onescope_testdata_script_input(NULL, 0, a, sizeof a), 0);
+    assert_int_equal(onescope_testdata_script_input(&sc, 0, NULL, sizeof a), 0);
+}
+
+/* ---- allocation failure ---- */
+
+typedef struct gen_ctx {
+    files *want; /* the files a run without failures makes */
+    size_t seen;
+} gen_ctx;
+
+/* Each file a refused run still hands over is the same as the full run's. */
+static int same_as_full(void *user, const char *name, const void *data, size_t size) {
+    gen_ctx *g = user;
+    assert_true(g->seen < g->want->count);
+    assert_string_equal(name, g->want->name[g->seen]);
+    assert_int_equal(size, g->want->size[g->seen]);
+    assert_memory_equal(data, g->want->data[g->seen], size);
+    g->seen++;
+    return 0;
+}
+
+static onescope_code generate_with(const onescope_allocator *a, void *ctx) {
+    gen_ctx *g = ctx;
+    g->seen = 0;
+    onescope_error err;
+    onescope_code rc = onescope_testdata_generate(a, same_as_full, g, &err);
+    if (rc == ONESCOPE_OK) assert_int_equal(g->seen, g->want->count);
+    else assert_int_equal(err.code, rc);
+    return rc;
+}
+
+/* Every allocation of the generator refused in turn: NOMEM, nothing leaked, and whatever
+ * files came out before the failure are the right bytes. */
+static void test_generate_allocation_failure(void **state) {
+    (void)state;
+    gen_ctx g = {&generated, 0};
+    long made = test_alloc_walk(generate_with, &g);
+    assert_true(made > 50);
+    /* no callback: the files are made and dropped */
+    onescope_error err;
+    test_alloc t;
+    test_alloc_init(&t, 0);
+    assert_int_equal(onescope_testdata_generate(&t.allocator, NULL, NULL, &err), ONESCOPE_OK);
+    assert_int_equal(t.count, made);
+    assert_int_equal(t.live, 0);
 }
 
 int main(void) {
@@ -415,6 +461,7 @@ int main(void) {
         cmocka_unit_test(test_ghost_file),
         cmocka_unit_test(test_ghost_absent_and_refusals),
         cmocka_unit_test(test_script),
+        cmocka_unit_test(test_generate_allocation_failure),
     };
     return cmocka_run_group_tests(tests, setup_suite, teardown_suite);
 }
