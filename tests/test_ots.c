@@ -1169,6 +1169,36 @@ static void clip_to_cache(void **state) {
     c->frame_range[0] = -1;
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "frame_range");
+    /* nor can more frames than a cache holds */
+    c->frame_range[0] = 0;
+    c->frame_range[1] = (int32_t)ONESCOPE_OSPC_MAX_FRAMES; /* one frame too many */
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "frame_range");
+    c->frame_range[1] = (int32_t)ONESCOPE_OSPC_MAX_FRAMES - 1;
+    c->peg_count = 0; /* a cache needs an entity */
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "pegs");
+    c->peg_count = 2;
+    c->frame_range[1] = 10;
+    /* a name longer than an OSPC entity name */
+    char longname[ONESCOPE_OSPC_MAX_TEXT + 2];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    set(c, &c->pegs[1].name, longname);
+    set(c, &c->cameras[0].peg, longname);
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "pegs[].name");
+    assert_null(pc);
+    longname[ONESCOPE_OSPC_MAX_TEXT] = '\0'; /* exactly the limit is fine */
+    set(c, &c->pegs[1].name, longname);
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_OK);
+    onescope_pose_cache_free(pc);
+    /* a world position past the float range: finite in the clip, not in the cache */
+    c->pegs[0].rest_pivot[0] = 1e39;
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "position");
+    assert_null(pc);
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     onescope_ots_clip_free(c);
 }
 
@@ -1253,9 +1283,26 @@ static void cache_to_clip_and_back(void **state) {
     assert_true(c->header.fps == 24);
     assert_int_equal(c->header.source, ONESCOPE_OTS_SOURCE_BLENDER);
     onescope_ots_clip_free(c);
+    /* so do names with a NUL byte (a .anm string cannot hold one) */
+    assert_int_equal(onescope_pose_cache_set_text(pc, &pc->entities[3].name, "a\0b", 3, &err), 0);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_OK);
+    assert_string_equal(c->pegs[3].name, "entity-4");
+    onescope_ots_clip_free(c);
     assert_int_equal(onescope_pose_cache_set_text(pc, &pc->entities[3].name, "body 0", 6, &err), 0);
     assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_E_DUPLICATE);
     assert_null(c);
+    /* the last frame must fit a 32-bit frame number */
+    assert_int_equal(onescope_pose_cache_set_text(pc, &pc->entities[3].name, "body 3", 6, &err), 0);
+    pc->start_step = (int64_t)INT32_MAX - pc->frame_count + 1;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->frame_range[1], INT32_MAX);
+    onescope_ots_clip_free(c);
+    pc->start_step++;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "start step");
+    assert_null(c);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(NULL, NULL, NULL, &c, &err), ONESCOPE_E_ARGUMENT);
     onescope_pose_cache_free(pc);
 }
 
