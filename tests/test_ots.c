@@ -1074,6 +1074,24 @@ static void interpolation_modes(void **state) {
     NEAR(s.pos[0], u * u * u * 2 + 3 * u * u * t * 2 + 3 * u * t * t * 6 + t * t * t * 6);
     onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, 15, &s);
     NEAR(s.pos[0], 4); /* symmetric ease: the middle is the mean */
+    /* handle frames outside the segment are clamped to its ends: right handle at 5 -> 10,
+     * left handle at 30 -> 20. x(t) = 10 + 10(3t^2 - 2t^3), y(t) = bez(2, 0, 10, 6, t) */
+    k[0].handles[0][0] = (onescope_ots_handle){true, {0, 0}, {5, 0}};
+    k[1].handles[0][0] = (onescope_ots_handle){true, {30, 10}, {40, 0}};
+    for (int i = 1; i < 10; i++) {
+        double f = 10 + i;
+        onescope_ots_peg_sample(&c->pegs[0], ONESCOPE_OTS_ROT_XYZ, f, &s);
+        lo = 0;
+        hi = 1;
+        for (int j = 0; j < 200; j++) {
+            double m = (lo + hi) / 2;
+            if (10 + 10 * (3 * m * m - 2 * m * m * m) < f) lo = m;
+            else hi = m;
+        }
+        t = lo;
+        u = 1 - t;
+        NEAR(s.pos[0], u * u * u * 2 + 3 * u * t * t * 10 + t * t * t * 6);
+    }
     onescope_ots_clip_free(c);
 }
 
@@ -1112,6 +1130,20 @@ static void rotation_interpolation(void **state) {
     NEAR(back[0], 45);
     NEAR(back[1], 0);
     NEAR(back[2], 90);
+    /* an order outside the enum is read as xyz */
+    double q2[4];
+    onescope_ots_euler_to_quat(e, (onescope_ots_rot_order)6, q2);
+    assert_memory_equal(q, q2, sizeof q);
+    onescope_ots_euler_to_quat(e, (onescope_ots_rot_order)-1, q2);
+    assert_memory_equal(q, q2, sizeof q);
+    /* +-90 degrees about y: the asin argument rounds past 1 and is clamped (no NaN) */
+    double ry[4] = {sqrt(0.5), 0, sqrt(0.5), 0};
+    assert_true(2 * (ry[0] * ry[2]) > 1);
+    onescope_ots_quat_to_euler_xyz(ry, back);
+    NEAR(back[1], 90);
+    ry[2] = -ry[2];
+    onescope_ots_quat_to_euler_xyz(ry, back);
+    NEAR(back[1], -90);
     /* rot_quat wins over rot when both are there */
     k[0].has_rot_quat = true;
     k[0].rot_quat[0] = 0;
