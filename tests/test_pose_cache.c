@@ -1113,6 +1113,54 @@ static void random_mutations(void **state) {
     free(good);
 }
 
+/* NULL where a pointer is required: ARGUMENT (or 0 / -1 / NULL from the helpers). */
+static void null_arguments(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_pose_cache *c = make_cache();
+    onescope_pose_cache *none = (onescope_pose_cache *)1;
+    onescope_buffer b;
+    assert_int_equal(onescope_pose_cache_create(3, 1, 1, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_set_text(NULL, &c->entities[0].name, "a", 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_set_text(c, NULL, "a", 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_set_text(c, &c->entities[0].name, NULL, 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_set_text(c, &c->entities[0].name, NULL, 0, &err), ONESCOPE_OK);
+    assert_int_equal(c->entities[0].name.length, 0);
+    assert_int_equal(onescope_pose_cache_parse("OSPC", 4, "p", no_options, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_parse(NULL, 4, "p", no_options, &none, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_parse(NULL, 0, NULL, no_options, &none, &err), ONESCOPE_E_TRUNCATED);
+    assert_string_equal(err.input, "<ospc>"); /* the default name */
+    assert_int_equal(onescope_pose_cache_validate(NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.input, "<ospc>");
+    onescope_pose *poses = c->poses;
+    c->poses = NULL;
+    assert_int_equal(onescope_pose_cache_validate(c, "v", &err), ONESCOPE_E_ARGUMENT);
+    c->poses = poses;
+    onescope_pose_entity *entities = c->entities;
+    c->entities = NULL;
+    assert_int_equal(onescope_pose_cache_validate(c, "v", &err), ONESCOPE_E_ARGUMENT);
+    c->entities = entities;
+    assert_int_equal(onescope_pose_cache_validate(c, "v", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_write(c, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_write(NULL, NULL, &b, &err), ONESCOPE_E_ARGUMENT);
+    assert_null(onescope_pose_cache_pose(NULL, 0, 0));
+    assert_int_equal(onescope_pose_cache_next_present(NULL, 0, 0), -1);
+    assert_int_equal(onescope_pose_cache_next_present(c, 3, 0), -1); /* past the last frame */
+    assert_int_equal(onescope_pose_cache_next_present(c, 1, 0), 0);
+    assert_int_equal(onescope_pose_cache_next_present(c, 1, 1), -1); /* entity 1 is absent */
+    assert_int_equal(onescope_pose_cache_read_file(NULL, no_options, &none, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_read_file("x.ospc", no_options, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_write_file(NULL, "never.ospc", &err), ONESCOPE_E_ARGUMENT);
+    char out[64];
+    assert_int_equal(onescope_pose_cache_replay_path(NULL, "d/c.ospc", out, sizeof out), 0);
+    assert_int_equal(onescope_pose_cache_replay_path(c, NULL, out, sizeof out), 0);
+    assert_int_equal(onescope_pose_cache_replay_path(c, "d/c.ospc", NULL, sizeof out), 0);
+    assert_int_equal(onescope_pose_cache_replay_path(c, "d/c.ospc", out, 0), 0);
+    assert_int_equal(onescope_pose_cache_replay_path(c, "d/c.ospc", out, sizeof out), 1);
+    assert_string_equal(out, "d/a.ostm");
+    onescope_pose_cache_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_small_file_is_valid),
@@ -1150,6 +1198,7 @@ int main(void) {
         cmocka_unit_test(read_and_write_files),
         cmocka_unit_test(read_file_agrees_with_parse),
         cmocka_unit_test(random_mutations),
+        cmocka_unit_test(null_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
