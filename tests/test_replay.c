@@ -607,9 +607,64 @@ static void allocation_failure_everywhere(void **state) {
     onescope_replay_free(r);
 }
 
+static int stop_at_row_2(void *user, const onescope_replay_row *row) {
+    int *rows = user;
+    (*rows)++;
+    assert_int_equal(row->index, (uint32_t)*rows - 1);
+    assert_false(row->has_expected);
+    return row->index == 2;
+}
+
+/* NULL arguments of the building and running calls; an early stop from the callback. */
+static void null_arguments_and_early_stop(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_link_block none = {0, 0, 0};
+    onescope_replay *r = build(2, 3, none, 0, 0, 6);
+    onescope_op op = {4, 0, {1, 0, 0}};
+    assert_int_equal(onescope_replay_set_start_snapshot(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_set_start_snapshot(r, NULL, 5, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_append_step(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_append_step(r, NULL, 5, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_append_ops(NULL, &op, 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_append_ops(r, NULL, 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_set_hash_rows(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_set_hash_rows(r, NULL, 7, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(r->step_count, 6); /* none of those changed it */
+    const uint8_t *p;
+    size_t n;
+    assert_int_equal(onescope_replay_step_input(NULL, 0, &p, &n), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_step_input(r, 0, NULL, &n), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_step_input(r, 0, &p, NULL), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_step_input(r, 6, &p, &n), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_step_input(r, 5, &p, &n), ONESCOPE_OK);
+    /* step 5 holds 5 % 4 = 1 operation: the first of build()'s list, code 1 */
+    assert_int_equal(n, onescope_op_size(1));
+    assert_int_equal(p[0], 1);
+    assert_int_equal(onescope_replay_validate(NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.input, "<ostm>");
+    onescope_replay *out = (onescope_replay *)1;
+    assert_int_equal(onescope_replay_parse(NULL, 3, "p", NULL, &out, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_parse("OSTM", 4, "p", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_read_file(NULL, NULL, &out, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_write_file(NULL, "never.ostm", &err), ONESCOPE_E_ARGUMENT);
+    onescope_sim *sim;
+    assert_int_equal(onescope_replay_start_world(NULL, NULL, &sim, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_start_world(r, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_run(NULL, NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    /* a callback that returns non-zero stops the run: OK, rows 0..2 seen */
+    int rows = 0;
+    assert_int_equal(onescope_replay_run(r, NULL, stop_at_row_2, &rows, &err), ONESCOPE_OK);
+    assert_int_equal(rows, 3);
+    /* without a callback the run goes to the end */
+    assert_int_equal(onescope_replay_run(r, NULL, NULL, NULL, &err), ONESCOPE_OK);
+    onescope_replay_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_reads_every_part),
+        cmocka_unit_test(null_arguments_and_early_stop),
         cmocka_unit_test(every_flag_combination_round_trips),
         cmocka_unit_test(header_rules),
         cmocka_unit_test(snapshot_and_hash_row_rules),
