@@ -418,6 +418,125 @@ static void test_joint_refusals(void **state) {
     onescope_soa_world_destroy(w);
 }
 
+/* The refusals test_joint_refusals and test_world_and_step_refusals leave out: every joint
+ * flag and limit, both bodies static, the remaining world fields, recording arguments. */
+static void test_more_refusals(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_soa_world *w = make_world(-9.81f, 4, 1);
+    slab(w, 0.0f);
+    sphere(w, 0.0f, 1.0f, 0.0f, 0.25f);
+    slab(w, -5.0f);
+    onescope_soa_joint_def ok = onescope_soa_joint_def_default();
+    ok.body_a = 0, ok.body_b = 1;
+    ok.anchor[1] = 1.0f;
+    struct {
+        onescope_soa_joint_def d;
+        onescope_code code;
+        const char *field;
+    } cases[24];
+    int n = 0;
+#define CASE(edit, want, name) cases[n].d = ok, edit, cases[n].code = (want), cases[n++].field = (name)
+    CASE(cases[n].d.kind = 0, ONESCOPE_E_RANGE, "kind");
+    CASE(cases[n].d.body_b = 2, ONESCOPE_E_RANGE, "body_b"); /* two static slabs */
+    CASE(cases[n].d.axis[1] = INFINITY, ONESCOPE_E_NOT_FINITE, "axis[1]");
+    CASE(cases[n].d.collide_connected = 2, ONESCOPE_E_RANGE, "collide_connected");
+    CASE(cases[n].d.enable_limit = -1, ONESCOPE_E_RANGE, "enable_limit");
+    CASE(cases[n].d.enable_cone_limit = 2, ONESCOPE_E_RANGE, "enable_cone_limit");
+    CASE(cases[n].d.enable_twist_limit = 2, ONESCOPE_E_RANGE, "enable_twist_limit");
+    CASE(cases[n].d.enable_spring = 2, ONESCOPE_E_RANGE, "enable_spring");
+    CASE(cases[n].d.lower_twist = -3.2f, ONESCOPE_E_RANGE, "lower_twist");
+    CASE((cases[n].d.lower_twist = 0.3f, cases[n].d.upper_twist = 0.2f), ONESCOPE_E_RANGE, "upper_twist");
+    CASE(cases[n].d.motor_speed = 2.0e4f, ONESCOPE_E_RANGE, "motor_speed");
+    CASE(cases[n].d.motor_velocity[2] = NAN, ONESCOPE_E_NOT_FINITE, "motor_velocity[2]");
+    CASE(cases[n].d.spring_damping_ratio = -0.5f, ONESCOPE_E_RANGE, "spring_damping_ratio");
+    CASE(cases[n].d.target_angle = 3.5f, ONESCOPE_E_RANGE, "target_angle");
+    CASE(cases[n].d.target_rotation[0] = NAN, ONESCOPE_E_NOT_FINITE, "target_rotation[0]");
+#undef CASE
+    for (int k = 0; k < n; k++) {
+        onescope_code rc = onescope_soa_world_add_joint(w, &cases[k].d, NULL, &err);
+        if (rc != cases[k].code || strcmp(err.field, cases[k].field) != 0)
+            fail_msg("case %d: code %d field '%s', wanted %d '%s'", k, rc, err.field, cases[k].code,
+                     cases[k].field);
+        assert_int_equal(view_of(w).joint_count, 0);
+    }
+    assert_int_equal(onescope_soa_world_add_joint(NULL, &ok, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "world");
+    assert_int_equal(onescope_soa_world_add_joint(w, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "def");
+    assert_int_equal(onescope_soa_world_remove_body(NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_soa_world_step(w, 1.5f, 4, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "dt");
+    assert_int_equal(view_of(w).step, 0);
+
+    /* recording */
+    onescope_pose_cache *c = (onescope_pose_cache *)&err;
+    assert_int_equal(onescope_soa_world_record(NULL, 1, DT, SUB, NULL, &c, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "world");
+    assert_int_equal(onescope_soa_world_record(w, 1, DT, SUB, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "out");
+    assert_int_equal(onescope_soa_world_record(w, ONESCOPE_OSPC_MAX_FRAMES, DT, SUB, NULL, &c, &err),
+                     ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "steps");
+    assert_int_equal(onescope_soa_world_record(w, 1, 2.0f, SUB, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "dt");
+    assert_int_equal(onescope_soa_world_record(w, 1, NAN, SUB, NULL, &c, &err), ONESCOPE_E_NOT_FINITE);
+    assert_int_equal(onescope_soa_world_record(w, 1, DT, 0, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "substeps");
+    assert_int_equal(onescope_soa_world_record(w, 1, DT, 65, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(view_of(w).step, 0); /* nothing was stepped */
+    onescope_soa_world_destroy(w);
+
+    /* the world's remaining fields */
+    onescope_soa_world_def d = onescope_soa_world_def_default();
+    d.contact_events = 2;
+    w = (onescope_soa_world *)&err;
+    assert_int_equal(onescope_soa_world_create(&d, &w, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "contact_events");
+    assert_null(w);
+    d = onescope_soa_world_def_default();
+    d.hit_speed_threshold = -1.0f;
+    assert_int_equal(onescope_soa_world_create(&d, &w, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "hit_speed_threshold");
+    d = onescope_soa_world_def_default();
+    d.body_capacity = ONESCOPE_SOA_MAX_CAPACITY + 1;
+    assert_int_equal(onescope_soa_world_create(&d, &w, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "body_capacity");
+    assert_int_equal(onescope_soa_world_create(&d, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "out");
+}
+
+/* A weld with its spring on is soft: under gravity the arm sags where a rigid weld holds. */
+static void test_soft_weld_sags(void **state) {
+    (void)state;
+    float sag[2];
+    for (int soft = 0; soft < 2; soft++) {
+        onescope_soa_world *w = make_world(-9.81f, 4, 2);
+        onescope_soa_body_def b = onescope_soa_body_def_default();
+        b.kind = ONESCOPE_SOA_STATIC_BOX;
+        b.size[0] = b.size[1] = b.size[2] = 0.1f;
+        add(w, &b);
+        b = onescope_soa_body_def_default();
+        b.kind = ONESCOPE_SOA_BOX;
+        b.size[0] = 0.5f, b.size[1] = 0.05f, b.size[2] = 0.05f;
+        b.position[0] = 0.7f;
+        add(w, &b);
+        onescope_soa_joint_def j = onescope_soa_joint_def_default();
+        j.kind = ONESCOPE_SOA_WELD;
+        j.body_a = 0, j.body_b = 1;
+        j.enable_spring = soft;
+        j.spring_hertz = 0.5f;
+        j.spring_damping_ratio = 0.7f;
+        add_joint(w, &j);
+        onescope_soa_view v = view_of(w);
+        step(w, 60);
+        sag[soft] = -v.position_y[1];
+        onescope_soa_world_destroy(w);
+    }
+    assert_true(sag[0] < 0.01f);  /* rigid */
+    assert_true(sag[1] > 0.05f);  /* soft: visibly lower */
+}
+
 static void test_destroy(void **state) {
     (void)state;
     onescope_soa_world_destroy(NULL);
@@ -1150,6 +1269,8 @@ int main(void) {
         cmocka_unit_test(test_body_refusals),
         cmocka_unit_test(test_world_and_step_refusals),
         cmocka_unit_test(test_joint_refusals),
+        cmocka_unit_test(test_more_refusals),
+        cmocka_unit_test(test_soft_weld_sags),
         cmocka_unit_test(test_destroy),
         cmocka_unit_test(test_hinge_angle_matches_rotation_lanes),
         cmocka_unit_test(test_off_axis_hinge),
