@@ -801,10 +801,49 @@ static void allocation_failure_in_create(void **state) {
     }
 }
 
+/* NULL arguments: ARGUMENT (with the default input name where one is given), 0 from sizes. */
+static void null_arguments(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_sim_setup setup;
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = (onescope_sim_setup){2, 2, 3};
+    onescope_sim *sim;
+    assert_int_equal(onescope_sim_setup_decode("\2\2\3\0\0\0", 6, "s", 0, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_setup_decode(NULL, 6, "s", 0, &setup, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_op_check_input(2, NULL, 5, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.input, "<input>");
+    static uint8_t big[ONESCOPE_SIM_MAX_INPUT + 1];
+    assert_int_equal(onescope_op_check_input(2, big, sizeof big, NULL, 40, &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 40);
+    assert_string_equal(err.input, "<input>");
+    assert_int_equal(onescope_sim_create(NULL, NULL, &sim, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_create(&def, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_create(&def, NULL, &sim, &err), ONESCOPE_OK);
+    uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
+    size_t n = onescope_sim_snapshot(sim, snap, sizeof snap);
+    assert_int_equal(n, 12 + 2 * 32);
+    assert_int_equal(onescope_sim_snapshot(NULL, snap, sizeof snap), 0);
+    assert_int_equal(onescope_sim_snapshot(sim, NULL, sizeof snap), 0);
+    assert_int_equal(onescope_sim_snapshot(sim, snap, n - 1), 0);
+    onescope_sim *again;
+    assert_int_equal(onescope_sim_create_from_snapshot(NULL, snap, n, "s", NULL, &again, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_create_from_snapshot(&def, snap, n, "s", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_snapshot_check(NULL, snap, n, "s", 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_snapshot_check(&def.setup, NULL, n, "s", 0, &err), ONESCOPE_E_ARGUMENT);
+    onescope_sim_body b;
+    assert_int_equal(onescope_sim_get_body(NULL, 0, &b), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_get_body(sim, 0, NULL), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_get_body(sim, 2, &b), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_get_body(sim, 1, &b), ONESCOPE_OK);
+    onescope_sim_free(sim);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(setup_draws_bodies_from_splitmix64),
         cmocka_unit_test(stages_one_at_a_time),
+        cmocka_unit_test(null_arguments),
         cmocka_unit_test(stages_equal_whole_steps),
         cmocka_unit_test(walls_reflect_and_lose_an_eighth),
         cmocka_unit_test(gravity_pulls_towards_y_zero_and_is_bounded),

@@ -356,6 +356,26 @@ static void test_ghost_absent_and_refusals(void **state) {
     assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
     assert_int_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].length, 0);
     onescope_pose_cache_free(c);
+    /* a backslash separates directories too; a base name past 1024 bytes is not kept */
+    o.replay_name = "C:\\runs\\b.ostm";
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].data, "b.ostm");
+    onescope_pose_cache_free(c);
+    char long_name[ONESCOPE_OSPC_MAX_TEXT + 2];
+    memset(long_name, 'r', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    o.replay_name = long_name;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].length, 0);
+    onescope_pose_cache_free(c);
+    /* NULL options: the defaults (one frame, row 0); NULL replay or out: ARGUMENT */
+    assert_int_equal(onescope_ghost_create(r, NULL, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->frame_count, 1);
+    assert_true(c->start_step == 0);
+    onescope_pose_cache_free(c);
+    assert_int_equal(onescope_ghost_create(NULL, &o, NULL, &c, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    o.replay_name = "..";
 
     /* allocation failure: every failure frees everything */
     long n;
