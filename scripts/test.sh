@@ -107,12 +107,10 @@ done
 [ "$fuzz_failed" -eq 0 ] || { echo "fuzz: a harness failed; the input is under build/fuzz/run/" >&2; exit 1; }
 
 # Line and branch coverage of src/ by the whole suite (gcc --coverage, gcovr).
-# Thresholds: what the modules merged so far reach (97.1% lines, 86.0% branches when this
-# was set, with OSPC, OSTM, simulation, ghost, live, OTS and the SoA world in). The goal
-# once every module has landed is 95% lines and 90% branches: raise the branch gate to 90
-# as the modules' tests close the gap (live.c and ots.c have the most untaken branches).
+# Thresholds: the library's goal, 95% lines and 90% branches (measured 99.2% and 93.6%
+# when the branch gate was raised to 90; docs/hardening.md lists what stays untaken).
 COVERAGE_MIN_LINES=95
-COVERAGE_MIN_BRANCHES=85
+COVERAGE_MIN_BRANCHES=90
 stage "coverage: build (gcc --coverage)"
 cmake -S . -B build/coverage -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Debug -DONESCOPE_WERROR=ON \
     -DONESCOPE_COVERAGE=ON >/dev/null

@@ -641,6 +641,15 @@ static void test_off_axis_hinge(void **state) {
     assert_float_equal(v.joint_rotation_y[0], 0.0f, 2e-3);
     assert_true(fabsf(v.joint_angle[0]) > 0.1f);
     onescope_soa_world_destroy(w);
+    /* the axis opposite to z: frame A is half a turn about x, its z axis -z */
+    const float down[3] = {0.0f, 0.0f, -1.0f};
+    w = hinge_scene(down, 0.0f, 0.0f, 0);
+    v = view_of(w);
+    assert_float_equal(fabsf(v.joint_frame_x[0]), 1.0f, 1e-6);
+    assert_float_equal(v.joint_frame_y[0], 0.0f, 0.0f);
+    assert_float_equal(v.joint_frame_z[0], 0.0f, 0.0f);
+    assert_float_equal(v.joint_frame_w[0], 0.0f, 1e-6);
+    onescope_soa_world_destroy(w);
 }
 
 static void test_limit_and_weld(void **state) {
