@@ -367,7 +367,7 @@ onescope_code onescope_live_decode(const void *data, size_t size, const char *na
     for (;;) {
         onescope_live_record rec;
         size_t used;
-        int r = onescope_live_decoder_next(d, p + pos, size - pos, &used, &rec, error);
+        int r = onescope_live_decoder_next(d, p ? p + pos : NULL, size - pos, &used, &rec, error);
         pos += used;
         if (r < 0) {
             rc = d->code;
@@ -743,7 +743,8 @@ onescope_code onescope_live_viewer_feed(onescope_live_viewer *v, const void *dat
     for (;;) {
         onescope_live_record rec;
         size_t used;
-        int r = onescope_live_decoder_next(v->decoder, p + pos, size - pos, &used, &rec, error);
+        int r = onescope_live_decoder_next(v->decoder, p ? p + pos : NULL, size - pos, &used,
+                                           &rec, error);
         pos += used;
         if (r < 0) {
             v->failed = 1;

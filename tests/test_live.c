@@ -445,6 +445,9 @@ static void test_arguments_and_states(void **state) {
     assert_int_equal(used, 0);
     assert_int_equal(onescope_live_decoder_finish(d, &err), ONESCOPE_E_BAD_STATE);
     onescope_live_decoder_free(d);
+    /* no data at all (NULL, 0): a stream without its header */
+    assert_int_equal(onescope_live_decode(NULL, 0, "s", NULL, NULL, NULL, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 0);
     /* a callback that stops at the first record: OK, one call */
     int calls = 0;
     assert_int_equal(onescope_live_decode(s.data, s.size, "s", NULL, stop_after_first, &calls, &err),
