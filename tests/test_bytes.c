@@ -120,6 +120,43 @@ static void writer_allocation_failure_latches(void **state) {
     assert_int_equal(t.live, 0);
 }
 
+/* The writer's other ways to fail, each latched: a refused first buffer (a value write, a
+ * reserve, or finishing an empty writer) and a size that would overflow. */
+static void writer_failures_latch(void **state) {
+    (void)state;
+    onescope_buffer out;
+    onescope_error err;
+    test_alloc t;
+    test_alloc_init(&t, 1);
+    os_writer w;
+    os_writer_init(&w, &t.allocator);
+    os_write_f32(&w, 1.5f);
+    assert_true(w.failed);
+    assert_int_equal(w.size, 0);
+    assert_false(os_writer_reserve_total(&w, 8));
+    assert_int_equal(os_writer_finish(&w, &out, &err, "w"), ONESCOPE_E_NOMEM);
+    assert_string_equal(err.field, "output");
+    assert_int_equal(t.live, 0);
+    /* an empty writer still hands over a buffer, and needs one allocation for it */
+    test_alloc_init(&t, 1);
+    os_writer_init(&w, &t.allocator);
+    assert_int_equal(os_writer_finish(&w, &out, &err, "w"), ONESCOPE_E_NOMEM);
+    assert_int_equal(t.live, 0);
+    /* reserving what the buffer already holds allocates nothing */
+    test_alloc_init(&t, 2);
+    os_writer_init(&w, &t.allocator);
+    os_write_u64(&w, 7);
+    assert_true(os_writer_reserve_total(&w, 200));
+    assert_false(w.failed);
+    assert_int_equal(t.count, 1);
+    /* a size past SIZE_MAX */
+    assert_null(os_writer_grow(&w, SIZE_MAX));
+    assert_true(w.failed);
+    assert_int_equal(w.size, 8);
+    assert_int_equal(os_writer_finish(&w, &out, &err, "w"), ONESCOPE_E_NOMEM);
+    assert_int_equal(t.live, 0);
+}
+
 static void checked_sizes_catch_overflow(void **state) {
     (void)state;
     size_t out;
@@ -174,6 +211,7 @@ int main(void) {
         cmocka_unit_test(reader_zeros_and_end),
         cmocka_unit_test(writer_round_trips_values),
         cmocka_unit_test(writer_allocation_failure_latches),
+        cmocka_unit_test(writer_failures_latch),
         cmocka_unit_test(checked_sizes_catch_overflow),
         cmocka_unit_test(utf8_rules),
         cmocka_unit_test(error_format_shapes),

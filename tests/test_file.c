@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "test_util.h"
 
 static void test_read_arguments(void **state) {
@@ -99,6 +100,10 @@ static void test_read_limit_pipe(void **state) {
     assert_int_equal(read_pipe(200001, 200000, &buf, &err), ONESCOPE_E_TOO_LARGE);
     assert_string_equal(err.input, "<stdin>");
     assert_null(buf.data);
+    /* fewer bytes than the first buffer holds, but more than the limit */
+    assert_int_equal(read_pipe(20, 10, &buf, &err), ONESCOPE_E_TOO_LARGE);
+    assert_error_at(err, ONESCOPE_E_TOO_LARGE, 10);
+    assert_null(buf.data);
     assert_int_equal(read_pipe(0, 10, &buf, &err), ONESCOPE_OK);
     assert_int_equal(buf.size, 0);
     onescope_buffer_free(&buf);
@@ -176,6 +181,21 @@ static void test_format(void **state) {
     assert_int_equal(onescope_error_format(&e, NULL, 0), want);
     assert_int_equal(onescope_error_format(NULL, buf, sizeof buf), 0);
     assert_string_equal(buf, "");
+    /* a NULL input name reads "<input>"; a long one is cut to the field's 255 bytes */
+    assert_int_equal(os_fail(&e, ONESCOPE_E_RANGE, NULL, 3, "f", NULL, NULL), ONESCOPE_E_RANGE);
+    assert_string_equal(e.input, "<input>");
+    assert_error_at(e, ONESCOPE_E_RANGE, 3);
+    char name[400];
+    memset(name, 'n', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    os_fail(&e, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL, "x");
+    assert_int_equal(strlen(e.input), sizeof e.input - 1);
+    assert_memory_equal(e.input, name, sizeof e.input - 1);
+    assert_false(e.has_offset);
+    /* copying into no room leaves the destination alone */
+    char dst[4] = "abc";
+    os_copy_text(dst, 0, "xyz");
+    assert_string_equal(dst, "abc");
 }
 
 int main(void) {
