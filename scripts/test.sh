@@ -107,7 +107,7 @@ done
 [ "$fuzz_failed" -eq 0 ] || { echo "fuzz: a harness failed; the input is under build/fuzz/run/" >&2; exit 1; }
 
 # Line and branch coverage of src/ by the whole suite (gcc --coverage, gcovr).
-# Thresholds: the library's goal, 95% lines and 90% branches (measured 99.3% and 93.9%
+# Thresholds: the library's goal, 95% lines and 90% branches (measured 99.3% and 94.0%
 # when the branch gate was raised to 90; docs/hardening.md lists what stays untaken).
 COVERAGE_MIN_LINES=95
 COVERAGE_MIN_BRANCHES=90

@@ -1441,6 +1441,43 @@ static void allocation_failure_everywhere(void **state) {
     onescope_ots_rig_free(rig);
 }
 
+static onescope_code create_rig_with(const onescope_allocator *a, void *ctx) {
+    (void)ctx;
+    onescope_ots_rig *r = (onescope_ots_rig *)1;
+    onescope_error err;
+    onescope_code rc = onescope_ots_rig_create(3, 2, a, &r, &err);
+    if (rc != ONESCOPE_OK) {
+        assert_null(r);
+        return rc;
+    }
+    rc = onescope_ots_set_string(a, &r->bones[2].name, "b", &err);
+    onescope_ots_rig_free(r);
+    return rc;
+}
+
+static onescope_code create_clip_with(const onescope_allocator *a, void *ctx) {
+    (void)ctx;
+    onescope_ots_clip *c = (onescope_ots_clip *)1;
+    onescope_error err;
+    onescope_code rc = onescope_ots_clip_create(2, 1, a, &c, &err);
+    if (rc != ONESCOPE_OK) {
+        assert_null(c);
+        return rc;
+    }
+    rc = onescope_ots_peg_set_keyframe_count(c, &c->pegs[1], 4, &err);
+    if (rc == ONESCOPE_OK) assert_int_equal(c->pegs[1].keyframe_count, 4);
+    else assert_int_equal(c->pegs[1].keyframe_count, 0);
+    onescope_ots_clip_free(c);
+    return rc;
+}
+
+/* The building calls under allocation failure: NOMEM, *out NULL, nothing leaked. */
+static void building_allocation_failure(void **state) {
+    (void)state;
+    assert_int_equal(test_alloc_walk(create_rig_with, NULL), 4); /* rig, bones, cameras, name */
+    assert_true(test_alloc_walk(create_clip_with, NULL) >= 4);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(samples_parse),
@@ -1466,6 +1503,7 @@ int main(void) {
         cmocka_unit_test(cache_to_clip_and_back),
         cmocka_unit_test(mutations_are_refused_or_stable),
         cmocka_unit_test(allocation_failure_everywhere),
+        cmocka_unit_test(building_allocation_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
