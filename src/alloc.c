@@ -46,6 +46,15 @@ onescope_code os_check_input_size(size_t size, const onescope_parse_options *o, 
                    "%zu bytes", size);
 }
 
+onescope_code os_check_output_size(uint64_t total, const char *name, onescope_error *error) {
+    if (total <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK;
+    char expected[96];
+    snprintf(expected, sizeof expected, "at most %zu bytes (the parsers' default input limit)",
+             ONESCOPE_MAX_INPUT_BYTES);
+    return os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size", expected,
+                   "%llu bytes", (unsigned long long)total);
+}
+
 void onescope_buffer_free(onescope_buffer *buffer) {
     if (buffer == NULL) return;
     os_free(buffer->allocator, buffer->data);

@@ -43,6 +43,10 @@ size_t os_input_limit(const onescope_parse_options *options);
 onescope_code os_check_input_size(size_t size, const onescope_parse_options *options,
                                   const char *name, onescope_error *error);
 
+/* Writers refuse to produce a file over the default input limit, which no parser would read
+ * back with default options: ONESCOPE_E_TOO_LARGE naming the size. */
+onescope_code os_check_output_size(uint64_t total, const char *name, onescope_error *error);
+
 /* ---- allocation ---- */
 
 void *os_alloc(const onescope_allocator *a, size_t size);

@@ -1592,6 +1592,11 @@ static void write_cameras(jw *j, const onescope_ots_camera *cams, size_t n) {
 static onescope_code finish(jw *j, onescope_buffer *out, onescope_error *error) {
     close_(j, "}");
     put(j, "\n", 1);
+    onescope_code rc = j->w.failed ? ONESCOPE_OK : os_check_output_size(j->w.size, "ots writer", error);
+    if (rc != ONESCOPE_OK) {
+        os_writer_discard(&j->w);
+        return rc;
+    }
     return os_writer_finish(&j->w, out, error, "ots writer");
 }
 

@@ -648,6 +648,7 @@ onescope_code onescope_pose_cache_write(const onescope_pose_cache *c,
         !os_add_size(total, pose_bytes, &total))
         return os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size", NULL,
                        "overflows size_t");
+    OS_TRY(os_check_output_size(total, name, error));
 
     os_writer w;
     os_writer_init(&w, allocator);

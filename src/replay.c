@@ -316,6 +316,10 @@ onescope_code onescope_replay_parse(const void *data, size_t size, const char *n
         OS_TRY(os_read_bytes(&rd, "step input", len, &p));
         OS_TRY(onescope_op_check_input(setup.dimensions, p, len, name, at, error));
         total += len; /* <= size */
+        /* Step offsets are 32-bit: only reachable with max_input_bytes raised past 4 GiB. */
+        if (total > UINT32_MAX)
+            return os_fail(error, ONESCOPE_E_TOO_LARGE, name, at, "step input",
+                           "at most 4 GiB of step inputs in all", "more");
     }
     OS_TRY(os_reader_end(&rd));
 
@@ -426,9 +430,7 @@ onescope_code onescope_replay_write(const onescope_replay *r, const onescope_all
                        2 * (uint64_t)r->step_count;
     if (r->has_start_snapshot) total64 += 4 + (uint64_t)r->start_snapshot_size;
     if (r->has_hash_rows) total64 += 8 * ((uint64_t)r->step_count + 1);
-    if (total64 > SIZE_MAX)
-        return os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size", NULL,
-                       "overflows size_t");
+    OS_TRY(os_check_output_size(total64, name, error));
     os_writer w;
     os_writer_init(&w, allocator);
     os_writer_reserve_total(&w, (size_t)total64);

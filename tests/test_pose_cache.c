@@ -1113,6 +1113,23 @@ static void random_mutations(void **state) {
     free(good);
 }
 
+/* The writer refuses a cache whose file would be over the parsers' default input limit. */
+static void writer_refuses_output_over_the_limit(void **state) {
+    (void)state;
+    onescope_pose_cache *c;
+    onescope_error err;
+    /* 65536 entities x 147 frames x 28 bytes alone are 269.7 MB > 256 MiB */
+    assert_int_equal(onescope_pose_cache_create(3, 65536, 147, NULL, &c, &err), ONESCOPE_OK);
+    onescope_buffer b = {(uint8_t *)1, 1, NULL};
+    assert_int_equal(onescope_pose_cache_write(c, NULL, &b, &err), ONESCOPE_E_TOO_LARGE);
+    assert_null(b.data);
+    assert_int_equal(b.size, 0);
+    char line[256];
+    onescope_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "output size: expected at most 268435456 bytes"));
+    onescope_pose_cache_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_small_file_is_valid),
@@ -1138,6 +1155,7 @@ int main(void) {
         cmocka_unit_test(first_bad_byte_wins),
         cmocka_unit_test(every_prefix_fails_cleanly),
         cmocka_unit_test(input_over_the_limit),
+        cmocka_unit_test(writer_refuses_output_over_the_limit),
         cmocka_unit_test(huge_counts_fail_before_any_allocation),
         cmocka_unit_test(generated_round_trips),
         cmocka_unit_test(parse_allocation_failure),

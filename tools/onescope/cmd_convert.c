@@ -58,10 +58,7 @@ int cmd_convert(int argc, char **argv) {
         }
     }
     if (n != 2) return cli_usage_error("convert", "takes IN and OUT");
-    if (strcmp(paths[0], "-") != 0 && onescope_same_file(paths[0], paths[1])) {
-        fprintf(stderr, "%s: refusing to overwrite the input with itself\n", paths[1]);
-        return CLI_FAIL;
-    }
+    if (cli_refuse_same_file("convert", paths[0], paths[1])) return CLI_FAIL;
     const char *in_name = cli_input_name(paths[0]);
     onescope_buffer in;
     onescope_error err;

@@ -62,10 +62,7 @@ int cmd_ghost(int argc, char **argv) {
     }
     if (npaths != 2) return cli_usage_error("ghost", "needs REPLAY.ostm and OUT.ospc");
     if (!have_from || !have_frames) return cli_usage_error("ghost", "needs --from and --frames");
-    if (strcmp(paths[1], "-") != 0 && onescope_same_file(paths[0], paths[1])) {
-        fprintf(stderr, "onescope ghost: %s: refusing to overwrite the replay\n", paths[1]);
-        return CLI_FAIL;
-    }
+    if (cli_refuse_same_file("ghost", paths[0], paths[1])) return CLI_FAIL;
     onescope_error err;
     onescope_replay *r;
     if (onescope_replay_read_file(paths[0], NULL, &r, &err) != ONESCOPE_OK) {
