@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -118,18 +119,24 @@ onescope_code onescope_write_file(const char *path, const void *data, size_t siz
     if (tmp == NULL)
         return os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
                        "cannot allocate a temporary name");
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp-XXXXXX", 12);
-    int fd = mkstemp(tmp);
+    /* Not mkstemp: it creates mode 0600, and fixing that needs the process umask, which
+     * another thread may be using. open() with 0666 lets the kernel apply the umask. */
+    int fd = -1;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t seed = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30) ^
+                    ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)&now;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        snprintf(tmp, len + 16, "%s.tmp-%06llx", path, (unsigned long long)(seed >> 40));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
     if (fd < 0) {
         onescope_code rc = io_fail(error, path, "cannot create a temporary file");
         os_free(NULL, tmp);
         return rc;
     }
-    /* mkstemp creates 0600; give the file the permissions a plain create would have. */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
     onescope_code rc = ONESCOPE_OK;
     if (!write_all(fd, data, size)) rc = io_fail(error, path, "cannot write");
     else if (fsync(fd) != 0) rc = io_fail(error, path, "cannot sync");
