@@ -68,10 +68,10 @@ static const char *base_name(const char *path) {
     return b;
 }
 
-onescope_code onescope_ghost_create(const onescope_replay *replay,
-                                    const onescope_ghost_options *options,
-                                    const onescope_allocator *a, onescope_pose_cache **out,
-                                    onescope_error *error) {
+static onescope_code ghost_create(const onescope_replay *replay,
+                                  const onescope_ghost_options *options,
+                                  const onescope_allocator *a, onescope_pose_cache **out,
+                                  onescope_error *error) {
     if (replay == NULL || out == NULL)
         return os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, NULL, NULL,
                        "replay and out must not be NULL");
@@ -157,4 +157,15 @@ onescope_code onescope_ghost_create(const onescope_replay *replay,
     }
     *out = c;
     return ONESCOPE_OK;
+}
+
+/* Every failure, nested ones included, names the caller's input when it gave one. */
+onescope_code onescope_ghost_create(const onescope_replay *replay,
+                                    const onescope_ghost_options *options,
+                                    const onescope_allocator *a, onescope_pose_cache **out,
+                                    onescope_error *error) {
+    onescope_code rc = ghost_create(replay, options, a, out, error);
+    if (rc != ONESCOPE_OK && error != NULL && options != NULL && options->name != NULL)
+        os_copy_text(error->input, sizeof error->input, options->name);
+    return rc;
 }

@@ -188,14 +188,15 @@ void onescope_ots_peg_sample(const onescope_ots_peg *peg, onescope_ots_rot_order
 onescope_ots_bake_options onescope_ots_bake_options_default(void) {
     onescope_ots_bake_options o;
     o.compose_parents = true;
+    o.name = NULL;
     return o;
 }
 
-onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
-                                              const onescope_ots_bake_options *options,
-                                              const onescope_allocator *a,
-                                              onescope_pose_cache **out, onescope_error *error) {
-    const char *name = "anm to ospc";
+static onescope_code to_pose_cache(const onescope_ots_clip *clip,
+                                   const onescope_ots_bake_options *options,
+                                   const onescope_allocator *a, onescope_pose_cache **out,
+                                   onescope_error *error) {
+    const char *name = options && options->name ? options->name : "anm to ospc";
     if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     *out = NULL;
     OS_TRY(onescope_ots_clip_validate(clip, name, error));
@@ -319,14 +320,15 @@ onescope_ots_from_cache_options onescope_ots_from_cache_options_default(void) {
     onescope_ots_from_cache_options o;
     o.fps = 24.0;
     o.source = ONESCOPE_OTS_SOURCE_BLENDER;
+    o.name = NULL;
     return o;
 }
 
-onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose_cache *cache,
-                                                const onescope_ots_from_cache_options *options,
-                                                const onescope_allocator *a,
-                                                onescope_ots_clip **out, onescope_error *error) {
-    const char *name = "ospc to anm";
+static onescope_code from_pose_cache(const onescope_pose_cache *cache,
+                                     const onescope_ots_from_cache_options *options,
+                                     const onescope_allocator *a, onescope_ots_clip **out,
+                                     onescope_error *error) {
+    const char *name = options && options->name ? options->name : "ospc to anm";
     if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     *out = NULL;
     OS_TRY(onescope_pose_cache_validate(cache, name, error));
@@ -382,4 +384,25 @@ onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose_cache *cache
     }
     *out = clip;
     return ONESCOPE_OK;
+}
+
+/* The public conversions: every failure, nested ones included, names the caller's input. */
+onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
+                                              const onescope_ots_bake_options *options,
+                                              const onescope_allocator *a,
+                                              onescope_pose_cache **out, onescope_error *error) {
+    onescope_code rc = to_pose_cache(clip, options, a, out, error);
+    if (rc != ONESCOPE_OK && error != NULL && options != NULL && options->name != NULL)
+        os_copy_text(error->input, sizeof error->input, options->name);
+    return rc;
+}
+
+onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose_cache *cache,
+                                                const onescope_ots_from_cache_options *options,
+                                                const onescope_allocator *a,
+                                                onescope_ots_clip **out, onescope_error *error) {
+    onescope_code rc = from_pose_cache(cache, options, a, out, error);
+    if (rc != ONESCOPE_OK && error != NULL && options != NULL && options->name != NULL)
+        os_copy_text(error->input, sizeof error->input, options->name);
+    return rc;
 }

@@ -828,6 +828,11 @@ static void clip_to_cache(void **state) {
     c->frame_range[0] = -1;
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "frame_range");
+    assert_string_equal(err.input, "anm to ospc");
+    onescope_ots_bake_options named = onescope_ots_bake_options_default();
+    named.name = "walk.anm"; /* errors then name the caller's input */
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, &named, NULL, &pc, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.input, "walk.anm");
     onescope_ots_clip_free(c);
 }
 

@@ -70,6 +70,7 @@ int cmd_ghost(int argc, char **argv) {
         return CLI_FAIL;
     }
     o.replay_name = strcmp(paths[0], "-") == 0 ? NULL : paths[0];
+    o.name = cli_input_name(paths[0]);
     onescope_pose_cache *c;
     onescope_code rc = onescope_ghost_create(r, &o, NULL, &c, &err);
     onescope_replay_free(r);
@@ -81,8 +82,6 @@ int cmd_ghost(int argc, char **argv) {
         onescope_pose_cache_free(c);
     }
     if (rc != ONESCOPE_OK) {
-        if (strcmp(err.input, "ghost") == 0)
-            snprintf(err.input, sizeof err.input, "%s", cli_input_name(paths[0]));
         cli_print_error(&err);
         return CLI_FAIL;
     }
