@@ -154,6 +154,23 @@ onescope_code os_writer_finish(os_writer *w, onescope_buffer *out, onescope_erro
                                const char *name);
 void os_writer_discard(os_writer *w);
 
+/* ---- deterministic numbers ---- */
+
+/* splitmix64: the PRNG of the test module (docs/test-module.md 3.1) and of the test-data
+ * scripts. Its sequence is part of the hash rows: never change it. */
+static inline uint64_t os_splitmix64(uint64_t *state) {
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* lo + next mod (hi - lo + 1) (remainder, no rejection), for hi - lo < 2^32. */
+static inline int32_t os_draw(uint64_t *state, int32_t lo, int32_t hi) {
+    uint64_t span = (uint64_t)((int64_t)hi - (int64_t)lo) + 1u;
+    return (int32_t)((int64_t)lo + (int64_t)(os_splitmix64(state) % span));
+}
+
 /* ---- text ---- */
 
 /* Returns true when s[0..n) is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF);

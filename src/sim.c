@@ -277,20 +277,6 @@ size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op, uint8_t *ou
 
 /* ---- creating a world ---- */
 
-/* splitmix64: the PRNG behind a setup's initial bodies. */
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-/* A uniform-ish integer lo..hi from the next PRNG value (remainder, no rejection). */
-static int32_t draw(uint64_t *state, int32_t lo, int32_t hi) {
-    uint64_t span = (uint64_t)((int64_t)hi - lo + 1);
-    return (int32_t)(lo + (int64_t)(splitmix64(state) % span));
-}
-
 /* A receiver's body arrives (or a sender's body leaves) when the step counter reaches the
  * transfer step. */
 static void apply_transfer(onescope_sim *s) {
@@ -346,8 +332,8 @@ onescope_code onescope_sim_create(const onescope_sim_def *def, const onescope_al
     for (uint32_t i = 0; i < s->body_count; i++) {
         onescope_sim_body *b = &s->bodies[i];
         b->alive = 1;
-        for (int k = 0; k < dims; k++) b->position[k] = draw(&state, 0, BOX);
-        for (int k = 0; k < dims; k++) b->velocity[k] = draw(&state, -200, 200);
+        for (int k = 0; k < dims; k++) b->position[k] = os_draw(&state, 0, BOX);
+        for (int k = 0; k < dims; k++) b->velocity[k] = os_draw(&state, -200, 200);
     }
     if (def->link.role == ONESCOPE_LINK_ROLE_RECEIVER) s->bodies[def->link.body].alive = 0;
     apply_transfer(s);
