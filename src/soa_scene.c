@@ -450,13 +450,9 @@ onescope_code onescope_soa_scene_create_world(const onescope_soa_scene *scene,
     onescope_soa_world *w = NULL;
     onescope_code rc = onescope_soa_world_create(&wd, &w, error);
     if (rc != ONESCOPE_OK) {
-        if (rc == ONESCOPE_E_UNSUPPORTED) return rc;
-        if (error != NULL) {
-            char field[256];
-            snprintf(field, sizeof field, "world.%s", error->field);
-            os_copy_text(error->field, sizeof error->field, field);
+        /* a refused world setting (gravity) keeps its field, which is the document's key */
+        if (rc != ONESCOPE_E_UNSUPPORTED && error != NULL)
             os_copy_text(error->input, sizeof error->input, scene->name ? scene->name : "scene");
-        }
         return rc;
     }
     for (uint32_t i = 0; rc == ONESCOPE_OK && i < scene->body_count; i++) {

@@ -335,6 +335,48 @@ static void test_refused_descriptor(void **state) {
     }
 }
 
+/* A refused world setting keeps its key; a name too long for a pose cache is refused by
+ * record at the body's object. */
+static void test_refused_world_and_name(void **state) {
+    (void)state;
+    const char *t = "{\"gravity\": [0, -20000, 0], \"bodies\": [{\"kind\": \"sphere\"}]}";
+    onescope_soa_scene *s = parse_ok(t);
+    onescope_soa_world *w = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_soa_scene_create_world(s, NULL, &w, &err);
+    assert_null(w);
+    if (onescope_soa_world_available()) {
+        assert_int_equal(rc, ONESCOPE_E_RANGE);
+        assert_string_equal(fmt(&err), "scene.json: gravity[1]: expected a finite acceleration, |g| <= 10000 m/s^2, found -20000");
+    } else {
+        assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
+    }
+    onescope_soa_scene_free(s);
+
+    size_t n = ONESCOPE_OSPC_MAX_TEXT + 1;
+    char *text = malloc(n + 128);
+    assert_non_null(text);
+    int k = snprintf(text, 128, "{\"bodies\": [{\"kind\": \"sphere\"},\n  {\"kind\": \"box\", \"name\": \"");
+    memset(text + k, 'n', n);
+    strcpy(text + (size_t)k + n, "\"}]}");
+    s = parse_ok(text);
+    assert_int_equal(strlen(s->bodies[1].name), n);
+    onescope_pose_cache *c = NULL;
+    rc = onescope_soa_scene_record(s, 1, NULL, &c, &err);
+    assert_null(c);
+    if (onescope_soa_world_available()) {
+        assert_int_not_equal(rc, ONESCOPE_OK);
+        assert_string_equal(err.field, "bodies[1].name");
+        assert_string_equal(err.input, "scene.json");
+        assert_int_equal(err.line, 2);
+        assert_int_equal(err.column, 3);
+    } else {
+        assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
+    }
+    onescope_soa_scene_free(s);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_full),
@@ -345,6 +387,7 @@ int main(void) {
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_record),
         cmocka_unit_test(test_refused_descriptor),
+        cmocka_unit_test(test_refused_world_and_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
