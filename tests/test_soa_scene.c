@@ -141,6 +141,7 @@ static const bad_case bad_cases[] = {
     {"{\n  \"bodies\": [\n    {\"kind\": \"sphere\",\n     \"parent\": 1.5}]}", ONESCOPE_E_TYPE,
      "bodies[0].parent", 4, 16, "1.5"},
     {"{\"bodies\": [{\"kind\": \"sphere\"}], \"enable_sleep\": 1}", ONESCOPE_E_TYPE, "enable_sleep", 1, 50, "1}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}], \"dt\": false}", ONESCOPE_E_TYPE, "dt", 1, 40, "false"},
     {"{\"bodies\": {}}", ONESCOPE_E_TYPE, "bodies", 1, 12, "{}"},
     {"{\"bodies\": [7]}", ONESCOPE_E_TYPE, "bodies[0]", 1, 13, "7]"},
     {"[1, 2]", ONESCOPE_E_TYPE, "scene", 1, 1, "[1"},
@@ -233,6 +234,14 @@ static void test_limits_and_arguments(void **state) {
     assert_int_equal(onescope_soa_scene_record(NULL, 1, NULL, &c, &err), ONESCOPE_E_ARGUMENT);
     s = parse_ok(t);
     assert_int_equal(onescope_soa_scene_record(s, 1, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    /* the world's record refuses too many steps; the error names the scene */
+    assert_int_equal(onescope_soa_scene_record(s, ONESCOPE_OSPC_MAX_FRAMES, NULL, &c, &err),
+                     onescope_soa_world_available() ? ONESCOPE_E_RANGE : ONESCOPE_E_UNSUPPORTED);
+    assert_null(c);
+    if (onescope_soa_world_available()) {
+        assert_string_equal(err.input, "scene.json");
+        assert_string_equal(err.field, "steps");
+    }
     onescope_soa_scene_free(s);
 }
 
@@ -377,6 +386,45 @@ static void test_refused_world_and_name(void **state) {
     free(text);
 }
 
+/* A scene filled by hand: no name ("scene"), no positions. */
+static void test_hand_made(void **state) {
+    (void)state;
+    onescope_soa_scene_body bodies[2] = {{onescope_soa_body_def_default(), NULL, 0, 0},
+                                         {onescope_soa_body_def_default(), NULL, 0, 0}};
+    bodies[1].def.size[0] = -1.0f;
+    onescope_soa_scene s;
+    memset(&s, 0, sizeof s);
+    s.world = onescope_soa_world_def_default();
+    s.dt = 1.0f / 60.0f;
+    s.substeps = 4;
+    s.body_count = 2;
+    s.bodies = bodies;
+    onescope_soa_world *w = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_soa_scene_create_world(&s, NULL, &w, &err);
+    assert_null(w);
+    if (onescope_soa_world_available()) {
+        assert_int_equal(rc, ONESCOPE_E_RANGE);
+        assert_string_equal(fmt(&err), "scene: bodies[1].size[0]: expected a sphere radius in 0.001..1000 m, found -1");
+    } else {
+        assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
+    }
+    s.body_count = 1;
+    onescope_pose_cache *c = NULL;
+    rc = onescope_soa_scene_record(&s, 3, NULL, &c, &err);
+    if (onescope_soa_world_available()) {
+        assert_int_equal(rc, ONESCOPE_OK);
+        assert_int_equal(c->frame_count, 4);
+        assert_int_equal(c->entity_count, 1);
+    } else {
+        assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
+    }
+    onescope_pose_cache_free(c);
+    s.bodies = NULL;
+    assert_int_equal(onescope_soa_scene_record(&s, 3, NULL, &c, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "bodies");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_full),
@@ -388,6 +436,7 @@ int main(void) {
         cmocka_unit_test(test_record),
         cmocka_unit_test(test_refused_descriptor),
         cmocka_unit_test(test_refused_world_and_name),
+        cmocka_unit_test(test_hand_made),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
