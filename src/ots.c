@@ -64,138 +64,21 @@ void ots_push_index(ots_ctx *c, size_t index) {
 
 void ots_pop(ots_ctx *c) { c->depth--; }
 
-static void path_text(const ots_ctx *c, char *buf, size_t size) {
-    size_t len = 0;
-    buf[0] = '\0';
-    int n = c->depth < OTS_MAX_DEPTH ? c->depth : OTS_MAX_DEPTH;
-    for (int i = 0; i < n && len < size; i++) {
-        int k;
-        if (c->segs[i].key != NULL)
-            k = snprintf(buf + len, size - len, "%s%s", len ? "." : "", c->segs[i].key);
-        else
-            k = snprintf(buf + len, size - len, "[%zu]", c->segs[i].index);
-        if (k < 0) break;
-        len += (size_t)k;
-    }
-}
-
-/* ---- locating a path in the raw text (only after an error; the text is valid JSON) ---- */
-
-static size_t skip_ws(const char *s, size_t n, size_t p) {
-    while (p < n && (s[p] == ' ' || s[p] == '\t' || s[p] == '\n' || s[p] == '\r')) p++;
-    return p;
-}
-
-/* p at an opening quote: returns the position after the closing quote. */
-static size_t skip_string(const char *s, size_t n, size_t p) {
-    for (p++; p < n; p++) {
-        if (s[p] == '\\') p++;
-        else if (s[p] == '"') return p + 1;
-    }
-    return n;
-}
-
-static size_t skip_value(const char *s, size_t n, size_t p) {
-    if (p >= n) return n;
-    if (s[p] == '"') return skip_string(s, n, p);
-    if (s[p] == '{' || s[p] == '[') {
-        int depth = 0;
-        while (p < n) {
-            char ch = s[p];
-            if (ch == '"') {
-                p = skip_string(s, n, p);
-                continue;
-            }
-            if (ch == '{' || ch == '[') depth++;
-            else if (ch == '}' || ch == ']') {
-                depth--;
-                if (depth == 0) return p + 1;
-            }
-            p++;
-        }
-        return n;
-    }
-    while (p < n && s[p] != ',' && s[p] != '}' && s[p] != ']' && s[p] != ' ' && s[p] != '\n' &&
-           s[p] != '\r' && s[p] != '\t')
-        p++;
-    return p;
-}
-
-/* Finds the deepest segment of the path that exists; *pos is where its value starts. */
-static void locate(const ots_ctx *c, size_t *pos) {
-    const char *s = c->text;
-    size_t n = c->size;
-    size_t p = skip_ws(s, n, 0);
-    *pos = p;
-    int depth = c->depth < OTS_MAX_DEPTH ? c->depth : OTS_MAX_DEPTH;
-    for (int i = 0; i < depth; i++) {
-        const ots_seg *g = &c->segs[i];
-        bool found = false;
-        if (g->key != NULL) {
-            if (p >= n || s[p] != '{') return;
-            size_t klen = strlen(g->key);
-            p = skip_ws(s, n, p + 1);
-            while (p < n && s[p] == '"') {
-                size_t end = skip_string(s, n, p);
-                bool match = end - p - 2 == klen && memcmp(s + p + 1, g->key, klen) == 0;
-                p = skip_ws(s, n, end);
-                if (p < n && s[p] == ':') p = skip_ws(s, n, p + 1);
-                if (match) {
-                    found = true;
-                    break;
-                }
-                p = skip_ws(s, n, skip_value(s, n, p));
-                if (p < n && s[p] == ',') p = skip_ws(s, n, p + 1);
-                else break;
-            }
-        } else {
-            if (p >= n || s[p] != '[') return;
-            p = skip_ws(s, n, p + 1);
-            for (size_t k = 0; p < n && s[p] != ']'; k++) {
-                if (k == g->index) {
-                    found = true;
-                    break;
-                }
-                p = skip_ws(s, n, skip_value(s, n, p));
-                if (p < n && s[p] == ',') p = skip_ws(s, n, p + 1);
-                else break;
-            }
-        }
-        if (!found) return;
-        *pos = p;
-    }
-}
-
-/* 1-based line and column (in characters, like jansson) of byte offset pos. */
-static void line_column(const char *s, size_t pos, uint32_t *line, uint32_t *column) {
-    uint32_t l = 1, col = 1;
-    for (size_t i = 0; i < pos; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '\n') {
-            l++;
-            col = 1;
-        } else if ((ch & 0xC0) != 0x80) {
-            col++;
-        }
-    }
-    *line = l;
-    *column = col;
-}
+static int path_depth(const ots_ctx *c) { return c->depth < OTS_MAX_DEPTH ? c->depth : OTS_MAX_DEPTH; }
 
 onescope_code ots_fail(ots_ctx *c, onescope_code code, const char *expected, const char *fmt,
                        ...) {
     char path[96];
-    path_text(c, path, sizeof path);
+    os_json_path_text(c->segs, path_depth(c), path, sizeof path);
     va_list ap;
     va_start(ap, fmt);
     os_failv(c->error, code, c->name, OS_NO_OFFSET, path, expected, fmt, ap);
     va_end(ap);
     if (c->error != NULL && c->text != NULL) {
-        size_t pos;
-        locate(c, &pos);
+        size_t pos = os_json_locate(c->text, c->size, c->segs, path_depth(c));
         c->error->has_offset = 1;
         c->error->offset = pos;
-        line_column(c->text, pos, &c->error->line, &c->error->column);
+        os_json_line_column(c->text, pos, &c->error->line, &c->error->column);
     }
     return code;
 }
@@ -1040,45 +923,7 @@ static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
         return os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "data", "non-NULL", NULL);
     json_error_t je;
     *root = json_loadb(data ? data : "", size, JSON_REJECT_DUPLICATES, &je);
-    if (*root == NULL) {
-        onescope_code code = ONESCOPE_E_SYNTAX;
-        const char *expected = "valid JSON";
-        size_t at = je.position > 0 ? (size_t)je.position : 0;
-        const char *s = data;
-        switch (json_error_code(&je)) {
-        case json_error_duplicate_key:
-            code = ONESCOPE_E_DUPLICATE;
-            expected = "each key once per object";
-            break;
-        case json_error_numeric_overflow:
-            code = strstr(je.text, "real") ? ONESCOPE_E_NOT_FINITE : ONESCOPE_E_RANGE;
-            expected = code == ONESCOPE_E_NOT_FINITE ? "a finite number" : "an integer that fits in 64 bits";
-            break;
-        case json_error_invalid_utf8:
-            code = ONESCOPE_E_UTF8;
-            expected = "valid UTF-8";
-            break;
-        case json_error_out_of_memory:
-            code = ONESCOPE_E_NOMEM;
-            expected = NULL;
-            break;
-        default:
-            /* NaN, Infinity and -Infinity are JSON syntax errors; call them what they are. */
-            if (strstr(je.text, "near 'NaN'") || strstr(je.text, "near 'Infinity'") ||
-                strstr(je.text, "near 'nan'") || strstr(je.text, "near 'inf") ||
-                (at < size && at + 3 <= size && strncmp(s + at, "Inf", 3) == 0) ||
-                (at < size && at + 3 <= size && strncmp(s + at, "NaN", 3) == 0)) {
-                code = ONESCOPE_E_NOT_FINITE;
-                expected = "a finite number (JSON has no NaN or Infinity)";
-            }
-        }
-        os_fail(c->error, code, c->name, at, NULL, expected, "%s", je.text);
-        if (c->error != NULL && je.line > 0) {
-            c->error->line = (uint32_t)je.line;
-            c->error->column = je.column > 0 ? (uint32_t)je.column : 0;
-        }
-        return code;
-    }
+    if (*root == NULL) return os_json_load_fail(c->error, c->name, data, size, &je);
     c->text = data;
     c->size = size;
     if (!json_is_object(*root)) return wrong_type(c, "a JSON object", *root);
@@ -1358,7 +1203,7 @@ onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {
     const char *s = data;
     size_t n = size;
     if (s == NULL) return ONESCOPE_OTS_NONE;
-    size_t p = skip_ws(s, n, 0);
+    size_t p = os_json_skip_ws(s, n, 0);
     if (p >= n || s[p] != '{') return ONESCOPE_OTS_NONE;
     static const char key[] = "\"format\"";
     for (; p + sizeof key - 1 <= n; p++) {
@@ -1367,9 +1212,9 @@ onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {
         p = (size_t)(quote - s);
         if (p + sizeof key - 1 > n) break;
         if (memcmp(s + p, key, sizeof key - 1) != 0) continue;
-        size_t q = skip_ws(s, n, p + sizeof key - 1);
+        size_t q = os_json_skip_ws(s, n, p + sizeof key - 1);
         if (q >= n || s[q] != ':') continue;
-        q = skip_ws(s, n, q + 1);
+        q = os_json_skip_ws(s, n, q + 1);
         if (q + 10 > n) return ONESCOPE_OTS_NONE;
         if (memcmp(s + q, "\"octo_pvt\"", 10) == 0) return ONESCOPE_OTS_PVT;
         if (memcmp(s + q, "\"octo_anm\"", 10) == 0) return ONESCOPE_OTS_ANM;

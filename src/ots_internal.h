@@ -3,15 +3,13 @@
 #define ONESCOPE_OTS_INTERNAL_H
 
 #include "internal.h"
+#include "json_pos.h"
 #include "onescope/ots.h"
 
 #define OTS_MAX_DEPTH 12
 
-/* One step of a JSON path: a key, or an array index when key is NULL. */
-typedef struct ots_seg {
-    const char *key;
-    size_t index;
-} ots_seg;
+/* One step of a JSON path (json_pos.h). */
+typedef os_json_seg ots_seg;
 
 /* Where a failure goes and the JSON path being read or checked. With text set (parsing),
  * a failure also gets the line and column of the deepest part of the path in text. */
