@@ -42,10 +42,7 @@ int cmd_box3d_dump(int argc, char **argv) {
     if (n != 2) return cli_usage_error("box3d-dump", "takes SCENE.json and OUT.ospc");
     if (steps < 0) return cli_usage_error("box3d-dump", "needs --steps N");
     const char *name = cli_input_name(paths[0]);
-    if (strcmp(paths[0], "-") != 0 && onescope_same_file(paths[0], paths[1])) {
-        fprintf(stderr, "%s: OUT is the scene itself; refusing to overwrite it\n", name);
-        return CLI_FAIL;
-    }
+    if (cli_refuse_same_file("box3d-dump", paths[0], paths[1])) return CLI_FAIL;
     onescope_error err;
     onescope_buffer in;
     if (onescope_read_file(paths[0], 0, NULL, &in, &err) != ONESCOPE_OK) {
