@@ -3,7 +3,7 @@
 
 #include "json_pos.h"
 
-void os_json_path_text(const os_json_seg *segs, int count, char *buf, size_t size) {
+void onescope_os_json_path_text(const onescope_os_json_seg *segs, int count, char *buf, size_t size) {
     size_t len = 0;
     buf[0] = '\0';
     for (int i = 0; i < count && len < size; i++) {
@@ -17,7 +17,7 @@ void os_json_path_text(const os_json_seg *segs, int count, char *buf, size_t siz
     }
 }
 
-size_t os_json_skip_ws(const char *s, size_t n, size_t p) {
+size_t onescope_os_json_skip_ws(const char *s, size_t n, size_t p) {
     while (p < n && (s[p] == ' ' || s[p] == '\t' || s[p] == '\n' || s[p] == '\r')) p++;
     return p;
 }
@@ -57,41 +57,41 @@ static size_t skip_value(const char *s, size_t n, size_t p) {
     return p;
 }
 
-size_t os_json_locate(const char *text, size_t size, const os_json_seg *segs, int count) {
+size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_json_seg *segs, int count) {
     const char *s = text;
     size_t n = size;
-    size_t p = os_json_skip_ws(s, n, 0);
+    size_t p = onescope_os_json_skip_ws(s, n, 0);
     size_t pos = p;
     for (int i = 0; i < count; i++) {
-        const os_json_seg *g = &segs[i];
+        const onescope_os_json_seg *g = &segs[i];
         bool found = false;
         if (g->key != NULL) {
             if (p >= n || s[p] != '{') return pos;
             size_t klen = strlen(g->key);
-            p = os_json_skip_ws(s, n, p + 1);
+            p = onescope_os_json_skip_ws(s, n, p + 1);
             while (p < n && s[p] == '"') {
                 size_t end = skip_string(s, n, p);
                 bool match = end - p - 2 == klen && memcmp(s + p + 1, g->key, klen) == 0;
-                p = os_json_skip_ws(s, n, end);
-                if (p < n && s[p] == ':') p = os_json_skip_ws(s, n, p + 1);
+                p = onescope_os_json_skip_ws(s, n, end);
+                if (p < n && s[p] == ':') p = onescope_os_json_skip_ws(s, n, p + 1);
                 if (match) {
                     found = true;
                     break;
                 }
-                p = os_json_skip_ws(s, n, skip_value(s, n, p));
-                if (p < n && s[p] == ',') p = os_json_skip_ws(s, n, p + 1);
+                p = onescope_os_json_skip_ws(s, n, skip_value(s, n, p));
+                if (p < n && s[p] == ',') p = onescope_os_json_skip_ws(s, n, p + 1);
                 else break;
             }
         } else {
             if (p >= n || s[p] != '[') return pos;
-            p = os_json_skip_ws(s, n, p + 1);
+            p = onescope_os_json_skip_ws(s, n, p + 1);
             for (size_t k = 0; p < n && s[p] != ']'; k++) {
                 if (k == g->index) {
                     found = true;
                     break;
                 }
-                p = os_json_skip_ws(s, n, skip_value(s, n, p));
-                if (p < n && s[p] == ',') p = os_json_skip_ws(s, n, p + 1);
+                p = onescope_os_json_skip_ws(s, n, skip_value(s, n, p));
+                if (p < n && s[p] == ',') p = onescope_os_json_skip_ws(s, n, p + 1);
                 else break;
             }
         }
@@ -101,7 +101,7 @@ size_t os_json_locate(const char *text, size_t size, const os_json_seg *segs, in
     return pos;
 }
 
-void os_json_line_column(const char *s, size_t pos, uint32_t *line, uint32_t *column) {
+void onescope_os_json_line_column(const char *s, size_t pos, uint32_t *line, uint32_t *column) {
     uint32_t l = 1, col = 1;
     for (size_t i = 0; i < pos; i++) {
         unsigned char ch = (unsigned char)s[i];
@@ -116,7 +116,7 @@ void os_json_line_column(const char *s, size_t pos, uint32_t *line, uint32_t *co
     *column = col;
 }
 
-onescope_code os_json_load_fail(onescope_error *error, const char *name, const char *data,
+onescope_code onescope_os_json_load_fail(onescope_error *error, const char *name, const char *data,
                                 size_t size, const json_error_t *je) {
     onescope_code code = ONESCOPE_E_SYNTAX;
     const char *expected = "valid JSON";
@@ -149,7 +149,7 @@ onescope_code os_json_load_fail(onescope_error *error, const char *name, const c
             expected = "a finite number (JSON has no NaN or Infinity)";
         }
     }
-    os_fail(error, code, name, at, NULL, expected, "%s", je->text);
+    onescope_os_fail(error, code, name, at, NULL, expected, "%s", je->text);
     if (error != NULL && je->line > 0) {
         error->line = (uint32_t)je->line;
         error->column = je->column > 0 ? (uint32_t)je->column : 0;

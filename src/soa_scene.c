@@ -19,7 +19,7 @@ typedef struct scene_ctx {
     const onescope_allocator *a;
     const char *text;
     size_t size;
-    os_json_seg segs[SCENE_MAX_DEPTH];
+    onescope_os_json_seg segs[SCENE_MAX_DEPTH];
     int depth;
 } scene_ctx;
 
@@ -43,18 +43,18 @@ static onescope_code scene_fail(scene_ctx *c, onescope_code code, const char *ex
 static onescope_code scene_fail(scene_ctx *c, onescope_code code, const char *expected,
                                 const char *fmt, ...) {
     char path[96];
-    os_json_path_text(c->segs, c->depth, path, sizeof path);
-    size_t pos = os_json_locate(c->text, c->size, c->segs, c->depth);
+    onescope_os_json_path_text(c->segs, c->depth, path, sizeof path);
+    size_t pos = onescope_os_json_locate(c->text, c->size, c->segs, c->depth);
     va_list ap;
     va_start(ap, fmt);
-    os_failv(c->error, code, c->name, pos, path[0] ? path : "scene", expected, fmt, ap);
+    onescope_os_failv(c->error, code, c->name, pos, path[0] ? path : "scene", expected, fmt, ap);
     va_end(ap);
-    if (c->error != NULL) os_json_line_column(c->text, pos, &c->error->line, &c->error->column);
+    if (c->error != NULL) onescope_os_json_line_column(c->text, pos, &c->error->line, &c->error->column);
     return code;
 }
 
 static onescope_code scene_nomem(scene_ctx *c) {
-    return os_fail(c->error, ONESCOPE_E_NOMEM, c->name, OS_NO_OFFSET, NULL, NULL,
+    return onescope_os_fail(c->error, ONESCOPE_E_NOMEM, c->name, OS_NO_OFFSET, NULL, NULL,
                    "could not allocate memory");
 }
 
@@ -175,7 +175,7 @@ static onescope_code rd_member(scene_ctx *c, const char *key, const json_t *v, i
 
 /* The line and column where the value at the current path starts. */
 static void here(const scene_ctx *c, uint32_t *line, uint32_t *column) {
-    os_json_line_column(c->text, os_json_locate(c->text, c->size, c->segs, c->depth), line, column);
+    onescope_os_json_line_column(c->text, onescope_os_json_locate(c->text, c->size, c->segs, c->depth), line, column);
 }
 
 static const char *const body_words[] = {"", "sphere", "capsule", "box", "static_box"};
@@ -204,7 +204,7 @@ static onescope_code rd_body(scene_ctx *c, const json_t *o, onescope_soa_scene_b
         pop(c);
         OS_TRY(rc);
         size_t n = json_string_length(v[1]);
-        b->name = os_alloc(c->a, n + 1);
+        b->name = onescope_os_alloc(c->a, n + 1);
         if (b->name == NULL) return scene_nomem(c);
         memcpy(b->name, json_string_value(v[1]), n + 1);
     }
@@ -331,7 +331,7 @@ static onescope_code rd_scene(scene_ctx *c, const json_t *root, onescope_soa_sce
     size_t nb = 0, nj = 0;
     OS_TRY(rd_list(c, "bodies", v[4], 1, ONESCOPE_OSPC_MAX_ENTITIES, "an array of 1..65536 bodies", &nb));
     OS_TRY(rd_list(c, "joints", v[5], 0, ONESCOPE_SOA_MAX_CAPACITY, "an array of at most 1000000 joints", &nj));
-    s->bodies = os_calloc(c->a, nb, sizeof *s->bodies);
+    s->bodies = onescope_os_calloc(c->a, nb, sizeof *s->bodies);
     if (s->bodies == NULL) return scene_nomem(c);
     s->body_count = (uint32_t)nb;
     for (size_t i = 0; i < nb; i++) {
@@ -343,7 +343,7 @@ static onescope_code rd_scene(scene_ctx *c, const json_t *root, onescope_soa_sce
         OS_TRY(rc);
     }
     if (nj > 0) {
-        s->joints = os_calloc(c->a, nj, sizeof *s->joints);
+        s->joints = onescope_os_calloc(c->a, nj, sizeof *s->joints);
         if (s->joints == NULL) return scene_nomem(c);
         s->joint_count = (uint32_t)nj;
     }
@@ -364,29 +364,29 @@ void onescope_soa_scene_free(onescope_soa_scene *scene) {
     if (scene == NULL) return;
     const onescope_allocator *a = scene->allocator;
     if (scene->bodies != NULL)
-        for (uint32_t i = 0; i < scene->body_count; i++) os_free(a, scene->bodies[i].name);
-    os_free(a, scene->bodies);
-    os_free(a, scene->joints);
-    os_free(a, scene->name);
-    os_free(a, scene);
+        for (uint32_t i = 0; i < scene->body_count; i++) onescope_os_free(a, scene->bodies[i].name);
+    onescope_os_free(a, scene->bodies);
+    onescope_os_free(a, scene->joints);
+    onescope_os_free(a, scene->name);
+    onescope_os_free(a, scene);
 }
 
 onescope_code onescope_soa_scene_parse(const void *data, size_t size, const char *name,
                                        const onescope_parse_options *options,
                                        onescope_soa_scene **out, onescope_error *error) {
     if (name == NULL) name = "scene";
-    OS_TRY(os_check_input_size(size, options, name, error));
+    OS_TRY(onescope_os_check_input_size(size, options, name, error));
     if (out == NULL || (data == NULL && size > 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, out ? "data" : "out",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, out ? "data" : "out",
                        "a non-NULL pointer", "NULL");
     *out = NULL;
     const onescope_allocator *a = options ? options->allocator : NULL;
     json_error_t je;
     json_t *root = json_loadb(data ? data : "", size, JSON_REJECT_DUPLICATES, &je);
-    if (root == NULL) return os_json_load_fail(error, name, data, size, &je);
+    if (root == NULL) return onescope_os_json_load_fail(error, name, data, size, &je);
     scene_ctx c = {name, error, a, data, size, {{NULL, 0}}, 0};
     onescope_code rc = ONESCOPE_OK;
-    onescope_soa_scene *s = os_calloc(a, 1, sizeof *s);
+    onescope_soa_scene *s = onescope_os_calloc(a, 1, sizeof *s);
     size_t name_len = strlen(name);
     if (s == NULL) {
         rc = scene_nomem(&c);
@@ -395,7 +395,7 @@ onescope_code onescope_soa_scene_parse(const void *data, size_t size, const char
         s->world = onescope_soa_world_def_default();
         s->dt = 1.0f / 60.0f;
         s->substeps = 4;
-        s->name = os_alloc(a, name_len + 1);
+        s->name = onescope_os_alloc(a, name_len + 1);
         if (s->name == NULL) rc = scene_nomem(&c);
         else memcpy(s->name, name, name_len + 1);
     }
@@ -419,8 +419,8 @@ static onescope_code relabel(const onescope_soa_scene *s, onescope_error *error,
     char field[256];
     if (error->field[0]) snprintf(field, sizeof field, "%s[%u].%s", list, index, error->field);
     else snprintf(field, sizeof field, "%s[%u]", list, index);
-    os_copy_text(error->field, sizeof error->field, field);
-    os_copy_text(error->input, sizeof error->input, s->name ? s->name : "scene");
+    onescope_os_copy_text(error->field, sizeof error->field, field);
+    onescope_os_copy_text(error->input, sizeof error->input, s->name ? s->name : "scene");
     error->has_offset = 0;
     error->offset = 0;
     error->line = line;
@@ -431,12 +431,12 @@ static onescope_code relabel(const onescope_soa_scene *s, onescope_error *error,
 static onescope_code check_scene(const onescope_soa_scene *s, const char *in, const void *out,
                                  onescope_error *error) {
     if (s == NULL || out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, s ? "out" : "scene",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, s ? "out" : "scene",
                        "a non-NULL pointer", "NULL");
     if (s->bodies == NULL && s->body_count > 0)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "bodies", "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "bodies", "a non-NULL pointer", "NULL");
     if (s->joints == NULL && s->joint_count > 0)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "joints", "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "joints", "a non-NULL pointer", "NULL");
     return ONESCOPE_OK;
 }
 
@@ -452,7 +452,7 @@ onescope_code onescope_soa_scene_create_world(const onescope_soa_scene *scene,
     if (rc != ONESCOPE_OK) {
         /* a refused world setting (gravity) keeps its field, which is the document's key */
         if (rc != ONESCOPE_E_UNSUPPORTED && error != NULL)
-            os_copy_text(error->input, sizeof error->input, scene->name ? scene->name : "scene");
+            onescope_os_copy_text(error->input, sizeof error->input, scene->name ? scene->name : "scene");
         return rc;
     }
     for (uint32_t i = 0; rc == ONESCOPE_OK && i < scene->body_count; i++) {
@@ -485,7 +485,7 @@ onescope_code onescope_soa_scene_record(const onescope_soa_scene *scene, uint32_
                                                  &cache, error);
     onescope_soa_world_destroy(w);
     if (rc != ONESCOPE_OK) {
-        if (error != NULL) os_copy_text(error->input, sizeof error->input, scene->name ? scene->name : "scene");
+        if (error != NULL) onescope_os_copy_text(error->input, sizeof error->input, scene->name ? scene->name : "scene");
         return rc;
     }
     /* a fresh world removes no body: entity i is body i */

@@ -650,7 +650,7 @@ static void validator_refuses_what_parser_would(void **state) {
     c->pegs[1].keyframes[2].has_rot = c->pegs[1].keyframes[2].has_rot_quat = false;
     assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_TYPE);
     c->pegs[1].keyframes[2].has_rot = true;
-    os_free(NULL, c->pegs[0].name);
+    onescope_os_free(NULL, c->pegs[0].name);
     c->pegs[0].name = NULL;
     assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_TYPE);
     assert_string_equal(err.field, "pegs[0].name");
