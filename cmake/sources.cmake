@@ -13,5 +13,7 @@ set(ONESCOPE_SOURCES
   src/live.c
   src/ghost.c
   src/testdata.c
+  src/json_pos.c
+  src/soa_scene.c
 )
 # src/soa_world.c is always built; without Box3D its calls return ONESCOPE_E_UNSUPPORTED.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages libonescope needs (when run as root and any is missing).
-# Box3D is not a Debian package: see README.md ("Box3D") for installing it by hand.
+# Box3D is not a Debian package: see README.md ("Installing Box3D") for installing it by hand.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcmocka-dev libxxhash-dev libjansson-dev
           python3 clang llvm libclang-rt-14-dev valgrind gcovr

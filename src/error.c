@@ -39,7 +39,7 @@ void onescope_error_clear(onescope_error *error) {
     memset(error, 0, sizeof *error);
 }
 
-void os_copy_text(char *dst, size_t size, const char *src) {
+void onescope_os_copy_text(char *dst, size_t size, const char *src) {
     if (size == 0) return;
     if (src == NULL) src = "";
     size_t n = strlen(src);
@@ -48,27 +48,27 @@ void os_copy_text(char *dst, size_t size, const char *src) {
     dst[n] = '\0';
 }
 
-onescope_code os_failv(onescope_error *error, onescope_code code, const char *input,
+onescope_code onescope_os_failv(onescope_error *error, onescope_code code, const char *input,
                        uint64_t offset, const char *field, const char *expected,
                        const char *found_fmt, va_list ap) {
     if (error == NULL) return code;
     onescope_error_clear(error);
     error->code = code;
-    os_copy_text(error->input, sizeof error->input, input ? input : "<input>");
+    onescope_os_copy_text(error->input, sizeof error->input, input ? input : "<input>");
     error->has_offset = offset != OS_NO_OFFSET;
     error->offset = error->has_offset ? offset : 0;
-    os_copy_text(error->field, sizeof error->field, field);
-    os_copy_text(error->expected, sizeof error->expected, expected);
+    onescope_os_copy_text(error->field, sizeof error->field, field);
+    onescope_os_copy_text(error->expected, sizeof error->expected, expected);
     if (found_fmt != NULL) vsnprintf(error->found, sizeof error->found, found_fmt, ap);
     return code;
 }
 
-onescope_code os_fail(onescope_error *error, onescope_code code, const char *input,
+onescope_code onescope_os_fail(onescope_error *error, onescope_code code, const char *input,
                       uint64_t offset, const char *field, const char *expected,
                       const char *found_fmt, ...) {
     va_list ap;
     va_start(ap, found_fmt);
-    os_failv(error, code, input, offset, field, expected, found_fmt, ap);
+    onescope_os_failv(error, code, input, offset, field, expected, found_fmt, ap);
     va_end(ap);
     return code;
 }

@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "onescope/file.h"
 
 static onescope_code io_fail(onescope_error *error, const char *path, const char *what) {
-    return os_fail(error, ONESCOPE_E_IO, path, OS_NO_OFFSET, NULL, NULL, "%s: %s", what,
+    return onescope_os_fail(error, ONESCOPE_E_IO, path, OS_NO_OFFSET, NULL, NULL, "%s: %s", what,
                    strerror(errno));
 }
 
@@ -20,10 +21,10 @@ onescope_code onescope_read_file(const char *path, size_t max_bytes,
                                  const onescope_allocator *allocator, onescope_buffer *out,
                                  onescope_error *error) {
     if (path == NULL || out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_read_file", OS_NO_OFFSET, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_read_file", OS_NO_OFFSET, NULL,
                        NULL, "path and out must not be NULL");
     memset(out, 0, sizeof *out);
-    if (max_bytes == 0) max_bytes = ONESCOPE_MAX_INPUT_BYTES; /* as os_input_limit */
+    if (max_bytes == 0) max_bytes = ONESCOPE_MAX_INPUT_BYTES; /* as onescope_os_input_limit */
     bool is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -34,7 +35,7 @@ onescope_code onescope_read_file(const char *path, size_t max_bytes,
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         if ((uint64_t)st.st_size > max_bytes) {
             if (!is_stdin) close(fd);
-            return os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
+            return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
                            "at most the input limit", "%lld bytes (limit %zu)",
                            (long long)st.st_size, max_bytes);
         }
@@ -45,25 +46,25 @@ onescope_code onescope_read_file(const char *path, size_t max_bytes,
         return io_fail(error, name, "cannot read");
     }
 
-    uint8_t *data = os_alloc(allocator, cap);
+    uint8_t *data = onescope_os_alloc(allocator, cap);
     size_t size = 0;
     onescope_code rc = ONESCOPE_OK;
     for (;;) {
         if (data == NULL) {
-            rc = os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
                          "cannot allocate %zu bytes", cap);
             break;
         }
         if (size == cap) {
             if (cap > max_bytes) {
-                rc = os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
+                rc = onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
                              "at most the input limit", "more than %zu bytes", max_bytes);
                 break;
             }
             size_t ncap = cap > max_bytes / 2 ? max_bytes + 1 : cap * 2;
-            uint8_t *p = os_alloc(allocator, ncap);
+            uint8_t *p = onescope_os_alloc(allocator, ncap);
             if (p != NULL) memcpy(p, data, size);
-            os_free(allocator, data);
+            onescope_os_free(allocator, data);
             data = p;
             cap = ncap;
             continue;
@@ -79,10 +80,10 @@ onescope_code onescope_read_file(const char *path, size_t max_bytes,
     }
     if (!is_stdin) close(fd);
     if (rc == ONESCOPE_OK && size > max_bytes)
-        rc = os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
+        rc = onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
                      "at most the input limit", "more than %zu bytes", max_bytes);
     if (rc != ONESCOPE_OK) {
-        os_free(allocator, data);
+        onescope_os_free(allocator, data);
         return rc;
     }
     out->data = data;
@@ -107,36 +108,42 @@ static bool write_all(int fd, const uint8_t *p, size_t n) {
 onescope_code onescope_write_file(const char *path, const void *data, size_t size,
                                   onescope_error *error) {
     if (path == NULL || (data == NULL && size > 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_write_file", OS_NO_OFFSET, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_write_file", OS_NO_OFFSET, NULL,
                        NULL, "path and data must not be NULL");
     if (strcmp(path, "-") == 0) {
         if (!write_all(STDOUT_FILENO, data, size)) return io_fail(error, "<stdout>", "cannot write");
         return ONESCOPE_OK;
     }
     size_t len = strlen(path);
-    char *tmp = os_alloc(NULL, len + 16);
+    char *tmp = onescope_os_alloc(NULL, len + 16);
     if (tmp == NULL)
-        return os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
                        "cannot allocate a temporary name");
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp-XXXXXX", 12);
-    int fd = mkstemp(tmp);
+    /* Not mkstemp: it creates mode 0600, and fixing that needs the process umask, which
+     * another thread may be using. open() with 0666 lets the kernel apply the umask. */
+    int fd = -1;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t seed = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30) ^
+                    ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)&now;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        snprintf(tmp, len + 16, "%s.tmp-%06llx", path, (unsigned long long)(seed >> 40));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
     if (fd < 0) {
         onescope_code rc = io_fail(error, path, "cannot create a temporary file");
-        os_free(NULL, tmp);
+        onescope_os_free(NULL, tmp);
         return rc;
     }
-    /* mkstemp creates 0600; give the file the permissions a plain create would have. */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
     onescope_code rc = ONESCOPE_OK;
     if (!write_all(fd, data, size)) rc = io_fail(error, path, "cannot write");
     else if (fsync(fd) != 0) rc = io_fail(error, path, "cannot sync");
     if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, path, "cannot close");
     if (rc == ONESCOPE_OK && rename(tmp, path) != 0) rc = io_fail(error, path, "cannot rename into place");
     if (rc != ONESCOPE_OK) unlink(tmp);
-    os_free(NULL, tmp);
+    onescope_os_free(NULL, tmp);
     return rc;
 }
 

@@ -18,8 +18,8 @@ onescope_ghost_options onescope_ghost_options_default(void) {
 /* The quiet NaN 0x7FC00000, written by bits so every compiler stores the same pattern. */
 static float absent_x(void) {
     uint8_t b[4];
-    os_put_u32(b, 0x7FC00000u);
-    return os_get_f32(b);
+    onescope_os_put_u32(b, 0x7FC00000u);
+    return onescope_os_get_f32(b);
 }
 
 typedef struct ghost_run {
@@ -68,30 +68,30 @@ static const char *base_name(const char *path) {
     return b;
 }
 
-onescope_code onescope_ghost_create(const onescope_replay *replay,
-                                    const onescope_ghost_options *options,
-                                    const onescope_allocator *a, onescope_pose_cache **out,
-                                    onescope_error *error) {
+static onescope_code ghost_create(const onescope_replay *replay,
+                                  const onescope_ghost_options *options,
+                                  const onescope_allocator *a, onescope_pose_cache **out,
+                                  onescope_error *error) {
     if (replay == NULL || out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, NULL, NULL,
                        "replay and out must not be NULL");
     *out = NULL;
     onescope_ghost_options o = options ? *options : onescope_ghost_options_default();
     if (o.frames < 1 || o.frames > ONESCOPE_OSPC_MAX_FRAMES)
-        return os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "frames",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "frames",
                        "1 to 4194304", "%" PRIu32, o.frames);
     uint64_t last = (uint64_t)o.from + o.frames - 1;
     if (last > replay->step_count)
-        return os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "from + frames",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "from + frames",
                        NULL, "rows %" PRIu32 " to %" PRIu64 " of a replay whose last row is %"
                        PRIu32, o.from, last, replay->step_count);
     for (int i = 0; i < 3; i++) {
         if (o.offset[i] < -ONESCOPE_GHOST_MAX_OFFSET || o.offset[i] > ONESCOPE_GHOST_MAX_OFFSET)
-            return os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset",
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset",
                            "-1000000 to 1000000 mm per axis", "%" PRId32, o.offset[i]);
     }
     if (replay->setup.dimensions == 2 && o.offset[2] != 0)
-        return os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset z",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset z",
                        "0 in a 2D world", "%" PRId32, o.offset[2]);
 
     ghost_run g;
@@ -102,7 +102,7 @@ onescope_code onescope_ghost_create(const onescope_replay *replay,
     g.nan = absent_x();
     OS_TRY(onescope_replay_run(replay, a, count_pass, &g, error));
     if (g.start_step > (uint64_t)INT64_MAX)
-        return os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "start step",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "start step",
                        "at most 2^63 - 1 (a pose cache's start step)", "%" PRIu64, g.start_step);
 
     onescope_pose_cache *c;
@@ -132,7 +132,7 @@ onescope_code onescope_ghost_create(const onescope_replay *replay,
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0] && rc == ONESCOPE_OK; i++) {
         if (texts[i].length > ONESCOPE_OSPC_MAX_TEXT) {
-            rc = os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "label",
+            rc = onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "label",
                          "at most 1024 bytes", "%zu bytes", texts[i].length);
             break;
         }
@@ -157,4 +157,15 @@ onescope_code onescope_ghost_create(const onescope_replay *replay,
     }
     *out = c;
     return ONESCOPE_OK;
+}
+
+/* Every failure, nested ones included, names the caller's input when it gave one. */
+onescope_code onescope_ghost_create(const onescope_replay *replay,
+                                    const onescope_ghost_options *options,
+                                    const onescope_allocator *a, onescope_pose_cache **out,
+                                    onescope_error *error) {
+    onescope_code rc = ghost_create(replay, options, a, out, error);
+    if (rc != ONESCOPE_OK && error != NULL && options != NULL && options->name != NULL)
+        onescope_os_copy_text(error->input, sizeof error->input, options->name);
+    return rc;
 }

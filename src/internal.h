@@ -1,4 +1,7 @@
-/* Private helpers shared by every module: errors, allocation, checked sizes, bytes. */
+/* Private helpers shared by every module: errors, allocation, checked sizes, bytes.
+ * They are hidden in the shared library but visible in the static one, so they carry the
+ * project prefix too (onescope_os_*): nothing in libonescope.a can collide with a user's
+ * own os_free or reader. */
 #ifndef ONESCOPE_INTERNAL_H
 #define ONESCOPE_INTERNAL_H
 
@@ -22,41 +25,45 @@
 
 /* Fills error (which may be NULL) and returns code. found is printf-style; NULL for none.
  * offset OS_NO_OFFSET means the error has no byte position. */
-onescope_code os_fail(onescope_error *error, onescope_code code, const char *input,
+onescope_code onescope_os_fail(onescope_error *error, onescope_code code, const char *input,
                       uint64_t offset, const char *field, const char *expected,
                       const char *found_fmt, ...) OS_PRINTF(7, 8);
-onescope_code os_failv(onescope_error *error, onescope_code code, const char *input,
+onescope_code onescope_os_failv(onescope_error *error, onescope_code code, const char *input,
                        uint64_t offset, const char *field, const char *expected,
                        const char *found_fmt, va_list ap);
 
 /* Forward a failure unchanged (zstd FORWARD_IF_ERROR). */
 #define OS_TRY(expr)                          \
     do {                                      \
-        onescope_code os_rc_ = (expr);        \
-        if (os_rc_ != ONESCOPE_OK) return os_rc_; \
+        onescope_code onescope_os_rc_ = (expr);        \
+        if (onescope_os_rc_ != ONESCOPE_OK) return onescope_os_rc_; \
     } while (0)
 
 /* The input limit in force (0 or NULL options: ONESCOPE_MAX_INPUT_BYTES) and the check every
  * parser makes before anything else: ONESCOPE_E_TOO_LARGE at the offset of the first byte past
  * the limit. */
-size_t os_input_limit(const onescope_parse_options *options);
-onescope_code os_check_input_size(size_t size, const onescope_parse_options *options,
+size_t onescope_os_input_limit(const onescope_parse_options *options);
+onescope_code onescope_os_check_input_size(size_t size, const onescope_parse_options *options,
                                   const char *name, onescope_error *error);
+
+/* Writers refuse to produce a file over the default input limit, which no parser would read
+ * back with default options: ONESCOPE_E_TOO_LARGE naming the size. */
+onescope_code onescope_os_check_output_size(uint64_t total, const char *name, onescope_error *error);
 
 /* ---- allocation ---- */
 
-void *os_alloc(const onescope_allocator *a, size_t size);
-void *os_calloc(const onescope_allocator *a, size_t count, size_t size); /* zeroed, checked */
-void os_free(const onescope_allocator *a, void *ptr);
+void *onescope_os_alloc(const onescope_allocator *a, size_t size);
+void *onescope_os_calloc(const onescope_allocator *a, size_t count, size_t size); /* zeroed, checked */
+void onescope_os_free(const onescope_allocator *a, void *ptr);
 
 /* ---- checked sizes: return false on overflow ---- */
 
-static inline bool os_mul_size(size_t a, size_t b, size_t *out) {
+static inline bool onescope_os_mul_size(size_t a, size_t b, size_t *out) {
     if (b != 0 && a > SIZE_MAX / b) return false;
     *out = a * b;
     return true;
 }
-static inline bool os_add_size(size_t a, size_t b, size_t *out) {
+static inline bool onescope_os_add_size(size_t a, size_t b, size_t *out) {
     if (a > SIZE_MAX - b) return false;
     *out = a + b;
     return true;
@@ -64,98 +71,115 @@ static inline bool os_add_size(size_t a, size_t b, size_t *out) {
 
 /* ---- the byte reader: little-endian by shifts, so the host's byte order never matters ---- */
 
-typedef struct os_reader {
+typedef struct onescope_os_reader {
     const uint8_t *data;
     size_t size;
     size_t pos;
     const char *name;       /* input name for messages */
     onescope_error *error;  /* where failures go (may be NULL) */
-} os_reader;
+} onescope_os_reader;
 
-void os_reader_init(os_reader *r, const void *data, size_t size, const char *name,
+void onescope_os_reader_init(onescope_os_reader *r, const void *data, size_t size, const char *name,
                     onescope_error *error);
-static inline size_t os_reader_remaining(const os_reader *r) { return r->size - r->pos; }
+static inline size_t onescope_os_reader_remaining(const onescope_os_reader *r) { return r->size - r->pos; }
 
 /* Each returns ONESCOPE_E_TRUNCATED (naming field and the offset where it starts) when the
  * bytes are not there, and leaves pos unchanged on failure. */
-onescope_code os_read_u8(os_reader *r, const char *field, uint8_t *out);
-onescope_code os_read_u16(os_reader *r, const char *field, uint16_t *out);
-onescope_code os_read_u32(os_reader *r, const char *field, uint32_t *out);
-onescope_code os_read_u64(os_reader *r, const char *field, uint64_t *out);
-onescope_code os_read_i32(os_reader *r, const char *field, int32_t *out);
-onescope_code os_read_i64(os_reader *r, const char *field, int64_t *out);
-onescope_code os_read_f32(os_reader *r, const char *field, float *out);
-onescope_code os_read_f64(os_reader *r, const char *field, double *out);
+onescope_code onescope_os_read_u8(onescope_os_reader *r, const char *field, uint8_t *out);
+onescope_code onescope_os_read_u16(onescope_os_reader *r, const char *field, uint16_t *out);
+onescope_code onescope_os_read_u32(onescope_os_reader *r, const char *field, uint32_t *out);
+onescope_code onescope_os_read_u64(onescope_os_reader *r, const char *field, uint64_t *out);
+onescope_code onescope_os_read_i32(onescope_os_reader *r, const char *field, int32_t *out);
+onescope_code onescope_os_read_i64(onescope_os_reader *r, const char *field, int64_t *out);
+onescope_code onescope_os_read_f32(onescope_os_reader *r, const char *field, float *out);
+onescope_code onescope_os_read_f64(onescope_os_reader *r, const char *field, double *out);
 /* Points out at n bytes inside the buffer (no copy). */
-onescope_code os_read_bytes(os_reader *r, const char *field, size_t n, const uint8_t **out);
+onescope_code onescope_os_read_bytes(onescope_os_reader *r, const char *field, size_t n, const uint8_t **out);
 /* Requires n zero bytes (reserved/padding): ONESCOPE_E_RESERVED at the first non-zero one. */
-onescope_code os_read_zeros(os_reader *r, const char *field, size_t n);
+onescope_code onescope_os_read_zeros(onescope_os_reader *r, const char *field, size_t n);
 /* Refuses a count that could not fit in what remains at min_elem_size bytes per element,
  * before anything is allocated for it. */
-onescope_code os_reader_reserve(os_reader *r, const char *field, uint64_t count,
+onescope_code onescope_os_reader_reserve(onescope_os_reader *r, const char *field, uint64_t count,
                                 size_t min_elem_size);
 /* Requires the reader to be at the end: ONESCOPE_E_TRAILING otherwise. */
-onescope_code os_reader_end(os_reader *r);
+onescope_code onescope_os_reader_end(onescope_os_reader *r);
 /* Fails with code at the reader's current position (or at offset `at`). */
-onescope_code os_reader_fail_at(os_reader *r, size_t at, onescope_code code, const char *field,
+onescope_code onescope_os_reader_fail_at(onescope_os_reader *r, size_t at, onescope_code code, const char *field,
                                 const char *expected, const char *found_fmt, ...) OS_PRINTF(6, 7);
 
 /* Decoders for fixed-layout records already bounds-checked. */
-static inline uint16_t os_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint32_t os_get_u32(const uint8_t *p) {
+static inline uint16_t onescope_os_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t onescope_os_get_u32(const uint8_t *p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
-static inline uint64_t os_get_u64(const uint8_t *p) {
-    return (uint64_t)os_get_u32(p) | ((uint64_t)os_get_u32(p + 4) << 32);
+static inline uint64_t onescope_os_get_u64(const uint8_t *p) {
+    return (uint64_t)onescope_os_get_u32(p) | ((uint64_t)onescope_os_get_u32(p + 4) << 32);
 }
-float os_get_f32(const uint8_t *p);
-double os_get_f64(const uint8_t *p);
-static inline void os_put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static inline void os_put_u32(uint8_t *p, uint32_t v) {
+float onescope_os_get_f32(const uint8_t *p);
+double onescope_os_get_f64(const uint8_t *p);
+static inline void onescope_os_put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void onescope_os_put_u32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
 }
-static inline void os_put_u64(uint8_t *p, uint64_t v) {
-    os_put_u32(p, (uint32_t)v);
-    os_put_u32(p + 4, (uint32_t)(v >> 32));
+static inline void onescope_os_put_u64(uint8_t *p, uint64_t v) {
+    onescope_os_put_u32(p, (uint32_t)v);
+    onescope_os_put_u32(p + 4, (uint32_t)(v >> 32));
 }
-void os_put_f32(uint8_t *p, float v);
-void os_put_f64(uint8_t *p, double v);
+void onescope_os_put_f32(uint8_t *p, float v);
+void onescope_os_put_f64(uint8_t *p, double v);
 
 /* ---- the byte writer: grows through the allocator; a failure latches and is reported once ---- */
 
-typedef struct os_writer {
+typedef struct onescope_os_writer {
     uint8_t *data;
     size_t size;
     size_t capacity;
     const onescope_allocator *allocator;
     bool failed;
-} os_writer;
+} onescope_os_writer;
 
-void os_writer_init(os_writer *w, const onescope_allocator *allocator);
+void onescope_os_writer_init(onescope_os_writer *w, const onescope_allocator *allocator);
 /* Reserves room for n more bytes; returns a pointer to write them or NULL (latched). */
-uint8_t *os_writer_grow(os_writer *w, size_t n);
+uint8_t *onescope_os_writer_grow(onescope_os_writer *w, size_t n);
 /* Pre-sizes the buffer to exactly total bytes (writers that know their size up front). */
-bool os_writer_reserve_total(os_writer *w, size_t total);
-void os_write_u8(os_writer *w, uint8_t v);
-void os_write_u16(os_writer *w, uint16_t v);
-void os_write_u32(os_writer *w, uint32_t v);
-void os_write_u64(os_writer *w, uint64_t v);
-void os_write_i32(os_writer *w, int32_t v);
-void os_write_i64(os_writer *w, int64_t v);
-void os_write_f32(os_writer *w, float v);
-void os_write_f64(os_writer *w, double v);
-void os_write_bytes(os_writer *w, const void *p, size_t n);
+bool onescope_os_writer_reserve_total(onescope_os_writer *w, size_t total);
+void onescope_os_write_u8(onescope_os_writer *w, uint8_t v);
+void onescope_os_write_u16(onescope_os_writer *w, uint16_t v);
+void onescope_os_write_u32(onescope_os_writer *w, uint32_t v);
+void onescope_os_write_u64(onescope_os_writer *w, uint64_t v);
+void onescope_os_write_i32(onescope_os_writer *w, int32_t v);
+void onescope_os_write_i64(onescope_os_writer *w, int64_t v);
+void onescope_os_write_f32(onescope_os_writer *w, float v);
+void onescope_os_write_f64(onescope_os_writer *w, double v);
+void onescope_os_write_bytes(onescope_os_writer *w, const void *p, size_t n);
 /* Hands the bytes to out, or reports ONESCOPE_E_NOMEM and frees them. */
-onescope_code os_writer_finish(os_writer *w, onescope_buffer *out, onescope_error *error,
+onescope_code onescope_os_writer_finish(onescope_os_writer *w, onescope_buffer *out, onescope_error *error,
                                const char *name);
-void os_writer_discard(os_writer *w);
+void onescope_os_writer_discard(onescope_os_writer *w);
+
+/* ---- deterministic numbers ---- */
+
+/* splitmix64: the PRNG of the test module (docs/test-module.md 3.1) and of the test-data
+ * scripts. Its sequence is part of the hash rows: never change it. */
+static inline uint64_t onescope_os_splitmix64(uint64_t *state) {
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* lo + next mod (hi - lo + 1) (remainder, no rejection), for hi - lo < 2^32. */
+static inline int32_t onescope_os_draw(uint64_t *state, int32_t lo, int32_t hi) {
+    uint64_t span = (uint64_t)((int64_t)hi - (int64_t)lo) + 1u;
+    return (int32_t)((int64_t)lo + (int64_t)(onescope_os_splitmix64(state) % span));
+}
 
 /* ---- text ---- */
 
 /* Returns true when s[0..n) is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF);
  * otherwise false with *bad the offset of the first bad byte. */
-bool os_utf8_valid(const uint8_t *s, size_t n, size_t *bad);
+bool onescope_os_utf8_valid(const uint8_t *s, size_t n, size_t *bad);
 /* snprintf that never overflows and always terminates. */
-void os_copy_text(char *dst, size_t size, const char *src);
+void onescope_os_copy_text(char *dst, size_t size, const char *src);
 
 #endif

@@ -54,15 +54,15 @@ static const char *type_name(uint8_t type) {
 
 static onescope_code check_header(const uint8_t *h, const char *name, onescope_error *error) {
     if (memcmp(h, live_magic, 4) != 0)
-        return os_fail(error, ONESCOPE_E_MAGIC, name, 0, "magic", "\"OSLS\"",
+        return onescope_os_fail(error, ONESCOPE_E_MAGIC, name, 0, "magic", "\"OSLS\"",
                        "%02x %02x %02x %02x", h[0], h[1], h[2], h[3]);
-    uint16_t version = os_get_u16(h + 4);
+    uint16_t version = onescope_os_get_u16(h + 4);
     if (version != ONESCOPE_LIVE_VERSION)
-        return os_fail(error, ONESCOPE_E_VERSION, name, 4, "version", "1", "%u",
+        return onescope_os_fail(error, ONESCOPE_E_VERSION, name, 4, "version", "1", "%u",
                        (unsigned)version);
-    uint16_t flags = os_get_u16(h + 6);
+    uint16_t flags = onescope_os_get_u16(h + 6);
     if (flags != 0)
-        return os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags", "0", "0x%04x", (unsigned)flags);
+        return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags", "0", "0x%04x", (unsigned)flags);
     return ONESCOPE_OK;
 }
 
@@ -70,10 +70,10 @@ static onescope_code check_header(const uint8_t *h, const char *name, onescope_e
 static onescope_code check_record_header(const live_rules *rules, uint8_t type, uint32_t length,
                                          uint64_t at, const char *name, onescope_error *error) {
     if (type < ONESCOPE_LIVE_PROBE || type > ONESCOPE_LIVE_END)
-        return os_fail(error, ONESCOPE_E_RANGE, name, at, "record type",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, "record type",
                        "1 (probe), 2 (step) or 3 (end)", "%u", (unsigned)type);
     if (!rules->have_probe && type != ONESCOPE_LIVE_PROBE)
-        return os_fail(error, ONESCOPE_E_RANGE, name, at, "record type",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, "record type",
                        "1 (probe) as the first record", "%u (%s)", (unsigned)type,
                        type_name(type));
     uint32_t min, max;
@@ -95,7 +95,7 @@ static onescope_code check_record_header(const live_rules *rules, uint8_t type, 
         break;
     }
     if (length < min || length > max)
-        return os_fail(error, ONESCOPE_E_LENGTH, name, at + 1, "record length", expected,
+        return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, at + 1, "record length", expected,
                        "%" PRIu32, length);
     return ONESCOPE_OK;
 }
@@ -106,7 +106,7 @@ static onescope_code check_step_number(uint64_t want, uint64_t found, uint64_t a
     if (want == found) return ONESCOPE_OK;
     char expected[64];
     snprintf(expected, sizeof expected, "%" PRIu64, want);
-    return os_fail(error, ONESCOPE_E_RANGE, name, at, field, expected, "%" PRIu64, found);
+    return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, field, expected, "%" PRIu64, found);
 }
 
 /* Checks a whole payload and fills *rec; updates rules only on success.
@@ -121,21 +121,21 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
     if (type == ONESCOPE_LIVE_PROBE) {
         uint8_t has_link = p[0];
         if (has_link > 1)
-            return os_fail(error, ONESCOPE_E_FLAGS, name, base, "probe flags",
+            return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, base, "probe flags",
                            "0 (no link block) or 1 (link block)", "%u", (unsigned)has_link);
         size_t pos = 1;
         onescope_link_block link = {0, 0, 0};
         if (has_link) {
             if (length < 1u + 4u + 6u + ONESCOPE_SIM_SNAPSHOT_HEADER + ONESCOPE_SIM_BODY_BYTES)
-                return os_fail(error, ONESCOPE_E_LENGTH, name, at + 1, "record length",
+                return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, at + 1, "record length",
                                "55 to 2071 bytes for a probe with a link block", "%" PRIu32,
                                length);
             link.role = p[1];
             link.body = p[2];
-            link.transfer_step = os_get_u16(p + 3);
+            link.transfer_step = onescope_os_get_u16(p + 3);
             uint64_t lo = base + 1;
             if (link.role < 1 || link.role > 3)
-                return os_fail(error, ONESCOPE_E_RANGE, name, lo, "link role", "1, 2 or 3", "%u",
+                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, lo, "link role", "1, 2 or 3", "%u",
                                (unsigned)link.role);
             pos = 5;
         }
@@ -146,30 +146,30 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
         if (has_link) {
             uint64_t lo = base + 1;
             if (link.role != ONESCOPE_LINK_ROLE_FIELDS && link.body >= setup.body_count)
-                return os_fail(error, ONESCOPE_E_RANGE, name, lo + 1, "link body",
+                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, lo + 1, "link body",
                                "below the body count", "%u (body count %u)", (unsigned)link.body,
                                (unsigned)setup.body_count);
             if (link.role == ONESCOPE_LINK_ROLE_FIELDS && link.body != 0)
-                return os_fail(error, ONESCOPE_E_RESERVED, name, lo + 1, "link body",
+                return onescope_os_fail(error, ONESCOPE_E_RESERVED, name, lo + 1, "link body",
                                "0 for role 3", "%u", (unsigned)link.body);
             if (link.role == ONESCOPE_LINK_ROLE_FIELDS && link.transfer_step != 0)
-                return os_fail(error, ONESCOPE_E_RESERVED, name, lo + 2, "link transfer step",
+                return onescope_os_fail(error, ONESCOPE_E_RESERVED, name, lo + 2, "link transfer step",
                                "0 for role 3", "%u", (unsigned)link.transfer_step);
         }
         pos += 6;
         const uint8_t *snap = p + pos;
         size_t snap_size = length - pos;
         OS_TRY(onescope_sim_snapshot_check(&setup, snap, snap_size, name, base + pos, error));
-        uint64_t step = os_get_u64(snap);
+        uint64_t step = onescope_os_get_u64(snap);
         if (rules->have_probe) {
             if (setup.dimensions != rules->setup.dimensions ||
                 setup.body_count != rules->setup.body_count || setup.seed != rules->setup.seed)
-                return os_fail(error, ONESCOPE_E_MISMATCH, name, so, "setup",
+                return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, so, "setup",
                                "the setup of the stream's first probe", "%u %u %" PRIu32,
                                (unsigned)setup.dimensions, (unsigned)setup.body_count,
                                setup.seed);
             if (memcmp(&link, &rules->link, sizeof link) != 0)
-                return os_fail(error, ONESCOPE_E_MISMATCH, name, base, "link block",
+                return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, base, "link block",
                                "the link block of the stream's first probe", "role %u body %u "
                                "step %u", (unsigned)link.role, (unsigned)link.body,
                                (unsigned)link.transfer_step);
@@ -190,11 +190,11 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
         return ONESCOPE_OK;
     }
     if (type == ONESCOPE_LIVE_STEP) {
-        uint64_t step = os_get_u64(p);
+        uint64_t step = onescope_os_get_u64(p);
         OS_TRY(check_step_number(rules->next_step, step, base, "host step", name, error));
-        uint16_t n = os_get_u16(p + 8);
+        uint16_t n = onescope_os_get_u16(p + 8);
         if ((uint32_t)n + 18u != length)
-            return os_fail(error, ONESCOPE_E_LENGTH, name, base + 8, "input length",
+            return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, base + 8, "input length",
                            NULL, "%u, but the record holds %" PRIu32 " input bytes", (unsigned)n,
                            length - 18u);
         OS_TRY(onescope_op_check_input(rules->setup.dimensions, p + 10, n, name, base + 10,
@@ -202,11 +202,11 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
         rec->step = step;
         rec->input = p + 10;
         rec->input_size = n;
-        rec->hash = os_get_u64(p + 10 + n);
+        rec->hash = onescope_os_get_u64(p + 10 + n);
         rules->next_step = step + 1;
         return ONESCOPE_OK;
     }
-    uint64_t step = os_get_u64(p);
+    uint64_t step = onescope_os_get_u64(p);
     OS_TRY(check_step_number(rules->next_step, step, base, "end host step", name, error));
     rec->step = step;
     return ONESCOPE_OK;
@@ -217,23 +217,23 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
 onescope_code onescope_live_decoder_create(const char *name, const onescope_allocator *a,
                                            onescope_live_decoder **out, onescope_error *error) {
     if (out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_create", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_create", OS_NO_OFFSET,
                        NULL, NULL, "out must not be NULL");
     *out = NULL;
-    onescope_live_decoder *d = os_calloc(a, 1, sizeof *d);
+    onescope_live_decoder *d = onescope_os_calloc(a, 1, sizeof *d);
     if (d == NULL)
-        return os_fail(error, ONESCOPE_E_NOMEM, name ? name : "live stream", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name ? name : "live stream", OS_NO_OFFSET,
                        "decoder", NULL, "could not allocate memory");
     d->allocator = a;
-    os_copy_text(d->name, sizeof d->name, name ? name : "live stream");
+    onescope_os_copy_text(d->name, sizeof d->name, name ? name : "live stream");
     *out = d;
     return ONESCOPE_OK;
 }
 
 void onescope_live_decoder_free(onescope_live_decoder *d) {
     if (d == NULL) return;
-    os_free(d->allocator, d->payload);
-    os_free(d->allocator, d);
+    onescope_os_free(d->allocator, d->payload);
+    onescope_os_free(d->allocator, d);
 }
 
 uint64_t onescope_live_decoder_offset(const onescope_live_decoder *d) {
@@ -252,7 +252,7 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
     size_t used = 0;
     if (consumed != NULL) *consumed = 0;
     if (d == NULL || consumed == NULL || record == NULL || (data == NULL && size != 0)) {
-        os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_next", OS_NO_OFFSET, NULL,
+        onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_next", OS_NO_OFFSET, NULL,
                 NULL, "decoder, consumed and record must not be NULL");
         return -1;
     }
@@ -260,12 +260,12 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
     for (;;) {
         switch (d->state) {
         case DEC_FAILED:
-            os_fail(error, ONESCOPE_E_BAD_STATE, d->name, d->offset, NULL, NULL,
+            onescope_os_fail(error, ONESCOPE_E_BAD_STATE, d->name, d->offset, NULL, NULL,
                     "the decoder failed earlier");
             return -1;
         case DEC_ENDED:
             if (used < size) {
-                return dec_fail(d, os_fail(error, ONESCOPE_E_TRAILING, d->name, d->offset,
+                return dec_fail(d, onescope_os_fail(error, ONESCOPE_E_TRAILING, d->name, d->offset,
                                            "stream", "nothing after the end record",
                                            "%zu more bytes", size - used));
             }
@@ -290,19 +290,19 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
                 break;
             }
             d->type = d->head[0];
-            d->length = os_get_u32(d->head + 1);
+            d->length = onescope_os_get_u32(d->head + 1);
             d->record_offset = d->offset - ONESCOPE_LIVE_RECORD_HEADER_BYTES;
             onescope_code rc = check_record_header(&d->rules, d->type, d->length,
                                                    d->record_offset, d->name, error);
             if (rc != ONESCOPE_OK) return dec_fail(d, rc);
             if (d->capacity < d->length) {
                 /* the length was checked against the type's limit just above */
-                uint8_t *p = os_alloc(d->allocator, d->length);
+                uint8_t *p = onescope_os_alloc(d->allocator, d->length);
                 if (p == NULL)
-                    return dec_fail(d, os_fail(error, ONESCOPE_E_NOMEM, d->name, d->record_offset,
+                    return dec_fail(d, onescope_os_fail(error, ONESCOPE_E_NOMEM, d->name, d->record_offset,
                                                "record", NULL, "could not allocate %" PRIu32
                                                " bytes", d->length));
-                os_free(d->allocator, d->payload);
+                onescope_os_free(d->allocator, d->payload);
                 d->payload = p;
                 d->capacity = d->length;
             }
@@ -331,25 +331,25 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
 
 onescope_code onescope_live_decoder_finish(const onescope_live_decoder *d, onescope_error *error) {
     if (d == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_finish", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_finish", OS_NO_OFFSET,
                        NULL, NULL, "decoder must not be NULL");
     switch (d->state) {
     case DEC_ENDED:
         return ONESCOPE_OK;
     case DEC_FAILED:
-        return os_fail(error, ONESCOPE_E_BAD_STATE, d->name, d->offset, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, d->name, d->offset, NULL, NULL,
                        "the decoder failed earlier");
     case DEC_HEADER:
-        return os_fail(error, ONESCOPE_E_TRUNCATED, d->name, 0, "stream header",
+        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, 0, "stream header",
                        "8 bytes", "%zu bytes", d->head_fill);
     case DEC_RECORD:
         if (d->head_fill == 0)
-            return os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->offset, "record",
+            return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->offset, "record",
                            "an end record before the end of the stream", "the end of the input");
-        return os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->offset - d->head_fill,
+        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->offset - d->head_fill,
                        "record header", "5 bytes", "%zu bytes", d->head_fill);
     default:
-        return os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->record_offset,
+        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->record_offset,
                        type_name(d->type), NULL, "%zu of %" PRIu32 " payload bytes", d->fill,
                        d->length);
     }
@@ -387,7 +387,7 @@ onescope_code onescope_live_decode(const void *data, size_t size, const char *na
 
 struct onescope_live_encoder {
     const onescope_allocator *allocator;
-    os_writer w;
+    onescope_os_writer w;
     uint64_t cleared; /* bytes handed out before the writer's first byte */
     live_rules rules;
     int ended;
@@ -398,29 +398,29 @@ static const char *const enc_name = "live encoder";
 
 static onescope_code enc_nomem(onescope_live_encoder *e, onescope_error *error) {
     e->failed = 1;
-    return os_fail(error, ONESCOPE_E_NOMEM, enc_name, OS_NO_OFFSET, "output", NULL,
+    return onescope_os_fail(error, ONESCOPE_E_NOMEM, enc_name, OS_NO_OFFSET, "output", NULL,
                    "could not allocate the output buffer");
 }
 
 onescope_code onescope_live_encoder_create(const onescope_allocator *a,
                                            onescope_live_encoder **out, onescope_error *error) {
     if (out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
                        "out must not be NULL");
     *out = NULL;
-    onescope_live_encoder *e = os_calloc(a, 1, sizeof *e);
+    onescope_live_encoder *e = onescope_os_calloc(a, 1, sizeof *e);
     if (e == NULL)
-        return os_fail(error, ONESCOPE_E_NOMEM, enc_name, OS_NO_OFFSET, "encoder", NULL,
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, enc_name, OS_NO_OFFSET, "encoder", NULL,
                        "could not allocate memory");
     e->allocator = a;
-    os_writer_init(&e->w, a);
-    os_write_bytes(&e->w, live_magic, 4);
-    os_write_u16(&e->w, ONESCOPE_LIVE_VERSION);
-    os_write_u16(&e->w, 0);
+    onescope_os_writer_init(&e->w, a);
+    onescope_os_write_bytes(&e->w, live_magic, 4);
+    onescope_os_write_u16(&e->w, ONESCOPE_LIVE_VERSION);
+    onescope_os_write_u16(&e->w, 0);
     if (e->w.failed) {
-        os_writer_discard(&e->w);
-        os_free(a, e);
-        return os_fail(error, ONESCOPE_E_NOMEM, enc_name, OS_NO_OFFSET, "output", NULL,
+        onescope_os_writer_discard(&e->w);
+        onescope_os_free(a, e);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, enc_name, OS_NO_OFFSET, "output", NULL,
                        "could not allocate the output buffer");
     }
     *out = e;
@@ -429,28 +429,28 @@ onescope_code onescope_live_encoder_create(const onescope_allocator *a,
 
 void onescope_live_encoder_free(onescope_live_encoder *e) {
     if (e == NULL) return;
-    os_writer_discard(&e->w);
-    os_free(e->allocator, e);
+    onescope_os_writer_discard(&e->w);
+    onescope_os_free(e->allocator, e);
 }
 
 /* Starts a record: writes its header, returns the writer position of the type byte. */
 static onescope_code enc_begin(onescope_live_encoder *e, uint8_t type, size_t length,
                                size_t *start, onescope_error *error) {
     if (e == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
                        "encoder must not be NULL");
     if (e->failed || e->ended)
-        return os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, NULL, NULL,
                        e->failed ? "the encoder failed earlier"
                                  : "the stream has ended (end record written)");
     uint64_t at = e->cleared + e->w.size;
     if (length > UINT32_MAX)
-        return os_fail(error, ONESCOPE_E_TOO_LARGE, enc_name, at + 1, "record length", NULL,
+        return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, enc_name, at + 1, "record length", NULL,
                        "%zu bytes", length);
     OS_TRY(check_record_header(&e->rules, type, (uint32_t)length, at, enc_name, error));
     *start = e->w.size;
-    os_write_u8(&e->w, type);
-    os_write_u32(&e->w, (uint32_t)length);
+    onescope_os_write_u8(&e->w, type);
+    onescope_os_write_u32(&e->w, (uint32_t)length);
     if (e->w.failed) return enc_nomem(e, error);
     return ONESCOPE_OK;
 }
@@ -459,7 +459,7 @@ static onescope_code enc_begin(onescope_live_encoder *e, uint8_t type, size_t le
 static onescope_code enc_commit(onescope_live_encoder *e, size_t start, onescope_error *error) {
     if (e->w.failed) return enc_nomem(e, error);
     uint8_t type = e->w.data[start];
-    uint32_t length = os_get_u32(e->w.data + start + 1);
+    uint32_t length = onescope_os_get_u32(e->w.data + start + 1);
     onescope_live_record rec;
     live_rules rules = e->rules;
     onescope_code rc = check_payload(&rules, type, e->w.data + start + 5, length,
@@ -479,35 +479,35 @@ onescope_code onescope_live_encode_probe_parts(onescope_live_encoder *e,
                                                const void *snapshot, size_t size,
                                                onescope_error *error) {
     if (setup == NULL || (snapshot == NULL && size != 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
                        "setup and snapshot must not be NULL");
     int has_link = link != NULL && link->role != ONESCOPE_LINK_ROLE_NONE;
     if (size > ONESCOPE_SIM_MAX_SNAPSHOT)
-        return os_fail(error, ONESCOPE_E_LENGTH, enc_name, OS_NO_OFFSET, "snapshot",
+        return onescope_os_fail(error, ONESCOPE_E_LENGTH, enc_name, OS_NO_OFFSET, "snapshot",
                        "at most 2060 bytes", "%zu bytes", size);
     size_t length = 1u + (has_link ? 4u : 0u) + 6u + size;
     size_t start = 0;
     OS_TRY(enc_begin(e, ONESCOPE_LIVE_PROBE, length, &start, error));
-    os_write_u8(&e->w, (uint8_t)has_link);
+    onescope_os_write_u8(&e->w, (uint8_t)has_link);
     if (has_link) {
-        os_write_u8(&e->w, link->role);
-        os_write_u8(&e->w, link->body);
-        os_write_u16(&e->w, link->transfer_step);
+        onescope_os_write_u8(&e->w, link->role);
+        onescope_os_write_u8(&e->w, link->body);
+        onescope_os_write_u16(&e->w, link->transfer_step);
     }
     uint8_t setup_bytes[ONESCOPE_SIM_SETUP_BYTES];
     onescope_sim_setup_encode(setup, setup_bytes);
-    os_write_bytes(&e->w, setup_bytes, sizeof setup_bytes);
-    os_write_bytes(&e->w, snapshot, size);
+    onescope_os_write_bytes(&e->w, setup_bytes, sizeof setup_bytes);
+    onescope_os_write_bytes(&e->w, snapshot, size);
     return enc_commit(e, start, error);
 }
 
 onescope_code onescope_live_encode_probe(onescope_live_encoder *e, const onescope_sim *sim,
                                          onescope_error *error) {
     if (sim == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
                        "sim must not be NULL");
     if (onescope_sim_next_stage(sim) != ONESCOPE_SIM_STAGE_INPUT)
-        return os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, "world",
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, "world",
                        "a world at a step boundary", "one in the middle of a step");
     uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
     size_t n = onescope_sim_snapshot(sim, snap, sizeof snap);
@@ -519,17 +519,17 @@ onescope_code onescope_live_encode_step(onescope_live_encoder *e, uint64_t step,
                                         const void *input, size_t size, uint64_t hash,
                                         onescope_error *error) {
     if (input == NULL && size != 0)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
                        "input must not be NULL");
     if (size > ONESCOPE_SIM_MAX_INPUT)
-        return os_fail(error, ONESCOPE_E_LENGTH, enc_name, OS_NO_OFFSET, "input length",
+        return onescope_os_fail(error, ONESCOPE_E_LENGTH, enc_name, OS_NO_OFFSET, "input length",
                        "at most 65535 bytes", "%zu bytes", size);
     size_t start = 0;
     OS_TRY(enc_begin(e, ONESCOPE_LIVE_STEP, 18u + size, &start, error));
-    os_write_u64(&e->w, step);
-    os_write_u16(&e->w, (uint16_t)size);
-    os_write_bytes(&e->w, input, size);
-    os_write_u64(&e->w, hash);
+    onescope_os_write_u64(&e->w, step);
+    onescope_os_write_u16(&e->w, (uint16_t)size);
+    onescope_os_write_bytes(&e->w, input, size);
+    onescope_os_write_u64(&e->w, hash);
     return enc_commit(e, start, error);
 }
 
@@ -537,7 +537,7 @@ onescope_code onescope_live_encode_end(onescope_live_encoder *e, uint64_t step,
                                        onescope_error *error) {
     size_t start = 0;
     OS_TRY(enc_begin(e, ONESCOPE_LIVE_END, ONESCOPE_LIVE_END_PAYLOAD, &start, error));
-    os_write_u64(&e->w, step);
+    onescope_os_write_u64(&e->w, step);
     return enc_commit(e, start, error);
 }
 
@@ -556,15 +556,15 @@ void onescope_live_encoder_clear(onescope_live_encoder *e) {
 onescope_code onescope_live_encoder_take(onescope_live_encoder *e, onescope_buffer *out,
                                          onescope_error *error) {
     if (e == NULL || out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
                        "encoder and out must not be NULL");
     if (e->failed)
-        return os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, NULL, NULL,
                        "the encoder failed earlier");
     uint64_t size = e->w.size;
-    OS_TRY(os_writer_finish(&e->w, out, error, enc_name));
+    OS_TRY(onescope_os_writer_finish(&e->w, out, error, enc_name));
     e->cleared += size;
-    os_writer_init(&e->w, e->allocator);
+    onescope_os_writer_init(&e->w, e->allocator);
     return ONESCOPE_OK;
 }
 
@@ -596,16 +596,16 @@ onescope_code onescope_live_viewer_create(const onescope_live_viewer_options *op
                                           const char *name, const onescope_allocator *a,
                                           onescope_live_viewer **out, onescope_error *error) {
     if (out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_create", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_create", OS_NO_OFFSET,
                        NULL, NULL, "out must not be NULL");
     *out = NULL;
-    onescope_live_viewer *v = os_calloc(a, 1, sizeof *v);
+    onescope_live_viewer *v = onescope_os_calloc(a, 1, sizeof *v);
     if (v == NULL)
-        return os_fail(error, ONESCOPE_E_NOMEM, name ? name : "live stream", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name ? name : "live stream", OS_NO_OFFSET,
                        "viewer", NULL, "could not allocate memory");
     v->allocator = a;
     v->options = options ? *options : onescope_live_viewer_options_default();
-    os_copy_text(v->name, sizeof v->name, name ? name : "live stream");
+    onescope_os_copy_text(v->name, sizeof v->name, name ? name : "live stream");
     *out = v;
     return ONESCOPE_OK;
 }
@@ -615,8 +615,8 @@ void onescope_live_viewer_free(onescope_live_viewer *v) {
     onescope_live_decoder_free(v->decoder);
     onescope_sim_free(v->sim);
     onescope_replay_free(v->replay);
-    os_free(v->allocator, v->rows);
-    os_free(v->allocator, v);
+    onescope_os_free(v->allocator, v->rows);
+    onescope_os_free(v->allocator, v);
 }
 
 static onescope_code viewer_push_row(onescope_live_viewer *v, uint64_t hash,
@@ -625,15 +625,15 @@ static onescope_code viewer_push_row(onescope_live_viewer *v, uint64_t hash,
         if (v->row_count == v->row_capacity) {
             size_t cap = v->row_capacity ? v->row_capacity * 2 : 256;
             size_t bytes;
-            if (!os_mul_size(cap, sizeof *v->rows, &bytes))
-                return os_fail(error, ONESCOPE_E_TOO_LARGE, v->name, OS_NO_OFFSET, "hash rows",
+            if (!onescope_os_mul_size(cap, sizeof *v->rows, &bytes))
+                return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, v->name, OS_NO_OFFSET, "hash rows",
                                NULL, "too many");
-            uint64_t *p = os_alloc(v->allocator, bytes);
+            uint64_t *p = onescope_os_alloc(v->allocator, bytes);
             if (p == NULL)
-                return os_fail(error, ONESCOPE_E_NOMEM, v->name, OS_NO_OFFSET, "hash rows", NULL,
+                return onescope_os_fail(error, ONESCOPE_E_NOMEM, v->name, OS_NO_OFFSET, "hash rows", NULL,
                                "could not allocate memory");
             if (v->row_count) memcpy(p, v->rows, v->row_count * sizeof *v->rows);
-            os_free(v->allocator, v->rows);
+            onescope_os_free(v->allocator, v->rows);
             v->rows = p;
             v->row_capacity = cap;
         }
@@ -683,7 +683,7 @@ static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_r
         uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
         size_t n = onescope_sim_snapshot(v->sim, snap, sizeof snap);
         if (n != rec->snapshot_size || memcmp(snap, rec->snapshot, n) != 0)
-            return os_fail(error, ONESCOPE_E_MISMATCH, v->name, rec->offset,
+            return onescope_os_fail(error, ONESCOPE_E_MISMATCH, v->name, rec->offset,
                            "probe snapshot", NULL,
                            "the host's world at step %" PRIu64 " (hash %016" PRIx64
                            ") differs from the viewer's (hash %016" PRIx64 ")",
@@ -693,7 +693,7 @@ static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_r
     }
     OS_TRY(check_step_number(now, rec->step, rec->offset + 5, "host step", v->name, error));
     if (v->options.record && v->steps >= ONESCOPE_OSTM_MAX_STEPS)
-        return os_fail(error, ONESCOPE_E_RANGE, v->name, rec->offset, "recorded steps",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, rec->offset, "recorded steps",
                        "at most 16777216 (an OSTM file's limit)", "one more");
     OS_TRY(onescope_sim_step(v->sim, rec->input, rec->input_size, error));
     uint64_t hash = onescope_sim_hash(v->sim);
@@ -701,7 +701,7 @@ static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_r
         char field[96], expected[64];
         snprintf(field, sizeof field, "hash at step %" PRIu64, now + 1);
         snprintf(expected, sizeof expected, "%016" PRIx64 " (the host's)", rec->hash);
-        return os_fail(error, ONESCOPE_E_MISMATCH, v->name, rec->offset, field, expected,
+        return onescope_os_fail(error, ONESCOPE_E_MISMATCH, v->name, rec->offset, field, expected,
                        "%016" PRIx64 " (the viewer's)", hash);
     }
     if (v->options.record)
@@ -713,13 +713,13 @@ static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_r
 onescope_code onescope_live_viewer_apply(onescope_live_viewer *v, const onescope_live_record *rec,
                                          onescope_error *error) {
     if (v == NULL || rec == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_apply", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_apply", OS_NO_OFFSET,
                        NULL, NULL, "viewer and record must not be NULL");
     if (v->failed)
-        return os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
                        "the viewer failed earlier");
     if (v->ended)
-        return os_fail(error, ONESCOPE_E_TRAILING, v->name, rec->offset, "record",
+        return onescope_os_fail(error, ONESCOPE_E_TRAILING, v->name, rec->offset, "record",
                        "nothing after the end record", "a %s record", type_name((uint8_t)rec->type));
     onescope_code rc = viewer_apply(v, rec, error);
     if (rc != ONESCOPE_OK) v->failed = 1;
@@ -729,10 +729,10 @@ onescope_code onescope_live_viewer_apply(onescope_live_viewer *v, const onescope
 onescope_code onescope_live_viewer_feed(onescope_live_viewer *v, const void *data, size_t size,
                                         onescope_error *error) {
     if (v == NULL || (data == NULL && size != 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_feed", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_feed", OS_NO_OFFSET,
                        NULL, NULL, "viewer and data must not be NULL");
     if (v->failed)
-        return os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
                        "the viewer failed earlier");
     if (v->decoder == NULL) {
         onescope_code rc = onescope_live_decoder_create(v->name, v->allocator, &v->decoder, error);
@@ -757,17 +757,17 @@ onescope_code onescope_live_viewer_feed(onescope_live_viewer *v, const void *dat
 
 onescope_code onescope_live_viewer_finish(onescope_live_viewer *v, onescope_error *error) {
     if (v == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_finish", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_finish", OS_NO_OFFSET,
                        NULL, NULL, "viewer must not be NULL");
     if (v->failed)
-        return os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
                        "the viewer failed earlier");
     if (v->decoder != NULL) OS_TRY(onescope_live_decoder_finish(v->decoder, error));
     else if (!v->ended)
-        return os_fail(error, ONESCOPE_E_TRUNCATED, v->name, 0, "stream header", "8 bytes",
+        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, v->name, 0, "stream header", "8 bytes",
                        "0 bytes");
     if (!v->synced)
-        return os_fail(error, ONESCOPE_E_RANGE, v->name, OS_NO_OFFSET, "probe",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, OS_NO_OFFSET, "probe",
                        NULL, "no probe at or after step %" PRIu64 " before the end",
                        v->options.from_step);
     return ONESCOPE_OK;
@@ -784,14 +784,14 @@ onescope_code onescope_live_viewer_replay(const onescope_live_viewer *v,
                                           const onescope_allocator *a, onescope_replay **out,
                                           onescope_error *error) {
     if (v == NULL || out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_replay", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_replay", OS_NO_OFFSET,
                        NULL, NULL, "viewer and out must not be NULL");
     *out = NULL;
     if (!v->options.record)
-        return os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, "viewer",
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, "viewer",
                        "a viewer created with options.record", "one that did not record");
     if (!v->synced || v->replay == NULL)
-        return os_fail(error, ONESCOPE_E_RANGE, v->name, OS_NO_OFFSET, "probe", NULL,
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, OS_NO_OFFSET, "probe", NULL,
                        "no probe at or after step %" PRIu64 " seen yet", v->options.from_step);
     /* A copy through the writer and parser, so the viewer can go on recording. */
     onescope_buffer bytes = {NULL, 0, NULL};

@@ -46,7 +46,7 @@ onescope_ots_header onescope_ots_header_default(void) {
 
 /* ---- context: the JSON path being read, and where failures go ---- */
 
-void ots_push_key(ots_ctx *c, const char *key) {
+void onescope_os_ots_push_key(ots_ctx *c, const char *key) {
     if (c->depth < OTS_MAX_DEPTH) {
         c->segs[c->depth].key = key;
         c->segs[c->depth].index = 0;
@@ -54,7 +54,7 @@ void ots_push_key(ots_ctx *c, const char *key) {
     c->depth++;
 }
 
-void ots_push_index(ots_ctx *c, size_t index) {
+void onescope_os_ots_push_index(ots_ctx *c, size_t index) {
     if (c->depth < OTS_MAX_DEPTH) {
         c->segs[c->depth].key = NULL;
         c->segs[c->depth].index = index;
@@ -62,153 +62,36 @@ void ots_push_index(ots_ctx *c, size_t index) {
     c->depth++;
 }
 
-void ots_pop(ots_ctx *c) { c->depth--; }
+void onescope_os_ots_pop(ots_ctx *c) { c->depth--; }
 
-static void path_text(const ots_ctx *c, char *buf, size_t size) {
-    size_t len = 0;
-    buf[0] = '\0';
-    int n = c->depth < OTS_MAX_DEPTH ? c->depth : OTS_MAX_DEPTH;
-    for (int i = 0; i < n && len < size; i++) {
-        int k;
-        if (c->segs[i].key != NULL)
-            k = snprintf(buf + len, size - len, "%s%s", len ? "." : "", c->segs[i].key);
-        else
-            k = snprintf(buf + len, size - len, "[%zu]", c->segs[i].index);
-        if (k < 0) break;
-        len += (size_t)k;
-    }
-}
+static int path_depth(const ots_ctx *c) { return c->depth < OTS_MAX_DEPTH ? c->depth : OTS_MAX_DEPTH; }
 
-/* ---- locating a path in the raw text (only after an error; the text is valid JSON) ---- */
-
-static size_t skip_ws(const char *s, size_t n, size_t p) {
-    while (p < n && (s[p] == ' ' || s[p] == '\t' || s[p] == '\n' || s[p] == '\r')) p++;
-    return p;
-}
-
-/* p at an opening quote: returns the position after the closing quote. */
-static size_t skip_string(const char *s, size_t n, size_t p) {
-    for (p++; p < n; p++) {
-        if (s[p] == '\\') p++;
-        else if (s[p] == '"') return p + 1;
-    }
-    return n;
-}
-
-static size_t skip_value(const char *s, size_t n, size_t p) {
-    if (p >= n) return n;
-    if (s[p] == '"') return skip_string(s, n, p);
-    if (s[p] == '{' || s[p] == '[') {
-        int depth = 0;
-        while (p < n) {
-            char ch = s[p];
-            if (ch == '"') {
-                p = skip_string(s, n, p);
-                continue;
-            }
-            if (ch == '{' || ch == '[') depth++;
-            else if (ch == '}' || ch == ']') {
-                depth--;
-                if (depth == 0) return p + 1;
-            }
-            p++;
-        }
-        return n;
-    }
-    while (p < n && s[p] != ',' && s[p] != '}' && s[p] != ']' && s[p] != ' ' && s[p] != '\n' &&
-           s[p] != '\r' && s[p] != '\t')
-        p++;
-    return p;
-}
-
-/* Finds the deepest segment of the path that exists; *pos is where its value starts. */
-static void locate(const ots_ctx *c, size_t *pos) {
-    const char *s = c->text;
-    size_t n = c->size;
-    size_t p = skip_ws(s, n, 0);
-    *pos = p;
-    int depth = c->depth < OTS_MAX_DEPTH ? c->depth : OTS_MAX_DEPTH;
-    for (int i = 0; i < depth; i++) {
-        const ots_seg *g = &c->segs[i];
-        bool found = false;
-        if (g->key != NULL) {
-            if (p >= n || s[p] != '{') return;
-            size_t klen = strlen(g->key);
-            p = skip_ws(s, n, p + 1);
-            while (p < n && s[p] == '"') {
-                size_t end = skip_string(s, n, p);
-                bool match = end - p - 2 == klen && memcmp(s + p + 1, g->key, klen) == 0;
-                p = skip_ws(s, n, end);
-                if (p < n && s[p] == ':') p = skip_ws(s, n, p + 1);
-                if (match) {
-                    found = true;
-                    break;
-                }
-                p = skip_ws(s, n, skip_value(s, n, p));
-                if (p < n && s[p] == ',') p = skip_ws(s, n, p + 1);
-                else break;
-            }
-        } else {
-            if (p >= n || s[p] != '[') return;
-            p = skip_ws(s, n, p + 1);
-            for (size_t k = 0; p < n && s[p] != ']'; k++) {
-                if (k == g->index) {
-                    found = true;
-                    break;
-                }
-                p = skip_ws(s, n, skip_value(s, n, p));
-                if (p < n && s[p] == ',') p = skip_ws(s, n, p + 1);
-                else break;
-            }
-        }
-        if (!found) return;
-        *pos = p;
-    }
-}
-
-/* 1-based line and column (in characters, like jansson) of byte offset pos. */
-static void line_column(const char *s, size_t pos, uint32_t *line, uint32_t *column) {
-    uint32_t l = 1, col = 1;
-    for (size_t i = 0; i < pos; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '\n') {
-            l++;
-            col = 1;
-        } else if ((ch & 0xC0) != 0x80) {
-            col++;
-        }
-    }
-    *line = l;
-    *column = col;
-}
-
-onescope_code ots_fail(ots_ctx *c, onescope_code code, const char *expected, const char *fmt,
+onescope_code onescope_os_ots_fail(ots_ctx *c, onescope_code code, const char *expected, const char *fmt,
                        ...) {
     char path[96];
-    path_text(c, path, sizeof path);
+    onescope_os_json_path_text(c->segs, path_depth(c), path, sizeof path);
     va_list ap;
     va_start(ap, fmt);
-    os_failv(c->error, code, c->name, OS_NO_OFFSET, path, expected, fmt, ap);
+    onescope_os_failv(c->error, code, c->name, OS_NO_OFFSET, path, expected, fmt, ap);
     va_end(ap);
     if (c->error != NULL && c->text != NULL) {
-        size_t pos;
-        locate(c, &pos);
+        size_t pos = onescope_os_json_locate(c->text, c->size, c->segs, path_depth(c));
         c->error->has_offset = 1;
         c->error->offset = pos;
-        line_column(c->text, pos, &c->error->line, &c->error->column);
+        onescope_os_json_line_column(c->text, pos, &c->error->line, &c->error->column);
     }
     return code;
 }
 
-onescope_code ots_nomem(ots_ctx *c) {
-    return os_fail(c->error, ONESCOPE_E_NOMEM, c->name, OS_NO_OFFSET, NULL, NULL,
+onescope_code onescope_os_ots_nomem(ots_ctx *c) {
+    return onescope_os_fail(c->error, ONESCOPE_E_NOMEM, c->name, OS_NO_OFFSET, NULL, NULL,
                    "could not allocate memory");
 }
 
 /* ---- strings ---- */
 
 static char *dup_n(const onescope_allocator *a, const char *s, size_t n) {
-    char *p = os_alloc(a, n + 1);
+    char *p = onescope_os_alloc(a, n + 1);
     if (p == NULL) return NULL;
     memcpy(p, s, n);
     p[n] = '\0';
@@ -218,13 +101,13 @@ static char *dup_n(const onescope_allocator *a, const char *s, size_t n) {
 onescope_code onescope_ots_set_string(const onescope_allocator *a, char **field, const char *text,
                                       onescope_error *error) {
     if (field == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_set_string", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_set_string", OS_NO_OFFSET,
                        "field", "non-NULL", NULL);
     char *p = NULL;
     if (text != NULL && (p = dup_n(a, text, strlen(text))) == NULL)
-        return os_fail(error, ONESCOPE_E_NOMEM, "onescope_ots_set_string", OS_NO_OFFSET, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, "onescope_ots_set_string", OS_NO_OFFSET, NULL,
                        NULL, "could not allocate memory");
-    os_free(a, *field);
+    onescope_os_free(a, *field);
     *field = p;
     return ONESCOPE_OK;
 }
@@ -234,12 +117,12 @@ onescope_code onescope_ots_set_string(const onescope_allocator *a, char **field,
 static void free_cameras(const onescope_allocator *a, onescope_ots_camera *cams, size_t n) {
     if (cams == NULL) return;
     for (size_t i = 0; i < n; i++) {
-        os_free(a, cams[i].name);
-        os_free(a, cams[i].peg);
-        os_free(a, cams[i].path);
-        os_free(a, cams[i].rig);
+        onescope_os_free(a, cams[i].name);
+        onescope_os_free(a, cams[i].peg);
+        onescope_os_free(a, cams[i].path);
+        onescope_os_free(a, cams[i].rig);
     }
-    os_free(a, cams);
+    onescope_os_free(a, cams);
 }
 
 void onescope_ots_rig_free(onescope_ots_rig *rig) {
@@ -248,15 +131,15 @@ void onescope_ots_rig_free(onescope_ots_rig *rig) {
     if (rig->bones != NULL)
         for (size_t i = 0; i < rig->bone_count; i++) {
             onescope_ots_bone *b = &rig->bones[i];
-            os_free(a, b->name);
-            os_free(a, b->parent);
-            os_free(a, b->path);
-            os_free(a, b->rig);
+            onescope_os_free(a, b->name);
+            onescope_os_free(a, b->parent);
+            onescope_os_free(a, b->path);
+            onescope_os_free(a, b->rig);
         }
-    os_free(a, rig->bones);
+    onescope_os_free(a, rig->bones);
     free_cameras(a, rig->cameras, rig->camera_count);
-    os_free(a, rig->name);
-    os_free(a, rig);
+    onescope_os_free(a, rig->name);
+    onescope_os_free(a, rig);
 }
 
 void onescope_ots_clip_free(onescope_ots_clip *clip) {
@@ -265,18 +148,18 @@ void onescope_ots_clip_free(onescope_ots_clip *clip) {
     if (clip->pegs != NULL)
         for (size_t i = 0; i < clip->peg_count; i++) {
             onescope_ots_peg *p = &clip->pegs[i];
-            os_free(a, p->name);
-            os_free(a, p->path);
-            os_free(a, p->parent);
-            os_free(a, p->rig);
-            os_free(a, p->source_modes.position);
-            os_free(a, p->source_modes.rotation);
-            os_free(a, p->source_modes.scale);
-            os_free(a, p->keyframes);
+            onescope_os_free(a, p->name);
+            onescope_os_free(a, p->path);
+            onescope_os_free(a, p->parent);
+            onescope_os_free(a, p->rig);
+            onescope_os_free(a, p->source_modes.position);
+            onescope_os_free(a, p->source_modes.rotation);
+            onescope_os_free(a, p->source_modes.scale);
+            onescope_os_free(a, p->keyframes);
         }
-    os_free(a, clip->pegs);
+    onescope_os_free(a, clip->pegs);
     free_cameras(a, clip->cameras, clip->camera_count);
-    os_free(a, clip);
+    onescope_os_free(a, clip);
 }
 
 static void camera_defaults(onescope_ots_camera *cams, size_t n) {
@@ -291,18 +174,18 @@ onescope_code onescope_ots_rig_create(size_t bone_count, size_t camera_count,
                                       const onescope_allocator *a, onescope_ots_rig **out,
                                       onescope_error *error) {
     const char *name = "onescope_ots_rig_create";
-    if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     *out = NULL;
-    onescope_ots_rig *r = os_calloc(a, 1, sizeof *r);
-    if (r == NULL) return os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
+    onescope_ots_rig *r = onescope_os_calloc(a, 1, sizeof *r);
+    if (r == NULL) return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
     r->allocator = a;
     r->header = onescope_ots_header_default();
     r->scale_factor = 1.0;
-    r->bones = os_calloc(a, bone_count, sizeof *r->bones);
-    r->cameras = os_calloc(a, camera_count, sizeof *r->cameras);
+    r->bones = onescope_os_calloc(a, bone_count, sizeof *r->bones);
+    r->cameras = onescope_os_calloc(a, camera_count, sizeof *r->cameras);
     if (r->bones == NULL || r->cameras == NULL) {
         onescope_ots_rig_free(r);
-        return os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
     }
     r->bone_count = bone_count;
     r->camera_count = camera_count;
@@ -316,17 +199,17 @@ onescope_code onescope_ots_clip_create(size_t peg_count, size_t camera_count,
                                        const onescope_allocator *a, onescope_ots_clip **out,
                                        onescope_error *error) {
     const char *name = "onescope_ots_clip_create";
-    if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     *out = NULL;
-    onescope_ots_clip *c = os_calloc(a, 1, sizeof *c);
-    if (c == NULL) return os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
+    onescope_ots_clip *c = onescope_os_calloc(a, 1, sizeof *c);
+    if (c == NULL) return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
     c->allocator = a;
     c->header = onescope_ots_header_default();
-    c->pegs = os_calloc(a, peg_count, sizeof *c->pegs);
-    c->cameras = os_calloc(a, camera_count, sizeof *c->cameras);
+    c->pegs = onescope_os_calloc(a, peg_count, sizeof *c->pegs);
+    c->cameras = onescope_os_calloc(a, camera_count, sizeof *c->cameras);
     if (c->pegs == NULL || c->cameras == NULL) {
         onescope_ots_clip_free(c);
-        return os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
     }
     c->peg_count = peg_count;
     c->camera_count = camera_count;
@@ -349,13 +232,13 @@ onescope_code onescope_ots_peg_set_keyframe_count(onescope_ots_clip *clip, onesc
                                                   size_t count, onescope_error *error) {
     const char *name = "onescope_ots_peg_set_keyframe_count";
     if (clip == NULL || peg == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL, "clip and peg must not be NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL, "clip and peg must not be NULL");
     if (count > (size_t)INT32_MAX)
-        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "count", "at most 2147483647", "%zu", count);
-    onescope_ots_keyframe *k = os_calloc(clip->allocator, count, sizeof *k);
-    if (k == NULL) return os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "count", "at most 2147483647", "%zu", count);
+    onescope_ots_keyframe *k = onescope_os_calloc(clip->allocator, count, sizeof *k);
+    if (k == NULL) return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
     for (size_t i = 0; i < count; i++) keyframe_defaults(&k[i], (int32_t)i);
-    os_free(clip->allocator, peg->keyframes);
+    onescope_os_free(clip->allocator, peg->keyframes);
     peg->keyframes = k;
     peg->keyframe_count = count;
     return ONESCOPE_OK;
@@ -366,9 +249,9 @@ onescope_code onescope_ots_peg_set_keyframe_count(onescope_ots_clip *clip, onesc
 static onescope_code check_finite(ots_ctx *c, const char *key, const double *v, int n) {
     for (int i = 0; i < n; i++)
         if (!isfinite(v[i])) {
-            if (key) ots_push_key(c, key);
-            if (n > 1) ots_push_index(c, (size_t)i);
-            onescope_code rc = ots_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", v[i]);
+            if (key) onescope_os_ots_push_key(c, key);
+            if (n > 1) onescope_os_ots_push_index(c, (size_t)i);
+            onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", v[i]);
             c->depth -= (key ? 1 : 0) + (n > 1 ? 1 : 0);
             return rc;
         }
@@ -378,10 +261,10 @@ static onescope_code check_finite(ots_ctx *c, const char *key, const double *v, 
 static onescope_code check_quat(ots_ctx *c, const char *key, const double *q) {
     OS_TRY(check_finite(c, key, q, 4));
     if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
-        ots_push_key(c, key);
-        onescope_code rc = ots_fail(c, ONESCOPE_E_RANGE, "a non-zero quaternion [w, x, y, z]",
+        onescope_os_ots_push_key(c, key);
+        onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a non-zero quaternion [w, x, y, z]",
                                     "[0, 0, 0, 0]");
-        ots_pop(c);
+        onescope_os_ots_pop(c);
         return rc;
     }
     return ONESCOPE_OK;
@@ -389,37 +272,37 @@ static onescope_code check_quat(ots_ctx *c, const char *key, const double *q) {
 
 static onescope_code check_text(ots_ctx *c, const char *key, const char *s, bool required) {
     onescope_code rc = ONESCOPE_OK;
-    ots_push_key(c, key);
+    onescope_os_ots_push_key(c, key);
     size_t bad;
     if (s == NULL) {
-        if (required) rc = ots_fail(c, ONESCOPE_E_TYPE, "a string", "none");
+        if (required) rc = onescope_os_ots_fail(c, ONESCOPE_E_TYPE, "a string", "none");
     } else if (required && s[0] == '\0') {
-        rc = ots_fail(c, ONESCOPE_E_RANGE, "a non-empty name", "\"\"");
-    } else if (!os_utf8_valid((const uint8_t *)s, strlen(s), &bad)) {
-        rc = ots_fail(c, ONESCOPE_E_UTF8, "valid UTF-8", "an invalid sequence at byte %zu", bad);
+        rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a non-empty name", "\"\"");
+    } else if (!onescope_os_utf8_valid((const uint8_t *)s, strlen(s), &bad)) {
+        rc = onescope_os_ots_fail(c, ONESCOPE_E_UTF8, "valid UTF-8", "an invalid sequence at byte %zu", bad);
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return rc;
 }
 
 static onescope_code check_enum(ots_ctx *c, const char *key, int v, int count, const char *expected) {
     if (v >= 0 && v < count) return ONESCOPE_OK;
-    ots_push_key(c, key);
-    onescope_code rc = ots_fail(c, ONESCOPE_E_RANGE, expected, "%d", v);
-    ots_pop(c);
+    onescope_os_ots_push_key(c, key);
+    onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, expected, "%d", v);
+    onescope_os_ots_pop(c);
     return rc;
 }
 
 static onescope_code check_header(ots_ctx *c, const onescope_ots_header *h) {
     OS_TRY(check_enum(c, "source", (int)h->source, COUNT(source_names), "harmony, blender or maya"));
-    ots_push_key(c, "fps");
+    onescope_os_ots_push_key(c, "fps");
     onescope_code rc = ONESCOPE_OK;
-    if (!isfinite(h->fps)) rc = ots_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", h->fps);
-    else if (!(h->fps > 0)) rc = ots_fail(c, ONESCOPE_E_RANGE, "a frame rate above 0", "%g", h->fps);
-    ots_pop(c);
+    if (!isfinite(h->fps)) rc = onescope_os_ots_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", h->fps);
+    else if (!(h->fps > 0)) rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a frame rate above 0", "%g", h->fps);
+    onescope_os_ots_pop(c);
     OS_TRY(rc);
     const onescope_ots_coordinate_system *s = &h->coordinate_system;
-    ots_push_key(c, "coordinate_system");
+    onescope_os_ots_push_key(c, "coordinate_system");
     if ((rc = check_enum(c, "up", (int)s->up, COUNT(up_names), "x, y or z")) == ONESCOPE_OK &&
         (rc = check_enum(c, "hand", (int)s->hand, COUNT(hand_names), "right or left")) == ONESCOPE_OK &&
         (rc = check_enum(c, "unit", (int)s->unit, COUNT(unit_names), "meters")) == ONESCOPE_OK &&
@@ -429,18 +312,18 @@ static onescope_code check_header(ots_ctx *c, const onescope_ots_header *h) {
                          "euler_deg or quat_wxyz")) == ONESCOPE_OK)
         rc = check_enum(c, "rot_repr_rest", (int)s->rot_repr_rest, COUNT(repr_names),
                         "euler_deg or quat_wxyz");
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return rc;
 }
 
 static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *cams, size_t n);
 
 static onescope_code check_cameras(ots_ctx *c, const onescope_ots_camera *cams, size_t n) {
-    ots_push_key(c, "cameras");
+    onescope_os_ots_push_key(c, "cameras");
     onescope_code rc = ONESCOPE_OK;
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
         const onescope_ots_camera *k = &cams[i];
-        ots_push_index(c, i);
+        onescope_os_ots_push_index(c, i);
         double nums[11] = {k->fov, k->near_plane, k->far_plane, k->near_field, k->far_field,
                            k->angle, k->offset_x, k->offset_y, k->offset_z, k->pivot_x, k->pivot_y};
         static const char *const num_keys[11] = {"fov", "near_plane", "far_plane", "near_field",
@@ -452,10 +335,10 @@ static onescope_code check_cameras(ots_ctx *c, const onescope_ots_camera *cams, 
             (rc = check_text(c, "rig", k->rig, false)) == ONESCOPE_OK)
             rc = check_enum(c, "fov_axis", (int)k->fov_axis, COUNT(fov_axis_names), "vertical or horizontal");
         for (int j = 0; j < 11 && rc == ONESCOPE_OK; j++) rc = check_finite(c, num_keys[j], &nums[j], 1);
-        ots_pop(c);
+        onescope_os_ots_pop(c);
     }
     if (rc == ONESCOPE_OK) rc = camera_names_unique(c, cams, n);
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return rc;
 }
 
@@ -492,8 +375,8 @@ static const char *view_str(const element_view *v, size_t i, size_t off) {
 static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *cams, size_t n) {
     size_t cap = 16;
     while (cap < n * 2) cap *= 2;
-    size_t *slots = os_calloc(c->a, cap, sizeof *slots);
-    if (slots == NULL) return ots_nomem(c);
+    size_t *slots = onescope_os_calloc(c->a, cap, sizeof *slots);
+    if (slots == NULL) return onescope_os_ots_nomem(c);
     onescope_code rc = ONESCOPE_OK;
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
         for (size_t s = (size_t)hash_pair(NULL, cams[i].name) & (cap - 1);; s = (s + 1) & (cap - 1)) {
@@ -502,16 +385,16 @@ static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *
                 break;
             }
             if (strcmp(cams[slots[s] - 1].name, cams[i].name) == 0) {
-                ots_push_index(c, i);
-                ots_push_key(c, "name");
-                rc = ots_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
+                onescope_os_ots_push_index(c, i);
+                onescope_os_ots_push_key(c, "name");
+                rc = onescope_os_ots_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
                               "\"%.100s\" again (first at cameras[%zu])", cams[i].name, slots[s] - 1);
                 c->depth -= 2;
                 break;
             }
         }
     }
-    os_free(c->a, slots);
+    onescope_os_free(c->a, slots);
     return rc;
 }
 
@@ -560,16 +443,16 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
     size_t cap = 16;
     while (cap < n * 2) cap *= 2;
     t.mask = cap - 1;
-    t.slots = os_calloc(c->a, cap, sizeof *t.slots);
-    size_t *by_name = os_calloc(c->a, cap, sizeof *by_name);
-    size_t *parents = parents_out ? parents_out : os_calloc(c->a, n ? n : 1, sizeof *parents);
-    unsigned char *state = os_calloc(c->a, n ? n : 1, 1);
+    t.slots = onescope_os_calloc(c->a, cap, sizeof *t.slots);
+    size_t *by_name = onescope_os_calloc(c->a, cap, sizeof *by_name);
+    size_t *parents = parents_out ? parents_out : onescope_os_calloc(c->a, n ? n : 1, sizeof *parents);
+    unsigned char *state = onescope_os_calloc(c->a, n ? n : 1, 1);
     onescope_code rc = ONESCOPE_OK;
     if (t.slots == NULL || by_name == NULL || parents == NULL || state == NULL) {
-        rc = ots_nomem(c);
+        rc = onescope_os_ots_nomem(c);
         goto done;
     }
-    ots_push_key(c, what);
+    onescope_os_ots_push_key(c, what);
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
         const char *name = view_str(v, i, v->name_off), *rig = view_str(v, i, v->rig_off);
         names_insert(by_name, t.mask, v, i);
@@ -582,9 +465,9 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
             }
             if (strcmp(view_str(v, e - 1, v->name_off), name) == 0 &&
                 same_rig(view_str(v, e - 1, v->rig_off), rig)) {
-                ots_push_index(c, i);
-                ots_push_key(c, "name");
-                rc = ots_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
+                onescope_os_ots_push_index(c, i);
+                onescope_os_ots_push_key(c, "name");
+                rc = onescope_os_ots_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
                               "\"%.100s\" again (first at %s[%zu])", name, what, e - 1);
                 c->depth -= 2;
                 break;
@@ -596,9 +479,9 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
         parents[i] = SIZE_MAX;
         if (parent == NULL) continue;
         if (strcmp(parent, view_str(v, i, v->name_off)) == 0) {
-            ots_push_index(c, i);
-            ots_push_key(c, "parent");
-            rc = ots_fail(c, ONESCOPE_E_RANGE, "a parent other than the element itself",
+            onescope_os_ots_push_index(c, i);
+            onescope_os_ots_push_key(c, "parent");
+            rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a parent other than the element itself",
                           "\"%.100s\"", parent);
             c->depth -= 2;
             break;
@@ -614,42 +497,42 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
             j = parents[j];
         }
         if (j != SIZE_MAX && state[j] == 1) {
-            ots_push_index(c, j);
-            ots_push_key(c, "parent");
-            rc = ots_fail(c, ONESCOPE_E_RANGE, "a parent chain that ends at a root",
+            onescope_os_ots_push_index(c, j);
+            onescope_os_ots_push_key(c, "parent");
+            rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a parent chain that ends at a root",
                           "a loop through \"%.100s\"", view_str(v, j, v->name_off));
             c->depth -= 2;
         }
         for (j = i; j != SIZE_MAX && state[j] == 1; j = parents[j]) state[j] = 2;
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
 done:
-    os_free(c->a, t.slots);
-    os_free(c->a, by_name);
-    if (parents_out == NULL) os_free(c->a, parents);
-    os_free(c->a, state);
+    onescope_os_free(c->a, t.slots);
+    onescope_os_free(c->a, by_name);
+    if (parents_out == NULL) onescope_os_free(c->a, parents);
+    onescope_os_free(c->a, state);
     return rc;
 }
 
 static onescope_code rig_rules(ots_ctx *c, const onescope_ots_rig *r) {
     OS_TRY(check_header(c, &r->header));
-    ots_push_key(c, "name");
-    onescope_code rc = r->name == NULL ? ots_fail(c, ONESCOPE_E_TYPE, "a string", "none") : ONESCOPE_OK;
-    ots_pop(c);
+    onescope_os_ots_push_key(c, "name");
+    onescope_code rc = r->name == NULL ? onescope_os_ots_fail(c, ONESCOPE_E_TYPE, "a string", "none") : ONESCOPE_OK;
+    onescope_os_ots_pop(c);
     OS_TRY(rc);
     OS_TRY(check_text(c, "name", r->name, false));
-    ots_push_key(c, "scale_factor");
-    if (!isfinite(r->scale_factor)) rc = ots_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", r->scale_factor);
-    else if (!(r->scale_factor > 0)) rc = ots_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", r->scale_factor);
-    ots_pop(c);
+    onescope_os_ots_push_key(c, "scale_factor");
+    if (!isfinite(r->scale_factor)) rc = onescope_os_ots_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", r->scale_factor);
+    else if (!(r->scale_factor > 0)) rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", r->scale_factor);
+    onescope_os_ots_pop(c);
     OS_TRY(rc);
     OS_TRY(check_enum(c, "pivot_space", (int)r->pivot_space, COUNT(pivot_space_names), "local or armature"));
     if (r->bone_count > 0 && r->bones == NULL)
-        return os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "bones", "an array", "NULL");
-    ots_push_key(c, "bones");
+        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "bones", "an array", "NULL");
+    onescope_os_ots_push_key(c, "bones");
     for (size_t i = 0; i < r->bone_count && rc == ONESCOPE_OK; i++) {
         const onescope_ots_bone *b = &r->bones[i];
-        ots_push_index(c, i);
+        onescope_os_ots_push_index(c, i);
         if ((rc = check_text(c, "name", b->name, true)) == ONESCOPE_OK &&
             (rc = check_text(c, "parent", b->parent, false)) == ONESCOPE_OK &&
             (rc = check_text(c, "path", b->path, false)) == ONESCOPE_OK &&
@@ -660,12 +543,12 @@ static onescope_code rig_rules(ots_ctx *c, const onescope_ots_rig *r) {
                                 b->pivot[2] * r->scale_factor};
             rc = check_finite(c, "pivot", scaled, 3);
         }
-        ots_pop(c);
+        onescope_os_ots_pop(c);
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     OS_TRY(rc);
     if (r->camera_count > 0 && r->cameras == NULL)
-        return os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "cameras", "an array", "NULL");
+        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "cameras", "an array", "NULL");
     OS_TRY(check_cameras(c, r->cameras, r->camera_count));
     element_view v = {r->bones, sizeof(onescope_ots_bone), offsetof(onescope_ots_bone, name),
                       offsetof(onescope_ots_bone, parent), offsetof(onescope_ots_bone, rig)};
@@ -677,32 +560,32 @@ static onescope_code check_keyframe(ots_ctx *c, const onescope_ots_keyframe *k) 
     if (k->has_rot) OS_TRY(check_finite(c, "rot", k->rot, 3));
     if (k->has_rot_quat) OS_TRY(check_quat(c, "rot_quat", k->rot_quat));
     if (!k->has_rot && !k->has_rot_quat)
-        return ots_fail(c, ONESCOPE_E_TYPE, "a key \"rot_quat\" or \"rot\"", "neither");
+        return onescope_os_ots_fail(c, ONESCOPE_E_TYPE, "a key \"rot_quat\" or \"rot\"", "neither");
     OS_TRY(check_finite(c, "scl", k->scl, 3));
     OS_TRY(check_enum(c, "interp", (int)k->interp, COUNT(interp_names), "BEZIER, LINEAR or CONSTANT"));
-    ots_push_key(c, "handles");
+    onescope_os_ots_push_key(c, "handles");
     onescope_code rc = ONESCOPE_OK;
     for (int ch = 0; ch < 3 && rc == ONESCOPE_OK; ch++) {
-        ots_push_key(c, channel_names[ch]);
+        onescope_os_ots_push_key(c, channel_names[ch]);
         if (k->handle_axes[ch] != 0 && k->handle_axes[ch] != 3)
-            rc = ots_fail(c, ONESCOPE_E_LENGTH, "0 or 3 axes", "%u", (unsigned)k->handle_axes[ch]);
+            rc = onescope_os_ots_fail(c, ONESCOPE_E_LENGTH, "0 or 3 axes", "%u", (unsigned)k->handle_axes[ch]);
         for (int ax = 0; ax < k->handle_axes[ch] && rc == ONESCOPE_OK; ax++) {
             const onescope_ots_handle *h = &k->handles[ch][ax];
             if (!h->present) continue;
-            ots_push_index(c, (size_t)ax);
-            ots_push_index(c, 0);
+            onescope_os_ots_push_index(c, (size_t)ax);
+            onescope_os_ots_push_index(c, 0);
             rc = check_finite(c, NULL, h->left, 2);
-            ots_pop(c);
+            onescope_os_ots_pop(c);
             if (rc == ONESCOPE_OK) {
-                ots_push_index(c, 1);
+                onescope_os_ots_push_index(c, 1);
                 rc = check_finite(c, NULL, h->right, 2);
-                ots_pop(c);
+                onescope_os_ots_pop(c);
             }
-            ots_pop(c);
+            onescope_os_ots_pop(c);
         }
-        ots_pop(c);
+        onescope_os_ots_pop(c);
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return rc;
 }
 
@@ -710,50 +593,50 @@ static onescope_code clip_rules(ots_ctx *c, const onescope_ots_clip *k) {
     OS_TRY(check_header(c, &k->header));
     onescope_code rc = ONESCOPE_OK;
     if (k->frame_range[0] > k->frame_range[1]) {
-        ots_push_key(c, "frame_range");
-        rc = ots_fail(c, ONESCOPE_E_RANGE, "[first, last] with first <= last", "[%ld, %ld]",
+        onescope_os_ots_push_key(c, "frame_range");
+        rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "[first, last] with first <= last", "[%ld, %ld]",
                       (long)k->frame_range[0], (long)k->frame_range[1]);
-        ots_pop(c);
+        onescope_os_ots_pop(c);
         return rc;
     }
     if ((k->peg_count > 0 && k->pegs == NULL) || (k->camera_count > 0 && k->cameras == NULL))
-        return os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "pegs", "an array", "NULL");
-    ots_push_key(c, "pegs");
+        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "pegs", "an array", "NULL");
+    onescope_os_ots_push_key(c, "pegs");
     for (size_t i = 0; i < k->peg_count && rc == ONESCOPE_OK; i++) {
         const onescope_ots_peg *p = &k->pegs[i];
-        ots_push_index(c, i);
+        onescope_os_ots_push_index(c, i);
         if ((rc = check_text(c, "name", p->name, true)) == ONESCOPE_OK &&
             (rc = check_text(c, "path", p->path, false)) == ONESCOPE_OK &&
             (rc = check_text(c, "parent", p->parent, false)) == ONESCOPE_OK &&
             (rc = check_finite(c, "rest_pivot", p->rest_pivot, 3)) == ONESCOPE_OK &&
             (rc = check_quat(c, "rest_rotation", p->rest_rotation)) == ONESCOPE_OK &&
             (rc = check_text(c, "rig", p->rig, false)) == ONESCOPE_OK && p->has_source_modes) {
-            ots_push_key(c, "source_modes");
+            onescope_os_ots_push_key(c, "source_modes");
             if ((rc = check_text(c, "position", p->source_modes.position, true)) == ONESCOPE_OK &&
                 (rc = check_text(c, "rotation", p->source_modes.rotation, true)) == ONESCOPE_OK)
                 rc = check_text(c, "scale", p->source_modes.scale, true);
-            ots_pop(c);
+            onescope_os_ots_pop(c);
         }
         if (rc == ONESCOPE_OK && p->keyframe_count > 0 && p->keyframes == NULL)
-            rc = os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "keyframes", "an array", "NULL");
-        ots_push_key(c, "keyframes");
+            rc = onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "keyframes", "an array", "NULL");
+        onescope_os_ots_push_key(c, "keyframes");
         for (size_t j = 0; j < p->keyframe_count && rc == ONESCOPE_OK; j++) {
-            ots_push_index(c, j);
+            onescope_os_ots_push_index(c, j);
             rc = check_keyframe(c, &p->keyframes[j]);
             if (rc == ONESCOPE_OK && j > 0 && p->keyframes[j].frame <= p->keyframes[j - 1].frame) {
-                ots_push_key(c, "frame");
-                rc = ots_fail(c, p->keyframes[j].frame == p->keyframes[j - 1].frame ? ONESCOPE_E_DUPLICATE
+                onescope_os_ots_push_key(c, "frame");
+                rc = onescope_os_ots_fail(c, p->keyframes[j].frame == p->keyframes[j - 1].frame ? ONESCOPE_E_DUPLICATE
                                                                                       : ONESCOPE_E_RANGE,
                               "a frame after the previous keyframe's", "%ld after %ld",
                               (long)p->keyframes[j].frame, (long)p->keyframes[j - 1].frame);
-                ots_pop(c);
+                onescope_os_ots_pop(c);
             }
-            ots_pop(c);
+            onescope_os_ots_pop(c);
         }
-        ots_pop(c);
-        ots_pop(c);
+        onescope_os_ots_pop(c);
+        onescope_os_ots_pop(c);
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     OS_TRY(rc);
     OS_TRY(check_cameras(c, k->cameras, k->camera_count));
     element_view v = {k->pegs, sizeof(onescope_ots_peg), offsetof(onescope_ots_peg, name),
@@ -761,7 +644,7 @@ static onescope_code clip_rules(ots_ctx *c, const onescope_ots_clip *k) {
     return check_hierarchy(c, &v, k->peg_count, "pegs", NULL);
 }
 
-onescope_code ots_clip_parents(ots_ctx *c, const onescope_ots_clip *k, size_t *parents) {
+onescope_code onescope_os_ots_clip_parents(ots_ctx *c, const onescope_ots_clip *k, size_t *parents) {
     element_view v = {k->pegs, sizeof(onescope_ots_peg), offsetof(onescope_ots_peg, name),
                       offsetof(onescope_ots_peg, parent), offsetof(onescope_ots_peg, rig)};
     return check_hierarchy(c, &v, k->peg_count, "pegs", parents);
@@ -776,7 +659,7 @@ static void ctx_init(ots_ctx *c, const char *name, const onescope_allocator *a, 
 
 onescope_code onescope_ots_rig_validate(const onescope_ots_rig *r, const char *name,
                                         onescope_error *error) {
-    if (r == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "rig", "non-NULL", NULL);
+    if (r == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "rig", "non-NULL", NULL);
     ots_ctx c;
     ctx_init(&c, name, r->allocator, error);
     return rig_rules(&c, r);
@@ -784,7 +667,7 @@ onescope_code onescope_ots_rig_validate(const onescope_ots_rig *r, const char *n
 
 onescope_code onescope_ots_clip_validate(const onescope_ots_clip *k, const char *name,
                                          onescope_error *error) {
-    if (k == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "clip", "non-NULL", NULL);
+    if (k == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "clip", "non-NULL", NULL);
     ots_ctx c;
     ctx_init(&c, name, k->allocator, error);
     return clip_rules(&c, k);
@@ -808,15 +691,15 @@ static const char *type_name(const json_t *v) {
 
 /* A value of the wrong type at key (pushed by the caller). */
 static onescope_code wrong_type(ots_ctx *c, const char *expected, const json_t *v) {
-    return ots_fail(c, ONESCOPE_E_TYPE, expected, "%s", type_name(v));
+    return onescope_os_ots_fail(c, ONESCOPE_E_TYPE, expected, "%s", type_name(v));
 }
 
 static onescope_code missing(ots_ctx *c, const char *key) {
     char expected[80];
     snprintf(expected, sizeof expected, "a key \"%s\"", key);
-    ots_push_key(c, key);
-    onescope_code rc = ots_fail(c, ONESCOPE_E_TYPE, expected, "none");
-    ots_pop(c);
+    onescope_os_ots_push_key(c, key);
+    onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_TYPE, expected, "none");
+    onescope_os_ots_pop(c);
     return rc;
 }
 
@@ -837,9 +720,9 @@ static onescope_code members(ots_ctx *c, json_t *obj, const char *const *keys, i
         if (i == nkeys) {
             char expected[96];
             snprintf(expected, sizeof expected, "only the keys OTS v4 defines for %s", what);
-            ots_push_key(c, key);
-            onescope_code rc = ots_fail(c, ONESCOPE_E_TYPE, expected, "unknown key \"%.80s\"", key);
-            ots_pop(c);
+            onescope_os_ots_push_key(c, key);
+            onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_TYPE, expected, "unknown key \"%.80s\"", key);
+            onescope_os_ots_pop(c);
             return rc;
         }
         vals[i] = v;
@@ -850,9 +733,9 @@ static onescope_code members(ots_ctx *c, json_t *obj, const char *const *keys, i
 static onescope_code rd_number(ots_ctx *c, const char *key, json_t *v, double *out, bool required) {
     if (v == NULL) return required ? missing(c, key) : ONESCOPE_OK;
     if (!json_is_number(v)) {
-        ots_push_key(c, key);
+        onescope_os_ots_push_key(c, key);
         onescope_code rc = wrong_type(c, "a number", v);
-        ots_pop(c);
+        onescope_os_ots_pop(c);
         return rc;
     }
     *out = json_number_value(v);
@@ -864,26 +747,26 @@ static onescope_code rd_vec(ots_ctx *c, const char *key, json_t *v, size_t n, do
                             bool required) {
     if (v == NULL) return required ? missing(c, key) : ONESCOPE_OK;
     onescope_code rc = ONESCOPE_OK;
-    if (key) ots_push_key(c, key);
+    if (key) onescope_os_ots_push_key(c, key);
     const char *expected = n == 2 ? "an array of 2 numbers" : n == 3 ? "an array of 3 numbers" : "an array of 4 numbers";
     if (!json_is_array(v)) {
         rc = wrong_type(c, expected, v);
     } else if (json_array_size(v) != n) {
-        rc = ots_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", json_array_size(v));
+        rc = onescope_os_ots_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", json_array_size(v));
     } else {
         for (size_t i = 0; i < n; i++) {
             json_t *e = json_array_get(v, i);
             if (!json_is_number(e)) {
-                ots_push_index(c, i);
+                onescope_os_ots_push_index(c, i);
                 rc = wrong_type(c, "a number", e);
-                ots_pop(c);
+                onescope_os_ots_pop(c);
                 break;
             }
             out[i] = json_number_value(e);
         }
         if (rc == ONESCOPE_OK) rc = check_finite(c, NULL, out, (int)n);
     }
-    if (key) ots_pop(c);
+    if (key) onescope_os_ots_pop(c);
     return rc;
 }
 
@@ -892,7 +775,7 @@ static onescope_code rd_int(ots_ctx *c, const char *key, json_t *v, long long lo
                             long long *out) {
     if (v == NULL) return missing(c, key);
     onescope_code rc = ONESCOPE_OK;
-    if (key) ots_push_key(c, key);
+    if (key) onescope_os_ots_push_key(c, key);
     double d = json_is_real(v) ? json_real_value(v) : 0.5;
     if (json_is_integer(v)) {
         *out = json_integer_value(v);
@@ -904,9 +787,9 @@ static onescope_code rd_int(ots_ctx *c, const char *key, json_t *v, long long lo
     if (rc == ONESCOPE_OK && (*out < lo || *out > hi)) {
         char expected[80];
         snprintf(expected, sizeof expected, "an integer from %lld to %lld", lo, hi);
-        rc = ots_fail(c, ONESCOPE_E_RANGE, expected, "%lld", *out);
+        rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, expected, "%lld", *out);
     }
-    if (key) ots_pop(c);
+    if (key) onescope_os_ots_pop(c);
     return rc;
 }
 
@@ -916,21 +799,21 @@ static onescope_code rd_str(ots_ctx *c, const char *key, json_t *v, char **out, 
     if (v == NULL) return (flags & STR_REQUIRED) ? missing(c, key) : ONESCOPE_OK;
     if ((flags & STR_NULLABLE) && json_is_null(v)) return ONESCOPE_OK;
     if (!json_is_string(v)) {
-        ots_push_key(c, key);
+        onescope_os_ots_push_key(c, key);
         onescope_code rc = wrong_type(c, (flags & STR_NULLABLE) ? "a string or null" : "a string", v);
-        ots_pop(c);
+        onescope_os_ots_pop(c);
         return rc;
     }
     *out = dup_n(c->a, json_string_value(v), json_string_length(v));
-    return *out == NULL ? ots_nomem(c) : ONESCOPE_OK;
+    return *out == NULL ? onescope_os_ots_nomem(c) : ONESCOPE_OK;
 }
 
 static onescope_code rd_bool(ots_ctx *c, const char *key, json_t *v, bool *out, bool required) {
     if (v == NULL) return required ? missing(c, key) : ONESCOPE_OK;
     if (!json_is_boolean(v)) {
-        ots_push_key(c, key);
+        onescope_os_ots_push_key(c, key);
         onescope_code rc = wrong_type(c, "true or false", v);
-        ots_pop(c);
+        onescope_os_ots_pop(c);
         return rc;
     }
     *out = json_is_true(v);
@@ -941,17 +824,17 @@ static onescope_code rd_enum(ots_ctx *c, const char *key, json_t *v, const char 
                              int count, const char *expected, unsigned *out) {
     if (v == NULL) return missing(c, key);
     onescope_code rc = ONESCOPE_OK;
-    ots_push_key(c, key);
+    onescope_os_ots_push_key(c, key);
     if (!json_is_string(v)) {
         rc = wrong_type(c, expected, v);
     } else {
         const char *s = json_string_value(v);
         int i = 0;
         while (i < count && strcmp(names[i], s) != 0) i++;
-        if (i == count) rc = ots_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", s);
+        if (i == count) rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", s);
         else *out = (unsigned)i;
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return rc;
 }
 
@@ -969,7 +852,7 @@ static onescope_code rd_header(ots_ctx *c, json_t *source, json_t *fps, json_t *
     if (cs == NULL) return missing(c, "coordinate_system");
     static const char *const keys[] = {"up", "hand", "unit", "rot_order", "rot_repr_anim", "rot_repr_rest"};
     json_t *v[6];
-    ots_push_key(c, "coordinate_system");
+    onescope_os_ots_push_key(c, "coordinate_system");
     onescope_ots_coordinate_system *s = &h->coordinate_system;
     OS_TRY(members(c, cs, keys, 6, v, "coordinate_system"));
     RD_ENUM(c, "up", v[0], up_names, "x, y or z", s->up);
@@ -978,7 +861,7 @@ static onescope_code rd_header(ots_ctx *c, json_t *source, json_t *fps, json_t *
     RD_ENUM(c, "rot_order", v[3], rot_order_names, "xyz, xzy, yxz, yzx, zxy or zyx", s->rot_order);
     RD_ENUM(c, "rot_repr_anim", v[4], repr_names, "euler_deg or quat_wxyz", s->rot_repr_anim);
     RD_ENUM(c, "rot_repr_rest", v[5], repr_names, "euler_deg or quat_wxyz", s->rot_repr_rest);
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return ONESCOPE_OK;
 }
 
@@ -989,9 +872,9 @@ static onescope_code rd_array(ots_ctx *c, const char *key, json_t *v, size_t *co
         *count = json_array_size(v);
         return ONESCOPE_OK;
     }
-    ots_push_key(c, key);
+    onescope_os_ots_push_key(c, key);
     onescope_code rc = wrong_type(c, "an array", v);
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return rc;
 }
 
@@ -1018,16 +901,16 @@ static onescope_code rd_camera(ots_ctx *c, json_t *obj, onescope_ots_camera *k) 
 static onescope_code rd_cameras(ots_ctx *c, json_t *v, onescope_ots_camera **out, size_t *count) {
     size_t n = 0;
     OS_TRY(rd_array(c, "cameras", v, &n));
-    *out = os_calloc(c->a, n, sizeof **out);
-    if (*out == NULL) return ots_nomem(c);
+    *out = onescope_os_calloc(c->a, n, sizeof **out);
+    if (*out == NULL) return onescope_os_ots_nomem(c);
     *count = n;
-    ots_push_key(c, "cameras");
+    onescope_os_ots_push_key(c, "cameras");
     for (size_t i = 0; i < n; i++) {
-        ots_push_index(c, i);
+        onescope_os_ots_push_index(c, i);
         OS_TRY(rd_camera(c, json_array_get(v, i), &(*out)[i]));
-        ots_pop(c);
+        onescope_os_ots_pop(c);
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return ONESCOPE_OK;
 }
 
@@ -1035,50 +918,12 @@ static onescope_code rd_cameras(ots_ctx *c, json_t *v, onescope_ots_camera **out
 static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
                                const onescope_parse_options *o, onescope_ots_kind want,
                                json_t **root) {
-    OS_TRY(os_check_input_size(size, o, c->name, c->error));
+    OS_TRY(onescope_os_check_input_size(size, o, c->name, c->error));
     if (data == NULL && size > 0)
-        return os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "data", "non-NULL", NULL);
+        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "data", "non-NULL", NULL);
     json_error_t je;
     *root = json_loadb(data ? data : "", size, JSON_REJECT_DUPLICATES, &je);
-    if (*root == NULL) {
-        onescope_code code = ONESCOPE_E_SYNTAX;
-        const char *expected = "valid JSON";
-        size_t at = je.position > 0 ? (size_t)je.position : 0;
-        const char *s = data;
-        switch (json_error_code(&je)) {
-        case json_error_duplicate_key:
-            code = ONESCOPE_E_DUPLICATE;
-            expected = "each key once per object";
-            break;
-        case json_error_numeric_overflow:
-            code = strstr(je.text, "real") ? ONESCOPE_E_NOT_FINITE : ONESCOPE_E_RANGE;
-            expected = code == ONESCOPE_E_NOT_FINITE ? "a finite number" : "an integer that fits in 64 bits";
-            break;
-        case json_error_invalid_utf8:
-            code = ONESCOPE_E_UTF8;
-            expected = "valid UTF-8";
-            break;
-        case json_error_out_of_memory:
-            code = ONESCOPE_E_NOMEM;
-            expected = NULL;
-            break;
-        default:
-            /* NaN, Infinity and -Infinity are JSON syntax errors; call them what they are. */
-            if (strstr(je.text, "near 'NaN'") || strstr(je.text, "near 'Infinity'") ||
-                strstr(je.text, "near 'nan'") || strstr(je.text, "near 'inf") ||
-                (at < size && at + 3 <= size && strncmp(s + at, "Inf", 3) == 0) ||
-                (at < size && at + 3 <= size && strncmp(s + at, "NaN", 3) == 0)) {
-                code = ONESCOPE_E_NOT_FINITE;
-                expected = "a finite number (JSON has no NaN or Infinity)";
-            }
-        }
-        os_fail(c->error, code, c->name, at, NULL, expected, "%s", je.text);
-        if (c->error != NULL && je.line > 0) {
-            c->error->line = (uint32_t)je.line;
-            c->error->column = je.column > 0 ? (uint32_t)je.column : 0;
-        }
-        return code;
-    }
+    if (*root == NULL) return onescope_os_json_load_fail(c->error, c->name, data, size, &je);
     c->text = data;
     c->size = size;
     if (!json_is_object(*root)) return wrong_type(c, "a JSON object", *root);
@@ -1088,18 +933,18 @@ static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
     unsigned kind = 0;
     OS_TRY(rd_enum(c, "format", f, formats, 2, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm", &kind));
     if (kind + 1 != (unsigned)want) {
-        ots_push_key(c, "format");
-        onescope_code rc = ots_fail(c, ONESCOPE_E_RANGE, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm",
+        onescope_os_ots_push_key(c, "format");
+        onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm",
                                     "\"%s\"", formats[kind]);
-        ots_pop(c);
+        onescope_os_ots_pop(c);
         return rc;
     }
     long long version = 0;
     OS_TRY(rd_int(c, "version", json_object_get(*root, "version"), LLONG_MIN, LLONG_MAX, &version));
     if (version != ONESCOPE_OTS_VERSION) {
-        ots_push_key(c, "version");
-        ots_fail(c, ONESCOPE_E_VERSION, NULL, version_message, version);
-        ots_pop(c);
+        onescope_os_ots_push_key(c, "version");
+        onescope_os_ots_fail(c, ONESCOPE_E_VERSION, NULL, version_message, version);
+        onescope_os_ots_pop(c);
         return ONESCOPE_E_VERSION;
     }
     return ONESCOPE_OK;
@@ -1142,59 +987,59 @@ static onescope_code parse_rig(ots_ctx *c, json_t *root, onescope_ots_rig *r) {
     OS_TRY(rd_str(c, "name", v[3], &r->name, STR_REQUIRED));
     OS_TRY(rd_number(c, "scale_factor", v[4], &r->scale_factor, true));
     if (!(r->scale_factor > 0)) {
-        ots_push_key(c, "scale_factor");
-        return ots_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", r->scale_factor);
+        onescope_os_ots_push_key(c, "scale_factor");
+        return onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", r->scale_factor);
     }
     RD_ENUM(c, "pivot_space", v[5], pivot_space_names, "local or armature", r->pivot_space);
     size_t n = 0;
     OS_TRY(rd_array(c, "bones", v[8], &n));
-    r->bones = os_calloc(c->a, n, sizeof *r->bones);
-    if (r->bones == NULL) return ots_nomem(c);
+    r->bones = onescope_os_calloc(c->a, n, sizeof *r->bones);
+    if (r->bones == NULL) return onescope_os_ots_nomem(c);
     r->bone_count = n;
-    ots_push_key(c, "bones");
+    onescope_os_ots_push_key(c, "bones");
     for (size_t i = 0; i < n; i++) {
-        ots_push_index(c, i);
+        onescope_os_ots_push_index(c, i);
         OS_TRY(rd_bone(c, json_array_get(v[8], i), &r->bones[i], r->scale_factor));
-        ots_pop(c);
+        onescope_os_ots_pop(c);
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return rd_cameras(c, v[9], &r->cameras, &r->camera_count);
 }
 
 static onescope_code rd_handles(ots_ctx *c, json_t *obj, onescope_ots_keyframe *k) {
     json_t *v[3];
-    ots_push_key(c, "handles");
+    onescope_os_ots_push_key(c, "handles");
     OS_TRY(members(c, obj, channel_names, 3, v, "handles"));
     for (int ch = 0; ch < 3; ch++) {
         if (v[ch] == NULL) continue;
-        ots_push_key(c, channel_names[ch]);
+        onescope_os_ots_push_key(c, channel_names[ch]);
         if (!json_is_array(v[ch])) return wrong_type(c, "an array of 0 or 3 axes", v[ch]);
         size_t axes = json_array_size(v[ch]);
         if (axes != 0 && axes != 3)
-            return ots_fail(c, ONESCOPE_E_LENGTH, "an array of 0 or 3 axes", "%zu elements", axes);
+            return onescope_os_ots_fail(c, ONESCOPE_E_LENGTH, "an array of 0 or 3 axes", "%zu elements", axes);
         k->handle_axes[ch] = (uint8_t)axes;
         for (size_t ax = 0; ax < axes; ax++) {
             json_t *pair = json_array_get(v[ch], ax);
             onescope_ots_handle *h = &k->handles[ch][ax];
             const char *expected = "[] or [[left_frame, left_value], [right_frame, right_value]]";
-            ots_push_index(c, ax);
+            onescope_os_ots_push_index(c, ax);
             if (!json_is_array(pair)) return wrong_type(c, expected, pair);
             size_t m = json_array_size(pair);
-            if (m != 0 && m != 2) return ots_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", m);
+            if (m != 0 && m != 2) return onescope_os_ots_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", m);
             if (m == 2) {
                 h->present = true;
-                ots_push_index(c, 0);
+                onescope_os_ots_push_index(c, 0);
                 OS_TRY(rd_vec(c, NULL, json_array_get(pair, 0), 2, h->left, true));
-                ots_pop(c);
-                ots_push_index(c, 1);
+                onescope_os_ots_pop(c);
+                onescope_os_ots_push_index(c, 1);
                 OS_TRY(rd_vec(c, NULL, json_array_get(pair, 1), 2, h->right, true));
-                ots_pop(c);
+                onescope_os_ots_pop(c);
             }
-            ots_pop(c);
+            onescope_os_ots_pop(c);
         }
-        ots_pop(c);
+        onescope_os_ots_pop(c);
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return ONESCOPE_OK;
 }
 
@@ -1230,27 +1075,27 @@ static onescope_code rd_peg(ots_ctx *c, json_t *obj, onescope_ots_peg *p) {
     if (v[7] != NULL) {
         static const char *const mkeys[] = {"position", "rotation", "scale", "enable_3d"};
         json_t *m[4];
-        ots_push_key(c, "source_modes");
+        onescope_os_ots_push_key(c, "source_modes");
         OS_TRY(members(c, v[7], mkeys, 4, m, "source_modes"));
         OS_TRY(rd_str(c, "position", m[0], &p->source_modes.position, STR_REQUIRED));
         OS_TRY(rd_str(c, "rotation", m[1], &p->source_modes.rotation, STR_REQUIRED));
         OS_TRY(rd_str(c, "scale", m[2], &p->source_modes.scale, STR_REQUIRED));
         OS_TRY(rd_bool(c, "enable_3d", m[3], &p->source_modes.enable_3d, true));
-        ots_pop(c);
+        onescope_os_ots_pop(c);
         p->has_source_modes = true;
     }
     size_t n = 0;
     OS_TRY(rd_array(c, "keyframes", v[8], &n));
-    p->keyframes = os_calloc(c->a, n, sizeof *p->keyframes);
-    if (p->keyframes == NULL) return ots_nomem(c);
+    p->keyframes = onescope_os_calloc(c->a, n, sizeof *p->keyframes);
+    if (p->keyframes == NULL) return onescope_os_ots_nomem(c);
     p->keyframe_count = n;
-    ots_push_key(c, "keyframes");
+    onescope_os_ots_push_key(c, "keyframes");
     for (size_t i = 0; i < n; i++) {
-        ots_push_index(c, i);
+        onescope_os_ots_push_index(c, i);
         OS_TRY(rd_keyframe(c, json_array_get(v[8], i), &p->keyframes[i]));
-        ots_pop(c);
+        onescope_os_ots_pop(c);
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return ONESCOPE_OK;
 }
 
@@ -1261,37 +1106,37 @@ static onescope_code parse_clip(ots_ctx *c, json_t *root, onescope_ots_clip *k) 
     OS_TRY(members(c, root, keys, 8, v, "an .anm file"));
     OS_TRY(rd_header(c, v[2], v[4], v[5], &k->header));
     if (v[3] == NULL) return missing(c, "frame_range");
-    ots_push_key(c, "frame_range");
+    onescope_os_ots_push_key(c, "frame_range");
     if (!json_is_array(v[3])) return wrong_type(c, "an array [first, last]", v[3]);
     if (json_array_size(v[3]) != 2)
-        return ots_fail(c, ONESCOPE_E_LENGTH, "an array [first, last]", "%zu elements", json_array_size(v[3]));
+        return onescope_os_ots_fail(c, ONESCOPE_E_LENGTH, "an array [first, last]", "%zu elements", json_array_size(v[3]));
     for (size_t i = 0; i < 2; i++) {
         long long f = 0;
-        ots_push_index(c, i);
+        onescope_os_ots_push_index(c, i);
         OS_TRY(rd_int(c, NULL, json_array_get(v[3], i), INT32_MIN, INT32_MAX, &f));
-        ots_pop(c);
+        onescope_os_ots_pop(c);
         k->frame_range[i] = (int32_t)f;
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     size_t n = 0;
     OS_TRY(rd_array(c, "pegs", v[6], &n));
-    k->pegs = os_calloc(c->a, n, sizeof *k->pegs);
-    if (k->pegs == NULL) return ots_nomem(c);
+    k->pegs = onescope_os_calloc(c->a, n, sizeof *k->pegs);
+    if (k->pegs == NULL) return onescope_os_ots_nomem(c);
     k->peg_count = n;
-    ots_push_key(c, "pegs");
+    onescope_os_ots_push_key(c, "pegs");
     for (size_t i = 0; i < n; i++) {
-        ots_push_index(c, i);
+        onescope_os_ots_push_index(c, i);
         OS_TRY(rd_peg(c, json_array_get(v[6], i), &k->pegs[i]));
-        ots_pop(c);
+        onescope_os_ots_pop(c);
     }
-    ots_pop(c);
+    onescope_os_ots_pop(c);
     return rd_cameras(c, v[7], &k->cameras, &k->camera_count);
 }
 
 onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *name,
                                      const onescope_parse_options *options,
                                      onescope_ots_rig **out, onescope_error *error) {
-    if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     *out = NULL;
     const onescope_allocator *a = options ? options->allocator : NULL;
     ots_ctx c;
@@ -1300,8 +1145,8 @@ onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *
     onescope_code rc = load_root(&c, data, size, options, ONESCOPE_OTS_PVT, &root);
     onescope_ots_rig *r = NULL;
     if (rc == ONESCOPE_OK) {
-        r = os_calloc(a, 1, sizeof *r);
-        if (r == NULL) rc = ots_nomem(&c);
+        r = onescope_os_calloc(a, 1, sizeof *r);
+        if (r == NULL) rc = onescope_os_ots_nomem(&c);
     }
     if (rc == ONESCOPE_OK) {
         r->allocator = a;
@@ -1324,7 +1169,7 @@ onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *
 onescope_code onescope_ots_clip_parse(const void *data, size_t size, const char *name,
                                       const onescope_parse_options *options,
                                       onescope_ots_clip **out, onescope_error *error) {
-    if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     *out = NULL;
     const onescope_allocator *a = options ? options->allocator : NULL;
     ots_ctx c;
@@ -1333,8 +1178,8 @@ onescope_code onescope_ots_clip_parse(const void *data, size_t size, const char 
     onescope_code rc = load_root(&c, data, size, options, ONESCOPE_OTS_ANM, &root);
     onescope_ots_clip *k = NULL;
     if (rc == ONESCOPE_OK) {
-        k = os_calloc(a, 1, sizeof *k);
-        if (k == NULL) rc = ots_nomem(&c);
+        k = onescope_os_calloc(a, 1, sizeof *k);
+        if (k == NULL) rc = onescope_os_ots_nomem(&c);
     }
     if (rc == ONESCOPE_OK) {
         k->allocator = a;
@@ -1358,7 +1203,7 @@ onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {
     const char *s = data;
     size_t n = size;
     if (s == NULL) return ONESCOPE_OTS_NONE;
-    size_t p = skip_ws(s, n, 0);
+    size_t p = onescope_os_json_skip_ws(s, n, 0);
     if (p >= n || s[p] != '{') return ONESCOPE_OTS_NONE;
     static const char key[] = "\"format\"";
     for (; p + sizeof key - 1 <= n; p++) {
@@ -1367,9 +1212,9 @@ onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {
         p = (size_t)(quote - s);
         if (p + sizeof key - 1 > n) break;
         if (memcmp(s + p, key, sizeof key - 1) != 0) continue;
-        size_t q = skip_ws(s, n, p + sizeof key - 1);
+        size_t q = onescope_os_json_skip_ws(s, n, p + sizeof key - 1);
         if (q >= n || s[q] != ':') continue;
-        q = skip_ws(s, n, q + 1);
+        q = onescope_os_json_skip_ws(s, n, q + 1);
         if (q + 10 > n) return ONESCOPE_OTS_NONE;
         if (memcmp(s + q, "\"octo_pvt\"", 10) == 0) return ONESCOPE_OTS_PVT;
         if (memcmp(s + q, "\"octo_anm\"", 10) == 0) return ONESCOPE_OTS_ANM;
@@ -1381,12 +1226,12 @@ onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {
 /* ---- writing: indented, stable key order, shortest round-trip numbers ---- */
 
 typedef struct jw {
-    os_writer w;
+    onescope_os_writer w;
     int depth;
     bool first[OTS_MAX_DEPTH + 2];
 } jw;
 
-static void put(jw *j, const char *s, size_t n) { os_write_bytes(&j->w, s, n); }
+static void put(jw *j, const char *s, size_t n) { onescope_os_write_bytes(&j->w, s, n); }
 static void puts_(jw *j, const char *s) { put(j, s, strlen(s)); }
 
 static void newline(jw *j) {
@@ -1456,7 +1301,7 @@ static bool fits(double v, int p, char out[40]) {
 /* The shortest %.Ng text (N = 1..17) that reads back to v. Round trip holds for every N from
  * the shortest one up, so after 16 and 15 a binary search finds it; most values taken from
  * floats need 16 or 17 digits and stop early. Whole numbers get ".0" so they stay reals. */
-size_t ots_format_double(double v, char *buf) {
+size_t onescope_os_ots_format_double(double v, char *buf) {
     char best[40], cand[40];
     if (!fits(v, 16, best)) {
         fits(v, 17, best); /* 17 significant digits always read back */
@@ -1496,7 +1341,7 @@ static void put_double(jw *j, double v) {
         put(j, buf, (size_t)n);
         return;
     }
-    put(j, buf, ots_format_double(v, buf));
+    put(j, buf, onescope_os_ots_format_double(v, buf));
 }
 
 static void put_int(jw *j, long long v) {
@@ -1592,19 +1437,24 @@ static void write_cameras(jw *j, const onescope_ots_camera *cams, size_t n) {
 static onescope_code finish(jw *j, onescope_buffer *out, onescope_error *error) {
     close_(j, "}");
     put(j, "\n", 1);
-    return os_writer_finish(&j->w, out, error, "ots writer");
+    onescope_code rc = j->w.failed ? ONESCOPE_OK : onescope_os_check_output_size(j->w.size, "ots writer", error);
+    if (rc != ONESCOPE_OK) {
+        onescope_os_writer_discard(&j->w);
+        return rc;
+    }
+    return onescope_os_writer_finish(&j->w, out, error, "ots writer");
 }
 
 onescope_code onescope_ots_rig_write(const onescope_ots_rig *r, const onescope_allocator *allocator,
                                      onescope_buffer *out, onescope_error *error) {
-    if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_rig_write", OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_rig_write", OS_NO_OFFSET, "out", "non-NULL", NULL);
     out->data = NULL;
     out->size = 0;
     out->allocator = allocator;
     OS_TRY(onescope_ots_rig_validate(r, "rig", error));
     jw j;
     memset(&j, 0, sizeof j);
-    os_writer_init(&j.w, allocator);
+    onescope_os_writer_init(&j.w, allocator);
     write_header_start(&j, "octo_pvt", &r->header);
     key_string(&j, "name", r->name);
     key_double(&j, "scale_factor", r->scale_factor);
@@ -1668,14 +1518,14 @@ static void write_keyframe(jw *j, const onescope_ots_keyframe *k) {
 
 onescope_code onescope_ots_clip_write(const onescope_ots_clip *k, const onescope_allocator *allocator,
                                       onescope_buffer *out, onescope_error *error) {
-    if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_clip_write", OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_clip_write", OS_NO_OFFSET, "out", "non-NULL", NULL);
     out->data = NULL;
     out->size = 0;
     out->allocator = allocator;
     OS_TRY(onescope_ots_clip_validate(k, "clip", error));
     jw j;
     memset(&j, 0, sizeof j);
-    os_writer_init(&j.w, allocator);
+    onescope_os_writer_init(&j.w, allocator);
     write_header_start(&j, "octo_anm", &k->header);
     key(&j, "frame_range");
     put(&j, "[", 1);

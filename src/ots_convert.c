@@ -188,28 +188,29 @@ void onescope_ots_peg_sample(const onescope_ots_peg *peg, onescope_ots_rot_order
 onescope_ots_bake_options onescope_ots_bake_options_default(void) {
     onescope_ots_bake_options o;
     o.compose_parents = true;
+    o.name = NULL;
     return o;
 }
 
-onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
-                                              const onescope_ots_bake_options *options,
-                                              const onescope_allocator *a,
-                                              onescope_pose_cache **out, onescope_error *error) {
-    const char *name = "anm to ospc";
-    if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+static onescope_code to_pose_cache(const onescope_ots_clip *clip,
+                                   const onescope_ots_bake_options *options,
+                                   const onescope_allocator *a, onescope_pose_cache **out,
+                                   onescope_error *error) {
+    const char *name = options && options->name ? options->name : "anm to ospc";
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     *out = NULL;
     OS_TRY(onescope_ots_clip_validate(clip, name, error));
     onescope_ots_bake_options o = options ? *options : onescope_ots_bake_options_default();
     if (clip->frame_range[0] < 0)
-        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame_range",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame_range",
                        "a first frame >= 0 (it becomes the cache's start step)", "%ld",
                        (long)clip->frame_range[0]);
     int64_t frames = (int64_t)clip->frame_range[1] - clip->frame_range[0] + 1;
     if (frames > (int64_t)ONESCOPE_OSPC_MAX_FRAMES)
-        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame_range",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame_range",
                        "at most 4194304 frames", "%lld", (long long)frames);
     if (clip->peg_count < 1 || clip->peg_count > ONESCOPE_OSPC_MAX_ENTITIES)
-        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "pegs", "1 to 65536 pegs",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "pegs", "1 to 65536 pegs",
                        "%zu", clip->peg_count);
     size_t n = clip->peg_count;
     ots_ctx c;
@@ -217,18 +218,18 @@ onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
     c.name = name;
     c.a = a;
     c.error = error;
-    size_t *parents = os_calloc(a, n, sizeof *parents);
-    size_t *order = os_calloc(a, n, sizeof *order);
-    size_t *depth = os_calloc(a, n, sizeof *depth);
-    double *world = os_calloc(a, n, 7 * sizeof *world);
+    size_t *parents = onescope_os_calloc(a, n, sizeof *parents);
+    size_t *order = onescope_os_calloc(a, n, sizeof *order);
+    size_t *depth = onescope_os_calloc(a, n, sizeof *depth);
+    double *world = onescope_os_calloc(a, n, 7 * sizeof *world);
     size_t *starts = NULL;
     onescope_pose_cache *cache = NULL;
     onescope_code rc = ONESCOPE_OK;
     if (parents == NULL || order == NULL || depth == NULL || world == NULL) {
-        rc = ots_nomem(&c);
+        rc = onescope_os_ots_nomem(&c);
         goto done;
     }
-    if ((rc = ots_clip_parents(&c, clip, parents)) != ONESCOPE_OK) goto done;
+    if ((rc = onescope_os_ots_clip_parents(&c, clip, parents)) != ONESCOPE_OK) goto done;
     /* parents before children: order by chain depth (counting sort; loops were refused) */
     size_t max_depth = 0;
     for (size_t i = 0; i < n; i++) depth[i] = o.compose_parents ? SIZE_MAX : 0; /* SIZE_MAX: not known yet */
@@ -244,9 +245,9 @@ onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
         if (depth[i] > max_depth) max_depth = depth[i];
     }
     /* counting sort by depth: starts[d] is where depth d begins in order[] */
-    starts = os_calloc(a, max_depth + 2, sizeof *starts);
+    starts = onescope_os_calloc(a, max_depth + 2, sizeof *starts);
     if (starts == NULL) {
-        rc = ots_nomem(&c);
+        rc = onescope_os_ots_nomem(&c);
         goto done;
     }
     for (size_t i = 0; i < n; i++) starts[depth[i] + 1]++;
@@ -261,7 +262,7 @@ onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(clip->pegs[i].name);
         if (len > ONESCOPE_OSPC_MAX_TEXT) {
-            rc = os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "pegs[].name",
+            rc = onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "pegs[].name",
                          "a name of at most 1024 bytes (an OSPC entity name)", "%zu bytes", len);
             goto done;
         }
@@ -294,7 +295,7 @@ onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
             p->rotation[3] = (float)w[3];
             for (int k = 0; k < 3; k++)
                 if (!isfinite(p->position[k])) {
-                    rc = os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "position",
+                    rc = onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "position",
                                  "a world position that fits a 32-bit float", "%g at frame %.0f",
                                  w[k], frame);
                     goto done;
@@ -305,11 +306,11 @@ onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
     cache = NULL;
 done:
     onescope_pose_cache_free(cache);
-    os_free(a, parents);
-    os_free(a, order);
-    os_free(a, depth);
-    os_free(a, starts);
-    os_free(a, world);
+    onescope_os_free(a, parents);
+    onescope_os_free(a, order);
+    onescope_os_free(a, depth);
+    onescope_os_free(a, starts);
+    onescope_os_free(a, world);
     return rc;
 }
 
@@ -319,21 +320,22 @@ onescope_ots_from_cache_options onescope_ots_from_cache_options_default(void) {
     onescope_ots_from_cache_options o;
     o.fps = 24.0;
     o.source = ONESCOPE_OTS_SOURCE_BLENDER;
+    o.name = NULL;
     return o;
 }
 
-onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose_cache *cache,
-                                                const onescope_ots_from_cache_options *options,
-                                                const onescope_allocator *a,
-                                                onescope_ots_clip **out, onescope_error *error) {
-    const char *name = "ospc to anm";
-    if (out == NULL) return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+static onescope_code from_pose_cache(const onescope_pose_cache *cache,
+                                     const onescope_ots_from_cache_options *options,
+                                     const onescope_allocator *a, onescope_ots_clip **out,
+                                     onescope_error *error) {
+    const char *name = options && options->name ? options->name : "ospc to anm";
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     *out = NULL;
     OS_TRY(onescope_pose_cache_validate(cache, name, error));
     onescope_ots_from_cache_options o = options ? *options : onescope_ots_from_cache_options_default();
     int64_t last = cache->start_step + (int64_t)cache->frame_count - 1;
     if (last > INT32_MAX)
-        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "start step",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "start step",
                        "frames that fit a 32-bit .anm frame number", "last step %lld", (long long)last);
     uint32_t ne = cache->entity_count, nf = cache->frame_count;
     onescope_ots_clip *clip;
@@ -382,4 +384,25 @@ onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose_cache *cache
     }
     *out = clip;
     return ONESCOPE_OK;
+}
+
+/* The public conversions: every failure, nested ones included, names the caller's input. */
+onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
+                                              const onescope_ots_bake_options *options,
+                                              const onescope_allocator *a,
+                                              onescope_pose_cache **out, onescope_error *error) {
+    onescope_code rc = to_pose_cache(clip, options, a, out, error);
+    if (rc != ONESCOPE_OK && error != NULL && options != NULL && options->name != NULL)
+        onescope_os_copy_text(error->input, sizeof error->input, options->name);
+    return rc;
+}
+
+onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose_cache *cache,
+                                                const onescope_ots_from_cache_options *options,
+                                                const onescope_allocator *a,
+                                                onescope_ots_clip **out, onescope_error *error) {
+    onescope_code rc = from_pose_cache(cache, options, a, out, error);
+    if (rc != ONESCOPE_OK && error != NULL && options != NULL && options->name != NULL)
+        onescope_os_copy_text(error->input, sizeof error->input, options->name);
+    return rc;
 }

@@ -26,7 +26,7 @@ static const char *const text_names[ONESCOPE_POSE_TEXT_COUNT] = {
 /* ---- building and freeing ---- */
 
 static void free_text(const onescope_allocator *a, onescope_text *t) {
-    os_free(a, t->data);
+    onescope_os_free(a, t->data);
     t->data = NULL;
     t->length = 0;
 }
@@ -37,24 +37,24 @@ void onescope_pose_cache_free(onescope_pose_cache *c) {
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) free_text(a, &c->text[i]);
     if (c->entities != NULL)
         for (uint32_t i = 0; i < c->entity_count; i++) free_text(a, &c->entities[i].name);
-    os_free(a, c->entities);
-    os_free(a, c->poses);
-    os_free(a, c);
+    onescope_os_free(a, c->entities);
+    onescope_os_free(a, c->poses);
+    onescope_os_free(a, c);
 }
 
 static onescope_code nomem(onescope_error *error, const char *name, const char *what) {
-    return os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, what, NULL,
+    return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, what, NULL,
                    "could not allocate memory");
 }
 
 /* Every text gets its own NUL-terminated block so empty text is never a NULL pointer. */
 static onescope_code copy_text(const onescope_allocator *a, onescope_text *t, const char *src,
                                size_t length, onescope_error *error, const char *name) {
-    char *p = os_alloc(a, length + 1);
+    char *p = onescope_os_alloc(a, length + 1);
     if (p == NULL) return nomem(error, name, "text");
     if (length) memcpy(p, src, length);
     p[length] = '\0';
-    os_free(a, t->data);
+    onescope_os_free(a, t->data);
     t->data = p;
     t->length = (uint16_t)length;
     return ONESCOPE_OK;
@@ -67,23 +67,23 @@ static onescope_code alloc_cache(uint32_t entity_count, uint32_t frame_count,
                                  onescope_pose_cache **out, onescope_error *error,
                                  const char *name) {
     size_t pose_count;
-    if (!os_mul_size(entity_count, frame_count, &pose_count)) {
-        os_free(a, adopt);
-        return os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "pose count", NULL,
+    if (!onescope_os_mul_size(entity_count, frame_count, &pose_count)) {
+        onescope_os_free(a, adopt);
+        return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "pose count", NULL,
                        "overflows size_t");
     }
-    onescope_pose_cache *c = os_calloc(a, 1, sizeof *c);
+    onescope_pose_cache *c = onescope_os_calloc(a, 1, sizeof *c);
     if (c == NULL) {
-        os_free(a, adopt);
+        onescope_os_free(a, adopt);
         return nomem(error, name, "cache");
     }
     c->allocator = a;
     c->entity_count = entity_count;
     c->frame_count = frame_count;
     c->poses = adopt;
-    c->entities = os_calloc(a, entity_count, sizeof *c->entities);
+    c->entities = onescope_os_calloc(a, entity_count, sizeof *c->entities);
     if (c->entities != NULL && c->poses == NULL)
-        c->poses = os_calloc(a, pose_count, sizeof *c->poses);
+        c->poses = onescope_os_calloc(a, pose_count, sizeof *c->poses);
     if (c->entities == NULL || c->poses == NULL) {
         onescope_pose_cache_free(c);
         return nomem(error, name, "cache");
@@ -97,16 +97,16 @@ onescope_code onescope_pose_cache_create(uint8_t dimensions, uint32_t entity_cou
                                          onescope_pose_cache **out, onescope_error *error) {
     const char *name = "onescope_pose_cache_create";
     if (out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     *out = NULL;
     if (dimensions != 2 && dimensions != 3)
-        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "dimensions", "2 or 3", "%u",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "dimensions", "2 or 3", "%u",
                        (unsigned)dimensions);
     if (entity_count < 1 || entity_count > ONESCOPE_OSPC_MAX_ENTITIES)
-        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "entity count",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "entity count",
                        "1 to 65536", "%u", (unsigned)entity_count);
     if (frame_count < 1 || frame_count > ONESCOPE_OSPC_MAX_FRAMES)
-        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame count",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame count",
                        "1 to 4194304", "%u", (unsigned)frame_count);
     onescope_pose_cache *c;
     OS_TRY(alloc_cache(entity_count, frame_count, a, NULL, &c, error, name));
@@ -132,14 +132,14 @@ onescope_code onescope_pose_cache_set_text(onescope_pose_cache *c, onescope_text
                                            onescope_error *error) {
     const char *name = "onescope_pose_cache_set_text";
     if (c == NULL || field == NULL || (text == NULL && length > 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "cache, field and text must not be NULL");
     if (length > ONESCOPE_OSPC_MAX_TEXT)
-        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "text length",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "text length",
                        "at most 1024 bytes", "%zu", length);
     size_t bad;
-    if (!os_utf8_valid((const uint8_t *)text, length, &bad))
-        return os_fail(error, ONESCOPE_E_UTF8, name, OS_NO_OFFSET, "text", "valid UTF-8",
+    if (!onescope_os_utf8_valid((const uint8_t *)text, length, &bad))
+        return onescope_os_fail(error, ONESCOPE_E_UTF8, name, OS_NO_OFFSET, "text", "valid UTF-8",
                        "an invalid sequence at byte %zu", bad);
     return copy_text(c->allocator, field, text, length, error, name);
 }
@@ -191,83 +191,83 @@ static inline int pose_bad_value(const uint32_t v[7]) {
     return -1;
 }
 
-static onescope_code fail_pose(os_reader *r, size_t poses_at, size_t index, int k,
+static onescope_code fail_pose(onescope_os_reader *r, size_t poses_at, size_t index, int k,
                                uint32_t entity_count, uint32_t bits) {
     char field[96], found[48];
     snprintf(field, sizeof field, "frame %zu entity %zu %s", index / entity_count,
              index % entity_count, pose_value_names[k]);
     describe_f32(found, sizeof found, bits);
-    return os_reader_fail_at(r, poses_at + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k,
+    return onescope_os_reader_fail_at(r, poses_at + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k,
                              ONESCOPE_E_NOT_FINITE, field,
                              "a finite number (NaN only in position x, for an absent entity)",
                              "%s", found);
 }
 
-static onescope_code check_dimensions(os_reader *r, uint8_t dims) {
+static onescope_code check_dimensions(onescope_os_reader *r, uint8_t dims) {
     if (dims == 2 || dims == 3) return ONESCOPE_OK;
-    return os_reader_fail_at(r, 8, ONESCOPE_E_RANGE, "dimensions", "2 or 3", "%u", (unsigned)dims);
+    return onescope_os_reader_fail_at(r, 8, ONESCOPE_E_RANGE, "dimensions", "2 or 3", "%u", (unsigned)dims);
 }
 
-static onescope_code check_entity_count(os_reader *r, uint32_t n) {
+static onescope_code check_entity_count(onescope_os_reader *r, uint32_t n) {
     if (n >= 1 && n <= ONESCOPE_OSPC_MAX_ENTITIES) return ONESCOPE_OK;
-    return os_reader_fail_at(r, 12, ONESCOPE_E_RANGE, "entity count", "1 to 65536", "%lu",
+    return onescope_os_reader_fail_at(r, 12, ONESCOPE_E_RANGE, "entity count", "1 to 65536", "%lu",
                              (unsigned long)n);
 }
 
-static onescope_code check_frame_count(os_reader *r, uint32_t n) {
+static onescope_code check_frame_count(onescope_os_reader *r, uint32_t n) {
     if (n >= 1 && n <= ONESCOPE_OSPC_MAX_FRAMES) return ONESCOPE_OK;
-    return os_reader_fail_at(r, 16, ONESCOPE_E_RANGE, "frame count", "1 to 4194304", "%lu",
+    return onescope_os_reader_fail_at(r, 16, ONESCOPE_E_RANGE, "frame count", "1 to 4194304", "%lu",
                              (unsigned long)n);
 }
 
-static onescope_code check_start_step(os_reader *r, int64_t step) {
+static onescope_code check_start_step(onescope_os_reader *r, int64_t step) {
     if (step >= 0) return ONESCOPE_OK;
-    return os_reader_fail_at(r, 20, ONESCOPE_E_RANGE, "start step", "0 or more", "%lld",
+    return onescope_os_reader_fail_at(r, 20, ONESCOPE_E_RANGE, "start step", "0 or more", "%lld",
                              (long long)step);
 }
 
 /* -0.0 compares equal to 0 and is accepted as zero (its bits are kept). */
-static onescope_code check_metres_per_unit(os_reader *r, double mpu) {
+static onescope_code check_metres_per_unit(onescope_os_reader *r, double mpu) {
     if (isnan(mpu) || isinf(mpu))
-        return os_reader_fail_at(r, 28, ONESCOPE_E_NOT_FINITE, "metres per unit",
+        return onescope_os_reader_fail_at(r, 28, ONESCOPE_E_NOT_FINITE, "metres per unit",
                                  "0 or a positive finite number", "%g", mpu);
     if (mpu < 0)
-        return os_reader_fail_at(r, 28, ONESCOPE_E_RANGE, "metres per unit",
+        return onescope_os_reader_fail_at(r, 28, ONESCOPE_E_RANGE, "metres per unit",
                                  "0 or a positive finite number", "%g", mpu);
     return ONESCOPE_OK;
 }
 
 /* at: offset of the text's u16 length. */
-static onescope_code check_text_length(os_reader *r, size_t at, const char *field, size_t length) {
+static onescope_code check_text_length(onescope_os_reader *r, size_t at, const char *field, size_t length) {
     if (length <= ONESCOPE_OSPC_MAX_TEXT) return ONESCOPE_OK;
-    return os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field, "a length of at most 1024 bytes",
+    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field, "a length of at most 1024 bytes",
                              "%zu", length);
 }
 
-static onescope_code check_text_bytes(os_reader *r, size_t at, const char *field,
+static onescope_code check_text_bytes(onescope_os_reader *r, size_t at, const char *field,
                                       const uint8_t *s, size_t length) {
     size_t bad;
-    if (length == 0 || os_utf8_valid(s, length, &bad)) return ONESCOPE_OK;
-    return os_reader_fail_at(r, at + 2 + bad, ONESCOPE_E_UTF8, field, "valid UTF-8",
+    if (length == 0 || onescope_os_utf8_valid(s, length, &bad)) return ONESCOPE_OK;
+    return onescope_os_reader_fail_at(r, at + 2 + bad, ONESCOPE_E_UTF8, field, "valid UTF-8",
                              "byte 0x%02x", (unsigned)s[bad]);
 }
 
-static onescope_code check_entity_id(os_reader *r, size_t at, const char *field, uint64_t id) {
+static onescope_code check_entity_id(onescope_os_reader *r, size_t at, const char *field, uint64_t id) {
     if (id != 0) return ONESCOPE_OK;
-    return os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field, "a non-zero id", "0");
+    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field, "a non-zero id", "0");
 }
 
-static onescope_code check_shape(os_reader *r, size_t at, const char *field, uint8_t shape) {
+static onescope_code check_shape(onescope_os_reader *r, size_t at, const char *field, uint8_t shape) {
     if (shape <= ONESCOPE_SHAPE_CAPSULE) return ONESCOPE_OK;
-    return os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field,
+    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field,
                              "0 point, 1 sphere, 2 box or 3 capsule", "%u", (unsigned)shape);
 }
 
-static onescope_code check_size(os_reader *r, size_t at, const char *field, uint32_t bits) {
+static onescope_code check_size(onescope_os_reader *r, size_t at, const char *field, uint32_t bits) {
     if (bits_finite(bits)) return ONESCOPE_OK;
     char found[48];
     describe_f32(found, sizeof found, bits);
-    return os_reader_fail_at(r, at, ONESCOPE_E_NOT_FINITE, field, "a finite number", "%s", found);
+    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_NOT_FINITE, field, "a finite number", "%s", found);
 }
 
 /* Open-addressed set of ids for the uniqueness check: O(n), no sorting of the caller's data. */
@@ -279,7 +279,7 @@ typedef struct id_set {
 static bool id_set_init(id_set *s, const onescope_allocator *a, uint32_t count) {
     size_t cap = 16;
     while (cap < (size_t)count * 2) cap *= 2;
-    s->slots = os_calloc(a, cap, sizeof *s->slots);
+    s->slots = onescope_os_calloc(a, cap, sizeof *s->slots);
     s->mask = cap - 1;
     return s->slots != NULL;
 }
@@ -296,10 +296,10 @@ static bool id_set_insert(id_set *s, uint64_t id) {
     return true;
 }
 
-static onescope_code check_unique(os_reader *r, size_t at, const char *field, id_set *ids,
+static onescope_code check_unique(onescope_os_reader *r, size_t at, const char *field, id_set *ids,
                                   uint64_t id) {
     if (id_set_insert(ids, id)) return ONESCOPE_OK;
-    return os_reader_fail_at(r, at, ONESCOPE_E_DUPLICATE, field, "a unique id", "%llu again",
+    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_DUPLICATE, field, "a unique id", "%llu again",
                              (unsigned long long)id);
 }
 
@@ -327,46 +327,46 @@ static uint64_t least_file_size(uint64_t entities, uint64_t frames) {
            entities * frames * ONESCOPE_OSPC_POSE_BYTES;
 }
 
-static onescope_code check_counts_fit(os_reader *r, size_t total, size_t at, const char *field,
+static onescope_code check_counts_fit(onescope_os_reader *r, size_t total, size_t at, const char *field,
                                       uint32_t count, uint64_t entities, uint64_t frames) {
     uint64_t least = least_file_size(entities, frames);
     if (least <= total) return ONESCOPE_OK;
-    return os_reader_fail_at(r, at, ONESCOPE_E_TRUNCATED, field,
+    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_TRUNCATED, field,
                              "a count the file can hold", "%lu, which needs at least %llu bytes; the file has %zu",
                              (unsigned long)count, (unsigned long long)least, total);
 }
 
 /* total: the whole input's size (the reader may hold only the part before the poses). */
-static onescope_code scan_header(os_reader *r, size_t total, ospc_header *h) {
+static onescope_code scan_header(onescope_os_reader *r, size_t total, ospc_header *h) {
     const uint8_t *magic;
     if (r->size < 4 && r->size > 0 && memcmp(r->data, "OSPC", r->size) != 0)
-        return os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
+        return onescope_os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
                                  "%zu bytes that do not start it", r->size);
-    OS_TRY(os_read_bytes(r, "magic", 4, &magic));
+    OS_TRY(onescope_os_read_bytes(r, "magic", 4, &magic));
     if (memcmp(magic, "OSPC", 4) != 0)
-        return os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
+        return onescope_os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
                                  "%02x %02x %02x %02x", magic[0], magic[1], magic[2], magic[3]);
     uint16_t version, flags;
-    OS_TRY(os_read_u16(r, "version", &version));
+    OS_TRY(onescope_os_read_u16(r, "version", &version));
     if (version != ONESCOPE_OSPC_VERSION)
-        return os_reader_fail_at(r, 4, ONESCOPE_E_VERSION, "version", "1", "%u",
+        return onescope_os_reader_fail_at(r, 4, ONESCOPE_E_VERSION, "version", "1", "%u",
                                  (unsigned)version);
-    OS_TRY(os_read_u16(r, "flags", &flags));
+    OS_TRY(onescope_os_read_u16(r, "flags", &flags));
     if (flags != 0)
-        return os_reader_fail_at(r, 6, ONESCOPE_E_FLAGS, "flags", "0", "%u", (unsigned)flags);
-    OS_TRY(os_read_u8(r, "dimensions", &h->dimensions));
+        return onescope_os_reader_fail_at(r, 6, ONESCOPE_E_FLAGS, "flags", "0", "%u", (unsigned)flags);
+    OS_TRY(onescope_os_read_u8(r, "dimensions", &h->dimensions));
     OS_TRY(check_dimensions(r, h->dimensions));
-    OS_TRY(os_read_zeros(r, "reserved", 3));
-    OS_TRY(os_read_u32(r, "entity count", &h->entity_count));
+    OS_TRY(onescope_os_read_zeros(r, "reserved", 3));
+    OS_TRY(onescope_os_read_u32(r, "entity count", &h->entity_count));
     OS_TRY(check_entity_count(r, h->entity_count));
     OS_TRY(check_counts_fit(r, total, 12, "entity count", h->entity_count, h->entity_count, 1));
-    OS_TRY(os_read_u32(r, "frame count", &h->frame_count));
+    OS_TRY(onescope_os_read_u32(r, "frame count", &h->frame_count));
     OS_TRY(check_frame_count(r, h->frame_count));
     OS_TRY(check_counts_fit(r, total, 16, "frame count", h->frame_count, h->entity_count,
                             h->frame_count));
-    OS_TRY(os_read_i64(r, "start step", &h->start_step));
+    OS_TRY(onescope_os_read_i64(r, "start step", &h->start_step));
     OS_TRY(check_start_step(r, h->start_step));
-    OS_TRY(os_read_f64(r, "metres per unit", &h->metres_per_unit));
+    OS_TRY(onescope_os_read_f64(r, "metres per unit", &h->metres_per_unit));
     OS_TRY(check_metres_per_unit(r, h->metres_per_unit));
     /* Both fit in size_t: check_counts_fit bounded them by the input's size. */
     h->pose_count = (size_t)h->entity_count * h->frame_count;
@@ -374,34 +374,34 @@ static onescope_code scan_header(os_reader *r, size_t total, ospc_header *h) {
     return ONESCOPE_OK;
 }
 
-static onescope_code scan_text(os_reader *r, const char *field) {
+static onescope_code scan_text(onescope_os_reader *r, const char *field) {
     size_t at = r->pos;
     uint16_t length;
     const uint8_t *bytes;
-    OS_TRY(os_read_u16(r, field, &length));
+    OS_TRY(onescope_os_read_u16(r, field, &length));
     OS_TRY(check_text_length(r, at, field, length));
-    OS_TRY(os_read_bytes(r, field, length, &bytes));
+    OS_TRY(onescope_os_read_bytes(r, field, length, &bytes));
     return check_text_bytes(r, at, field, bytes, length);
 }
 
-static onescope_code scan_entity(os_reader *r, uint32_t index, id_set *ids) {
+static onescope_code scan_entity(onescope_os_reader *r, uint32_t index, id_set *ids) {
     char field[96];
     size_t at = r->pos;
     uint64_t id;
     uint8_t shape;
     uint32_t bits;
     entity_field(field, sizeof field, index, "id");
-    OS_TRY(os_read_u64(r, field, &id));
+    OS_TRY(onescope_os_read_u64(r, field, &id));
     OS_TRY(check_entity_id(r, at, field, id));
     if (ids->slots != NULL) OS_TRY(check_unique(r, at, field, ids, id));
     entity_field(field, sizeof field, index, "shape");
-    OS_TRY(os_read_u8(r, field, &shape));
+    OS_TRY(onescope_os_read_u8(r, field, &shape));
     OS_TRY(check_shape(r, at + 8, field, shape));
     entity_field(field, sizeof field, index, "padding");
-    OS_TRY(os_read_zeros(r, field, 3));
+    OS_TRY(onescope_os_read_zeros(r, field, 3));
     for (int k = 0; k < 3; k++) {
         entity_field(field, sizeof field, index, k == 0 ? "size x" : k == 1 ? "size y" : "size z");
-        OS_TRY(os_read_u32(r, field, &bits));
+        OS_TRY(onescope_os_read_u32(r, field, &bits));
         OS_TRY(check_size(r, at + 12 + 4 * (size_t)k, field, bits));
     }
     entity_field(field, sizeof field, index, "name");
@@ -410,7 +410,7 @@ static onescope_code scan_entity(os_reader *r, uint32_t index, id_set *ids) {
 
 /* First pass: every rule but the pose values, in file order. Leaves r at the poses. The
  * only allocation is the id set, sized by a count already checked against the input. */
-static onescope_code scan(os_reader *r, size_t total, const onescope_allocator *a,
+static onescope_code scan(onescope_os_reader *r, size_t total, const onescope_allocator *a,
                           ospc_header *h) {
     OS_TRY(scan_header(r, total, h));
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) OS_TRY(scan_text(r, text_names[i]));
@@ -420,14 +420,14 @@ static onescope_code scan(os_reader *r, size_t total, const onescope_allocator *
     onescope_code rc = ONESCOPE_OK;
     for (uint32_t i = 0; i < h->entity_count && rc == ONESCOPE_OK; i++)
         rc = scan_entity(r, i, &ids);
-    os_free(a, ids.slots);
+    onescope_os_free(a, ids.slots);
     OS_TRY(rc);
     size_t remaining = total - r->pos;
     if (remaining < h->pose_bytes) {
         char expected[96];
         snprintf(expected, sizeof expected, "%zu bytes (%lu frames x %lu entities x 28)",
                  h->pose_bytes, (unsigned long)h->frame_count, (unsigned long)h->entity_count);
-        return os_reader_fail_at(r, r->pos, ONESCOPE_E_TRUNCATED, "poses", expected,
+        return onescope_os_reader_fail_at(r, r->pos, ONESCOPE_E_TRUNCATED, "poses", expected,
                                  "%zu bytes", remaining);
     }
     return ONESCOPE_OK;
@@ -435,7 +435,7 @@ static onescope_code scan(os_reader *r, size_t total, const onescope_allocator *
 
 static void load_text(const onescope_allocator *a, const uint8_t **p, onescope_text *t,
                       onescope_code *rc, onescope_error *error, const char *name) {
-    size_t length = os_get_u16(*p);
+    size_t length = onescope_os_get_u16(*p);
     if (*rc == ONESCOPE_OK)
         *rc = copy_text(a, t, (const char *)*p + 2, length, error, name);
     *p += 2 + length;
@@ -447,7 +447,7 @@ static size_t check_pose_bytes(const uint8_t *src, size_t count) {
     uint32_t v[7];
     for (size_t i = 0; i < count; i++) {
         const uint8_t *s = src + i * ONESCOPE_OSPC_POSE_BYTES;
-        for (int k = 0; k < 7; k++) v[k] = os_get_u32(s + 4 * k);
+        for (int k = 0; k < 7; k++) v[k] = onescope_os_get_u32(s + 4 * k);
         int bad = pose_bad_value(v);
         if (bad >= 0) return i * 7 + (size_t)bad;
     }
@@ -463,7 +463,7 @@ static void poses_to_native(onescope_pose *poses, size_t count) {
 #else
     uint8_t *p = (uint8_t *)poses;
     for (size_t i = 0; i < count * 7; i++) {
-        uint32_t bits = os_get_u32(p + 4 * i);
+        uint32_t bits = onescope_os_get_u32(p + 4 * i);
         memcpy(p + 4 * i, &bits, sizeof bits);
     }
 #endif
@@ -491,14 +491,14 @@ static onescope_code parse_impl(const uint8_t *data, size_t size, size_t total,
                                 onescope_pose *poses, const char *name,
                                 const onescope_allocator *a, onescope_pose_cache **out,
                                 onescope_error *error) {
-    os_reader r;
-    os_reader_init(&r, data, size, name, error);
+    onescope_os_reader r;
+    onescope_os_reader_init(&r, data, size, name, error);
     ospc_header h;
     onescope_code rc = scan(&r, total, a, &h);
     if (rc == ONESCOPE_OK && poses != NULL && (r.pos != size || total - size != h.pose_bytes))
-        rc = os_reader_fail_at(&r, r.pos, ONESCOPE_E_LENGTH, "poses", "the pre-read pose section", NULL);
+        rc = onescope_os_reader_fail_at(&r, r.pos, ONESCOPE_E_LENGTH, "poses", "the pre-read pose section", NULL);
     if (rc != ONESCOPE_OK) {
-        os_free(a, poses);
+        onescope_os_free(a, poses);
         return rc;
     }
     size_t poses_at = r.pos;
@@ -513,10 +513,10 @@ static onescope_code parse_impl(const uint8_t *data, size_t size, size_t total,
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) load_text(a, &p, &c->text[i], &rc, error, name);
     for (uint32_t i = 0; i < h.entity_count && rc == ONESCOPE_OK; i++) {
         onescope_pose_entity *e = &c->entities[i];
-        e->id = os_get_u64(p);
+        e->id = onescope_os_get_u64(p);
         e->shape = p[8];
         for (int k = 0; k < 3; k++) {
-            uint32_t bits = os_get_u32(p + 12 + 4 * k);
+            uint32_t bits = onescope_os_get_u32(p + 12 + 4 * k);
             memcpy(&e->size[k], &bits, sizeof bits);
         }
         p += 24;
@@ -530,14 +530,14 @@ static onescope_code parse_impl(const uint8_t *data, size_t size, size_t total,
         size_t index = bad / 7;
         int k = (int)(bad % 7);
         rc = fail_pose(&r, poses_at, index, k, h.entity_count,
-                       os_get_u32(pose_bytes + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k));
+                       onescope_os_get_u32(pose_bytes + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k));
         goto fail;
     }
     if (poses != NULL) poses_to_native(c->poses, h.pose_count);
     if (total - poses_at > h.pose_bytes) {
         char expected[96];
         snprintf(expected, sizeof expected, "end of file after %zu pose bytes", h.pose_bytes);
-        rc = os_reader_fail_at(&r, poses_at + h.pose_bytes, ONESCOPE_E_TRAILING, "poses",
+        rc = onescope_os_reader_fail_at(&r, poses_at + h.pose_bytes, ONESCOPE_E_TRAILING, "poses",
                                expected, "%zu more bytes", total - poses_at - h.pose_bytes);
         goto fail;
     }
@@ -555,10 +555,10 @@ onescope_code onescope_pose_cache_parse(const void *data, size_t size, const cha
     if (options == NULL) options = &defaults;
     if (name == NULL) name = "<ospc>";
     if (out == NULL || (data == NULL && size > 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "data and out must not be NULL");
     *out = NULL;
-    OS_TRY(os_check_input_size(size, options, name, error));
+    OS_TRY(onescope_os_check_input_size(size, options, name, error));
     return parse_impl(data, size, size, NULL, name, options->allocator, out, error);
 }
 
@@ -566,11 +566,11 @@ onescope_code onescope_pose_cache_parse(const void *data, size_t size, const cha
 
 static size_t text_bytes(const onescope_text *t) { return 2 + (size_t)t->length; }
 
-static onescope_code validate_text(os_reader *r, size_t at, const char *field,
+static onescope_code validate_text(onescope_os_reader *r, size_t at, const char *field,
                                    const onescope_text *t) {
     OS_TRY(check_text_length(r, at, field, t->length));
     if (t->data == NULL && t->length > 0)
-        return os_reader_fail_at(r, at + 2, ONESCOPE_E_ARGUMENT, field, "text", "NULL data");
+        return onescope_os_reader_fail_at(r, at + 2, ONESCOPE_E_ARGUMENT, field, "text", "NULL data");
     return check_text_bytes(r, at, field, (const uint8_t *)t->data, t->length);
 }
 
@@ -578,11 +578,11 @@ onescope_code onescope_pose_cache_validate(const onescope_pose_cache *c, const c
                                            onescope_error *error) {
     if (name == NULL) name = "<ospc>";
     if (c == NULL || c->entities == NULL || c->poses == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "cache, entities and poses must not be NULL");
     /* Offsets in messages are where the value would be written. */
-    os_reader r;
-    os_reader_init(&r, NULL, 0, name, error);
+    onescope_os_reader r;
+    onescope_os_reader_init(&r, NULL, 0, name, error);
     OS_TRY(check_dimensions(&r, c->dimensions));
     OS_TRY(check_entity_count(&r, c->entity_count));
     OS_TRY(check_frame_count(&r, c->frame_count));
@@ -612,7 +612,7 @@ onescope_code onescope_pose_cache_validate(const onescope_pose_cache *c, const c
         if (rc == ONESCOPE_OK) rc = validate_text(&r, at + 24, field, &e->name);
         at += 24 + text_bytes(&e->name);
     }
-    os_free(c->allocator, ids.slots);
+    onescope_os_free(c->allocator, ids.slots);
     OS_TRY(rc);
     size_t count = (size_t)c->entity_count * c->frame_count;
     uint32_t v[7];
@@ -626,9 +626,9 @@ onescope_code onescope_pose_cache_validate(const onescope_pose_cache *c, const c
     return ONESCOPE_OK;
 }
 
-static void write_text(os_writer *w, const onescope_text *t) {
-    os_write_u16(w, t->length);
-    os_write_bytes(w, t->data, t->length);
+static void write_text(onescope_os_writer *w, const onescope_text *t) {
+    onescope_os_write_u16(w, t->length);
+    onescope_os_write_bytes(w, t->data, t->length);
 }
 
 onescope_code onescope_pose_cache_write(const onescope_pose_cache *c,
@@ -636,7 +636,7 @@ onescope_code onescope_pose_cache_write(const onescope_pose_cache *c,
                                         onescope_buffer *out, onescope_error *error) {
     const char *name = "<ospc output>";
     if (out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     memset(out, 0, sizeof *out);
     OS_TRY(onescope_pose_cache_validate(c, name, error));
 
@@ -644,43 +644,44 @@ onescope_code onescope_pose_cache_write(const onescope_pose_cache *c,
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) total += text_bytes(&c->text[i]);
     for (uint32_t i = 0; i < c->entity_count; i++) total += 24 + text_bytes(&c->entities[i].name);
     size_t pose_count = (size_t)c->entity_count * c->frame_count;
-    if (!os_mul_size(pose_count, ONESCOPE_OSPC_POSE_BYTES, &pose_bytes) ||
-        !os_add_size(total, pose_bytes, &total))
-        return os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size", NULL,
+    if (!onescope_os_mul_size(pose_count, ONESCOPE_OSPC_POSE_BYTES, &pose_bytes) ||
+        !onescope_os_add_size(total, pose_bytes, &total))
+        return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size", NULL,
                        "overflows size_t");
+    OS_TRY(onescope_os_check_output_size(total, name, error));
 
-    os_writer w;
-    os_writer_init(&w, allocator);
-    os_writer_reserve_total(&w, total);
-    os_write_bytes(&w, "OSPC", 4);
-    os_write_u16(&w, ONESCOPE_OSPC_VERSION);
-    os_write_u16(&w, 0);
-    os_write_u8(&w, c->dimensions);
-    os_write_u8(&w, 0);
-    os_write_u16(&w, 0);
-    os_write_u32(&w, c->entity_count);
-    os_write_u32(&w, c->frame_count);
-    os_write_i64(&w, c->start_step);
-    os_write_f64(&w, c->metres_per_unit);
+    onescope_os_writer w;
+    onescope_os_writer_init(&w, allocator);
+    onescope_os_writer_reserve_total(&w, total);
+    onescope_os_write_bytes(&w, "OSPC", 4);
+    onescope_os_write_u16(&w, ONESCOPE_OSPC_VERSION);
+    onescope_os_write_u16(&w, 0);
+    onescope_os_write_u8(&w, c->dimensions);
+    onescope_os_write_u8(&w, 0);
+    onescope_os_write_u16(&w, 0);
+    onescope_os_write_u32(&w, c->entity_count);
+    onescope_os_write_u32(&w, c->frame_count);
+    onescope_os_write_i64(&w, c->start_step);
+    onescope_os_write_f64(&w, c->metres_per_unit);
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) write_text(&w, &c->text[i]);
     for (uint32_t i = 0; i < c->entity_count; i++) {
         const onescope_pose_entity *e = &c->entities[i];
-        os_write_u64(&w, e->id);
-        os_write_u8(&w, e->shape);
-        os_write_bytes(&w, "\0\0\0", 3);
-        for (int k = 0; k < 3; k++) os_write_u32(&w, f32_bits(e->size[k]));
+        onescope_os_write_u64(&w, e->id);
+        onescope_os_write_u8(&w, e->shape);
+        onescope_os_write_bytes(&w, "\0\0\0", 3);
+        for (int k = 0; k < 3; k++) onescope_os_write_u32(&w, f32_bits(e->size[k]));
         write_text(&w, &e->name);
     }
-    uint8_t *dst = os_writer_grow(&w, pose_bytes);
+    uint8_t *dst = onescope_os_writer_grow(&w, pose_bytes);
     if (dst != NULL) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         memcpy(dst, c->poses, pose_bytes);
 #else
         const float *src = &c->poses[0].position[0];
-        for (size_t i = 0; i < pose_count * 7; i++) os_put_u32(dst + 4 * i, f32_bits(src[i]));
+        for (size_t i = 0; i < pose_count * 7; i++) onescope_os_put_u32(dst + 4 * i, f32_bits(src[i]));
 #endif
     }
-    return os_writer_finish(&w, out, error, name);
+    return onescope_os_writer_finish(&w, out, error, name);
 }
 
 /* ---- access ---- */
@@ -748,14 +749,14 @@ static onescope_code read_file_direct(const char *path, size_t limit, const ones
         memcmp(hdr, "OSPC", 4) != 0)
         goto done;
     size_t total = (size_t)st.st_size;
-    uint32_t entities = os_get_u32(hdr + 12), frames = os_get_u32(hdr + 16);
+    uint32_t entities = onescope_os_get_u32(hdr + 12), frames = onescope_os_get_u32(hdr + 16);
     if (entities < 1 || entities > ONESCOPE_OSPC_MAX_ENTITIES || frames < 1 ||
         frames > ONESCOPE_OSPC_MAX_FRAMES || least_file_size(entities, frames) > total)
         goto done;
     size_t pose_bytes = (size_t)entities * frames * ONESCOPE_OSPC_POSE_BYTES;
     size_t head_size = total - pose_bytes;
-    head = os_alloc(a, head_size);
-    poses = os_alloc(a, pose_bytes);
+    head = onescope_os_alloc(a, head_size);
+    poses = onescope_os_alloc(a, pose_bytes);
     if (head == NULL || poses == NULL) {
         rc = ONESCOPE_E_NOMEM;
         goto done;
@@ -767,8 +768,8 @@ static onescope_code read_file_direct(const char *path, size_t limit, const ones
     poses = NULL; /* parse_impl owns it */
 done:
     close(fd);
-    os_free(a, head);
-    os_free(a, poses);
+    onescope_os_free(a, head);
+    onescope_os_free(a, poses);
     return rc;
 }
 #endif
@@ -778,10 +779,10 @@ onescope_code onescope_pose_cache_read_file(const char *path, const onescope_par
     onescope_parse_options defaults = onescope_parse_options_default();
     if (options == NULL) options = &defaults;
     if (path == NULL || out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_read_file", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_read_file", OS_NO_OFFSET,
                        NULL, NULL, "path and out must not be NULL");
     *out = NULL;
-    size_t limit = os_input_limit(options);
+    size_t limit = onescope_os_input_limit(options);
 #if defined(__unix__) || defined(__APPLE__)
     if (strcmp(path, "-") != 0 &&
         read_file_direct(path, limit, options->allocator, out) == ONESCOPE_OK)
@@ -818,7 +819,7 @@ int onescope_is_plain_file_name(const char *s, size_t n) {
     }
     /* ".", ".." and names Windows trims to them ("...", ". .") name a folder, not a file. */
     if (only_dots_and_spaces) return 0;
-    return os_utf8_valid((const uint8_t *)s, n, NULL) ? 1 : 0;
+    return onescope_os_utf8_valid((const uint8_t *)s, n, NULL) ? 1 : 0;
 }
 
 int onescope_pose_cache_replay_path(const onescope_pose_cache *c, const char *cache_path,

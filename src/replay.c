@@ -12,7 +12,7 @@
 #define INITIAL_STEPS 16u
 
 static onescope_code nomem(onescope_error *error, const char *name, const char *what) {
-    return os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, what, NULL,
+    return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, what, NULL,
                    "could not allocate memory");
 }
 
@@ -30,22 +30,22 @@ uint16_t onescope_replay_flags(const onescope_replay *r) {
 void onescope_replay_free(onescope_replay *r) {
     if (r == NULL) return;
     const onescope_allocator *a = r->allocator;
-    os_free(a, r->start_snapshot);
-    os_free(a, r->hash_rows);
-    os_free(a, r->inputs);
-    os_free(a, r->input_offsets);
-    os_free(a, r);
+    onescope_os_free(a, r->start_snapshot);
+    onescope_os_free(a, r->hash_rows);
+    onescope_os_free(a, r->inputs);
+    onescope_os_free(a, r->input_offsets);
+    onescope_os_free(a, r);
 }
 
 static onescope_code new_replay(const onescope_sim_setup *setup, const onescope_link_block *link,
                                 const onescope_allocator *a, uint32_t steps_capacity,
                                 onescope_replay **out, onescope_error *error, const char *name) {
-    onescope_replay *r = os_calloc(a, 1, sizeof *r);
+    onescope_replay *r = onescope_os_calloc(a, 1, sizeof *r);
     if (r == NULL) return nomem(error, name, "replay");
     r->allocator = a;
     r->setup = *setup;
     if (link != NULL) r->link = *link;
-    r->input_offsets = os_calloc(a, (size_t)steps_capacity + 1, sizeof *r->input_offsets);
+    r->input_offsets = onescope_os_calloc(a, (size_t)steps_capacity + 1, sizeof *r->input_offsets);
     if (r->input_offsets == NULL) {
         onescope_replay_free(r);
         return nomem(error, name, "step offsets");
@@ -60,7 +60,7 @@ onescope_code onescope_replay_create(const onescope_sim_setup *setup,
                                      onescope_replay **out, onescope_error *error) {
     const char *name = "onescope_replay_create";
     if (out == NULL || setup == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "setup and out must not be NULL");
     *out = NULL;
     OS_TRY(onescope_sim_setup_check(setup, link, name, error));
@@ -68,7 +68,7 @@ onescope_code onescope_replay_create(const onescope_sim_setup *setup,
 }
 
 static void drop_hash_rows(onescope_replay *r) {
-    os_free(r->allocator, r->hash_rows);
+    onescope_os_free(r->allocator, r->hash_rows);
     r->hash_rows = NULL;
     r->has_hash_rows = 0;
 }
@@ -77,20 +77,20 @@ onescope_code onescope_replay_set_start_snapshot(onescope_replay *r, const void 
                                                  size_t size, onescope_error *error) {
     const char *name = "onescope_replay_set_start_snapshot";
     if (r == NULL || (snapshot == NULL && size > 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "replay and snapshot must not be NULL");
     uint8_t *copy = NULL;
     if (snapshot != NULL) {
         OS_TRY(onescope_sim_snapshot_check(&r->setup, snapshot, size, name, 0, error));
-        copy = os_alloc(r->allocator, size);
+        copy = onescope_os_alloc(r->allocator, size);
         if (copy == NULL) return nomem(error, name, "start snapshot");
         memcpy(copy, snapshot, size);
     }
-    os_free(r->allocator, r->start_snapshot);
+    onescope_os_free(r->allocator, r->start_snapshot);
     r->start_snapshot = copy;
     r->start_snapshot_size = (uint32_t)size;
     r->has_start_snapshot = copy != NULL;
-    r->start_step = copy != NULL ? os_get_u64(copy) : 0;
+    r->start_step = copy != NULL ? onescope_os_get_u64(copy) : 0;
     drop_hash_rows(r);
     return ONESCOPE_OK;
 }
@@ -99,33 +99,33 @@ onescope_code onescope_replay_append_step(onescope_replay *r, const void *input,
                                           onescope_error *error) {
     const char *name = "onescope_replay_append_step";
     if (r == NULL || (input == NULL && size > 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "replay and input must not be NULL");
     if (r->step_count >= ONESCOPE_OSTM_MAX_STEPS)
-        return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "step count",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "step count",
                        "at most 16777216", "one more than %" PRIu32, r->step_count);
     OS_TRY(onescope_op_check_input(r->setup.dimensions, input, size, name, 0, error));
     size_t used = r->input_offsets[r->step_count];
     if (size > UINT32_MAX - used)
-        return os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "input bytes",
+        return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "input bytes",
                        "under 4 GiB in all", "%zu more", size);
     if (r->step_count == r->steps_capacity) {
         uint32_t cap = r->steps_capacity < INITIAL_STEPS ? INITIAL_STEPS : r->steps_capacity * 2;
         if (cap > ONESCOPE_OSTM_MAX_STEPS) cap = ONESCOPE_OSTM_MAX_STEPS;
-        uint32_t *o = os_calloc(r->allocator, (size_t)cap + 1, sizeof *o);
+        uint32_t *o = onescope_os_calloc(r->allocator, (size_t)cap + 1, sizeof *o);
         if (o == NULL) return nomem(error, name, "step offsets");
         memcpy(o, r->input_offsets, ((size_t)r->step_count + 1) * sizeof *o);
-        os_free(r->allocator, r->input_offsets);
+        onescope_os_free(r->allocator, r->input_offsets);
         r->input_offsets = o;
         r->steps_capacity = cap;
     }
     if (used + size > r->inputs_capacity) {
         size_t cap = r->inputs_capacity < 256 ? 256 : r->inputs_capacity;
         while (cap < used + size) cap = cap > SIZE_MAX / 2 ? used + size : cap * 2;
-        uint8_t *p = os_alloc(r->allocator, cap);
+        uint8_t *p = onescope_os_alloc(r->allocator, cap);
         if (p == NULL) return nomem(error, name, "step inputs");
         if (used) memcpy(p, r->inputs, used);
-        os_free(r->allocator, r->inputs);
+        onescope_os_free(r->allocator, r->inputs);
         r->inputs = p;
         r->inputs_capacity = cap;
     }
@@ -140,7 +140,7 @@ onescope_code onescope_replay_append_ops(onescope_replay *r, const onescope_op *
                                          onescope_error *error) {
     const char *name = "onescope_replay_append_ops";
     if (r == NULL || (ops == NULL && count > 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "replay and ops must not be NULL");
     uint8_t buf[ONESCOPE_SIM_MAX_INPUT];
     size_t n = 0;
@@ -148,7 +148,7 @@ onescope_code onescope_replay_append_ops(onescope_replay *r, const onescope_op *
         size_t k = onescope_op_encode(r->setup.dimensions, &ops[i], buf + n, sizeof buf - n, error);
         if (k == 0) {
             if (error != NULL && error->code == ONESCOPE_E_ARGUMENT)
-                return os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "input length",
+                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "input length",
                                "at most 65535 bytes", "more at operation %zu", i);
             return error != NULL ? error->code : ONESCOPE_E_RANGE;
         }
@@ -161,17 +161,17 @@ onescope_code onescope_replay_set_hash_rows(onescope_replay *r, const uint64_t *
                                             size_t count, onescope_error *error) {
     const char *name = "onescope_replay_set_hash_rows";
     if (r == NULL || (rows == NULL && count > 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "replay and rows must not be NULL");
     if (rows == NULL) {
         drop_hash_rows(r);
         return ONESCOPE_OK;
     }
     if (count != (size_t)r->step_count + 1)
-        return os_fail(error, ONESCOPE_E_LENGTH, name, OS_NO_OFFSET, "hash rows",
+        return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, OS_NO_OFFSET, "hash rows",
                        "step count + 1 rows", "%zu (step count %" PRIu32 ")", count,
                        r->step_count);
-    uint64_t *copy = os_calloc(r->allocator, count, sizeof *copy);
+    uint64_t *copy = onescope_os_calloc(r->allocator, count, sizeof *copy);
     if (copy == NULL) return nomem(error, name, "hash rows");
     memcpy(copy, rows, count * sizeof *copy);
     drop_hash_rows(r);
@@ -189,14 +189,14 @@ static int store_row(void *user, const onescope_replay_row *row) {
 onescope_code onescope_replay_compute_hash_rows(onescope_replay *r, onescope_error *error) {
     const char *name = "onescope_replay_compute_hash_rows";
     if (r == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "replay", "non-NULL", NULL);
-    uint64_t *rows = os_calloc(r->allocator, (size_t)r->step_count + 1, sizeof *rows);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "replay", "non-NULL", NULL);
+    uint64_t *rows = onescope_os_calloc(r->allocator, (size_t)r->step_count + 1, sizeof *rows);
     if (rows == NULL) return nomem(error, name, "hash rows");
     /* Run without the old rows so the runner does not compare against them. */
     drop_hash_rows(r);
     onescope_code rc = onescope_replay_run(r, r->allocator, store_row, rows, error);
     if (rc != ONESCOPE_OK) {
-        os_free(r->allocator, rows);
+        onescope_os_free(r->allocator, rows);
         return rc;
     }
     r->hash_rows = rows;
@@ -230,39 +230,39 @@ void onescope_replay_count_ops(const onescope_replay *r, uint64_t counts[6]) {
 
 /* ---- parser ---- */
 
-static onescope_code read_header(os_reader *rd, onescope_sim_setup *setup,
+static onescope_code read_header(onescope_os_reader *rd, onescope_sim_setup *setup,
                                  onescope_link_block *link, uint16_t *flags) {
     const uint8_t *magic;
     uint16_t version;
     uint32_t setup_length;
-    OS_TRY(os_read_bytes(rd, "magic", 4, &magic));
+    OS_TRY(onescope_os_read_bytes(rd, "magic", 4, &magic));
     if (memcmp(magic, "OSTM", 4) != 0)
-        return os_reader_fail_at(rd, 0, ONESCOPE_E_MAGIC, "magic", "\"OSTM\"",
+        return onescope_os_reader_fail_at(rd, 0, ONESCOPE_E_MAGIC, "magic", "\"OSTM\"",
                                  "%02x %02x %02x %02x", magic[0], magic[1], magic[2], magic[3]);
-    OS_TRY(os_read_u16(rd, "version", &version));
+    OS_TRY(onescope_os_read_u16(rd, "version", &version));
     if (version != ONESCOPE_OSTM_VERSION)
-        return os_reader_fail_at(rd, 4, ONESCOPE_E_VERSION, "version", "1", "%u",
+        return onescope_os_reader_fail_at(rd, 4, ONESCOPE_E_VERSION, "version", "1", "%u",
                                  (unsigned)version);
-    OS_TRY(os_read_u16(rd, "flags", flags));
+    OS_TRY(onescope_os_read_u16(rd, "flags", flags));
     if (*flags & ~0x7u)
-        return os_reader_fail_at(rd, 6, ONESCOPE_E_FLAGS, "flags", "only bits 0-2 set",
+        return onescope_os_reader_fail_at(rd, 6, ONESCOPE_E_FLAGS, "flags", "only bits 0-2 set",
                                  "0x%04x", (unsigned)*flags);
-    OS_TRY(os_read_u32(rd, "setup length", &setup_length));
+    OS_TRY(onescope_os_read_u32(rd, "setup length", &setup_length));
     uint32_t want = (*flags & ONESCOPE_OSTM_FLAG_LINK) ? 10u : 6u;
     if (setup_length != want)
-        return os_reader_fail_at(rd, 8, ONESCOPE_E_LENGTH, "setup length",
+        return onescope_os_reader_fail_at(rd, 8, ONESCOPE_E_LENGTH, "setup length",
                                  want == 10 ? "10 (flag bit 2 set)" : "6 (flag bit 2 clear)",
                                  "%" PRIu32, setup_length);
-    OS_TRY(os_read_u8(rd, "dimensions", &setup->dimensions));
-    OS_TRY(os_read_u8(rd, "body count", &setup->body_count));
-    OS_TRY(os_read_u32(rd, "seed", &setup->seed));
+    OS_TRY(onescope_os_read_u8(rd, "dimensions", &setup->dimensions));
+    OS_TRY(onescope_os_read_u8(rd, "body count", &setup->body_count));
+    OS_TRY(onescope_os_read_u32(rd, "seed", &setup->seed));
     memset(link, 0, sizeof *link);
     if (want == 10) {
-        OS_TRY(os_read_u8(rd, "link role", &link->role));
-        OS_TRY(os_read_u8(rd, "link body", &link->body));
-        OS_TRY(os_read_u16(rd, "link transfer step", &link->transfer_step));
+        OS_TRY(onescope_os_read_u8(rd, "link role", &link->role));
+        OS_TRY(onescope_os_read_u8(rd, "link body", &link->body));
+        OS_TRY(onescope_os_read_u16(rd, "link transfer step", &link->transfer_step));
         if (link->role == ONESCOPE_LINK_ROLE_NONE)
-            return os_reader_fail_at(rd, 18, ONESCOPE_E_RANGE, "link role", "1, 2 or 3", "0");
+            return onescope_os_reader_fail_at(rd, 18, ONESCOPE_E_RANGE, "link role", "1, 2 or 3", "0");
     }
     return onescope_sim_setup_check(setup, link, rd->name, rd->error);
 }
@@ -274,13 +274,13 @@ onescope_code onescope_replay_parse(const void *data, size_t size, const char *n
     if (options == NULL) options = &defaults;
     if (name == NULL) name = "<ostm>";
     if (out == NULL || (data == NULL && size > 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "data and out must not be NULL");
     *out = NULL;
-    OS_TRY(os_check_input_size(size, options, name, error));
+    OS_TRY(onescope_os_check_input_size(size, options, name, error));
     const onescope_allocator *a = options->allocator;
-    os_reader rd;
-    os_reader_init(&rd, data, size, name, error);
+    onescope_os_reader rd;
+    onescope_os_reader_init(&rd, data, size, name, error);
 
     onescope_sim_setup setup;
     onescope_link_block link;
@@ -289,55 +289,59 @@ onescope_code onescope_replay_parse(const void *data, size_t size, const char *n
     const uint8_t *snapshot = NULL, *rows = NULL;
     OS_TRY(read_header(&rd, &setup, &link, &flags));
     size_t steps_at = rd.pos;
-    OS_TRY(os_read_u32(&rd, "step count", &steps));
+    OS_TRY(onescope_os_read_u32(&rd, "step count", &steps));
     if (steps > ONESCOPE_OSTM_MAX_STEPS)
-        return os_reader_fail_at(&rd, steps_at, ONESCOPE_E_RANGE, "step count",
+        return onescope_os_reader_fail_at(&rd, steps_at, ONESCOPE_E_RANGE, "step count",
                                  "at most 16777216", "%" PRIu32, steps);
     if (flags & ONESCOPE_OSTM_FLAG_START_SNAPSHOT) {
-        OS_TRY(os_read_u32(&rd, "start snapshot length", &snapshot_size));
-        OS_TRY(os_reader_reserve(&rd, "start snapshot length", snapshot_size, 1));
+        OS_TRY(onescope_os_read_u32(&rd, "start snapshot length", &snapshot_size));
+        OS_TRY(onescope_os_reader_reserve(&rd, "start snapshot length", snapshot_size, 1));
         size_t at = rd.pos;
-        OS_TRY(os_read_bytes(&rd, "start snapshot", snapshot_size, &snapshot));
+        OS_TRY(onescope_os_read_bytes(&rd, "start snapshot", snapshot_size, &snapshot));
         OS_TRY(onescope_sim_snapshot_check(&setup, snapshot, snapshot_size, name, at, error));
     }
     if (flags & ONESCOPE_OSTM_FLAG_HASH_ROWS) {
-        OS_TRY(os_reader_reserve(&rd, "hash rows", (uint64_t)steps + 1, 8));
-        OS_TRY(os_read_bytes(&rd, "hash rows", ((size_t)steps + 1) * 8, &rows));
+        OS_TRY(onescope_os_reader_reserve(&rd, "hash rows", (uint64_t)steps + 1, 8));
+        OS_TRY(onescope_os_read_bytes(&rd, "hash rows", ((size_t)steps + 1) * 8, &rows));
     }
     /* Every step needs at least its 2-byte length: refuse counts the bytes cannot hold. */
-    OS_TRY(os_reader_reserve(&rd, "step count", steps, 2));
+    OS_TRY(onescope_os_reader_reserve(&rd, "step count", steps, 2));
     /* First pass: check every step without allocating, and total the input bytes. */
     size_t inputs_at = rd.pos, total = 0;
     for (uint32_t i = 0; i < steps; i++) {
         uint16_t len;
         const uint8_t *p;
-        OS_TRY(os_read_u16(&rd, "step input length", &len));
+        OS_TRY(onescope_os_read_u16(&rd, "step input length", &len));
         size_t at = rd.pos;
-        OS_TRY(os_read_bytes(&rd, "step input", len, &p));
+        OS_TRY(onescope_os_read_bytes(&rd, "step input", len, &p));
         OS_TRY(onescope_op_check_input(setup.dimensions, p, len, name, at, error));
         total += len; /* <= size */
+        /* Step offsets are 32-bit: only reachable with max_input_bytes raised past 4 GiB. */
+        if (total > UINT32_MAX)
+            return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, at, "step input",
+                           "at most 4 GiB of step inputs in all", "more");
     }
-    OS_TRY(os_reader_end(&rd));
+    OS_TRY(onescope_os_reader_end(&rd));
 
     onescope_replay *r = NULL;
     OS_TRY(new_replay(&setup, &link, a, steps, &r, error, name));
     r->step_count = steps;
     if (snapshot != NULL) {
-        r->start_snapshot = os_alloc(a, snapshot_size ? snapshot_size : 1);
+        r->start_snapshot = onescope_os_alloc(a, snapshot_size ? snapshot_size : 1);
         if (r->start_snapshot == NULL) goto fail;
         memcpy(r->start_snapshot, snapshot, snapshot_size);
         r->start_snapshot_size = snapshot_size;
         r->has_start_snapshot = 1;
-        r->start_step = os_get_u64(snapshot);
+        r->start_step = onescope_os_get_u64(snapshot);
     }
     if (rows != NULL) {
-        r->hash_rows = os_calloc(a, (size_t)steps + 1, sizeof *r->hash_rows);
+        r->hash_rows = onescope_os_calloc(a, (size_t)steps + 1, sizeof *r->hash_rows);
         if (r->hash_rows == NULL) goto fail;
-        for (size_t i = 0; i <= steps; i++) r->hash_rows[i] = os_get_u64(rows + 8 * i);
+        for (size_t i = 0; i <= steps; i++) r->hash_rows[i] = onescope_os_get_u64(rows + 8 * i);
         r->has_hash_rows = 1;
     }
     if (total > 0) {
-        r->inputs = os_alloc(a, total);
+        r->inputs = onescope_os_alloc(a, total);
         if (r->inputs == NULL) goto fail;
         r->inputs_capacity = total;
     }
@@ -345,7 +349,7 @@ onescope_code onescope_replay_parse(const void *data, size_t size, const char *n
         const uint8_t *p = (const uint8_t *)data + inputs_at;
         uint32_t used = 0;
         for (uint32_t i = 0; i < steps; i++) {
-            uint16_t len = os_get_u16(p);
+            uint16_t len = onescope_os_get_u16(p);
             if (len) memcpy(r->inputs + used, p + 2, len);
             p += 2 + (size_t)len;
             used += len;
@@ -369,44 +373,44 @@ onescope_code onescope_replay_validate(const onescope_replay *r, const char *nam
                                        onescope_error *error) {
     if (name == NULL) name = "<ostm>";
     if (r == NULL || r->input_offsets == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "replay and its step offsets must not be NULL");
     /* Offsets in messages are where the value would be written. */
     OS_TRY(onescope_sim_setup_check(&r->setup, &r->link, name, error));
     uint64_t at = header_size(r);
     if (r->step_count > ONESCOPE_OSTM_MAX_STEPS)
-        return os_fail(error, ONESCOPE_E_RANGE, name, at, "step count", "at most 16777216",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, "step count", "at most 16777216",
                        "%" PRIu32, r->step_count);
     at += 4;
     if (r->has_start_snapshot) {
         if (r->start_snapshot == NULL)
-            return os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "start snapshot", "bytes",
+            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "start snapshot", "bytes",
                            "NULL");
         OS_TRY(onescope_sim_snapshot_check(&r->setup, r->start_snapshot, r->start_snapshot_size,
                                            name, at + 4, error));
-        if (r->start_step != os_get_u64(r->start_snapshot))
-            return os_fail(error, ONESCOPE_E_MISMATCH, name, at + 4, "start step",
+        if (r->start_step != onescope_os_get_u64(r->start_snapshot))
+            return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, at + 4, "start step",
                            "the snapshot's host step", "%" PRIu64, r->start_step);
         at += 4 + (uint64_t)r->start_snapshot_size;
     } else if (r->start_step != 0) {
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "start step",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "start step",
                        "0 without a start snapshot", "%" PRIu64, r->start_step);
     }
     if (r->has_hash_rows) {
         if (r->hash_rows == NULL)
-            return os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "hash rows", "rows", "NULL");
+            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "hash rows", "rows", "NULL");
         at += 8 * ((uint64_t)r->step_count + 1);
     }
     if (r->input_offsets[0] != 0)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "step offsets", "0 first",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "step offsets", "0 first",
                        "%" PRIu32, r->input_offsets[0]);
     for (uint32_t i = 0; i < r->step_count; i++) {
         uint32_t from = r->input_offsets[i], to = r->input_offsets[i + 1];
         if (to < from || to - from > ONESCOPE_SIM_MAX_INPUT)
-            return os_fail(error, ONESCOPE_E_RANGE, name, at, "step input length",
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, "step input length",
                            "0 to 65535", "offsets %" PRIu32 " to %" PRIu32, from, to);
         if (to > from && r->inputs == NULL)
-            return os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "step input", "bytes", "NULL");
+            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "step input", "bytes", "NULL");
         OS_TRY(onescope_op_check_input(r->setup.dimensions, to > from ? r->inputs + from : NULL,
                                        to - from, name, at + 2, error));
         at += 2 + (uint64_t)(to - from);
@@ -418,7 +422,7 @@ onescope_code onescope_replay_write(const onescope_replay *r, const onescope_all
                                     onescope_buffer *out, onescope_error *error) {
     const char *name = "<ostm output>";
     if (out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     memset(out, 0, sizeof *out);
     OS_TRY(onescope_replay_validate(r, name, error));
     /* Every part is bounded (16M steps, 4 GiB of input): the total fits in 64 bits. */
@@ -426,37 +430,35 @@ onescope_code onescope_replay_write(const onescope_replay *r, const onescope_all
                        2 * (uint64_t)r->step_count;
     if (r->has_start_snapshot) total64 += 4 + (uint64_t)r->start_snapshot_size;
     if (r->has_hash_rows) total64 += 8 * ((uint64_t)r->step_count + 1);
-    if (total64 > SIZE_MAX)
-        return os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size", NULL,
-                       "overflows size_t");
-    os_writer w;
-    os_writer_init(&w, allocator);
-    os_writer_reserve_total(&w, (size_t)total64);
-    os_write_bytes(&w, "OSTM", 4);
-    os_write_u16(&w, ONESCOPE_OSTM_VERSION);
-    os_write_u16(&w, onescope_replay_flags(r));
-    os_write_u32(&w, has_link(r) ? 10u : 6u);
-    os_write_u8(&w, r->setup.dimensions);
-    os_write_u8(&w, r->setup.body_count);
-    os_write_u32(&w, r->setup.seed);
+    OS_TRY(onescope_os_check_output_size(total64, name, error));
+    onescope_os_writer w;
+    onescope_os_writer_init(&w, allocator);
+    onescope_os_writer_reserve_total(&w, (size_t)total64);
+    onescope_os_write_bytes(&w, "OSTM", 4);
+    onescope_os_write_u16(&w, ONESCOPE_OSTM_VERSION);
+    onescope_os_write_u16(&w, onescope_replay_flags(r));
+    onescope_os_write_u32(&w, has_link(r) ? 10u : 6u);
+    onescope_os_write_u8(&w, r->setup.dimensions);
+    onescope_os_write_u8(&w, r->setup.body_count);
+    onescope_os_write_u32(&w, r->setup.seed);
     if (has_link(r)) {
-        os_write_u8(&w, r->link.role);
-        os_write_u8(&w, r->link.body);
-        os_write_u16(&w, r->link.transfer_step);
+        onescope_os_write_u8(&w, r->link.role);
+        onescope_os_write_u8(&w, r->link.body);
+        onescope_os_write_u16(&w, r->link.transfer_step);
     }
-    os_write_u32(&w, r->step_count);
+    onescope_os_write_u32(&w, r->step_count);
     if (r->has_start_snapshot) {
-        os_write_u32(&w, r->start_snapshot_size);
-        os_write_bytes(&w, r->start_snapshot, r->start_snapshot_size);
+        onescope_os_write_u32(&w, r->start_snapshot_size);
+        onescope_os_write_bytes(&w, r->start_snapshot, r->start_snapshot_size);
     }
     if (r->has_hash_rows)
-        for (size_t i = 0; i <= r->step_count; i++) os_write_u64(&w, r->hash_rows[i]);
+        for (size_t i = 0; i <= r->step_count; i++) onescope_os_write_u64(&w, r->hash_rows[i]);
     for (uint32_t i = 0; i < r->step_count; i++) {
         uint32_t from = r->input_offsets[i], to = r->input_offsets[i + 1];
-        os_write_u16(&w, (uint16_t)(to - from));
-        if (to > from) os_write_bytes(&w, r->inputs + from, to - from);
+        onescope_os_write_u16(&w, (uint16_t)(to - from));
+        if (to > from) onescope_os_write_bytes(&w, r->inputs + from, to - from);
     }
-    return os_writer_finish(&w, out, error, name);
+    return onescope_os_writer_finish(&w, out, error, name);
 }
 
 /* ---- files ---- */
@@ -466,7 +468,7 @@ onescope_code onescope_replay_read_file(const char *path, const onescope_parse_o
     onescope_parse_options defaults = onescope_parse_options_default();
     if (options == NULL) options = &defaults;
     if (path == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "<ostm>", OS_NO_OFFSET, "path", "non-NULL",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "<ostm>", OS_NO_OFFSET, "path", "non-NULL",
                        NULL);
     onescope_buffer buf;
     OS_TRY(onescope_read_file(path, options->max_input_bytes, options->allocator, &buf, error));
@@ -492,7 +494,7 @@ onescope_code onescope_replay_start_world(const onescope_replay *r, const onesco
                                           onescope_sim **out, onescope_error *error) {
     const char *name = "onescope_replay_start_world";
     if (r == NULL || out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "replay and out must not be NULL");
     onescope_sim_def def = onescope_sim_def_default();
     def.setup = r->setup;
@@ -551,9 +553,9 @@ onescope_code onescope_replay_verify(const onescope_replay *r, const onescope_al
     memset(result, 0, sizeof *result);
     if (name == NULL) name = "<ostm>";
     if (r == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "replay", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "replay", "non-NULL", NULL);
     if (!r->has_hash_rows)
-        return os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
+        return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
                        "bit 0 set (hash rows to verify)", "0x%04x",
                        (unsigned)onescope_replay_flags(r));
     result->matched = 1;
@@ -564,6 +566,6 @@ onescope_code onescope_replay_verify(const onescope_replay *r, const onescope_al
              result->first_step);
     char expected[32];
     snprintf(expected, sizeof expected, "%016" PRIx64, result->expected);
-    return os_fail(error, ONESCOPE_E_MISMATCH, name, OS_NO_OFFSET, field, expected,
+    return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, OS_NO_OFFSET, field, expected,
                    "%016" PRIx64, result->actual);
 }

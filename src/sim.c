@@ -52,34 +52,34 @@ onescope_code onescope_sim_setup_check(const onescope_sim_setup *s, const onesco
                                        const char *name, onescope_error *error) {
     if (name == NULL) name = "<setup>";
     if (s == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "setup", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "setup", "non-NULL", NULL);
     if (s->dimensions != 2 && s->dimensions != 3)
-        return os_fail(error, ONESCOPE_E_RANGE, name, 12, "dimensions", "2 or 3", "%u",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, 12, "dimensions", "2 or 3", "%u",
                        (unsigned)s->dimensions);
     if (s->body_count < 1 || s->body_count > ONESCOPE_SIM_MAX_BODIES)
-        return os_fail(error, ONESCOPE_E_RANGE, name, 13, "body count", "1 to 64", "%u",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, 13, "body count", "1 to 64", "%u",
                        (unsigned)s->body_count);
     if (l == NULL || l->role == ONESCOPE_LINK_ROLE_NONE) {
         if (l != NULL && (l->body != 0 || l->transfer_step != 0))
-            return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "link",
+            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "link",
                            "body and step 0 without a link role", "body %u, step %u",
                            (unsigned)l->body, (unsigned)l->transfer_step);
         return ONESCOPE_OK;
     }
     if (l->role > ONESCOPE_LINK_ROLE_FIELDS)
-        return os_fail(error, ONESCOPE_E_RANGE, name, 18, "link role", "1, 2 or 3", "%u",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, 18, "link role", "1, 2 or 3", "%u",
                        (unsigned)l->role);
     if (l->role == ONESCOPE_LINK_ROLE_FIELDS) {
         if (l->body != 0)
-            return os_fail(error, ONESCOPE_E_RESERVED, name, 19, "link body",
+            return onescope_os_fail(error, ONESCOPE_E_RESERVED, name, 19, "link body",
                            "0 for role 3 (fields only)", "%u", (unsigned)l->body);
         if (l->transfer_step != 0)
-            return os_fail(error, ONESCOPE_E_RESERVED, name, 20, "link transfer step",
+            return onescope_os_fail(error, ONESCOPE_E_RESERVED, name, 20, "link transfer step",
                            "0 for role 3 (fields only)", "%u", (unsigned)l->transfer_step);
         return ONESCOPE_OK;
     }
     if (l->body >= s->body_count)
-        return os_fail(error, ONESCOPE_E_RANGE, name, 19, "link body",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, 19, "link body",
                        "an index below the setup's body count", "%u (body count %u)",
                        (unsigned)l->body, (unsigned)s->body_count);
     return ONESCOPE_OK;
@@ -88,7 +88,7 @@ onescope_code onescope_sim_setup_check(const onescope_sim_setup *s, const onesco
 void onescope_sim_setup_encode(const onescope_sim_setup *s, uint8_t out[6]) {
     out[0] = s->dimensions;
     out[1] = s->body_count;
-    os_put_u32(out + 2, s->seed);
+    onescope_os_put_u32(out + 2, s->seed);
 }
 
 onescope_code onescope_sim_setup_decode(const void *data, size_t size, const char *name,
@@ -96,18 +96,18 @@ onescope_code onescope_sim_setup_decode(const void *data, size_t size, const cha
                                         onescope_error *error) {
     if (name == NULL) name = "<setup>";
     if (out == NULL || (data == NULL && size > 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "data and out must not be NULL");
     if (size < ONESCOPE_SIM_SETUP_BYTES)
-        return os_fail(error, ONESCOPE_E_TRUNCATED, name, base, "setup", "6 bytes", "%zu",
+        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, name, base, "setup", "6 bytes", "%zu",
                        size);
     const uint8_t *p = data;
-    onescope_sim_setup s = {p[0], p[1], os_get_u32(p + 2)};
+    onescope_sim_setup s = {p[0], p[1], onescope_os_get_u32(p + 2)};
     if (s.dimensions != 2 && s.dimensions != 3)
-        return os_fail(error, ONESCOPE_E_RANGE, name, base, "dimensions", "2 or 3", "%u",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, base, "dimensions", "2 or 3", "%u",
                        (unsigned)s.dimensions);
     if (s.body_count < 1 || s.body_count > ONESCOPE_SIM_MAX_BODIES)
-        return os_fail(error, ONESCOPE_E_RANGE, name, base + 1, "body count", "1 to 64", "%u",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, base + 1, "body count", "1 to 64", "%u",
                        (unsigned)s.body_count);
     *out = s;
     return ONESCOPE_OK;
@@ -185,7 +185,7 @@ static onescope_code op_read(onescope_op_reader *r, onescope_op *op, onescope_er
     uint64_t at = r->base_offset + r->pos;
     uint8_t code = p[0];
     if (onescope_op_size(code) == 0)
-        return os_fail(error, ONESCOPE_E_OPERATION, r->name, at, "operation", "1 to 5", "%u",
+        return onescope_os_fail(error, ONESCOPE_E_OPERATION, r->name, at, "operation", "1 to 5", "%u",
                        (unsigned)code);
     const op_layout *L = &layouts[code];
     memset(op, 0, sizeof *op);
@@ -194,22 +194,22 @@ static onescope_code op_read(onescope_op_reader *r, onescope_op *op, onescope_er
     int n = 0;
     if (L->has_body) {
         if (left < 2)
-            return os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + 1, L->names[0], "1 byte",
+            return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + 1, L->names[0], "1 byte",
                            "end of input");
         op->body = p[1];
         if (op->body >= ONESCOPE_SIM_MAX_BODIES)
-            return os_fail(error, ONESCOPE_E_RANGE, r->name, at + 1, L->names[0], "0 to 63",
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, r->name, at + 1, L->names[0], "0 to 63",
                            "%u", (unsigned)op->body);
         off = 2;
         n = 1;
     }
     for (int k = 0; k < L->values; k++, n++, off += 4) {
         if (left < off + 4)
-            return os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + off, L->names[n],
+            return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + off, L->names[n],
                            "4 bytes", "%zu bytes", left > off ? left - off : 0);
-        op->value[k] = (int32_t)os_get_u32(p + off);
+        op->value[k] = (int32_t)onescope_os_get_u32(p + off);
         if (k == L->z_index && r->dimensions == 2 && op->value[k] != 0)
-            return os_fail(error, ONESCOPE_E_RANGE, r->name, at + off, L->names[n],
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, r->name, at + off, L->names[n],
                            "0 in a 2D world", "%ld", (long)op->value[k]);
     }
     r->pos += off;
@@ -226,10 +226,10 @@ onescope_code onescope_op_check_input(uint8_t dimensions, const void *data, size
                                       const char *name, uint64_t base_offset,
                                       onescope_error *error) {
     if (data == NULL && size > 0)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name ? name : "<input>", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name ? name : "<input>", OS_NO_OFFSET,
                        "input", "non-NULL", NULL);
     if (size > ONESCOPE_SIM_MAX_INPUT)
-        return os_fail(error, ONESCOPE_E_RANGE, name ? name : "<input>", base_offset,
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name ? name : "<input>", base_offset,
                        "input length", "at most 65535", "%zu", size);
     onescope_op_reader r;
     onescope_op op;
@@ -244,18 +244,18 @@ size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op, uint8_t *ou
                           size_t capacity, onescope_error *error) {
     const char *name = "onescope_op_encode";
     if (op == NULL || out == NULL) {
-        os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                 "op and out must not be NULL");
         return 0;
     }
     size_t n = onescope_op_size(op->code);
     if (n == 0) {
-        os_fail(error, ONESCOPE_E_OPERATION, name, OS_NO_OFFSET, "operation", "1 to 5", "%u",
+        onescope_os_fail(error, ONESCOPE_E_OPERATION, name, OS_NO_OFFSET, "operation", "1 to 5", "%u",
                 (unsigned)op->code);
         return 0;
     }
     if (capacity < n) {
-        os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "capacity",
+        onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "capacity",
                 "room for the operation",
                 "%zu bytes", capacity);
         return 0;
@@ -265,7 +265,7 @@ size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op, uint8_t *ou
     size_t off = 1;
     buf[0] = op->code;
     if (L->has_body) buf[off++] = op->body;
-    for (int k = 0; k < L->values; k++, off += 4) os_put_u32(buf + off, (uint32_t)op->value[k]);
+    for (int k = 0; k < L->values; k++, off += 4) onescope_os_put_u32(buf + off, (uint32_t)op->value[k]);
     /* Check the bytes exactly as the parser will read them. */
     onescope_op_reader r;
     onescope_op back;
@@ -276,20 +276,6 @@ size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op, uint8_t *ou
 }
 
 /* ---- creating a world ---- */
-
-/* splitmix64: the PRNG behind a setup's initial bodies. */
-static uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-/* A uniform-ish integer lo..hi from the next PRNG value (remainder, no rejection). */
-static int32_t draw(uint64_t *state, int32_t lo, int32_t hi) {
-    uint64_t span = (uint64_t)((int64_t)hi - lo + 1);
-    return (int32_t)(lo + (int64_t)(splitmix64(state) % span));
-}
 
 /* A receiver's body arrives (or a sender's body leaves) when the step counter reaches the
  * transfer step. */
@@ -315,13 +301,13 @@ static void apply_transfer(onescope_sim *s) {
 static onescope_code new_sim(const onescope_sim_def *def, const onescope_allocator *a,
                              onescope_sim **out, onescope_error *error, const char *name) {
     if (out == NULL || def == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "def and out must not be NULL");
     *out = NULL;
     OS_TRY(onescope_sim_setup_check(&def->setup, &def->link, name, error));
-    onescope_sim *s = os_calloc(a, 1, sizeof *s);
+    onescope_sim *s = onescope_os_calloc(a, 1, sizeof *s);
     if (s == NULL)
-        return os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "world", NULL,
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "world", NULL,
                        "could not allocate memory");
     s->allocator = a;
     s->def = *def;
@@ -333,7 +319,7 @@ static onescope_code new_sim(const onescope_sim_def *def, const onescope_allocat
 onescope_code onescope_sim_create(const onescope_sim_def *def, const onescope_allocator *a,
                                   onescope_sim **out, onescope_error *error) {
     if (out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_create", OS_NO_OFFSET, "out",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_create", OS_NO_OFFSET, "out",
                        "non-NULL", NULL);
     *out = NULL;
     onescope_sim *s;
@@ -346,8 +332,8 @@ onescope_code onescope_sim_create(const onescope_sim_def *def, const onescope_al
     for (uint32_t i = 0; i < s->body_count; i++) {
         onescope_sim_body *b = &s->bodies[i];
         b->alive = 1;
-        for (int k = 0; k < dims; k++) b->position[k] = draw(&state, 0, BOX);
-        for (int k = 0; k < dims; k++) b->velocity[k] = draw(&state, -200, 200);
+        for (int k = 0; k < dims; k++) b->position[k] = onescope_os_draw(&state, 0, BOX);
+        for (int k = 0; k < dims; k++) b->velocity[k] = onescope_os_draw(&state, -200, 200);
     }
     if (def->link.role == ONESCOPE_LINK_ROLE_RECEIVER) s->bodies[def->link.body].alive = 0;
     apply_transfer(s);
@@ -355,14 +341,14 @@ onescope_code onescope_sim_create(const onescope_sim_def *def, const onescope_al
     return ONESCOPE_OK;
 }
 
-static int32_t get_i32(const uint8_t *p) { return (int32_t)os_get_u32(p); }
+static int32_t get_i32(const uint8_t *p) { return (int32_t)onescope_os_get_u32(p); }
 
 onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const void *snapshot,
                                           size_t size, const char *name, uint64_t base,
                                           onescope_error *error) {
     if (name == NULL) name = "<snapshot>";
     if (setup == NULL || (snapshot == NULL && size > 0))
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "setup and snapshot must not be NULL");
     const uint8_t *p = snapshot;
     if (size < ONESCOPE_SIM_SNAPSHOT_HEADER || (size - ONESCOPE_SIM_SNAPSHOT_HEADER) % 32 != 0 ||
@@ -371,12 +357,12 @@ onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const
         char expected[96];
         snprintf(expected, sizeof expected, "12 + 32 x n bytes with n from %u to 64",
                  (unsigned)setup->body_count);
-        return os_fail(error, ONESCOPE_E_LENGTH, name, base, "snapshot length", expected, "%zu",
+        return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, base, "snapshot length", expected, "%zu",
                        size);
     }
     int32_t g = get_i32(p + 8);
     if (g < -GMAX || g > GMAX)
-        return os_fail(error, ONESCOPE_E_RANGE, name, base + 8, "snapshot gravity",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, base + 8, "snapshot gravity",
                        "-1000 to 1000", "%ld", (long)g);
     size_t n = (size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32;
     for (size_t i = 0; i < n; i++) {
@@ -386,12 +372,12 @@ onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const
         int32_t v = get_i32(b);
         if (v != 0 && v != 1) {
             snprintf(field, sizeof field, "body %zu alive", i);
-            return os_fail(error, ONESCOPE_E_RANGE, name, at, field, "0 or 1", "%ld", (long)v);
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, field, "0 or 1", "%ld", (long)v);
         }
         v = get_i32(b + 4);
         if (v < 0) {
             snprintf(field, sizeof field, "body %zu still count", i);
-            return os_fail(error, ONESCOPE_E_RANGE, name, at + 4, field, "0 or more", "%ld",
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 4, field, "0 or more", "%ld",
                            (long)v);
         }
         static const char axes[] = "xyz";
@@ -400,7 +386,7 @@ onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const
             int flat = k == 2 && setup->dimensions == 2;
             if (flat ? v != 0 : (v < 0 || v > BOX)) {
                 snprintf(field, sizeof field, "body %zu position %c", i, axes[k]);
-                return os_fail(error, ONESCOPE_E_RANGE, name, at + 8 + 4 * (unsigned)k, field,
+                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 8 + 4 * (unsigned)k, field,
                                flat ? "0 in a 2D world" : "0 to 10000", "%ld", (long)v);
             }
         }
@@ -409,7 +395,7 @@ onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const
             int flat = k == 2 && setup->dimensions == 2;
             if (flat ? v != 0 : (v < -VMAX || v > VMAX)) {
                 snprintf(field, sizeof field, "body %zu velocity %c", i, axes[k]);
-                return os_fail(error, ONESCOPE_E_RANGE, name, at + 20 + 4 * (unsigned)k, field,
+                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 20 + 4 * (unsigned)k, field,
                                flat ? "0 in a 2D world" : "-1000 to 1000", "%ld", (long)v);
             }
         }
@@ -423,7 +409,7 @@ onescope_code onescope_sim_create_from_snapshot(const onescope_sim_def *def, con
                                                 onescope_error *error) {
     if (name == NULL) name = "<snapshot>";
     if (def == NULL || out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "def and out must not be NULL");
     *out = NULL;
     OS_TRY(onescope_sim_setup_check(&def->setup, &def->link, name, error));
@@ -431,7 +417,7 @@ onescope_code onescope_sim_create_from_snapshot(const onescope_sim_def *def, con
     onescope_sim *s;
     OS_TRY(new_sim(def, a, &s, error, name));
     const uint8_t *p = snapshot;
-    s->host_step = os_get_u64(p);
+    s->host_step = onescope_os_get_u64(p);
     s->gravity = get_i32(p + 8);
     s->body_count = (uint32_t)((size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32);
     for (uint32_t i = 0; i < s->body_count; i++) {
@@ -450,7 +436,7 @@ onescope_code onescope_sim_create_from_snapshot(const onescope_sim_def *def, con
 
 void onescope_sim_free(onescope_sim *s) {
     if (s == NULL) return;
-    os_free(s->allocator, s);
+    onescope_os_free(s->allocator, s);
 }
 
 /* ---- the four stages ---- */
@@ -547,7 +533,7 @@ static void stage_bookkeeping(onescope_sim *s) {
 onescope_code onescope_sim_run_stage(onescope_sim *s, const void *input, size_t size,
                                      onescope_error *error) {
     if (s == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_run_stage", OS_NO_OFFSET,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_run_stage", OS_NO_OFFSET,
                        "sim", "non-NULL", NULL);
     switch (s->next_stage) {
     case ONESCOPE_SIM_STAGE_INPUT:
@@ -575,10 +561,10 @@ onescope_code onescope_sim_run_stage(onescope_sim *s, const void *input, size_t 
 onescope_code onescope_sim_step(onescope_sim *s, const void *input, size_t size,
                                 onescope_error *error) {
     if (s == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_step", OS_NO_OFFSET, "sim",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_step", OS_NO_OFFSET, "sim",
                        "non-NULL", NULL);
     if (s->next_stage != ONESCOPE_SIM_STAGE_INPUT)
-        return os_fail(error, ONESCOPE_E_BAD_STATE, "onescope_sim_step", OS_NO_OFFSET, "stage",
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, "onescope_sim_step", OS_NO_OFFSET, "stage",
                        "a step boundary", "before the %s stage",
                        onescope_sim_stage_name(s->next_stage));
     OS_TRY(onescope_op_check_input(s->def.setup.dimensions, input, size, "<step input>", 0,
@@ -633,8 +619,8 @@ size_t onescope_sim_snapshot(const onescope_sim *s, void *out, size_t capacity) 
     size_t size = onescope_sim_snapshot_size(s);
     if (s == NULL || out == NULL || capacity < size) return 0;
     uint8_t *p = out;
-    os_put_u64(p, s->host_step);
-    os_put_u32(p + 8, (uint32_t)s->gravity);
+    onescope_os_put_u64(p, s->host_step);
+    onescope_os_put_u32(p + 8, (uint32_t)s->gravity);
     p += ONESCOPE_SIM_SNAPSHOT_HEADER;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* The bodies are already the snapshot's bytes on a little-endian host. */
@@ -642,11 +628,11 @@ size_t onescope_sim_snapshot(const onescope_sim *s, void *out, size_t capacity) 
 #else
     for (uint32_t i = 0; i < s->body_count; i++, p += ONESCOPE_SIM_BODY_BYTES) {
         const onescope_sim_body *b = &s->bodies[i];
-        os_put_u32(p, (uint32_t)b->alive);
-        os_put_u32(p + 4, (uint32_t)b->still_count);
+        onescope_os_put_u32(p, (uint32_t)b->alive);
+        onescope_os_put_u32(p + 4, (uint32_t)b->still_count);
         for (int k = 0; k < 3; k++) {
-            os_put_u32(p + 8 + 4 * k, (uint32_t)b->position[k]);
-            os_put_u32(p + 20 + 4 * k, (uint32_t)b->velocity[k]);
+            onescope_os_put_u32(p + 8 + 4 * k, (uint32_t)b->position[k]);
+            onescope_os_put_u32(p + 20 + 4 * k, (uint32_t)b->velocity[k]);
         }
     }
 #endif
@@ -684,10 +670,10 @@ onescope_code onescope_sim_field(const onescope_sim *s, onescope_field_id field,
     const char *name = "onescope_sim_field";
     const onescope_field_overlay *o = onescope_field_overlay_get(field);
     if (s == NULL || o == NULL || out == NULL || count < o->value_count)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "field",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "field",
                        "a world, a known field and room for its values", NULL);
     if (!onescope_sim_has_fields(s))
-        return os_fail(error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET, "fields",
+        return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET, "fields",
                        "a world with a link block", "none");
     memset(out, 0, o->value_count * sizeof *out);
     int floor_axis = s->def.setup.dimensions == 3 ? 2 : 1; /* the grid's second axis */

@@ -47,7 +47,7 @@ onescope_soa_joint_def onescope_soa_joint_def_default(void) {
 /* ---- this build has no Box3D ---- */
 
 static onescope_code unsupported(onescope_error *error, const char *input) {
-    return os_fail(error, ONESCOPE_E_UNSUPPORTED, input, OS_NO_OFFSET, "box3d",
+    return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, input, OS_NO_OFFSET, "box3d",
                    "a build with Box3D", "this build has no Box3D");
 }
 
@@ -110,7 +110,7 @@ onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t step
 
 /* Box3D keeps its worlds in a global table that is not safe to change from several threads
  * at once: every b3CreateWorld / b3DestroyWorld goes through this lock. */
-static pthread_mutex_t os_soa_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t onescope_os_soa_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define OS_SOA_MAX_COORD 1.0e4f   /* m: |position component| */
 #define OS_SOA_MIN_SIZE 0.001f    /* m */
@@ -129,11 +129,11 @@ enum {
     J_ANGLE, J_FX, J_FY, J_FZ, J_FW, J_RX, J_RY, J_RZ, J_RW, J_WX, J_WY, J_WZ, J_COUNT
 };
 
-typedef struct os_event_buffer {
+typedef struct onescope_os_event_buffer {
     onescope_soa_contact *items;
     uint32_t count;
     uint32_t capacity;
-} os_event_buffer;
+} onescope_os_event_buffer;
 
 struct onescope_soa_world {
     const onescope_allocator *allocator;
@@ -164,7 +164,7 @@ struct onescope_soa_world {
     int32_t *joint_kind, *joint_a, *joint_b;
     float *jlane[J_COUNT];
 
-    os_event_buffer begin, hit, end;
+    onescope_os_event_buffer begin, hit, end;
 };
 
 int onescope_soa_world_available(void) { return 1; }
@@ -174,7 +174,7 @@ int onescope_soa_world_available(void) { return 1; }
 
 static onescope_code bad_float(onescope_error *error, const char *input, const char *field,
                                const char *expected, double found) {
-    return os_fail(error, isfinite(found) ? ONESCOPE_E_RANGE : ONESCOPE_E_NOT_FINITE, input,
+    return onescope_os_fail(error, isfinite(found) ? ONESCOPE_E_RANGE : ONESCOPE_E_NOT_FINITE, input,
                    OS_NO_OFFSET, field, expected, "%.9g", found);
 }
 
@@ -184,7 +184,7 @@ static onescope_code check_floats(onescope_error *error, const char *input, cons
     for (int i = 0; i < n; i++) {
         if (!isfinite(v[i]) || v[i] < lo || v[i] > hi) {
             char field[96];
-            if (n == 1) os_copy_text(field, sizeof field, name);
+            if (n == 1) onescope_os_copy_text(field, sizeof field, name);
             else snprintf(field, sizeof field, "%s[%d]", name, i);
             return bad_float(error, input, field, expected, (double)v[i]);
         }
@@ -199,7 +199,7 @@ static onescope_code unit_quat(onescope_error *error, const char *input, const c
     double x = q[0], y = q[1], z = q[2], w = q[3];
     double len2 = x * x + y * y + z * z + w * w;
     if (!(len2 > 1e-12))
-        return os_fail(error, ONESCOPE_E_RANGE, input, OS_NO_OFFSET, name,
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, input, OS_NO_OFFSET, name,
                        "a non-zero quaternion", "%g %g %g %g", x, y, z, w);
     double s = 1.0 / sqrt(len2);
     out->v.x = (float)(x * s);
@@ -257,55 +257,55 @@ static int32_t shape_map_get(const onescope_soa_world *w, b3ShapeId id) {
 
 static void free_arrays(onescope_soa_world *w) {
     const onescope_allocator *a = w->allocator;
-    os_free(a, w->bodies);
-    os_free(a, w->joints);
-    os_free(a, w->joint_local_a);
-    os_free(a, w->joint_local_b);
-    os_free(a, w->shape_keys);
-    os_free(a, w->shape_body);
-    os_free(a, w->stable_id);
-    os_free(a, w->kind);
-    os_free(a, w->parent);
-    os_free(a, w->limb);
-    os_free(a, w->shape_kind);
-    os_free(a, w->shape_size);
-    for (int i = 0; i < L_COUNT; i++) os_free(a, w->lane[i]);
-    os_free(a, w->joint_kind);
-    os_free(a, w->joint_a);
-    os_free(a, w->joint_b);
-    for (int i = 0; i < J_COUNT; i++) os_free(a, w->jlane[i]);
-    os_free(a, w->begin.items);
-    os_free(a, w->hit.items);
-    os_free(a, w->end.items);
+    onescope_os_free(a, w->bodies);
+    onescope_os_free(a, w->joints);
+    onescope_os_free(a, w->joint_local_a);
+    onescope_os_free(a, w->joint_local_b);
+    onescope_os_free(a, w->shape_keys);
+    onescope_os_free(a, w->shape_body);
+    onescope_os_free(a, w->stable_id);
+    onescope_os_free(a, w->kind);
+    onescope_os_free(a, w->parent);
+    onescope_os_free(a, w->limb);
+    onescope_os_free(a, w->shape_kind);
+    onescope_os_free(a, w->shape_size);
+    for (int i = 0; i < L_COUNT; i++) onescope_os_free(a, w->lane[i]);
+    onescope_os_free(a, w->joint_kind);
+    onescope_os_free(a, w->joint_a);
+    onescope_os_free(a, w->joint_b);
+    for (int i = 0; i < J_COUNT; i++) onescope_os_free(a, w->jlane[i]);
+    onescope_os_free(a, w->begin.items);
+    onescope_os_free(a, w->hit.items);
+    onescope_os_free(a, w->end.items);
 }
 
 onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onescope_soa_world **out,
                                         onescope_error *error) {
     static const char in[] = "soa_world_create";
     if (out == NULL || def == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, def ? "out" : "def",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, def ? "out" : "def",
                        "a non-NULL pointer", "NULL");
     *out = NULL;
     if (def->body_capacity < 1 || def->body_capacity > ONESCOPE_SOA_MAX_CAPACITY)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_capacity",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_capacity",
                        "1..1000000", "%u", def->body_capacity);
     if (def->joint_capacity > ONESCOPE_SOA_MAX_CAPACITY)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "joint_capacity",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "joint_capacity",
                        "0..1000000", "%u", def->joint_capacity);
     OS_TRY(check_floats(error, in, "gravity", def->gravity, 3, -1.0e4f, 1.0e4f,
                         "a finite acceleration, |g| <= 10000 m/s^2"));
     OS_TRY(check_floats(error, in, "hit_speed_threshold", &def->hit_speed_threshold, 1, 0.0f,
                         1.0e6f, "a finite speed >= 0"));
     if (def->enable_sleep != 0 && def->enable_sleep != 1)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "enable_sleep", "0 or 1", "%d",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "enable_sleep", "0 or 1", "%d",
                        def->enable_sleep);
     if (def->contact_events != 0 && def->contact_events != 1)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "contact_events", "0 or 1", "%d",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "contact_events", "0 or 1", "%d",
                        def->contact_events);
 
     const onescope_allocator *a = def->allocator;
-    onescope_soa_world *w = os_calloc(a, 1, sizeof *w);
-    if (w == NULL) return os_fail(error, ONESCOPE_E_NOMEM, in, OS_NO_OFFSET, "world", NULL, NULL);
+    onescope_soa_world *w = onescope_os_calloc(a, 1, sizeof *w);
+    if (w == NULL) return onescope_os_fail(error, ONESCOPE_E_NOMEM, in, OS_NO_OFFSET, "world", NULL, NULL);
     w->allocator = a;
     w->capacity = def->body_capacity;
     w->joint_capacity = def->joint_capacity;
@@ -318,27 +318,27 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onesc
     w->shape_shift = 64u - bits;
 
     bool ok = true;
-    ok = ok && (w->bodies = os_calloc(a, n, sizeof *w->bodies)) != NULL;
-    ok = ok && (w->joints = os_calloc(a, nj, sizeof *w->joints)) != NULL;
-    ok = ok && (w->joint_local_a = os_calloc(a, nj, sizeof *w->joint_local_a)) != NULL;
-    ok = ok && (w->joint_local_b = os_calloc(a, nj, sizeof *w->joint_local_b)) != NULL;
-    ok = ok && (w->shape_keys = os_calloc(a, table, sizeof *w->shape_keys)) != NULL;
-    ok = ok && (w->shape_body = os_calloc(a, table, sizeof *w->shape_body)) != NULL;
-    ok = ok && (w->stable_id = os_calloc(a, n, sizeof *w->stable_id)) != NULL;
-    ok = ok && (w->kind = os_calloc(a, n, sizeof *w->kind)) != NULL;
-    ok = ok && (w->parent = os_calloc(a, n, sizeof *w->parent)) != NULL;
-    ok = ok && (w->limb = os_calloc(a, n, sizeof *w->limb)) != NULL;
-    ok = ok && (w->shape_kind = os_calloc(a, n, sizeof *w->shape_kind)) != NULL;
-    ok = ok && (w->shape_size = os_calloc(a, n, 3 * sizeof *w->shape_size)) != NULL;
-    for (int i = 0; i < L_COUNT; i++) ok = ok && (w->lane[i] = os_calloc(a, n, sizeof(float))) != NULL;
-    ok = ok && (w->joint_kind = os_calloc(a, nj, sizeof *w->joint_kind)) != NULL;
-    ok = ok && (w->joint_a = os_calloc(a, nj, sizeof *w->joint_a)) != NULL;
-    ok = ok && (w->joint_b = os_calloc(a, nj, sizeof *w->joint_b)) != NULL;
-    for (int i = 0; i < J_COUNT; i++) ok = ok && (w->jlane[i] = os_calloc(a, nj, sizeof(float))) != NULL;
+    ok = ok && (w->bodies = onescope_os_calloc(a, n, sizeof *w->bodies)) != NULL;
+    ok = ok && (w->joints = onescope_os_calloc(a, nj, sizeof *w->joints)) != NULL;
+    ok = ok && (w->joint_local_a = onescope_os_calloc(a, nj, sizeof *w->joint_local_a)) != NULL;
+    ok = ok && (w->joint_local_b = onescope_os_calloc(a, nj, sizeof *w->joint_local_b)) != NULL;
+    ok = ok && (w->shape_keys = onescope_os_calloc(a, table, sizeof *w->shape_keys)) != NULL;
+    ok = ok && (w->shape_body = onescope_os_calloc(a, table, sizeof *w->shape_body)) != NULL;
+    ok = ok && (w->stable_id = onescope_os_calloc(a, n, sizeof *w->stable_id)) != NULL;
+    ok = ok && (w->kind = onescope_os_calloc(a, n, sizeof *w->kind)) != NULL;
+    ok = ok && (w->parent = onescope_os_calloc(a, n, sizeof *w->parent)) != NULL;
+    ok = ok && (w->limb = onescope_os_calloc(a, n, sizeof *w->limb)) != NULL;
+    ok = ok && (w->shape_kind = onescope_os_calloc(a, n, sizeof *w->shape_kind)) != NULL;
+    ok = ok && (w->shape_size = onescope_os_calloc(a, n, 3 * sizeof *w->shape_size)) != NULL;
+    for (int i = 0; i < L_COUNT; i++) ok = ok && (w->lane[i] = onescope_os_calloc(a, n, sizeof(float))) != NULL;
+    ok = ok && (w->joint_kind = onescope_os_calloc(a, nj, sizeof *w->joint_kind)) != NULL;
+    ok = ok && (w->joint_a = onescope_os_calloc(a, nj, sizeof *w->joint_a)) != NULL;
+    ok = ok && (w->joint_b = onescope_os_calloc(a, nj, sizeof *w->joint_b)) != NULL;
+    for (int i = 0; i < J_COUNT; i++) ok = ok && (w->jlane[i] = onescope_os_calloc(a, nj, sizeof(float))) != NULL;
     if (!ok) {
         free_arrays(w);
-        os_free(a, w);
-        return os_fail(error, ONESCOPE_E_NOMEM, in, OS_NO_OFFSET, "lanes", NULL, NULL);
+        onescope_os_free(a, w);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, in, OS_NO_OFFSET, "lanes", NULL, NULL);
     }
 
     b3WorldDef wd = b3DefaultWorldDef();
@@ -351,14 +351,14 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onesc
     wd.capacity.dynamicBodyCount = (int)n;
     wd.capacity.dynamicShapeCount = (int)n;
 
-    pthread_mutex_lock(&os_soa_lock);
+    pthread_mutex_lock(&onescope_os_soa_lock);
     bool full = b3GetWorldCount() >= B3_MAX_WORLDS;
     if (!full) w->world = b3CreateWorld(&wd);
-    pthread_mutex_unlock(&os_soa_lock);
+    pthread_mutex_unlock(&onescope_os_soa_lock);
     if (full || B3_IS_NULL(w->world)) {
         free_arrays(w);
-        os_free(a, w);
-        return os_fail(error, ONESCOPE_E_ENGINE, in, OS_NO_OFFSET, "world",
+        onescope_os_free(a, w);
+        return onescope_os_fail(error, ONESCOPE_E_ENGINE, in, OS_NO_OFFSET, "world",
                        "a free Box3D world slot", "all %d Box3D worlds in use",
                        B3_MAX_WORLDS);
     }
@@ -368,12 +368,12 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onesc
 
 void onescope_soa_world_destroy(onescope_soa_world *world) {
     if (world == NULL) return;
-    pthread_mutex_lock(&os_soa_lock);
+    pthread_mutex_lock(&onescope_os_soa_lock);
     b3DestroyWorld(world->world);
-    pthread_mutex_unlock(&os_soa_lock);
+    pthread_mutex_unlock(&onescope_os_soa_lock);
     const onescope_allocator *a = world->allocator;
     free_arrays(world);
-    os_free(a, world);
+    onescope_os_free(a, world);
 }
 
 /* ---- bodies ---- */
@@ -395,7 +395,7 @@ static onescope_code check_body_def(const onescope_soa_world *w, const onescope_
                                     b3Quat *q, onescope_error *error) {
     static const char in[] = "soa_world_add_body";
     if (d->kind < ONESCOPE_SOA_SPHERE || d->kind > ONESCOPE_SOA_STATIC_BOX)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "kind",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "kind",
                        "1 sphere, 2 capsule, 3 box or 4 static box", "%d", (int)d->kind);
     OS_TRY(check_floats(error, in, "position", d->position, 3, -OS_SOA_MAX_COORD, OS_SOA_MAX_COORD,
                         "a finite coordinate, |x| <= 10000 m"));
@@ -435,11 +435,11 @@ static onescope_code check_body_def(const onescope_soa_world *w, const onescope_
     OS_TRY(check_floats(error, in, "rolling_resistance", &d->rolling_resistance, 1, 0.0f, 1.0e3f,
                         "a rolling resistance in 0..1000"));
     if (d->parent < -1 || (d->parent >= 0 && (uint32_t)d->parent >= w->count))
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "parent",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "parent",
                        "-1 or the index of an earlier body", "%d (bodies: %u)", (int)d->parent,
                        w->count);
     if (w->count >= w->capacity)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_capacity",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_capacity",
                        "a free body slot", "all %u slots used", w->capacity);
     return ONESCOPE_OK;
 }
@@ -448,7 +448,7 @@ onescope_code onescope_soa_world_add_body(onescope_soa_world *world, const onesc
                                           uint32_t *index, onescope_error *error) {
     static const char in[] = "soa_world_add_body";
     if (world == NULL || def == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "def" : "world",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "def" : "world",
                        "a non-NULL pointer", "NULL");
     b3Quat q;
     OS_TRY(check_body_def(world, def, &q, error));
@@ -502,12 +502,12 @@ onescope_code onescope_soa_world_remove_body(onescope_soa_world *world, uint32_t
                                              onescope_error *error) {
     static const char in[] = "soa_world_remove_body";
     if (world == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world", "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world", "a non-NULL pointer", "NULL");
     if (index >= world->count)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "index", "the index of a body",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "index", "the index of a body",
                        "%u (bodies: %u)", index, world->count);
     if (world->kind[index] == ONESCOPE_SOA_REMOVED)
-        return os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, "index", "a body not yet removed",
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, "index", "a body not yet removed",
                        "%u, removed earlier", index);
     /* Box3D destroys the body's joints with it; mirror that in the joint lanes. */
     for (uint32_t j = 0; j < world->joint_count; j++) {
@@ -553,30 +553,30 @@ static void read_joint(onescope_soa_world *w, uint32_t j) {
 
 static onescope_code check_flag(onescope_error *error, const char *in, const char *field, int v) {
     if (v == 0 || v == 1) return ONESCOPE_OK;
-    return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, field, "0 or 1", "%d", v);
+    return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, field, "0 or 1", "%d", v);
 }
 
 static onescope_code check_joint_def(const onescope_soa_world *w, const onescope_soa_joint_def *d,
                                      b3Vec3 *axis, b3Quat *target, onescope_error *error) {
     static const char in[] = "soa_world_add_joint";
     if (d->kind < ONESCOPE_SOA_REVOLUTE || d->kind > ONESCOPE_SOA_WELD)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "kind",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "kind",
                        "1 revolute, 2 spherical or 3 weld", "%d", (int)d->kind);
     const char *names[2] = {"body_a", "body_b"};
     int32_t ids[2] = {d->body_a, d->body_b};
     for (int k = 0; k < 2; k++) {
         if (ids[k] < 0 || (uint32_t)ids[k] >= w->count)
-            return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, names[k], "the index of a body",
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, names[k], "the index of a body",
                            "%d (bodies: %u)", (int)ids[k], w->count);
         if (w->kind[ids[k]] == ONESCOPE_SOA_REMOVED)
-            return os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, names[k],
+            return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, names[k],
                            "a body that is not removed", "%d, removed", (int)ids[k]);
     }
     if (d->body_a == d->body_b)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_b", "a body other than body_a",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_b", "a body other than body_a",
                        "%d", (int)d->body_b);
     if (w->kind[d->body_a] == ONESCOPE_SOA_STATIC_BOX && w->kind[d->body_b] == ONESCOPE_SOA_STATIC_BOX)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_b",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_b",
                        "a dynamic body (both bodies are static)", "%d", (int)d->body_b);
     OS_TRY(check_floats(error, in, "anchor", d->anchor, 3, -OS_SOA_MAX_COORD, OS_SOA_MAX_COORD,
                         "a finite coordinate, |x| <= 10000 m"));
@@ -584,7 +584,7 @@ static onescope_code check_joint_def(const onescope_soa_world *w, const onescope
     double ax = d->axis[0], ay = d->axis[1], az = d->axis[2];
     double len = sqrt(ax * ax + ay * ay + az * az);
     if (!(len > 1e-6))
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "axis", "a non-zero direction",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "axis", "a non-zero direction",
                        "%g %g %g", ax, ay, az);
     *axis = (b3Vec3){(float)(ax / len), (float)(ay / len), (float)(az / len)};
     OS_TRY(check_flag(error, in, "collide_connected", d->collide_connected));
@@ -619,7 +619,7 @@ static onescope_code check_joint_def(const onescope_soa_world *w, const onescope
         OS_TRY(check_floats(error, in, "target_rotation", d->target_rotation, 4, -1.0e6f, 1.0e6f,
                             "a finite quaternion x y z w"));
     if (w->joint_count >= w->joint_capacity)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "joint_capacity",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "joint_capacity",
                        "a free joint slot", "all %u slots used", w->joint_capacity);
     return ONESCOPE_OK;
 }
@@ -628,7 +628,7 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world, const ones
                                            uint32_t *index, onescope_error *error) {
     static const char in[] = "soa_world_add_joint";
     if (world == NULL || def == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "def" : "world",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "def" : "world",
                        "a non-NULL pointer", "NULL");
     b3Vec3 axis = {0.0f, 0.0f, 1.0f};
     b3Quat target = b3Quat_identity;
@@ -727,15 +727,15 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world, const ones
 
 /* ---- step ---- */
 
-static bool events_reserve(const onescope_allocator *a, os_event_buffer *b, int need) {
+static bool events_reserve(const onescope_allocator *a, onescope_os_event_buffer *b, int need) {
     b->count = 0;
     if (need <= 0) return true;
     if ((uint32_t)need <= b->capacity) return true;
     uint32_t cap = b->capacity ? b->capacity : 64;
     while (cap < (uint32_t)need) cap *= 2;
-    onescope_soa_contact *items = os_calloc(a, cap, sizeof *items);
+    onescope_soa_contact *items = onescope_os_calloc(a, cap, sizeof *items);
     if (items == NULL) return false;
-    os_free(a, b->items);
+    onescope_os_free(a, b->items);
     b->items = items;
     b->capacity = cap;
     return true;
@@ -748,7 +748,7 @@ static onescope_code collect_events(onescope_soa_world *w, onescope_error *error
     const onescope_allocator *a = w->allocator;
     if (!events_reserve(a, &w->begin, ev.beginCount) || !events_reserve(a, &w->hit, ev.hitCount) ||
         !events_reserve(a, &w->end, ev.endCount))
-        return os_fail(error, ONESCOPE_E_NOMEM, "soa_world_step", OS_NO_OFFSET, "contact events",
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, "soa_world_step", OS_NO_OFFSET, "contact events",
                        NULL, "the step ran; its contact events were dropped");
     for (int k = 0; k < ev.beginCount; k++) {
         const b3ContactBeginTouchEvent *e = &ev.beginEvents[k];
@@ -795,11 +795,11 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
                                       onescope_error *error) {
     static const char in[] = "soa_world_step";
     if (world == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world", "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world", "a non-NULL pointer", "NULL");
     if (!isfinite(dt) || !(dt > 0.0f) || dt > 1.0f)
         return bad_float(error, in, "dt", "a time step in (0, 1] s", (double)dt);
     if (substeps < 1 || substeps > ONESCOPE_SOA_MAX_SUBSTEPS)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "substeps", "1..64", "%d", substeps);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "substeps", "1..64", "%d", substeps);
     uint32_t n = world->count;
     float **l = world->lane;
     static const char *const write_names[6] = {"force_x", "force_y", "force_z",
@@ -810,7 +810,7 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
             if (!isfinite(lane[i])) {
                 char field[96];
                 snprintf(field, sizeof field, "%s[%u]", write_names[k], i);
-                return os_fail(error, ONESCOPE_E_NOT_FINITE, in, OS_NO_OFFSET, field,
+                return onescope_os_fail(error, ONESCOPE_E_NOT_FINITE, in, OS_NO_OFFSET, field,
                                "a finite number (the step was refused)", "%g", (double)lane[i]);
             }
         }
@@ -851,7 +851,7 @@ onescope_code onescope_soa_world_get_view(onescope_soa_world *world, onescope_so
                                           onescope_error *error) {
     static const char in[] = "soa_world_get_view";
     if (world == NULL || view == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "view" : "world",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "view" : "world",
                        "a non-NULL pointer", "NULL");
     onescope_soa_world *w = world;
     view->count = w->count;
@@ -918,23 +918,23 @@ onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t step
                                         onescope_pose_cache **out, onescope_error *error) {
     static const char in[] = "soa_world_record";
     if (world == NULL || out == NULL)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "out" : "world",
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "out" : "world",
                        "a non-NULL pointer", "NULL");
     *out = NULL;
     if (steps >= ONESCOPE_OSPC_MAX_FRAMES)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "steps", "fewer than 4194304 steps",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "steps", "fewer than 4194304 steps",
                        "%u", steps);
     if (world->step > INT64_MAX)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "step", "a step count <= 2^63-1",
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "step", "a step count <= 2^63-1",
                        "%llu", (unsigned long long)world->step);
     if (world->count > ONESCOPE_OSPC_MAX_ENTITIES)
-        return os_fail(error, ONESCOPE_E_TOO_LARGE, in, OS_NO_OFFSET, "count",
+        return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, in, OS_NO_OFFSET, "count",
                        "at most 65536 bodies in a pose cache", "%u", world->count);
     /* refuse a bad dt or substep count before allocating anything */
     if (!isfinite(dt) || !(dt > 0.0f) || dt > 1.0f)
         return bad_float(error, in, "dt", "a time step in (0, 1] s", (double)dt);
     if (substeps < 1 || substeps > ONESCOPE_SOA_MAX_SUBSTEPS)
-        return os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "substeps", "1..64", "%d", substeps);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "substeps", "1..64", "%d", substeps);
 
     onescope_pose_cache *c = NULL;
     OS_TRY(onescope_pose_cache_create(3, world->count, steps + 1, allocator, &c, error));

@@ -20,46 +20,33 @@ onescope_testdata_script onescope_testdata_script_default(void) {
     return s;
 }
 
-static uint64_t next64(uint64_t *state) {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
-/* lo + next mod (hi - lo + 1), for hi - lo < 2^32 */
-static int32_t draw(uint64_t *state, int32_t lo, int32_t hi) {
-    uint64_t span = (uint64_t)((int64_t)hi - (int64_t)lo) + 1u;
-    return (int32_t)((int64_t)lo + (int64_t)(next64(state) % span));
-}
-
 static const int32_t huge_values[4] = {INT32_MIN, INT32_MAX, -5000, 5000};
 
 static void script_op(const onescope_testdata_script *sc, uint64_t *st, onescope_op *op) {
     int axes = sc->dimensions == 2 ? 2 : 3;
-    uint32_t k = (uint32_t)(next64(st) % 1000u);
+    uint32_t k = (uint32_t)(onescope_os_splitmix64(st) % 1000u);
     memset(op, 0, sizeof *op);
-    op->body = (uint8_t)(next64(st) % 40u);
+    op->body = (uint8_t)(onescope_os_splitmix64(st) % 40u);
     if (k >= 990 && !sc->allow_remove) k = 600;
     if (k >= 960 && k < 990 && !sc->allow_spawn) k = 100;
     if (k < 450) { /* a small impulse */
         op->code = ONESCOPE_OP_IMPULSE;
-        for (int a = 0; a < axes; a++) op->value[a] = draw(st, -300, 300);
+        for (int a = 0; a < axes; a++) op->value[a] = onescope_os_draw(st, -300, 300);
     } else if (k < 520) { /* a big impulse, clamped by the world */
         op->code = ONESCOPE_OP_IMPULSE;
-        for (int a = 0; a < axes; a++) op->value[a] = huge_values[next64(st) % 4u];
+        for (int a = 0; a < axes; a++) op->value[a] = huge_values[onescope_os_splitmix64(st) % 4u];
     } else if (k < 700) { /* a teleport, sometimes outside the box (clamped) */
         op->code = ONESCOPE_OP_TELEPORT;
-        for (int a = 0; a < axes; a++) op->value[a] = draw(st, -500, 10500);
+        for (int a = 0; a < axes; a++) op->value[a] = onescope_os_draw(st, -500, 10500);
     } else if (k < 800) { /* a teleport onto a wall */
         op->code = ONESCOPE_OP_TELEPORT;
-        for (int a = 0; a < axes; a++) op->value[a] = draw(st, 0, 10000);
-        int wall = draw(st, 0, axes - 1);
-        op->value[wall] = (next64(st) & 1u) ? ONESCOPE_SIM_BOX : 0;
+        for (int a = 0; a < axes; a++) op->value[a] = onescope_os_draw(st, 0, 10000);
+        int wall = onescope_os_draw(st, 0, axes - 1);
+        op->value[wall] = (onescope_os_splitmix64(st) & 1u) ? ONESCOPE_SIM_BOX : 0;
     } else if (k < 950) { /* a gravity change */
         op->code = ONESCOPE_OP_GRAVITY;
         op->body = 0;
-        op->value[0] = k < 940 ? draw(st, -40, 60) : huge_values[next64(st) % 2u];
+        op->value[0] = k < 940 ? onescope_os_draw(st, -40, 60) : huge_values[onescope_os_splitmix64(st) % 2u];
     } else if (k < 960) { /* back to the usual gravity */
         op->code = ONESCOPE_OP_GRAVITY;
         op->body = 0;
@@ -67,7 +54,7 @@ static void script_op(const onescope_testdata_script *sc, uint64_t *st, onescope
     } else if (k < 990) {
         op->code = ONESCOPE_OP_SPAWN;
         op->body = 0;
-        for (int a = 0; a < axes; a++) op->value[a] = draw(st, 0, 10000);
+        for (int a = 0; a < axes; a++) op->value[a] = onescope_os_draw(st, 0, 10000);
     } else {
         op->code = ONESCOPE_OP_REMOVE;
     }
@@ -77,8 +64,8 @@ size_t onescope_testdata_script_input(const onescope_testdata_script *sc, uint64
                                       uint8_t *out, size_t capacity) {
     if (sc == NULL || out == NULL || capacity < ONESCOPE_TESTDATA_MAX_SCRIPT_INPUT) return 0;
     uint64_t st = ((uint64_t)sc->seed << 32) ^ (step * 0xD1B54A32D192ED03u);
-    next64(&st);
-    uint32_t r = (uint32_t)(next64(&st) % 16u);
+    onescope_os_splitmix64(&st);
+    uint32_t r = (uint32_t)(onescope_os_splitmix64(&st) % 16u);
     int ops = r < 9 ? 0 : r < 13 ? 1 : r < 15 ? 2 : 3;
     size_t n = 0;
     for (int i = 0; i < ops; i++) {
@@ -251,7 +238,7 @@ static onescope_code emit(onescope_testdata_callback cb, void *user, int file,
     int stop = cb != NULL && cb(user, file_names[file], b->data, b->size) != 0;
     onescope_buffer_free(b);
     if (stop)
-        return os_fail(error, ONESCOPE_E_ARGUMENT, file_names[file], OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, file_names[file], OS_NO_OFFSET, NULL, NULL,
                        "the callback stopped the generation");
     return ONESCOPE_OK;
 }

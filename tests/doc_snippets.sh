@@ -55,6 +55,9 @@ run ots docs/ots.md "## 8. API notes" "x at frame 2.5: 0.5" "baked 11 frames of 
 run live docs/live-stream.md "## 11. API" "stream 146 bytes" "step 0 hash 7eb9508ff7198b74" \
     "step 1 hash 0d516a5a4c44d9ab" "step 2 hash 4fe2a2df1788779b" "step 3 hash b9639da782bf7d1b" \
     "verify ok"
+run soa_scene docs/soa-world.md "## Scenes: \`onescope_soa_scene\`" \
+    "bad.json: line 2, column 19: bodies\\[0\\].position\\[1\\]: expected a number, found a string" \
+    "2 bodies, dt 0.02 s"
 run ghost docs/ghost.md "## 4. API" "step 1 body 0 at 6507 8071" "step 2 body 0 at 6610 8014" \
     "replay example.ostm"
 echo "$checked passed, 0 failed"

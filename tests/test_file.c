@@ -182,19 +182,19 @@ static void test_format(void **state) {
     assert_int_equal(onescope_error_format(NULL, buf, sizeof buf), 0);
     assert_string_equal(buf, "");
     /* a NULL input name reads "<input>"; a long one is cut to the field's 255 bytes */
-    assert_int_equal(os_fail(&e, ONESCOPE_E_RANGE, NULL, 3, "f", NULL, NULL), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_os_fail(&e, ONESCOPE_E_RANGE, NULL, 3, "f", NULL, NULL), ONESCOPE_E_RANGE);
     assert_string_equal(e.input, "<input>");
     assert_error_at(e, ONESCOPE_E_RANGE, 3);
     char name[400];
     memset(name, 'n', sizeof name - 1);
     name[sizeof name - 1] = '\0';
-    os_fail(&e, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL, "x");
+    onescope_os_fail(&e, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL, "x");
     assert_int_equal(strlen(e.input), sizeof e.input - 1);
     assert_memory_equal(e.input, name, sizeof e.input - 1);
     assert_false(e.has_offset);
     /* copying into no room leaves the destination alone */
     char dst[4] = "abc";
-    os_copy_text(dst, 0, "xyz");
+    onescope_os_copy_text(dst, 0, "xyz");
     assert_string_equal(dst, "abc");
 }
 

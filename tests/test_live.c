@@ -68,9 +68,9 @@ typedef struct digest {
 static void add_record(digest *d, const onescope_live_record *r) {
     uint8_t head[1 + 8 + 8 + 8];
     head[0] = (uint8_t)r->type;
-    os_put_u64(head + 1, r->step);
-    os_put_u64(head + 9, r->offset);
-    os_put_u64(head + 17, r->hash);
+    onescope_os_put_u64(head + 1, r->step);
+    onescope_os_put_u64(head + 9, r->offset);
+    onescope_os_put_u64(head + 17, r->hash);
     d->hash = d->hash * 31 + onescope_hash_bytes(head, sizeof head);
     if (r->type == ONESCOPE_LIVE_PROBE)
         d->hash = d->hash * 31 + onescope_hash_bytes(r->probe, r->probe_size) + r->link.role;
@@ -218,8 +218,8 @@ static void test_link_probe(void **state) {
     /* a later probe with another link block is a mismatch */
     uint8_t *c = malloc(s.size);
     memcpy(c, s.data, s.size);
-    size_t second = 8 + 5 + os_get_u32(s.data + 9);
-    while (c[second] != ONESCOPE_LIVE_PROBE) second += 5 + os_get_u32(c + second + 1);
+    size_t second = 8 + 5 + onescope_os_get_u32(s.data + 9);
+    while (c[second] != ONESCOPE_LIVE_PROBE) second += 5 + onescope_os_get_u32(c + second + 1);
     c[second + 5 + 3] = 8; /* transfer step 7 -> 8 */
     expect_decode_error(c, s.size, ONESCOPE_E_MISMATCH, second + 5);
     free(c);
@@ -248,8 +248,8 @@ static void test_largest_probe(void **state) {
     const uint8_t *p;
     size_t size;
     onescope_live_encoder_pending(enc, &p, &size);
-    assert_int_equal(os_get_u32(p + 9), ONESCOPE_LIVE_MAX_PROBE_PAYLOAD);
-    assert_int_equal(os_get_u32(p + 8 + 5 + 2071 + 1), ONESCOPE_LIVE_MAX_STEP_PAYLOAD);
+    assert_int_equal(onescope_os_get_u32(p + 9), ONESCOPE_LIVE_MAX_PROBE_PAYLOAD);
+    assert_int_equal(onescope_os_get_u32(p + 8 + 5 + 2071 + 1), ONESCOPE_LIVE_MAX_STEP_PAYLOAD);
     onescope_live_viewer *v;
     assert_int_equal(onescope_live_viewer_create(NULL, "big", NULL, &v, &err), ONESCOPE_OK);
     assert_int_equal(onescope_live_viewer_feed(v, p, size, &err), ONESCOPE_OK);
@@ -280,7 +280,7 @@ static void test_chunked_delivery(void **state) {
 static void test_truncated(void **state) {
     (void)state;
     stream s = make_stream(2, 3, NULL, 12, 4);
-    size_t probe_end = 8 + 5 + os_get_u32(s.data + 9);
+    size_t probe_end = 8 + 5 + onescope_os_get_u32(s.data + 9);
     expect_decode_error(s.data, 0, ONESCOPE_E_TRUNCATED, 0);
     expect_decode_error(s.data, 3, ONESCOPE_E_TRUNCATED, 0);
     expect_decode_error(s.data, 8, ONESCOPE_E_TRUNCATED, 8);   /* no record at all */
@@ -305,10 +305,10 @@ static void test_framing_errors(void **state) {
     (void)state;
     stream s = make_stream(2, 3, NULL, 10, 5);
     /* layout: header 0..7; probe at 8 (payload 13: flag, 14 setup, 20 snapshot) */
-    uint32_t plen = os_get_u32(s.data + 9);
+    uint32_t plen = onescope_os_get_u32(s.data + 9);
     assert_int_equal(plen, 1 + 6 + 12 + 3 * 32);
     size_t st = 8 + 5 + plen; /* the first step record */
-    uint32_t slen = os_get_u32(s.data + st + 1);
+    uint32_t slen = onescope_os_get_u32(s.data + st + 1);
     size_t end = s.size - 13;
     uint8_t b[8];
 
@@ -319,26 +319,26 @@ static void test_framing_errors(void **state) {
     expect_patched(&s, 8, "\3", 1, ONESCOPE_E_RANGE, 8);   /* an end before any probe */
     expect_patched(&s, 8, "\0", 1, ONESCOPE_E_RANGE, 8);   /* unknown type */
     expect_patched(&s, 8, "\x09", 1, ONESCOPE_E_RANGE, 8);
-    os_put_u32(b, 50);
+    onescope_os_put_u32(b, 50);
     expect_patched(&s, 9, b, 4, ONESCOPE_E_LENGTH, 9);    /* shorter than any probe */
-    os_put_u32(b, 0xFFFFFFFFu);
+    onescope_os_put_u32(b, 0xFFFFFFFFu);
     expect_patched(&s, 9, b, 4, ONESCOPE_E_LENGTH, 9);    /* longer than any probe */
     expect_patched(&s, 13, "\2", 1, ONESCOPE_E_FLAGS, 13);
     expect_patched(&s, 14, "\4", 1, ONESCOPE_E_RANGE, 14);  /* dimensions */
     expect_patched(&s, 15, "\0", 1, ONESCOPE_E_RANGE, 15);  /* body count 0 */
     expect_patched(&s, 15, "\x41", 1, ONESCOPE_E_RANGE, 15);
     expect_patched(&s, 15, "\4", 1, ONESCOPE_E_LENGTH, 20); /* 3 bodies held, 4 in the setup */
-    os_put_u32(b, 5000);
+    onescope_os_put_u32(b, 5000);
     expect_patched(&s, 28, b, 4, ONESCOPE_E_RANGE, 28);     /* gravity */
     expect_patched(&s, 32, "\2", 1, ONESCOPE_E_RANGE, 32);  /* body 0 alive 2 */
     expect_patched(&s, 60, "\1", 1, ONESCOPE_E_RANGE, 60);  /* body 0 z velocity in 2D */
     /* the step record */
-    os_put_u32(b, 17);
+    onescope_os_put_u32(b, 17);
     expect_patched(&s, st + 1, b, 4, ONESCOPE_E_LENGTH, st + 1);
-    os_put_u32(b, ONESCOPE_LIVE_MAX_STEP_PAYLOAD + 1);
+    onescope_os_put_u32(b, ONESCOPE_LIVE_MAX_STEP_PAYLOAD + 1);
     expect_patched(&s, st + 1, b, 4, ONESCOPE_E_LENGTH, st + 1);
     expect_patched(&s, st + 5, "\1", 1, ONESCOPE_E_RANGE, st + 5); /* host step 1, 0 due */
-    os_put_u16(b, (uint16_t)(slen - 18 + 1));
+    onescope_os_put_u16(b, (uint16_t)(slen - 18 + 1));
     expect_patched(&s, st + 13, b, 2, ONESCOPE_E_LENGTH, st + 13);
     /* END: wrong host step, bytes after it */
     expect_patched(&s, end + 5, "\x0b", 1, ONESCOPE_E_RANGE, end + 5);
@@ -402,7 +402,7 @@ static void test_link_probe_errors(void **state) {
     expect_patched(&s, 14, "\3\0\7\0", 4, ONESCOPE_E_RESERVED, 16); /* and the step 0 */
     /* a probe with a link block needs 4 more bytes than one without (51 + 4) */
     uint8_t b[4];
-    os_put_u32(b, 54);
+    onescope_os_put_u32(b, 54);
     expect_patched(&s, 9, b, 4, ONESCOPE_E_LENGTH, 9);
     free_stream(&s);
 }
@@ -748,12 +748,12 @@ static void test_viewer_mismatch(void **state) {
     /* a host hash that differs in step 12's record */
     size_t at = 8;
     for (;;) {
-        if (s.data[at] == ONESCOPE_LIVE_STEP && os_get_u64(s.data + at + 5) == 12) break;
-        at += 5 + os_get_u32(s.data + at + 1);
+        if (s.data[at] == ONESCOPE_LIVE_STEP && onescope_os_get_u64(s.data + at + 5) == 12) break;
+        at += 5 + onescope_os_get_u32(s.data + at + 1);
     }
     uint8_t *c = malloc(s.size);
     memcpy(c, s.data, s.size);
-    size_t len = os_get_u32(c + at + 1);
+    size_t len = onescope_os_get_u32(c + at + 1);
     c[at + 5 + len - 1] ^= 1;
     assert_int_equal(onescope_live_viewer_create(NULL, "s", NULL, &v, &err), ONESCOPE_OK);
     assert_int_equal(onescope_live_viewer_feed(v, c, s.size, &err), ONESCOPE_E_MISMATCH);
@@ -769,8 +769,8 @@ static void test_viewer_mismatch(void **state) {
     onescope_live_viewer_free(v);
     /* a later probe whose world differs from the viewer's (still a valid snapshot) */
     memcpy(c, s.data, s.size);
-    at = 8 + 5 + os_get_u32(c + 9);
-    while (c[at] != ONESCOPE_LIVE_PROBE) at += 5 + os_get_u32(c + at + 1);
+    at = 8 + 5 + onescope_os_get_u32(c + 9);
+    while (c[at] != ONESCOPE_LIVE_PROBE) at += 5 + onescope_os_get_u32(c + at + 1);
     c[at + 5 + 7 + 16] ^= 1; /* body 0 still count */
     assert_int_equal(onescope_live_viewer_create(NULL, "s", NULL, &v, &err), ONESCOPE_OK);
     assert_int_equal(onescope_live_viewer_feed(v, c, s.size, &err), ONESCOPE_E_MISMATCH);

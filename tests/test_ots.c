@@ -650,7 +650,7 @@ static void validator_refuses_what_parser_would(void **state) {
     c->pegs[1].keyframes[2].has_rot = c->pegs[1].keyframes[2].has_rot_quat = false;
     assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_TYPE);
     c->pegs[1].keyframes[2].has_rot = true;
-    os_free(NULL, c->pegs[0].name);
+    onescope_os_free(NULL, c->pegs[0].name);
     c->pegs[0].name = NULL;
     assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_TYPE);
     assert_string_equal(err.field, "pegs[0].name");
@@ -746,7 +746,7 @@ static void validator_checks_every_rig_field(void **state) {
         *texts[i] = NULL;
         assert_int_equal(onescope_ots_set_string(NULL, texts[i], "\xff", &err), ONESCOPE_OK);
         EXPECT_RIG(r, ONESCOPE_E_UTF8, paths[i]);
-        os_free(NULL, *texts[i]);
+        onescope_os_free(NULL, *texts[i]);
         *texts[i] = keep;
     }
     b->pivot[2] = NAN;
@@ -831,7 +831,7 @@ static void validator_checks_every_clip_field(void **state) {
         *texts[i] = NULL;
         set(c, texts[i], "\xed\xa0\x80"); /* a UTF-16 surrogate */
         EXPECT_CLIP(c, ONESCOPE_E_UTF8, paths[i]);
-        os_free(NULL, *texts[i]);
+        onescope_os_free(NULL, *texts[i]);
         *texts[i] = keep;
     }
     EXPECT_CLIP(c, ONESCOPE_OK, NULL);
@@ -1201,6 +1201,11 @@ static void clip_to_cache(void **state) {
     c->frame_range[0] = -1;
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "frame_range");
+    assert_string_equal(err.input, "anm to ospc");
+    onescope_ots_bake_options named = onescope_ots_bake_options_default();
+    named.name = "walk.anm"; /* errors then name the caller's input */
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, &named, NULL, &pc, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.input, "walk.anm");
     /* nor can more frames than a cache holds */
     c->frame_range[0] = 0;
     c->frame_range[1] = (int32_t)ONESCOPE_OSPC_MAX_FRAMES; /* one frame too many */

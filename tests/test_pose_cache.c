@@ -114,8 +114,8 @@ static void expect_parse_ok(const uint8_t *data, size_t size) {
     onescope_pose_cache_free(c);
 }
 
-static void put_f32(uint8_t *p, float v) { os_put_f32(p, v); }
-static void put_bits(uint8_t *p, uint32_t bits) { os_put_u32(p, bits); }
+static void put_f32(uint8_t *p, float v) { onescope_os_put_f32(p, v); }
+static void put_bits(uint8_t *p, uint32_t bits) { onescope_os_put_u32(p, bits); }
 
 /* ---- header ---- */
 
@@ -124,9 +124,9 @@ static void the_small_file_is_valid(void **state) {
     size_t n;
     uint8_t *b = small_file(&n, 0);
     assert_memory_equal(b, "OSPC", 4);
-    assert_int_equal(os_get_u16(b + T_REPLAY), 6);
-    assert_int_equal(os_get_u64(b + E1), 77);
-    assert_int_equal(os_get_u16(b + E1_NAME - 2), 3);
+    assert_int_equal(onescope_os_get_u16(b + T_REPLAY), 6);
+    assert_int_equal(onescope_os_get_u64(b + E1), 77);
+    assert_int_equal(onescope_os_get_u16(b + E1_NAME - 2), 3);
     expect_parse_ok(b, n);
     free(b);
 }
@@ -215,13 +215,13 @@ static void entity_count_range(void **state) {
     (void)state;
     size_t n;
     uint8_t *b = small_file(&n, 0);
-    os_put_u32(b + 12, 0);
+    onescope_os_put_u32(b + 12, 0);
     EXPECT(b, n, ONESCOPE_E_RANGE, 12);
-    os_put_u32(b + 12, 65537);
+    onescope_os_put_u32(b + 12, 65537);
     EXPECT(b, n, ONESCOPE_E_RANGE, 12);
-    os_put_u32(b + 12, UINT32_MAX);
+    onescope_os_put_u32(b + 12, UINT32_MAX);
     EXPECT(b, n, ONESCOPE_E_RANGE, 12);
-    os_put_u32(b + 12, 65536); /* in range, but the file cannot hold it */
+    onescope_os_put_u32(b + 12, 65536); /* in range, but the file cannot hold it */
     EXPECT(b, n, ONESCOPE_E_TRUNCATED, 12);
     free(b);
 }
@@ -230,11 +230,11 @@ static void frame_count_range(void **state) {
     (void)state;
     size_t n;
     uint8_t *b = small_file(&n, 0);
-    os_put_u32(b + 16, 0);
+    onescope_os_put_u32(b + 16, 0);
     EXPECT(b, n, ONESCOPE_E_RANGE, 16);
-    os_put_u32(b + 16, 4194305);
+    onescope_os_put_u32(b + 16, 4194305);
     EXPECT(b, n, ONESCOPE_E_RANGE, 16);
-    os_put_u32(b + 16, 4194304);
+    onescope_os_put_u32(b + 16, 4194304);
     EXPECT(b, n, ONESCOPE_E_TRUNCATED, 16);
     free(b);
 }
@@ -243,13 +243,13 @@ static void start_step_not_negative(void **state) {
     (void)state;
     size_t n;
     uint8_t *b = small_file(&n, 0);
-    os_put_u64(b + 20, UINT64_MAX); /* -1 */
+    onescope_os_put_u64(b + 20, UINT64_MAX); /* -1 */
     EXPECT(b, n, ONESCOPE_E_RANGE, 20);
-    os_put_u64(b + 20, 0x8000000000000000u); /* INT64_MIN */
+    onescope_os_put_u64(b + 20, 0x8000000000000000u); /* INT64_MIN */
     EXPECT(b, n, ONESCOPE_E_RANGE, 20);
-    os_put_u64(b + 20, INT64_MAX);
+    onescope_os_put_u64(b + 20, INT64_MAX);
     expect_parse_ok(b, n);
-    os_put_u64(b + 20, 0);
+    onescope_os_put_u64(b + 20, 0);
     expect_parse_ok(b, n);
     free(b);
 }
@@ -258,25 +258,25 @@ static void metres_per_unit_rules(void **state) {
     (void)state;
     size_t n;
     uint8_t *b = small_file(&n, 0);
-    os_put_f64(b + 28, NAN);
+    onescope_os_put_f64(b + 28, NAN);
     EXPECT(b, n, ONESCOPE_E_NOT_FINITE, 28);
-    os_put_u64(b + 28, 0xFFF0000000000001u); /* a negative signalling NaN */
+    onescope_os_put_u64(b + 28, 0xFFF0000000000001u); /* a negative signalling NaN */
     EXPECT(b, n, ONESCOPE_E_NOT_FINITE, 28);
-    os_put_f64(b + 28, INFINITY);
+    onescope_os_put_f64(b + 28, INFINITY);
     EXPECT(b, n, ONESCOPE_E_NOT_FINITE, 28);
-    os_put_f64(b + 28, -INFINITY);
+    onescope_os_put_f64(b + 28, -INFINITY);
     EXPECT(b, n, ONESCOPE_E_NOT_FINITE, 28);
-    os_put_f64(b + 28, -1.0);
+    onescope_os_put_f64(b + 28, -1.0);
     EXPECT(b, n, ONESCOPE_E_RANGE, 28);
-    os_put_u64(b + 28, 0x8000000000000001u); /* the smallest negative subnormal */
+    onescope_os_put_u64(b + 28, 0x8000000000000001u); /* the smallest negative subnormal */
     EXPECT(b, n, ONESCOPE_E_RANGE, 28);
-    os_put_f64(b + 28, 0.0);
+    onescope_os_put_f64(b + 28, 0.0);
     expect_parse_ok(b, n);
-    os_put_f64(b + 28, -0.0); /* accepted as zero, and written back as -0.0 */
+    onescope_os_put_f64(b + 28, -0.0); /* accepted as zero, and written back as -0.0 */
     expect_parse_ok(b, n);
-    os_put_u64(b + 28, 1); /* the smallest positive subnormal */
+    onescope_os_put_u64(b + 28, 1); /* the smallest positive subnormal */
     expect_parse_ok(b, n);
-    os_put_f64(b + 28, 1e300);
+    onescope_os_put_f64(b + 28, 1e300);
     expect_parse_ok(b, n);
     free(b);
 }
@@ -289,17 +289,17 @@ static void each_text_length_1025(void **state) {
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) {
         size_t n;
         uint8_t *b = small_file(&n, 0);
-        os_put_u16(b + at[i], 1025);
+        onescope_os_put_u16(b + at[i], 1025);
         EXPECT(b, n, ONESCOPE_E_RANGE, at[i]);
-        os_put_u16(b + at[i], 0xFFFF);
+        onescope_os_put_u16(b + at[i], 0xFFFF);
         EXPECT(b, n, ONESCOPE_E_RANGE, at[i]);
         free(b);
     }
     size_t n;
     uint8_t *b = small_file(&n, 0);
-    os_put_u16(b + E1_NAME - 2, 1025);
+    onescope_os_put_u16(b + E1_NAME - 2, 1025);
     EXPECT(b, n, ONESCOPE_E_RANGE, E1_NAME - 2);
-    os_put_u16(b + E0 + 24, 1025);
+    onescope_os_put_u16(b + E0 + 24, 1025);
     EXPECT(b, n, ONESCOPE_E_RANGE, E0 + 24);
     free(b);
 }
@@ -354,17 +354,17 @@ static void entity_id_zero_and_duplicates(void **state) {
     (void)state;
     size_t n;
     uint8_t *b = small_file(&n, 0);
-    os_put_u64(b + E0, 0);
+    onescope_os_put_u64(b + E0, 0);
     EXPECT(b, n, ONESCOPE_E_RANGE, E0);
-    os_put_u64(b + E0, 1);
-    os_put_u64(b + E1, 0);
+    onescope_os_put_u64(b + E0, 1);
+    onescope_os_put_u64(b + E1, 0);
     EXPECT(b, n, ONESCOPE_E_RANGE, E1);
-    os_put_u64(b + E1, 1);
+    onescope_os_put_u64(b + E1, 1);
     EXPECT(b, n, ONESCOPE_E_DUPLICATE, E1);
-    os_put_u64(b + E0, UINT64_MAX);
-    os_put_u64(b + E1, UINT64_MAX);
+    onescope_os_put_u64(b + E0, UINT64_MAX);
+    onescope_os_put_u64(b + E1, UINT64_MAX);
     EXPECT(b, n, ONESCOPE_E_DUPLICATE, E1);
-    os_put_u64(b + E1, UINT64_MAX - 1);
+    onescope_os_put_u64(b + E1, UINT64_MAX - 1);
     expect_parse_ok(b, n);
     free(b);
 }
@@ -408,7 +408,7 @@ static void sizes_must_be_finite(void **state) {
     const uint32_t bad[] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x7F800001u, 0xFFFFFFFFu};
     for (int k = 0; k < 3; k++) {
         size_t at = E1 + 12 + 4 * (size_t)k;
-        uint32_t keep = os_get_u32(b + at);
+        uint32_t keep = onescope_os_get_u32(b + at);
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
             put_bits(b + at, bad[i]);
             EXPECT(b, n, ONESCOPE_E_NOT_FINITE, at);
@@ -455,7 +455,7 @@ static void every_non_finite_pose_value(void **state) {
         if (pose == 3) continue; /* frame 1 entity 1 is absent */
         for (size_t k = 0; k < 7; k++) {
             size_t at = POSES + pose * 28 + 4 * k;
-            uint32_t keep = os_get_u32(b + at);
+            uint32_t keep = onescope_os_get_u32(b + at);
             for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
                 if (k == 0 && (bad[i] & 0x7FFFFFu) != 0) continue; /* NaN x: absent */
                 put_bits(b + at, bad[i]);
@@ -498,7 +498,7 @@ static void first_bad_byte_wins(void **state) {
     b[E1 + 9] = 1;                /* and bad padding after it */
     put_bits(b + E1 + 12, 0x7F800000u);
     EXPECT(b, n, ONESCOPE_E_RANGE, E1 + 8);
-    os_put_u64(b + E1, 1);        /* a duplicate id comes before the shape */
+    onescope_os_put_u64(b + E1, 1);        /* a duplicate id comes before the shape */
     EXPECT(b, n, ONESCOPE_E_DUPLICATE, E1);
     b[T_LABEL - 1] = 0xFF;        /* bad UTF-8 in the replay text comes first of all */
     EXPECT(b, n + 1, ONESCOPE_E_UTF8, T_LABEL - 1);
@@ -564,8 +564,8 @@ static void huge_counts_fail_before_any_allocation(void **state) {
     const uint64_t at[] = {12, 12, 16, 12, 16};
     const size_t sizes[] = {100, 200, 200, 200, 200};
     for (size_t i = 0; i < 5; i++) {
-        os_put_u32(b + 12, counts[i][0]);
-        os_put_u32(b + 16, counts[i][1]);
+        onescope_os_put_u32(b + 12, counts[i][0]);
+        onescope_os_put_u32(b + 16, counts[i][1]);
         test_alloc t;
         test_alloc_init(&t, 0);
         onescope_parse_options o = onescope_parse_options_default();
@@ -578,12 +578,12 @@ static void huge_counts_fail_before_any_allocation(void **state) {
         assert_null(c);
     }
     /* 1 x 1 needs 36 + 12 + 26 + 28 = 102 bytes: 100 are too few, known at the entity count */
-    os_put_u32(b + 12, 1);
-    os_put_u32(b + 16, 1);
+    onescope_os_put_u32(b + 12, 1);
+    onescope_os_put_u32(b + 16, 1);
     EXPECT(b, 100, ONESCOPE_E_TRUNCATED, 12);
     b[36 + 12] = 1; /* entity id 1; with everything else zero, 102 bytes are a valid cache */
     expect_parse_ok(b, 102);
-    os_put_u16(b + 36 + 12 + 24, 1); /* a one-byte name leaves the poses one byte short */
+    onescope_os_put_u16(b + 36 + 12 + 24, 1); /* a one-byte name leaves the poses one byte short */
     EXPECT(b, 102, ONESCOPE_E_TRUNCATED, 36 + 12 + 26 + 1);
 }
 
@@ -1021,15 +1021,15 @@ static void read_file_agrees_with_parse(void **state) {
         case 2: len = n - 1; break;                        /* short pose section */
         case 3: put_bits(b + POSES + 28 * 4 + 20, 0x7F800000u); break;
         case 4: b[T_UNIT + 2] = 0xFF; break;
-        case 5: os_put_u16(b + E1_NAME - 2, 2); break;     /* name shorter: sections shift */
-        case 6: os_put_u16(b + E1_NAME - 2, 4); break;     /* name longer */
-        case 7: os_put_u32(b + 16, 2); break;              /* fewer frames than the file holds */
-        case 8: os_put_u32(b + 16, 4); break;              /* more frames than it holds */
+        case 5: onescope_os_put_u16(b + E1_NAME - 2, 2); break;     /* name shorter: sections shift */
+        case 6: onescope_os_put_u16(b + E1_NAME - 2, 4); break;     /* name longer */
+        case 7: onescope_os_put_u32(b + 16, 2); break;              /* fewer frames than the file holds */
+        case 8: onescope_os_put_u32(b + 16, 4); break;              /* more frames than it holds */
         case 9: b[8] = 9; break;
         case 10: len = 19; break;
         case 11: b[0] = 'X'; break;
         case 12: put_bits(b + POSES, 0x7FC00000u); break;  /* absent: still valid */
-        case 13: os_put_u64(b + E1, 1); break;
+        case 13: onescope_os_put_u64(b + E1, 1); break;
         }
         test_write_file(path, b, len);
         onescope_pose_cache *from_file = NULL, *from_memory = NULL;
@@ -1161,6 +1161,23 @@ static void null_arguments(void **state) {
     onescope_pose_cache_free(c);
 }
 
+/* The writer refuses a cache whose file would be over the parsers' default input limit. */
+static void writer_refuses_output_over_the_limit(void **state) {
+    (void)state;
+    onescope_pose_cache *c;
+    onescope_error err;
+    /* 65536 entities x 147 frames x 28 bytes alone are 269.7 MB > 256 MiB */
+    assert_int_equal(onescope_pose_cache_create(3, 65536, 147, NULL, &c, &err), ONESCOPE_OK);
+    onescope_buffer b = {(uint8_t *)1, 1, NULL};
+    assert_int_equal(onescope_pose_cache_write(c, NULL, &b, &err), ONESCOPE_E_TOO_LARGE);
+    assert_null(b.data);
+    assert_int_equal(b.size, 0);
+    char line[256];
+    onescope_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "output size: expected at most 268435456 bytes"));
+    onescope_pose_cache_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_small_file_is_valid),
@@ -1186,6 +1203,7 @@ int main(void) {
         cmocka_unit_test(first_bad_byte_wins),
         cmocka_unit_test(every_prefix_fails_cleanly),
         cmocka_unit_test(input_over_the_limit),
+        cmocka_unit_test(writer_refuses_output_over_the_limit),
         cmocka_unit_test(huge_counts_fail_before_any_allocation),
         cmocka_unit_test(generated_round_trips),
         cmocka_unit_test(parse_allocation_failure),

@@ -184,7 +184,7 @@ static void snapshot_and_hash_row_rules(void **state) {
     onescope_buffer b = write_ok(r);
     size_t n = b.size;
     /* header 18, step count at 18, snapshot length at 22, snapshot at 26 (12 + 2 x 32 bytes) */
-    assert_int_equal(os_get_u32(b.data + 22), 76);
+    assert_int_equal(onescope_os_get_u32(b.data + 22), 76);
     expect_error(&b, n, 22, PUT(0xff, 0xff, 0xff, 0xff), ONESCOPE_E_TRUNCATED, 26);
     expect_error(&b, n, 22, PUT(75), ONESCOPE_E_LENGTH, 26);  /* not 12 + 32 n */
     expect_error(&b, n, 22, PUT(44), ONESCOPE_E_LENGTH, 26);  /* 1 body < setup's 2 */

@@ -17,12 +17,12 @@ typedef struct body_init {
 /* Snapshot bytes for a hand-made world. Returns the size. */
 static size_t make_snapshot(uint8_t *out, uint64_t host, int32_t gravity, const body_init *b,
                             size_t n) {
-    os_put_u64(out, host);
-    os_put_u32(out + 8, (uint32_t)gravity);
+    onescope_os_put_u64(out, host);
+    onescope_os_put_u32(out + 8, (uint32_t)gravity);
     for (size_t i = 0; i < n; i++) {
         const int32_t v[8] = {b[i].alive, b[i].still, b[i].px, b[i].py,
                               b[i].pz, b[i].vx, b[i].vy, b[i].vz};
-        for (int k = 0; k < 8; k++) os_put_u32(out + 12 + 32 * i + 4 * (size_t)k, (uint32_t)v[k]);
+        for (int k = 0; k < 8; k++) onescope_os_put_u32(out + 12 + 32 * i + 4 * (size_t)k, (uint32_t)v[k]);
     }
     return 12 + 32 * n;
 }
@@ -438,15 +438,15 @@ static void snapshot_check_rules(void **state) {
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         n = make_snapshot(s, 0, 0, b, 3);
-        os_put_u32(s + cases[c].at, (uint32_t)cases[c].bad);
+        onescope_os_put_u32(s + cases[c].at, (uint32_t)cases[c].bad);
         assert_int_equal(onescope_sim_snapshot_check(&setup, s, n, "s", 0, &err), ONESCOPE_E_RANGE);
         assert_error_at(err, ONESCOPE_E_RANGE, cases[c].at);
     }
     /* In 3D z may be anything in range. */
     setup.dimensions = 3;
     n = make_snapshot(s, 0, 0, b, 3);
-    os_put_u32(s + 60, 10000);
-    os_put_u32(s + 72, (uint32_t)-1000);
+    onescope_os_put_u32(s + 60, 10000);
+    onescope_os_put_u32(s + 72, (uint32_t)-1000);
     assert_int_equal(onescope_sim_snapshot_check(&setup, s, n, "s", 0, &err), ONESCOPE_OK);
     onescope_sim_def def = onescope_sim_def_default();
     def.setup = setup;

@@ -342,6 +342,11 @@ static void test_ghost_absent_and_refusals(void **state) {
     o.from = 0;
     o.frames = 0;
     assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.input, "ghost"); /* no name given */
+    o.name = "runs/a.ostm";
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.input, "runs/a.ostm");
+    o.name = NULL;
     o.frames = 1;
     o.offset[1] = -1000001;
     assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_E_RANGE);

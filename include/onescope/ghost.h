@@ -23,6 +23,7 @@ typedef struct onescope_ghost_options {
     const char *replay_name; /* stored as the origin's replay when it is a plain file name
                                 (the basename of a path is taken); NULL: none */
     const char *label;    /* origin label; NULL: empty */
+    const char *name;     /* input name for error messages (the replay's path); NULL: "ghost" */
 } onescope_ghost_options;
 
 ONESCOPE_API onescope_ghost_options onescope_ghost_options_default(void);

@@ -11,6 +11,7 @@
 #include "onescope/replay.h"
 #include "onescope/ots.h"
 #include "onescope/soa_world.h"
+#include "onescope/soa_scene.h"
 #include "onescope/live.h"
 #include "onescope/ghost.h"
 #include "onescope/testdata.h"

@@ -260,6 +260,7 @@ typedef struct onescope_ots_bake_options {
     /* true (default): keyframe values are local to the parent peg and are composed up the
      * parent chain to world space; false: they are already world space. */
     bool compose_parents;
+    const char *name; /* input name for error messages (e.g. the .anm path); NULL: "anm to ospc" */
 } onescope_ots_bake_options;
 ONESCOPE_API onescope_ots_bake_options onescope_ots_bake_options_default(void);
 
@@ -275,6 +276,7 @@ ONESCOPE_API onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_cl
 typedef struct onescope_ots_from_cache_options {
     double fps;                 /* default 24 */
     onescope_ots_source source; /* default blender */
+    const char *name;           /* input name for error messages; NULL: "ospc to anm" */
 } onescope_ots_from_cache_options;
 ONESCOPE_API onescope_ots_from_cache_options onescope_ots_from_cache_options_default(void);
 

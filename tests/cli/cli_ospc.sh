@@ -137,7 +137,7 @@ if cmp -s "$SCRATCH/rich.ospc" "$SCRATCH/keep.ospc"; then ok; else bad "a failed
 if [ -z "$(ls -a "$SCRATCH" | grep tmp)" ]; then ok; else bad "rewrite left a temporary file behind"; fi
 cp "$SCRATCH/rich.ospc" "$SCRATCH/same.ospc"
 expect_exit 1 "$ONESCOPE" rewrite "$SCRATCH/same.ospc" "$SCRATCH/same.ospc"
-expect_grep "refusing to overwrite the input with itself" "$SCRATCH/err"
+expect_grep "refusing to overwrite the input .*same.ospc" "$SCRATCH/err"
 ln -sf same.ospc "$SCRATCH/link.ospc"
 expect_exit 1 "$ONESCOPE" rewrite "$SCRATCH/same.ospc" "$SCRATCH/link.ospc"
 if cmp -s "$SCRATCH/rich.ospc" "$SCRATCH/same.ospc"; then ok; else bad "rewrite onto itself touched it"; fi
@@ -154,5 +154,17 @@ expect_exit 2 "$ONESCOPE" rewrite "$SCRATCH/good.ospc"
 expect_exit 2 "$ONESCOPE" rewrite a b c
 expect_exit 0 "$ONESCOPE" rewrite --help
 expect_exit 2 "$ONESCOPE" frobnicate
+# unknown options are usage errors (exit 2), "--" ends the options
+expect_exit 2 "$ONESCOPE" validate -x "$SCRATCH/rich.ospc"
+expect_grep "unknown option '-x'" "$SCRATCH/err"
+expect_exit 2 "$ONESCOPE" validate --json "$SCRATCH/rich.ospc"
+expect_exit 2 "$ONESCOPE" rewrite --bogus "$SCRATCH/rich.ospc" "$SCRATCH/x.ospc"
+[ ! -e "$SCRATCH/x.ospc" ] && ok || bad "rewrite with a bad option wrote OUT"
+cp "$SCRATCH/rich.ospc" "$SCRATCH/-dash.ospc"
+expect_exit 0 "$ONESCOPE" validate -- "$SCRATCH/rich.ospc" "$SCRATCH/-dash.ospc"
+cd "$SCRATCH" || exit 1
+expect_exit 0 "$ONESCOPE" rewrite -- -dash.ospc dash-copy.ospc
+cd - >/dev/null || exit 1
+if cmp -s "$SCRATCH/rich.ospc" "$SCRATCH/dash-copy.ospc"; then ok; else bad "rewrite -- IN OUT"; fi
 
 finish

@@ -27,7 +27,7 @@ const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char
     snprintf(error->input, sizeof error->input, "%s", name);
     snprintf(error->field, sizeof error->field, "format");
     snprintf(error->expected, sizeof error->expected,
-             "a known format (OSPC or OSTM magic, or a JSON \"format\" of octo_pvt or octo_anm)");
+             "a known format (OSPC, OSTM or OSLS magic, or a JSON \"format\" of octo_pvt or octo_anm)");
     if (size >= 4)
         snprintf(error->found, sizeof error->found, "bytes %02x %02x %02x %02x", data[0],
                  data[1], data[2], data[3]);
@@ -50,6 +50,13 @@ int cli_usage_error(const char *command, const char *fmt, ...) {
     fprintf(stderr, " (see 'onescope %s --help')\n", command);
     va_end(ap);
     return CLI_USAGE;
+}
+
+bool cli_refuse_same_file(const char *command, const char *in, const char *out) {
+    if (strcmp(in, "-") == 0 || strcmp(out, "-") == 0 || !onescope_same_file(in, out)) return false;
+    fprintf(stderr, "%s: refusing to overwrite the input %s with the output of 'onescope %s'\n",
+            out, in, command);
+    return true;
 }
 
 bool cli_is_help(const char *arg) { return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0; }

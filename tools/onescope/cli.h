@@ -50,6 +50,8 @@ int cli_usage_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* True (after printing why) when OUT names the same file as IN; "-" is never the same file. */
+bool cli_refuse_same_file(const char *command, const char *in, const char *out);
 /* True when arg is -h or --help. */
 bool cli_is_help(const char *arg);
 /* Name used for "-" in messages. */

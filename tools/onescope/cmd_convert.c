@@ -58,11 +58,10 @@ int cmd_convert(int argc, char **argv) {
         }
     }
     if (n != 2) return cli_usage_error("convert", "takes IN and OUT");
-    if (strcmp(paths[0], "-") != 0 && onescope_same_file(paths[0], paths[1])) {
-        fprintf(stderr, "%s: refusing to overwrite the input with itself\n", paths[1]);
-        return CLI_FAIL;
-    }
+    if (cli_refuse_same_file("convert", paths[0], paths[1])) return CLI_FAIL;
     const char *in_name = cli_input_name(paths[0]);
+    from.name = in_name;
+    bake.name = in_name;
     onescope_buffer in;
     onescope_error err;
     if (onescope_read_file(paths[0], 0, NULL, &in, &err) != ONESCOPE_OK) {
@@ -112,8 +111,6 @@ int cmd_convert(int argc, char **argv) {
     if (rc == ONESCOPE_OK) rc = onescope_write_file(paths[1], out.data, out.size, &err);
     onescope_buffer_free(&out);
     if (rc != ONESCOPE_OK) {
-        if (err.input[0] == '\0' || strcmp(err.input, "anm to ospc") == 0 || strcmp(err.input, "ospc to anm") == 0)
-            snprintf(err.input, sizeof err.input, "%s", in_name);
         cli_print_error(&err);
         return CLI_FAIL;
     }

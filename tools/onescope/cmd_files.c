@@ -20,30 +20,42 @@ static const cli_format *load(const char *path, onescope_buffer *buf) {
 }
 
 int cmd_validate(int argc, char **argv) {
-    int first = 0;
-    if (argc > 0 && cli_is_help(argv[0])) {
-        printf("usage: onescope validate FILE...\n"
-               "Checks each file against its format (OSPC, OSTM, .pvt or .anm, found from its\n"
-               "content). Prints one line per bad file on stderr.\n"
-               "exit: 0 all valid, 1 any invalid or unreadable, 2 usage\n");
-        return CLI_OK;
+    /* First pass: options and usage; files are the arguments after "--" or not starting with
+     * '-' ("-" itself is standard input). */
+    int first_file = argc, files = 0;
+    for (int i = 0; i < argc; i++) {
+        if (first_file == argc && cli_is_help(argv[i])) {
+            printf("usage: onescope validate [--] FILE...\n"
+                   "Checks each file against its format (OSPC, OSTM, OSLS, .pvt or .anm, found\n"
+                   "from its content). Prints one line per bad file on stderr.\n"
+                   "exit: 0 all valid, 1 any invalid or unreadable, 2 usage\n");
+            return CLI_OK;
+        }
+        if (first_file == argc && strcmp(argv[i], "--") == 0) {
+            first_file = i + 1;
+            continue;
+        }
+        if (first_file == argc && argv[i][0] == '-' && argv[i][1] != '\0')
+            return cli_usage_error("validate", "unknown option '%s'", argv[i]);
+        files++;
     }
-    if (argc > 0 && strcmp(argv[0], "--") == 0) first = 1;
-    if (first >= argc) return cli_usage_error("validate", "needs at least one FILE");
+    if (files == 0) return cli_usage_error("validate", "needs at least one FILE");
     int status = CLI_OK;
-    for (int i = first; i < argc; i++) {
+    for (int i = 0; i < argc; i++) {
+        if (i < first_file && strcmp(argv[i], "--") == 0) continue;
+        const char *path = argv[i];
         onescope_buffer buf;
-        const cli_format *f = load(argv[i], &buf);
+        const cli_format *f = load(path, &buf);
         if (f == NULL) {
             status = CLI_FAIL;
             continue;
         }
         onescope_error err;
-        if (f->validate(buf.data, buf.size, cli_input_name(argv[i]), &err) != ONESCOPE_OK) {
+        if (f->validate(buf.data, buf.size, cli_input_name(path), &err) != ONESCOPE_OK) {
             cli_print_error(&err);
             status = CLI_FAIL;
         } else if (!cli.quiet) {
-            printf("%s: valid %s\n", cli_input_name(argv[i]), f->name);
+            printf("%s: valid %s\n", cli_input_name(path), f->name);
         }
         onescope_buffer_free(&buf);
     }
@@ -87,23 +99,27 @@ int cmd_dump(int argc, char **argv) {
 int cmd_rewrite(int argc, char **argv) {
     const char *paths[2];
     int n = 0;
+    bool options_done = false;
     for (int i = 0; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            printf("usage: onescope rewrite IN OUT\n"
+        if (!options_done && strcmp(argv[i], "--") == 0) {
+            options_done = true;
+            continue;
+        }
+        if (!options_done && cli_is_help(argv[i])) {
+            printf("usage: onescope rewrite [--] IN OUT\n"
                    "Parses IN and writes it to OUT with the library's writer ('-' for standard\n"
                    "input or output). OUT is written atomically and is not created when IN is\n"
                    "invalid.\n"
                    "exit: 0 ok, 1 IN invalid or OUT not written, 2 usage\n");
             return CLI_OK;
         }
+        if (!options_done && argv[i][0] == '-' && argv[i][1] != '\0')
+            return cli_usage_error("rewrite", "unknown option '%s'", argv[i]);
         if (n == 2) return cli_usage_error("rewrite", "takes IN and OUT");
         paths[n++] = argv[i];
     }
     if (n != 2) return cli_usage_error("rewrite", "takes IN and OUT");
-    if (strcmp(paths[0], "-") != 0 && onescope_same_file(paths[0], paths[1])) {
-        fprintf(stderr, "%s: refusing to overwrite the input with itself\n", paths[1]);
-        return CLI_FAIL;
-    }
+    if (cli_refuse_same_file("rewrite", paths[0], paths[1])) return CLI_FAIL;
     onescope_buffer in, out;
     const cli_format *f = load(paths[0], &in);
     if (f == NULL) return CLI_FAIL;

@@ -62,10 +62,7 @@ int cmd_ghost(int argc, char **argv) {
     }
     if (npaths != 2) return cli_usage_error("ghost", "needs REPLAY.ostm and OUT.ospc");
     if (!have_from || !have_frames) return cli_usage_error("ghost", "needs --from and --frames");
-    if (strcmp(paths[1], "-") != 0 && onescope_same_file(paths[0], paths[1])) {
-        fprintf(stderr, "onescope ghost: %s: refusing to overwrite the replay\n", paths[1]);
-        return CLI_FAIL;
-    }
+    if (cli_refuse_same_file("ghost", paths[0], paths[1])) return CLI_FAIL;
     onescope_error err;
     onescope_replay *r;
     if (onescope_replay_read_file(paths[0], NULL, &r, &err) != ONESCOPE_OK) {
@@ -73,6 +70,7 @@ int cmd_ghost(int argc, char **argv) {
         return CLI_FAIL;
     }
     o.replay_name = strcmp(paths[0], "-") == 0 ? NULL : paths[0];
+    o.name = cli_input_name(paths[0]);
     onescope_pose_cache *c;
     onescope_code rc = onescope_ghost_create(r, &o, NULL, &c, &err);
     onescope_replay_free(r);
@@ -84,8 +82,6 @@ int cmd_ghost(int argc, char **argv) {
         onescope_pose_cache_free(c);
     }
     if (rc != ONESCOPE_OK) {
-        if (strcmp(err.input, "ghost") == 0)
-            snprintf(err.input, sizeof err.input, "%s", cli_input_name(paths[0]));
         cli_print_error(&err);
         return CLI_FAIL;
     }

@@ -1,0 +1,158 @@
+/* JSON paths, their positions in the raw text, and jansson's load errors: json_pos.h. */
+#include <string.h>
+
+#include "json_pos.h"
+
+void onescope_os_json_path_text(const onescope_os_json_seg *segs, int count, char *buf, size_t size) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count && len < size; i++) {
+        int k;
+        if (segs[i].key != NULL)
+            k = snprintf(buf + len, size - len, "%s%s", len ? "." : "", segs[i].key);
+        else
+            k = snprintf(buf + len, size - len, "[%zu]", segs[i].index);
+        if (k < 0) break;
+        len += (size_t)k;
+    }
+}
+
+size_t onescope_os_json_skip_ws(const char *s, size_t n, size_t p) {
+    while (p < n && (s[p] == ' ' || s[p] == '\t' || s[p] == '\n' || s[p] == '\r')) p++;
+    return p;
+}
+
+/* p at an opening quote: returns the position after the closing quote. */
+static size_t skip_string(const char *s, size_t n, size_t p) {
+    for (p++; p < n; p++) {
+        if (s[p] == '\\') p++;
+        else if (s[p] == '"') return p + 1;
+    }
+    return n;
+}
+
+static size_t skip_value(const char *s, size_t n, size_t p) {
+    if (p >= n) return n;
+    if (s[p] == '"') return skip_string(s, n, p);
+    if (s[p] == '{' || s[p] == '[') {
+        int depth = 0;
+        while (p < n) {
+            char ch = s[p];
+            if (ch == '"') {
+                p = skip_string(s, n, p);
+                continue;
+            }
+            if (ch == '{' || ch == '[') depth++;
+            else if (ch == '}' || ch == ']') {
+                depth--;
+                if (depth == 0) return p + 1;
+            }
+            p++;
+        }
+        return n;
+    }
+    while (p < n && s[p] != ',' && s[p] != '}' && s[p] != ']' && s[p] != ' ' && s[p] != '\n' &&
+           s[p] != '\r' && s[p] != '\t')
+        p++;
+    return p;
+}
+
+size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_json_seg *segs, int count) {
+    const char *s = text;
+    size_t n = size;
+    size_t p = onescope_os_json_skip_ws(s, n, 0);
+    size_t pos = p;
+    for (int i = 0; i < count; i++) {
+        const onescope_os_json_seg *g = &segs[i];
+        bool found = false;
+        if (g->key != NULL) {
+            if (p >= n || s[p] != '{') return pos;
+            size_t klen = strlen(g->key);
+            p = onescope_os_json_skip_ws(s, n, p + 1);
+            while (p < n && s[p] == '"') {
+                size_t end = skip_string(s, n, p);
+                bool match = end - p - 2 == klen && memcmp(s + p + 1, g->key, klen) == 0;
+                p = onescope_os_json_skip_ws(s, n, end);
+                if (p < n && s[p] == ':') p = onescope_os_json_skip_ws(s, n, p + 1);
+                if (match) {
+                    found = true;
+                    break;
+                }
+                p = onescope_os_json_skip_ws(s, n, skip_value(s, n, p));
+                if (p < n && s[p] == ',') p = onescope_os_json_skip_ws(s, n, p + 1);
+                else break;
+            }
+        } else {
+            if (p >= n || s[p] != '[') return pos;
+            p = onescope_os_json_skip_ws(s, n, p + 1);
+            for (size_t k = 0; p < n && s[p] != ']'; k++) {
+                if (k == g->index) {
+                    found = true;
+                    break;
+                }
+                p = onescope_os_json_skip_ws(s, n, skip_value(s, n, p));
+                if (p < n && s[p] == ',') p = onescope_os_json_skip_ws(s, n, p + 1);
+                else break;
+            }
+        }
+        if (!found) return pos;
+        pos = p;
+    }
+    return pos;
+}
+
+void onescope_os_json_line_column(const char *s, size_t pos, uint32_t *line, uint32_t *column) {
+    uint32_t l = 1, col = 1;
+    for (size_t i = 0; i < pos; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '\n') {
+            l++;
+            col = 1;
+        } else if ((ch & 0xC0) != 0x80) {
+            col++;
+        }
+    }
+    *line = l;
+    *column = col;
+}
+
+onescope_code onescope_os_json_load_fail(onescope_error *error, const char *name, const char *data,
+                                size_t size, const json_error_t *je) {
+    onescope_code code = ONESCOPE_E_SYNTAX;
+    const char *expected = "valid JSON";
+    size_t at = je->position > 0 ? (size_t)je->position : 0;
+    const char *s = data;
+    switch (json_error_code(je)) {
+    case json_error_duplicate_key:
+        code = ONESCOPE_E_DUPLICATE;
+        expected = "each key once per object";
+        break;
+    case json_error_numeric_overflow:
+        code = strstr(je->text, "real") ? ONESCOPE_E_NOT_FINITE : ONESCOPE_E_RANGE;
+        expected = code == ONESCOPE_E_NOT_FINITE ? "a finite number" : "an integer that fits in 64 bits";
+        break;
+    case json_error_invalid_utf8:
+        code = ONESCOPE_E_UTF8;
+        expected = "valid UTF-8";
+        break;
+    case json_error_out_of_memory:
+        code = ONESCOPE_E_NOMEM;
+        expected = NULL;
+        break;
+    default:
+        /* NaN, Infinity and -Infinity are JSON syntax errors; call them what they are. */
+        if (strstr(je->text, "near 'NaN'") || strstr(je->text, "near 'Infinity'") ||
+            strstr(je->text, "near 'nan'") || strstr(je->text, "near 'inf") ||
+            (at < size && at + 3 <= size && strncmp(s + at, "Inf", 3) == 0) ||
+            (at < size && at + 3 <= size && strncmp(s + at, "NaN", 3) == 0)) {
+            code = ONESCOPE_E_NOT_FINITE;
+            expected = "a finite number (JSON has no NaN or Infinity)";
+        }
+    }
+    onescope_os_fail(error, code, name, at, NULL, expected, "%s", je->text);
+    if (error != NULL && je->line > 0) {
+        error->line = (uint32_t)je->line;
+        error->column = je->column > 0 ? (uint32_t)je->column : 0;
+    }
+    return code;
+}

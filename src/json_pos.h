@@ -1,0 +1,37 @@
+/* Private helpers for the jansson-based text parsers (OTS, SoA scene): a JSON path, the
+ * position of a path's value in the raw text (jansson keeps no positions for values), and
+ * one mapping of jansson's load errors onto onescope_error. */
+#ifndef ONESCOPE_JSON_POS_H
+#define ONESCOPE_JSON_POS_H
+
+#include <jansson.h>
+
+#include "internal.h"
+
+/* One step of a JSON path: a key, or an array index when key is NULL. */
+typedef struct onescope_os_json_seg {
+    const char *key;
+    size_t index;
+} onescope_os_json_seg;
+
+/* The first position at or after p that is not JSON white space (n when none). */
+size_t onescope_os_json_skip_ws(const char *s, size_t n, size_t p);
+
+/* Writes the path as text ("bodies[0].size[1]"), cut to fit size. */
+void onescope_os_json_path_text(const onescope_os_json_seg *segs, int count, char *buf, size_t size);
+
+/* Byte offset where the value named by the path starts in text, which must be valid JSON
+ * (call only after json_loadb accepted it). When part of the path does not exist (a missing
+ * key), the offset of the deepest part that does. An empty path: the root value. */
+size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_json_seg *segs, int count);
+
+/* 1-based line and column (in characters, as jansson counts them) of byte offset pos. */
+void onescope_os_json_line_column(const char *text, size_t pos, uint32_t *line, uint32_t *column);
+
+/* Fills error for a document json_loadb refused: SYNTAX, or DUPLICATE (a key twice in one
+ * object), NOT_FINITE (NaN, Infinity, a real that overflows), RANGE (an integer over 64 bits),
+ * UTF8 or NOMEM; offset, line and column are jansson's. Returns the code. */
+onescope_code onescope_os_json_load_fail(onescope_error *error, const char *name, const char *data,
+                                size_t size, const json_error_t *je);
+
+#endif

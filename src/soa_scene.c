@@ -1,0 +1,505 @@
+/* The SoA world's JSON scene: reader (jansson, positions by json_pos.h), world builder and
+ * recorder. Format and messages: docs/soa-world.md, "Scene". */
+#include <float.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "json_pos.h"
+#include "onescope/soa_scene.h"
+
+#define SCENE_MAX_DEPTH 8
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Where a failure goes and the JSON path being read. */
+typedef struct scene_ctx {
+    const char *name;
+    onescope_error *error;
+    const onescope_allocator *a;
+    const char *text;
+    size_t size;
+    onescope_os_json_seg segs[SCENE_MAX_DEPTH];
+    int depth;
+} scene_ctx;
+
+static void push_key(scene_ctx *c, const char *key) {
+    c->segs[c->depth].key = key;
+    c->segs[c->depth].index = 0;
+    c->depth++;
+}
+
+static void push_index(scene_ctx *c, size_t index) {
+    c->segs[c->depth].key = NULL;
+    c->segs[c->depth].index = index;
+    c->depth++;
+}
+
+static void pop(scene_ctx *c) { c->depth--; }
+
+/* Fills the error for the value at the current path: its path, offset, line and column. */
+static onescope_code scene_fail(scene_ctx *c, onescope_code code, const char *expected,
+                                const char *fmt, ...) OS_PRINTF(4, 5);
+static onescope_code scene_fail(scene_ctx *c, onescope_code code, const char *expected,
+                                const char *fmt, ...) {
+    char path[96];
+    onescope_os_json_path_text(c->segs, c->depth, path, sizeof path);
+    size_t pos = onescope_os_json_locate(c->text, c->size, c->segs, c->depth);
+    va_list ap;
+    va_start(ap, fmt);
+    onescope_os_failv(c->error, code, c->name, pos, path[0] ? path : "scene", expected, fmt, ap);
+    va_end(ap);
+    if (c->error != NULL) onescope_os_json_line_column(c->text, pos, &c->error->line, &c->error->column);
+    return code;
+}
+
+static onescope_code scene_nomem(scene_ctx *c) {
+    return onescope_os_fail(c->error, ONESCOPE_E_NOMEM, c->name, OS_NO_OFFSET, NULL, NULL,
+                   "could not allocate memory");
+}
+
+static const char *kind_of(const json_t *v) {
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE: return "true";
+    case JSON_FALSE: return "false";
+    case JSON_NULL: return "null";
+    }
+    return "a value";
+}
+
+/* ---- values (each at the path already pushed) ---- */
+
+static onescope_code rd_float(scene_ctx *c, const json_t *v, float *out) {
+    if (!json_is_number(v)) return scene_fail(c, ONESCOPE_E_TYPE, "a number", "%s", kind_of(v));
+    double d = json_number_value(v);
+    if (!(d >= -FLT_MAX && d <= FLT_MAX))
+        return scene_fail(c, ONESCOPE_E_RANGE, "a number a float can hold", "%g", d);
+    *out = (float)d;
+    return ONESCOPE_OK;
+}
+
+static onescope_code rd_floats(scene_ctx *c, const json_t *v, float *out, size_t n) {
+    static const char *const want[] = {"", "", "an array of 2 numbers", "an array of 3 numbers",
+                                       "an array of 4 numbers"};
+    if (!json_is_array(v)) return scene_fail(c, ONESCOPE_E_TYPE, want[n], "%s", kind_of(v));
+    if (json_array_size(v) != n)
+        return scene_fail(c, ONESCOPE_E_LENGTH, want[n], "%zu elements", json_array_size(v));
+    for (size_t k = 0; k < n; k++) {
+        push_index(c, k);
+        onescope_code rc = rd_float(c, json_array_get(v, k), &out[k]);
+        pop(c);
+        OS_TRY(rc);
+    }
+    return ONESCOPE_OK;
+}
+
+static onescope_code rd_int(scene_ctx *c, const json_t *v, int32_t *out) {
+    if (!json_is_integer(v)) return scene_fail(c, ONESCOPE_E_TYPE, "an integer", "%s", kind_of(v));
+    json_int_t i = json_integer_value(v);
+    if (i < INT32_MIN || i > INT32_MAX)
+        return scene_fail(c, ONESCOPE_E_RANGE, "a 32-bit integer", "%" JSON_INTEGER_FORMAT, i);
+    *out = (int32_t)i;
+    return ONESCOPE_OK;
+}
+
+static onescope_code rd_bool(scene_ctx *c, const json_t *v, int *out) {
+    if (!json_is_boolean(v)) return scene_fail(c, ONESCOPE_E_TYPE, "true or false", "%s", kind_of(v));
+    *out = json_is_true(v) ? 1 : 0;
+    return ONESCOPE_OK;
+}
+
+/* A word from words[1..n) (words[0] is the removed kind and never matches). */
+static onescope_code rd_word(scene_ctx *c, const json_t *v, const char *const *words, int n,
+                             const char *expected, int32_t *out) {
+    if (!json_is_string(v)) return scene_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
+    for (int k = 1; k < n; k++)
+        if (strcmp(json_string_value(v), words[k]) == 0) {
+            *out = k;
+            return ONESCOPE_OK;
+        }
+    return scene_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", json_string_value(v));
+}
+
+/* Sorts obj's members into vals by the keys table; an unknown key is refused at its value. */
+static onescope_code members(scene_ctx *c, const json_t *obj, const char *const *keys, int nkeys,
+                             json_t **vals, const char *known) {
+    if (!json_is_object(obj)) return scene_fail(c, ONESCOPE_E_TYPE, "an object", "%s", kind_of(obj));
+    for (int i = 0; i < nkeys; i++) vals[i] = NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        int i = 0;
+        while (i < nkeys && strcmp(keys[i], key) != 0) i++;
+        if (i == nkeys) {
+            push_key(c, key);
+            onescope_code rc = scene_fail(c, ONESCOPE_E_TYPE, known, "an unknown key");
+            pop(c);
+            return rc;
+        }
+        vals[i] = v;
+    }
+    return ONESCOPE_OK;
+}
+
+/* A required key that is absent: the path names it, the position is its object's. */
+static onescope_code missing(scene_ctx *c, const char *key, const char *expected) {
+    push_key(c, key);
+    onescope_code rc = scene_fail(c, ONESCOPE_E_TYPE, expected, "none");
+    pop(c);
+    return rc;
+}
+
+/* Reads vals[i] (when present) under keys[i] with one of the readers below. */
+enum { F1, F2, F3, F4, I32, BOOL };
+
+static onescope_code rd_member(scene_ctx *c, const char *key, const json_t *v, int type, void *out) {
+    if (v == NULL) return ONESCOPE_OK;
+    push_key(c, key);
+    onescope_code rc;
+    switch (type) {
+    case F1: rc = rd_float(c, v, out); break;
+    case F2: rc = rd_floats(c, v, out, 2); break;
+    case F3: rc = rd_floats(c, v, out, 3); break;
+    case F4: rc = rd_floats(c, v, out, 4); break;
+    case I32: rc = rd_int(c, v, out); break;
+    default: rc = rd_bool(c, v, out); break;
+    }
+    pop(c);
+    return rc;
+}
+
+/* The line and column where the value at the current path starts. */
+static void here(const scene_ctx *c, uint32_t *line, uint32_t *column) {
+    onescope_os_json_line_column(c->text, onescope_os_json_locate(c->text, c->size, c->segs, c->depth), line, column);
+}
+
+static const char *const body_words[] = {"", "sphere", "capsule", "box", "static_box"};
+static const char *const joint_words[] = {"", "revolute", "spherical", "weld"};
+
+static onescope_code rd_body(scene_ctx *c, const json_t *o, onescope_soa_scene_body *b) {
+    static const char *const keys[] = {"kind", "name", "position", "rotation", "linear_velocity",
+                                       "angular_velocity", "size", "density", "friction",
+                                       "restitution", "rolling_resistance", "parent", "limb"};
+    json_t *v[COUNT(keys)];
+    onescope_soa_body_def *d = &b->def;
+    here(c, &b->line, &b->column);
+    OS_TRY(members(c, o, keys, COUNT(keys), v,
+                   "kind, name, position, rotation, linear_velocity, angular_velocity, size, "
+                   "density, friction, restitution, rolling_resistance, parent or limb"));
+    if (v[0] == NULL) return missing(c, "kind", "a key \"kind\"");
+    push_key(c, "kind");
+    onescope_code rc = rd_word(c, v[0], body_words, COUNT(body_words),
+                               "\"sphere\", \"capsule\", \"box\" or \"static_box\"", &d->kind);
+    pop(c);
+    OS_TRY(rc);
+    if (v[1] != NULL) {
+        push_key(c, "name");
+        /* json_loadb refuses \u0000, so the name has no NUL inside */
+        if (!json_is_string(v[1])) rc = scene_fail(c, ONESCOPE_E_TYPE, "a string", "%s", kind_of(v[1]));
+        pop(c);
+        OS_TRY(rc);
+        size_t n = json_string_length(v[1]);
+        b->name = onescope_os_alloc(c->a, n + 1);
+        if (b->name == NULL) return scene_nomem(c);
+        memcpy(b->name, json_string_value(v[1]), n + 1);
+    }
+    OS_TRY(rd_member(c, "position", v[2], F3, d->position));
+    OS_TRY(rd_member(c, "rotation", v[3], F4, d->rotation));
+    OS_TRY(rd_member(c, "linear_velocity", v[4], F3, d->linear_velocity));
+    OS_TRY(rd_member(c, "angular_velocity", v[5], F3, d->angular_velocity));
+    OS_TRY(rd_member(c, "size", v[6], F3, d->size));
+    OS_TRY(rd_member(c, "density", v[7], F1, &d->density));
+    OS_TRY(rd_member(c, "friction", v[8], F1, &d->friction));
+    OS_TRY(rd_member(c, "restitution", v[9], F1, &d->restitution));
+    OS_TRY(rd_member(c, "rolling_resistance", v[10], F1, &d->rolling_resistance));
+    OS_TRY(rd_member(c, "parent", v[11], I32, &d->parent));
+    return rd_member(c, "limb", v[12], I32, &d->limb);
+}
+
+static onescope_code rd_motor(scene_ctx *c, const json_t *o, onescope_soa_joint_def *d) {
+    static const char *const keys[] = {"speed", "velocity", "max_torque"};
+    json_t *v[COUNT(keys)];
+    OS_TRY(members(c, o, keys, COUNT(keys), v, "speed, velocity or max_torque"));
+    d->enable_motor = 1;
+    OS_TRY(rd_member(c, "speed", v[0], F1, &d->motor_speed));
+    OS_TRY(rd_member(c, "velocity", v[1], F3, d->motor_velocity));
+    return rd_member(c, "max_torque", v[2], F1, &d->max_motor_torque);
+}
+
+static onescope_code rd_spring(scene_ctx *c, const json_t *o, onescope_soa_joint_def *d) {
+    static const char *const keys[] = {"hertz", "damping_ratio", "target_angle", "target_rotation"};
+    json_t *v[COUNT(keys)];
+    OS_TRY(members(c, o, keys, COUNT(keys), v, "hertz, damping_ratio, target_angle or target_rotation"));
+    d->enable_spring = 1;
+    OS_TRY(rd_member(c, "hertz", v[0], F1, &d->spring_hertz));
+    OS_TRY(rd_member(c, "damping_ratio", v[1], F1, &d->spring_damping_ratio));
+    OS_TRY(rd_member(c, "target_angle", v[2], F1, &d->target_angle));
+    return rd_member(c, "target_rotation", v[3], F4, d->target_rotation);
+}
+
+static onescope_code rd_joint(scene_ctx *c, const json_t *o, onescope_soa_scene_joint *j) {
+    static const char *const keys[] = {"kind", "body_a", "body_b", "anchor", "axis",
+                                       "collide_connected", "limit", "cone", "twist", "motor",
+                                       "spring"};
+    json_t *v[COUNT(keys)];
+    onescope_soa_joint_def *d = &j->def;
+    here(c, &j->line, &j->column);
+    OS_TRY(members(c, o, keys, COUNT(keys), v,
+                   "kind, body_a, body_b, anchor, axis, collide_connected, limit, cone, twist, "
+                   "motor or spring"));
+    for (int k = 0; k < 3; k++)
+        if (v[k] == NULL) return missing(c, keys[k], k == 0 ? "a key \"kind\"" : "a body index");
+    push_key(c, "kind");
+    onescope_code rc = rd_word(c, v[0], joint_words, COUNT(joint_words),
+                               "\"revolute\", \"spherical\" or \"weld\"", &d->kind);
+    pop(c);
+    OS_TRY(rc);
+    OS_TRY(rd_member(c, "body_a", v[1], I32, &d->body_a));
+    OS_TRY(rd_member(c, "body_b", v[2], I32, &d->body_b));
+    OS_TRY(rd_member(c, "anchor", v[3], F3, d->anchor));
+    OS_TRY(rd_member(c, "axis", v[4], F3, d->axis));
+    OS_TRY(rd_member(c, "collide_connected", v[5], BOOL, &d->collide_connected));
+    float pair[2];
+    if (v[6] != NULL) {
+        OS_TRY(rd_member(c, "limit", v[6], F2, pair));
+        d->enable_limit = 1, d->lower_angle = pair[0], d->upper_angle = pair[1];
+    }
+    if (v[7] != NULL) {
+        OS_TRY(rd_member(c, "cone", v[7], F1, &d->cone_angle));
+        d->enable_cone_limit = 1;
+    }
+    if (v[8] != NULL) {
+        OS_TRY(rd_member(c, "twist", v[8], F2, pair));
+        d->enable_twist_limit = 1, d->lower_twist = pair[0], d->upper_twist = pair[1];
+    }
+    if (v[9] != NULL) {
+        push_key(c, "motor");
+        rc = rd_motor(c, v[9], d);
+        pop(c);
+        OS_TRY(rc);
+    }
+    if (v[10] != NULL) {
+        push_key(c, "spring");
+        rc = rd_spring(c, v[10], d);
+        pop(c);
+        OS_TRY(rc);
+    }
+    return ONESCOPE_OK;
+}
+
+/* An array member: present and an array, or absent when optional. */
+static onescope_code rd_list(scene_ctx *c, const char *key, const json_t *v, size_t lo, size_t hi,
+                             const char *expected, size_t *count) {
+    *count = 0;
+    if (v == NULL) return lo > 0 ? missing(c, key, expected) : ONESCOPE_OK;
+    push_key(c, key);
+    onescope_code rc = ONESCOPE_OK;
+    if (!json_is_array(v)) rc = scene_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
+    else if (json_array_size(v) < lo || json_array_size(v) > hi)
+        rc = scene_fail(c, ONESCOPE_E_RANGE, expected, "%zu", json_array_size(v));
+    else *count = json_array_size(v);
+    pop(c);
+    return rc;
+}
+
+static onescope_code rd_scene(scene_ctx *c, const json_t *root, onescope_soa_scene *s) {
+    static const char *const keys[] = {"gravity", "dt", "substeps", "enable_sleep", "bodies", "joints"};
+    json_t *v[COUNT(keys)];
+    OS_TRY(members(c, root, keys, COUNT(keys), v,
+                   "gravity, dt, substeps, enable_sleep, bodies or joints"));
+    OS_TRY(rd_member(c, "gravity", v[0], F3, s->world.gravity));
+    OS_TRY(rd_member(c, "dt", v[1], F1, &s->dt));
+    if (!(s->dt > 0.0f && s->dt <= 1.0f)) {
+        push_key(c, "dt");
+        scene_fail(c, ONESCOPE_E_RANGE, "a time step in (0, 1] s", "%g", (double)s->dt);
+        pop(c);
+        return ONESCOPE_E_RANGE;
+    }
+    OS_TRY(rd_member(c, "substeps", v[2], I32, &s->substeps));
+    if (s->substeps < 1 || s->substeps > ONESCOPE_SOA_MAX_SUBSTEPS) {
+        push_key(c, "substeps");
+        scene_fail(c, ONESCOPE_E_RANGE, "1..64 substeps", "%d", s->substeps);
+        pop(c);
+        return ONESCOPE_E_RANGE;
+    }
+    OS_TRY(rd_member(c, "enable_sleep", v[3], BOOL, &s->world.enable_sleep));
+    size_t nb = 0, nj = 0;
+    OS_TRY(rd_list(c, "bodies", v[4], 1, ONESCOPE_OSPC_MAX_ENTITIES, "an array of 1..65536 bodies", &nb));
+    OS_TRY(rd_list(c, "joints", v[5], 0, ONESCOPE_SOA_MAX_CAPACITY, "an array of at most 1000000 joints", &nj));
+    s->bodies = onescope_os_calloc(c->a, nb, sizeof *s->bodies);
+    if (s->bodies == NULL) return scene_nomem(c);
+    s->body_count = (uint32_t)nb;
+    for (size_t i = 0; i < nb; i++) {
+        s->bodies[i].def = onescope_soa_body_def_default();
+        push_key(c, "bodies");
+        push_index(c, i);
+        onescope_code rc = rd_body(c, json_array_get(v[4], i), &s->bodies[i]);
+        c->depth -= 2;
+        OS_TRY(rc);
+    }
+    if (nj > 0) {
+        s->joints = onescope_os_calloc(c->a, nj, sizeof *s->joints);
+        if (s->joints == NULL) return scene_nomem(c);
+        s->joint_count = (uint32_t)nj;
+    }
+    for (size_t i = 0; i < nj; i++) {
+        s->joints[i].def = onescope_soa_joint_def_default();
+        push_key(c, "joints");
+        push_index(c, i);
+        onescope_code rc = rd_joint(c, json_array_get(v[5], i), &s->joints[i]);
+        c->depth -= 2;
+        OS_TRY(rc);
+    }
+    s->world.body_capacity = s->body_count;
+    s->world.joint_capacity = s->joint_count;
+    return ONESCOPE_OK;
+}
+
+void onescope_soa_scene_free(onescope_soa_scene *scene) {
+    if (scene == NULL) return;
+    const onescope_allocator *a = scene->allocator;
+    if (scene->bodies != NULL)
+        for (uint32_t i = 0; i < scene->body_count; i++) onescope_os_free(a, scene->bodies[i].name);
+    onescope_os_free(a, scene->bodies);
+    onescope_os_free(a, scene->joints);
+    onescope_os_free(a, scene->name);
+    onescope_os_free(a, scene);
+}
+
+onescope_code onescope_soa_scene_parse(const void *data, size_t size, const char *name,
+                                       const onescope_parse_options *options,
+                                       onescope_soa_scene **out, onescope_error *error) {
+    if (name == NULL) name = "scene";
+    OS_TRY(onescope_os_check_input_size(size, options, name, error));
+    if (out == NULL || (data == NULL && size > 0))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, out ? "data" : "out",
+                       "a non-NULL pointer", "NULL");
+    *out = NULL;
+    const onescope_allocator *a = options ? options->allocator : NULL;
+    json_error_t je;
+    json_t *root = json_loadb(data ? data : "", size, JSON_REJECT_DUPLICATES, &je);
+    if (root == NULL) return onescope_os_json_load_fail(error, name, data, size, &je);
+    scene_ctx c = {name, error, a, data, size, {{NULL, 0}}, 0};
+    onescope_code rc = ONESCOPE_OK;
+    onescope_soa_scene *s = onescope_os_calloc(a, 1, sizeof *s);
+    size_t name_len = strlen(name);
+    if (s == NULL) {
+        rc = scene_nomem(&c);
+    } else {
+        s->allocator = a;
+        s->world = onescope_soa_world_def_default();
+        s->dt = 1.0f / 60.0f;
+        s->substeps = 4;
+        s->name = onescope_os_alloc(a, name_len + 1);
+        if (s->name == NULL) rc = scene_nomem(&c);
+        else memcpy(s->name, name, name_len + 1);
+    }
+    if (rc == ONESCOPE_OK) rc = rd_scene(&c, root, s);
+    json_decref(root);
+    if (rc != ONESCOPE_OK) {
+        onescope_soa_scene_free(s);
+        return rc;
+    }
+    *out = s;
+    return ONESCOPE_OK;
+}
+
+/* ---- building and recording ---- */
+
+/* Names a library refusal of descriptor `index` of list ("bodies"/"joints") by the scene:
+ * input = the scene's name, field = its JSON path, position = the descriptor's object. */
+static onescope_code relabel(const onescope_soa_scene *s, onescope_error *error, onescope_code rc,
+                             const char *list, uint32_t index, uint32_t line, uint32_t column) {
+    if (error == NULL) return rc;
+    char field[256];
+    if (error->field[0]) snprintf(field, sizeof field, "%s[%u].%s", list, index, error->field);
+    else snprintf(field, sizeof field, "%s[%u]", list, index);
+    onescope_os_copy_text(error->field, sizeof error->field, field);
+    onescope_os_copy_text(error->input, sizeof error->input, s->name ? s->name : "scene");
+    error->has_offset = 0;
+    error->offset = 0;
+    error->line = line;
+    error->column = column;
+    return rc;
+}
+
+static onescope_code check_scene(const onescope_soa_scene *s, const char *in, const void *out,
+                                 onescope_error *error) {
+    if (s == NULL || out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, s ? "out" : "scene",
+                       "a non-NULL pointer", "NULL");
+    if (s->bodies == NULL && s->body_count > 0)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "bodies", "a non-NULL pointer", "NULL");
+    if (s->joints == NULL && s->joint_count > 0)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "joints", "a non-NULL pointer", "NULL");
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_soa_scene_create_world(const onescope_soa_scene *scene,
+                                              const onescope_allocator *allocator,
+                                              onescope_soa_world **out, onescope_error *error) {
+    OS_TRY(check_scene(scene, "soa_scene_create_world", out, error));
+    *out = NULL;
+    onescope_soa_world_def wd = scene->world;
+    wd.allocator = allocator;
+    onescope_soa_world *w = NULL;
+    onescope_code rc = onescope_soa_world_create(&wd, &w, error);
+    if (rc != ONESCOPE_OK) {
+        /* a refused world setting (gravity) keeps its field, which is the document's key */
+        if (rc != ONESCOPE_E_UNSUPPORTED && error != NULL)
+            onescope_os_copy_text(error->input, sizeof error->input, scene->name ? scene->name : "scene");
+        return rc;
+    }
+    for (uint32_t i = 0; rc == ONESCOPE_OK && i < scene->body_count; i++) {
+        const onescope_soa_scene_body *b = &scene->bodies[i];
+        rc = onescope_soa_world_add_body(w, &b->def, NULL, error);
+        if (rc != ONESCOPE_OK) relabel(scene, error, rc, "bodies", i, b->line, b->column);
+    }
+    for (uint32_t i = 0; rc == ONESCOPE_OK && i < scene->joint_count; i++) {
+        const onescope_soa_scene_joint *j = &scene->joints[i];
+        rc = onescope_soa_world_add_joint(w, &j->def, NULL, error);
+        if (rc != ONESCOPE_OK) relabel(scene, error, rc, "joints", i, j->line, j->column);
+    }
+    if (rc != ONESCOPE_OK) {
+        onescope_soa_world_destroy(w);
+        return rc;
+    }
+    *out = w;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_soa_scene_record(const onescope_soa_scene *scene, uint32_t steps,
+                                        const onescope_allocator *allocator,
+                                        onescope_pose_cache **out, onescope_error *error) {
+    OS_TRY(check_scene(scene, "soa_scene_record", out, error));
+    *out = NULL;
+    onescope_soa_world *w = NULL;
+    OS_TRY(onescope_soa_scene_create_world(scene, allocator, &w, error));
+    onescope_pose_cache *cache = NULL;
+    onescope_code rc = onescope_soa_world_record(w, steps, scene->dt, scene->substeps, allocator,
+                                                 &cache, error);
+    onescope_soa_world_destroy(w);
+    if (rc != ONESCOPE_OK) {
+        if (error != NULL) onescope_os_copy_text(error->input, sizeof error->input, scene->name ? scene->name : "scene");
+        return rc;
+    }
+    /* a fresh world removes no body: entity i is body i */
+    for (uint32_t i = 0; i < scene->body_count && i < cache->entity_count; i++) {
+        const onescope_soa_scene_body *b = &scene->bodies[i];
+        if (b->name == NULL) continue;
+        rc = onescope_pose_cache_set_text(cache, &cache->entities[i].name, b->name, strlen(b->name), error);
+        if (rc != ONESCOPE_OK) {
+            relabel(scene, error, rc, "bodies", i, b->line, b->column);
+            if (error != NULL) snprintf(error->field, sizeof error->field, "bodies[%u].name", i);
+            onescope_pose_cache_free(cache);
+            return rc;
+        }
+    }
+    *out = cache;
+    return ONESCOPE_OK;
+}

@@ -1,0 +1,442 @@
+/* The SoA world's JSON scene: parsing (with or without Box3D), the line, column, offset and
+ * JSON path of every kind of error, limits, allocation failures, and building/recording
+ * (ONESCOPE_E_UNSUPPORTED without Box3D). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static const char full_scene[] =
+    "{\n"
+    "  \"gravity\": [0, -9.81, 0],\n"
+    "  \"dt\": 0.02,\n"
+    "  \"substeps\": 6,\n"
+    "  \"enable_sleep\": false,\n"
+    "  \"bodies\": [\n"
+    "    {\"name\": \"floor\", \"kind\": \"static_box\", \"position\": [0, -0.5, 0], \"size\": [10, 0.5, 10]},\n"
+    "    {\"name\": \"ball\", \"kind\": \"sphere\", \"position\": [0, 2, 0], \"size\": [0.25, 0, 0], \"restitution\": 0.2},\n"
+    "    {\"name\": \"post\", \"kind\": \"static_box\", \"position\": [3, 2, 0], \"size\": [0.1, 0.1, 0.1]},\n"
+    "    {\"name\": \"arm\", \"kind\": \"box\", \"position\": [3.6, 2, 0], \"size\": [0.5, 0.05, 0.05], \"parent\": 2, \"limb\": 1},\n"
+    "    {\"kind\": \"capsule\", \"position\": [-2, 1, 0], \"size\": [0.2, 0.4, 0], \"rotation\": [0, 0, 1, 1]}\n"
+    "  ],\n"
+    "  \"joints\": [\n"
+    "    {\"kind\": \"revolute\", \"body_a\": 2, \"body_b\": 3, \"anchor\": [3, 2, 0], \"axis\": [0, 0, 1],\n"
+    "     \"limit\": [-1, 1], \"spring\": {\"hertz\": 1, \"damping_ratio\": 0.5},\n"
+    "     \"motor\": {\"speed\": 0.5, \"max_torque\": 3}, \"collide_connected\": true}\n"
+    "  ]\n"
+    "}\n";
+
+static const char *fmt(const onescope_error *e) {
+    static char line[1024];
+    onescope_error_format(e, line, sizeof line);
+    return line;
+}
+
+static onescope_soa_scene *parse_ok(const char *text) {
+    onescope_soa_scene *s = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_soa_scene_parse(text, strlen(text), "scene.json", NULL, &s, &err);
+    if (rc != ONESCOPE_OK) fail_msg("parse: %s", fmt(&err));
+    assert_non_null(s);
+    return s;
+}
+
+static void test_parse_full(void **state) {
+    (void)state;
+    onescope_soa_scene *s = parse_ok(full_scene);
+    assert_true(s->world.gravity[1] == -9.81f);
+    assert_int_equal(s->world.enable_sleep, 0);
+    assert_true(s->dt == 0.02f);
+    assert_int_equal(s->substeps, 6);
+    assert_int_equal(s->body_count, 5);
+    assert_int_equal(s->joint_count, 1);
+    assert_int_equal(s->world.body_capacity, 5);
+    assert_int_equal(s->world.joint_capacity, 1);
+    assert_string_equal(s->name, "scene.json");
+    assert_string_equal(s->bodies[0].name, "floor");
+    assert_string_equal(s->bodies[3].name, "arm");
+    assert_null(s->bodies[4].name);
+    assert_int_equal(s->bodies[0].def.kind, ONESCOPE_SOA_STATIC_BOX);
+    assert_int_equal(s->bodies[1].def.kind, ONESCOPE_SOA_SPHERE);
+    assert_int_equal(s->bodies[3].def.kind, ONESCOPE_SOA_BOX);
+    assert_int_equal(s->bodies[4].def.kind, ONESCOPE_SOA_CAPSULE);
+    assert_true(s->bodies[1].def.restitution == 0.2f);
+    assert_true(s->bodies[3].def.position[0] == 3.6f);
+    assert_int_equal(s->bodies[3].def.parent, 2);
+    assert_int_equal(s->bodies[3].def.limb, 1);
+    assert_true(s->bodies[4].def.rotation[2] == 1.0f && s->bodies[4].def.rotation[3] == 1.0f);
+    /* keys the scene leaves out keep the descriptor defaults */
+    onescope_soa_body_def bd = onescope_soa_body_def_default();
+    assert_true(s->bodies[1].def.density == bd.density);
+    assert_true(s->bodies[0].def.rotation[3] == bd.rotation[3]);
+    assert_int_equal(s->bodies[0].def.parent, -1);
+    /* each body's object: line 7.. , column 5 */
+    for (uint32_t i = 0; i < 5; i++) {
+        assert_int_equal(s->bodies[i].line, 7 + i);
+        assert_int_equal(s->bodies[i].column, 5);
+    }
+    const onescope_soa_joint_def *j = &s->joints[0].def;
+    assert_int_equal(s->joints[0].line, 14);
+    assert_int_equal(s->joints[0].column, 5);
+    assert_int_equal(j->kind, ONESCOPE_SOA_REVOLUTE);
+    assert_int_equal(j->body_a, 2);
+    assert_int_equal(j->body_b, 3);
+    assert_int_equal(j->enable_limit, 1);
+    assert_true(j->lower_angle == -1.0f && j->upper_angle == 1.0f);
+    assert_int_equal(j->enable_spring, 1);
+    assert_true(j->spring_hertz == 1.0f && j->spring_damping_ratio == 0.5f);
+    assert_int_equal(j->enable_motor, 1);
+    assert_true(j->motor_speed == 0.5f && j->max_motor_torque == 3.0f);
+    assert_int_equal(j->collide_connected, 1);
+    assert_int_equal(j->enable_cone_limit, 0);
+    assert_int_equal(j->enable_twist_limit, 0);
+    onescope_soa_scene_free(s);
+    onescope_soa_scene_free(NULL);
+}
+
+static void test_parse_defaults(void **state) {
+    (void)state;
+    onescope_soa_scene *s = parse_ok("{\"bodies\": [{\"kind\": \"sphere\"}],\n"
+                                     " \"joints\": []}");
+    onescope_soa_world_def wd = onescope_soa_world_def_default();
+    assert_true(s->dt == 1.0f / 60.0f);
+    assert_int_equal(s->substeps, 4);
+    assert_true(s->world.gravity[1] == wd.gravity[1]);
+    assert_int_equal(s->world.enable_sleep, wd.enable_sleep);
+    assert_int_equal(s->body_count, 1);
+    assert_int_equal(s->joint_count, 0);
+    assert_null(s->joints);
+    onescope_soa_scene_free(s);
+    /* spherical joint: cone, twist, motor velocity and spring target rotation */
+    s = parse_ok("{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": \"spherical\",\n"
+                 " \"body_a\": 0, \"body_b\": 1, \"cone\": 0.5, \"twist\": [-0.25, 0.75],\n"
+                 " \"motor\": {\"velocity\": [1, 2, 3]}, \"spring\": {\"target_rotation\": [0, 0, 0, 1], \"target_angle\": 0.1}}]}");
+    const onescope_soa_joint_def *j = &s->joints[0].def;
+    assert_int_equal(j->kind, ONESCOPE_SOA_SPHERICAL);
+    assert_int_equal(j->enable_cone_limit, 1);
+    assert_true(j->cone_angle == 0.5f);
+    assert_int_equal(j->enable_twist_limit, 1);
+    assert_true(j->lower_twist == -0.25f && j->upper_twist == 0.75f);
+    assert_true(j->motor_velocity[2] == 3.0f);
+    assert_true(j->target_rotation[3] == 1.0f && j->target_angle == 0.1f);
+    assert_int_equal(s->joints[0].line, 1);
+    assert_int_equal(s->joints[0].column, 62);
+    onescope_soa_scene_free(s);
+}
+
+typedef struct bad_case {
+    const char *text;
+    onescope_code code;
+    const char *field;      /* "" for none */
+    uint32_t line, column;
+    const char *at;         /* the text where the offset points (NULL: not checked) */
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    /* wrong type */
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"position\": [0, \"up\", 0]}]}", ONESCOPE_E_TYPE,
+     "bodies[0].position[1]", 1, 48, "\"up\""},
+    {"{\n  \"bodies\": [\n    {\"kind\": \"sphere\",\n     \"parent\": 1.5}]}", ONESCOPE_E_TYPE,
+     "bodies[0].parent", 4, 16, "1.5"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}], \"enable_sleep\": 1}", ONESCOPE_E_TYPE, "enable_sleep", 1, 50, "1}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}], \"dt\": false}", ONESCOPE_E_TYPE, "dt", 1, 40, "false"},
+    {"{\"bodies\": {}}", ONESCOPE_E_TYPE, "bodies", 1, 12, "{}"},
+    {"{\"bodies\": [7]}", ONESCOPE_E_TYPE, "bodies[0]", 1, 13, "7]"},
+    {"[1, 2]", ONESCOPE_E_TYPE, "scene", 1, 1, "[1"},
+    {"{\"bodies\": [{\"kind\": 3}]}", ONESCOPE_E_TYPE, "bodies[0].kind", 1, 22, "3}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"name\": null}]}", ONESCOPE_E_TYPE, "bodies[0].name", 1, 40, "null"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}],\n \"joints\": [{\"kind\": \"weld\", \"body_a\": 0,\n"
+     "   \"body_b\": 1, \"motor\": [1]}]}", ONESCOPE_E_TYPE, "joints[0].motor", 3, 26, "[1]"},
+    /* missing key: the path names the key, the position is its object's */
+    {"{\"bodies\": [{\"name\": \"x\"}]}", ONESCOPE_E_TYPE, "bodies[0].kind", 1, 13, "{\"name\""},
+    {"{\"dt\": 0.5}", ONESCOPE_E_TYPE, "bodies", 1, 1, "{\"dt\""},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}],\n \"joints\": [{\"kind\": \"weld\", \"body_a\": 0}]}",
+     ONESCOPE_E_TYPE, "joints[0].body_b", 2, 13, "{\"kind\": \"weld\""},
+    /* out of range */
+    {"{\"dt\": 2, \"bodies\": [{\"kind\": \"sphere\"}]}", ONESCOPE_E_RANGE, "dt", 1, 8, "2,"},
+    {"{\"dt\": 0, \"bodies\": [{\"kind\": \"sphere\"}]}", ONESCOPE_E_RANGE, "dt", 1, 8, "0,"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}],\n\"substeps\": 65}", ONESCOPE_E_RANGE, "substeps", 2, 13, "65}"},
+    {"{\"bodies\": []}", ONESCOPE_E_RANGE, "bodies", 1, 12, "[]"},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"limb\": 2147483648}]}", ONESCOPE_E_RANGE, "bodies[0].limb", 1, 40, "2147483648"},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": -1e39}]}", ONESCOPE_E_RANGE, "bodies[0].density", 1, 43, "-1e39"},
+    {"{\"bodies\": [{\"kind\": \"cube\"}]}", ONESCOPE_E_RANGE, "bodies[0].kind", 1, 22, "\"cube\""},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": \"hinge\", \"body_a\": 0, \"body_b\": 1}]}",
+     ONESCOPE_E_RANGE, "joints[0].kind", 1, 71, "\"hinge\""},
+    /* wrong length */
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"size\": [1, 2]}]}", ONESCOPE_E_LENGTH, "bodies[0].size", 1, 40, "[1, 2]"},
+    /* unknown key: the position is its value's */
+    {"{\n  \"bodies\": [{\"kind\": \"sphere\",\n    \"colour\": 1}]}", ONESCOPE_E_TYPE, "bodies[0].colour", 3, 15, "1}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}], \"wind\": 3}", ONESCOPE_E_TYPE, "wind", 1, 42, "3}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": \"weld\", \"body_a\": 0,\n"
+     "  \"body_b\": 1, \"spring\": {\"hertz\": 2, \"stiffness\": 9}}]}", ONESCOPE_E_TYPE, "joints[0].spring.stiffness", 2, 52, "9}"},
+    /* columns count characters, not bytes */
+    {"{\"bodies\": [{\"name\": \"\xc3\xa9t\xc3\xa9\", \"kind\": true}]}", ONESCOPE_E_TYPE, "bodies[0].kind", 1, 37, "true"},
+    /* a name with U+0000: jansson refuses it as syntax, at the string's end */
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"name\": \"a\\u0000b\"}]}", ONESCOPE_E_SYNTAX, "", 1, 49, NULL},
+    /* duplicate key, syntax, non-finite: jansson's position (the end of the duplicate key) */
+    {"{\"bodies\": [{\"kind\": \"sphere\",\n  \"kind\": \"box\"}]}", ONESCOPE_E_DUPLICATE, "", 2, 8, NULL},
+    {"{\"bodies\": [1,}", ONESCOPE_E_SYNTAX, "", 1, 15, NULL},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": NaN}]}", ONESCOPE_E_NOT_FINITE, "", 1, 45, NULL},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": 1e999}]}", ONESCOPE_E_NOT_FINITE, "", 1, 47, NULL},
+    {"", ONESCOPE_E_SYNTAX, "", 1, 0, NULL},
+};
+
+static void test_errors_line_column(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const bad_case *b = &bad_cases[i];
+        onescope_soa_scene *s = (onescope_soa_scene *)1;
+        onescope_error err;
+        onescope_code rc = onescope_soa_scene_parse(b->text, strlen(b->text), "bad.json", NULL, &s, &err);
+        if (rc != b->code || strcmp(err.field, b->field) != 0 || err.line != b->line ||
+            err.column != b->column || strcmp(err.input, "bad.json") != 0)
+            fail_msg("case %zu: want %s %s at %u:%u, got %s: %s", i, onescope_strerror(b->code), b->field,
+                     b->line, b->column, onescope_strerror(rc), fmt(&err));
+        assert_null(s);
+        if (b->at != NULL) {
+            assert_true(err.has_offset);
+            if (strncmp(b->text + err.offset, b->at, strlen(b->at)) != 0)
+                fail_msg("case %zu: offset %llu points at '%.12s', want '%s'", i,
+                         (unsigned long long)err.offset, b->text + err.offset, b->at);
+        }
+    }
+}
+
+static void test_error_message(void **state) {
+    (void)state;
+    const char *t = "{\"bodies\": [{\"kind\": \"sphere\",\n  \"position\": [0, \"up\", 0]}]}";
+    onescope_soa_scene *s = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_soa_scene_parse(t, strlen(t), "scene.json", NULL, &s, &err), ONESCOPE_E_TYPE);
+    assert_string_equal(fmt(&err), "scene.json: line 2, column 19: bodies[0].position[1]: expected a number, found a string");
+}
+
+static void test_limits_and_arguments(void **state) {
+    (void)state;
+    const char *t = "{\"bodies\": [{\"kind\": \"sphere\"}]}";
+    onescope_parse_options o = onescope_parse_options_default();
+    o.max_input_bytes = 10;
+    onescope_soa_scene *s = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_soa_scene_parse(t, strlen(t), "big.json", &o, &s, &err), ONESCOPE_E_TOO_LARGE);
+    assert_error_at(err, ONESCOPE_E_TOO_LARGE, 10);
+    assert_null(s);
+    assert_int_equal(onescope_soa_scene_parse(t, strlen(t), "x", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_soa_scene_parse(NULL, 4, "x", NULL, &s, &err), ONESCOPE_E_ARGUMENT);
+    /* a NULL name is called "scene" */
+    assert_int_equal(onescope_soa_scene_parse("{}", 2, NULL, NULL, &s, &err), ONESCOPE_E_TYPE);
+    assert_string_equal(err.input, "scene");
+    onescope_soa_world *w = (onescope_soa_world *)1;
+    assert_int_equal(onescope_soa_scene_create_world(NULL, NULL, &w, &err), ONESCOPE_E_ARGUMENT);
+    onescope_pose_cache *c = NULL;
+    assert_int_equal(onescope_soa_scene_record(NULL, 1, NULL, &c, &err), ONESCOPE_E_ARGUMENT);
+    s = parse_ok(t);
+    assert_int_equal(onescope_soa_scene_record(s, 1, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    /* the world's record refuses too many steps; the error names the scene */
+    assert_int_equal(onescope_soa_scene_record(s, ONESCOPE_OSPC_MAX_FRAMES, NULL, &c, &err),
+                     onescope_soa_world_available() ? ONESCOPE_E_RANGE : ONESCOPE_E_UNSUPPORTED);
+    assert_null(c);
+    if (onescope_soa_world_available()) {
+        assert_string_equal(err.input, "scene.json");
+        assert_string_equal(err.field, "steps");
+    }
+    onescope_soa_scene_free(s);
+}
+
+static onescope_code parse_with(const onescope_allocator *a, void *ctx) {
+    (void)ctx;
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = a;
+    onescope_soa_scene *s = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_soa_scene_parse(full_scene, strlen(full_scene), "scene.json", &o, &s, &err);
+    if (rc == ONESCOPE_OK) {
+        assert_int_equal(s->body_count, 5);
+        assert_ptr_equal(s->allocator, a);
+    }
+    onescope_soa_scene_free(s);
+    return rc;
+}
+
+static void test_allocation_failures(void **state) {
+    (void)state;
+    /* scene, name, bodies, 4 body names, joints */
+    assert_int_equal(test_alloc_walk(parse_with, NULL), 8);
+}
+
+/* ---- building and recording ---- */
+
+static void test_record(void **state) {
+    (void)state;
+    onescope_soa_scene *s = parse_ok(full_scene);
+    onescope_pose_cache *c = (onescope_pose_cache *)1;
+    onescope_soa_world *w = (onescope_soa_world *)1;
+    onescope_error err;
+    if (!onescope_soa_world_available()) {
+        assert_int_equal(onescope_soa_scene_record(s, 10, NULL, &c, &err), ONESCOPE_E_UNSUPPORTED);
+        assert_null(c);
+        assert_int_equal(onescope_soa_scene_create_world(s, NULL, &w, &err), ONESCOPE_E_UNSUPPORTED);
+        assert_null(w);
+        onescope_soa_scene_free(s);
+        return;
+    }
+    onescope_code rc = onescope_soa_scene_record(s, 30, NULL, &c, &err);
+    if (rc != ONESCOPE_OK) fail_msg("record: %s", fmt(&err));
+    assert_int_equal(c->entity_count, 5);
+    assert_int_equal(c->frame_count, 31);
+    assert_string_equal(c->entities[1].name.data, "ball");
+    assert_int_equal(c->entities[4].name.length, 0);
+    /* the same as building the world by hand and recording it */
+    rc = onescope_soa_scene_create_world(s, NULL, &w, &err);
+    if (rc != ONESCOPE_OK) fail_msg("create_world: %s", fmt(&err));
+    onescope_soa_view v;
+    assert_int_equal(onescope_soa_world_get_view(w, &v, &err), ONESCOPE_OK);
+    assert_int_equal(v.count, 5);
+    assert_int_equal(v.joint_count, 1);
+    onescope_pose_cache *c2 = NULL;
+    assert_int_equal(onescope_soa_world_record(w, 30, s->dt, s->substeps, NULL, &c2, &err), ONESCOPE_OK);
+    assert_int_equal(c2->frame_count, 31);
+    assert_memory_equal(c->poses, c2->poses, sizeof c->poses[0] * 31 * 5);
+    /* the ball fell */
+    assert_true(c->poses[30 * 5 + 1].position[1] < c->poses[1].position[1]);
+    onescope_pose_cache_free(c2);
+    onescope_soa_world_destroy(w);
+    onescope_pose_cache_free(c);
+    onescope_soa_scene_free(s);
+}
+
+/* A descriptor the library refuses: the scene's name, the JSON path, its object's position. */
+static void test_refused_descriptor(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        onescope_code code;
+        const char *field;
+        uint32_t line, column;
+    } cases[] = {
+        {"{\"bodies\": [{\"kind\": \"sphere\"},\n  {\"kind\": \"sphere\", \"size\": [-1, 0, 0]}]}", ONESCOPE_E_RANGE,
+         "bodies[1].size[0]", 2, 3},
+        {"{\"bodies\": [{\"kind\": \"sphere\"}],\n \"joints\": [\n   {\"kind\": \"weld\", \"body_a\": 0, \"body_b\": 3}]}",
+         ONESCOPE_E_RANGE, "joints[0].body_b", 3, 4},
+        {"{\"bodies\": [{\"kind\": \"sphere\", \"parent\": 0}]}", ONESCOPE_E_RANGE, "bodies[0].parent", 1, 13},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        onescope_soa_scene *s = parse_ok(cases[i].text);
+        onescope_soa_world *w = NULL;
+        onescope_pose_cache *c = NULL;
+        onescope_error err;
+        onescope_code rc = onescope_soa_scene_create_world(s, NULL, &w, &err);
+        if (!onescope_soa_world_available()) {
+            assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
+        } else if (rc != cases[i].code || strcmp(err.field, cases[i].field) != 0 ||
+                   err.line != cases[i].line || err.column != cases[i].column ||
+                   strcmp(err.input, "scene.json") != 0) {
+            fail_msg("case %zu: want %s at %u:%u, got %s", i, cases[i].field, cases[i].line,
+                     cases[i].column, fmt(&err));
+        }
+        assert_null(w);
+        rc = onescope_soa_scene_record(s, 2, NULL, &c, &err);
+        assert_int_equal(rc, onescope_soa_world_available() ? cases[i].code : ONESCOPE_E_UNSUPPORTED);
+        assert_null(c);
+        onescope_soa_scene_free(s);
+    }
+}
+
+/* A refused world setting keeps its key; a name too long for a pose cache is refused by
+ * record at the body's object. */
+static void test_refused_world_and_name(void **state) {
+    (void)state;
+    const char *t = "{\"gravity\": [0, -20000, 0], \"bodies\": [{\"kind\": \"sphere\"}]}";
+    onescope_soa_scene *s = parse_ok(t);
+    onescope_soa_world *w = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_soa_scene_create_world(s, NULL, &w, &err);
+    assert_null(w);
+    if (onescope_soa_world_available()) {
+        assert_int_equal(rc, ONESCOPE_E_RANGE);
+        assert_string_equal(fmt(&err), "scene.json: gravity[1]: expected a finite acceleration, |g| <= 10000 m/s^2, found -20000");
+    } else {
+        assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
+    }
+    onescope_soa_scene_free(s);
+
+    size_t n = ONESCOPE_OSPC_MAX_TEXT + 1;
+    char *text = malloc(n + 128);
+    assert_non_null(text);
+    int k = snprintf(text, 128, "{\"bodies\": [{\"kind\": \"sphere\"},\n  {\"kind\": \"box\", \"name\": \"");
+    memset(text + k, 'n', n);
+    strcpy(text + (size_t)k + n, "\"}]}");
+    s = parse_ok(text);
+    assert_int_equal(strlen(s->bodies[1].name), n);
+    onescope_pose_cache *c = NULL;
+    rc = onescope_soa_scene_record(s, 1, NULL, &c, &err);
+    assert_null(c);
+    if (onescope_soa_world_available()) {
+        assert_int_not_equal(rc, ONESCOPE_OK);
+        assert_string_equal(err.field, "bodies[1].name");
+        assert_string_equal(err.input, "scene.json");
+        assert_int_equal(err.line, 2);
+        assert_int_equal(err.column, 3);
+    } else {
+        assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
+    }
+    onescope_soa_scene_free(s);
+    free(text);
+}
+
+/* A scene filled by hand: no name ("scene"), no positions. */
+static void test_hand_made(void **state) {
+    (void)state;
+    onescope_soa_scene_body bodies[2] = {{onescope_soa_body_def_default(), NULL, 0, 0},
+                                         {onescope_soa_body_def_default(), NULL, 0, 0}};
+    bodies[1].def.size[0] = -1.0f;
+    onescope_soa_scene s;
+    memset(&s, 0, sizeof s);
+    s.world = onescope_soa_world_def_default();
+    s.dt = 1.0f / 60.0f;
+    s.substeps = 4;
+    s.body_count = 2;
+    s.bodies = bodies;
+    onescope_soa_world *w = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_soa_scene_create_world(&s, NULL, &w, &err);
+    assert_null(w);
+    if (onescope_soa_world_available()) {
+        assert_int_equal(rc, ONESCOPE_E_RANGE);
+        assert_string_equal(fmt(&err), "scene: bodies[1].size[0]: expected a sphere radius in 0.001..1000 m, found -1");
+    } else {
+        assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
+    }
+    s.body_count = 1;
+    onescope_pose_cache *c = NULL;
+    rc = onescope_soa_scene_record(&s, 3, NULL, &c, &err);
+    if (onescope_soa_world_available()) {
+        assert_int_equal(rc, ONESCOPE_OK);
+        assert_int_equal(c->frame_count, 4);
+        assert_int_equal(c->entity_count, 1);
+    } else {
+        assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
+    }
+    onescope_pose_cache_free(c);
+    s.bodies = NULL;
+    assert_int_equal(onescope_soa_scene_record(&s, 3, NULL, &c, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "bodies");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_full),
+        cmocka_unit_test(test_parse_defaults),
+        cmocka_unit_test(test_errors_line_column),
+        cmocka_unit_test(test_error_message),
+        cmocka_unit_test(test_limits_and_arguments),
+        cmocka_unit_test(test_allocation_failures),
+        cmocka_unit_test(test_record),
+        cmocka_unit_test(test_refused_descriptor),
+        cmocka_unit_test(test_refused_world_and_name),
+        cmocka_unit_test(test_hand_made),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
