@@ -720,7 +720,7 @@ onescope_code onescope_live_viewer_apply(onescope_live_viewer *v, const onescope
                        "the viewer failed earlier");
     if (v->ended)
         return onescope_os_fail(error, ONESCOPE_E_TRAILING, v->name, rec->offset, "record",
-                       "nothing after the end record", "a %s record", type_name((uint8_t)rec->type));
+                       "nothing after the end record", "a record of type %s", type_name((uint8_t)rec->type));
     onescope_code rc = viewer_apply(v, rec, error);
     if (rc != ONESCOPE_OK) v->failed = 1;
     return rc;

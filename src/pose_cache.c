@@ -554,6 +554,7 @@ onescope_code onescope_pose_cache_parse(const void *data, size_t size, const cha
     onescope_parse_options defaults = onescope_parse_options_default();
     if (options == NULL) options = &defaults;
     if (name == NULL) name = "<ospc>";
+    if (out != NULL) *out = NULL;
     if (out == NULL || (data == NULL && size > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "data and out must not be NULL");

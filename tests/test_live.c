@@ -542,10 +542,10 @@ static void test_arguments_and_states(void **state) {
     rec.offset = 1234;
     assert_int_equal(onescope_live_viewer_apply(v, &rec, &err), ONESCOPE_E_TRAILING);
     assert_error_at(err, ONESCOPE_E_TRAILING, 1234);
-    assert_string_equal(err.found, "a step record");
+    assert_string_equal(err.found, "a record of type step");
     rec.type = (onescope_live_record_type)9;
     assert_int_equal(onescope_live_viewer_apply(v, &rec, &err), ONESCOPE_E_TRAILING);
-    assert_string_equal(err.found, "a unknown record");
+    assert_string_equal(err.found, "a record of type unknown");
     assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
     onescope_live_viewer_free(v);
     /* a viewer that failed refuses everything after */

@@ -645,6 +645,7 @@ static void null_arguments_and_early_stop(void **state) {
     assert_string_equal(err.input, "<ostm>");
     onescope_replay *out = (onescope_replay *)1;
     assert_int_equal(onescope_replay_parse(NULL, 3, "p", NULL, &out, &err), ONESCOPE_E_ARGUMENT);
+    assert_null(out); /* refused arguments still clear *out */
     assert_int_equal(onescope_replay_parse("OSTM", 4, "p", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_read_file(NULL, NULL, &out, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_write_file(NULL, "never.ostm", &err), ONESCOPE_E_ARGUMENT);
