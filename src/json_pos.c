@@ -1,4 +1,5 @@
 /* JSON paths, their positions in the raw text, and jansson's load errors: json_pos.h. */
+#include <stdarg.h>
 #include <string.h>
 
 #include "json_pos.h"
@@ -155,4 +156,56 @@ onescope_code onescope_os_json_load_fail(onescope_error *error, const char *name
         error->column = je->column > 0 ? (uint32_t)je->column : 0;
     }
     return code;
+}
+
+/* ---- the path context shared by the OTS and scene parsers ---- */
+
+void onescope_os_json_ctx_init(onescope_os_json_ctx *c, const char *name,
+                               const onescope_allocator *a, onescope_error *error) {
+    memset(c, 0, sizeof *c);
+    c->name = name;
+    c->a = a;
+    c->error = error;
+}
+
+void onescope_os_json_push_key(onescope_os_json_ctx *c, const char *key) {
+    if (c->depth < ONESCOPE_OS_JSON_MAX_DEPTH) {
+        c->segs[c->depth].key = key;
+        c->segs[c->depth].index = 0;
+    }
+    c->depth++;
+}
+
+void onescope_os_json_push_index(onescope_os_json_ctx *c, size_t index) {
+    if (c->depth < ONESCOPE_OS_JSON_MAX_DEPTH) {
+        c->segs[c->depth].key = NULL;
+        c->segs[c->depth].index = index;
+    }
+    c->depth++;
+}
+
+void onescope_os_json_pop(onescope_os_json_ctx *c) { c->depth--; }
+
+onescope_code onescope_os_json_fail(onescope_os_json_ctx *c, onescope_code code, const char *expected,
+                                    const char *fmt, ...) {
+    int depth = c->depth < ONESCOPE_OS_JSON_MAX_DEPTH ? c->depth : ONESCOPE_OS_JSON_MAX_DEPTH;
+    char path[96];
+    onescope_os_json_path_text(c->segs, depth, path, sizeof path);
+    va_list ap;
+    va_start(ap, fmt);
+    onescope_os_failv(c->error, code, c->name, OS_NO_OFFSET, path[0] || !c->root_field ? path : c->root_field,
+                      expected, fmt, ap);
+    va_end(ap);
+    if (c->error != NULL && c->text != NULL) {
+        size_t pos = onescope_os_json_locate(c->text, c->size, c->segs, depth);
+        c->error->has_offset = 1;
+        c->error->offset = pos;
+        onescope_os_json_line_column(c->text, pos, &c->error->line, &c->error->column);
+    }
+    return code;
+}
+
+onescope_code onescope_os_json_nomem(onescope_os_json_ctx *c) {
+    return onescope_os_fail(c->error, ONESCOPE_E_NOMEM, c->name, OS_NO_OFFSET, NULL, NULL,
+                            "could not allocate memory");
 }

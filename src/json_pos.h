@@ -14,6 +14,31 @@ typedef struct onescope_os_json_seg {
     size_t index;
 } onescope_os_json_seg;
 
+/* Where a failure goes and the JSON path being read or checked. With text set (parsing),
+ * a failure also gets the offset, line and column of the deepest part of the path in text;
+ * without it (checking structs built in code) only the path. */
+#define ONESCOPE_OS_JSON_MAX_DEPTH 12
+typedef struct onescope_os_json_ctx {
+    const char *name;              /* input name */
+    onescope_error *error;
+    const onescope_allocator *a;
+    const char *text;              /* the document, or NULL */
+    size_t size;
+    const char *root_field;        /* the field named when the path is empty; NULL: none */
+    onescope_os_json_seg segs[ONESCOPE_OS_JSON_MAX_DEPTH];
+    int depth;                     /* may pass the maximum: deeper steps are not recorded */
+} onescope_os_json_ctx;
+
+void onescope_os_json_ctx_init(onescope_os_json_ctx *c, const char *name,
+                               const onescope_allocator *a, onescope_error *error);
+void onescope_os_json_push_key(onescope_os_json_ctx *c, const char *key);
+void onescope_os_json_push_index(onescope_os_json_ctx *c, size_t index);
+void onescope_os_json_pop(onescope_os_json_ctx *c);
+/* Fills the error for the value at the current path. */
+onescope_code onescope_os_json_fail(onescope_os_json_ctx *c, onescope_code code, const char *expected,
+                                    const char *fmt, ...) OS_PRINTF(4, 5);
+onescope_code onescope_os_json_nomem(onescope_os_json_ctx *c);
+
 /* The first position at or after p that is not JSON white space (n when none). */
 size_t onescope_os_json_skip_ws(const char *s, size_t n, size_t p);
 

@@ -46,48 +46,6 @@ onescope_ots_header onescope_ots_header_default(void) {
 
 /* ---- context: the JSON path being read, and where failures go ---- */
 
-void onescope_os_ots_push_key(ots_ctx *c, const char *key) {
-    if (c->depth < OTS_MAX_DEPTH) {
-        c->segs[c->depth].key = key;
-        c->segs[c->depth].index = 0;
-    }
-    c->depth++;
-}
-
-void onescope_os_ots_push_index(ots_ctx *c, size_t index) {
-    if (c->depth < OTS_MAX_DEPTH) {
-        c->segs[c->depth].key = NULL;
-        c->segs[c->depth].index = index;
-    }
-    c->depth++;
-}
-
-void onescope_os_ots_pop(ots_ctx *c) { c->depth--; }
-
-static int path_depth(const ots_ctx *c) { return c->depth < OTS_MAX_DEPTH ? c->depth : OTS_MAX_DEPTH; }
-
-onescope_code onescope_os_ots_fail(ots_ctx *c, onescope_code code, const char *expected, const char *fmt,
-                       ...) {
-    char path[96];
-    onescope_os_json_path_text(c->segs, path_depth(c), path, sizeof path);
-    va_list ap;
-    va_start(ap, fmt);
-    onescope_os_failv(c->error, code, c->name, OS_NO_OFFSET, path, expected, fmt, ap);
-    va_end(ap);
-    if (c->error != NULL && c->text != NULL) {
-        size_t pos = onescope_os_json_locate(c->text, c->size, c->segs, path_depth(c));
-        c->error->has_offset = 1;
-        c->error->offset = pos;
-        onescope_os_json_line_column(c->text, pos, &c->error->line, &c->error->column);
-    }
-    return code;
-}
-
-onescope_code onescope_os_ots_nomem(ots_ctx *c) {
-    return onescope_os_fail(c->error, ONESCOPE_E_NOMEM, c->name, OS_NO_OFFSET, NULL, NULL,
-                   "could not allocate memory");
-}
-
 /* ---- strings ---- */
 
 static char *dup_n(const onescope_allocator *a, const char *s, size_t n) {
@@ -249,9 +207,9 @@ onescope_code onescope_ots_peg_set_keyframe_count(onescope_ots_clip *clip, onesc
 static onescope_code check_finite(ots_ctx *c, const char *key, const double *v, int n) {
     for (int i = 0; i < n; i++)
         if (!isfinite(v[i])) {
-            if (key) onescope_os_ots_push_key(c, key);
-            if (n > 1) onescope_os_ots_push_index(c, (size_t)i);
-            onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", v[i]);
+            if (key) onescope_os_json_push_key(c, key);
+            if (n > 1) onescope_os_json_push_index(c, (size_t)i);
+            onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", v[i]);
             c->depth -= (key ? 1 : 0) + (n > 1 ? 1 : 0);
             return rc;
         }
@@ -261,10 +219,10 @@ static onescope_code check_finite(ots_ctx *c, const char *key, const double *v, 
 static onescope_code check_quat(ots_ctx *c, const char *key, const double *q) {
     OS_TRY(check_finite(c, key, q, 4));
     if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
-        onescope_os_ots_push_key(c, key);
-        onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a non-zero quaternion [w, x, y, z]",
+        onescope_os_json_push_key(c, key);
+        onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a non-zero quaternion [w, x, y, z]",
                                     "[0, 0, 0, 0]");
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
         return rc;
     }
     return ONESCOPE_OK;
@@ -272,37 +230,37 @@ static onescope_code check_quat(ots_ctx *c, const char *key, const double *q) {
 
 static onescope_code check_text(ots_ctx *c, const char *key, const char *s, bool required) {
     onescope_code rc = ONESCOPE_OK;
-    onescope_os_ots_push_key(c, key);
+    onescope_os_json_push_key(c, key);
     size_t bad;
     if (s == NULL) {
-        if (required) rc = onescope_os_ots_fail(c, ONESCOPE_E_TYPE, "a string", "none");
+        if (required) rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a string", "none");
     } else if (required && s[0] == '\0') {
-        rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a non-empty name", "\"\"");
+        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a non-empty name", "\"\"");
     } else if (!onescope_os_utf8_valid((const uint8_t *)s, strlen(s), &bad)) {
-        rc = onescope_os_ots_fail(c, ONESCOPE_E_UTF8, "valid UTF-8", "an invalid sequence at byte %zu", bad);
+        rc = onescope_os_json_fail(c, ONESCOPE_E_UTF8, "valid UTF-8", "an invalid sequence at byte %zu", bad);
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return rc;
 }
 
 static onescope_code check_enum(ots_ctx *c, const char *key, int v, int count, const char *expected) {
     if (v >= 0 && v < count) return ONESCOPE_OK;
-    onescope_os_ots_push_key(c, key);
-    onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, expected, "%d", v);
-    onescope_os_ots_pop(c);
+    onescope_os_json_push_key(c, key);
+    onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "%d", v);
+    onescope_os_json_pop(c);
     return rc;
 }
 
 static onescope_code check_header(ots_ctx *c, const onescope_ots_header *h) {
     OS_TRY(check_enum(c, "source", (int)h->source, COUNT(source_names), "harmony, blender or maya"));
-    onescope_os_ots_push_key(c, "fps");
+    onescope_os_json_push_key(c, "fps");
     onescope_code rc = ONESCOPE_OK;
-    if (!isfinite(h->fps)) rc = onescope_os_ots_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", h->fps);
-    else if (!(h->fps > 0)) rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a frame rate above 0", "%g", h->fps);
-    onescope_os_ots_pop(c);
+    if (!isfinite(h->fps)) rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", h->fps);
+    else if (!(h->fps > 0)) rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a frame rate above 0", "%g", h->fps);
+    onescope_os_json_pop(c);
     OS_TRY(rc);
     const onescope_ots_coordinate_system *s = &h->coordinate_system;
-    onescope_os_ots_push_key(c, "coordinate_system");
+    onescope_os_json_push_key(c, "coordinate_system");
     if ((rc = check_enum(c, "up", (int)s->up, COUNT(up_names), "x, y or z")) == ONESCOPE_OK &&
         (rc = check_enum(c, "hand", (int)s->hand, COUNT(hand_names), "right or left")) == ONESCOPE_OK &&
         (rc = check_enum(c, "unit", (int)s->unit, COUNT(unit_names), "meters")) == ONESCOPE_OK &&
@@ -312,18 +270,18 @@ static onescope_code check_header(ots_ctx *c, const onescope_ots_header *h) {
                          "euler_deg or quat_wxyz")) == ONESCOPE_OK)
         rc = check_enum(c, "rot_repr_rest", (int)s->rot_repr_rest, COUNT(repr_names),
                         "euler_deg or quat_wxyz");
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return rc;
 }
 
 static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *cams, size_t n);
 
 static onescope_code check_cameras(ots_ctx *c, const onescope_ots_camera *cams, size_t n) {
-    onescope_os_ots_push_key(c, "cameras");
+    onescope_os_json_push_key(c, "cameras");
     onescope_code rc = ONESCOPE_OK;
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
         const onescope_ots_camera *k = &cams[i];
-        onescope_os_ots_push_index(c, i);
+        onescope_os_json_push_index(c, i);
         double nums[11] = {k->fov, k->near_plane, k->far_plane, k->near_field, k->far_field,
                            k->angle, k->offset_x, k->offset_y, k->offset_z, k->pivot_x, k->pivot_y};
         static const char *const num_keys[11] = {"fov", "near_plane", "far_plane", "near_field",
@@ -335,10 +293,10 @@ static onescope_code check_cameras(ots_ctx *c, const onescope_ots_camera *cams, 
             (rc = check_text(c, "rig", k->rig, false)) == ONESCOPE_OK)
             rc = check_enum(c, "fov_axis", (int)k->fov_axis, COUNT(fov_axis_names), "vertical or horizontal");
         for (int j = 0; j < 11 && rc == ONESCOPE_OK; j++) rc = check_finite(c, num_keys[j], &nums[j], 1);
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
     }
     if (rc == ONESCOPE_OK) rc = camera_names_unique(c, cams, n);
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return rc;
 }
 
@@ -376,7 +334,7 @@ static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *
     size_t cap = 16;
     while (cap < n * 2) cap *= 2;
     size_t *slots = onescope_os_calloc(c->a, cap, sizeof *slots);
-    if (slots == NULL) return onescope_os_ots_nomem(c);
+    if (slots == NULL) return onescope_os_json_nomem(c);
     onescope_code rc = ONESCOPE_OK;
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
         for (size_t s = (size_t)hash_pair(NULL, cams[i].name) & (cap - 1);; s = (s + 1) & (cap - 1)) {
@@ -385,9 +343,9 @@ static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *
                 break;
             }
             if (strcmp(cams[slots[s] - 1].name, cams[i].name) == 0) {
-                onescope_os_ots_push_index(c, i);
-                onescope_os_ots_push_key(c, "name");
-                rc = onescope_os_ots_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
+                onescope_os_json_push_index(c, i);
+                onescope_os_json_push_key(c, "name");
+                rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
                               "\"%.100s\" again (first at cameras[%zu])", cams[i].name, slots[s] - 1);
                 c->depth -= 2;
                 break;
@@ -449,10 +407,10 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
     unsigned char *state = onescope_os_calloc(c->a, n ? n : 1, 1);
     onescope_code rc = ONESCOPE_OK;
     if (t.slots == NULL || by_name == NULL || parents == NULL || state == NULL) {
-        rc = onescope_os_ots_nomem(c);
+        rc = onescope_os_json_nomem(c);
         goto done;
     }
-    onescope_os_ots_push_key(c, what);
+    onescope_os_json_push_key(c, what);
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
         const char *name = view_str(v, i, v->name_off), *rig = view_str(v, i, v->rig_off);
         names_insert(by_name, t.mask, v, i);
@@ -465,9 +423,9 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
             }
             if (strcmp(view_str(v, e - 1, v->name_off), name) == 0 &&
                 same_rig(view_str(v, e - 1, v->rig_off), rig)) {
-                onescope_os_ots_push_index(c, i);
-                onescope_os_ots_push_key(c, "name");
-                rc = onescope_os_ots_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
+                onescope_os_json_push_index(c, i);
+                onescope_os_json_push_key(c, "name");
+                rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
                               "\"%.100s\" again (first at %s[%zu])", name, what, e - 1);
                 c->depth -= 2;
                 break;
@@ -479,9 +437,9 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
         parents[i] = SIZE_MAX;
         if (parent == NULL) continue;
         if (strcmp(parent, view_str(v, i, v->name_off)) == 0) {
-            onescope_os_ots_push_index(c, i);
-            onescope_os_ots_push_key(c, "parent");
-            rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a parent other than the element itself",
+            onescope_os_json_push_index(c, i);
+            onescope_os_json_push_key(c, "parent");
+            rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a parent other than the element itself",
                           "\"%.100s\"", parent);
             c->depth -= 2;
             break;
@@ -497,15 +455,15 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
             j = parents[j];
         }
         if (j != SIZE_MAX && state[j] == 1) {
-            onescope_os_ots_push_index(c, j);
-            onescope_os_ots_push_key(c, "parent");
-            rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a parent chain that ends at a root",
+            onescope_os_json_push_index(c, j);
+            onescope_os_json_push_key(c, "parent");
+            rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a parent chain that ends at a root",
                           "a loop through \"%.100s\"", view_str(v, j, v->name_off));
             c->depth -= 2;
         }
         for (j = i; j != SIZE_MAX && state[j] == 1; j = parents[j]) state[j] = 2;
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
 done:
     onescope_os_free(c->a, t.slots);
     onescope_os_free(c->a, by_name);
@@ -516,23 +474,23 @@ done:
 
 static onescope_code rig_rules(ots_ctx *c, const onescope_ots_rig *r) {
     OS_TRY(check_header(c, &r->header));
-    onescope_os_ots_push_key(c, "name");
-    onescope_code rc = r->name == NULL ? onescope_os_ots_fail(c, ONESCOPE_E_TYPE, "a string", "none") : ONESCOPE_OK;
-    onescope_os_ots_pop(c);
+    onescope_os_json_push_key(c, "name");
+    onescope_code rc = r->name == NULL ? onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a string", "none") : ONESCOPE_OK;
+    onescope_os_json_pop(c);
     OS_TRY(rc);
     OS_TRY(check_text(c, "name", r->name, false));
-    onescope_os_ots_push_key(c, "scale_factor");
-    if (!isfinite(r->scale_factor)) rc = onescope_os_ots_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", r->scale_factor);
-    else if (!(r->scale_factor > 0)) rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", r->scale_factor);
-    onescope_os_ots_pop(c);
+    onescope_os_json_push_key(c, "scale_factor");
+    if (!isfinite(r->scale_factor)) rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", r->scale_factor);
+    else if (!(r->scale_factor > 0)) rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", r->scale_factor);
+    onescope_os_json_pop(c);
     OS_TRY(rc);
     OS_TRY(check_enum(c, "pivot_space", (int)r->pivot_space, COUNT(pivot_space_names), "local or armature"));
     if (r->bone_count > 0 && r->bones == NULL)
         return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "bones", "an array", "NULL");
-    onescope_os_ots_push_key(c, "bones");
+    onescope_os_json_push_key(c, "bones");
     for (size_t i = 0; i < r->bone_count && rc == ONESCOPE_OK; i++) {
         const onescope_ots_bone *b = &r->bones[i];
-        onescope_os_ots_push_index(c, i);
+        onescope_os_json_push_index(c, i);
         if ((rc = check_text(c, "name", b->name, true)) == ONESCOPE_OK &&
             (rc = check_text(c, "parent", b->parent, false)) == ONESCOPE_OK &&
             (rc = check_text(c, "path", b->path, false)) == ONESCOPE_OK &&
@@ -543,9 +501,9 @@ static onescope_code rig_rules(ots_ctx *c, const onescope_ots_rig *r) {
                                 b->pivot[2] * r->scale_factor};
             rc = check_finite(c, "pivot", scaled, 3);
         }
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     OS_TRY(rc);
     if (r->camera_count > 0 && r->cameras == NULL)
         return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "cameras", "an array", "NULL");
@@ -560,32 +518,32 @@ static onescope_code check_keyframe(ots_ctx *c, const onescope_ots_keyframe *k) 
     if (k->has_rot) OS_TRY(check_finite(c, "rot", k->rot, 3));
     if (k->has_rot_quat) OS_TRY(check_quat(c, "rot_quat", k->rot_quat));
     if (!k->has_rot && !k->has_rot_quat)
-        return onescope_os_ots_fail(c, ONESCOPE_E_TYPE, "a key \"rot_quat\" or \"rot\"", "neither");
+        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a key \"rot_quat\" or \"rot\"", "neither");
     OS_TRY(check_finite(c, "scl", k->scl, 3));
     OS_TRY(check_enum(c, "interp", (int)k->interp, COUNT(interp_names), "BEZIER, LINEAR or CONSTANT"));
-    onescope_os_ots_push_key(c, "handles");
+    onescope_os_json_push_key(c, "handles");
     onescope_code rc = ONESCOPE_OK;
     for (int ch = 0; ch < 3 && rc == ONESCOPE_OK; ch++) {
-        onescope_os_ots_push_key(c, channel_names[ch]);
+        onescope_os_json_push_key(c, channel_names[ch]);
         if (k->handle_axes[ch] != 0 && k->handle_axes[ch] != 3)
-            rc = onescope_os_ots_fail(c, ONESCOPE_E_LENGTH, "0 or 3 axes", "%u", (unsigned)k->handle_axes[ch]);
+            rc = onescope_os_json_fail(c, ONESCOPE_E_LENGTH, "0 or 3 axes", "%u", (unsigned)k->handle_axes[ch]);
         for (int ax = 0; ax < k->handle_axes[ch] && rc == ONESCOPE_OK; ax++) {
             const onescope_ots_handle *h = &k->handles[ch][ax];
             if (!h->present) continue;
-            onescope_os_ots_push_index(c, (size_t)ax);
-            onescope_os_ots_push_index(c, 0);
+            onescope_os_json_push_index(c, (size_t)ax);
+            onescope_os_json_push_index(c, 0);
             rc = check_finite(c, NULL, h->left, 2);
-            onescope_os_ots_pop(c);
+            onescope_os_json_pop(c);
             if (rc == ONESCOPE_OK) {
-                onescope_os_ots_push_index(c, 1);
+                onescope_os_json_push_index(c, 1);
                 rc = check_finite(c, NULL, h->right, 2);
-                onescope_os_ots_pop(c);
+                onescope_os_json_pop(c);
             }
-            onescope_os_ots_pop(c);
+            onescope_os_json_pop(c);
         }
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return rc;
 }
 
@@ -593,50 +551,50 @@ static onescope_code clip_rules(ots_ctx *c, const onescope_ots_clip *k) {
     OS_TRY(check_header(c, &k->header));
     onescope_code rc = ONESCOPE_OK;
     if (k->frame_range[0] > k->frame_range[1]) {
-        onescope_os_ots_push_key(c, "frame_range");
-        rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "[first, last] with first <= last", "[%ld, %ld]",
+        onescope_os_json_push_key(c, "frame_range");
+        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "[first, last] with first <= last", "[%ld, %ld]",
                       (long)k->frame_range[0], (long)k->frame_range[1]);
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
         return rc;
     }
     if ((k->peg_count > 0 && k->pegs == NULL) || (k->camera_count > 0 && k->cameras == NULL))
         return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "pegs", "an array", "NULL");
-    onescope_os_ots_push_key(c, "pegs");
+    onescope_os_json_push_key(c, "pegs");
     for (size_t i = 0; i < k->peg_count && rc == ONESCOPE_OK; i++) {
         const onescope_ots_peg *p = &k->pegs[i];
-        onescope_os_ots_push_index(c, i);
+        onescope_os_json_push_index(c, i);
         if ((rc = check_text(c, "name", p->name, true)) == ONESCOPE_OK &&
             (rc = check_text(c, "path", p->path, false)) == ONESCOPE_OK &&
             (rc = check_text(c, "parent", p->parent, false)) == ONESCOPE_OK &&
             (rc = check_finite(c, "rest_pivot", p->rest_pivot, 3)) == ONESCOPE_OK &&
             (rc = check_quat(c, "rest_rotation", p->rest_rotation)) == ONESCOPE_OK &&
             (rc = check_text(c, "rig", p->rig, false)) == ONESCOPE_OK && p->has_source_modes) {
-            onescope_os_ots_push_key(c, "source_modes");
+            onescope_os_json_push_key(c, "source_modes");
             if ((rc = check_text(c, "position", p->source_modes.position, true)) == ONESCOPE_OK &&
                 (rc = check_text(c, "rotation", p->source_modes.rotation, true)) == ONESCOPE_OK)
                 rc = check_text(c, "scale", p->source_modes.scale, true);
-            onescope_os_ots_pop(c);
+            onescope_os_json_pop(c);
         }
         if (rc == ONESCOPE_OK && p->keyframe_count > 0 && p->keyframes == NULL)
             rc = onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "keyframes", "an array", "NULL");
-        onescope_os_ots_push_key(c, "keyframes");
+        onescope_os_json_push_key(c, "keyframes");
         for (size_t j = 0; j < p->keyframe_count && rc == ONESCOPE_OK; j++) {
-            onescope_os_ots_push_index(c, j);
+            onescope_os_json_push_index(c, j);
             rc = check_keyframe(c, &p->keyframes[j]);
             if (rc == ONESCOPE_OK && j > 0 && p->keyframes[j].frame <= p->keyframes[j - 1].frame) {
-                onescope_os_ots_push_key(c, "frame");
-                rc = onescope_os_ots_fail(c, p->keyframes[j].frame == p->keyframes[j - 1].frame ? ONESCOPE_E_DUPLICATE
+                onescope_os_json_push_key(c, "frame");
+                rc = onescope_os_json_fail(c, p->keyframes[j].frame == p->keyframes[j - 1].frame ? ONESCOPE_E_DUPLICATE
                                                                                       : ONESCOPE_E_RANGE,
                               "a frame after the previous keyframe's", "%ld after %ld",
                               (long)p->keyframes[j].frame, (long)p->keyframes[j - 1].frame);
-                onescope_os_ots_pop(c);
+                onescope_os_json_pop(c);
             }
-            onescope_os_ots_pop(c);
+            onescope_os_json_pop(c);
         }
-        onescope_os_ots_pop(c);
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
+        onescope_os_json_pop(c);
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     OS_TRY(rc);
     OS_TRY(check_cameras(c, k->cameras, k->camera_count));
     element_view v = {k->pegs, sizeof(onescope_ots_peg), offsetof(onescope_ots_peg, name),
@@ -650,18 +608,11 @@ onescope_code onescope_os_ots_clip_parents(ots_ctx *c, const onescope_ots_clip *
     return check_hierarchy(c, &v, k->peg_count, "pegs", parents);
 }
 
-static void ctx_init(ots_ctx *c, const char *name, const onescope_allocator *a, onescope_error *error) {
-    memset(c, 0, sizeof *c);
-    c->name = name;
-    c->a = a;
-    c->error = error;
-}
-
 onescope_code onescope_ots_rig_validate(const onescope_ots_rig *r, const char *name,
                                         onescope_error *error) {
     if (r == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "rig", "non-NULL", NULL);
     ots_ctx c;
-    ctx_init(&c, name, r->allocator, error);
+    onescope_os_json_ctx_init(&c, name, r->allocator, error);
     return rig_rules(&c, r);
 }
 
@@ -669,7 +620,7 @@ onescope_code onescope_ots_clip_validate(const onescope_ots_clip *k, const char 
                                          onescope_error *error) {
     if (k == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "clip", "non-NULL", NULL);
     ots_ctx c;
-    ctx_init(&c, name, k->allocator, error);
+    onescope_os_json_ctx_init(&c, name, k->allocator, error);
     return clip_rules(&c, k);
 }
 
@@ -691,15 +642,15 @@ static const char *type_name(const json_t *v) {
 
 /* A value of the wrong type at key (pushed by the caller). */
 static onescope_code wrong_type(ots_ctx *c, const char *expected, const json_t *v) {
-    return onescope_os_ots_fail(c, ONESCOPE_E_TYPE, expected, "%s", type_name(v));
+    return onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "%s", type_name(v));
 }
 
 static onescope_code missing(ots_ctx *c, const char *key) {
     char expected[80];
     snprintf(expected, sizeof expected, "a key \"%s\"", key);
-    onescope_os_ots_push_key(c, key);
-    onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_TYPE, expected, "none");
-    onescope_os_ots_pop(c);
+    onescope_os_json_push_key(c, key);
+    onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "none");
+    onescope_os_json_pop(c);
     return rc;
 }
 
@@ -720,9 +671,9 @@ static onescope_code members(ots_ctx *c, json_t *obj, const char *const *keys, i
         if (i == nkeys) {
             char expected[96];
             snprintf(expected, sizeof expected, "only the keys OTS v4 defines for %s", what);
-            onescope_os_ots_push_key(c, key);
-            onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_TYPE, expected, "unknown key \"%.80s\"", key);
-            onescope_os_ots_pop(c);
+            onescope_os_json_push_key(c, key);
+            onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "unknown key \"%.80s\"", key);
+            onescope_os_json_pop(c);
             return rc;
         }
         vals[i] = v;
@@ -733,9 +684,9 @@ static onescope_code members(ots_ctx *c, json_t *obj, const char *const *keys, i
 static onescope_code rd_number(ots_ctx *c, const char *key, json_t *v, double *out, bool required) {
     if (v == NULL) return required ? missing(c, key) : ONESCOPE_OK;
     if (!json_is_number(v)) {
-        onescope_os_ots_push_key(c, key);
+        onescope_os_json_push_key(c, key);
         onescope_code rc = wrong_type(c, "a number", v);
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
         return rc;
     }
     *out = json_number_value(v);
@@ -747,26 +698,26 @@ static onescope_code rd_vec(ots_ctx *c, const char *key, json_t *v, size_t n, do
                             bool required) {
     if (v == NULL) return required ? missing(c, key) : ONESCOPE_OK;
     onescope_code rc = ONESCOPE_OK;
-    if (key) onescope_os_ots_push_key(c, key);
+    if (key) onescope_os_json_push_key(c, key);
     const char *expected = n == 2 ? "an array of 2 numbers" : n == 3 ? "an array of 3 numbers" : "an array of 4 numbers";
     if (!json_is_array(v)) {
         rc = wrong_type(c, expected, v);
     } else if (json_array_size(v) != n) {
-        rc = onescope_os_ots_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", json_array_size(v));
+        rc = onescope_os_json_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", json_array_size(v));
     } else {
         for (size_t i = 0; i < n; i++) {
             json_t *e = json_array_get(v, i);
             if (!json_is_number(e)) {
-                onescope_os_ots_push_index(c, i);
+                onescope_os_json_push_index(c, i);
                 rc = wrong_type(c, "a number", e);
-                onescope_os_ots_pop(c);
+                onescope_os_json_pop(c);
                 break;
             }
             out[i] = json_number_value(e);
         }
         if (rc == ONESCOPE_OK) rc = check_finite(c, NULL, out, (int)n);
     }
-    if (key) onescope_os_ots_pop(c);
+    if (key) onescope_os_json_pop(c);
     return rc;
 }
 
@@ -775,7 +726,7 @@ static onescope_code rd_int(ots_ctx *c, const char *key, json_t *v, long long lo
                             long long *out) {
     if (v == NULL) return missing(c, key);
     onescope_code rc = ONESCOPE_OK;
-    if (key) onescope_os_ots_push_key(c, key);
+    if (key) onescope_os_json_push_key(c, key);
     double d = json_is_real(v) ? json_real_value(v) : 0.5;
     if (json_is_integer(v)) {
         *out = json_integer_value(v);
@@ -787,9 +738,9 @@ static onescope_code rd_int(ots_ctx *c, const char *key, json_t *v, long long lo
     if (rc == ONESCOPE_OK && (*out < lo || *out > hi)) {
         char expected[80];
         snprintf(expected, sizeof expected, "an integer from %lld to %lld", lo, hi);
-        rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, expected, "%lld", *out);
+        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "%lld", *out);
     }
-    if (key) onescope_os_ots_pop(c);
+    if (key) onescope_os_json_pop(c);
     return rc;
 }
 
@@ -799,21 +750,21 @@ static onescope_code rd_str(ots_ctx *c, const char *key, json_t *v, char **out, 
     if (v == NULL) return (flags & STR_REQUIRED) ? missing(c, key) : ONESCOPE_OK;
     if ((flags & STR_NULLABLE) && json_is_null(v)) return ONESCOPE_OK;
     if (!json_is_string(v)) {
-        onescope_os_ots_push_key(c, key);
+        onescope_os_json_push_key(c, key);
         onescope_code rc = wrong_type(c, (flags & STR_NULLABLE) ? "a string or null" : "a string", v);
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
         return rc;
     }
     *out = dup_n(c->a, json_string_value(v), json_string_length(v));
-    return *out == NULL ? onescope_os_ots_nomem(c) : ONESCOPE_OK;
+    return *out == NULL ? onescope_os_json_nomem(c) : ONESCOPE_OK;
 }
 
 static onescope_code rd_bool(ots_ctx *c, const char *key, json_t *v, bool *out, bool required) {
     if (v == NULL) return required ? missing(c, key) : ONESCOPE_OK;
     if (!json_is_boolean(v)) {
-        onescope_os_ots_push_key(c, key);
+        onescope_os_json_push_key(c, key);
         onescope_code rc = wrong_type(c, "true or false", v);
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
         return rc;
     }
     *out = json_is_true(v);
@@ -824,17 +775,17 @@ static onescope_code rd_enum(ots_ctx *c, const char *key, json_t *v, const char 
                              int count, const char *expected, unsigned *out) {
     if (v == NULL) return missing(c, key);
     onescope_code rc = ONESCOPE_OK;
-    onescope_os_ots_push_key(c, key);
+    onescope_os_json_push_key(c, key);
     if (!json_is_string(v)) {
         rc = wrong_type(c, expected, v);
     } else {
         const char *s = json_string_value(v);
         int i = 0;
         while (i < count && strcmp(names[i], s) != 0) i++;
-        if (i == count) rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", s);
+        if (i == count) rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", s);
         else *out = (unsigned)i;
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return rc;
 }
 
@@ -852,7 +803,7 @@ static onescope_code rd_header(ots_ctx *c, json_t *source, json_t *fps, json_t *
     if (cs == NULL) return missing(c, "coordinate_system");
     static const char *const keys[] = {"up", "hand", "unit", "rot_order", "rot_repr_anim", "rot_repr_rest"};
     json_t *v[6];
-    onescope_os_ots_push_key(c, "coordinate_system");
+    onescope_os_json_push_key(c, "coordinate_system");
     onescope_ots_coordinate_system *s = &h->coordinate_system;
     OS_TRY(members(c, cs, keys, 6, v, "coordinate_system"));
     RD_ENUM(c, "up", v[0], up_names, "x, y or z", s->up);
@@ -861,7 +812,7 @@ static onescope_code rd_header(ots_ctx *c, json_t *source, json_t *fps, json_t *
     RD_ENUM(c, "rot_order", v[3], rot_order_names, "xyz, xzy, yxz, yzx, zxy or zyx", s->rot_order);
     RD_ENUM(c, "rot_repr_anim", v[4], repr_names, "euler_deg or quat_wxyz", s->rot_repr_anim);
     RD_ENUM(c, "rot_repr_rest", v[5], repr_names, "euler_deg or quat_wxyz", s->rot_repr_rest);
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return ONESCOPE_OK;
 }
 
@@ -872,9 +823,9 @@ static onescope_code rd_array(ots_ctx *c, const char *key, json_t *v, size_t *co
         *count = json_array_size(v);
         return ONESCOPE_OK;
     }
-    onescope_os_ots_push_key(c, key);
+    onescope_os_json_push_key(c, key);
     onescope_code rc = wrong_type(c, "an array", v);
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return rc;
 }
 
@@ -902,15 +853,15 @@ static onescope_code rd_cameras(ots_ctx *c, json_t *v, onescope_ots_camera **out
     size_t n = 0;
     OS_TRY(rd_array(c, "cameras", v, &n));
     *out = onescope_os_calloc(c->a, n, sizeof **out);
-    if (*out == NULL) return onescope_os_ots_nomem(c);
+    if (*out == NULL) return onescope_os_json_nomem(c);
     *count = n;
-    onescope_os_ots_push_key(c, "cameras");
+    onescope_os_json_push_key(c, "cameras");
     for (size_t i = 0; i < n; i++) {
-        onescope_os_ots_push_index(c, i);
+        onescope_os_json_push_index(c, i);
         OS_TRY(rd_camera(c, json_array_get(v, i), &(*out)[i]));
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return ONESCOPE_OK;
 }
 
@@ -933,18 +884,18 @@ static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
     unsigned kind = 0;
     OS_TRY(rd_enum(c, "format", f, formats, 2, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm", &kind));
     if (kind + 1 != (unsigned)want) {
-        onescope_os_ots_push_key(c, "format");
-        onescope_code rc = onescope_os_ots_fail(c, ONESCOPE_E_RANGE, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm",
+        onescope_os_json_push_key(c, "format");
+        onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm",
                                     "\"%s\"", formats[kind]);
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
         return rc;
     }
     long long version = 0;
     OS_TRY(rd_int(c, "version", json_object_get(*root, "version"), LLONG_MIN, LLONG_MAX, &version));
     if (version != ONESCOPE_OTS_VERSION) {
-        onescope_os_ots_push_key(c, "version");
-        onescope_os_ots_fail(c, ONESCOPE_E_VERSION, NULL, version_message, version);
-        onescope_os_ots_pop(c);
+        onescope_os_json_push_key(c, "version");
+        onescope_os_json_fail(c, ONESCOPE_E_VERSION, NULL, version_message, version);
+        onescope_os_json_pop(c);
         return ONESCOPE_E_VERSION;
     }
     return ONESCOPE_OK;
@@ -987,59 +938,59 @@ static onescope_code parse_rig(ots_ctx *c, json_t *root, onescope_ots_rig *r) {
     OS_TRY(rd_str(c, "name", v[3], &r->name, STR_REQUIRED));
     OS_TRY(rd_number(c, "scale_factor", v[4], &r->scale_factor, true));
     if (!(r->scale_factor > 0)) {
-        onescope_os_ots_push_key(c, "scale_factor");
-        return onescope_os_ots_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", r->scale_factor);
+        onescope_os_json_push_key(c, "scale_factor");
+        return onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", r->scale_factor);
     }
     RD_ENUM(c, "pivot_space", v[5], pivot_space_names, "local or armature", r->pivot_space);
     size_t n = 0;
     OS_TRY(rd_array(c, "bones", v[8], &n));
     r->bones = onescope_os_calloc(c->a, n, sizeof *r->bones);
-    if (r->bones == NULL) return onescope_os_ots_nomem(c);
+    if (r->bones == NULL) return onescope_os_json_nomem(c);
     r->bone_count = n;
-    onescope_os_ots_push_key(c, "bones");
+    onescope_os_json_push_key(c, "bones");
     for (size_t i = 0; i < n; i++) {
-        onescope_os_ots_push_index(c, i);
+        onescope_os_json_push_index(c, i);
         OS_TRY(rd_bone(c, json_array_get(v[8], i), &r->bones[i], r->scale_factor));
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return rd_cameras(c, v[9], &r->cameras, &r->camera_count);
 }
 
 static onescope_code rd_handles(ots_ctx *c, json_t *obj, onescope_ots_keyframe *k) {
     json_t *v[3];
-    onescope_os_ots_push_key(c, "handles");
+    onescope_os_json_push_key(c, "handles");
     OS_TRY(members(c, obj, channel_names, 3, v, "handles"));
     for (int ch = 0; ch < 3; ch++) {
         if (v[ch] == NULL) continue;
-        onescope_os_ots_push_key(c, channel_names[ch]);
+        onescope_os_json_push_key(c, channel_names[ch]);
         if (!json_is_array(v[ch])) return wrong_type(c, "an array of 0 or 3 axes", v[ch]);
         size_t axes = json_array_size(v[ch]);
         if (axes != 0 && axes != 3)
-            return onescope_os_ots_fail(c, ONESCOPE_E_LENGTH, "an array of 0 or 3 axes", "%zu elements", axes);
+            return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, "an array of 0 or 3 axes", "%zu elements", axes);
         k->handle_axes[ch] = (uint8_t)axes;
         for (size_t ax = 0; ax < axes; ax++) {
             json_t *pair = json_array_get(v[ch], ax);
             onescope_ots_handle *h = &k->handles[ch][ax];
             const char *expected = "[] or [[left_frame, left_value], [right_frame, right_value]]";
-            onescope_os_ots_push_index(c, ax);
+            onescope_os_json_push_index(c, ax);
             if (!json_is_array(pair)) return wrong_type(c, expected, pair);
             size_t m = json_array_size(pair);
-            if (m != 0 && m != 2) return onescope_os_ots_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", m);
+            if (m != 0 && m != 2) return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", m);
             if (m == 2) {
                 h->present = true;
-                onescope_os_ots_push_index(c, 0);
+                onescope_os_json_push_index(c, 0);
                 OS_TRY(rd_vec(c, NULL, json_array_get(pair, 0), 2, h->left, true));
-                onescope_os_ots_pop(c);
-                onescope_os_ots_push_index(c, 1);
+                onescope_os_json_pop(c);
+                onescope_os_json_push_index(c, 1);
                 OS_TRY(rd_vec(c, NULL, json_array_get(pair, 1), 2, h->right, true));
-                onescope_os_ots_pop(c);
+                onescope_os_json_pop(c);
             }
-            onescope_os_ots_pop(c);
+            onescope_os_json_pop(c);
         }
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return ONESCOPE_OK;
 }
 
@@ -1075,27 +1026,27 @@ static onescope_code rd_peg(ots_ctx *c, json_t *obj, onescope_ots_peg *p) {
     if (v[7] != NULL) {
         static const char *const mkeys[] = {"position", "rotation", "scale", "enable_3d"};
         json_t *m[4];
-        onescope_os_ots_push_key(c, "source_modes");
+        onescope_os_json_push_key(c, "source_modes");
         OS_TRY(members(c, v[7], mkeys, 4, m, "source_modes"));
         OS_TRY(rd_str(c, "position", m[0], &p->source_modes.position, STR_REQUIRED));
         OS_TRY(rd_str(c, "rotation", m[1], &p->source_modes.rotation, STR_REQUIRED));
         OS_TRY(rd_str(c, "scale", m[2], &p->source_modes.scale, STR_REQUIRED));
         OS_TRY(rd_bool(c, "enable_3d", m[3], &p->source_modes.enable_3d, true));
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
         p->has_source_modes = true;
     }
     size_t n = 0;
     OS_TRY(rd_array(c, "keyframes", v[8], &n));
     p->keyframes = onescope_os_calloc(c->a, n, sizeof *p->keyframes);
-    if (p->keyframes == NULL) return onescope_os_ots_nomem(c);
+    if (p->keyframes == NULL) return onescope_os_json_nomem(c);
     p->keyframe_count = n;
-    onescope_os_ots_push_key(c, "keyframes");
+    onescope_os_json_push_key(c, "keyframes");
     for (size_t i = 0; i < n; i++) {
-        onescope_os_ots_push_index(c, i);
+        onescope_os_json_push_index(c, i);
         OS_TRY(rd_keyframe(c, json_array_get(v[8], i), &p->keyframes[i]));
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return ONESCOPE_OK;
 }
 
@@ -1106,30 +1057,30 @@ static onescope_code parse_clip(ots_ctx *c, json_t *root, onescope_ots_clip *k) 
     OS_TRY(members(c, root, keys, 8, v, "an .anm file"));
     OS_TRY(rd_header(c, v[2], v[4], v[5], &k->header));
     if (v[3] == NULL) return missing(c, "frame_range");
-    onescope_os_ots_push_key(c, "frame_range");
+    onescope_os_json_push_key(c, "frame_range");
     if (!json_is_array(v[3])) return wrong_type(c, "an array [first, last]", v[3]);
     if (json_array_size(v[3]) != 2)
-        return onescope_os_ots_fail(c, ONESCOPE_E_LENGTH, "an array [first, last]", "%zu elements", json_array_size(v[3]));
+        return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, "an array [first, last]", "%zu elements", json_array_size(v[3]));
     for (size_t i = 0; i < 2; i++) {
         long long f = 0;
-        onescope_os_ots_push_index(c, i);
+        onescope_os_json_push_index(c, i);
         OS_TRY(rd_int(c, NULL, json_array_get(v[3], i), INT32_MIN, INT32_MAX, &f));
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
         k->frame_range[i] = (int32_t)f;
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     size_t n = 0;
     OS_TRY(rd_array(c, "pegs", v[6], &n));
     k->pegs = onescope_os_calloc(c->a, n, sizeof *k->pegs);
-    if (k->pegs == NULL) return onescope_os_ots_nomem(c);
+    if (k->pegs == NULL) return onescope_os_json_nomem(c);
     k->peg_count = n;
-    onescope_os_ots_push_key(c, "pegs");
+    onescope_os_json_push_key(c, "pegs");
     for (size_t i = 0; i < n; i++) {
-        onescope_os_ots_push_index(c, i);
+        onescope_os_json_push_index(c, i);
         OS_TRY(rd_peg(c, json_array_get(v[6], i), &k->pegs[i]));
-        onescope_os_ots_pop(c);
+        onescope_os_json_pop(c);
     }
-    onescope_os_ots_pop(c);
+    onescope_os_json_pop(c);
     return rd_cameras(c, v[7], &k->cameras, &k->camera_count);
 }
 
@@ -1140,13 +1091,13 @@ onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *
     *out = NULL;
     const onescope_allocator *a = options ? options->allocator : NULL;
     ots_ctx c;
-    ctx_init(&c, name, a, error);
+    onescope_os_json_ctx_init(&c, name, a, error);
     json_t *root = NULL;
     onescope_code rc = load_root(&c, data, size, options, ONESCOPE_OTS_PVT, &root);
     onescope_ots_rig *r = NULL;
     if (rc == ONESCOPE_OK) {
         r = onescope_os_calloc(a, 1, sizeof *r);
-        if (r == NULL) rc = onescope_os_ots_nomem(&c);
+        if (r == NULL) rc = onescope_os_json_nomem(&c);
     }
     if (rc == ONESCOPE_OK) {
         r->allocator = a;
@@ -1173,13 +1124,13 @@ onescope_code onescope_ots_clip_parse(const void *data, size_t size, const char 
     *out = NULL;
     const onescope_allocator *a = options ? options->allocator : NULL;
     ots_ctx c;
-    ctx_init(&c, name, a, error);
+    onescope_os_json_ctx_init(&c, name, a, error);
     json_t *root = NULL;
     onescope_code rc = load_root(&c, data, size, options, ONESCOPE_OTS_ANM, &root);
     onescope_ots_clip *k = NULL;
     if (rc == ONESCOPE_OK) {
         k = onescope_os_calloc(a, 1, sizeof *k);
-        if (k == NULL) rc = onescope_os_ots_nomem(&c);
+        if (k == NULL) rc = onescope_os_json_nomem(&c);
     }
     if (rc == ONESCOPE_OK) {
         k->allocator = a;

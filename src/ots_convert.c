@@ -214,10 +214,7 @@ static onescope_code to_pose_cache(const onescope_ots_clip *clip,
                        "%zu", clip->peg_count);
     size_t n = clip->peg_count;
     ots_ctx c;
-    memset(&c, 0, sizeof c);
-    c.name = name;
-    c.a = a;
-    c.error = error;
+    onescope_os_json_ctx_init(&c, name, a, error);
     size_t *parents = onescope_os_calloc(a, n, sizeof *parents);
     size_t *order = onescope_os_calloc(a, n, sizeof *order);
     size_t *depth = onescope_os_calloc(a, n, sizeof *depth);
@@ -226,7 +223,7 @@ static onescope_code to_pose_cache(const onescope_ots_clip *clip,
     onescope_pose_cache *cache = NULL;
     onescope_code rc = ONESCOPE_OK;
     if (parents == NULL || order == NULL || depth == NULL || world == NULL) {
-        rc = onescope_os_ots_nomem(&c);
+        rc = onescope_os_json_nomem(&c);
         goto done;
     }
     if ((rc = onescope_os_ots_clip_parents(&c, clip, parents)) != ONESCOPE_OK) goto done;
@@ -247,7 +244,7 @@ static onescope_code to_pose_cache(const onescope_ots_clip *clip,
     /* counting sort by depth: starts[d] is where depth d begins in order[] */
     starts = onescope_os_calloc(a, max_depth + 2, sizeof *starts);
     if (starts == NULL) {
-        rc = onescope_os_ots_nomem(&c);
+        rc = onescope_os_json_nomem(&c);
         goto done;
     }
     for (size_t i = 0; i < n; i++) starts[depth[i] + 1]++;

@@ -9,54 +9,10 @@
 #include "json_pos.h"
 #include "onescope/soa_scene.h"
 
-#define SCENE_MAX_DEPTH 8
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* Where a failure goes and the JSON path being read. */
-typedef struct scene_ctx {
-    const char *name;
-    onescope_error *error;
-    const onescope_allocator *a;
-    const char *text;
-    size_t size;
-    onescope_os_json_seg segs[SCENE_MAX_DEPTH];
-    int depth;
-} scene_ctx;
-
-static void push_key(scene_ctx *c, const char *key) {
-    c->segs[c->depth].key = key;
-    c->segs[c->depth].index = 0;
-    c->depth++;
-}
-
-static void push_index(scene_ctx *c, size_t index) {
-    c->segs[c->depth].key = NULL;
-    c->segs[c->depth].index = index;
-    c->depth++;
-}
-
-static void pop(scene_ctx *c) { c->depth--; }
-
-/* Fills the error for the value at the current path: its path, offset, line and column. */
-static onescope_code scene_fail(scene_ctx *c, onescope_code code, const char *expected,
-                                const char *fmt, ...) OS_PRINTF(4, 5);
-static onescope_code scene_fail(scene_ctx *c, onescope_code code, const char *expected,
-                                const char *fmt, ...) {
-    char path[96];
-    onescope_os_json_path_text(c->segs, c->depth, path, sizeof path);
-    size_t pos = onescope_os_json_locate(c->text, c->size, c->segs, c->depth);
-    va_list ap;
-    va_start(ap, fmt);
-    onescope_os_failv(c->error, code, c->name, pos, path[0] ? path : "scene", expected, fmt, ap);
-    va_end(ap);
-    if (c->error != NULL) onescope_os_json_line_column(c->text, pos, &c->error->line, &c->error->column);
-    return code;
-}
-
-static onescope_code scene_nomem(scene_ctx *c) {
-    return onescope_os_fail(c->error, ONESCOPE_E_NOMEM, c->name, OS_NO_OFFSET, NULL, NULL,
-                   "could not allocate memory");
-}
+/* The JSON path context (json_pos.h), shared with the OTS parser. */
+typedef onescope_os_json_ctx scene_ctx;
 
 static const char *kind_of(const json_t *v) {
     switch (json_typeof(v)) {
@@ -75,10 +31,10 @@ static const char *kind_of(const json_t *v) {
 /* ---- values (each at the path already pushed) ---- */
 
 static onescope_code rd_float(scene_ctx *c, const json_t *v, float *out) {
-    if (!json_is_number(v)) return scene_fail(c, ONESCOPE_E_TYPE, "a number", "%s", kind_of(v));
+    if (!json_is_number(v)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a number", "%s", kind_of(v));
     double d = json_number_value(v);
     if (!(d >= -FLT_MAX && d <= FLT_MAX))
-        return scene_fail(c, ONESCOPE_E_RANGE, "a number a float can hold", "%g", d);
+        return onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a number a float can hold", "%g", d);
     *out = (float)d;
     return ONESCOPE_OK;
 }
@@ -86,29 +42,29 @@ static onescope_code rd_float(scene_ctx *c, const json_t *v, float *out) {
 static onescope_code rd_floats(scene_ctx *c, const json_t *v, float *out, size_t n) {
     static const char *const want[] = {"", "", "an array of 2 numbers", "an array of 3 numbers",
                                        "an array of 4 numbers"};
-    if (!json_is_array(v)) return scene_fail(c, ONESCOPE_E_TYPE, want[n], "%s", kind_of(v));
+    if (!json_is_array(v)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, want[n], "%s", kind_of(v));
     if (json_array_size(v) != n)
-        return scene_fail(c, ONESCOPE_E_LENGTH, want[n], "%zu elements", json_array_size(v));
+        return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, want[n], "%zu elements", json_array_size(v));
     for (size_t k = 0; k < n; k++) {
-        push_index(c, k);
+        onescope_os_json_push_index(c, k);
         onescope_code rc = rd_float(c, json_array_get(v, k), &out[k]);
-        pop(c);
+        onescope_os_json_pop(c);
         OS_TRY(rc);
     }
     return ONESCOPE_OK;
 }
 
 static onescope_code rd_int(scene_ctx *c, const json_t *v, int32_t *out) {
-    if (!json_is_integer(v)) return scene_fail(c, ONESCOPE_E_TYPE, "an integer", "%s", kind_of(v));
+    if (!json_is_integer(v)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "an integer", "%s", kind_of(v));
     json_int_t i = json_integer_value(v);
     if (i < INT32_MIN || i > INT32_MAX)
-        return scene_fail(c, ONESCOPE_E_RANGE, "a 32-bit integer", "%" JSON_INTEGER_FORMAT, i);
+        return onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a 32-bit integer", "%" JSON_INTEGER_FORMAT, i);
     *out = (int32_t)i;
     return ONESCOPE_OK;
 }
 
 static onescope_code rd_bool(scene_ctx *c, const json_t *v, int *out) {
-    if (!json_is_boolean(v)) return scene_fail(c, ONESCOPE_E_TYPE, "true or false", "%s", kind_of(v));
+    if (!json_is_boolean(v)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "true or false", "%s", kind_of(v));
     *out = json_is_true(v) ? 1 : 0;
     return ONESCOPE_OK;
 }
@@ -116,19 +72,19 @@ static onescope_code rd_bool(scene_ctx *c, const json_t *v, int *out) {
 /* A word from words[1..n) (words[0] is the removed kind and never matches). */
 static onescope_code rd_word(scene_ctx *c, const json_t *v, const char *const *words, int n,
                              const char *expected, int32_t *out) {
-    if (!json_is_string(v)) return scene_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
+    if (!json_is_string(v)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
     for (int k = 1; k < n; k++)
         if (strcmp(json_string_value(v), words[k]) == 0) {
             *out = k;
             return ONESCOPE_OK;
         }
-    return scene_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", json_string_value(v));
+    return onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", json_string_value(v));
 }
 
 /* Sorts obj's members into vals by the keys table; an unknown key is refused at its value. */
 static onescope_code members(scene_ctx *c, const json_t *obj, const char *const *keys, int nkeys,
                              json_t **vals, const char *known) {
-    if (!json_is_object(obj)) return scene_fail(c, ONESCOPE_E_TYPE, "an object", "%s", kind_of(obj));
+    if (!json_is_object(obj)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "an object", "%s", kind_of(obj));
     for (int i = 0; i < nkeys; i++) vals[i] = NULL;
     const char *key;
     json_t *v;
@@ -136,9 +92,9 @@ static onescope_code members(scene_ctx *c, const json_t *obj, const char *const 
         int i = 0;
         while (i < nkeys && strcmp(keys[i], key) != 0) i++;
         if (i == nkeys) {
-            push_key(c, key);
-            onescope_code rc = scene_fail(c, ONESCOPE_E_TYPE, known, "an unknown key");
-            pop(c);
+            onescope_os_json_push_key(c, key);
+            onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, known, "an unknown key");
+            onescope_os_json_pop(c);
             return rc;
         }
         vals[i] = v;
@@ -148,9 +104,9 @@ static onescope_code members(scene_ctx *c, const json_t *obj, const char *const 
 
 /* A required key that is absent: the path names it, the position is its object's. */
 static onescope_code missing(scene_ctx *c, const char *key, const char *expected) {
-    push_key(c, key);
-    onescope_code rc = scene_fail(c, ONESCOPE_E_TYPE, expected, "none");
-    pop(c);
+    onescope_os_json_push_key(c, key);
+    onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "none");
+    onescope_os_json_pop(c);
     return rc;
 }
 
@@ -159,7 +115,7 @@ enum { F1, F2, F3, F4, I32, BOOL };
 
 static onescope_code rd_member(scene_ctx *c, const char *key, const json_t *v, int type, void *out) {
     if (v == NULL) return ONESCOPE_OK;
-    push_key(c, key);
+    onescope_os_json_push_key(c, key);
     onescope_code rc;
     switch (type) {
     case F1: rc = rd_float(c, v, out); break;
@@ -169,7 +125,7 @@ static onescope_code rd_member(scene_ctx *c, const char *key, const json_t *v, i
     case I32: rc = rd_int(c, v, out); break;
     default: rc = rd_bool(c, v, out); break;
     }
-    pop(c);
+    onescope_os_json_pop(c);
     return rc;
 }
 
@@ -192,20 +148,20 @@ static onescope_code rd_body(scene_ctx *c, const json_t *o, onescope_soa_scene_b
                    "kind, name, position, rotation, linear_velocity, angular_velocity, size, "
                    "density, friction, restitution, rolling_resistance, parent or limb"));
     if (v[0] == NULL) return missing(c, "kind", "a key \"kind\"");
-    push_key(c, "kind");
+    onescope_os_json_push_key(c, "kind");
     onescope_code rc = rd_word(c, v[0], body_words, COUNT(body_words),
                                "\"sphere\", \"capsule\", \"box\" or \"static_box\"", &d->kind);
-    pop(c);
+    onescope_os_json_pop(c);
     OS_TRY(rc);
     if (v[1] != NULL) {
-        push_key(c, "name");
+        onescope_os_json_push_key(c, "name");
         /* json_loadb refuses \u0000, so the name has no NUL inside */
-        if (!json_is_string(v[1])) rc = scene_fail(c, ONESCOPE_E_TYPE, "a string", "%s", kind_of(v[1]));
-        pop(c);
+        if (!json_is_string(v[1])) rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a string", "%s", kind_of(v[1]));
+        onescope_os_json_pop(c);
         OS_TRY(rc);
         size_t n = json_string_length(v[1]);
         b->name = onescope_os_alloc(c->a, n + 1);
-        if (b->name == NULL) return scene_nomem(c);
+        if (b->name == NULL) return onescope_os_json_nomem(c);
         memcpy(b->name, json_string_value(v[1]), n + 1);
     }
     OS_TRY(rd_member(c, "position", v[2], F3, d->position));
@@ -254,10 +210,10 @@ static onescope_code rd_joint(scene_ctx *c, const json_t *o, onescope_soa_scene_
                    "motor or spring"));
     for (int k = 0; k < 3; k++)
         if (v[k] == NULL) return missing(c, keys[k], k == 0 ? "a key \"kind\"" : "a body index");
-    push_key(c, "kind");
+    onescope_os_json_push_key(c, "kind");
     onescope_code rc = rd_word(c, v[0], joint_words, COUNT(joint_words),
                                "\"revolute\", \"spherical\" or \"weld\"", &d->kind);
-    pop(c);
+    onescope_os_json_pop(c);
     OS_TRY(rc);
     OS_TRY(rd_member(c, "body_a", v[1], I32, &d->body_a));
     OS_TRY(rd_member(c, "body_b", v[2], I32, &d->body_b));
@@ -278,15 +234,15 @@ static onescope_code rd_joint(scene_ctx *c, const json_t *o, onescope_soa_scene_
         d->enable_twist_limit = 1, d->lower_twist = pair[0], d->upper_twist = pair[1];
     }
     if (v[9] != NULL) {
-        push_key(c, "motor");
+        onescope_os_json_push_key(c, "motor");
         rc = rd_motor(c, v[9], d);
-        pop(c);
+        onescope_os_json_pop(c);
         OS_TRY(rc);
     }
     if (v[10] != NULL) {
-        push_key(c, "spring");
+        onescope_os_json_push_key(c, "spring");
         rc = rd_spring(c, v[10], d);
-        pop(c);
+        onescope_os_json_pop(c);
         OS_TRY(rc);
     }
     return ONESCOPE_OK;
@@ -297,13 +253,13 @@ static onescope_code rd_list(scene_ctx *c, const char *key, const json_t *v, siz
                              const char *expected, size_t *count) {
     *count = 0;
     if (v == NULL) return lo > 0 ? missing(c, key, expected) : ONESCOPE_OK;
-    push_key(c, key);
+    onescope_os_json_push_key(c, key);
     onescope_code rc = ONESCOPE_OK;
-    if (!json_is_array(v)) rc = scene_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
+    if (!json_is_array(v)) rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
     else if (json_array_size(v) < lo || json_array_size(v) > hi)
-        rc = scene_fail(c, ONESCOPE_E_RANGE, expected, "%zu", json_array_size(v));
+        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "%zu", json_array_size(v));
     else *count = json_array_size(v);
-    pop(c);
+    onescope_os_json_pop(c);
     return rc;
 }
 
@@ -315,16 +271,16 @@ static onescope_code rd_scene(scene_ctx *c, const json_t *root, onescope_soa_sce
     OS_TRY(rd_member(c, "gravity", v[0], F3, s->world.gravity));
     OS_TRY(rd_member(c, "dt", v[1], F1, &s->dt));
     if (!(s->dt > 0.0f && s->dt <= 1.0f)) {
-        push_key(c, "dt");
-        scene_fail(c, ONESCOPE_E_RANGE, "a time step in (0, 1] s", "%g", (double)s->dt);
-        pop(c);
+        onescope_os_json_push_key(c, "dt");
+        onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a time step in (0, 1] s", "%g", (double)s->dt);
+        onescope_os_json_pop(c);
         return ONESCOPE_E_RANGE;
     }
     OS_TRY(rd_member(c, "substeps", v[2], I32, &s->substeps));
     if (s->substeps < 1 || s->substeps > ONESCOPE_SOA_MAX_SUBSTEPS) {
-        push_key(c, "substeps");
-        scene_fail(c, ONESCOPE_E_RANGE, "1..64 substeps", "%d", s->substeps);
-        pop(c);
+        onescope_os_json_push_key(c, "substeps");
+        onescope_os_json_fail(c, ONESCOPE_E_RANGE, "1..64 substeps", "%d", s->substeps);
+        onescope_os_json_pop(c);
         return ONESCOPE_E_RANGE;
     }
     OS_TRY(rd_member(c, "enable_sleep", v[3], BOOL, &s->world.enable_sleep));
@@ -332,25 +288,25 @@ static onescope_code rd_scene(scene_ctx *c, const json_t *root, onescope_soa_sce
     OS_TRY(rd_list(c, "bodies", v[4], 1, ONESCOPE_OSPC_MAX_ENTITIES, "an array of 1..65536 bodies", &nb));
     OS_TRY(rd_list(c, "joints", v[5], 0, ONESCOPE_SOA_MAX_CAPACITY, "an array of at most 1000000 joints", &nj));
     s->bodies = onescope_os_calloc(c->a, nb, sizeof *s->bodies);
-    if (s->bodies == NULL) return scene_nomem(c);
+    if (s->bodies == NULL) return onescope_os_json_nomem(c);
     s->body_count = (uint32_t)nb;
     for (size_t i = 0; i < nb; i++) {
         s->bodies[i].def = onescope_soa_body_def_default();
-        push_key(c, "bodies");
-        push_index(c, i);
+        onescope_os_json_push_key(c, "bodies");
+        onescope_os_json_push_index(c, i);
         onescope_code rc = rd_body(c, json_array_get(v[4], i), &s->bodies[i]);
         c->depth -= 2;
         OS_TRY(rc);
     }
     if (nj > 0) {
         s->joints = onescope_os_calloc(c->a, nj, sizeof *s->joints);
-        if (s->joints == NULL) return scene_nomem(c);
+        if (s->joints == NULL) return onescope_os_json_nomem(c);
         s->joint_count = (uint32_t)nj;
     }
     for (size_t i = 0; i < nj; i++) {
         s->joints[i].def = onescope_soa_joint_def_default();
-        push_key(c, "joints");
-        push_index(c, i);
+        onescope_os_json_push_key(c, "joints");
+        onescope_os_json_push_index(c, i);
         onescope_code rc = rd_joint(c, json_array_get(v[5], i), &s->joints[i]);
         c->depth -= 2;
         OS_TRY(rc);
@@ -384,19 +340,23 @@ onescope_code onescope_soa_scene_parse(const void *data, size_t size, const char
     json_error_t je;
     json_t *root = json_loadb(data ? data : "", size, JSON_REJECT_DUPLICATES, &je);
     if (root == NULL) return onescope_os_json_load_fail(error, name, data, size, &je);
-    scene_ctx c = {name, error, a, data, size, {{NULL, 0}}, 0};
+    scene_ctx c;
+    onescope_os_json_ctx_init(&c, name, a, error);
+    c.text = data;
+    c.size = size;
+    c.root_field = "scene";
     onescope_code rc = ONESCOPE_OK;
     onescope_soa_scene *s = onescope_os_calloc(a, 1, sizeof *s);
     size_t name_len = strlen(name);
     if (s == NULL) {
-        rc = scene_nomem(&c);
+        rc = onescope_os_json_nomem(&c);
     } else {
         s->allocator = a;
         s->world = onescope_soa_world_def_default();
         s->dt = 1.0f / 60.0f;
         s->substeps = 4;
         s->name = onescope_os_alloc(a, name_len + 1);
-        if (s->name == NULL) rc = scene_nomem(&c);
+        if (s->name == NULL) rc = onescope_os_json_nomem(&c);
         else memcpy(s->name, name, name_len + 1);
     }
     if (rc == ONESCOPE_OK) rc = rd_scene(&c, root, s);
