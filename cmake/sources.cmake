@@ -10,7 +10,8 @@ set(ONESCOPE_SOURCES
   src/ots.c
   src/ots_convert.c
   src/soa_world.c
-  src/live.c
+  src/live_stream.c
+  src/live_viewer.c
   src/ghost.c
   src/testdata.c
   src/json_pos.c
