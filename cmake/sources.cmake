@@ -8,6 +8,9 @@ set(ONESCOPE_SOURCES
   src/sim.c
   src/replay.c
   src/ots.c
+  src/ots_rules.c
+  src/ots_read.c
+  src/ots_write.c
   src/ots_convert.c
   src/soa_world.c
   src/live_stream.c
