@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "ots_internal.h"
 #include "test_util.h"
 
 #define PI 3.14159265358979323846
@@ -1210,6 +1211,126 @@ static void rotation_interpolation(void **state) {
     onescope_ots_clip_free(c);
 }
 
+/* ---- one check per conversion ---- */
+
+/* How many times the clip rules and the hierarchy check ran during the calls between two
+ * snapshots of the library's counters (ots_internal.h). */
+typedef struct runs {
+    unsigned long rules, hierarchy;
+} runs;
+static runs runs_now(void) {
+    runs r = {onescope_os_ots_clip_rule_runs(), onescope_os_ots_hierarchy_runs()};
+    return r;
+}
+#define assert_runs(before, want_rules, want_hierarchy)                                    \
+    do {                                                                                  \
+        runs now_ = runs_now();                                                           \
+        assert_int_equal(now_.rules - (before).rules, (want_rules));                      \
+        assert_int_equal(now_.hierarchy - (before).hierarchy, (want_hierarchy));          \
+    } while (0)
+
+/* `onescope convert` calls the one-shot conversions: each runs the clip rules, and so the
+ * hierarchy check, exactly once, and gives the same bytes as the two public steps (which
+ * check in each step, as they must for a clip the caller may have changed in between). */
+static void conversions_check_once(void **state) {
+    (void)state;
+    onescope_error err;
+    /* zeroed: the default (compose parents), so `once` below equals `twice` (options NULL) */
+    onescope_ots_bake_options bake = {0};
+    bake.name = "in.anm";
+    /* .anm -> OSPC */
+    runs before = runs_now();
+    onescope_pose_cache *once = NULL;
+    assert_int_equal(onescope_ots_anm_to_pose_cache(clip_text, strlen(clip_text), "in.anm", NULL,
+                                                    &bake, &once, &err),
+                     ONESCOPE_OK);
+    assert_runs(before, 1, 1);
+    before = runs_now();
+    onescope_ots_clip *c = parse_clip_ok(clip_text, strlen(clip_text));
+    onescope_pose_cache *twice = NULL;
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &twice, &err), ONESCOPE_OK);
+    assert_runs(before, 2, 2); /* the parse's and the conversion's own (was 2 and 3) */
+    onescope_buffer a, b;
+    assert_int_equal(onescope_pose_cache_write(once, NULL, &a, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_write(twice, NULL, &b, &err), ONESCOPE_OK);
+    assert_int_equal(a.size, b.size);
+    assert_memory_equal(a.data, b.data, a.size);
+    onescope_buffer_free(&a);
+    onescope_buffer_free(&b);
+    /* OSPC -> .anm */
+    onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    from.name = "in.ospc";
+    before = runs_now();
+    assert_int_equal(onescope_ots_pose_cache_to_anm(once, &from, NULL, &a, &err), ONESCOPE_OK);
+    assert_runs(before, 1, 1);
+    before = runs_now();
+    onescope_ots_clip *back = NULL;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(once, &from, NULL, &back, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_clip_write(back, NULL, &b, &err), ONESCOPE_OK);
+    assert_runs(before, 2, 2);
+    assert_int_equal(a.size, b.size);
+    assert_memory_equal(a.data, b.data, a.size);
+    onescope_buffer_free(&a);
+    onescope_buffer_free(&b);
+    onescope_pose_cache *world = NULL;
+
+    /* failures: one line naming the input each */
+    assert_int_equal(onescope_ots_anm_to_pose_cache(clip_text, strlen(clip_text), "in.anm", NULL,
+                                                    NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_anm_to_pose_cache("{", 1, "in.anm", NULL, NULL, &world, &err),
+                     ONESCOPE_E_SYNTAX);
+    assert_null(world);
+    assert_string_equal(err.input, "in.anm");
+    char *neg = edit(clip_text, "\"frame_range\": [1, 10]", "\"frame_range\": [-1, 10]");
+    assert_int_equal(onescope_ots_anm_to_pose_cache(neg, strlen(neg), "neg.anm", NULL, NULL,
+                                                    &world, &err),
+                     ONESCOPE_E_RANGE);
+    assert_string_equal(err.input, "neg.anm"); /* bake->name NULL: the parse name */
+    assert_string_equal(err.field, "frame_range");
+    free(neg);
+    assert_int_equal(onescope_ots_pose_cache_to_anm(once, &from, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_ots_from_cache_options zero = {0};
+    assert_int_equal(onescope_ots_pose_cache_to_anm(once, &zero, NULL, &a, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "onescope_ots_from_cache_options");
+    assert_null(a.data);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(once, &zero, NULL, &back, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_to_pose_cache(NULL, NULL, NULL, &twice, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_null(twice);
+    onescope_pose_cache_free(once);
+    onescope_ots_clip_free(c);
+    onescope_ots_clip_free(back);
+}
+
+static onescope_code anm_to_cache_with(const onescope_allocator *a, void *ctx) {
+    (void)ctx;
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = a;
+    onescope_pose_cache *pc = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_ots_anm_to_pose_cache(clip_text, strlen(clip_text), "in.anm", &o,
+                                                      NULL, &pc, &err);
+    if (rc == ONESCOPE_OK) {
+        onescope_buffer text;
+        rc = onescope_ots_pose_cache_to_anm(pc, NULL, a, &text, &err);
+        if (rc == ONESCOPE_OK) assert_true(text.size > 0);
+        onescope_buffer_free(&text);
+    } else {
+        assert_null(pc);
+    }
+    onescope_pose_cache_free(pc);
+    return rc;
+}
+
+static void conversions_allocation_failure(void **state) {
+    (void)state;
+    assert_true(test_alloc_walk(anm_to_cache_with, NULL) > 10);
+}
+
 /* ---- conversion ---- */
 
 static void clip_to_cache(void **state) {
@@ -1559,6 +1680,8 @@ int main(void) {
         cmocka_unit_test(mutations_are_refused_or_stable),
         cmocka_unit_test(allocation_failure_everywhere),
         cmocka_unit_test(building_allocation_failure),
+        cmocka_unit_test(conversions_check_once),
+        cmocka_unit_test(conversions_allocation_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
