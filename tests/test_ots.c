@@ -1257,6 +1257,7 @@ static void conversions_check_once(void **state) {
     assert_memory_equal(a.data, b.data, a.size);
     onescope_buffer_free(&a);
     onescope_buffer_free(&b);
+    onescope_pose_cache_free(twice);
     /* OSPC -> .anm */
     onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
     from.name = "in.ospc";
@@ -1272,6 +1273,7 @@ static void conversions_check_once(void **state) {
     assert_memory_equal(a.data, b.data, a.size);
     onescope_buffer_free(&a);
     onescope_buffer_free(&b);
+    onescope_ots_clip_free(back);
     onescope_pose_cache *world = NULL;
 
     /* failures: one line naming the input each */
@@ -1298,6 +1300,7 @@ static void conversions_check_once(void **state) {
     assert_null(a.data);
     assert_int_equal(onescope_ots_clip_from_pose_cache(once, &zero, NULL, &back, &err),
                      ONESCOPE_E_ARGUMENT);
+    assert_null(back);
     assert_int_equal(onescope_ots_clip_to_pose_cache(NULL, NULL, NULL, &twice, &err),
                      ONESCOPE_E_ARGUMENT);
     assert_null(twice);
