@@ -8,9 +8,13 @@ set(ONESCOPE_SOURCES
   src/sim.c
   src/replay.c
   src/ots.c
+  src/ots_rules.c
+  src/ots_read.c
+  src/ots_write.c
   src/ots_convert.c
   src/soa_world.c
-  src/live.c
+  src/live_stream.c
+  src/live_viewer.c
   src/ghost.c
   src/testdata.c
   src/json_pos.c

@@ -187,20 +187,13 @@ void onescope_ots_peg_sample(const onescope_ots_peg *peg, onescope_ots_rot_order
 
 onescope_ots_bake_options onescope_ots_bake_options_default(void) {
     onescope_ots_bake_options o;
-    o.compose_parents = true;
-    o.name = NULL;
+    memset(&o, 0, sizeof o); /* zero is the default: compose parents */
     return o;
 }
 
-static onescope_code to_pose_cache(const onescope_ots_clip *clip,
-                                   const onescope_ots_bake_options *options,
-                                   const onescope_allocator *a, onescope_pose_cache **out,
-                                   onescope_error *error) {
-    const char *name = options && options->name ? options->name : "anm to ospc";
-    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
-    *out = NULL;
-    OS_TRY(onescope_ots_clip_validate(clip, name, error));
-    onescope_ots_bake_options o = options ? *options : onescope_ots_bake_options_default();
+/* The conversion's own limits, checked after the clip rules. */
+static onescope_code bake_limits(const onescope_ots_clip *clip, const char *name,
+                                 onescope_error *error) {
     if (clip->frame_range[0] < 0)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame_range",
                        "a first frame >= 0 (it becomes the cache's start step)", "%ld",
@@ -212,24 +205,33 @@ static onescope_code to_pose_cache(const onescope_ots_clip *clip,
     if (clip->peg_count < 1 || clip->peg_count > ONESCOPE_OSPC_MAX_ENTITIES)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "pegs", "1 to 65536 pegs",
                        "%zu", clip->peg_count);
+    return ONESCOPE_OK;
+}
+
+/* Bakes a clip that has passed the rules; parents is what that one pass found. */
+static onescope_code bake_checked(const onescope_ots_clip *clip, const size_t *parents,
+                                  const onescope_ots_bake_options *o, const char *name,
+                                  const onescope_allocator *a, onescope_pose_cache **out,
+                                  onescope_error *error) {
+    OS_TRY(bake_limits(clip, name, error));
+    int64_t frames = (int64_t)clip->frame_range[1] - clip->frame_range[0] + 1;
+    bool compose = !o->world_space;
     size_t n = clip->peg_count;
     ots_ctx c;
     onescope_os_json_ctx_init(&c, name, a, error);
-    size_t *parents = onescope_os_calloc(a, n, sizeof *parents);
     size_t *order = onescope_os_calloc(a, n, sizeof *order);
     size_t *depth = onescope_os_calloc(a, n, sizeof *depth);
     double *world = onescope_os_calloc(a, n, 7 * sizeof *world);
     size_t *starts = NULL;
     onescope_pose_cache *cache = NULL;
     onescope_code rc = ONESCOPE_OK;
-    if (parents == NULL || order == NULL || depth == NULL || world == NULL) {
+    if (order == NULL || depth == NULL || world == NULL) {
         rc = onescope_os_json_nomem(&c);
         goto done;
     }
-    if ((rc = onescope_os_ots_clip_parents(&c, clip, parents)) != ONESCOPE_OK) goto done;
     /* parents before children: order by chain depth (counting sort; loops were refused) */
     size_t max_depth = 0;
-    for (size_t i = 0; i < n; i++) depth[i] = o.compose_parents ? SIZE_MAX : 0; /* SIZE_MAX: not known yet */
+    for (size_t i = 0; i < n; i++) depth[i] = compose ? SIZE_MAX : 0; /* SIZE_MAX: not known yet */
     for (size_t i = 0; i < n; i++) {
         /* climb to a peg of known depth (or past a root), stacking the chain in order[] */
         size_t top = 0, j = i;
@@ -274,7 +276,7 @@ static onescope_code to_pose_cache(const onescope_ots_clip *clip,
             onescope_ots_sample s;
             onescope_ots_peg_sample(&clip->pegs[i], ro, frame, &s);
             double *w = &world[i * 7];
-            if (o.compose_parents && parents[i] != SIZE_MAX) {
+            if (compose && parents[i] != SIZE_MAX) {
                 const double *pw = &world[parents[i] * 7];
                 double v[3];
                 quat_rotate(pw + 3, s.pos, v);
@@ -303,7 +305,6 @@ static onescope_code to_pose_cache(const onescope_ots_clip *clip,
     cache = NULL;
 done:
     onescope_pose_cache_free(cache);
-    onescope_os_free(a, parents);
     onescope_os_free(a, order);
     onescope_os_free(a, depth);
     onescope_os_free(a, starts);
@@ -311,13 +312,37 @@ done:
     return rc;
 }
 
+static onescope_code to_pose_cache(const onescope_ots_clip *clip,
+                                   const onescope_ots_bake_options *options,
+                                   const onescope_allocator *a, onescope_pose_cache **out,
+                                   onescope_error *error) {
+    const char *name = options && options->name ? options->name : "anm to ospc";
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    *out = NULL;
+    if (clip == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "clip", "non-NULL", NULL);
+    onescope_ots_bake_options o = options ? *options : onescope_ots_bake_options_default();
+    /* one pass of the rules, keeping the parents its hierarchy check found */
+    ots_ctx c;
+    onescope_os_json_ctx_init(&c, name, clip->allocator, error);
+    size_t *parents = onescope_os_calloc(a, clip->peg_count ? clip->peg_count : 1, sizeof *parents);
+    if (parents == NULL) return onescope_os_json_nomem(&c);
+    onescope_code rc = onescope_os_ots_clip_rules(&c, clip, parents);
+    if (rc == ONESCOPE_OK) rc = bake_checked(clip, parents, &o, name, a, out, error);
+    onescope_os_free(a, parents);
+    return rc;
+}
+
 /* ---- OSPC -> .anm ---- */
+
+/* Marks a struct made by onescope_ots_from_cache_options_default() ("OSFC"). */
+#define FROM_CACHE_COOKIE 0x4346534Fu
 
 onescope_ots_from_cache_options onescope_ots_from_cache_options_default(void) {
     onescope_ots_from_cache_options o;
+    memset(&o, 0, sizeof o);
     o.fps = 24.0;
     o.source = ONESCOPE_OTS_SOURCE_BLENDER;
-    o.name = NULL;
+    o.private_cookie = FROM_CACHE_COOKIE;
     return o;
 }
 
@@ -328,6 +353,11 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
     const char *name = options && options->name ? options->name : "ospc to anm";
     if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
     *out = NULL;
+    if (options != NULL && options->private_cookie != FROM_CACHE_COOKIE)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET,
+                                "onescope_ots_from_cache_options",
+                                "a struct from onescope_ots_from_cache_options_default()",
+                                "one without its cookie (zeroed or built by hand)");
     OS_TRY(onescope_pose_cache_validate(cache, name, error));
     onescope_ots_from_cache_options o = options ? *options : onescope_ots_from_cache_options_default();
     int64_t last = cache->start_step + (int64_t)cache->frame_count - 1;
@@ -349,10 +379,11 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
         snprintf(fallback, sizeof fallback, "entity-%llu", (unsigned long long)ent->id);
         const char *pname = ent->name.length > 0 && memchr(ent->name.data, 0, ent->name.length) == NULL
                                 ? ent->name.data : fallback;
-        if ((rc = onescope_ots_set_string(a, &peg->name, pname, error)) != ONESCOPE_OK) break;
+        if ((rc = onescope_ots_clip_set_peg_text(clip, e, ONESCOPE_OTS_TEXT_NAME, pname, error)) != ONESCOPE_OK)
+            break;
         size_t present = 0;
         for (uint32_t f = 0; f < nf; f++) present += onescope_pose_is_present(&cache->poses[(size_t)f * ne + e]) != 0;
-        if ((rc = onescope_ots_peg_set_keyframe_count(clip, peg, present, error)) != ONESCOPE_OK) break;
+        if ((rc = onescope_ots_clip_set_keyframe_count(clip, e, present, error)) != ONESCOPE_OK) break;
         size_t k = 0;
         for (uint32_t f = 0; f < nf; f++) {
             const onescope_pose *p = &cache->poses[(size_t)f * ne + e];
@@ -401,5 +432,43 @@ onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose_cache *cache
     onescope_code rc = from_pose_cache(cache, options, a, out, error);
     if (rc != ONESCOPE_OK && error != NULL && options != NULL && options->name != NULL)
         onescope_os_copy_text(error->input, sizeof error->input, options->name);
+    return rc;
+}
+
+onescope_code onescope_ots_anm_to_pose_cache(const void *data, size_t size, const char *name,
+                                             const onescope_parse_options *options,
+                                             const onescope_ots_bake_options *bake,
+                                             onescope_pose_cache **out, onescope_error *error) {
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    *out = NULL;
+    onescope_ots_bake_options o = bake ? *bake : onescope_ots_bake_options_default();
+    if (o.name == NULL) o.name = name ? name : "anm to ospc";
+    const onescope_allocator *a = options ? options->allocator : NULL;
+    onescope_ots_clip *clip = NULL;
+    size_t *parents = NULL;
+    /* the parser's one pass of the rules is the only one: its parents feed the bake */
+    OS_TRY(onescope_os_ots_clip_parse(data, size, name, options, &clip, &parents, error));
+    onescope_code rc = bake_checked(clip, parents, &o, o.name, a, out, error);
+    if (rc != ONESCOPE_OK && error != NULL)
+        onescope_os_copy_text(error->input, sizeof error->input, o.name);
+    onescope_os_free(a, parents);
+    onescope_ots_clip_free(clip);
+    return rc;
+}
+
+onescope_code onescope_ots_pose_cache_to_anm(const onescope_pose_cache *cache,
+                                             const onescope_ots_from_cache_options *options,
+                                             const onescope_allocator *a, onescope_buffer *out,
+                                             onescope_error *error) {
+    const char *name = options && options->name ? options->name : "ospc to anm";
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    out->data = NULL;
+    out->size = 0;
+    out->allocator = a;
+    onescope_ots_clip *clip = NULL;
+    /* from_pose_cache ends with the clip's one pass of the rules; the writer trusts it */
+    OS_TRY(onescope_ots_clip_from_pose_cache(cache, options, a, &clip, error));
+    onescope_code rc = onescope_os_ots_clip_write_checked(clip, a, out, error);
+    onescope_ots_clip_free(clip);
     return rc;
 }

@@ -1,4 +1,5 @@
-/* Private pieces shared by ots.c (reader, validator, writer) and ots_convert.c. */
+/* Private pieces shared by the OTS sources: ots.c (objects), ots_rules.c (the rules),
+ * ots_read.c (reader), ots_write.c (writer) and ots_convert.c (pose cache conversion). */
 #ifndef ONESCOPE_OTS_INTERNAL_H
 #define ONESCOPE_OTS_INTERNAL_H
 
@@ -7,16 +8,64 @@
 #include "onescope/ots.h"
 
 #define OTS_MAX_DEPTH ONESCOPE_OS_JSON_MAX_DEPTH
+#define OTS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* The JSON path context (json_pos.h), shared with the scene parser. */
 typedef onescope_os_json_ctx ots_ctx;
+
+/* The text of every enumerated value, in enum order (ots_rules.c). */
+extern const char *const onescope_os_ots_source_names[3];
+extern const char *const onescope_os_ots_up_names[3];
+extern const char *const onescope_os_ots_hand_names[2];
+extern const char *const onescope_os_ots_unit_names[1];
+extern const char *const onescope_os_ots_rot_order_names[6];
+extern const char *const onescope_os_ots_repr_names[2];
+extern const char *const onescope_os_ots_pivot_space_names[2];
+extern const char *const onescope_os_ots_interp_names[3];
+extern const char *const onescope_os_ots_fov_axis_names[2];
+extern const char *const onescope_os_ots_channel_names[3];
+
+/* A NUL-terminated copy of s[0..n) through a (NULL when it cannot allocate). */
+char *onescope_os_ots_strdup_n(const onescope_allocator *a, const char *s, size_t n);
+
+/* ---- the rules (ots_rules.c) ---- */
+
+/* NOT_FINITE at key (and index, when n > 1) for the first value that is not finite. */
+onescope_code onescope_os_ots_check_finite(ots_ctx *c, const char *key, const double *v, int n);
+
+/* Every rule of a rig, or of a clip. For a clip, parents (peg_count entries, or NULL)
+ * receives each peg's parent index or SIZE_MAX (a root, or a parent naming no peg), from
+ * the same single pass of the hierarchy check, so a caller that needs the hierarchy does
+ * not run the check again. */
+onescope_code onescope_os_ots_rig_rules(ots_ctx *c, const onescope_ots_rig *rig);
+onescope_code onescope_os_ots_clip_rules(ots_ctx *c, const onescope_ots_clip *clip,
+                                         size_t *parents);
+
+/* How often the clip rules and the hierarchy check (of bones or pegs) have run in this
+ * process: a test hook (tests/test_ots.c proves that a conversion checks a clip once).
+ * Relaxed atomic counters, so concurrent calls stay well defined. */
+unsigned long onescope_os_ots_clip_rule_runs(void);
+unsigned long onescope_os_ots_hierarchy_runs(void);
+
+/* ---- reading (ots_read.c) ---- */
+
+/* onescope_ots_clip_parse, also handing back the peg parents its one rules pass found
+ * (*parents: peg_count entries through options->allocator, at least one; the caller frees
+ * it). parents NULL: the public call. */
+onescope_code onescope_os_ots_clip_parse(const void *data, size_t size, const char *name,
+                                         const onescope_parse_options *options,
+                                         onescope_ots_clip **out, size_t **parents,
+                                         onescope_error *error);
+
+/* ---- writing (ots_write.c) ---- */
 
 /* Writes the shortest text that reads back to v (".0" added to whole numbers) into buf
  * (at least 40 bytes); returns its length. */
 size_t onescope_os_ots_format_double(double v, char *buf);
 
-/* Checks the clip's names and parents; parents[i] receives peg i's parent index or SIZE_MAX
- * (a root, or a parent that names no peg of the same rig tag). */
-onescope_code onescope_os_ots_clip_parents(ots_ctx *c, const onescope_ots_clip *clip, size_t *parents);
+/* onescope_ots_clip_write for a clip that has just passed the rules (not checked again). */
+onescope_code onescope_os_ots_clip_write_checked(const onescope_ots_clip *clip,
+                                                 const onescope_allocator *allocator,
+                                                 onescope_buffer *out, onescope_error *error);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "ots_internal.h"
 #include "test_util.h"
 
 #define PI 3.14159265358979323846
@@ -373,17 +374,17 @@ static void ambiguous_parent_is_a_root(void **state) {
     for (size_t i = 0; i < N + 2; i++) {
         char rig[32];
         snprintf(rig, sizeof rig, "rig%zu", i);
-        assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[i].name, i < N ? "same" : i == N ? "only" : "child", &err), 0);
-        assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[i].rig, i <= N ? rig : "mine", &err), 0);
+        assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_NAME, i < N ? "same" : i == N ? "only" : "child", &err), 0);
+        assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_RIG, i <= N ? rig : "mine", &err), 0);
         c->pegs[i].rest_pivot[0] = 1;
     }
-    assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[N + 1].parent, "same", &err), 0);
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, N + 1, ONESCOPE_OTS_TEXT_PARENT, "same", &err), 0);
     onescope_pose_cache *pc;
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_OK);
     assert_true(onescope_pose_cache_pose(pc, 0, N + 1)->position[0] == 1.0f); /* not composed */
     onescope_pose_cache_free(pc);
     /* a name only one rig uses is found across rig tags */
-    assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[N + 1].parent, "only", &err), 0);
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, N + 1, ONESCOPE_OTS_TEXT_PARENT, "only", &err), 0);
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_OK);
     assert_true(onescope_pose_cache_pose(pc, 0, N + 1)->position[0] == 2.0f); /* composed */
     onescope_pose_cache_free(pc);
@@ -402,10 +403,10 @@ static void long_parent_chain(void **state) {
     for (size_t i = 0; i < N; i++) {
         char name[32];
         snprintf(name, sizeof name, "p%zu", i);
-        assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[i].name, name, &err), 0);
+        assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_NAME, name, &err), 0);
         if (i + 1 < N) {
             snprintf(name, sizeof name, "p%zu", i + 1);
-            assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[i].parent, name, &err), 0);
+            assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_PARENT, name, &err), 0);
         }
         c->pegs[i].rest_pivot[0] = 1;
     }
@@ -415,7 +416,7 @@ static void long_parent_chain(void **state) {
     assert_true(pc->start_step == 3);
     onescope_pose_cache_free(pc);
     /* close the chain into a loop: refused */
-    assert_int_equal(onescope_ots_set_string(NULL, &c->pegs[N - 1].parent, "p0", &err), 0);
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, N - 1, ONESCOPE_OTS_TEXT_PARENT, "p0", &err), 0);
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
     onescope_ots_clip_free(c);
 }
@@ -436,9 +437,15 @@ static double rnd_value(uint64_t *s) {
     }
 }
 
-static void set(onescope_ots_clip *c, char **field, const char *text) {
+static void set(onescope_ots_clip *c, size_t peg, onescope_ots_text field, const char *text) {
     onescope_error err;
-    assert_int_equal(onescope_ots_set_string(c->allocator, field, text, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, peg, field, text, &err), ONESCOPE_OK);
+}
+
+static void set_camera(onescope_ots_clip *c, size_t camera, onescope_ots_text field,
+                       const char *text) {
+    onescope_error err;
+    assert_int_equal(onescope_ots_clip_set_camera_text(c, camera, field, text, &err), ONESCOPE_OK);
 }
 
 static onescope_ots_clip *make_clip(uint64_t seed, size_t pegs, size_t keys, const onescope_allocator *a) {
@@ -454,25 +461,25 @@ static onescope_ots_clip *make_clip(uint64_t seed, size_t pegs, size_t keys, con
         onescope_ots_peg *p = &c->pegs[i];
         char name[64];
         snprintf(name, sizeof name, i % 7 == 3 ? "peg \"%zu\"\t\xc3\xa9\x01" : "peg-%zu", i);
-        set(c, &p->name, name);
+        set(c, i, ONESCOPE_OTS_TEXT_NAME, name);
         if (i > 0) {
             snprintf(name, sizeof name, i % 7 == 4 ? "peg \"%zu\"\t\xc3\xa9\x01" : "peg-%zu", (size_t)(test_rand(&s) % i));
-            set(c, &p->parent, name);
+            set(c, i, ONESCOPE_OTS_TEXT_PARENT, name);
         }
-        if (i % 2) set(c, &p->path, "Top/group/peg");
-        if (i % 3) set(c, &p->rig, "rig");
+        if (i % 2) set(c, i, ONESCOPE_OTS_TEXT_PATH, "Top/group/peg");
+        if (i % 3) set(c, i, ONESCOPE_OTS_TEXT_RIG, "rig");
         p->is_camera = i % 5 == 0;
         for (int k = 0; k < 3; k++) p->rest_pivot[k] = rnd_value(&s);
         p->rest_rotation[0] = 0.5;
         p->rest_rotation[3] = -0.5;
         if (i % 4 == 1) {
             p->has_source_modes = true;
-            set(c, &p->source_modes.position, "separate");
-            set(c, &p->source_modes.rotation, "quaternion_path");
-            set(c, &p->source_modes.scale, "separate");
+            set(c, i, ONESCOPE_OTS_TEXT_SOURCE_POSITION, "separate");
+            set(c, i, ONESCOPE_OTS_TEXT_SOURCE_ROTATION, "quaternion_path");
+            set(c, i, ONESCOPE_OTS_TEXT_SOURCE_SCALE, "separate");
             p->source_modes.enable_3d = i % 8 == 1;
         }
-        assert_int_equal(onescope_ots_peg_set_keyframe_count(c, p, keys, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_ots_clip_set_keyframe_count(c, i, keys, &err), ONESCOPE_OK);
         for (size_t j = 0; j < keys; j++) {
             onescope_ots_keyframe *k = &p->keyframes[j];
             k->frame = (int32_t)(j * 2 + (test_rand(&s) % 2));
@@ -500,9 +507,9 @@ static onescope_ots_clip *make_clip(uint64_t seed, size_t pegs, size_t keys, con
     }
     for (size_t i = 0; i < 2; i++) {
         onescope_ots_camera *k = &c->cameras[i];
-        set(c, &k->name, i ? "cam-b" : "cam-a");
-        set(c, &k->peg, "peg-0");
-        if (i) set(c, &k->rig, "rig");
+        set_camera(c, i, ONESCOPE_OTS_TEXT_NAME, i ? "cam-b" : "cam-a");
+        set_camera(c, i, ONESCOPE_OTS_TEXT_PEG, "peg-0");
+        if (i) set_camera(c, i, ONESCOPE_OTS_TEXT_RIG, "rig");
         k->fov = rnd_value(&s);
         k->fov_axis = (onescope_ots_fov_axis)i;
         k->far_field = 1e-7;
@@ -570,21 +577,21 @@ static void generated_rig_round_trip(void **state) {
     onescope_ots_rig *r;
     onescope_error err;
     assert_int_equal(onescope_ots_rig_create(500, 1, NULL, &r, &err), ONESCOPE_OK);
-    assert_int_equal(onescope_ots_set_string(NULL, &r->name, "ship", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_name(r, "ship", &err), ONESCOPE_OK);
     r->scale_factor = 2.54;
     r->pivot_space = ONESCOPE_OTS_PIVOT_ARMATURE;
     for (size_t i = 0; i < 500; i++) {
         char name[32];
         snprintf(name, sizeof name, "bone%zu", i);
-        assert_int_equal(onescope_ots_set_string(NULL, &r->bones[i].name, name, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_ots_rig_set_bone_text(r, i, ONESCOPE_OTS_TEXT_NAME, name, &err), ONESCOPE_OK);
         if (i) {
             snprintf(name, sizeof name, "bone%zu", (size_t)(test_rand(&s) % i));
-            assert_int_equal(onescope_ots_set_string(NULL, &r->bones[i].parent, name, &err), ONESCOPE_OK);
+            assert_int_equal(onescope_ots_rig_set_bone_text(r, i, ONESCOPE_OTS_TEXT_PARENT, name, &err), ONESCOPE_OK);
         }
         for (int k = 0; k < 3; k++) r->bones[i].pivot[k] = rnd_value(&s);
         r->bones[i].is_camera = i == 9;
     }
-    assert_int_equal(onescope_ots_set_string(NULL, &r->cameras[0].name, "cam", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 0, ONESCOPE_OTS_TEXT_NAME, "cam", &err), ONESCOPE_OK);
     onescope_buffer b, b2, b3;
     assert_int_equal(onescope_ots_rig_write(r, NULL, &b, &err), ONESCOPE_OK);
     onescope_ots_rig *d = parse_rig_ok((const char *)b.data, b.size);
@@ -616,7 +623,7 @@ static void numbers_print_shortest(void **state) {
         onescope_ots_clip *c;
         onescope_error err;
         assert_int_equal(onescope_ots_clip_create(1, 0, NULL, &c, &err), ONESCOPE_OK);
-        set(c, &c->pegs[0].name, "p");
+        set(c, 0, ONESCOPE_OTS_TEXT_NAME, "p");
         c->pegs[0].rest_pivot[0] = cases[i].v;
         onescope_buffer b = write_clip_ok(c);
         char want[96];
@@ -654,9 +661,9 @@ static void validator_refuses_what_parser_would(void **state) {
     c->pegs[0].name = NULL;
     assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_TYPE);
     assert_string_equal(err.field, "pegs[0].name");
-    set(c, &c->pegs[0].name, "bad \xff");
+    set(c, 0, ONESCOPE_OTS_TEXT_NAME, "bad \xff");
     assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_UTF8);
-    set(c, &c->pegs[0].name, "peg-0");
+    set(c, 0, ONESCOPE_OTS_TEXT_NAME, "peg-0");
     c->header.fps = 0;
     assert_int_equal(onescope_ots_clip_validate(c, "c", &err), ONESCOPE_E_RANGE);
     c->header.fps = 24;
@@ -683,14 +690,14 @@ static void validator_checks_every_rig_field(void **state) {
     assert_int_equal(onescope_ots_rig_create(2, 2, NULL, &r, &err), ONESCOPE_OK);
     /* a created rig has no name yet: "none" where a string is required */
     EXPECT_RIG(r, ONESCOPE_E_TYPE, "name");
-    assert_int_equal(onescope_ots_set_string(NULL, &r->name, "bad \xc3", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_name(r, "bad \xc3", &err), ONESCOPE_OK);
     EXPECT_RIG(r, ONESCOPE_E_UTF8, "name");
-    assert_int_equal(onescope_ots_set_string(NULL, &r->name, "ship", &err), ONESCOPE_OK);
-    assert_int_equal(onescope_ots_set_string(NULL, &r->bones[0].name, "hip", &err), ONESCOPE_OK);
-    assert_int_equal(onescope_ots_set_string(NULL, &r->bones[1].name, "leg", &err), ONESCOPE_OK);
-    assert_int_equal(onescope_ots_set_string(NULL, &r->bones[1].parent, "hip", &err), ONESCOPE_OK);
-    assert_int_equal(onescope_ots_set_string(NULL, &r->cameras[0].name, "cam-a", &err), ONESCOPE_OK);
-    assert_int_equal(onescope_ots_set_string(NULL, &r->cameras[1].name, "cam-b", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_name(r, "ship", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_bone_text(r, 0, ONESCOPE_OTS_TEXT_NAME, "hip", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_bone_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "leg", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_bone_text(r, 1, ONESCOPE_OTS_TEXT_PARENT, "hip", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 0, ONESCOPE_OTS_TEXT_NAME, "cam-a", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "cam-b", &err), ONESCOPE_OK);
     EXPECT_RIG(r, ONESCOPE_OK, NULL);
 
     r->header.source = (onescope_ots_source)3;
@@ -740,11 +747,13 @@ static void validator_checks_every_rig_field(void **state) {
 
     onescope_ots_bone *b = &r->bones[1];
     char **texts[3] = {&b->parent, &b->path, &b->rig};
+    const onescope_ots_text fields[3] = {ONESCOPE_OTS_TEXT_PARENT, ONESCOPE_OTS_TEXT_PATH,
+                                         ONESCOPE_OTS_TEXT_RIG};
     const char *paths[3] = {"bones[1].parent", "bones[1].path", "bones[1].rig"};
     for (int i = 0; i < 3; i++) {
         char *keep = *texts[i];
         *texts[i] = NULL;
-        assert_int_equal(onescope_ots_set_string(NULL, texts[i], "\xff", &err), ONESCOPE_OK);
+        assert_int_equal(onescope_ots_rig_set_bone_text(r, 1, fields[i], "\xff", &err), ONESCOPE_OK);
         EXPECT_RIG(r, ONESCOPE_E_UTF8, paths[i]);
         onescope_os_free(NULL, *texts[i]);
         *texts[i] = keep;
@@ -768,11 +777,14 @@ static void validator_checks_every_rig_field(void **state) {
 
     onescope_ots_camera *k = &r->cameras[1];
     char **ktexts[3] = {&k->peg, &k->path, &k->rig};
+    const onescope_ots_text kfields[3] = {ONESCOPE_OTS_TEXT_PEG, ONESCOPE_OTS_TEXT_PATH,
+                                          ONESCOPE_OTS_TEXT_RIG};
     const char *kpaths[3] = {"cameras[1].peg", "cameras[1].path", "cameras[1].rig"};
     for (int i = 0; i < 3; i++) {
-        assert_int_equal(onescope_ots_set_string(NULL, ktexts[i], "a\xc0\x80", &err), ONESCOPE_OK);
+        assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, kfields[i], "a\xc0\x80", &err),
+                         ONESCOPE_OK);
         EXPECT_RIG(r, ONESCOPE_E_UTF8, kpaths[i]);
-        assert_int_equal(onescope_ots_set_string(NULL, ktexts[i], NULL, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, kfields[i], NULL, &err), ONESCOPE_OK);
         assert_null(*ktexts[i]);
     }
     k->fov_axis = (onescope_ots_fov_axis)2;
@@ -781,11 +793,11 @@ static void validator_checks_every_rig_field(void **state) {
     k->pivot_y = -INFINITY;
     EXPECT_RIG(r, ONESCOPE_E_NOT_FINITE, "cameras[1].pivot_y");
     k->pivot_y = 0;
-    assert_int_equal(onescope_ots_set_string(NULL, &k->name, "cam-a", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "cam-a", &err), ONESCOPE_OK);
     EXPECT_RIG(r, ONESCOPE_E_DUPLICATE, NULL);
-    assert_int_equal(onescope_ots_set_string(NULL, &k->name, "", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "", &err), ONESCOPE_OK);
     EXPECT_RIG(r, ONESCOPE_E_RANGE, "cameras[1].name");
-    assert_int_equal(onescope_ots_set_string(NULL, &k->name, "cam-b", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "cam-b", &err), ONESCOPE_OK);
     EXPECT_RIG(r, ONESCOPE_OK, NULL);
 
     /* the writer validates first and leaves the buffer empty */
@@ -825,11 +837,13 @@ static void validator_checks_every_clip_field(void **state) {
     onescope_ots_peg *p = &c->pegs[1]; /* peg 1 has source modes (make_clip: i % 4 == 1) */
     assert_true(p->has_source_modes);
     char **texts[3] = {&p->path, &p->parent, &p->rig};
+    const onescope_ots_text fields[3] = {ONESCOPE_OTS_TEXT_PATH, ONESCOPE_OTS_TEXT_PARENT,
+                                         ONESCOPE_OTS_TEXT_RIG};
     const char *paths[3] = {"pegs[1].path", "pegs[1].parent", "pegs[1].rig"};
     for (int i = 0; i < 3; i++) {
         char *keep = *texts[i];
         *texts[i] = NULL;
-        set(c, texts[i], "\xed\xa0\x80"); /* a UTF-16 surrogate */
+        set(c, 1, fields[i], "\xed\xa0\x80"); /* a UTF-16 surrogate */
         EXPECT_CLIP(c, ONESCOPE_E_UTF8, paths[i]);
         onescope_os_free(NULL, *texts[i]);
         *texts[i] = keep;
@@ -900,13 +914,50 @@ static void arguments_are_checked(void **state) {
     onescope_buffer b;
     onescope_ots_rig *r = parse_rig_ok(rig_text, strlen(rig_text));
     onescope_ots_clip *c = parse_clip_ok(clip_text, strlen(clip_text));
-    assert_int_equal(onescope_ots_set_string(NULL, NULL, "x", &err), ONESCOPE_E_ARGUMENT);
+    /* setters: NULL objects, indexes past the count, fields the element lacks */
+    assert_int_equal(onescope_ots_rig_set_name(NULL, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_rig_set_bone_text(NULL, 0, ONESCOPE_OTS_TEXT_NAME, "x", &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_rig_set_camera_text(NULL, 0, ONESCOPE_OTS_TEXT_NAME, "x", &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_set_peg_text(NULL, 0, ONESCOPE_OTS_TEXT_NAME, "x", &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_set_camera_text(NULL, 0, ONESCOPE_OTS_TEXT_NAME, "x", &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_rig_set_bone_text(r, r->bone_count, ONESCOPE_OTS_TEXT_NAME, "x", &err),
+                     ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "bone index");
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, r->camera_count, ONESCOPE_OTS_TEXT_NAME, "x",
+                                                      &err),
+                     ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "camera index");
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, c->peg_count, ONESCOPE_OTS_TEXT_NAME, "x", &err),
+                     ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "peg index");
+    assert_int_equal(onescope_ots_clip_set_camera_text(c, c->camera_count, ONESCOPE_OTS_TEXT_NAME, "x",
+                                                       &err),
+                     ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_ots_rig_set_bone_text(r, 0, ONESCOPE_OTS_TEXT_PEG, "x", &err),
+                     ONESCOPE_E_ARGUMENT);
     assert_string_equal(err.field, "field");
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, 0, ONESCOPE_OTS_TEXT_PEG, "x", &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.found, "4, which is not a text field of a peg");
+    assert_int_equal(onescope_ots_clip_set_camera_text(c, 0, ONESCOPE_OTS_TEXT_PARENT, "x", &err),
+                     ONESCOPE_E_ARGUMENT);
+    /* a setter on an existing element replaces its text (the old one is freed) */
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, 0, ONESCOPE_OTS_TEXT_SOURCE_SCALE, "s", &err),
+                     ONESCOPE_OK);
+    assert_string_equal(c->pegs[0].source_modes.scale, "s");
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, 0, ONESCOPE_OTS_TEXT_SOURCE_SCALE, NULL, &err),
+                     ONESCOPE_OK);
+    assert_null(c->pegs[0].source_modes.scale);
     assert_int_equal(onescope_ots_rig_create(1, 0, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_ots_clip_create(1, 0, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_ots_peg_set_keyframe_count(NULL, &c->pegs[0], 1, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_ots_peg_set_keyframe_count(c, NULL, 1, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_ots_peg_set_keyframe_count(c, &c->pegs[0], (size_t)INT32_MAX + 1, &err),
+    assert_int_equal(onescope_ots_clip_set_keyframe_count(NULL, 0, 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_set_keyframe_count(c, c->peg_count, 1, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "peg index");
+    assert_int_equal(onescope_ots_clip_set_keyframe_count(c, 0, (size_t)INT32_MAX + 1, &err),
                      ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "count");
     assert_int_equal(c->pegs[0].keyframe_count, 0); /* unchanged */
@@ -1013,8 +1064,8 @@ static onescope_ots_clip *two_keys(onescope_ots_interp interp, double v0, double
     onescope_ots_clip *c;
     onescope_error err;
     assert_int_equal(onescope_ots_clip_create(1, 0, NULL, &c, &err), ONESCOPE_OK);
-    set(c, &c->pegs[0].name, "p");
-    assert_int_equal(onescope_ots_peg_set_keyframe_count(c, &c->pegs[0], 2, &err), ONESCOPE_OK);
+    set(c, 0, ONESCOPE_OTS_TEXT_NAME, "p");
+    assert_int_equal(onescope_ots_clip_set_keyframe_count(c, 0, 2, &err), ONESCOPE_OK);
     onescope_ots_keyframe *k = c->pegs[0].keyframes;
     k[0].frame = 10;
     k[1].frame = 20;
@@ -1160,6 +1211,129 @@ static void rotation_interpolation(void **state) {
     onescope_ots_clip_free(c);
 }
 
+/* ---- one check per conversion ---- */
+
+/* How many times the clip rules and the hierarchy check ran during the calls between two
+ * snapshots of the library's counters (ots_internal.h). */
+typedef struct runs {
+    unsigned long rules, hierarchy;
+} runs;
+static runs runs_now(void) {
+    runs r = {onescope_os_ots_clip_rule_runs(), onescope_os_ots_hierarchy_runs()};
+    return r;
+}
+#define assert_runs(before, want_rules, want_hierarchy)                                    \
+    do {                                                                                  \
+        runs now_ = runs_now();                                                           \
+        assert_int_equal(now_.rules - (before).rules, (want_rules));                      \
+        assert_int_equal(now_.hierarchy - (before).hierarchy, (want_hierarchy));          \
+    } while (0)
+
+/* `onescope convert` calls the one-shot conversions: each runs the clip rules, and so the
+ * hierarchy check, exactly once, and gives the same bytes as the two public steps (which
+ * check in each step, as they must for a clip the caller may have changed in between). */
+static void conversions_check_once(void **state) {
+    (void)state;
+    onescope_error err;
+    /* zeroed: the default (compose parents), so `once` below equals `twice` (options NULL) */
+    onescope_ots_bake_options bake = {0};
+    bake.name = "in.anm";
+    /* .anm -> OSPC */
+    runs before = runs_now();
+    onescope_pose_cache *once = NULL;
+    assert_int_equal(onescope_ots_anm_to_pose_cache(clip_text, strlen(clip_text), "in.anm", NULL,
+                                                    &bake, &once, &err),
+                     ONESCOPE_OK);
+    assert_runs(before, 1, 1);
+    before = runs_now();
+    onescope_ots_clip *c = parse_clip_ok(clip_text, strlen(clip_text));
+    onescope_pose_cache *twice = NULL;
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &twice, &err), ONESCOPE_OK);
+    assert_runs(before, 2, 2); /* the parse's and the conversion's own (was 2 and 3) */
+    onescope_buffer a, b;
+    assert_int_equal(onescope_pose_cache_write(once, NULL, &a, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_write(twice, NULL, &b, &err), ONESCOPE_OK);
+    assert_int_equal(a.size, b.size);
+    assert_memory_equal(a.data, b.data, a.size);
+    onescope_buffer_free(&a);
+    onescope_buffer_free(&b);
+    onescope_pose_cache_free(twice);
+    /* OSPC -> .anm */
+    onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    from.name = "in.ospc";
+    before = runs_now();
+    assert_int_equal(onescope_ots_pose_cache_to_anm(once, &from, NULL, &a, &err), ONESCOPE_OK);
+    assert_runs(before, 1, 1);
+    before = runs_now();
+    onescope_ots_clip *back = NULL;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(once, &from, NULL, &back, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_clip_write(back, NULL, &b, &err), ONESCOPE_OK);
+    assert_runs(before, 2, 2);
+    assert_int_equal(a.size, b.size);
+    assert_memory_equal(a.data, b.data, a.size);
+    onescope_buffer_free(&a);
+    onescope_buffer_free(&b);
+    onescope_ots_clip_free(back);
+    onescope_pose_cache *world = NULL;
+
+    /* failures: one line naming the input each */
+    assert_int_equal(onescope_ots_anm_to_pose_cache(clip_text, strlen(clip_text), "in.anm", NULL,
+                                                    NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_anm_to_pose_cache("{", 1, "in.anm", NULL, NULL, &world, &err),
+                     ONESCOPE_E_SYNTAX);
+    assert_null(world);
+    assert_string_equal(err.input, "in.anm");
+    char *neg = edit(clip_text, "\"frame_range\": [1, 10]", "\"frame_range\": [-1, 10]");
+    assert_int_equal(onescope_ots_anm_to_pose_cache(neg, strlen(neg), "neg.anm", NULL, NULL,
+                                                    &world, &err),
+                     ONESCOPE_E_RANGE);
+    assert_string_equal(err.input, "neg.anm"); /* bake->name NULL: the parse name */
+    assert_string_equal(err.field, "frame_range");
+    free(neg);
+    assert_int_equal(onescope_ots_pose_cache_to_anm(once, &from, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_ots_from_cache_options zero = {0};
+    assert_int_equal(onescope_ots_pose_cache_to_anm(once, &zero, NULL, &a, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "onescope_ots_from_cache_options");
+    assert_null(a.data);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(once, &zero, NULL, &back, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_null(back);
+    assert_int_equal(onescope_ots_clip_to_pose_cache(NULL, NULL, NULL, &twice, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_null(twice);
+    onescope_pose_cache_free(once);
+    onescope_ots_clip_free(c);
+    onescope_ots_clip_free(back);
+}
+
+static onescope_code anm_to_cache_with(const onescope_allocator *a, void *ctx) {
+    (void)ctx;
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = a;
+    onescope_pose_cache *pc = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_ots_anm_to_pose_cache(clip_text, strlen(clip_text), "in.anm", &o,
+                                                      NULL, &pc, &err);
+    if (rc == ONESCOPE_OK) {
+        onescope_buffer text;
+        rc = onescope_ots_pose_cache_to_anm(pc, NULL, a, &text, &err);
+        if (rc == ONESCOPE_OK) assert_true(text.size > 0);
+        onescope_buffer_free(&text);
+    } else {
+        assert_null(pc);
+    }
+    onescope_pose_cache_free(pc);
+    return rc;
+}
+
+static void conversions_allocation_failure(void **state) {
+    (void)state;
+    assert_true(test_alloc_walk(anm_to_cache_with, NULL) > 10);
+}
+
 /* ---- conversion ---- */
 
 static void clip_to_cache(void **state) {
@@ -1192,7 +1366,7 @@ static void clip_to_cache(void **state) {
     onescope_pose_cache_free(pc);
     /* --world: no composition */
     onescope_ots_bake_options o = onescope_ots_bake_options_default();
-    o.compose_parents = false;
+    o.world_space = true;
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, &o, NULL, &pc, &err), ONESCOPE_OK);
     p = onescope_pose_cache_pose(pc, 4, 1);
     assert_true(p->position[0] == 1.0f && p->position[2] == 3.0f);
@@ -1221,13 +1395,13 @@ static void clip_to_cache(void **state) {
     char longname[ONESCOPE_OSPC_MAX_TEXT + 2];
     memset(longname, 'n', sizeof longname - 1);
     longname[sizeof longname - 1] = '\0';
-    set(c, &c->pegs[1].name, longname);
-    set(c, &c->cameras[0].peg, longname);
+    set(c, 1, ONESCOPE_OTS_TEXT_NAME, longname);
+    set_camera(c, 0, ONESCOPE_OTS_TEXT_PEG, longname);
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "pegs[].name");
     assert_null(pc);
     longname[ONESCOPE_OSPC_MAX_TEXT] = '\0'; /* exactly the limit is fine */
-    set(c, &c->pegs[1].name, longname);
+    set(c, 1, ONESCOPE_OTS_TEXT_NAME, longname);
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_OK);
     onescope_pose_cache_free(pc);
     /* a world position past the float range: finite in the clip, not in the cache */
@@ -1455,7 +1629,7 @@ static onescope_code create_rig_with(const onescope_allocator *a, void *ctx) {
         assert_null(r);
         return rc;
     }
-    rc = onescope_ots_set_string(a, &r->bones[2].name, "b", &err);
+    rc = onescope_ots_rig_set_bone_text(r, 2, ONESCOPE_OTS_TEXT_NAME, "b", &err);
     onescope_ots_rig_free(r);
     return rc;
 }
@@ -1469,7 +1643,7 @@ static onescope_code create_clip_with(const onescope_allocator *a, void *ctx) {
         assert_null(c);
         return rc;
     }
-    rc = onescope_ots_peg_set_keyframe_count(c, &c->pegs[1], 4, &err);
+    rc = onescope_ots_clip_set_keyframe_count(c, 1, 4, &err);
     if (rc == ONESCOPE_OK) assert_int_equal(c->pegs[1].keyframe_count, 4);
     else assert_int_equal(c->pegs[1].keyframe_count, 0);
     onescope_ots_clip_free(c);
@@ -1509,6 +1683,8 @@ int main(void) {
         cmocka_unit_test(mutations_are_refused_or_stable),
         cmocka_unit_test(allocation_failure_everywhere),
         cmocka_unit_test(building_allocation_failure),
+        cmocka_unit_test(conversions_check_once),
+        cmocka_unit_test(conversions_allocation_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,12 @@
 /* The test module's live stream: a host runs a world and writes records (probe, step, end)
  * into a byte pipe; a viewer decodes them in whatever chunks the pipe delivers, starts its own
  * world from a probe and checks its hash after every step against the host's.
- * Framing and rules: docs/live-stream.md. */
+ * Framing and rules: docs/live-stream.md. Sources: src/live_stream.c (records, decoding,
+ * encoding: bytes <-> records only) and src/live_viewer.c (the viewer, which runs a world). */
 #ifndef ONESCOPE_LIVE_H
 #define ONESCOPE_LIVE_H
+
+#include <stdbool.h>
 
 #include "onescope/replay.h"
 
@@ -74,9 +77,9 @@ ONESCOPE_API onescope_code onescope_live_decoder_finish(const onescope_live_deco
 /* Bytes consumed so far (the stream offset of the next byte). */
 ONESCOPE_API uint64_t onescope_live_decoder_offset(const onescope_live_decoder *decoder);
 
-/* Decodes a whole stream held in memory, calling back for every record (a non-zero return
- * stops early with OK). */
-typedef int (*onescope_live_record_callback)(void *user, const onescope_live_record *record);
+/* Decodes a whole stream held in memory, calling back for every record (returning true stops
+ * early with OK). data NULL with size > 0 is refused with ARGUMENT. */
+typedef bool (*onescope_live_record_callback)(void *user, const onescope_live_record *record);
 ONESCOPE_API onescope_code onescope_live_decode(const void *data, size_t size, const char *name,
                                                 const onescope_allocator *allocator,
                                                 onescope_live_record_callback callback,
@@ -89,7 +92,8 @@ ONESCOPE_API onescope_code onescope_live_decode(const void *data, size_t size, c
  * refuses. A refused record leaves the buffer as it was. */
 typedef struct onescope_live_encoder onescope_live_encoder;
 
-/* Creates the encoder and writes the stream header into its buffer. */
+/* Creates the encoder and writes the stream header into its buffer. The encoder keeps the
+ * allocator for its buffer and for what onescope_live_encoder_take hands out. */
 ONESCOPE_API onescope_code onescope_live_encoder_create(const onescope_allocator *allocator,
                                                         onescope_live_encoder **out,
                                                         onescope_error *error);
@@ -134,9 +138,11 @@ typedef struct onescope_live_row {
 } onescope_live_row;
 typedef void (*onescope_live_row_callback)(void *user, const onescope_live_row *row);
 
+/* A zeroed struct is the default (sync on the first probe, record nothing, no callback);
+ * onescope_live_viewer_options_default() returns exactly that. */
 typedef struct onescope_live_viewer_options {
     uint64_t from_step;   /* sync on the first probe whose host step is >= this (default 0) */
-    int record;           /* 1: keep inputs and hashes for onescope_live_viewer_replay */
+    bool record;          /* true: keep inputs and hashes for onescope_live_viewer_replay */
     onescope_live_row_callback on_row; /* may be NULL */
     void *user;
 } onescope_live_viewer_options;
@@ -168,14 +174,14 @@ ONESCOPE_API onescope_code onescope_live_viewer_feed(onescope_live_viewer *viewe
 ONESCOPE_API onescope_code onescope_live_viewer_finish(onescope_live_viewer *viewer,
                                                        onescope_error *error);
 
-ONESCOPE_API int onescope_live_viewer_synced(const onescope_live_viewer *viewer);
-ONESCOPE_API int onescope_live_viewer_ended(const onescope_live_viewer *viewer);
+ONESCOPE_API bool onescope_live_viewer_synced(const onescope_live_viewer *viewer);
+ONESCOPE_API bool onescope_live_viewer_ended(const onescope_live_viewer *viewer);
 /* The viewer's world (NULL before it syncs). */
 ONESCOPE_API const onescope_sim *onescope_live_viewer_sim(const onescope_live_viewer *viewer);
 /* Steps the viewer has run and checked since it synced. */
 ONESCOPE_API uint64_t onescope_live_viewer_steps(const onescope_live_viewer *viewer);
 
-/* What the viewer saw as an OSTM replay (options.record must have been set): flag bit 1 with
+/* What the viewer saw as a new OSTM replay, made with allocator (options.record must be set): flag bit 1 with
  * the probe's snapshot as start snapshot, the link block, every input, and its hash rows.
  * RANGE when it has not synced or ran more than ONESCOPE_OSTM_MAX_STEPS steps. */
 ONESCOPE_API onescope_code onescope_live_viewer_replay(const onescope_live_viewer *viewer,

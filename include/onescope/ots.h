@@ -1,6 +1,9 @@
 /* OTS v4 exchange files: .pvt (a rig: bones and their rest pivots) and .anm (an animation:
  * pegs with keyframes), both JSON. Reader, validator, writer, and conversion to and from
- * OSPC pose caches. Format and every rule: docs/ots.md. */
+ * OSPC pose caches. Format and every rule: docs/ots.md. Sources: src/ots.c (building,
+ * setters, freeing), src/ots_rules.c (the rules reader and writer share), src/ots_read.c
+ * (JSON -> structs), src/ots_write.c (structs -> JSON), src/ots_convert.c (sampling, and
+ * clips <-> pose caches). */
 #ifndef ONESCOPE_OTS_H
 #define ONESCOPE_OTS_H
 
@@ -213,12 +216,42 @@ ONESCOPE_API onescope_code onescope_ots_rig_create(size_t bone_count, size_t cam
 ONESCOPE_API onescope_code onescope_ots_clip_create(size_t peg_count, size_t camera_count,
                                                     const onescope_allocator *allocator,
                                                     onescope_ots_clip **out, onescope_error *error);
-/* Gives a peg count keyframes (frames 0.. count-1, identity rot_quat, scl 1, LINEAR). */
-ONESCOPE_API onescope_code onescope_ots_peg_set_keyframe_count(onescope_ots_clip *clip, onescope_ots_peg *peg,
-                                                               size_t count, onescope_error *error);
-/* Replaces *field (any string of a rig or clip) with a copy of text; text NULL sets NULL. */
-ONESCOPE_API onescope_code onescope_ots_set_string(const onescope_allocator *allocator, char **field,
-                                                   const char *text, onescope_error *error);
+/* The text fields of a rig's or a clip's elements, for the setters below. */
+typedef enum onescope_ots_text {
+    ONESCOPE_OTS_TEXT_NAME = 0,            /* bone, peg, camera */
+    ONESCOPE_OTS_TEXT_PARENT = 1,          /* bone, peg (NULL: JSON null, a root) */
+    ONESCOPE_OTS_TEXT_PATH = 2,            /* bone, peg, camera */
+    ONESCOPE_OTS_TEXT_RIG = 3,             /* bone, peg, camera */
+    ONESCOPE_OTS_TEXT_PEG = 4,             /* camera */
+    ONESCOPE_OTS_TEXT_SOURCE_POSITION = 5, /* peg: source_modes.position */
+    ONESCOPE_OTS_TEXT_SOURCE_ROTATION = 6, /* peg: source_modes.rotation */
+    ONESCOPE_OTS_TEXT_SOURCE_SCALE = 7     /* peg: source_modes.scale */
+} onescope_ots_text;
+
+/* Setters: copy text (NULL sets NULL) into the field of element `index` through the
+ * object's own allocator; the old text is freed. RANGE for an index past the count,
+ * ARGUMENT for a field the element does not have; on any failure the field is unchanged. */
+ONESCOPE_API onescope_code onescope_ots_rig_set_name(onescope_ots_rig *rig, const char *text,
+                                                     onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_rig_set_bone_text(onescope_ots_rig *rig, size_t bone,
+                                                          onescope_ots_text field,
+                                                          const char *text, onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_rig_set_camera_text(onescope_ots_rig *rig, size_t camera,
+                                                            onescope_ots_text field,
+                                                            const char *text,
+                                                            onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_clip_set_peg_text(onescope_ots_clip *clip, size_t peg,
+                                                          onescope_ots_text field,
+                                                          const char *text, onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_clip_set_camera_text(onescope_ots_clip *clip,
+                                                             size_t camera,
+                                                             onescope_ots_text field,
+                                                             const char *text,
+                                                             onescope_error *error);
+/* Gives peg `peg` count keyframes (frames 0.. count-1, identity rot_quat, scl 1, LINEAR). */
+ONESCOPE_API onescope_code onescope_ots_clip_set_keyframe_count(onescope_ots_clip *clip,
+                                                                size_t peg, size_t count,
+                                                                onescope_error *error);
 
 ONESCOPE_API void onescope_ots_rig_free(onescope_ots_rig *rig);
 ONESCOPE_API void onescope_ots_clip_free(onescope_ots_clip *clip);
@@ -256,10 +289,12 @@ ONESCOPE_API void onescope_ots_euler_to_quat(const double deg[3], onescope_ots_r
                                              double wxyz[4]);
 ONESCOPE_API void onescope_ots_quat_to_euler_xyz(const double wxyz[4], double deg[3]);
 
+/* A zeroed struct is the default (compose parents, the default name);
+ * onescope_ots_bake_options_default() returns exactly that. */
 typedef struct onescope_ots_bake_options {
-    /* true (default): keyframe values are local to the parent peg and are composed up the
-     * parent chain to world space; false: they are already world space. */
-    bool compose_parents;
+    /* false (default): keyframe values are local to the parent peg and are composed up the
+     * parent chain to world space; true: they are already world space (CLI --world). */
+    bool world_space;
     const char *name; /* input name for error messages (e.g. the .anm path); NULL: "anm to ospc" */
 } onescope_ots_bake_options;
 ONESCOPE_API onescope_ots_bake_options onescope_ots_bake_options_default(void);
@@ -273,10 +308,14 @@ ONESCOPE_API onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_cl
                                                            onescope_pose_cache **out,
                                                            onescope_error *error);
 
+/* Its defaults are not zero (24 fps, blender), so the struct must come from
+ * onescope_ots_from_cache_options_default(): that sets a private cookie, and a conversion
+ * given a struct without it (e.g. zeroed) refuses it with ARGUMENT. NULL means the defaults. */
 typedef struct onescope_ots_from_cache_options {
     double fps;                 /* default 24 */
     onescope_ots_source source; /* default blender */
     const char *name;           /* input name for error messages; NULL: "ospc to anm" */
+    uint32_t private_cookie;    /* set by _default(); do not touch */
 } onescope_ots_from_cache_options;
 ONESCOPE_API onescope_ots_from_cache_options onescope_ots_from_cache_options_default(void);
 
@@ -288,6 +327,27 @@ ONESCOPE_API onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose
                                                              const onescope_allocator *allocator,
                                                              onescope_ots_clip **out,
                                                              onescope_error *error);
+
+/* ---- one-shot conversions: the clip is checked once ---- */
+
+/* .anm text -> OSPC: onescope_ots_clip_parse then onescope_ots_clip_to_pose_cache, except
+ * that the clip the parser has just checked is not checked again. The cache is made with
+ * options->allocator; parse failures name `name`, conversion failures bake->name (or name
+ * when that is NULL). options and bake may be NULL. */
+ONESCOPE_API onescope_code onescope_ots_anm_to_pose_cache(const void *data, size_t size,
+                                                          const char *name,
+                                                          const onescope_parse_options *options,
+                                                          const onescope_ots_bake_options *bake,
+                                                          onescope_pose_cache **out,
+                                                          onescope_error *error);
+
+/* OSPC -> .anm text: onescope_ots_clip_from_pose_cache then onescope_ots_clip_write, except
+ * that the clip checked after it is built is not checked again before it is written. */
+ONESCOPE_API onescope_code onescope_ots_pose_cache_to_anm(const onescope_pose_cache *cache,
+                                                          const onescope_ots_from_cache_options *options,
+                                                          const onescope_allocator *allocator,
+                                                          onescope_buffer *out,
+                                                          onescope_error *error);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
     onescope_error e;
     onescope_live_decode(d, n, "f", NULL, NULL, NULL, &e);
     onescope_live_viewer_options o = onescope_live_viewer_options_default();
-    o.record = 1;
+    o.record = true;
     onescope_live_viewer *v;
     if (onescope_live_viewer_create(&o, "f", NULL, &v, &e) == 0) {
         size_t half = n / 3;

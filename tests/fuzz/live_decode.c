@@ -36,9 +36,9 @@ static void add(summary *s, const onescope_live_record *r) {
     s->count++;
 }
 
-static int on_record(void *user, const onescope_live_record *r) {
+static bool on_record(void *user, const onescope_live_record *r) {
     add(user, r);
-    return 0;
+    return false;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

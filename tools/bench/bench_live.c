@@ -22,10 +22,10 @@ static int fail(const onescope_error *err) {
     return 1;
 }
 
-static int count(void *user, const onescope_live_record *r) {
+static bool count(void *user, const onescope_live_record *r) {
     (void)r;
     (*(uint64_t *)user)++;
-    return 0;
+    return false;
 }
 
 static void report(const char *what, double seconds, size_t bytes, uint64_t steps) {

@@ -61,14 +61,14 @@ static onescope_ots_clip *make_clip(size_t pegs, size_t keys) {
         onescope_ots_peg *p = &c->pegs[i];
         char name[48];
         snprintf(name, sizeof name, "peg-%zu", i);
-        onescope_ots_set_string(NULL, &p->name, name, &err);
+        onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_NAME, name, &err);
         if (i) {
             snprintf(name, sizeof name, "peg-%zu", (i - 1) / 4);
-            onescope_ots_set_string(NULL, &p->parent, name, &err);
+            onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_PARENT, name, &err);
         }
-        onescope_ots_set_string(NULL, &p->path, "Top/character/peg", &err);
-        onescope_ots_set_string(NULL, &p->rig, "character", &err);
-        if (onescope_ots_peg_set_keyframe_count(c, p, keys, &err) != ONESCOPE_OK) die(&err);
+        onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_PATH, "Top/character/peg", &err);
+        onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_RIG, "character", &err);
+        if (onescope_ots_clip_set_keyframe_count(c, i, keys, &err) != ONESCOPE_OK) die(&err);
         for (size_t j = 0; j < keys; j++) {
             onescope_ots_keyframe *k = &p->keyframes[j];
             for (int a = 0; a < 3; a++) {
@@ -95,8 +95,8 @@ static onescope_ots_clip *make_clip(size_t pegs, size_t keys) {
             }
         }
     }
-    onescope_ots_set_string(NULL, &c->cameras[0].name, "cam", &err);
-    onescope_ots_set_string(NULL, &c->cameras[0].peg, "peg-0", &err);
+    onescope_ots_clip_set_camera_text(c, 0, ONESCOPE_OTS_TEXT_NAME, "cam", &err);
+    onescope_ots_clip_set_camera_text(c, 0, ONESCOPE_OTS_TEXT_PEG, "peg-0", &err);
     return c;
 }
 

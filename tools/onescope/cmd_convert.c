@@ -49,7 +49,7 @@ int cmd_convert(int argc, char **argv) {
             else if (strcmp(argv[i], "maya") == 0) from.source = ONESCOPE_OTS_SOURCE_MAYA;
             else return cli_usage_error("convert", "--source wants harmony, blender or maya, not '%s'", argv[i]);
         } else if (!only_paths && strcmp(a, "--world") == 0) {
-            bake.compose_parents = false;
+            bake.world_space = true;
         } else if (!only_paths && a[0] == '-' && a[1] != '\0') {
             return cli_usage_error("convert", "unknown option '%s'", a);
         } else {
@@ -88,22 +88,14 @@ int cmd_convert(int argc, char **argv) {
     onescope_code rc;
     if (from_ospc) {
         onescope_pose_cache *cache;
-        onescope_ots_clip *clip = NULL;
         rc = onescope_pose_cache_parse(in.data, in.size, in_name, NULL, &cache, &err);
         if (rc == ONESCOPE_OK) {
-            rc = onescope_ots_clip_from_pose_cache(cache, &from, NULL, &clip, &err);
+            rc = onescope_ots_pose_cache_to_anm(cache, &from, NULL, &out, &err);
             onescope_pose_cache_free(cache);
         }
-        if (rc == ONESCOPE_OK) rc = onescope_ots_clip_write(clip, NULL, &out, &err);
-        onescope_ots_clip_free(clip);
     } else {
-        onescope_ots_clip *clip;
         onescope_pose_cache *cache = NULL;
-        rc = onescope_ots_clip_parse(in.data, in.size, in_name, NULL, &clip, &err);
-        if (rc == ONESCOPE_OK) {
-            rc = onescope_ots_clip_to_pose_cache(clip, &bake, NULL, &cache, &err);
-            onescope_ots_clip_free(clip);
-        }
+        rc = onescope_ots_anm_to_pose_cache(in.data, in.size, in_name, NULL, &bake, &cache, &err);
         if (rc == ONESCOPE_OK) rc = onescope_pose_cache_write(cache, NULL, &out, &err);
         onescope_pose_cache_free(cache);
     }

@@ -20,7 +20,7 @@ typedef struct summary {
     onescope_link_block link;
 } summary;
 
-static int summarise(void *user, const onescope_live_record *r) {
+static bool summarise(void *user, const onescope_live_record *r) {
     summary *s = user;
     s->records++;
     if (r->type == ONESCOPE_LIVE_PROBE) {
@@ -38,7 +38,7 @@ static int summarise(void *user, const onescope_live_record *r) {
     } else {
         s->end_step = r->step;
     }
-    return 0;
+    return false;
 }
 
 static onescope_code dump(const uint8_t *data, size_t size, const char *name, bool json,
@@ -90,7 +90,7 @@ typedef struct recode {
     onescope_code rc;
 } recode;
 
-static int encode_again(void *user, const onescope_live_record *r) {
+static bool encode_again(void *user, const onescope_live_record *r) {
     recode *c = user;
     if (r->type == ONESCOPE_LIVE_PROBE)
         c->rc = onescope_live_encode_probe_parts(c->enc, &r->setup, &r->link, r->snapshot,

@@ -1,9 +1,12 @@
-/* The live stream: framing, incremental decoder, encoder, viewer. Rules: docs/live-stream.md. */
+/* The live stream's bytes <-> records: the framing rules, the incremental decoder and the
+ * encoder. Nothing here runs a simulation (the viewer is in live_viewer.c).
+ * Rules: docs/live-stream.md. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
+#include "live_internal.h"
 #include "onescope/live.h"
 
 static const uint8_t live_magic[4] = {'O', 'S', 'L', 'S'};
@@ -20,7 +23,7 @@ typedef enum dec_state {
 
 /* What the rules remember between records. */
 typedef struct live_rules {
-    int have_probe;
+    bool have_probe;
     onescope_sim_setup setup;
     onescope_link_block link;
     uint64_t next_step; /* the host step the next STEP, PROBE or END must carry */
@@ -43,7 +46,7 @@ struct onescope_live_decoder {
     onescope_code code;     /* the failure, once state is DEC_FAILED */
 };
 
-static const char *type_name(uint8_t type) {
+const char *onescope_os_live_type_name(uint8_t type) {
     switch (type) {
     case ONESCOPE_LIVE_PROBE: return "probe";
     case ONESCOPE_LIVE_STEP: return "step";
@@ -75,7 +78,7 @@ static onescope_code check_record_header(const live_rules *rules, uint8_t type, 
     if (!rules->have_probe && type != ONESCOPE_LIVE_PROBE)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, "record type",
                        "1 (probe) as the first record", "%u (%s)", (unsigned)type,
-                       type_name(type));
+                       onescope_os_live_type_name(type));
     uint32_t min, max;
     const char *expected;
     switch (type) {
@@ -100,7 +103,7 @@ static onescope_code check_record_header(const live_rules *rules, uint8_t type, 
     return ONESCOPE_OK;
 }
 
-static onescope_code check_step_number(uint64_t want, uint64_t found, uint64_t at,
+onescope_code onescope_os_live_check_step(uint64_t want, uint64_t found, uint64_t at,
                                        const char *field, const char *name,
                                        onescope_error *error) {
     if (want == found) return ONESCOPE_OK;
@@ -173,7 +176,7 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
                                "the link block of the stream's first probe", "role %u body %u "
                                "step %u", (unsigned)link.role, (unsigned)link.body,
                                (unsigned)link.transfer_step);
-            OS_TRY(check_step_number(rules->next_step, step, base + pos, "probe host step",
+            OS_TRY(onescope_os_live_check_step(rules->next_step, step, base + pos, "probe host step",
                                      name, error));
         }
         rec->step = step;
@@ -183,7 +186,7 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
         rec->probe_size = snap_size + 6;
         rec->snapshot = snap;
         rec->snapshot_size = snap_size;
-        rules->have_probe = 1;
+        rules->have_probe = true;
         rules->setup = setup;
         rules->link = link;
         rules->next_step = step;
@@ -191,7 +194,7 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
     }
     if (type == ONESCOPE_LIVE_STEP) {
         uint64_t step = onescope_os_get_u64(p);
-        OS_TRY(check_step_number(rules->next_step, step, base, "host step", name, error));
+        OS_TRY(onescope_os_live_check_step(rules->next_step, step, base, "host step", name, error));
         uint16_t n = onescope_os_get_u16(p + 8);
         if ((uint32_t)n + 18u != length)
             return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, base + 8, "input length",
@@ -207,7 +210,7 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
         return ONESCOPE_OK;
     }
     uint64_t step = onescope_os_get_u64(p);
-    OS_TRY(check_step_number(rules->next_step, step, base, "end host step", name, error));
+    OS_TRY(onescope_os_live_check_step(rules->next_step, step, base, "end host step", name, error));
     rec->step = step;
     return ONESCOPE_OK;
 }
@@ -238,6 +241,10 @@ void onescope_live_decoder_free(onescope_live_decoder *d) {
 
 uint64_t onescope_live_decoder_offset(const onescope_live_decoder *d) {
     return d ? d->offset : 0;
+}
+
+onescope_code onescope_os_live_decoder_code(const onescope_live_decoder *d) {
+    return d->state == DEC_FAILED ? d->code : ONESCOPE_OK;
 }
 
 static int dec_fail(onescope_live_decoder *d, onescope_code code) {
@@ -350,7 +357,7 @@ onescope_code onescope_live_decoder_finish(const onescope_live_decoder *d, onesc
                        "record header", "5 bytes", "%zu bytes", d->head_fill);
     default:
         return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->record_offset,
-                       type_name(d->type), NULL, "%zu of %" PRIu32 " payload bytes", d->fill,
+                       onescope_os_live_type_name(d->type), NULL, "%zu of %" PRIu32 " payload bytes", d->fill,
                        d->length);
     }
 }
@@ -359,6 +366,11 @@ onescope_code onescope_live_decode(const void *data, size_t size, const char *na
                                    const onescope_allocator *a,
                                    onescope_live_record_callback callback, void *user,
                                    onescope_error *error) {
+    /* Refused here, so that the return agrees with the error (the decoder's own argument
+     * check does not latch a code). */
+    if (data == NULL && size != 0)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decode", OS_NO_OFFSET,
+                                NULL, NULL, "data must not be NULL when size is not 0");
     onescope_live_decoder *d;
     OS_TRY(onescope_live_decoder_create(name, a, &d, error));
     const uint8_t *p = data;
@@ -377,7 +389,7 @@ onescope_code onescope_live_decode(const void *data, size_t size, const char *na
             rc = onescope_live_decoder_finish(d, error);
             break;
         }
-        if (callback != NULL && callback(user, &rec) != 0) break;
+        if (callback != NULL && callback(user, &rec)) break;
     }
     onescope_live_decoder_free(d);
     return rc;
@@ -390,14 +402,14 @@ struct onescope_live_encoder {
     onescope_os_writer w;
     uint64_t cleared; /* bytes handed out before the writer's first byte */
     live_rules rules;
-    int ended;
-    int failed;
+    bool ended;
+    bool failed;
 };
 
 static const char *const enc_name = "live encoder";
 
 static onescope_code enc_nomem(onescope_live_encoder *e, onescope_error *error) {
-    e->failed = 1;
+    e->failed = true;
     return onescope_os_fail(error, ONESCOPE_E_NOMEM, enc_name, OS_NO_OFFSET, "output", NULL,
                    "could not allocate the output buffer");
 }
@@ -469,7 +481,7 @@ static onescope_code enc_commit(onescope_live_encoder *e, size_t start, onescope
         return rc;
     }
     e->rules = rules;
-    if (type == ONESCOPE_LIVE_END) e->ended = 1;
+    if (type == ONESCOPE_LIVE_END) e->ended = true;
     return ONESCOPE_OK;
 }
 
@@ -481,7 +493,7 @@ onescope_code onescope_live_encode_probe_parts(onescope_live_encoder *e,
     if (setup == NULL || (snapshot == NULL && size != 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
                        "setup and snapshot must not be NULL");
-    int has_link = link != NULL && link->role != ONESCOPE_LINK_ROLE_NONE;
+    bool has_link = link != NULL && link->role != ONESCOPE_LINK_ROLE_NONE;
     if (size > ONESCOPE_SIM_MAX_SNAPSHOT)
         return onescope_os_fail(error, ONESCOPE_E_LENGTH, enc_name, OS_NO_OFFSET, "snapshot",
                        "at most 2060 bytes", "%zu bytes", size);
@@ -566,245 +578,4 @@ onescope_code onescope_live_encoder_take(onescope_live_encoder *e, onescope_buff
     e->cleared += size;
     onescope_os_writer_init(&e->w, e->allocator);
     return ONESCOPE_OK;
-}
-
-/* ---- viewer ---- */
-
-struct onescope_live_viewer {
-    const onescope_allocator *allocator;
-    onescope_live_viewer_options options;
-    char name[256];
-    onescope_live_decoder *decoder; /* created by the first feed */
-    onescope_sim *sim;
-    int synced;
-    int ended;
-    int failed;
-    uint64_t steps;
-    onescope_replay *replay; /* when recording: setup, link, start snapshot, inputs */
-    uint64_t *rows;
-    size_t row_count;
-    size_t row_capacity;
-};
-
-onescope_live_viewer_options onescope_live_viewer_options_default(void) {
-    onescope_live_viewer_options o;
-    memset(&o, 0, sizeof o);
-    return o;
-}
-
-onescope_code onescope_live_viewer_create(const onescope_live_viewer_options *options,
-                                          const char *name, const onescope_allocator *a,
-                                          onescope_live_viewer **out, onescope_error *error) {
-    if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_create", OS_NO_OFFSET,
-                       NULL, NULL, "out must not be NULL");
-    *out = NULL;
-    onescope_live_viewer *v = onescope_os_calloc(a, 1, sizeof *v);
-    if (v == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name ? name : "live stream", OS_NO_OFFSET,
-                       "viewer", NULL, "could not allocate memory");
-    v->allocator = a;
-    v->options = options ? *options : onescope_live_viewer_options_default();
-    onescope_os_copy_text(v->name, sizeof v->name, name ? name : "live stream");
-    *out = v;
-    return ONESCOPE_OK;
-}
-
-void onescope_live_viewer_free(onescope_live_viewer *v) {
-    if (v == NULL) return;
-    onescope_live_decoder_free(v->decoder);
-    onescope_sim_free(v->sim);
-    onescope_replay_free(v->replay);
-    onescope_os_free(v->allocator, v->rows);
-    onescope_os_free(v->allocator, v);
-}
-
-static onescope_code viewer_push_row(onescope_live_viewer *v, uint64_t hash,
-                                     onescope_error *error) {
-    if (v->options.record) {
-        if (v->row_count == v->row_capacity) {
-            size_t cap = v->row_capacity ? v->row_capacity * 2 : 256;
-            size_t bytes;
-            if (!onescope_os_mul_size(cap, sizeof *v->rows, &bytes))
-                return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, v->name, OS_NO_OFFSET, "hash rows",
-                               NULL, "too many");
-            uint64_t *p = onescope_os_alloc(v->allocator, bytes);
-            if (p == NULL)
-                return onescope_os_fail(error, ONESCOPE_E_NOMEM, v->name, OS_NO_OFFSET, "hash rows", NULL,
-                               "could not allocate memory");
-            if (v->row_count) memcpy(p, v->rows, v->row_count * sizeof *v->rows);
-            onescope_os_free(v->allocator, v->rows);
-            v->rows = p;
-            v->row_capacity = cap;
-        }
-        v->rows[v->row_count++] = hash;
-    }
-    if (v->options.on_row != NULL) {
-        onescope_live_row row = {onescope_sim_host_step(v->sim), hash, v->sim};
-        v->options.on_row(v->options.user, &row);
-    }
-    return ONESCOPE_OK;
-}
-
-static onescope_code viewer_sync(onescope_live_viewer *v, const onescope_live_record *rec,
-                                 onescope_error *error) {
-    onescope_sim_def def = onescope_sim_def_default();
-    def.setup = rec->setup;
-    def.link = rec->link;
-    OS_TRY(onescope_sim_create_from_snapshot(&def, rec->snapshot, rec->snapshot_size, v->name,
-                                             v->allocator, &v->sim, error));
-    if (v->options.record) {
-        const onescope_link_block *link =
-            rec->link.role != ONESCOPE_LINK_ROLE_NONE ? &rec->link : NULL;
-        OS_TRY(onescope_replay_create(&rec->setup, link, v->allocator, &v->replay, error));
-        OS_TRY(onescope_replay_set_start_snapshot(v->replay, rec->snapshot, rec->snapshot_size,
-                                                  error));
-    }
-    v->synced = 1;
-    return viewer_push_row(v, onescope_sim_hash(v->sim), error);
-}
-
-static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_record *rec,
-                                  onescope_error *error) {
-    if (rec->type == ONESCOPE_LIVE_END) {
-        if (v->synced)
-            OS_TRY(check_step_number(onescope_sim_host_step(v->sim), rec->step, rec->offset + 5,
-                                     "end host step", v->name, error));
-        v->ended = 1;
-        return ONESCOPE_OK;
-    }
-    if (!v->synced) {
-        if (rec->type == ONESCOPE_LIVE_PROBE && rec->step >= v->options.from_step)
-            return viewer_sync(v, rec, error);
-        return ONESCOPE_OK; /* not there yet: skip */
-    }
-    uint64_t now = onescope_sim_host_step(v->sim);
-    if (rec->type == ONESCOPE_LIVE_PROBE) {
-        uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
-        size_t n = onescope_sim_snapshot(v->sim, snap, sizeof snap);
-        if (n != rec->snapshot_size || memcmp(snap, rec->snapshot, n) != 0)
-            return onescope_os_fail(error, ONESCOPE_E_MISMATCH, v->name, rec->offset,
-                           "probe snapshot", NULL,
-                           "the host's world at step %" PRIu64 " (hash %016" PRIx64
-                           ") differs from the viewer's (hash %016" PRIx64 ")",
-                           rec->step, onescope_hash_bytes(rec->snapshot, rec->snapshot_size),
-                           onescope_hash_bytes(snap, n));
-        return ONESCOPE_OK;
-    }
-    OS_TRY(check_step_number(now, rec->step, rec->offset + 5, "host step", v->name, error));
-    if (v->options.record && v->steps >= ONESCOPE_OSTM_MAX_STEPS)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, rec->offset, "recorded steps",
-                       "at most 16777216 (an OSTM file's limit)", "one more");
-    OS_TRY(onescope_sim_step(v->sim, rec->input, rec->input_size, error));
-    uint64_t hash = onescope_sim_hash(v->sim);
-    if (hash != rec->hash) {
-        char field[96], expected[64];
-        snprintf(field, sizeof field, "hash at step %" PRIu64, now + 1);
-        snprintf(expected, sizeof expected, "%016" PRIx64 " (the host's)", rec->hash);
-        return onescope_os_fail(error, ONESCOPE_E_MISMATCH, v->name, rec->offset, field, expected,
-                       "%016" PRIx64 " (the viewer's)", hash);
-    }
-    if (v->options.record)
-        OS_TRY(onescope_replay_append_step(v->replay, rec->input, rec->input_size, error));
-    v->steps++;
-    return viewer_push_row(v, hash, error);
-}
-
-onescope_code onescope_live_viewer_apply(onescope_live_viewer *v, const onescope_live_record *rec,
-                                         onescope_error *error) {
-    if (v == NULL || rec == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_apply", OS_NO_OFFSET,
-                       NULL, NULL, "viewer and record must not be NULL");
-    if (v->failed)
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
-                       "the viewer failed earlier");
-    if (v->ended)
-        return onescope_os_fail(error, ONESCOPE_E_TRAILING, v->name, rec->offset, "record",
-                       "nothing after the end record", "a record of type %s", type_name((uint8_t)rec->type));
-    onescope_code rc = viewer_apply(v, rec, error);
-    if (rc != ONESCOPE_OK) v->failed = 1;
-    return rc;
-}
-
-onescope_code onescope_live_viewer_feed(onescope_live_viewer *v, const void *data, size_t size,
-                                        onescope_error *error) {
-    if (v == NULL || (data == NULL && size != 0))
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_feed", OS_NO_OFFSET,
-                       NULL, NULL, "viewer and data must not be NULL");
-    if (v->failed)
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
-                       "the viewer failed earlier");
-    if (v->decoder == NULL) {
-        onescope_code rc = onescope_live_decoder_create(v->name, v->allocator, &v->decoder, error);
-        if (rc != ONESCOPE_OK) return rc; /* nothing happened yet: a later feed may retry */
-    }
-    const uint8_t *p = data;
-    size_t pos = 0;
-    for (;;) {
-        onescope_live_record rec;
-        size_t used;
-        int r = onescope_live_decoder_next(v->decoder, p ? p + pos : NULL, size - pos, &used,
-                                           &rec, error);
-        pos += used;
-        if (r < 0) {
-            v->failed = 1;
-            return v->decoder->code;
-        }
-        if (r == 0) return ONESCOPE_OK;
-        OS_TRY(onescope_live_viewer_apply(v, &rec, error));
-    }
-}
-
-onescope_code onescope_live_viewer_finish(onescope_live_viewer *v, onescope_error *error) {
-    if (v == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_finish", OS_NO_OFFSET,
-                       NULL, NULL, "viewer must not be NULL");
-    if (v->failed)
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
-                       "the viewer failed earlier");
-    if (v->decoder != NULL) OS_TRY(onescope_live_decoder_finish(v->decoder, error));
-    else if (!v->ended)
-        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, v->name, 0, "stream header", "8 bytes",
-                       "0 bytes");
-    if (!v->synced)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, OS_NO_OFFSET, "probe",
-                       NULL, "no probe at or after step %" PRIu64 " before the end",
-                       v->options.from_step);
-    return ONESCOPE_OK;
-}
-
-int onescope_live_viewer_synced(const onescope_live_viewer *v) { return v ? v->synced : 0; }
-int onescope_live_viewer_ended(const onescope_live_viewer *v) { return v ? v->ended : 0; }
-const onescope_sim *onescope_live_viewer_sim(const onescope_live_viewer *v) {
-    return v ? v->sim : NULL;
-}
-uint64_t onescope_live_viewer_steps(const onescope_live_viewer *v) { return v ? v->steps : 0; }
-
-onescope_code onescope_live_viewer_replay(const onescope_live_viewer *v,
-                                          const onescope_allocator *a, onescope_replay **out,
-                                          onescope_error *error) {
-    if (v == NULL || out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_replay", OS_NO_OFFSET,
-                       NULL, NULL, "viewer and out must not be NULL");
-    *out = NULL;
-    if (!v->options.record)
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, "viewer",
-                       "a viewer created with options.record", "one that did not record");
-    if (!v->synced || v->replay == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, OS_NO_OFFSET, "probe", NULL,
-                       "no probe at or after step %" PRIu64 " seen yet", v->options.from_step);
-    /* A copy through the writer and parser, so the viewer can go on recording. */
-    onescope_buffer bytes = {NULL, 0, NULL};
-    OS_TRY(onescope_replay_write(v->replay, a, &bytes, error));
-    onescope_parse_options po = onescope_parse_options_default();
-    po.allocator = a;
-    onescope_code rc = onescope_replay_parse(bytes.data, bytes.size, v->name, &po, out, error);
-    onescope_buffer_free(&bytes);
-    if (rc != ONESCOPE_OK) return rc;
-    rc = onescope_replay_set_hash_rows(*out, v->rows, v->row_count, error);
-    if (rc != ONESCOPE_OK) {
-        onescope_replay_free(*out);
-        *out = NULL;
-    }
-    return rc;
 }

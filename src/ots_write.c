@@ -1,0 +1,362 @@
+/* OTS v4 writer: rigs and clips into indented JSON in the spec's key order, with the
+ * shortest numbers that read back. Rules: docs/ots.md. */
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ots_internal.h"
+
+/* ---- writing: indented, stable key order, shortest round-trip numbers ---- */
+
+typedef struct jw {
+    onescope_os_writer w;
+    int depth;
+    bool first[OTS_MAX_DEPTH + 2];
+} jw;
+
+static void put(jw *j, const char *s, size_t n) { onescope_os_write_bytes(&j->w, s, n); }
+static void puts_(jw *j, const char *s) { put(j, s, strlen(s)); }
+
+static void newline(jw *j) {
+    static const char spaces[] = "\n                                                ";
+    size_t n = 1 + 2 * (size_t)j->depth;
+    put(j, spaces, n < sizeof spaces - 1 ? n : sizeof spaces - 1);
+}
+
+/* Separator and indentation before the next member or element of the open container. */
+static void next_item(jw *j) {
+    if (!j->first[j->depth]) put(j, ",", 1);
+    j->first[j->depth] = false;
+    newline(j);
+}
+
+static void open_(jw *j, const char *bracket) {
+    puts_(j, bracket);
+    j->depth++;
+    j->first[j->depth] = true;
+}
+
+static void close_(jw *j, const char *bracket) {
+    bool empty = j->first[j->depth];
+    j->depth--;
+    if (!empty) newline(j);
+    puts_(j, bracket);
+}
+
+static void put_string(jw *j, const char *s) {
+    put(j, "\"", 1);
+    if (s != NULL) {
+        const char *run = s;
+        for (; *s; s++) {
+            unsigned char ch = (unsigned char)*s;
+            if (ch >= 0x20 && ch != '"' && ch != '\\') continue;
+            put(j, run, (size_t)(s - run));
+            run = s + 1;
+            char esc[8];
+            if (ch == '"') puts_(j, "\\\"");
+            else if (ch == '\\') puts_(j, "\\\\");
+            else {
+                snprintf(esc, sizeof esc, "\\u%04x", ch);
+                put(j, esc, 6);
+            }
+        }
+        put(j, run, (size_t)(s - run));
+    }
+    put(j, "\"", 1);
+}
+
+static void key(jw *j, const char *k) {
+    next_item(j);
+    put(j, "\"", 1);
+    puts_(j, k);
+    put(j, "\": ", 3);
+}
+
+/* Prints v with precision p into out; true when the text reads back to v. */
+static bool fits(double v, int p, char out[40]) {
+    char tmp[320]; /* %.17g needs at most 24 bytes; the compiler cannot know p <= 17 */
+    int n = snprintf(tmp, sizeof tmp, "%.*g", p, v);
+    if (n < 0 || n > 38) return false;
+    memcpy(out, tmp, (size_t)n + 1);
+    return strtod(out, NULL) == v;
+}
+
+/* The shortest %.Ng text (N = 1..17) that reads back to v. Round trip holds for every N from
+ * the shortest one up, so after 16 and 15 a binary search finds it; most values taken from
+ * floats need 16 or 17 digits and stop early. Whole numbers get ".0" so they stay reals. */
+size_t onescope_os_ots_format_double(double v, char *buf) {
+    char best[40], cand[40];
+    if (!fits(v, 16, best)) {
+        fits(v, 17, best); /* 17 significant digits always read back */
+    } else if (fits(v, 15, cand)) {
+        memcpy(best, cand, sizeof best);
+        int lo = 1, hi = 15; /* best holds the text for hi */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (fits(v, mid, cand)) {
+                hi = mid;
+                memcpy(best, cand, sizeof best);
+            } else {
+                lo = mid + 1;
+            }
+        }
+    }
+    /* printf and strtod agree on the locale's decimal point; JSON wants '.' */
+    const char *point = localeconv()->decimal_point;
+    if (point != NULL && point[0] != '.' && point[0] != '\0' && point[1] == '\0') {
+        char *at = strchr(best, point[0]);
+        if (at != NULL) *at = '.';
+    }
+    size_t n = strlen(best);
+    memcpy(buf, best, n + 1);
+    if (strpbrk(buf, ".eEn") == NULL) {
+        memcpy(buf + n, ".0", 3);
+        n += 2;
+    }
+    return n;
+}
+
+static void put_double(jw *j, double v) {
+    char buf[48];
+    if (v == floor(v) && fabs(v) < 1e15) {
+        int n = snprintf(buf, sizeof buf, "%.0f.0", v);
+        if (v == 0 && signbit(v)) n = snprintf(buf, sizeof buf, "-0.0");
+        put(j, buf, (size_t)n);
+        return;
+    }
+    put(j, buf, onescope_os_ots_format_double(v, buf));
+}
+
+static void put_int(jw *j, long long v) {
+    char buf[24];
+    int n = snprintf(buf, sizeof buf, "%lld", v);
+    put(j, buf, (size_t)n);
+}
+
+static void put_vec(jw *j, const double *v, int n) {
+    put(j, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i) put(j, ", ", 2);
+        put_double(j, v[i]);
+    }
+    put(j, "]", 1);
+}
+
+static void key_string(jw *j, const char *k, const char *s) {
+    key(j, k);
+    put_string(j, s);
+}
+static void key_double(jw *j, const char *k, double v) {
+    key(j, k);
+    put_double(j, v);
+}
+static void key_bool(jw *j, const char *k, bool v) {
+    key(j, k);
+    puts_(j, v ? "true" : "false");
+}
+static void key_vec(jw *j, const char *k, const double *v, int n) {
+    key(j, k);
+    put_vec(j, v, n);
+}
+static void key_name_or_null(jw *j, const char *k, const char *s) {
+    key(j, k);
+    if (s == NULL) puts_(j, "null");
+    else put_string(j, s);
+}
+static bool empty(const char *s) { return s == NULL || s[0] == '\0'; }
+
+static void write_header_start(jw *j, const char *format, const onescope_ots_header *h) {
+    open_(j, "{");
+    key_string(j, "format", format);
+    key(j, "version");
+    put_int(j, ONESCOPE_OTS_VERSION);
+    key_string(j, "source", onescope_os_ots_source_names[h->source]);
+}
+
+static void write_coordinates(jw *j, const onescope_ots_header *h) {
+    key_double(j, "fps", h->fps);
+    const onescope_ots_coordinate_system *s = &h->coordinate_system;
+    key(j, "coordinate_system");
+    open_(j, "{");
+    key_string(j, "up", onescope_os_ots_up_names[s->up]);
+    key_string(j, "hand", onescope_os_ots_hand_names[s->hand]);
+    key_string(j, "unit", onescope_os_ots_unit_names[s->unit]);
+    key_string(j, "rot_order", onescope_os_ots_rot_order_names[s->rot_order]);
+    key_string(j, "rot_repr_anim", onescope_os_ots_repr_names[s->rot_repr_anim]);
+    key_string(j, "rot_repr_rest", onescope_os_ots_repr_names[s->rot_repr_rest]);
+    close_(j, "}");
+}
+
+static void write_cameras(jw *j, const onescope_ots_camera *cams, size_t n) {
+    key(j, "cameras");
+    open_(j, "[");
+    for (size_t i = 0; i < n; i++) {
+        const onescope_ots_camera *k = &cams[i];
+        next_item(j);
+        open_(j, "{");
+        key_string(j, "name", k->name);
+        key_name_or_null(j, "peg", k->peg);
+        if (!empty(k->path)) key_string(j, "path", k->path);
+        key_bool(j, "is_default", k->is_default);
+        key_double(j, "fov", k->fov);
+        key_string(j, "fov_axis", onescope_os_ots_fov_axis_names[k->fov_axis]);
+        key_bool(j, "override_fov", k->override_fov);
+        key_double(j, "near_plane", k->near_plane);
+        key_double(j, "far_plane", k->far_plane);
+        key_double(j, "near_field", k->near_field);
+        key_double(j, "far_field", k->far_field);
+        key_double(j, "angle", k->angle);
+        key_double(j, "offset_x", k->offset_x);
+        key_double(j, "offset_y", k->offset_y);
+        key_double(j, "offset_z", k->offset_z);
+        key_double(j, "pivot_x", k->pivot_x);
+        key_double(j, "pivot_y", k->pivot_y);
+        if (!empty(k->rig)) key_string(j, "rig", k->rig);
+        close_(j, "}");
+    }
+    close_(j, "]");
+}
+
+static onescope_code finish(jw *j, onescope_buffer *out, onescope_error *error) {
+    close_(j, "}");
+    put(j, "\n", 1);
+    onescope_code rc = j->w.failed ? ONESCOPE_OK : onescope_os_check_output_size(j->w.size, "ots writer", error);
+    if (rc != ONESCOPE_OK) {
+        onescope_os_writer_discard(&j->w);
+        return rc;
+    }
+    return onescope_os_writer_finish(&j->w, out, error, "ots writer");
+}
+
+onescope_code onescope_ots_rig_write(const onescope_ots_rig *r, const onescope_allocator *allocator,
+                                     onescope_buffer *out, onescope_error *error) {
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_rig_write", OS_NO_OFFSET, "out", "non-NULL", NULL);
+    out->data = NULL;
+    out->size = 0;
+    out->allocator = allocator;
+    OS_TRY(onescope_ots_rig_validate(r, "rig", error));
+    jw j;
+    memset(&j, 0, sizeof j);
+    onescope_os_writer_init(&j.w, allocator);
+    write_header_start(&j, "octo_pvt", &r->header);
+    key_string(&j, "name", r->name);
+    key_double(&j, "scale_factor", r->scale_factor);
+    key_string(&j, "pivot_space", onescope_os_ots_pivot_space_names[r->pivot_space]);
+    write_coordinates(&j, &r->header);
+    key(&j, "bones");
+    open_(&j, "[");
+    for (size_t i = 0; i < r->bone_count; i++) {
+        const onescope_ots_bone *b = &r->bones[i];
+        next_item(&j);
+        open_(&j, "{");
+        key_string(&j, "name", b->name);
+        key_name_or_null(&j, "parent", b->parent);
+        double p[3] = {b->pivot[0] * r->scale_factor, b->pivot[1] * r->scale_factor,
+                       b->pivot[2] * r->scale_factor};
+        key_vec(&j, "pivot", p, 3);
+        key_vec(&j, "rotation", b->rotation, 4);
+        if (!empty(b->path)) key_string(&j, "path", b->path);
+        if (!empty(b->rig)) key_string(&j, "rig", b->rig);
+        if (b->is_camera) key_bool(&j, "is_camera", true);
+        close_(&j, "}");
+    }
+    close_(&j, "]");
+    write_cameras(&j, r->cameras, r->camera_count);
+    return finish(&j, out, error);
+}
+
+static void write_keyframe(jw *j, const onescope_ots_keyframe *k) {
+    next_item(j);
+    open_(j, "{");
+    key(j, "frame");
+    put_int(j, k->frame);
+    key_vec(j, "pos", k->pos, 3);
+    if (k->has_rot) key_vec(j, "rot", k->rot, 3);
+    if (k->has_rot_quat) key_vec(j, "rot_quat", k->rot_quat, 4);
+    key_vec(j, "scl", k->scl, 3);
+    key_string(j, "interp", onescope_os_ots_interp_names[k->interp]);
+    key(j, "handles");
+    open_(j, "{");
+    for (int ch = 0; ch < 3; ch++) {
+        key(j, onescope_os_ots_channel_names[ch]);
+        put(j, "[", 1);
+        for (int ax = 0; ax < k->handle_axes[ch]; ax++) {
+            const onescope_ots_handle *h = &k->handles[ch][ax];
+            if (ax) put(j, ", ", 2);
+            if (!h->present) {
+                put(j, "[]", 2);
+                continue;
+            }
+            put(j, "[", 1);
+            put_vec(j, h->left, 2);
+            put(j, ", ", 2);
+            put_vec(j, h->right, 2);
+            put(j, "]", 1);
+        }
+        put(j, "]", 1);
+    }
+    close_(j, "}");
+    close_(j, "}");
+}
+
+onescope_code onescope_ots_clip_write(const onescope_ots_clip *k, const onescope_allocator *allocator,
+                                      onescope_buffer *out, onescope_error *error) {
+    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_clip_write", OS_NO_OFFSET, "out", "non-NULL", NULL);
+    out->data = NULL;
+    out->size = 0;
+    out->allocator = allocator;
+    OS_TRY(onescope_ots_clip_validate(k, "clip", error));
+    return onescope_os_ots_clip_write_checked(k, allocator, out, error);
+}
+
+onescope_code onescope_os_ots_clip_write_checked(const onescope_ots_clip *k,
+                                                 const onescope_allocator *allocator,
+                                                 onescope_buffer *out, onescope_error *error) {
+    out->data = NULL;
+    out->size = 0;
+    out->allocator = allocator;
+    jw j;
+    memset(&j, 0, sizeof j);
+    onescope_os_writer_init(&j.w, allocator);
+    write_header_start(&j, "octo_anm", &k->header);
+    key(&j, "frame_range");
+    put(&j, "[", 1);
+    put_int(&j, k->frame_range[0]);
+    put(&j, ", ", 2);
+    put_int(&j, k->frame_range[1]);
+    put(&j, "]", 1);
+    write_coordinates(&j, &k->header);
+    key(&j, "pegs");
+    open_(&j, "[");
+    for (size_t i = 0; i < k->peg_count; i++) {
+        const onescope_ots_peg *p = &k->pegs[i];
+        next_item(&j);
+        open_(&j, "{");
+        key_string(&j, "name", p->name);
+        if (!empty(p->path)) key_string(&j, "path", p->path);
+        key_name_or_null(&j, "parent", p->parent);
+        key_vec(&j, "rest_pivot", p->rest_pivot, 3);
+        key_vec(&j, "rest_rotation", p->rest_rotation, 4);
+        if (!empty(p->rig)) key_string(&j, "rig", p->rig);
+        if (p->is_camera) key_bool(&j, "is_camera", true);
+        if (p->has_source_modes) {
+            key(&j, "source_modes");
+            open_(&j, "{");
+            key_string(&j, "position", p->source_modes.position);
+            key_string(&j, "rotation", p->source_modes.rotation);
+            key_string(&j, "scale", p->source_modes.scale);
+            key_bool(&j, "enable_3d", p->source_modes.enable_3d);
+            close_(&j, "}");
+        }
+        key(&j, "keyframes");
+        open_(&j, "[");
+        for (size_t f = 0; f < p->keyframe_count; f++) write_keyframe(&j, &p->keyframes[f]);
+        close_(&j, "]");
+        close_(&j, "}");
+    }
+    close_(&j, "]");
+    write_cameras(&j, k->cameras, k->camera_count);
+    return finish(&j, out, error);
+}
