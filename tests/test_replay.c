@@ -208,6 +208,90 @@ static void snapshot_and_hash_row_rules(void **state) {
     onescope_replay_free(r);
 }
 
+/* A 3D one-body header (no link) with these flags and step count; returns its size (22). */
+static size_t header_with(uint8_t *out, uint8_t flags, uint32_t steps) {
+    static const uint8_t head[18] = {'O', 'S', 'T', 'M', 1, 0, 0, 0, 6, 0, 0, 0, 3, 1, 9, 0, 0, 0};
+    memcpy(out, head, sizeof head);
+    out[6] = flags;
+    onescope_os_put_u32(out + 18, steps);
+    return 22;
+}
+
+/* The order of the size checks, as docs/test-module.md section 8 states it: the snapshot
+ * length (fit before shape), the hash-row block (at its first byte), then the step count's
+ * 2-bytes-per-step check at the first step's offset I, which is right after N only when flag
+ * bits 0 and 1 are both clear; a file cut inside the setup is reported per field. */
+static void size_checks_in_file_order(void **state) {
+    (void)state;
+    uint8_t f[256];
+    onescope_error err;
+    memset(f, 0, sizeof f);
+    /* no snapshot, no rows: I = S + 4 = 22 */
+    size_t n = header_with(f, 0, 1000);
+    assert_int_equal(parse(f, n + 10, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 22);
+    assert_string_equal(err.field, "step count");
+    /* a start snapshot (44 bytes: one body) moves I to 22 + 4 + 44 = 70 */
+    n = header_with(f, 2, 1000);
+    onescope_os_put_u32(f + n, 44);
+    memset(f + n + 4, 0, 44);
+    f[n + 4 + 12] = 1; /* alive */
+    assert_int_equal(parse(f, 70 + 10, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 70);
+    assert_string_equal(err.field, "step count");
+    /* hash rows (N + 1 = 4 rows, 32 bytes) move I to 22 + 32 = 54 */
+    n = header_with(f, 1, 3);
+    memset(f + n, 0xab, 32);
+    assert_int_equal(parse(f, 54 + 5, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 54);
+    assert_string_equal(err.field, "step count");
+    /* a short hash-row block is reported at its first byte R, however much of it is there */
+    for (size_t have = 0; have < 32; have += 7) {
+        assert_int_equal(parse(f, 22 + have, &err), ONESCOPE_E_TRUNCATED);
+        assert_error_at(err, ONESCOPE_E_TRUNCATED, 22);
+        assert_string_equal(err.field, "hash rows");
+    }
+    /* both flags: R = 22 + 4 + 44 = 70, I = 70 + 32 = 102 */
+    n = header_with(f, 3, 3);
+    onescope_os_put_u32(f + n, 44);
+    memset(f + n + 4, 0, 44);
+    f[n + 4 + 12] = 1;
+    assert_int_equal(parse(f, 80, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 70);
+    assert_string_equal(err.field, "hash rows");
+    memset(f + 70, 0, 32);
+    assert_int_equal(parse(f, 102 + 5, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 102);
+    /* a snapshot length that is both no valid size (45) and past the end: the fit comes
+     * first (TRUNCATED at S + 8); with the 45 bytes present it is LENGTH at the same offset */
+    n = header_with(f, 2, 0);
+    onescope_os_put_u32(f + n, 45);
+    memset(f + n + 4, 0, 64);
+    assert_int_equal(parse(f, n + 4 + 10, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 26);
+    assert_string_equal(err.field, "start snapshot length");
+    assert_int_equal(parse(f, n + 4 + 45, &err), ONESCOPE_E_LENGTH);
+    assert_error_at(err, ONESCOPE_E_LENGTH, 26);
+    /* a file ending inside the setup: TRUNCATED at the field it cuts, with a link block */
+    static const uint8_t linked[22] = {'O', 'S', 'T', 'M', 1, 0, 4, 0, 10, 0, 0, 0,
+                                       3, 2, 1, 0, 0, 0, 1, 1, 5, 0};
+    static const uint64_t field_at[22] = {0, 0, 0, 0, 4, 4, 6, 6, 8, 8, 8, 8,
+                                          12, 13, 14, 14, 14, 14, 18, 19, 20, 20};
+    for (size_t cut = 0; cut < sizeof linked; cut++) {
+        assert_int_equal(parse(linked, cut, &err), ONESCOPE_E_TRUNCATED);
+        assert_error_at(err, ONESCOPE_E_TRUNCATED, field_at[cut]);
+    }
+    /* the setup's values are checked once all its fields are read: a bad dimension (5) in a
+     * file cut inside the seed is the cut, not the dimension */
+    memcpy(f, linked, sizeof linked);
+    f[12] = 5;
+    assert_int_equal(parse(f, 16, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 14);
+    assert_string_equal(err.field, "seed");
+    assert_int_equal(parse(f, 22, &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 12);
+}
+
 static void step_input_rules(void **state) {
     (void)state;
     onescope_sim_setup setup = {2, 2, 1};
@@ -701,6 +785,7 @@ int main(void) {
         cmocka_unit_test(run_and_verify),
         cmocka_unit_test(linked_pair),
         cmocka_unit_test(arguments_validator_and_files),
+        cmocka_unit_test(size_checks_in_file_order),
         cmocka_unit_test(allocation_failure_everywhere),
         cmocka_unit_test(ghost_options_without_default_are_refused),
     };
