@@ -556,6 +556,20 @@ static void arguments_validator_and_files(void **state) {
     assert_int_equal(onescope_replay_append_ops(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_set_hash_rows(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_compute_hash_rows(NULL, &err), ONESCOPE_E_ARGUMENT);
+    /* the accessors on NULL: zeros, NULL pointers, false */
+    assert_int_equal(onescope_replay_setup(NULL).dimensions, 0);
+    assert_int_equal(onescope_replay_link(NULL).role, 0);
+    assert_int_equal(onescope_replay_step_count(NULL), 0);
+    assert_false(onescope_replay_has_start_snapshot(NULL));
+    size_t snap_size = 9;
+    assert_null(onescope_replay_start_snapshot(NULL, &snap_size));
+    assert_int_equal(snap_size, 0);
+    assert_null(onescope_replay_start_snapshot(r, NULL)); /* r has none; size may be NULL */
+    assert_true(onescope_replay_start_step(NULL) == 0);
+    assert_false(onescope_replay_has_hash_rows(NULL));
+    assert_null(onescope_replay_hash_rows(NULL));
+    assert_null(onescope_replay_hash_rows(r));
+    assert_true(onescope_replay_input_bytes(NULL) == 0);
     assert_int_equal(onescope_replay_validate(NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_write(NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_read_file(NULL, NULL, &r, &err), ONESCOPE_E_ARGUMENT);

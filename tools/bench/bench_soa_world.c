@@ -191,7 +191,7 @@ static void run(int n, int steps, int repeats) {
     printf("  SoA world    %8.3f ms/step  [%8.3f]\n", ms, soa_ms[0]);
     printf("  ratio        %8.4f (median of per-run SoA / plain; of medians %.4f)\n", ratio_med, ms / pms);
     printf("  reading state after the run, per full read of %d bodies:\n", n);
-    printf("    SoA get_view        %8.1f ns (no copy; lane pointers unchanged across steps: %s)\n",
+    printf("    SoA view            %8.1f ns (no copy; lane pointers unchanged across steps: %s)\n",
            view_ns / repeats, same_pointers ? "yes" : "NO");
     printf("    SoA lanes in place  %8.4f ms\n", soa_read / repeats);
     printf("    plain b3Body_Get*   %8.4f ms\n", plain_read / repeats);
