@@ -7,11 +7,14 @@
 #include "onescope/ghost.h"
 
 static const char *const ghost_name = "ghost";
+/* Marks options that came from onescope_ghost_options_default(). */
+#define OPTIONS_COOKIE 0x4F53474Fu /* "OSGO" */
 
 onescope_ghost_options onescope_ghost_options_default(void) {
     onescope_ghost_options o;
     memset(&o, 0, sizeof o);
     o.frames = 1;
+    o.internal_cookie = OPTIONS_COOKIE;
     return o;
 }
 
@@ -32,26 +35,26 @@ typedef struct ghost_run {
     float nan;
 } ghost_run;
 
-static int count_pass(void *user, const onescope_replay_row *row) {
+static bool count_pass(void *user, const onescope_replay_row *row) {
     ghost_run *g = user;
     if (row->index == g->from) g->start_step = row->host_step;
-    if (row->index < g->last) return 0;
+    if (row->index < g->last) return false;
     g->body_count = onescope_sim_body_count(row->sim);
-    return 1;
+    return true;
 }
 
-static int fill_pass(void *user, const onescope_replay_row *row) {
+static bool fill_pass(void *user, const onescope_replay_row *row) {
     ghost_run *g = user;
-    if (row->index < g->from) return 0;
+    if (row->index < g->from) return false;
     uint32_t frame = row->index - g->from;
     onescope_pose_cache *c = g->cache;
     uint32_t held = onescope_sim_body_count(row->sim);
     for (uint32_t i = 0; i < c->entity_count; i++) {
         onescope_pose *p = &c->poses[(size_t)frame * c->entity_count + i];
-        onescope_sim_body b;
+        onescope_sim_body_state b;
         memset(p, 0, sizeof *p);
         p->rotation[3] = 1.0f;
-        if (i >= held || onescope_sim_get_body(row->sim, i, &b) != ONESCOPE_OK || b.alive != 1) {
+        if (i >= held || onescope_sim_body(row->sim, i, &b) != ONESCOPE_OK || b.alive != 1) {
             p->position[0] = g->nan;
             continue;
         }
@@ -77,20 +80,28 @@ static onescope_code ghost_create(const onescope_replay *replay,
                        "replay and out must not be NULL");
     *out = NULL;
     onescope_ghost_options o = options ? *options : onescope_ghost_options_default();
+    if (o.internal_cookie != OPTIONS_COOKIE)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET,
+                                "onescope_ghost_options",
+                                "options from onescope_ghost_options_default()",
+                                "options without their cookie (0x%08x)",
+                                (unsigned)o.internal_cookie);
     if (o.frames < 1 || o.frames > ONESCOPE_OSPC_MAX_FRAMES)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "frames",
                        "1 to 4194304", "%" PRIu32, o.frames);
     uint64_t last = (uint64_t)o.from + o.frames - 1;
-    if (last > replay->step_count)
+    uint32_t step_count = onescope_replay_step_count(replay);
+    onescope_sim_setup setup = onescope_replay_setup(replay);
+    if (last > step_count)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "from + frames",
                        NULL, "rows %" PRIu32 " to %" PRIu64 " of a replay whose last row is %"
-                       PRIu32, o.from, last, replay->step_count);
+                       PRIu32, o.from, last, step_count);
     for (int i = 0; i < 3; i++) {
         if (o.offset[i] < -ONESCOPE_GHOST_MAX_OFFSET || o.offset[i] > ONESCOPE_GHOST_MAX_OFFSET)
             return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset",
                            "-1000000 to 1000000 mm per axis", "%" PRId32, o.offset[i]);
     }
-    if (replay->setup.dimensions == 2 && o.offset[2] != 0)
+    if (setup.dimensions == 2 && o.offset[2] != 0)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset z",
                        "0 in a 2D world", "%" PRId32, o.offset[2]);
 
@@ -106,7 +117,7 @@ static onescope_code ghost_create(const onescope_replay *replay,
                        "at most 2^63 - 1 (a pose cache's start step)", "%" PRIu64, g.start_step);
 
     onescope_pose_cache *c;
-    OS_TRY(onescope_pose_cache_create(replay->setup.dimensions, g.body_count, o.frames, a, &c,
+    OS_TRY(onescope_pose_cache_create(setup.dimensions, g.body_count, o.frames, a, &c,
                                       error));
     c->start_step = (int64_t)g.start_step;
     c->metres_per_unit = 0.001;
@@ -120,8 +131,8 @@ static onescope_code ghost_create(const onescope_replay *replay,
         rc = onescope_pose_cache_set_text(c, &c->entities[i].name, text, (size_t)n, error);
     }
     int n = snprintf(text, sizeof text, "test-module %uD, %u bodies, seed %" PRIu32,
-                     (unsigned)replay->setup.dimensions, (unsigned)replay->setup.body_count,
-                     replay->setup.seed);
+                     (unsigned)setup.dimensions, (unsigned)setup.body_count,
+                     setup.seed);
     struct { onescope_pose_text_field field; const char *value; size_t length; } texts[] = {
         {ONESCOPE_POSE_TEXT_UNIT_NAME, "mm", 2},
         {ONESCOPE_POSE_TEXT_MODULE_ID, ONESCOPE_GHOST_MODULE_ID, strlen(ONESCOPE_GHOST_MODULE_ID)},

@@ -523,7 +523,7 @@ onescope_code onescope_live_encode_probe(onescope_live_encoder *e, const onescop
                        "a world at a step boundary", "one in the middle of a step");
     uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
     size_t n = onescope_sim_snapshot(sim, snap, sizeof snap);
-    onescope_sim_def def = onescope_sim_get_def(sim);
+    onescope_sim_def def = onescope_sim_definition(sim);
     return onescope_live_encode_probe_parts(e, &def.setup, &def.link, snap, n, error);
 }
 

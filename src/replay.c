@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "onescope/file.h"
 #include "onescope/replay.h"
+#include "replay_internal.h"
 
 #define FIXED_HEADER 12u /* magic, version, flags, setup length */
 #define INITIAL_STEPS 16u
@@ -23,6 +24,44 @@ uint16_t onescope_replay_flags(const onescope_replay *r) {
     return (uint16_t)((r->has_hash_rows ? ONESCOPE_OSTM_FLAG_HASH_ROWS : 0u) |
                       (r->has_start_snapshot ? ONESCOPE_OSTM_FLAG_START_SNAPSHOT : 0u) |
                       (has_link(r) ? ONESCOPE_OSTM_FLAG_LINK : 0u));
+}
+
+/* ---- reading ---- */
+
+onescope_sim_setup onescope_replay_setup(const onescope_replay *r) {
+    onescope_sim_setup none = {0, 0, 0};
+    return r ? r->setup : none;
+}
+
+onescope_link_block onescope_replay_link(const onescope_replay *r) {
+    onescope_link_block none = {0, 0, 0};
+    return r ? r->link : none;
+}
+
+uint32_t onescope_replay_step_count(const onescope_replay *r) { return r ? r->step_count : 0; }
+
+bool onescope_replay_has_start_snapshot(const onescope_replay *r) {
+    return r != NULL && r->has_start_snapshot;
+}
+
+const uint8_t *onescope_replay_start_snapshot(const onescope_replay *r, size_t *size) {
+    bool have = r != NULL && r->has_start_snapshot;
+    if (size != NULL) *size = have ? r->start_snapshot_size : 0;
+    return have ? r->start_snapshot : NULL;
+}
+
+uint64_t onescope_replay_start_step(const onescope_replay *r) { return r ? r->start_step : 0; }
+
+bool onescope_replay_has_hash_rows(const onescope_replay *r) {
+    return r != NULL && r->has_hash_rows;
+}
+
+const uint64_t *onescope_replay_hash_rows(const onescope_replay *r) {
+    return r != NULL && r->has_hash_rows ? r->hash_rows : NULL;
+}
+
+uint64_t onescope_replay_input_bytes(const onescope_replay *r) {
+    return r != NULL && r->input_offsets != NULL ? r->input_offsets[r->step_count] : 0;
 }
 
 /* ---- freeing and building ---- */
@@ -70,7 +109,7 @@ onescope_code onescope_replay_create(const onescope_sim_setup *setup,
 static void drop_hash_rows(onescope_replay *r) {
     onescope_os_free(r->allocator, r->hash_rows);
     r->hash_rows = NULL;
-    r->has_hash_rows = 0;
+    r->has_hash_rows = false;
 }
 
 onescope_code onescope_replay_set_start_snapshot(onescope_replay *r, const void *snapshot,
@@ -176,14 +215,14 @@ onescope_code onescope_replay_set_hash_rows(onescope_replay *r, const uint64_t *
     memcpy(copy, rows, count * sizeof *copy);
     drop_hash_rows(r);
     r->hash_rows = copy;
-    r->has_hash_rows = 1;
+    r->has_hash_rows = true;
     return ONESCOPE_OK;
 }
 
-static int store_row(void *user, const onescope_replay_row *row) {
+static bool store_row(void *user, const onescope_replay_row *row) {
     uint64_t *rows = user;
     rows[row->index] = row->hash;
-    return 0;
+    return false;
 }
 
 onescope_code onescope_replay_compute_hash_rows(onescope_replay *r, onescope_error *error) {
@@ -200,7 +239,7 @@ onescope_code onescope_replay_compute_hash_rows(onescope_replay *r, onescope_err
         return rc;
     }
     r->hash_rows = rows;
-    r->has_hash_rows = 1;
+    r->has_hash_rows = true;
     return ONESCOPE_OK;
 }
 
@@ -332,14 +371,14 @@ onescope_code onescope_replay_parse(const void *data, size_t size, const char *n
         if (r->start_snapshot == NULL) goto fail;
         memcpy(r->start_snapshot, snapshot, snapshot_size);
         r->start_snapshot_size = snapshot_size;
-        r->has_start_snapshot = 1;
+        r->has_start_snapshot = true;
         r->start_step = onescope_os_get_u64(snapshot);
     }
     if (rows != NULL) {
         r->hash_rows = onescope_os_calloc(a, (size_t)steps + 1, sizeof *r->hash_rows);
         if (r->hash_rows == NULL) goto fail;
         for (size_t i = 0; i <= steps; i++) r->hash_rows[i] = onescope_os_get_u64(rows + 8 * i);
-        r->has_hash_rows = 1;
+        r->has_hash_rows = true;
     }
     if (total > 0) {
         r->inputs = onescope_os_alloc(a, total);
@@ -520,7 +559,7 @@ onescope_code onescope_replay_run(const onescope_replay *r, const onescope_alloc
         row.has_expected = r->has_hash_rows && r->hash_rows != NULL;
         row.expected = row.has_expected ? r->hash_rows[i] : 0;
         row.sim = sim;
-        if (callback != NULL && callback(user, &row) != 0) break;
+        if (callback != NULL && callback(user, &row)) break;
         if (i == r->step_count) break;
         const uint8_t *p;
         size_t n;
@@ -532,18 +571,18 @@ onescope_code onescope_replay_run(const onescope_replay *r, const onescope_alloc
     return rc;
 }
 
-static int compare_row(void *user, const onescope_replay_row *row) {
+static bool compare_row(void *user, const onescope_replay_row *row) {
     onescope_verify_result *v = user;
     if (row->hash == row->expected) {
         v->rows_checked++;
-        return 0;
+        return false;
     }
-    v->matched = 0;
+    v->matched = false;
     v->first_row = row->index;
     v->first_step = row->host_step;
     v->expected = row->expected;
     v->actual = row->hash;
-    return 1;
+    return true;
 }
 
 onescope_code onescope_replay_verify(const onescope_replay *r, const onescope_allocator *a,
@@ -559,7 +598,7 @@ onescope_code onescope_replay_verify(const onescope_replay *r, const onescope_al
         return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
                        "bit 0 set (hash rows to verify)", "0x%04x",
                        (unsigned)onescope_replay_flags(r));
-    result->matched = 1;
+    result->matched = true;
     OS_TRY(onescope_replay_run(r, a, compare_row, result, error));
     if (result->matched) return ONESCOPE_OK;
     char field[96];

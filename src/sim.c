@@ -17,6 +17,8 @@
 #define CELL (ONESCOPE_SIM_BOX / (int32_t)ONESCOPE_SIM_GRID) /* 1250 mm */
 #define ARRIVAL_SPEED_X 150 /* a receiver's body arrives at the middle moving +x */
 #define SPAWNED (-1)        /* start position of a body spawned during this step */
+/* Marks a def that came from onescope_sim_def_default() (a zeroed def is not a setup). */
+#define DEF_COOKIE 0x4F534446u /* "OSDF" */
 
 struct onescope_sim {
     const onescope_allocator *allocator;
@@ -25,12 +27,12 @@ struct onescope_sim {
     int32_t gravity;
     uint32_t body_count;
     onescope_sim_stage next_stage;
-    onescope_sim_body bodies[ONESCOPE_SIM_MAX_BODIES];
-    onescope_sim_body start[ONESCOPE_SIM_MAX_BODIES]; /* the bodies as the input stage began */
+    onescope_sim_body_state bodies[ONESCOPE_SIM_MAX_BODIES];
+    onescope_sim_body_state start[ONESCOPE_SIM_MAX_BODIES]; /* the bodies as the input stage began */
 };
 
 /* A body is exactly its eight snapshot values, in snapshot order. */
-_Static_assert(sizeof(onescope_sim_body) == ONESCOPE_SIM_BODY_BYTES, "eight packed int32");
+_Static_assert(sizeof(onescope_sim_body_state) == ONESCOPE_SIM_BODY_BYTES, "eight packed int32");
 
 static int32_t clamp64(int64_t v, int32_t lo, int32_t hi) {
     return v < lo ? lo : v > hi ? hi : (int32_t)v;
@@ -45,6 +47,7 @@ onescope_sim_def onescope_sim_def_default(void) {
     d.setup.body_count = 1;
     d.setup.seed = 0;
     d.link.role = ONESCOPE_LINK_ROLE_NONE;
+    d.internal_cookie = DEF_COOKIE;
     return d;
 }
 
@@ -113,8 +116,8 @@ onescope_code onescope_sim_setup_decode(const void *data, size_t size, const cha
     return ONESCOPE_OK;
 }
 
-onescope_sim_link onescope_link_describe(const onescope_link_block *l) {
-    onescope_sim_link k = {ONESCOPE_LINK_KIND_NONE, "", "", "", 0, 0};
+onescope_link_info onescope_link_describe(const onescope_link_block *l) {
+    onescope_link_info k = {ONESCOPE_LINK_KIND_NONE, "", "", "", 0, 0};
     if (l == NULL) return k;
     if (l->role == ONESCOPE_LINK_ROLE_SENDER) {
         k.kind = ONESCOPE_LINK_KIND_CONTINUED_BY;
@@ -283,7 +286,7 @@ static void apply_transfer(onescope_sim *s) {
     const onescope_link_block *l = &s->def.link;
     if (l->role != ONESCOPE_LINK_ROLE_SENDER && l->role != ONESCOPE_LINK_ROLE_RECEIVER) return;
     if (s->host_step != l->transfer_step || l->body >= s->body_count) return;
-    onescope_sim_body *b = &s->bodies[l->body];
+    onescope_sim_body_state *b = &s->bodies[l->body];
     if (l->role == ONESCOPE_LINK_ROLE_SENDER) {
         b->alive = 0;
         return;
@@ -298,12 +301,21 @@ static void apply_transfer(onescope_sim *s) {
     b->velocity[2] = 0;
 }
 
+static onescope_code check_cookie(const onescope_sim_def *def, const char *name,
+                                  onescope_error *error) {
+    if (def->internal_cookie == DEF_COOKIE) return ONESCOPE_OK;
+    return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "onescope_sim_def",
+                            "a def from onescope_sim_def_default()",
+                            "one without its cookie (0x%08x)", (unsigned)def->internal_cookie);
+}
+
 static onescope_code new_sim(const onescope_sim_def *def, const onescope_allocator *a,
                              onescope_sim **out, onescope_error *error, const char *name) {
     if (out == NULL || def == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "def and out must not be NULL");
     *out = NULL;
+    OS_TRY(check_cookie(def, name, error));
     OS_TRY(onescope_sim_setup_check(&def->setup, &def->link, name, error));
     onescope_sim *s = onescope_os_calloc(a, 1, sizeof *s);
     if (s == NULL)
@@ -330,7 +342,7 @@ onescope_code onescope_sim_create(const onescope_sim_def *def, const onescope_al
     s->gravity = ONESCOPE_SIM_START_GRAVITY;
     s->body_count = def->setup.body_count;
     for (uint32_t i = 0; i < s->body_count; i++) {
-        onescope_sim_body *b = &s->bodies[i];
+        onescope_sim_body_state *b = &s->bodies[i];
         b->alive = 1;
         for (int k = 0; k < dims; k++) b->position[k] = onescope_os_draw(&state, 0, BOX);
         for (int k = 0; k < dims; k++) b->velocity[k] = onescope_os_draw(&state, -200, 200);
@@ -412,6 +424,7 @@ onescope_code onescope_sim_create_from_snapshot(const onescope_sim_def *def, con
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                        "def and out must not be NULL");
     *out = NULL;
+    OS_TRY(check_cookie(def, name, error));
     OS_TRY(onescope_sim_setup_check(&def->setup, &def->link, name, error));
     OS_TRY(onescope_sim_snapshot_check(&def->setup, snapshot, size, name, 0, error));
     onescope_sim *s;
@@ -422,7 +435,7 @@ onescope_code onescope_sim_create_from_snapshot(const onescope_sim_def *def, con
     s->body_count = (uint32_t)((size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32);
     for (uint32_t i = 0; i < s->body_count; i++) {
         const uint8_t *b = p + 12 + 32 * (size_t)i;
-        onescope_sim_body *d = &s->bodies[i];
+        onescope_sim_body_state *d = &s->bodies[i];
         d->alive = get_i32(b);
         d->still_count = get_i32(b + 4);
         for (int k = 0; k < 3; k++) {
@@ -450,7 +463,7 @@ static void apply_op(onescope_sim *s, const onescope_op *op) {
     if (op->code == ONESCOPE_OP_SPAWN) {
         if (s->body_count >= ONESCOPE_SIM_MAX_BODIES) return;
         uint32_t i = s->body_count++;
-        onescope_sim_body *b = &s->bodies[i];
+        onescope_sim_body_state *b = &s->bodies[i];
         memset(b, 0, sizeof *b);
         b->alive = 1;
         for (int k = 0; k < dims; k++) b->position[k] = clamp64(op->value[k], 0, BOX);
@@ -459,7 +472,7 @@ static void apply_op(onescope_sim *s, const onescope_op *op) {
     }
     /* Operations on a body the world does not hold, or on a removed body, do nothing. */
     if (op->body >= s->body_count || !s->bodies[op->body].alive) return;
-    onescope_sim_body *b = &s->bodies[op->body];
+    onescope_sim_body_state *b = &s->bodies[op->body];
     if (op->code == ONESCOPE_OP_IMPULSE) { /* |v| <= 1000, |d| < 2^31: fits in 64 bits */
         for (int k = 0; k < dims; k++)
             b->velocity[k] = clamp64((int64_t)b->velocity[k] + op->value[k], -VMAX, VMAX);
@@ -482,7 +495,7 @@ static void stage_input(onescope_sim *s, const uint8_t *input, size_t size) {
 static void stage_gravity(onescope_sim *s) {
     int32_t g = s->gravity;
     for (uint32_t i = 0; i < s->body_count; i++) {
-        onescope_sim_body *b = &s->bodies[i];
+        onescope_sim_body_state *b = &s->bodies[i];
         if (!b->alive) continue;
         int32_t v = b->velocity[1] - g;
         b->velocity[1] = v < -VMAX ? -VMAX : v > VMAX ? VMAX : v;
@@ -495,7 +508,7 @@ static void stage_gravity(onescope_sim *s) {
 static void stage_move(onescope_sim *s) {
     int dims = s->def.setup.dimensions;
     for (uint32_t i = 0; i < s->body_count; i++) {
-        onescope_sim_body *b = &s->bodies[i];
+        onescope_sim_body_state *b = &s->bodies[i];
         if (!b->alive) continue;
         for (int k = 0; k < dims; k++) {
             int32_t v = b->velocity[k];
@@ -517,7 +530,7 @@ static void stage_move(onescope_sim *s) {
 
 static void stage_bookkeeping(onescope_sim *s) {
     for (uint32_t i = 0; i < s->body_count; i++) {
-        onescope_sim_body *b = &s->bodies[i];
+        onescope_sim_body_state *b = &s->bodies[i];
         if (!b->alive) continue;
         const int32_t *was = s->start[i].position;
         if (b->position[0] == was[0] && b->position[1] == was[1] && b->position[2] == was[2]) {
@@ -597,14 +610,15 @@ uint8_t onescope_sim_dimensions(const onescope_sim *s) { return s ? s->def.setup
 uint64_t onescope_sim_host_step(const onescope_sim *s) { return s ? s->host_step : 0; }
 int32_t onescope_sim_gravity(const onescope_sim *s) { return s ? s->gravity : 0; }
 uint32_t onescope_sim_body_count(const onescope_sim *s) { return s ? s->body_count : 0; }
-onescope_sim_def onescope_sim_get_def(const onescope_sim *s) {
+onescope_sim_def onescope_sim_definition(const onescope_sim *s) {
     return s ? s->def : onescope_sim_def_default();
 }
-onescope_sim_link onescope_sim_get_link(const onescope_sim *s) {
+onescope_link_info onescope_sim_link(const onescope_sim *s) {
     return onescope_link_describe(s ? &s->def.link : NULL);
 }
 
-onescope_code onescope_sim_get_body(const onescope_sim *s, uint32_t index, onescope_sim_body *out) {
+onescope_code onescope_sim_body(const onescope_sim *s, uint32_t index,
+                                onescope_sim_body_state *out) {
     if (s == NULL || out == NULL || index >= s->body_count) return ONESCOPE_E_ARGUMENT;
     *out = s->bodies[index];
     return ONESCOPE_OK;
@@ -627,7 +641,7 @@ size_t onescope_sim_snapshot(const onescope_sim *s, void *out, size_t capacity) 
     memcpy(p, s->bodies, (size_t)s->body_count * ONESCOPE_SIM_BODY_BYTES);
 #else
     for (uint32_t i = 0; i < s->body_count; i++, p += ONESCOPE_SIM_BODY_BYTES) {
-        const onescope_sim_body *b = &s->bodies[i];
+        const onescope_sim_body_state *b = &s->bodies[i];
         onescope_os_put_u32(p, (uint32_t)b->alive);
         onescope_os_put_u32(p + 4, (uint32_t)b->still_count);
         for (int k = 0; k < 3; k++) {
@@ -656,19 +670,19 @@ static const onescope_field_overlay overlays[ONESCOPE_FIELD_COUNT] = {
      ONESCOPE_SIM_GRID_TRIANGLES, 0, 4, "inferno"},
 };
 
-const onescope_field_overlay *onescope_field_overlay_get(onescope_field_id field) {
+const onescope_field_overlay *onescope_field_describe(onescope_field_id field) {
     if ((unsigned)field >= ONESCOPE_FIELD_COUNT) return NULL;
     return &overlays[field];
 }
 
-int onescope_sim_has_fields(const onescope_sim *s) {
+bool onescope_sim_has_fields(const onescope_sim *s) {
     return s != NULL && s->def.link.role != ONESCOPE_LINK_ROLE_NONE;
 }
 
 onescope_code onescope_sim_field(const onescope_sim *s, onescope_field_id field, int32_t *out,
                                  size_t count, onescope_error *error) {
     const char *name = "onescope_sim_field";
-    const onescope_field_overlay *o = onescope_field_overlay_get(field);
+    const onescope_field_overlay *o = onescope_field_describe(field);
     if (s == NULL || o == NULL || out == NULL || count < o->value_count)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "field",
                        "a world, a known field and room for its values", NULL);
@@ -678,7 +692,7 @@ onescope_code onescope_sim_field(const onescope_sim *s, onescope_field_id field,
     memset(out, 0, o->value_count * sizeof *out);
     int floor_axis = s->def.setup.dimensions == 3 ? 2 : 1; /* the grid's second axis */
     for (uint32_t i = 0; i < s->body_count; i++) {
-        const onescope_sim_body *b = &s->bodies[i];
+        const onescope_sim_body_state *b = &s->bodies[i];
         if (!b->alive) continue;
         int32_t u = b->position[0], w = b->position[floor_axis];
         int32_t ci = u / CELL, cj = w / CELL;

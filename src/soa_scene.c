@@ -63,9 +63,9 @@ static onescope_code rd_int(scene_ctx *c, const json_t *v, int32_t *out) {
     return ONESCOPE_OK;
 }
 
-static onescope_code rd_bool(scene_ctx *c, const json_t *v, int *out) {
+static onescope_code rd_bool(scene_ctx *c, const json_t *v, bool *out) {
     if (!json_is_boolean(v)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "true or false", "%s", kind_of(v));
-    *out = json_is_true(v) ? 1 : 0;
+    *out = json_is_true(v);
     return ONESCOPE_OK;
 }
 
@@ -181,7 +181,7 @@ static onescope_code rd_motor(scene_ctx *c, const json_t *o, onescope_soa_joint_
     static const char *const keys[] = {"speed", "velocity", "max_torque"};
     json_t *v[COUNT(keys)];
     OS_TRY(members(c, o, keys, COUNT(keys), v, "speed, velocity or max_torque"));
-    d->enable_motor = 1;
+    d->enable_motor = true;
     OS_TRY(rd_member(c, "speed", v[0], F1, &d->motor_speed));
     OS_TRY(rd_member(c, "velocity", v[1], F3, d->motor_velocity));
     return rd_member(c, "max_torque", v[2], F1, &d->max_motor_torque);
@@ -191,7 +191,7 @@ static onescope_code rd_spring(scene_ctx *c, const json_t *o, onescope_soa_joint
     static const char *const keys[] = {"hertz", "damping_ratio", "target_angle", "target_rotation"};
     json_t *v[COUNT(keys)];
     OS_TRY(members(c, o, keys, COUNT(keys), v, "hertz, damping_ratio, target_angle or target_rotation"));
-    d->enable_spring = 1;
+    d->enable_spring = true;
     OS_TRY(rd_member(c, "hertz", v[0], F1, &d->spring_hertz));
     OS_TRY(rd_member(c, "damping_ratio", v[1], F1, &d->spring_damping_ratio));
     OS_TRY(rd_member(c, "target_angle", v[2], F1, &d->target_angle));
@@ -223,15 +223,15 @@ static onescope_code rd_joint(scene_ctx *c, const json_t *o, onescope_soa_scene_
     float pair[2];
     if (v[6] != NULL) {
         OS_TRY(rd_member(c, "limit", v[6], F2, pair));
-        d->enable_limit = 1, d->lower_angle = pair[0], d->upper_angle = pair[1];
+        d->enable_limit = true, d->lower_angle = pair[0], d->upper_angle = pair[1];
     }
     if (v[7] != NULL) {
         OS_TRY(rd_member(c, "cone", v[7], F1, &d->cone_angle));
-        d->enable_cone_limit = 1;
+        d->enable_cone_limit = true;
     }
     if (v[8] != NULL) {
         OS_TRY(rd_member(c, "twist", v[8], F2, pair));
-        d->enable_twist_limit = 1, d->lower_twist = pair[0], d->upper_twist = pair[1];
+        d->enable_twist_limit = true, d->lower_twist = pair[0], d->upper_twist = pair[1];
     }
     if (v[9] != NULL) {
         onescope_os_json_push_key(c, "motor");
@@ -381,7 +381,7 @@ static onescope_code relabel(const onescope_soa_scene *s, onescope_error *error,
     else snprintf(field, sizeof field, "%s[%u]", list, index);
     onescope_os_copy_text(error->field, sizeof error->field, field);
     onescope_os_copy_text(error->input, sizeof error->input, s->name ? s->name : "scene");
-    error->has_offset = 0;
+    error->has_offset = false;
     error->offset = 0;
     error->line = line;
     error->column = column;
@@ -405,10 +405,8 @@ onescope_code onescope_soa_scene_create_world(const onescope_soa_scene *scene,
                                               onescope_soa_world **out, onescope_error *error) {
     OS_TRY(check_scene(scene, "soa_scene_create_world", out, error));
     *out = NULL;
-    onescope_soa_world_def wd = scene->world;
-    wd.allocator = allocator;
     onescope_soa_world *w = NULL;
-    onescope_code rc = onescope_soa_world_create(&wd, &w, error);
+    onescope_code rc = onescope_soa_world_create(&scene->world, allocator, &w, error);
     if (rc != ONESCOPE_OK) {
         /* a refused world setting (gravity) keeps its field, which is the document's key */
         if (rc != ONESCOPE_E_UNSUPPORTED && error != NULL)
@@ -426,7 +424,7 @@ onescope_code onescope_soa_scene_create_world(const onescope_soa_scene *scene,
         if (rc != ONESCOPE_OK) relabel(scene, error, rc, "joints", i, j->line, j->column);
     }
     if (rc != ONESCOPE_OK) {
-        onescope_soa_world_destroy(w);
+        onescope_soa_world_free(w);
         return rc;
     }
     *out = w;
@@ -443,7 +441,7 @@ onescope_code onescope_soa_scene_record(const onescope_soa_scene *scene, uint32_
     onescope_pose_cache *cache = NULL;
     onescope_code rc = onescope_soa_world_record(w, steps, scene->dt, scene->substeps, allocator,
                                                  &cache, error);
-    onescope_soa_world_destroy(w);
+    onescope_soa_world_free(w);
     if (rc != ONESCOPE_OK) {
         if (error != NULL) onescope_os_copy_text(error->input, sizeof error->input, scene->name ? scene->name : "scene");
         return rc;

@@ -7,15 +7,19 @@
 #include "internal.h"
 #include "onescope/soa_world.h"
 
+/* Marks a def that came from its _default() initialiser (zero is not every field's default). */
+#define DEF_COOKIE 0x4F534442u /* "OSDB" */
+
 onescope_soa_world_def onescope_soa_world_def_default(void) {
     onescope_soa_world_def d;
     memset(&d, 0, sizeof d);
     d.body_capacity = 1024;
     d.joint_capacity = 256;
     d.gravity[1] = -9.81f;
-    d.enable_sleep = 1;
-    d.contact_events = 1;
+    d.enable_sleep = true;
+    d.contact_events = true;
     d.hit_speed_threshold = 1.0f;
+    d.internal_cookie = DEF_COOKIE;
     return d;
 }
 
@@ -28,6 +32,7 @@ onescope_soa_body_def onescope_soa_body_def_default(void) {
     d.density = 1000.0f;
     d.friction = 0.6f;
     d.parent = -1;
+    d.internal_cookie = DEF_COOKIE;
     return d;
 }
 
@@ -39,6 +44,7 @@ onescope_soa_joint_def onescope_soa_joint_def_default(void) {
     d.body_b = -1;
     d.axis[2] = 1.0f;
     d.target_rotation[3] = 1.0f;
+    d.internal_cookie = DEF_COOKIE;
     return d;
 }
 
@@ -51,16 +57,17 @@ static onescope_code unsupported(onescope_error *error, const char *input) {
                    "a build with Box3D", "this build has no Box3D");
 }
 
-int onescope_soa_world_available(void) { return 0; }
+bool onescope_soa_world_available(void) { return false; }
 
-onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onescope_soa_world **out,
-                                        onescope_error *error) {
-    (void)def;
+onescope_code onescope_soa_world_create(const onescope_soa_world_def *def,
+                                        const onescope_allocator *allocator,
+                                        onescope_soa_world **out, onescope_error *error) {
+    (void)def, (void)allocator;
     if (out != NULL) *out = NULL;
     return unsupported(error, "soa_world_create");
 }
 
-void onescope_soa_world_destroy(onescope_soa_world *world) { (void)world; }
+void onescope_soa_world_free(onescope_soa_world *world) { (void)world; }
 
 onescope_code onescope_soa_world_add_body(onescope_soa_world *world, const onescope_soa_body_def *def,
                                           uint32_t *index, onescope_error *error) {
@@ -86,11 +93,11 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
     return unsupported(error, "soa_world_step");
 }
 
-onescope_code onescope_soa_world_get_view(onescope_soa_world *world, onescope_soa_view *view,
-                                          onescope_error *error) {
+onescope_code onescope_soa_world_view(onescope_soa_world *world, onescope_soa_view *view,
+                                      onescope_error *error) {
     (void)world;
     if (view != NULL) memset(view, 0, sizeof *view);
-    return unsupported(error, "soa_world_get_view");
+    return unsupported(error, "soa_world_view");
 }
 
 onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t steps, float dt,
@@ -141,7 +148,7 @@ struct onescope_soa_world {
     uint32_t capacity, joint_capacity;
     uint32_t count, joint_count;
     uint64_t step;
-    int contact_events;
+    bool contact_events;
 
     b3BodyId *bodies;
     b3JointId *joints;
@@ -167,7 +174,7 @@ struct onescope_soa_world {
     onescope_os_event_buffer begin, hit, end;
 };
 
-int onescope_soa_world_available(void) { return 1; }
+bool onescope_soa_world_available(void) { return true; }
 
 /* ---- small helpers ---- */
 
@@ -179,6 +186,15 @@ static onescope_code bad_float(onescope_error *error, const char *input, const c
 }
 
 /* Checks n floats: finite, and within [lo, hi]. */
+/* A def made without its _default() (zeroed or filled by hand) is refused by name. */
+static onescope_code check_cookie(onescope_error *error, const char *in, const char *type,
+                                  uint32_t cookie) {
+    if (cookie == DEF_COOKIE) return ONESCOPE_OK;
+    return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, type,
+                            "a def from its _default() initialiser",
+                            "one without its cookie (0x%08x)", (unsigned)cookie);
+}
+
 static onescope_code check_floats(onescope_error *error, const char *input, const char *name,
                                   const float *v, int n, float lo, float hi, const char *expected) {
     for (int i = 0; i < n; i++) {
@@ -253,7 +269,7 @@ static int32_t shape_map_get(const onescope_soa_world *w, b3ShapeId id) {
     return -1;
 }
 
-/* ---- create and destroy ---- */
+/* ---- create and free ---- */
 
 static void free_arrays(onescope_soa_world *w) {
     const onescope_allocator *a = w->allocator;
@@ -279,13 +295,15 @@ static void free_arrays(onescope_soa_world *w) {
     onescope_os_free(a, w->end.items);
 }
 
-onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onescope_soa_world **out,
+onescope_code onescope_soa_world_create(const onescope_soa_world_def *def,
+                                        const onescope_allocator *a, onescope_soa_world **out,
                                         onescope_error *error) {
     static const char in[] = "soa_world_create";
     if (out == NULL || def == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, def ? "out" : "def",
                        "a non-NULL pointer", "NULL");
     *out = NULL;
+    OS_TRY(check_cookie(error, in, "onescope_soa_world_def", def->internal_cookie));
     if (def->body_capacity < 1 || def->body_capacity > ONESCOPE_SOA_MAX_CAPACITY)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_capacity",
                        "1..1000000", "%u", def->body_capacity);
@@ -296,14 +314,7 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onesc
                         "a finite acceleration, |g| <= 10000 m/s^2"));
     OS_TRY(check_floats(error, in, "hit_speed_threshold", &def->hit_speed_threshold, 1, 0.0f,
                         1.0e6f, "a finite speed >= 0"));
-    if (def->enable_sleep != 0 && def->enable_sleep != 1)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "enable_sleep", "0 or 1", "%d",
-                       def->enable_sleep);
-    if (def->contact_events != 0 && def->contact_events != 1)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "contact_events", "0 or 1", "%d",
-                       def->contact_events);
 
-    const onescope_allocator *a = def->allocator;
     onescope_soa_world *w = onescope_os_calloc(a, 1, sizeof *w);
     if (w == NULL) return onescope_os_fail(error, ONESCOPE_E_NOMEM, in, OS_NO_OFFSET, "world", NULL, NULL);
     w->allocator = a;
@@ -343,7 +354,7 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onesc
 
     b3WorldDef wd = b3DefaultWorldDef();
     wd.gravity = (b3Vec3){def->gravity[0], def->gravity[1], def->gravity[2]};
-    wd.enableSleep = def->enable_sleep != 0;
+    wd.enableSleep = def->enable_sleep;
     wd.hitEventThreshold = def->hit_speed_threshold;
     wd.workerCount = 1;
     wd.enqueueTask = NULL;
@@ -366,7 +377,7 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def, onesc
     return ONESCOPE_OK;
 }
 
-void onescope_soa_world_destroy(onescope_soa_world *world) {
+void onescope_soa_world_free(onescope_soa_world *world) {
     if (world == NULL) return;
     pthread_mutex_lock(&onescope_os_soa_lock);
     b3DestroyWorld(world->world);
@@ -394,6 +405,7 @@ static void read_body(onescope_soa_world *w, uint32_t i) {
 static onescope_code check_body_def(const onescope_soa_world *w, const onescope_soa_body_def *d,
                                     b3Quat *q, onescope_error *error) {
     static const char in[] = "soa_world_add_body";
+    OS_TRY(check_cookie(error, in, "onescope_soa_body_def", d->internal_cookie));
     if (d->kind < ONESCOPE_SOA_SPHERE || d->kind > ONESCOPE_SOA_STATIC_BOX)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "kind",
                        "1 sphere, 2 capsule, 3 box or 4 static box", "%d", (int)d->kind);
@@ -468,8 +480,8 @@ onescope_code onescope_soa_world_add_body(onescope_soa_world *world, const onesc
     sd.baseMaterial.friction = def->friction;
     sd.baseMaterial.restitution = def->restitution;
     sd.baseMaterial.rollingResistance = def->rolling_resistance;
-    sd.enableContactEvents = world->contact_events != 0;
-    sd.enableHitEvents = world->contact_events != 0;
+    sd.enableContactEvents = world->contact_events;
+    sd.enableHitEvents = world->contact_events;
     b3ShapeId shape;
     if (def->kind == ONESCOPE_SOA_SPHERE) {
         b3Sphere s = {{0.0f, 0.0f, 0.0f}, def->size[0]};
@@ -551,14 +563,10 @@ static void read_joint(onescope_soa_world *w, uint32_t j) {
     l[J_WX][j] = dw.x, l[J_WY][j] = dw.y, l[J_WZ][j] = dw.z;
 }
 
-static onescope_code check_flag(onescope_error *error, const char *in, const char *field, int v) {
-    if (v == 0 || v == 1) return ONESCOPE_OK;
-    return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, field, "0 or 1", "%d", v);
-}
-
 static onescope_code check_joint_def(const onescope_soa_world *w, const onescope_soa_joint_def *d,
                                      b3Vec3 *axis, b3Quat *target, onescope_error *error) {
     static const char in[] = "soa_world_add_joint";
+    OS_TRY(check_cookie(error, in, "onescope_soa_joint_def", d->internal_cookie));
     if (d->kind < ONESCOPE_SOA_REVOLUTE || d->kind > ONESCOPE_SOA_WELD)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "kind",
                        "1 revolute, 2 spherical or 3 weld", "%d", (int)d->kind);
@@ -587,12 +595,6 @@ static onescope_code check_joint_def(const onescope_soa_world *w, const onescope
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "axis", "a non-zero direction",
                        "%g %g %g", ax, ay, az);
     *axis = (b3Vec3){(float)(ax / len), (float)(ay / len), (float)(az / len)};
-    OS_TRY(check_flag(error, in, "collide_connected", d->collide_connected));
-    OS_TRY(check_flag(error, in, "enable_limit", d->enable_limit));
-    OS_TRY(check_flag(error, in, "enable_cone_limit", d->enable_cone_limit));
-    OS_TRY(check_flag(error, in, "enable_twist_limit", d->enable_twist_limit));
-    OS_TRY(check_flag(error, in, "enable_motor", d->enable_motor));
-    OS_TRY(check_flag(error, in, "enable_spring", d->enable_spring));
     const char *lim = "an angle in -0.99 pi..0.99 pi rad";
     OS_TRY(check_floats(error, in, "lower_angle", &d->lower_angle, 1, -OS_SOA_MAX_LIMIT, OS_SOA_MAX_LIMIT, lim));
     OS_TRY(check_floats(error, in, "upper_angle", &d->upper_angle, 1, d->lower_angle, OS_SOA_MAX_LIMIT,
@@ -648,7 +650,7 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world, const ones
     base.localFrameA.q = b3NormalizeQuat(b3InvMulQuat(qa, frame));
     base.localFrameB.p = b3InvRotateVector(qb, b3Sub(anchor, pb));
     base.localFrameB.q = b3NormalizeQuat(b3InvMulQuat(qb, frame));
-    base.collideConnected = def->collide_connected != 0;
+    base.collideConnected = def->collide_connected;
 
     b3JointId id;
     if (def->kind == ONESCOPE_SOA_REVOLUTE) {
@@ -661,13 +663,13 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world, const ones
         jd.base.constraintHertz = keep.constraintHertz;
         jd.base.constraintDampingRatio = keep.constraintDampingRatio;
         jd.base.drawScale = keep.drawScale;
-        jd.enableLimit = def->enable_limit != 0;
+        jd.enableLimit = def->enable_limit;
         jd.lowerAngle = def->lower_angle;
         jd.upperAngle = def->upper_angle;
-        jd.enableMotor = def->enable_motor != 0;
+        jd.enableMotor = def->enable_motor;
         jd.motorSpeed = def->motor_speed;
         jd.maxMotorTorque = def->max_motor_torque;
-        jd.enableSpring = def->enable_spring != 0;
+        jd.enableSpring = def->enable_spring;
         jd.hertz = def->spring_hertz;
         jd.dampingRatio = def->spring_damping_ratio;
         jd.targetAngle = def->target_angle;
@@ -682,15 +684,15 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world, const ones
         jd.base.constraintHertz = keep.constraintHertz;
         jd.base.constraintDampingRatio = keep.constraintDampingRatio;
         jd.base.drawScale = keep.drawScale;
-        jd.enableConeLimit = def->enable_cone_limit != 0;
+        jd.enableConeLimit = def->enable_cone_limit;
         jd.coneAngle = def->cone_angle;
-        jd.enableTwistLimit = def->enable_twist_limit != 0;
+        jd.enableTwistLimit = def->enable_twist_limit;
         jd.lowerTwistAngle = def->lower_twist;
         jd.upperTwistAngle = def->upper_twist;
-        jd.enableMotor = def->enable_motor != 0;
+        jd.enableMotor = def->enable_motor;
         jd.motorVelocity = (b3Vec3){def->motor_velocity[0], def->motor_velocity[1], def->motor_velocity[2]};
         jd.maxMotorTorque = def->max_motor_torque;
-        jd.enableSpring = def->enable_spring != 0;
+        jd.enableSpring = def->enable_spring;
         jd.hertz = def->spring_hertz;
         jd.dampingRatio = def->spring_damping_ratio;
         jd.targetRotation = target;
@@ -847,9 +849,9 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
     return collect_events(world, error);
 }
 
-onescope_code onescope_soa_world_get_view(onescope_soa_world *world, onescope_soa_view *view,
+onescope_code onescope_soa_world_view(onescope_soa_world *world, onescope_soa_view *view,
                                           onescope_error *error) {
-    static const char in[] = "soa_world_get_view";
+    static const char in[] = "soa_world_view";
     if (world == NULL || view == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "view" : "world",
                        "a non-NULL pointer", "NULL");

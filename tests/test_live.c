@@ -210,8 +210,8 @@ static void test_link_probe(void **state) {
     assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
     onescope_replay *r;
     assert_int_equal(onescope_live_viewer_replay(v, NULL, &r, &err), ONESCOPE_OK);
-    assert_int_equal(r->link.role, ONESCOPE_LINK_ROLE_RECEIVER);
-    assert_int_equal(r->link.transfer_step, 7);
+    assert_int_equal(onescope_replay_link(r).role, ONESCOPE_LINK_ROLE_RECEIVER);
+    assert_int_equal(onescope_replay_link(r).transfer_step, 7);
     assert_int_equal(onescope_replay_verify(r, NULL, NULL, "r", &err), ONESCOPE_OK);
     onescope_replay_free(r);
     onescope_live_viewer_free(v);
@@ -672,8 +672,8 @@ static void test_viewer_records_many_rows(void **state) {
     assert_int_equal(onescope_live_viewer_steps(v), 600);
     onescope_replay *r;
     assert_int_equal(onescope_live_viewer_replay(v, NULL, &r, &err), ONESCOPE_OK);
-    assert_int_equal(r->step_count, 600);
-    for (uint32_t i = 0; i <= 600; i++) assert_int_equal(r->hash_rows[i], s.hashes[i]);
+    assert_int_equal(onescope_replay_step_count(r), 600);
+    for (uint32_t i = 0; i <= 600; i++) assert_int_equal(onescope_replay_hash_rows(r)[i], s.hashes[i]);
     onescope_replay_free(r);
     onescope_live_viewer_free(v);
     free_stream(&s);
@@ -716,9 +716,9 @@ static void test_viewer_attach_mid_run(void **state) {
     assert_int_equal(onescope_live_viewer_steps(v), 80);
     onescope_replay *r;
     assert_int_equal(onescope_live_viewer_replay(v, NULL, &r, &err), ONESCOPE_OK);
-    assert_true(r->has_start_snapshot);
-    assert_int_equal(r->start_step, 120);
-    assert_int_equal(r->step_count, 80);
+    assert_true(onescope_replay_has_start_snapshot(r));
+    assert_int_equal(onescope_replay_start_step(r), 120);
+    assert_int_equal(onescope_replay_step_count(r), 80);
     assert_int_equal(onescope_replay_flags(r), 3);
     onescope_buffer b;
     assert_int_equal(onescope_replay_write(r, NULL, &b, &err), ONESCOPE_OK);
@@ -727,7 +727,7 @@ static void test_viewer_attach_mid_run(void **state) {
     onescope_verify_result vr;
     assert_int_equal(onescope_replay_verify(again, NULL, &vr, "saved", &err), ONESCOPE_OK);
     assert_int_equal(vr.rows_checked, 81);
-    for (uint32_t i = 0; i <= 80; i++) assert_int_equal(again->hash_rows[i], s.hashes[120 + i]);
+    for (uint32_t i = 0; i <= 80; i++) assert_int_equal(onescope_replay_hash_rows(again)[i], s.hashes[120 + i]);
     onescope_replay_free(again);
     onescope_buffer_free(&b);
     onescope_replay_free(r);

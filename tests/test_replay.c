@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "replay_internal.h" /* the validator tests corrupt a replay's private fields */
 #include "test_util.h"
 
 /* ---- helpers ---- */
@@ -83,19 +84,28 @@ static void parse_reads_every_part(void **state) {
     onescope_replay *d;
     onescope_error err;
     assert_int_equal(onescope_replay_parse(b.data, b.size, "a", NULL, &d, &err), ONESCOPE_OK);
-    assert_int_equal(d->setup.dimensions, 3);
-    assert_int_equal(d->setup.body_count, 3);
-    assert_int_equal(d->setup.seed, 77);
-    assert_int_equal(d->link.role, 1);
-    assert_int_equal(d->link.body, 1);
-    assert_int_equal(d->link.transfer_step, 150);
-    assert_int_equal(d->step_count, 9);
-    assert_true(d->has_start_snapshot);
-    assert_true(d->start_step == 5);
-    assert_int_equal(d->start_snapshot_size, r->start_snapshot_size);
-    assert_memory_equal(d->start_snapshot, r->start_snapshot, r->start_snapshot_size);
-    assert_true(d->has_hash_rows);
-    assert_memory_equal(d->hash_rows, r->hash_rows, 10 * sizeof(uint64_t));
+    /* read through the public accessors, as a caller does */
+    onescope_sim_setup setup = onescope_replay_setup(d);
+    onescope_link_block dl = onescope_replay_link(d);
+    assert_int_equal(setup.dimensions, 3);
+    assert_int_equal(setup.body_count, 3);
+    assert_int_equal(setup.seed, 77);
+    assert_int_equal(dl.role, 1);
+    assert_int_equal(dl.body, 1);
+    assert_int_equal(dl.transfer_step, 150);
+    assert_int_equal(onescope_replay_step_count(d), 9);
+    assert_true(onescope_replay_has_start_snapshot(d));
+    assert_true(onescope_replay_start_step(d) == 5);
+    size_t dn = 0, rn = 0;
+    const uint8_t *ds = onescope_replay_start_snapshot(d, &dn);
+    const uint8_t *rs = onescope_replay_start_snapshot(r, &rn);
+    assert_int_equal(dn, rn);
+    assert_int_equal(dn, 12 + 3 * 32);
+    assert_memory_equal(ds, rs, rn);
+    assert_true(onescope_replay_has_hash_rows(d));
+    assert_memory_equal(onescope_replay_hash_rows(d), onescope_replay_hash_rows(r),
+                        10 * sizeof(uint64_t));
+    assert_int_equal(onescope_replay_input_bytes(d), onescope_replay_input_bytes(r));
     assert_int_equal(onescope_replay_flags(d), 7);
     const uint8_t *p;
     size_t n;
@@ -196,6 +206,90 @@ static void snapshot_and_hash_row_rules(void **state) {
     expect_error(&b, 110, 0, NULL, 0, ONESCOPE_E_TRUNCATED, 102);
     onescope_buffer_free(&b);
     onescope_replay_free(r);
+}
+
+/* A 3D one-body header (no link) with these flags and step count; returns its size (22). */
+static size_t header_with(uint8_t *out, uint8_t flags, uint32_t steps) {
+    static const uint8_t head[18] = {'O', 'S', 'T', 'M', 1, 0, 0, 0, 6, 0, 0, 0, 3, 1, 9, 0, 0, 0};
+    memcpy(out, head, sizeof head);
+    out[6] = flags;
+    onescope_os_put_u32(out + 18, steps);
+    return 22;
+}
+
+/* The order of the size checks, as docs/test-module.md section 8 states it: the snapshot
+ * length (fit before shape), the hash-row block (at its first byte), then the step count's
+ * 2-bytes-per-step check at the first step's offset I, which is right after N only when flag
+ * bits 0 and 1 are both clear; a file cut inside the setup is reported per field. */
+static void size_checks_in_file_order(void **state) {
+    (void)state;
+    uint8_t f[256];
+    onescope_error err;
+    memset(f, 0, sizeof f);
+    /* no snapshot, no rows: I = S + 4 = 22 */
+    size_t n = header_with(f, 0, 1000);
+    assert_int_equal(parse(f, n + 10, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 22);
+    assert_string_equal(err.field, "step count");
+    /* a start snapshot (44 bytes: one body) moves I to 22 + 4 + 44 = 70 */
+    n = header_with(f, 2, 1000);
+    onescope_os_put_u32(f + n, 44);
+    memset(f + n + 4, 0, 44);
+    f[n + 4 + 12] = 1; /* alive */
+    assert_int_equal(parse(f, 70 + 10, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 70);
+    assert_string_equal(err.field, "step count");
+    /* hash rows (N + 1 = 4 rows, 32 bytes) move I to 22 + 32 = 54 */
+    n = header_with(f, 1, 3);
+    memset(f + n, 0xab, 32);
+    assert_int_equal(parse(f, 54 + 5, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 54);
+    assert_string_equal(err.field, "step count");
+    /* a short hash-row block is reported at its first byte R, however much of it is there */
+    for (size_t have = 0; have < 32; have += 7) {
+        assert_int_equal(parse(f, 22 + have, &err), ONESCOPE_E_TRUNCATED);
+        assert_error_at(err, ONESCOPE_E_TRUNCATED, 22);
+        assert_string_equal(err.field, "hash rows");
+    }
+    /* both flags: R = 22 + 4 + 44 = 70, I = 70 + 32 = 102 */
+    n = header_with(f, 3, 3);
+    onescope_os_put_u32(f + n, 44);
+    memset(f + n + 4, 0, 44);
+    f[n + 4 + 12] = 1;
+    assert_int_equal(parse(f, 80, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 70);
+    assert_string_equal(err.field, "hash rows");
+    memset(f + 70, 0, 32);
+    assert_int_equal(parse(f, 102 + 5, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 102);
+    /* a snapshot length that is both no valid size (45) and past the end: the fit comes
+     * first (TRUNCATED at S + 8); with the 45 bytes present it is LENGTH at the same offset */
+    n = header_with(f, 2, 0);
+    onescope_os_put_u32(f + n, 45);
+    memset(f + n + 4, 0, 64);
+    assert_int_equal(parse(f, n + 4 + 10, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 26);
+    assert_string_equal(err.field, "start snapshot length");
+    assert_int_equal(parse(f, n + 4 + 45, &err), ONESCOPE_E_LENGTH);
+    assert_error_at(err, ONESCOPE_E_LENGTH, 26);
+    /* a file ending inside the setup: TRUNCATED at the field it cuts, with a link block */
+    static const uint8_t linked[22] = {'O', 'S', 'T', 'M', 1, 0, 4, 0, 10, 0, 0, 0,
+                                       3, 2, 1, 0, 0, 0, 1, 1, 5, 0};
+    static const uint64_t field_at[22] = {0, 0, 0, 0, 4, 4, 6, 6, 8, 8, 8, 8,
+                                          12, 13, 14, 14, 14, 14, 18, 19, 20, 20};
+    for (size_t cut = 0; cut < sizeof linked; cut++) {
+        assert_int_equal(parse(linked, cut, &err), ONESCOPE_E_TRUNCATED);
+        assert_error_at(err, ONESCOPE_E_TRUNCATED, field_at[cut]);
+    }
+    /* the setup's values are checked once all its fields are read: a bad dimension (5) in a
+     * file cut inside the seed is the cut, not the dimension */
+    memcpy(f, linked, sizeof linked);
+    f[12] = 5;
+    assert_int_equal(parse(f, 16, &err), ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 14);
+    assert_string_equal(err.field, "seed");
+    assert_int_equal(parse(f, 22, &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 12);
 }
 
 static void step_input_rules(void **state) {
@@ -350,7 +444,7 @@ typedef struct seen {
     uint32_t stop_at;
 } seen;
 
-static int count_rows(void *user, const onescope_replay_row *row) {
+static bool count_rows(void *user, const onescope_replay_row *row) {
     seen *s = user;
     if (s->rows == 0) s->first_step = row->host_step;
     assert_int_equal(row->index, s->rows);
@@ -402,10 +496,10 @@ typedef struct link_check {
     int checked;
 } link_check;
 
-static int check_link(void *user, const onescope_replay_row *row) {
+static bool check_link(void *user, const onescope_replay_row *row) {
     link_check *c = user;
-    onescope_sim_body b;
-    assert_int_equal(onescope_sim_get_body(row->sim, 3, &b), ONESCOPE_OK);
+    onescope_sim_body_state b;
+    assert_int_equal(onescope_sim_body(row->sim, 3, &b), ONESCOPE_OK);
     int here = c->role == 1 ? row->host_step < 150 : row->host_step >= 150;
     assert_int_equal(b.alive, here);
     if (row->host_step == 150 && c->role == 2) {
@@ -415,7 +509,7 @@ static int check_link(void *user, const onescope_replay_row *row) {
         assert_int_equal(b.velocity[0], 150);
         c->checked++;
     }
-    return 0;
+    return false;
 }
 
 static void linked_pair(void **state) {
@@ -430,7 +524,7 @@ static void linked_pair(void **state) {
         link_check c = {role, 0};
         assert_int_equal(onescope_replay_run(r, NULL, check_link, &c, &err), ONESCOPE_OK);
         assert_int_equal(c.checked, role == 2);
-        onescope_sim_link k = onescope_link_describe(&r->link);
+        onescope_link_info k = onescope_link_describe(&r->link);
         assert_string_equal(k.own_key, role == 1 ? "tm-left" : "tm-right");
         onescope_replay_free(r);
     }
@@ -462,6 +556,20 @@ static void arguments_validator_and_files(void **state) {
     assert_int_equal(onescope_replay_append_ops(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_set_hash_rows(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_compute_hash_rows(NULL, &err), ONESCOPE_E_ARGUMENT);
+    /* the accessors on NULL: zeros, NULL pointers, false */
+    assert_int_equal(onescope_replay_setup(NULL).dimensions, 0);
+    assert_int_equal(onescope_replay_link(NULL).role, 0);
+    assert_int_equal(onescope_replay_step_count(NULL), 0);
+    assert_false(onescope_replay_has_start_snapshot(NULL));
+    size_t snap_size = 9;
+    assert_null(onescope_replay_start_snapshot(NULL, &snap_size));
+    assert_int_equal(snap_size, 0);
+    assert_null(onescope_replay_start_snapshot(r, NULL)); /* r has none; size may be NULL */
+    assert_true(onescope_replay_start_step(NULL) == 0);
+    assert_false(onescope_replay_has_hash_rows(NULL));
+    assert_null(onescope_replay_hash_rows(NULL));
+    assert_null(onescope_replay_hash_rows(r));
+    assert_true(onescope_replay_input_bytes(NULL) == 0);
     assert_int_equal(onescope_replay_validate(NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_write(NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_read_file(NULL, NULL, &r, &err), ONESCOPE_E_ARGUMENT);
@@ -526,88 +634,103 @@ static void arguments_validator_and_files(void **state) {
 
 /* ---- allocation failure at every site ---- */
 
+typedef struct alloc_ctx {
+    const onescope_replay *r; /* the replay every step works from */
+    const onescope_buffer *b; /* its bytes */
+} alloc_ctx;
+
+static onescope_code walk_parse(const onescope_allocator *allocator, void *user) {
+    const alloc_ctx *c = user;
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = allocator;
+    onescope_replay *d = (onescope_replay *)&o;
+    onescope_error err;
+    onescope_code rc = onescope_replay_parse(c->b->data, c->b->size, "a", &o, &d, &err);
+    if (rc != ONESCOPE_OK) assert_null(d);
+    onescope_replay_free(d);
+    return rc;
+}
+
+static onescope_code walk_write(const onescope_allocator *allocator, void *user) {
+    const alloc_ctx *c = user;
+    onescope_buffer out;
+    onescope_error err;
+    onescope_code rc = onescope_replay_write(c->r, allocator, &out, &err);
+    if (rc == ONESCOPE_OK) assert_int_equal(out.size, c->b->size);
+    onescope_buffer_free(&out);
+    return rc;
+}
+
+/* create, snapshot, append (growing), hash rows (runs the world) */
+static onescope_code walk_build(const onescope_allocator *allocator, void *user) {
+    const onescope_replay *r = ((const alloc_ctx *)user)->r;
+    onescope_replay *d = NULL;
+    onescope_error err;
+    onescope_sim_setup setup = onescope_replay_setup(r);
+    onescope_link_block link = onescope_replay_link(r);
+    size_t snap_size;
+    const uint8_t *snap = onescope_replay_start_snapshot(r, &snap_size);
+    uint32_t steps = onescope_replay_step_count(r);
+    onescope_code rc = onescope_replay_create(&setup, &link, allocator, &d, &err);
+    if (rc == ONESCOPE_OK) rc = onescope_replay_set_start_snapshot(d, snap, snap_size, &err);
+    for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK; i++) {
+        const uint8_t *p;
+        size_t len;
+        onescope_replay_step_input(r, i, &p, &len);
+        rc = onescope_replay_append_step(d, p, len, &err);
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_replay_compute_hash_rows(d, &err);
+    if (rc == ONESCOPE_OK)
+        assert_memory_equal(onescope_replay_hash_rows(d), onescope_replay_hash_rows(r),
+                            ((size_t)steps + 1) * 8);
+    onescope_replay_free(d);
+    return rc;
+}
+
+static onescope_code walk_verify(const onescope_allocator *allocator, void *user) {
+    onescope_error err;
+    return onescope_replay_verify(((const alloc_ctx *)user)->r, allocator, NULL, "a", &err);
+}
+
 static void allocation_failure_everywhere(void **state) {
     (void)state;
     onescope_replay *r = build(3, 4, (onescope_link_block){1, 2, 3}, 1, 1, 40);
     onescope_buffer b = write_ok(r);
-    /* parse */
-    for (long n = 1;; n++) {
-        test_alloc t;
-        test_alloc_init(&t, n);
-        onescope_parse_options o = onescope_parse_options_default();
-        o.allocator = &t.allocator;
-        onescope_replay *d = NULL;
-        onescope_error err;
-        onescope_code rc = onescope_replay_parse(b.data, b.size, "a", &o, &d, &err);
-        if (rc == ONESCOPE_OK) {
-            onescope_replay_free(d);
-            assert_int_equal(t.live, 0);
-            assert_true(n > 5);
-            break;
-        }
-        assert_int_equal(rc, ONESCOPE_E_NOMEM);
-        assert_null(d);
-        assert_int_equal(t.live, 0);
-    }
-    /* write */
-    for (long n = 1;; n++) {
-        test_alloc t;
-        test_alloc_init(&t, n);
-        onescope_buffer out;
-        onescope_error err;
-        onescope_code rc = onescope_replay_write(r, &t.allocator, &out, &err);
-        if (rc == ONESCOPE_OK) {
-            assert_int_equal(out.size, b.size);
-            onescope_buffer_free(&out);
-            assert_int_equal(t.live, 0);
-            break;
-        }
-        assert_int_equal(rc, ONESCOPE_E_NOMEM);
-        assert_int_equal(t.live, 0);
-    }
-    /* build: create, snapshot, append (growing), hash rows (runs the world) */
-    for (long n = 1;; n++) {
-        test_alloc t;
-        test_alloc_init(&t, n);
-        onescope_replay *d = NULL;
-        onescope_error err;
-        onescope_code rc = onescope_replay_create(&r->setup, &r->link, &t.allocator, &d, &err);
-        if (rc == ONESCOPE_OK)
-            rc = onescope_replay_set_start_snapshot(d, r->start_snapshot, r->start_snapshot_size,
-                                                    &err);
-        for (uint32_t i = 0; i < r->step_count && rc == ONESCOPE_OK; i++) {
-            const uint8_t *p;
-            size_t len;
-            onescope_replay_step_input(r, i, &p, &len);
-            rc = onescope_replay_append_step(d, p, len, &err);
-        }
-        if (rc == ONESCOPE_OK) rc = onescope_replay_compute_hash_rows(d, &err);
-        if (rc == ONESCOPE_OK) {
-            assert_memory_equal(d->hash_rows, r->hash_rows, (r->step_count + 1) * 8);
-            onescope_replay_free(d);
-            assert_int_equal(t.live, 0);
-            assert_true(n > 6);
-            break;
-        }
-        assert_int_equal(rc, ONESCOPE_E_NOMEM);
-        onescope_replay_free(d);
-        assert_int_equal(t.live, 0);
-    }
-    /* verify (its world) */
-    for (long n = 1;; n++) {
-        test_alloc t;
-        test_alloc_init(&t, n);
-        onescope_error err;
-        onescope_code rc = onescope_replay_verify(r, &t.allocator, NULL, "a", &err);
-        assert_int_equal(t.live, 0);
-        if (rc == ONESCOPE_OK) break;
-        assert_int_equal(rc, ONESCOPE_E_NOMEM);
-    }
+    alloc_ctx c = {r, &b};
+    assert_true(test_alloc_walk(walk_parse, &c) > 4);
+    assert_true(test_alloc_walk(walk_write, &c) >= 1);
+    assert_true(test_alloc_walk(walk_build, &c) > 5);
+    assert_true(test_alloc_walk(walk_verify, &c) >= 1);
     onescope_buffer_free(&b);
     onescope_replay_free(r);
 }
 
-static int stop_at_row_2(void *user, const onescope_replay_row *row) {
+/* Ghost options that skipped onescope_ghost_options_default() are refused by name; NULL
+ * options are the defaults (one frame from row 0). */
+static void ghost_options_without_default_are_refused(void **state) {
+    (void)state;
+    onescope_link_block none = {0, 0, 0};
+    onescope_replay *r = build(2, 3, none, 0, 0, 4);
+    onescope_ghost_options o;
+    memset(&o, 0, sizeof o);
+    o.frames = 2; /* a plausible value does not make up for the missing cookie */
+    onescope_pose_cache *c = (onescope_pose_cache *)&o;
+    onescope_error err;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_E_ARGUMENT);
+    assert_null(c);
+    assert_string_equal(err.field, "onescope_ghost_options");
+    char line[256];
+    onescope_error_format(&err, line, sizeof line);
+    assert_string_equal(line, "ghost: onescope_ghost_options: expected options from "
+                              "onescope_ghost_options_default(), found options without their "
+                              "cookie (0x00000000)");
+    assert_int_equal(onescope_ghost_create(r, NULL, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->frame_count, 1);
+    onescope_pose_cache_free(c);
+    onescope_replay_free(r);
+}
+
+static bool stop_at_row_2(void *user, const onescope_replay_row *row) {
     int *rows = user;
     (*rows)++;
     assert_int_equal(row->index, (uint32_t)*rows - 1);
@@ -630,7 +753,7 @@ static void null_arguments_and_early_stop(void **state) {
     assert_int_equal(onescope_replay_append_ops(r, NULL, 1, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_set_hash_rows(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_replay_set_hash_rows(r, NULL, 7, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(r->step_count, 6); /* none of those changed it */
+    assert_int_equal(onescope_replay_step_count(r), 6); /* none of those changed it */
     const uint8_t *p;
     size_t n;
     assert_int_equal(onescope_replay_step_input(NULL, 0, &p, &n), ONESCOPE_E_ARGUMENT);
@@ -676,7 +799,9 @@ int main(void) {
         cmocka_unit_test(run_and_verify),
         cmocka_unit_test(linked_pair),
         cmocka_unit_test(arguments_validator_and_files),
+        cmocka_unit_test(size_checks_in_file_order),
         cmocka_unit_test(allocation_failure_everywhere),
+        cmocka_unit_test(ghost_options_without_default_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,7 +292,7 @@ static void test_record(void **state) {
     rc = onescope_soa_scene_create_world(s, NULL, &w, &err);
     if (rc != ONESCOPE_OK) fail_msg("create_world: %s", fmt(&err));
     onescope_soa_view v;
-    assert_int_equal(onescope_soa_world_get_view(w, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_soa_world_view(w, &v, &err), ONESCOPE_OK);
     assert_int_equal(v.count, 5);
     assert_int_equal(v.joint_count, 1);
     onescope_pose_cache *c2 = NULL;
@@ -302,7 +302,7 @@ static void test_record(void **state) {
     /* the ball fell */
     assert_true(c->poses[30 * 5 + 1].position[1] < c->poses[1].position[1]);
     onescope_pose_cache_free(c2);
-    onescope_soa_world_destroy(w);
+    onescope_soa_world_free(w);
     onescope_pose_cache_free(c);
     onescope_soa_scene_free(s);
 }

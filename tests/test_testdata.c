@@ -122,10 +122,10 @@ static void test_stop_callback(void **state) {
 static void test_every_operation(void **state) {
     (void)state;
     onescope_replay *r = replay_of(&generated, "test-10000.ostm");
-    assert_int_equal(r->setup.dimensions, 3);
-    assert_int_equal(r->setup.body_count, 24);
-    assert_int_equal(r->step_count, 10000);
-    assert_true(r->has_hash_rows);
+    assert_int_equal(onescope_replay_setup(r).dimensions, 3);
+    assert_int_equal(onescope_replay_setup(r).body_count, 24);
+    assert_int_equal(onescope_replay_step_count(r), 10000);
+    assert_true(onescope_replay_has_hash_rows(r));
     uint64_t counts[6];
     onescope_replay_count_ops(r, counts);
     for (int c = 1; c <= 5; c++) assert_true(counts[c] > 0);
@@ -133,16 +133,16 @@ static void test_every_operation(void **state) {
     assert_int_equal(onescope_replay_verify(r, NULL, NULL, "t", &err), ONESCOPE_OK);
     onescope_replay_free(r);
     r = replay_of(&generated, "test-2d-600.ostm");
-    assert_int_equal(r->setup.dimensions, 2);
-    assert_int_equal(r->step_count, 600);
-    assert_true(r->has_hash_rows);
+    assert_int_equal(onescope_replay_setup(r).dimensions, 2);
+    assert_int_equal(onescope_replay_step_count(r), 600);
+    assert_true(onescope_replay_has_hash_rows(r));
     onescope_replay_free(r);
     const char *fields[2] = {"test-field-2d.ostm", "test-field-3d.ostm"};
     for (int i = 0; i < 2; i++) {
         r = replay_of(&generated, fields[i]);
-        assert_int_equal(r->setup.dimensions, 2 + i);
-        assert_int_equal(r->link.role, ONESCOPE_LINK_ROLE_FIELDS);
-        assert_true(r->has_hash_rows);
+        assert_int_equal(onescope_replay_setup(r).dimensions, 2 + i);
+        assert_int_equal(onescope_replay_link(r).role, ONESCOPE_LINK_ROLE_FIELDS);
+        assert_true(onescope_replay_has_hash_rows(r));
         onescope_replay_free(r);
     }
 }
@@ -153,10 +153,10 @@ typedef struct body_track {
     uint32_t rows;
 } body_track;
 
-static int track(void *user, const onescope_replay_row *row) {
+static bool track(void *user, const onescope_replay_row *row) {
     body_track *t = user;
-    onescope_sim_body b;
-    assert_int_equal(onescope_sim_get_body(row->sim, t->body, &b), ONESCOPE_OK);
+    onescope_sim_body_state b;
+    assert_int_equal(onescope_sim_body(row->sim, t->body, &b), ONESCOPE_OK);
     assert_true(row->host_step < 400);
     t->alive[row->host_step] = b.alive;
     t->rows++;
@@ -168,20 +168,20 @@ static void test_link_hand_over(void **state) {
     onescope_error err;
     onescope_replay *left = replay_of(&generated, "test-link-left.ostm");
     onescope_replay *right = replay_of(&generated, "test-link-right.ostm");
-    assert_int_equal(left->link.role, ONESCOPE_LINK_ROLE_SENDER);
-    assert_int_equal(right->link.role, ONESCOPE_LINK_ROLE_RECEIVER);
-    assert_int_equal(left->link.body, 3);
-    assert_int_equal(right->link.body, 3);
-    assert_int_equal(left->link.transfer_step, 150);
-    assert_int_equal(right->link.transfer_step, 150);
-    assert_true(left->step_count > 150 && right->step_count > 150);
+    assert_int_equal(onescope_replay_link(left).role, ONESCOPE_LINK_ROLE_SENDER);
+    assert_int_equal(onescope_replay_link(right).role, ONESCOPE_LINK_ROLE_RECEIVER);
+    assert_int_equal(onescope_replay_link(left).body, 3);
+    assert_int_equal(onescope_replay_link(right).body, 3);
+    assert_int_equal(onescope_replay_link(left).transfer_step, 150);
+    assert_int_equal(onescope_replay_link(right).transfer_step, 150);
+    assert_true(onescope_replay_step_count(left) > 150 && onescope_replay_step_count(right) > 150);
     body_track l = {3, {0}, 0}, r = {3, {0}, 0};
     assert_int_equal(onescope_replay_run(left, NULL, track, &l, &err), ONESCOPE_OK);
     assert_int_equal(onescope_replay_run(right, NULL, track, &r, &err), ONESCOPE_OK);
-    assert_int_equal(l.rows, left->step_count + 1);
-    for (uint32_t s = 0; s <= left->step_count; s++)
+    assert_int_equal(l.rows, onescope_replay_step_count(left) + 1);
+    for (uint32_t s = 0; s <= onescope_replay_step_count(left); s++)
         assert_int_equal(l.alive[s], s < 150 ? 1 : 0);
-    for (uint32_t s = 0; s <= right->step_count; s++)
+    for (uint32_t s = 0; s <= onescope_replay_step_count(right); s++)
         assert_int_equal(r.alive[s], s < 150 ? 0 : 1);
     assert_int_equal(onescope_replay_verify(left, NULL, NULL, "l", &err), ONESCOPE_OK);
     assert_int_equal(onescope_replay_verify(right, NULL, NULL, "r", &err), ONESCOPE_OK);
@@ -199,7 +199,7 @@ typedef struct ghost_check {
     uint32_t present;
 } ghost_check;
 
-static int compare_frame(void *user, const onescope_replay_row *row) {
+static bool compare_frame(void *user, const onescope_replay_row *row) {
     ghost_check *g = user;
     if (row->index < g->from || row->index >= g->from + g->c->frame_count) return 0;
     uint32_t frame = row->index - g->from;
@@ -208,8 +208,8 @@ static int compare_frame(void *user, const onescope_replay_row *row) {
     assert_true(held <= g->c->entity_count);
     for (uint32_t i = 0; i < g->c->entity_count; i++) {
         const onescope_pose *p = onescope_pose_cache_pose(g->c, frame, i);
-        onescope_sim_body b;
-        if (i >= held || (onescope_sim_get_body(row->sim, i, &b), b.alive == 0)) {
+        onescope_sim_body_state b;
+        if (i >= held || (onescope_sim_body(row->sim, i, &b), b.alive == 0)) {
             assert_false(onescope_pose_is_present(p));
             g->absent++;
             continue;
@@ -227,9 +227,9 @@ static void test_live_attach_file(void **state) {
     (void)state;
     onescope_replay *r = replay_of(&generated, "test-live-attach.ostm");
     assert_int_equal(onescope_replay_flags(r), 3);
-    assert_true(r->has_start_snapshot);
-    assert_int_equal(r->start_step, 150);
-    assert_int_equal(r->step_count, 250);
+    assert_true(onescope_replay_has_start_snapshot(r));
+    assert_int_equal(onescope_replay_start_step(r), 150);
+    assert_int_equal(onescope_replay_step_count(r), 250);
     onescope_error err;
     assert_int_equal(onescope_replay_verify(r, NULL, NULL, "a", &err), ONESCOPE_OK);
     /* a ghost of it counts from the start snapshot: row 10 is host step 160 */

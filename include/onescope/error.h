@@ -2,6 +2,8 @@
 #ifndef ONESCOPE_ERROR_H
 #define ONESCOPE_ERROR_H
 
+#include <stdbool.h>
+
 #include "onescope/common.h"
 
 #ifdef __cplusplus
@@ -40,7 +42,7 @@ typedef struct onescope_error {
     onescope_code code;
     char input[256];    /* file or buffer name given by the caller */
     uint64_t offset;    /* byte offset, valid when has_offset */
-    int has_offset;
+    bool has_offset;
     uint32_t line;      /* 1-based line and column for text formats; 0 when unused */
     uint32_t column;
     char field[96];     /* what was being read, e.g. "flags" or "pegs[3].keyframes[0].pos" */

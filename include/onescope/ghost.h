@@ -16,6 +16,10 @@ extern "C" {
 #define ONESCOPE_GHOST_MAX_OFFSET 1000000
 #define ONESCOPE_GHOST_MODULE_ID "onescope.test-module"
 
+/* Zero cannot be the default of `frames` (0 frames is refused with RANGE), so options must
+ * start from onescope_ghost_options_default() (or be NULL for the defaults): it sets a private
+ * cookie that onescope_ghost_create checks, refusing options made without it with
+ * ONESCOPE_E_ARGUMENT ("onescope_ghost_options: ..."). */
 typedef struct onescope_ghost_options {
     uint32_t from;        /* hash row (steps run since the replay's start) of frame 0 */
     uint32_t frames;      /* >= 1; from + frames - 1 <= step_count */
@@ -24,6 +28,7 @@ typedef struct onescope_ghost_options {
                                 (the basename of a path is taken); NULL: none */
     const char *label;    /* origin label; NULL: empty */
     const char *name;     /* input name for error messages (the replay's path); NULL: "ghost" */
+    uint32_t internal_cookie; /* set by onescope_ghost_options_default(); do not touch */
 } onescope_ghost_options;
 
 ONESCOPE_API onescope_ghost_options onescope_ghost_options_default(void);

@@ -3,6 +3,8 @@
 #ifndef ONESCOPE_REPLAY_H
 #define ONESCOPE_REPLAY_H
 
+#include <stdbool.h>
+
 #include "onescope/sim.h"
 
 #ifdef __cplusplus
@@ -15,29 +17,33 @@ extern "C" {
 #define ONESCOPE_OSTM_FLAG_START_SNAPSHOT 0x2u
 #define ONESCOPE_OSTM_FLAG_LINK 0x4u
 
-/* A parsed or built replay. Owned by the library's allocator; read the fields, change it
- * only through the functions below. */
-typedef struct onescope_replay {
-    onescope_sim_setup setup;
-    onescope_link_block link;      /* role NONE: no link block (flag bit 2 clear) */
-    uint32_t step_count;
-    int has_start_snapshot;        /* flag bit 1 */
-    uint8_t *start_snapshot;       /* start_snapshot_size bytes, or NULL */
-    uint32_t start_snapshot_size;
-    uint64_t start_step;           /* the snapshot's host step, 0 without one */
-    int has_hash_rows;             /* flag bit 0 */
-    uint64_t *hash_rows;           /* step_count + 1 rows when has_hash_rows, else NULL */
-    /* Step inputs, concatenated: step i is inputs[input_offsets[i] .. input_offsets[i+1]). */
-    uint8_t *inputs;
-    uint32_t *input_offsets;       /* step_count + 1 entries */
-    /* private: capacities of the growing arrays */
-    size_t inputs_capacity;
-    uint32_t steps_capacity;
-    const onescope_allocator *allocator;
-} onescope_replay;
+/* A parsed or built replay: opaque, so that its arrays and their capacities stay consistent.
+ * Born with an allocator (the parse options' or create's) and kept for its life. Read it with
+ * the accessors below, change it only through the builder functions. */
+typedef struct onescope_replay onescope_replay;
 
-/* The flags word a replay writes (bits 0-2 from has_hash_rows, has_start_snapshot, link). */
+/* The flags word a replay writes (bits 0-2: hash rows, start snapshot, link block). */
 ONESCOPE_API uint16_t onescope_replay_flags(const onescope_replay *replay);
+
+/* ---- reading a replay (NULL gives zeros, NULL pointers and false) ---- */
+
+ONESCOPE_API onescope_sim_setup onescope_replay_setup(const onescope_replay *replay);
+/* Role NONE: no link block (flag bit 2 clear). */
+ONESCOPE_API onescope_link_block onescope_replay_link(const onescope_replay *replay);
+ONESCOPE_API uint32_t onescope_replay_step_count(const onescope_replay *replay);
+/* Flag bit 1. */
+ONESCOPE_API bool onescope_replay_has_start_snapshot(const onescope_replay *replay);
+/* The start snapshot's bytes (NULL without one); *size gets its length (size may be NULL). */
+ONESCOPE_API const uint8_t *onescope_replay_start_snapshot(const onescope_replay *replay,
+                                                           size_t *size);
+/* The start snapshot's host step, 0 without one. */
+ONESCOPE_API uint64_t onescope_replay_start_step(const onescope_replay *replay);
+/* Flag bit 0. */
+ONESCOPE_API bool onescope_replay_has_hash_rows(const onescope_replay *replay);
+/* step_count + 1 recorded rows, or NULL without hash rows. */
+ONESCOPE_API const uint64_t *onescope_replay_hash_rows(const onescope_replay *replay);
+/* The input bytes of every step together (the length prefixes not counted). */
+ONESCOPE_API uint64_t onescope_replay_input_bytes(const onescope_replay *replay);
 
 /* Parses an OSTM v1 file from memory (options may be NULL). *out owns copies of everything. */
 ONESCOPE_API onescope_code onescope_replay_parse(const void *data, size_t size, const char *name,
@@ -68,7 +74,7 @@ ONESCOPE_API onescope_code onescope_replay_append_ops(onescope_replay *replay,
 ONESCOPE_API onescope_code onescope_replay_set_hash_rows(onescope_replay *replay,
                                                          const uint64_t *rows, size_t count,
                                                          onescope_error *error);
-/* Runs the replay and stores its hash rows (sets has_hash_rows). */
+/* Runs the replay and stores its hash rows (so onescope_replay_has_hash_rows is true). */
 ONESCOPE_API onescope_code onescope_replay_compute_hash_rows(onescope_replay *replay,
                                                              onescope_error *error);
 
@@ -108,13 +114,13 @@ typedef struct onescope_replay_row {
     uint32_t index;        /* 0..step_count */
     uint64_t host_step;    /* start_step + index (mod 2^64) */
     uint64_t hash;         /* the world's hash now */
-    int has_expected;      /* the replay holds hash rows */
+    bool has_expected;     /* the replay holds hash rows */
     uint64_t expected;     /* the recorded row, when has_expected */
     const onescope_sim *sim; /* the world at this step boundary (valid during the callback) */
 } onescope_replay_row;
 
-/* Called once per row, in order; a non-zero return stops the run (the run returns OK). */
-typedef int (*onescope_replay_callback)(void *user, const onescope_replay_row *row);
+/* Called once per row, in order; returning true stops the run (the run returns OK). */
+typedef bool (*onescope_replay_callback)(void *user, const onescope_replay_row *row);
 
 /* Runs every step, calling back at every step boundary. callback may be NULL. */
 ONESCOPE_API onescope_code onescope_replay_run(const onescope_replay *replay,
@@ -123,7 +129,7 @@ ONESCOPE_API onescope_code onescope_replay_run(const onescope_replay *replay,
                                                onescope_error *error);
 
 typedef struct onescope_verify_result {
-    int matched;           /* 1: every row matched */
+    bool matched;          /* every row matched */
     uint32_t rows_checked; /* rows compared (all of them when matched) */
     uint32_t first_row;    /* the first differing row (when !matched) */
     uint64_t first_step;   /* its host step: start_step + first_row */

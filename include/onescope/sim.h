@@ -3,6 +3,8 @@
 #ifndef ONESCOPE_SIM_H
 #define ONESCOPE_SIM_H
 
+#include <stdbool.h>
+
 #include "onescope/error.h"
 
 #ifdef __cplusplus
@@ -52,17 +54,17 @@ typedef enum onescope_link_kind {
 } onescope_link_kind;
 
 /* The link a world declares, as a viewer shows it. Keys are static strings. */
-typedef struct onescope_sim_link {
+typedef struct onescope_link_info {
     onescope_link_kind kind;
     const char *kind_name; /* "ContinuedBy", "Continues" or "" */
     const char *own_key;   /* sender "tm-left", receiver "tm-right", else "" */
     const char *other_key; /* sender "tm-right", receiver "tm-left", else "" */
     uint8_t body;
     uint16_t step;
-} onescope_sim_link;
+} onescope_link_info;
 
 /* The link a block declares (kind NONE for NULL, role NONE or role FIELDS). */
-ONESCOPE_API onescope_sim_link onescope_link_describe(const onescope_link_block *link);
+ONESCOPE_API onescope_link_info onescope_link_describe(const onescope_link_block *link);
 
 /* Checks a setup (and link, may be NULL) as the OSTM parser does: dimensions 2 or 3 (RANGE),
  * body count 1..64 (RANGE), link role 0..3 (RANGE), roles 1/2 body < body count (RANGE),
@@ -135,9 +137,14 @@ ONESCOPE_API size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op
 
 typedef struct onescope_sim onescope_sim;
 
+/* A zeroed def is not a valid setup (dimensions 0), so a def must start from
+ * onescope_sim_def_default(): it sets a private cookie that onescope_sim_create and
+ * onescope_sim_create_from_snapshot check, refusing a def made without it with
+ * ONESCOPE_E_ARGUMENT ("onescope_sim_def: ..."). */
 typedef struct onescope_sim_def {
     onescope_sim_setup setup;  /* default: 3D, 1 body, seed 0 */
     onescope_link_block link;  /* default: role NONE (no link block, no fields) */
+    uint32_t internal_cookie;  /* set by onescope_sim_def_default(); do not touch */
 } onescope_sim_def;
 
 ONESCOPE_API onescope_sim_def onescope_sim_def_default(void);
@@ -195,12 +202,12 @@ ONESCOPE_API const char *onescope_sim_stage_name(onescope_sim_stage stage);
 
 /* ---- reading the world (valid between any two stages) ---- */
 
-typedef struct onescope_sim_body {
+typedef struct onescope_sim_body_state {
     int32_t alive;       /* 1 or 0 (removed, or a receiver's body before it arrives) */
     int32_t still_count; /* consecutive steps its position did not change, 0..INT32_MAX */
     int32_t position[3]; /* mm, 0..10000; z 0 in 2D */
     int32_t velocity[3]; /* mm/step, -1000..1000; z 0 in 2D */
-} onescope_sim_body;
+} onescope_sim_body_state;
 
 ONESCOPE_API uint8_t onescope_sim_dimensions(const onescope_sim *sim);
 /* The host step: the number of whole steps behind the world (a snapshot's first field). */
@@ -209,10 +216,13 @@ ONESCOPE_API int32_t onescope_sim_gravity(const onescope_sim *sim);
 /* Bodies the world holds, removed ones included (setup count + spawned), <= 64. */
 ONESCOPE_API uint32_t onescope_sim_body_count(const onescope_sim *sim);
 /* Copies body index into *out; ARGUMENT when index >= body count. */
-ONESCOPE_API onescope_code onescope_sim_get_body(const onescope_sim *sim, uint32_t index,
-                                                 onescope_sim_body *out);
-ONESCOPE_API onescope_sim_def onescope_sim_get_def(const onescope_sim *sim);
-ONESCOPE_API onescope_sim_link onescope_sim_get_link(const onescope_sim *sim);
+ONESCOPE_API onescope_code onescope_sim_body(const onescope_sim *sim, uint32_t index,
+                                             onescope_sim_body_state *out);
+/* The def the world was made from (a world restored from a snapshot: its setup and link, the
+ * seed as given). Not onescope_sim_def: that name is the type's. */
+ONESCOPE_API onescope_sim_def onescope_sim_definition(const onescope_sim *sim);
+/* The link the world declares (kind NONE without one). */
+ONESCOPE_API onescope_link_info onescope_sim_link(const onescope_sim *sim);
 
 /* Snapshot bytes: 12 + 32 x body count (little-endian whatever the host). */
 ONESCOPE_API size_t onescope_sim_snapshot_size(const onescope_sim *sim);
@@ -249,10 +259,10 @@ typedef struct onescope_field_overlay {
     const char *ramp;             /* colour ramp name: "viridis" or "inferno" */
 } onescope_field_overlay;
 
-/* The overlay of a field, or NULL for an unknown id. */
-ONESCOPE_API const onescope_field_overlay *onescope_field_overlay_get(onescope_field_id field);
-/* 1 when the world declares the fields (it has a link block of any role). */
-ONESCOPE_API int onescope_sim_has_fields(const onescope_sim *sim);
+/* The overlay of a field, or NULL for an unknown id (named like onescope_link_describe). */
+ONESCOPE_API const onescope_field_overlay *onescope_field_describe(onescope_field_id field);
+/* True when the world declares the fields (it has a link block of any role). */
+ONESCOPE_API bool onescope_sim_has_fields(const onescope_sim *sim);
 /* Computes a field from the bodies as they are now into out (count >= value_count).
  * UNSUPPORTED when the world declares no fields, ARGUMENT for a bad id or a short array. */
 ONESCOPE_API onescope_code onescope_sim_field(const onescope_sim *sim, onescope_field_id field,

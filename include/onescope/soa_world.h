@@ -4,9 +4,16 @@
  * step, so that reading the state never copies. Rules, units and frames: docs/soa-world.md.
  *
  * Built only when Box3D was found at configure time. Without it every function below
- * returns ONESCOPE_E_UNSUPPORTED (or NULL / 0) and onescope_soa_world_available() is 0. */
+ * returns ONESCOPE_E_UNSUPPORTED (or NULL / 0) and onescope_soa_world_available() is false.
+ *
+ * The three defs have defaults that are not zero (a gravity, capacities, an identity
+ * rotation), so each must start from its _default() initialiser: it sets the private
+ * internal_cookie that create / add_body / add_joint check, refusing a def made without it
+ * (a zeroed or hand-filled struct) with ONESCOPE_E_ARGUMENT naming the struct. */
 #ifndef ONESCOPE_SOA_WORLD_H
 #define ONESCOPE_SOA_WORLD_H
+
+#include <stdbool.h>
 
 #include "onescope/error.h"
 #include "onescope/pose_cache.h"
@@ -44,10 +51,10 @@ typedef struct onescope_soa_world_def {
     uint32_t body_capacity;     /* 1..ONESCOPE_SOA_MAX_CAPACITY; default 1024 */
     uint32_t joint_capacity;    /* 0..ONESCOPE_SOA_MAX_CAPACITY; default 256 */
     float gravity[3];           /* m/s^2, world frame; default 0, -9.81, 0 (Y up) */
-    int enable_sleep;           /* 1: Box3D may put resting bodies to sleep; default 1 */
-    int contact_events;         /* 1: collect begin/hit/end contact events; default 1 */
+    bool enable_sleep;          /* Box3D may put resting bodies to sleep; default true */
+    bool contact_events;        /* collect begin/hit/end contact events; default true */
     float hit_speed_threshold;  /* m/s; approach speed above which a hit is reported; default 1 */
-    const onescope_allocator *allocator; /* the lanes and the world object; NULL: libc */
+    uint32_t internal_cookie;   /* set by onescope_soa_world_def_default(); do not touch */
 } onescope_soa_world_def;
 
 typedef struct onescope_soa_body_def {
@@ -63,6 +70,7 @@ typedef struct onescope_soa_body_def {
     float rolling_resistance;   /* >= 0; default 0 */
     int32_t parent;             /* -1 or the index of an earlier body; default -1 */
     int32_t limb;               /* any value; stored for the consumer; default 0 */
+    uint32_t internal_cookie;   /* set by onescope_soa_body_def_default(); do not touch */
 } onescope_soa_body_def;
 
 typedef struct onescope_soa_joint_def {
@@ -71,27 +79,28 @@ typedef struct onescope_soa_joint_def {
     int32_t body_b;             /* child body index, != body_a */
     float anchor[3];            /* m, world frame: the joint origin at creation */
     float axis[3];              /* world frame, non-zero: the joint frame's z axis; default 0 0 1 */
-    int collide_connected;      /* 1: the two bodies still collide; default 0 */
+    bool collide_connected;     /* the two bodies still collide; default false */
     /* limits (radians, relative to the creation pose) */
-    int enable_limit;           /* revolute: lower_angle..upper_angle */
+    bool enable_limit;          /* revolute: lower_angle..upper_angle */
     float lower_angle;          /* >= -0.99 pi, <= upper_angle */
     float upper_angle;          /* <= 0.99 pi */
-    int enable_cone_limit;      /* spherical: swing of B's z axis away from A's */
+    bool enable_cone_limit;     /* spherical: swing of B's z axis away from A's */
     float cone_angle;           /* 0..pi */
-    int enable_twist_limit;     /* spherical: twist about the axis */
+    bool enable_twist_limit;    /* spherical: twist about the axis */
     float lower_twist;          /* >= -0.99 pi, <= upper_twist */
     float upper_twist;          /* <= 0.99 pi */
     /* motor: drives the relative angular velocity, bounded by max_motor_torque (N m) */
-    int enable_motor;           /* revolute and spherical */
+    bool enable_motor;          /* revolute and spherical */
     float motor_speed;          /* revolute: rad/s about the axis */
     float motor_velocity[3];    /* spherical: rad/s, world frame, compared with wB - wA */
     float max_motor_torque;     /* >= 0 */
     /* spring: pulls toward a target pose; weld: softens the weld (0 Hz = rigid) */
-    int enable_spring;
+    bool enable_spring;
     float spring_hertz;         /* >= 0 */
     float spring_damping_ratio; /* >= 0 */
     float target_angle;         /* revolute: radians from the creation pose */
     float target_rotation[4];   /* spherical: x y z w of frame B relative to frame A; default identity */
+    uint32_t internal_cookie;   /* set by onescope_soa_joint_def_default(); do not touch */
 } onescope_soa_joint_def;
 
 /* One contact event. body_a/body_b are body indices (body_a < body_b is not promised: they
@@ -109,7 +118,7 @@ typedef struct onescope_soa_contact {
 /* The lanes. Every pointer indexes by body (or joint) index and stays the same for the
  * world's whole life. State lanes are const: they change only inside step (and a body's own
  * lanes in add_body and remove_body). Force and torque are the caller's write lanes. The
- * contact arrays are valid until the next step or destroy. */
+ * contact arrays are valid until the next step or onescope_soa_world_free. */
 typedef struct onescope_soa_view {
     uint32_t count;             /* bodies added (removed ones included) when the view was taken */
     uint32_t joint_count;       /* joints added when the view was taken */
@@ -144,21 +153,23 @@ typedef struct onescope_soa_view {
     const onescope_soa_contact *contact_end;
 } onescope_soa_view;
 
-/* 1 when this build has Box3D (the SoA world works), else 0. */
-ONESCOPE_API int onescope_soa_world_available(void);
+/* True when this build has Box3D (the SoA world works). */
+ONESCOPE_API bool onescope_soa_world_available(void);
 
 ONESCOPE_API onescope_soa_world_def onescope_soa_world_def_default(void);
 ONESCOPE_API onescope_soa_body_def onescope_soa_body_def_default(void);
 ONESCOPE_API onescope_soa_joint_def onescope_soa_joint_def_default(void);
 
 /* Creates a world with one Box3D worker. Safe to call from several threads at once (the
- * library serialises world creation and destruction). */
+ * library serialises world creation and destruction). allocator: the world object and its
+ * lanes, kept for the world's life (NULL: libc). */
 ONESCOPE_API onescope_code onescope_soa_world_create(const onescope_soa_world_def *def,
+                                                     const onescope_allocator *allocator,
                                                      onescope_soa_world **out,
                                                      onescope_error *error);
 
-/* Destroys the world; every view pointer becomes invalid. NULL is fine. */
-ONESCOPE_API void onescope_soa_world_destroy(onescope_soa_world *world);
+/* Frees the world; every view pointer becomes invalid. NULL is fine. */
+ONESCOPE_API void onescope_soa_world_free(onescope_soa_world *world);
 
 /* Adds a body at the next index (== the count before the call). A refused descriptor changes
  * nothing. index may be NULL. */
@@ -183,9 +194,9 @@ ONESCOPE_API onescope_code onescope_soa_world_step(onescope_soa_world *world, fl
                                                    onescope_error *error);
 
 /* Fills view with the lane pointers and the current counts. */
-ONESCOPE_API onescope_code onescope_soa_world_get_view(onescope_soa_world *world,
-                                                       onescope_soa_view *view,
-                                                       onescope_error *error);
+ONESCOPE_API onescope_code onescope_soa_world_view(onescope_soa_world *world,
+                                                   onescope_soa_view *view,
+                                                   onescope_error *error);
 
 /* Steps the world `steps` times and records every body as an OSPC pose cache: frame 0 is
  * the state before the first of those steps, frame k after k steps (steps + 1 frames,

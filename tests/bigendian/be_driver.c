@@ -56,13 +56,13 @@ static int scenario(uint8_t dims, uint8_t count, uint32_t seed, onescope_link_bl
     printf("scenario %u %u %" PRIu32 " link %u/%u/%u: file %zu bytes, xxh3 %016" PRIx64 "\n",
            dims, count, seed, link.role, link.body, link.transfer_step, buf.size,
            onescope_hash_bytes(buf.data, buf.size));
-    for (uint32_t i = 0; i <= r->step_count; i += 25)
-        printf("  row %" PRIu32 " %016" PRIx64 "\n", i, r->hash_rows[i]);
-    printf("  last %016" PRIx64 "\n", r->hash_rows[r->step_count]);
+    for (uint32_t i = 0; i <= onescope_replay_step_count(r); i += 25)
+        printf("  row %" PRIu32 " %016" PRIx64 "\n", i, onescope_replay_hash_rows(r)[i]);
+    printf("  last %016" PRIx64 "\n", onescope_replay_hash_rows(r)[onescope_replay_step_count(r)]);
     /* Restart from a snapshot taken at the end and take 50 more steps. */
     onescope_sim *sim, *copy;
     if (onescope_replay_start_world(r, NULL, &sim, &e)) return fail("world", &e);
-    for (uint32_t i = 0; i < r->step_count; i++) {
+    for (uint32_t i = 0; i < onescope_replay_step_count(r); i++) {
         const uint8_t *p;
         size_t n;
         onescope_replay_step_input(r, i, &p, &n);

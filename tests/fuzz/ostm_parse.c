@@ -12,12 +12,12 @@ typedef struct rows {
     uint32_t capacity;
 } rows;
 
-static int collect(void *user, const onescope_replay_row *row) {
+static bool collect(void *user, const onescope_replay_row *row) {
     rows *r = user;
     FUZZ_ASSERT(row->index == r->count && row->index < r->capacity);
     FUZZ_ASSERT(row->hash == onescope_sim_hash(row->sim));
     r->hash[r->count++] = row->hash;
-    return 0;
+    return false;
 }
 
 static onescope_code run(fuzz_env *env, const onescope_replay *replay, rows *r) {
@@ -25,7 +25,7 @@ static onescope_code run(fuzz_env *env, const onescope_replay *replay, rows *r) 
     onescope_error err;
     onescope_code rc = onescope_replay_run(replay, &env->allocator, collect, r, &err);
     if (rc != ONESCOPE_OK) fuzz_check_error(env, rc, &err, "", SIZE_MAX);
-    else FUZZ_ASSERT(r->count == replay->step_count + 1);
+    else FUZZ_ASSERT(r->count == onescope_replay_step_count(replay) + 1);
     return rc;
 }
 
@@ -52,9 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_ASSERT(rc == ONESCOPE_E_NOMEM);
     }
 
-    if (replay->step_count <= MAX_RUN_STEPS) {
-        rows a = {malloc(((size_t)replay->step_count + 1) * sizeof(uint64_t)), 0, replay->step_count + 1};
-        rows b = {malloc(((size_t)replay->step_count + 1) * sizeof(uint64_t)), 0, replay->step_count + 1};
+    if (onescope_replay_step_count(replay) <= MAX_RUN_STEPS) {
+        rows a = {malloc(((size_t)onescope_replay_step_count(replay) + 1) * sizeof(uint64_t)), 0, onescope_replay_step_count(replay) + 1};
+        rows b = {malloc(((size_t)onescope_replay_step_count(replay) + 1) * sizeof(uint64_t)), 0, onescope_replay_step_count(replay) + 1};
         FUZZ_ASSERT(a.hash != NULL && b.hash != NULL);
         onescope_code ra = run(&env, replay, &a);
         onescope_code rb = run(&env, replay, &b);
@@ -62,16 +62,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             FUZZ_ASSERT(memcmp(a.hash, b.hash, a.count * sizeof(uint64_t)) == 0);
         else if (!env.failed)
             FUZZ_ASSERT_MSG(ra == rb, "two runs of one replay: %d then %d", (int)ra, (int)rb);
-        if (ra == ONESCOPE_OK && replay->has_hash_rows) {
+        if (ra == ONESCOPE_OK && onescope_replay_has_hash_rows(replay)) {
             onescope_verify_result v;
             rc = onescope_replay_verify(replay, &env.allocator, &v, "fuzz.ostm", &err);
             uint32_t first = 0;
-            while (first < a.count && a.hash[first] == replay->hash_rows[first]) first++;
+            while (first < a.count && a.hash[first] == onescope_replay_hash_rows(replay)[first]) first++;
             if (rc == ONESCOPE_OK) {
                 FUZZ_ASSERT(v.matched && first == a.count);
             } else if (rc == ONESCOPE_E_MISMATCH) {
                 FUZZ_ASSERT(!v.matched && v.first_row == first);
-                FUZZ_ASSERT(v.expected == replay->hash_rows[first] && v.actual == a.hash[first]);
+                FUZZ_ASSERT(v.expected == onescope_replay_hash_rows(replay)[first] && v.actual == a.hash[first]);
             } else {
                 fuzz_check_error(&env, rc, &err, "", SIZE_MAX);
                 FUZZ_ASSERT(rc == ONESCOPE_E_NOMEM);

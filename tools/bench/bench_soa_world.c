@@ -51,7 +51,7 @@ static onescope_soa_world *build_soa(int n) {
     d.body_capacity = (uint32_t)n;
     onescope_soa_world *w = NULL;
     onescope_error err;
-    if (onescope_soa_world_create(&d, &w, &err) != ONESCOPE_OK) exit(1);
+    if (onescope_soa_world_create(&d, NULL, &w, &err) != ONESCOPE_OK) exit(1);
     for (int k = 0; k < n; k++) {
         onescope_soa_body_def b = scene_body(k, n);
         if (onescope_soa_world_add_body(w, &b, NULL, &err) != ONESCOPE_OK) {
@@ -133,7 +133,7 @@ static void run(int n, int steps, int repeats) {
         plain p = build_plain(n);
         onescope_error err;
         onescope_soa_view v0;
-        onescope_soa_world_get_view(w, &v0, &err);
+        onescope_soa_world_view(w, &v0, &err);
         double ts = 0.0, tp = 0.0;
         for (int s = 0; s < steps; s++) {
             for (int side = 0; side < 2; side++) {
@@ -152,7 +152,7 @@ static void run(int n, int steps, int repeats) {
         /* reading: take a view (no copy) and sum every position in place */
         double t1 = now_ms();
         onescope_soa_view v;
-        for (int k = 0; k < 1000; k++) onescope_soa_world_get_view(w, &v, &err);
+        for (int k = 0; k < 1000; k++) onescope_soa_world_view(w, &v, &err);
         view_ns += (now_ms() - t1) * 1e6 / 1000.0;
         same_pointers &= v.position_x == v0.position_x && v.rotation_w == v0.rotation_w;
         double t2 = now_ms(), sum = 0.0;
@@ -170,7 +170,7 @@ static void run(int n, int steps, int repeats) {
         }
         plain_read += now_ms() - t2;
         check_plain = sum;
-        onescope_soa_world_destroy(w);
+        onescope_soa_world_free(w);
         b3DestroyWorld(p.world);
         free(p.bodies);
     }
@@ -191,7 +191,7 @@ static void run(int n, int steps, int repeats) {
     printf("  SoA world    %8.3f ms/step  [%8.3f]\n", ms, soa_ms[0]);
     printf("  ratio        %8.4f (median of per-run SoA / plain; of medians %.4f)\n", ratio_med, ms / pms);
     printf("  reading state after the run, per full read of %d bodies:\n", n);
-    printf("    SoA get_view        %8.1f ns (no copy; lane pointers unchanged across steps: %s)\n",
+    printf("    SoA view            %8.1f ns (no copy; lane pointers unchanged across steps: %s)\n",
            view_ns / repeats, same_pointers ? "yes" : "NO");
     printf("    SoA lanes in place  %8.4f ms\n", soa_read / repeats);
     printf("    plain b3Body_Get*   %8.4f ms\n", plain_read / repeats);

@@ -119,13 +119,13 @@ static int cmd_live_serve(int argc, char **argv) {
     onescope_code rc;
     if (replay_path != NULL) {
         rc = onescope_replay_read_file(replay_path, NULL, &r, &err);
-        if (rc == ONESCOPE_OK && have_steps && steps > r->step_count) {
+        if (rc == ONESCOPE_OK && have_steps && steps > onescope_replay_step_count(r)) {
             fprintf(stderr, "onescope live serve: %s has %" PRIu32 " steps, fewer than --steps %"
-                    PRIu64 "\n", cli_input_name(replay_path), r->step_count, steps);
+                    PRIu64 "\n", cli_input_name(replay_path), onescope_replay_step_count(r), steps);
             onescope_replay_free(r);
             return CLI_FAIL;
         }
-        if (rc == ONESCOPE_OK && !have_steps) steps = r->step_count;
+        if (rc == ONESCOPE_OK && !have_steps) steps = onescope_replay_step_count(r);
         if (rc == ONESCOPE_OK) rc = onescope_replay_start_world(r, NULL, &sim, &err);
     } else {
         rc = onescope_sim_setup_check(&def.setup, have_link ? &def.link : NULL, "--link", &err);

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "fmt.h"
 
 typedef struct replay_print {
     FILE *out;
@@ -16,31 +17,24 @@ static void print_state_text(FILE *out, const onescope_sim *sim) {
     fprintf(out, "  gravity %" PRId32 ", %" PRIu32 " bodies\n", onescope_sim_gravity(sim),
             onescope_sim_body_count(sim));
     for (uint32_t i = 0; i < onescope_sim_body_count(sim); i++) {
-        onescope_sim_body b;
-        onescope_sim_get_body(sim, i, &b);
-        fprintf(out, "  body %-3" PRIu32 " alive %" PRId32 " still %" PRId32 " position %" PRId32
-                     " %" PRId32 " %" PRId32 " velocity %" PRId32 " %" PRId32 " %" PRId32 "\n",
-                i, b.alive, b.still_count, b.position[0], b.position[1], b.position[2],
-                b.velocity[0], b.velocity[1], b.velocity[2]);
+        onescope_sim_body_state b;
+        onescope_sim_body(sim, i, &b);
+        fmt_body_text(out, i, &b);
     }
 }
 
 static void print_state_json(FILE *out, const onescope_sim *sim) {
     fprintf(out, ", \"gravity\": %" PRId32 ", \"bodies\": [", onescope_sim_gravity(sim));
     for (uint32_t i = 0; i < onescope_sim_body_count(sim); i++) {
-        onescope_sim_body b;
-        onescope_sim_get_body(sim, i, &b);
-        fprintf(out,
-                "%s{\"index\": %" PRIu32 ", \"alive\": %" PRId32 ", \"still_count\": %" PRId32
-                ", \"position\": [%" PRId32 ", %" PRId32 ", %" PRId32 "], \"velocity\": [%" PRId32
-                ", %" PRId32 ", %" PRId32 "]}",
-                i ? ", " : "", i, b.alive, b.still_count, b.position[0], b.position[1],
-                b.position[2], b.velocity[0], b.velocity[1], b.velocity[2]);
+        onescope_sim_body_state b;
+        onescope_sim_body(sim, i, &b);
+        if (i) fputs(", ", out);
+        fmt_body_json(out, i, &b);
     }
     fputc(']', out);
 }
 
-static int print_row(void *user, const onescope_replay_row *row) {
+static bool print_row(void *user, const onescope_replay_row *row) {
     replay_print *p = user;
     bool bad = row->has_expected && row->expected != row->hash;
     p->mismatches += bad;
@@ -58,7 +52,7 @@ static int print_row(void *user, const onescope_replay_row *row) {
         fputc('\n', p->out);
         if (p->state) print_state_text(p->out, row->sim);
     }
-    return 0;
+    return false;
 }
 
 int cmd_replay(int argc, char **argv) {
@@ -98,7 +92,8 @@ int cmd_replay(int argc, char **argv) {
         cli_json_string(p.out, cli_input_name(path), strlen(cli_input_name(path)));
         fprintf(p.out, ",\n  \"start_step\": %" PRIu64 ",\n  \"step_count\": %" PRIu32
                        ",\n  \"has_hash_rows\": %s,\n  \"rows\": [",
-                r->start_step, r->step_count, r->has_hash_rows ? "true" : "false");
+                onescope_replay_start_step(r), onescope_replay_step_count(r),
+                onescope_replay_has_hash_rows(r) ? "true" : "false");
     }
     onescope_code rc = onescope_replay_run(r, NULL, print_row, &p, &err);
     onescope_replay_free(r);
