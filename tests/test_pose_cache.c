@@ -552,6 +552,17 @@ static void input_over_the_limit(void **state) {
     o.max_input_bytes = n;
     assert_int_equal(onescope_pose_cache_parse(b, n, "t", &o, &c, &err), ONESCOPE_OK);
     onescope_pose_cache_free(c);
+    /* a zeroed struct is the defaults: 0 means 256 MiB, a NULL allocator libc */
+    onescope_parse_options zero;
+    memset(&zero, 0, sizeof zero);
+    assert_true(onescope_os_input_limit(&zero) == ONESCOPE_MAX_INPUT_BYTES);
+    assert_true(onescope_os_input_limit(NULL) == ONESCOPE_MAX_INPUT_BYTES);
+    assert_int_equal(onescope_pose_cache_parse(b, n, "t", &zero, &c, &err), ONESCOPE_OK);
+    assert_null(c->allocator);
+    onescope_pose_cache_free(c);
+    assert_int_equal(onescope_os_check_input_size(ONESCOPE_MAX_INPUT_BYTES + 1, &zero, "t", &err),
+                     ONESCOPE_E_TOO_LARGE);
+    assert_error_at(err, ONESCOPE_E_TOO_LARGE, ONESCOPE_MAX_INPUT_BYTES);
     free(b);
 }
 
@@ -938,6 +949,12 @@ static void access_helpers(void **state) {
     p.rotation[3] = 0.8f;
     onescope_pose_rotation(&p, q);
     assert_true(q[0] == 0.6f && q[3] == 0.8f);
+    /* no pose (an index out of range): the identity; no out: nothing happens */
+    q[0] = q[1] = q[2] = q[3] = 5;
+    onescope_pose_rotation(onescope_pose_cache_pose(c, 99, 0), q);
+    assert_true(q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 1);
+    onescope_pose_rotation(&p, NULL);
+    assert_true(onescope_pose_is_present(onescope_pose_cache_pose(c, 0, 1)) == true);
 
     /* create: ids 1.., identity rotations, empty non-NULL texts */
     onescope_pose_cache *d;
