@@ -1182,6 +1182,11 @@ static void null_arguments(void **state) {
     assert_int_equal(onescope_pose_cache_set_entity_name(c, 0, NULL, 1, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_pose_cache_set_entity_name(c, 0, NULL, 0, &err), ONESCOPE_OK);
     assert_int_equal(c->entities[0].name.length, 0);
+    assert_int_equal(onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, NULL, 0, &err),
+                     ONESCOPE_OK);
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].data, ""); /* empty, never NULL */
+    assert_int_equal(onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, "a.ostm", 6, &err),
+                     ONESCOPE_OK);
     /* indexes outside the cache or the enum: RANGE, naming the index, and nothing changes */
     assert_int_equal(onescope_pose_cache_set_entity_name(c, 2, "a", 1, &err), ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "entity");
