@@ -4,6 +4,8 @@ set(ONESCOPE_SOURCES
   src/bytes.c
   src/error.c
   src/file.c
+  src/format.c
+  src/limits.c
   src/pose_cache.c
   src/sim.c
   src/replay.c

@@ -1,4 +1,6 @@
-/* File helpers: bounded whole-file reads and atomic writes (temp file, fsync, rename). */
+/* The library's only file I/O: bounded whole-file reads, atomic writes (temp file, fsync,
+ * rename), and every format's _read_file/_write_file built on those two. The format files
+ * (src/pose_cache.c, src/replay.c, ...) only turn bytes into structs and back. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +13,8 @@
 
 #include "internal.h"
 #include "onescope/file.h"
+#include "onescope/pose_cache.h"
+#include "onescope/replay.h"
 
 static onescope_code io_fail(onescope_error *error, const char *path, const char *what) {
     return onescope_os_fail(error, ONESCOPE_E_IO, path, OS_NO_OFFSET, NULL, NULL, "%s: %s", what,
@@ -24,7 +28,7 @@ onescope_code onescope_read_file(const char *path, size_t max_bytes,
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_read_file", OS_NO_OFFSET, NULL,
                        NULL, "path and out must not be NULL");
     memset(out, 0, sizeof *out);
-    if (max_bytes == 0) max_bytes = ONESCOPE_MAX_INPUT_BYTES; /* as onescope_os_input_limit */
+    if (max_bytes == 0) max_bytes = ONESCOPE_MAX_INPUT_BYTES; /* as in onescope_os_input_limit */
     bool is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -147,9 +151,71 @@ onescope_code onescope_write_file(const char *path, const void *data, size_t siz
     return rc;
 }
 
-int onescope_same_file(const char *a, const char *b) {
+bool onescope_same_file(const char *a, const char *b) {
     struct stat sa, sb;
-    if (a == NULL || b == NULL) return 0;
-    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+    if (a == NULL || b == NULL) return false;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return false;
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* ---- every format's file conveniences: one read path, one write path ----
+ * A read is onescope_read_file under the options' limit (0: the default) and allocator,
+ * then the format's parser on those bytes under the name messages use for the input; the
+ * parser checks the limit again, so a file and the same bytes in memory get the same
+ * verdict. A write is the format's writer, then onescope_write_file. */
+
+static const char *input_name(const char *path) { return strcmp(path, "-") == 0 ? "<stdin>" : path; }
+
+static onescope_code read_input(const char *path, const onescope_parse_options *options,
+                                onescope_buffer *buf, onescope_error *error) {
+    return onescope_read_file(path, onescope_os_input_limit(options),
+                              options != NULL ? options->allocator : NULL, buf, error);
+}
+
+/* Writes a writer's buffer out and frees it, whatever happens. */
+static onescope_code write_output(const char *path, onescope_buffer *buf, onescope_error *error) {
+    onescope_code rc = onescope_write_file(path, buf->data, buf->size, error);
+    onescope_buffer_free(buf);
+    return rc;
+}
+
+onescope_code onescope_pose_cache_read_file(const char *path, const onescope_parse_options *options,
+                                            onescope_pose_cache **out, onescope_error *error) {
+    if (path == NULL || out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_read_file",
+                                OS_NO_OFFSET, NULL, NULL, "path and out must not be NULL");
+    *out = NULL;
+    onescope_buffer buf;
+    OS_TRY(read_input(path, options, &buf, error));
+    onescope_code rc = onescope_pose_cache_parse(buf.data, buf.size, input_name(path), options,
+                                                 out, error);
+    onescope_buffer_free(&buf);
+    return rc;
+}
+
+onescope_code onescope_pose_cache_write_file(const onescope_pose_cache *c, const char *path,
+                                             onescope_error *error) {
+    onescope_buffer buf;
+    OS_TRY(onescope_pose_cache_write(c, c != NULL ? c->allocator : NULL, &buf, error));
+    return write_output(path, &buf, error);
+}
+
+onescope_code onescope_replay_read_file(const char *path, const onescope_parse_options *options,
+                                        onescope_replay **out, onescope_error *error) {
+    if (path == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "<ostm>", OS_NO_OFFSET, "path",
+                                "non-NULL", NULL);
+    onescope_buffer buf;
+    OS_TRY(read_input(path, options, &buf, error));
+    onescope_code rc = onescope_replay_parse(buf.data, buf.size, input_name(path), options, out,
+                                             error);
+    onescope_buffer_free(&buf);
+    return rc;
+}
+
+onescope_code onescope_replay_write_file(const onescope_replay *r, const char *path,
+                                         onescope_error *error) {
+    onescope_buffer buf;
+    OS_TRY(onescope_replay_write(r, r != NULL ? r->allocator : NULL, &buf, error));
+    return write_output(path, &buf, error);
 }

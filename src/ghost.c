@@ -128,7 +128,7 @@ static onescope_code ghost_create(const onescope_replay *replay,
         c->entities[i].shape = ONESCOPE_SHAPE_SPHERE;
         c->entities[i].size[0] = (float)ONESCOPE_GHOST_BODY_RADIUS;
         int n = snprintf(text, sizeof text, "body %" PRIu32, i);
-        rc = onescope_pose_cache_set_text(c, &c->entities[i].name, text, (size_t)n, error);
+        rc = onescope_pose_cache_set_entity_name(c, i, text, (size_t)n, error);
     }
     int n = snprintf(text, sizeof text, "test-module %uD, %u bodies, seed %" PRIu32,
                      (unsigned)setup.dimensions, (unsigned)setup.body_count,
@@ -147,14 +147,14 @@ static onescope_code ghost_create(const onescope_replay *replay,
                          "at most 1024 bytes", "%zu bytes", texts[i].length);
             break;
         }
-        rc = onescope_pose_cache_set_text(c, &c->text[texts[i].field], texts[i].value,
+        rc = onescope_pose_cache_set_text(c, texts[i].field, texts[i].value,
                                           texts[i].length, error);
     }
     if (rc == ONESCOPE_OK && o.replay_name != NULL) {
         const char *b = base_name(o.replay_name);
         size_t len = strlen(b);
         if (len <= ONESCOPE_OSPC_MAX_TEXT && onescope_is_plain_file_name(b, len))
-            rc = onescope_pose_cache_set_text(c, &c->text[ONESCOPE_POSE_TEXT_REPLAY], b, len,
+            rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, b, len,
                                               error);
     }
     if (rc == ONESCOPE_OK) {

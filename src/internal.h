@@ -39,6 +39,8 @@ onescope_code onescope_os_failv(onescope_error *error, onescope_code code, const
         if (onescope_os_rc_ != ONESCOPE_OK) return onescope_os_rc_; \
     } while (0)
 
+/* ---- limits (src/limits.c) ---- */
+
 /* The input limit in force (0 or NULL options: ONESCOPE_MAX_INPUT_BYTES) and the check every
  * parser makes before anything else: ONESCOPE_E_TOO_LARGE at the offset of the first byte past
  * the limit. */
@@ -50,7 +52,7 @@ onescope_code onescope_os_check_input_size(size_t size, const onescope_parse_opt
  * back with default options: ONESCOPE_E_TOO_LARGE naming the size. */
 onescope_code onescope_os_check_output_size(uint64_t total, const char *name, onescope_error *error);
 
-/* ---- allocation ---- */
+/* ---- allocation (src/alloc.c) ---- */
 
 void *onescope_os_alloc(const onescope_allocator *a, size_t size);
 void *onescope_os_calloc(const onescope_allocator *a, size_t count, size_t size); /* zeroed, checked */

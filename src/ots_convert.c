@@ -256,7 +256,7 @@ static onescope_code bake_checked(const onescope_ots_clip *clip, const size_t *p
         goto done;
     cache->start_step = clip->frame_range[0];
     cache->metres_per_unit = 1.0;
-    if ((rc = onescope_pose_cache_set_text(cache, &cache->text[ONESCOPE_POSE_TEXT_UNIT_NAME], "m", 1, error)) != ONESCOPE_OK)
+    if ((rc = onescope_pose_cache_set_text(cache, ONESCOPE_POSE_TEXT_UNIT_NAME, "m", 1, error)) != ONESCOPE_OK)
         goto done;
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(clip->pegs[i].name);
@@ -265,7 +265,7 @@ static onescope_code bake_checked(const onescope_ots_clip *clip, const size_t *p
                          "a name of at most 1024 bytes (an OSPC entity name)", "%zu bytes", len);
             goto done;
         }
-        if ((rc = onescope_pose_cache_set_text(cache, &cache->entities[i].name, clip->pegs[i].name, len, error)) != ONESCOPE_OK)
+        if ((rc = onescope_pose_cache_set_entity_name(cache, (uint32_t)i, clip->pegs[i].name, len, error)) != ONESCOPE_OK)
             goto done;
     }
     onescope_ots_rot_order ro = clip->header.coordinate_system.rot_order;

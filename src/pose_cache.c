@@ -1,18 +1,11 @@
-/* OSPC v1: parser, validator, writer. Layout and rules: docs/pose-cache.md. */
-#define _POSIX_C_SOURCE 200809L /* open, pread, fstat for the direct read of pose caches */
-#include <errno.h>
+/* OSPC v1: bytes to structs and back (parser, validator, writer), building, setters and
+ * accessors. No file I/O: the _read_file/_write_file conveniences are in src/file.c.
+ * Layout and rules: docs/pose-cache.md. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
-
 #include "internal.h"
-#include "onescope/file.h"
 #include "onescope/pose_cache.h"
 
 _Static_assert(sizeof(onescope_pose) == ONESCOPE_OSPC_POSE_BYTES, "poses are 7 packed floats");
@@ -60,30 +53,21 @@ static onescope_code copy_text(const onescope_allocator *a, onescope_text *t, co
     return ONESCOPE_OK;
 }
 
-/* Allocates the cache and its arrays; texts are filled by the caller. adopt, when not NULL,
- * becomes the pose array (the cache owns it from then on, even on failure). */
+/* Allocates the cache and its arrays; texts are filled by the caller. */
 static onescope_code alloc_cache(uint32_t entity_count, uint32_t frame_count,
-                                 const onescope_allocator *a, onescope_pose *adopt,
-                                 onescope_pose_cache **out, onescope_error *error,
-                                 const char *name) {
+                                 const onescope_allocator *a, onescope_pose_cache **out,
+                                 onescope_error *error, const char *name) {
     size_t pose_count;
-    if (!onescope_os_mul_size(entity_count, frame_count, &pose_count)) {
-        onescope_os_free(a, adopt);
+    if (!onescope_os_mul_size(entity_count, frame_count, &pose_count))
         return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "pose count", NULL,
                        "overflows size_t");
-    }
     onescope_pose_cache *c = onescope_os_calloc(a, 1, sizeof *c);
-    if (c == NULL) {
-        onescope_os_free(a, adopt);
-        return nomem(error, name, "cache");
-    }
+    if (c == NULL) return nomem(error, name, "cache");
     c->allocator = a;
     c->entity_count = entity_count;
     c->frame_count = frame_count;
-    c->poses = adopt;
     c->entities = onescope_os_calloc(a, entity_count, sizeof *c->entities);
-    if (c->entities != NULL && c->poses == NULL)
-        c->poses = onescope_os_calloc(a, pose_count, sizeof *c->poses);
+    if (c->entities != NULL) c->poses = onescope_os_calloc(a, pose_count, sizeof *c->poses);
     if (c->entities == NULL || c->poses == NULL) {
         onescope_pose_cache_free(c);
         return nomem(error, name, "cache");
@@ -109,7 +93,7 @@ onescope_code onescope_pose_cache_create(uint8_t dimensions, uint32_t entity_cou
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame count",
                        "1 to 4194304", "%u", (unsigned)frame_count);
     onescope_pose_cache *c;
-    OS_TRY(alloc_cache(entity_count, frame_count, a, NULL, &c, error, name));
+    OS_TRY(alloc_cache(entity_count, frame_count, a, &c, error, name));
     c->dimensions = dimensions;
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) {
         if (copy_text(a, &c->text[i], "", 0, error, name) != ONESCOPE_OK) goto fail;
@@ -127,13 +111,9 @@ fail:
     return ONESCOPE_E_NOMEM;
 }
 
-onescope_code onescope_pose_cache_set_text(onescope_pose_cache *c, onescope_text *field,
-                                           const char *text, size_t length,
-                                           onescope_error *error) {
-    const char *name = "onescope_pose_cache_set_text";
-    if (c == NULL || field == NULL || (text == NULL && length > 0))
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "cache, field and text must not be NULL");
+/* The checks both setters make on the new text before it replaces the old one. */
+static onescope_code set_text(onescope_pose_cache *c, onescope_text *field, const char *text,
+                              size_t length, onescope_error *error, const char *name) {
     if (length > ONESCOPE_OSPC_MAX_TEXT)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "text length",
                        "at most 1024 bytes", "%zu", length);
@@ -142,6 +122,37 @@ onescope_code onescope_pose_cache_set_text(onescope_pose_cache *c, onescope_text
         return onescope_os_fail(error, ONESCOPE_E_UTF8, name, OS_NO_OFFSET, "text", "valid UTF-8",
                        "an invalid sequence at byte %zu", bad);
     return copy_text(c->allocator, field, text, length, error, name);
+}
+
+onescope_code onescope_pose_cache_set_text(onescope_pose_cache *c, onescope_pose_text_field which,
+                                           const char *text, size_t length,
+                                           onescope_error *error) {
+    const char *name = "onescope_pose_cache_set_text";
+    if (c == NULL || (text == NULL && length > 0))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                       "cache and text must not be NULL");
+    /* Compared as unsigned: an enum holding a negative value is out of range too. */
+    if ((unsigned)which >= (unsigned)ONESCOPE_POSE_TEXT_COUNT)
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "text field",
+                       "0 to 5 (an onescope_pose_text_field)", "%d", (int)which);
+    return set_text(c, &c->text[which], text, length, error, name);
+}
+
+onescope_code onescope_pose_cache_set_entity_name(onescope_pose_cache *c, uint32_t entity,
+                                                  const char *text, size_t length,
+                                                  onescope_error *error) {
+    const char *name = "onescope_pose_cache_set_entity_name";
+    if (c == NULL || c->entities == NULL || (text == NULL && length > 0))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                       "cache, its entities and text must not be NULL");
+    if (entity >= c->entity_count) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "below the entity count %lu",
+                 (unsigned long)c->entity_count);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "entity", expected,
+                       "%lu", (unsigned long)entity);
+    }
+    return set_text(c, &c->entities[entity].name, text, length, error, name);
 }
 
 /* ---- rules shared by the parser and the validator ---- */
@@ -336,8 +347,8 @@ static onescope_code check_counts_fit(onescope_os_reader *r, size_t total, size_
                              (unsigned long)count, (unsigned long long)least, total);
 }
 
-/* total: the whole input's size (the reader may hold only the part before the poses). */
-static onescope_code scan_header(onescope_os_reader *r, size_t total, ospc_header *h) {
+static onescope_code scan_header(onescope_os_reader *r, ospc_header *h) {
+    size_t total = r->size;
     const uint8_t *magic;
     if (r->size < 4 && r->size > 0 && memcmp(r->data, "OSPC", r->size) != 0)
         return onescope_os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
@@ -410,9 +421,8 @@ static onescope_code scan_entity(onescope_os_reader *r, uint32_t index, id_set *
 
 /* First pass: every rule but the pose values, in file order. Leaves r at the poses. The
  * only allocation is the id set, sized by a count already checked against the input. */
-static onescope_code scan(onescope_os_reader *r, size_t total, const onescope_allocator *a,
-                          ospc_header *h) {
-    OS_TRY(scan_header(r, total, h));
+static onescope_code scan(onescope_os_reader *r, const onescope_allocator *a, ospc_header *h) {
+    OS_TRY(scan_header(r, h));
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) OS_TRY(scan_text(r, text_names[i]));
     id_set ids = {NULL, 0};
     if (h->entity_count > 1 && !id_set_init(&ids, a, h->entity_count))
@@ -422,7 +432,7 @@ static onescope_code scan(onescope_os_reader *r, size_t total, const onescope_al
         rc = scan_entity(r, i, &ids);
     onescope_os_free(a, ids.slots);
     OS_TRY(rc);
-    size_t remaining = total - r->pos;
+    size_t remaining = onescope_os_reader_remaining(r);
     if (remaining < h->pose_bytes) {
         char expected[96];
         snprintf(expected, sizeof expected, "%zu bytes (%lu frames x %lu entities x 28)",
@@ -484,31 +494,23 @@ static size_t copy_poses(onescope_pose *dst, const uint8_t *src, size_t count) {
     return SIZE_MAX;
 }
 
-/* The parser. data[0, size) is the input, or, when poses is not NULL, the input's first
- * size bytes, the rest (total - size bytes, the pose section when the file is valid) having
- * been read straight into poses, in the file's byte layout; the parse then owns poses. */
-static onescope_code parse_impl(const uint8_t *data, size_t size, size_t total,
-                                onescope_pose *poses, const char *name,
+/* The parser: the first pass proves everything but the pose values valid, the second copies
+ * it, checking the pose values block by block as they are copied. */
+static onescope_code parse_impl(const uint8_t *data, size_t size, const char *name,
                                 const onescope_allocator *a, onescope_pose_cache **out,
                                 onescope_error *error) {
     onescope_os_reader r;
     onescope_os_reader_init(&r, data, size, name, error);
     ospc_header h;
-    onescope_code rc = scan(&r, total, a, &h);
-    if (rc == ONESCOPE_OK && poses != NULL && (r.pos != size || total - size != h.pose_bytes))
-        rc = onescope_os_reader_fail_at(&r, r.pos, ONESCOPE_E_LENGTH, "poses", "the pre-read pose section", NULL);
-    if (rc != ONESCOPE_OK) {
-        onescope_os_free(a, poses);
-        return rc;
-    }
+    OS_TRY(scan(&r, a, &h));
     size_t poses_at = r.pos;
 
-    /* Second pass: everything but the pose values is known to be valid. */
     onescope_pose_cache *c;
-    OS_TRY(alloc_cache(h.entity_count, h.frame_count, a, poses, &c, error, name));
+    OS_TRY(alloc_cache(h.entity_count, h.frame_count, a, &c, error, name));
     c->dimensions = h.dimensions;
     c->start_step = h.start_step;
     c->metres_per_unit = h.metres_per_unit;
+    onescope_code rc = ONESCOPE_OK;
     const uint8_t *p = r.data + HEADER_BYTES;
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) load_text(a, &p, &c->text[i], &rc, error, name);
     for (uint32_t i = 0; i < h.entity_count && rc == ONESCOPE_OK; i++) {
@@ -523,9 +525,8 @@ static onescope_code parse_impl(const uint8_t *data, size_t size, size_t total,
         load_text(a, &p, &e->name, &rc, error, name);
     }
     if (rc != ONESCOPE_OK) goto fail;
-    const uint8_t *pose_bytes = poses != NULL ? (const uint8_t *)poses : r.data + poses_at;
-    size_t bad = poses != NULL ? check_pose_bytes(pose_bytes, h.pose_count)
-                               : copy_poses(c->poses, pose_bytes, h.pose_count);
+    const uint8_t *pose_bytes = r.data + poses_at;
+    size_t bad = copy_poses(c->poses, pose_bytes, h.pose_count);
     if (bad != SIZE_MAX) {
         size_t index = bad / 7;
         int k = (int)(bad % 7);
@@ -533,12 +534,11 @@ static onescope_code parse_impl(const uint8_t *data, size_t size, size_t total,
                        onescope_os_get_u32(pose_bytes + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k));
         goto fail;
     }
-    if (poses != NULL) poses_to_native(c->poses, h.pose_count);
-    if (total - poses_at > h.pose_bytes) {
+    if (size - poses_at > h.pose_bytes) {
         char expected[96];
         snprintf(expected, sizeof expected, "end of file after %zu pose bytes", h.pose_bytes);
         rc = onescope_os_reader_fail_at(&r, poses_at + h.pose_bytes, ONESCOPE_E_TRAILING, "poses",
-                               expected, "%zu more bytes", total - poses_at - h.pose_bytes);
+                               expected, "%zu more bytes", size - poses_at - h.pose_bytes);
         goto fail;
     }
     *out = c;
@@ -560,7 +560,7 @@ onescope_code onescope_pose_cache_parse(const void *data, size_t size, const cha
                        "data and out must not be NULL");
     *out = NULL;
     OS_TRY(onescope_os_check_input_size(size, options, name, error));
-    return parse_impl(data, size, size, NULL, name, options->allocator, out, error);
+    return parse_impl(data, size, name, options->allocator, out, error);
 }
 
 /* ---- validator and writer ---- */
@@ -693,10 +693,13 @@ const onescope_pose *onescope_pose_cache_pose(const onescope_pose_cache *c, uint
     return &c->poses[(size_t)frame * c->entity_count + entity];
 }
 
-int onescope_pose_is_present(const onescope_pose *p) { return p != NULL && !isnan(p->position[0]); }
+bool onescope_pose_is_present(const onescope_pose *p) { return p != NULL && !isnan(p->position[0]); }
 
 void onescope_pose_rotation(const onescope_pose *p, float out[4]) {
-    const float *q = p->rotation;
+    if (out == NULL) return;
+    /* No pose has no rotation: the identity, like an all-zero one. */
+    static const float none[4] = {0, 0, 0, 0};
+    const float *q = p != NULL ? p->rotation : none;
     if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
         out[0] = out[1] = out[2] = 0;
         out[3] = 1;
@@ -714,120 +717,26 @@ int64_t onescope_pose_cache_next_present(const onescope_pose_cache *c, uint32_t 
     return -1;
 }
 
-/* ---- files ---- */
-
-#if defined(__unix__) || defined(__APPLE__)
-/* pread until n bytes are in or the file ends; true when all n came. */
-static bool pread_all(int fd, void *buf, size_t n, off_t at) {
-    uint8_t *p = buf;
-    while (n > 0) {
-        ssize_t got = pread(fd, p, n, at);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        p += got;
-        n -= (size_t)got;
-        at += got;
-    }
-    return true;
-}
-
-/* The fast path for a regular file: the counts fix where the poses must start (they are
- * the last frames x entities x 28 bytes), so the bytes before them go into a small buffer
- * and the poses are read straight into the cache's pose array: no second copy of the
- * largest part, and half the memory. Anything unexpected returns an error and the caller
- * falls back to the plain path, which produces the one true error message. */
-static onescope_code read_file_direct(const char *path, size_t limit, const onescope_allocator *a,
-                                      onescope_pose_cache **out) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return ONESCOPE_E_IO;
-    onescope_code rc = ONESCOPE_E_IO;
-    uint8_t *head = NULL;
-    onescope_pose *poses = NULL;
-    struct stat st;
-    uint8_t hdr[20];
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 20 ||
-        (uint64_t)st.st_size > limit || !pread_all(fd, hdr, sizeof hdr, 0) ||
-        memcmp(hdr, "OSPC", 4) != 0)
-        goto done;
-    size_t total = (size_t)st.st_size;
-    uint32_t entities = onescope_os_get_u32(hdr + 12), frames = onescope_os_get_u32(hdr + 16);
-    if (entities < 1 || entities > ONESCOPE_OSPC_MAX_ENTITIES || frames < 1 ||
-        frames > ONESCOPE_OSPC_MAX_FRAMES || least_file_size(entities, frames) > total)
-        goto done;
-    size_t pose_bytes = (size_t)entities * frames * ONESCOPE_OSPC_POSE_BYTES;
-    size_t head_size = total - pose_bytes;
-    head = onescope_os_alloc(a, head_size);
-    poses = onescope_os_alloc(a, pose_bytes);
-    if (head == NULL || poses == NULL) {
-        rc = ONESCOPE_E_NOMEM;
-        goto done;
-    }
-    if (!pread_all(fd, head, head_size, 0) || !pread_all(fd, poses, pose_bytes, (off_t)head_size))
-        goto done;
-    onescope_error scratch;
-    rc = parse_impl(head, head_size, total, poses, path, a, out, &scratch);
-    poses = NULL; /* parse_impl owns it */
-done:
-    close(fd);
-    onescope_os_free(a, head);
-    onescope_os_free(a, poses);
-    return rc;
-}
-#endif
-
-onescope_code onescope_pose_cache_read_file(const char *path, const onescope_parse_options *options,
-                                            onescope_pose_cache **out, onescope_error *error) {
-    onescope_parse_options defaults = onescope_parse_options_default();
-    if (options == NULL) options = &defaults;
-    if (path == NULL || out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_read_file", OS_NO_OFFSET,
-                       NULL, NULL, "path and out must not be NULL");
-    *out = NULL;
-    size_t limit = onescope_os_input_limit(options);
-#if defined(__unix__) || defined(__APPLE__)
-    if (strcmp(path, "-") != 0 &&
-        read_file_direct(path, limit, options->allocator, out) == ONESCOPE_OK)
-        return ONESCOPE_OK;
-    *out = NULL;
-#endif
-    onescope_buffer buf;
-    OS_TRY(onescope_read_file(path, limit, options->allocator, &buf, error));
-    onescope_code rc = onescope_pose_cache_parse(buf.data, buf.size,
-                                                 strcmp(path, "-") == 0 ? "<stdin>" : path,
-                                                 options, out, error);
-    onescope_buffer_free(&buf);
-    return rc;
-}
-
-onescope_code onescope_pose_cache_write_file(const onescope_pose_cache *c, const char *path,
-                                             onescope_error *error) {
-    onescope_buffer buf;
-    OS_TRY(onescope_pose_cache_write(c, c ? c->allocator : NULL, &buf, error));
-    onescope_code rc = onescope_write_file(path, buf.data, buf.size, error);
-    onescope_buffer_free(&buf);
-    return rc;
-}
-
 /* ---- the replay field ---- */
 
-int onescope_is_plain_file_name(const char *s, size_t n) {
-    if (s == NULL || n == 0) return 0;
+bool onescope_is_plain_file_name(const char *s, size_t n) {
+    if (s == NULL || n == 0) return false;
     bool only_dots_and_spaces = true;
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
-        if (ch == '/' || ch == '\\' || ch == ':' || ch < 0x20 || ch == 0x7F) return 0;
+        if (ch == '/' || ch == '\\' || ch == ':' || ch < 0x20 || ch == 0x7F) return false;
         if (ch != '.' && ch != ' ') only_dots_and_spaces = false;
     }
     /* ".", ".." and names Windows trims to them ("...", ". .") name a folder, not a file. */
-    if (only_dots_and_spaces) return 0;
-    return onescope_os_utf8_valid((const uint8_t *)s, n, NULL) ? 1 : 0;
+    if (only_dots_and_spaces) return false;
+    return onescope_os_utf8_valid((const uint8_t *)s, n, NULL);
 }
 
-int onescope_pose_cache_replay_path(const onescope_pose_cache *c, const char *cache_path,
-                                    char *out, size_t out_size) {
-    if (c == NULL || cache_path == NULL || out == NULL || out_size == 0) return 0;
+bool onescope_pose_cache_replay_path(const onescope_pose_cache *c, const char *cache_path,
+                                     char *out, size_t out_size) {
+    if (c == NULL || cache_path == NULL || out == NULL || out_size == 0) return false;
     const onescope_text *replay = &c->text[ONESCOPE_POSE_TEXT_REPLAY];
-    if (!onescope_is_plain_file_name(replay->data, replay->length)) return 0;
+    if (!onescope_is_plain_file_name(replay->data, replay->length)) return false;
     /* The directory part of cache_path, separator included ("" when there is none). */
     size_t dir = 0;
     for (size_t i = 0; cache_path[i] != '\0'; i++) {
@@ -836,9 +745,9 @@ int onescope_pose_cache_replay_path(const onescope_pose_cache *c, const char *ca
 #endif
         if (cache_path[i] == '/') dir = i + 1;
     }
-    if (dir + replay->length + 1 > out_size) return 0;
+    if (dir + replay->length + 1 > out_size) return false;
     memcpy(out, cache_path, dir);
     memcpy(out + dir, replay->data, replay->length);
     out[dir + replay->length] = '\0';
-    return 1;
+    return true;
 }

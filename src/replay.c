@@ -501,33 +501,6 @@ onescope_code onescope_replay_write(const onescope_replay *r, const onescope_all
     return onescope_os_writer_finish(&w, out, error, name);
 }
 
-/* ---- files ---- */
-
-onescope_code onescope_replay_read_file(const char *path, const onescope_parse_options *options,
-                                        onescope_replay **out, onescope_error *error) {
-    onescope_parse_options defaults = onescope_parse_options_default();
-    if (options == NULL) options = &defaults;
-    if (path == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "<ostm>", OS_NO_OFFSET, "path", "non-NULL",
-                       NULL);
-    onescope_buffer buf;
-    OS_TRY(onescope_read_file(path, options->max_input_bytes, options->allocator, &buf, error));
-    onescope_code rc = onescope_replay_parse(buf.data, buf.size,
-                                             strcmp(path, "-") == 0 ? "<stdin>" : path, options,
-                                             out, error);
-    onescope_buffer_free(&buf);
-    return rc;
-}
-
-onescope_code onescope_replay_write_file(const onescope_replay *r, const char *path,
-                                         onescope_error *error) {
-    onescope_buffer buf;
-    OS_TRY(onescope_replay_write(r, r ? r->allocator : NULL, &buf, error));
-    onescope_code rc = onescope_write_file(path, buf.data, buf.size, error);
-    onescope_buffer_free(&buf);
-    return rc;
-}
-
 /* ---- running ---- */
 
 onescope_code onescope_replay_start_world(const onescope_replay *r, const onescope_allocator *a,

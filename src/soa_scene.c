@@ -450,7 +450,7 @@ onescope_code onescope_soa_scene_record(const onescope_soa_scene *scene, uint32_
     for (uint32_t i = 0; i < scene->body_count && i < cache->entity_count; i++) {
         const onescope_soa_scene_body *b = &scene->bodies[i];
         if (b->name == NULL) continue;
-        rc = onescope_pose_cache_set_text(cache, &cache->entities[i].name, b->name, strlen(b->name), error);
+        rc = onescope_pose_cache_set_entity_name(cache, i, b->name, strlen(b->name), error);
         if (rc != ONESCOPE_OK) {
             relabel(scene, error, rc, "bodies", i, b->line, b->column);
             if (error != NULL) snprintf(error->field, sizeof error->field, "bodies[%u].name", i);

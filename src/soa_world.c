@@ -943,12 +943,12 @@ onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t step
     c->start_step = (int64_t)world->step;
     c->metres_per_unit = 1.0;
     static const char version[] = ONESCOPE_VERSION_STRING;
-    onescope_code rc = onescope_pose_cache_set_text(c, &c->text[ONESCOPE_POSE_TEXT_UNIT_NAME], "m", 1, error);
+    onescope_code rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_UNIT_NAME, "m", 1, error);
     if (rc == ONESCOPE_OK)
-        rc = onescope_pose_cache_set_text(c, &c->text[ONESCOPE_POSE_TEXT_MODULE_ID], "onescope.box3d",
+        rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_MODULE_ID, "onescope.box3d",
                                           14, error);
     if (rc == ONESCOPE_OK)
-        rc = onescope_pose_cache_set_text(c, &c->text[ONESCOPE_POSE_TEXT_LIBRARY_VERSION], version,
+        rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_LIBRARY_VERSION, version,
                                           sizeof version - 1, error);
     for (uint32_t i = 0; rc == ONESCOPE_OK && i < world->count; i++) {
         onescope_pose_entity *e = &c->entities[i];

@@ -1,4 +1,5 @@
-/* File helpers (src/file.c) and the error formatter (src/error.c): the failure paths a
+/* File helpers (src/file.c: the one read and write path and every format's file calls on
+ * top of them) and the error formatter (src/error.c): the failure paths a
  * hostile environment reaches (missing, unreadable, oversized, non-regular inputs; output
  * folders that do not exist; a closed standard output). */
 #include <errno.h>
@@ -22,7 +23,7 @@ static void test_read_arguments(void **state) {
     assert_int_equal(onescope_read_file("x", 0, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_write_file(NULL, "", 0, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_write_file("x", NULL, 1, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_same_file(NULL, "x"), 0);
+    assert_false(onescope_same_file(NULL, "x"));
 }
 
 static void test_read_missing_and_directory(void **state) {
@@ -136,10 +137,101 @@ static void test_write_mode_and_same_file(void **state) {
     assert_int_equal(stat("test_file_out.bin", &st), 0);
     assert_int_equal(st.st_mode & 0777, 0644); /* not mkstemp's 0600 */
     assert_int_equal(st.st_size, 3);
-    assert_int_equal(onescope_same_file("test_file_out.bin", "./test_file_out.bin"), 1);
-    assert_int_equal(onescope_same_file("test_file_out.bin", "."), 0);
-    assert_int_equal(onescope_same_file("test_file_out.bin", "no-such-file"), 0);
+    assert_true(onescope_same_file("test_file_out.bin", "./test_file_out.bin"));
+    assert_false(onescope_same_file("test_file_out.bin", "."));
+    assert_false(onescope_same_file("test_file_out.bin", "no-such-file"));
     remove("test_file_out.bin");
+}
+
+/* Runs read(path) with standard input coming from the file at from. */
+static onescope_code with_stdin(const char *from, onescope_code (*read)(void *), void *ctx) {
+    int fd = open(from, O_RDONLY);
+    assert_true(fd >= 0);
+    int saved = dup(STDIN_FILENO);
+    assert_true(dup2(fd, STDIN_FILENO) >= 0);
+    close(fd);
+    onescope_code rc = read(ctx);
+    assert_true(dup2(saved, STDIN_FILENO) >= 0);
+    close(saved);
+    return rc;
+}
+
+typedef struct read_call {
+    const onescope_parse_options *options;
+    onescope_error err;
+} read_call;
+
+static onescope_code read_cache_stdin(void *ctx) {
+    read_call *r = ctx;
+    onescope_pose_cache *c = NULL;
+    onescope_code rc = onescope_pose_cache_read_file("-", r->options, &c, &r->err);
+    onescope_pose_cache_free(c);
+    return rc;
+}
+
+static onescope_code read_replay_stdin(void *ctx) {
+    read_call *r = ctx;
+    onescope_replay *p = NULL;
+    onescope_code rc = onescope_replay_read_file("-", r->options, &p, &r->err);
+    onescope_replay_free(p);
+    return rc;
+}
+
+/* The formats' _read_file/_write_file are onescope_read_file/_write_file plus the format's
+ * parser or writer: a zeroed options struct means the defaults, the limit is the read's,
+ * and a parse error names the path (or <stdin>). */
+static void test_format_conveniences(void **state) {
+    (void)state;
+    onescope_pose_cache *c;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_create(3, 2, 2, NULL, &c, &err), ONESCOPE_OK);
+    const char *path = "test_file_cache.ospc";
+    assert_int_equal(onescope_pose_cache_write_file(c, path, &err), ONESCOPE_OK);
+    onescope_buffer bytes;
+    assert_int_equal(onescope_read_file(path, 0, NULL, &bytes, &err), ONESCOPE_OK);
+    onescope_parse_options zero;
+    memset(&zero, 0, sizeof zero);
+    onescope_pose_cache *d = NULL;
+    assert_int_equal(onescope_pose_cache_read_file(path, &zero, &d, &err), ONESCOPE_OK);
+    assert_int_equal(d->entity_count, 2);
+    assert_null(d->allocator);
+    onescope_pose_cache_free(d);
+    onescope_parse_options small = zero;
+    small.max_input_bytes = bytes.size - 1;
+    assert_int_equal(onescope_pose_cache_read_file(path, &small, &d, &err), ONESCOPE_E_TOO_LARGE);
+    assert_error_at(err, ONESCOPE_E_TOO_LARGE, bytes.size - 1);
+    assert_string_equal(err.input, path);
+    assert_null(d);
+    /* one byte short: the parser's error, under the path's name or <stdin> */
+    test_write_file(path, bytes.data, bytes.size - 1);
+    assert_int_equal(onescope_pose_cache_read_file(path, &zero, &d, &err), ONESCOPE_E_TRUNCATED);
+    assert_string_equal(err.input, path);
+    read_call r = {&zero, {0}};
+    assert_int_equal(with_stdin(path, read_cache_stdin, &r), ONESCOPE_E_TRUNCATED);
+    assert_string_equal(r.err.input, "<stdin>");
+    assert_int_equal(r.err.offset, err.offset);
+    test_write_file(path, bytes.data, bytes.size);
+    r.options = NULL;
+    assert_int_equal(with_stdin(path, read_cache_stdin, &r), ONESCOPE_OK);
+    /* a replay's file calls go the same way */
+    const char *rpath = "test_file_replay.ostm";
+    test_write_file(rpath, "OSTM", 4);
+    onescope_replay *p = NULL;
+    assert_int_equal(onescope_replay_read_file(rpath, &zero, &p, &err), ONESCOPE_E_TRUNCATED);
+    assert_string_equal(err.input, rpath);
+    assert_null(p);
+    r.options = &zero;
+    assert_int_equal(with_stdin(rpath, read_replay_stdin, &r), ONESCOPE_E_TRUNCATED);
+    assert_string_equal(r.err.input, "<stdin>");
+    small.max_input_bytes = 3;
+    assert_int_equal(onescope_replay_read_file(rpath, &small, &p, &err), ONESCOPE_E_TOO_LARGE);
+    assert_error_at(err, ONESCOPE_E_TOO_LARGE, 3);
+    assert_int_equal(onescope_replay_read_file("no-such.ostm", NULL, &p, &err), ONESCOPE_E_IO);
+    assert_int_equal(onescope_pose_cache_read_file("no-such.ospc", NULL, &d, &err), ONESCOPE_E_IO);
+    onescope_buffer_free(&bytes);
+    onescope_pose_cache_free(c);
+    remove(path);
+    remove(rpath);
 }
 
 static void test_strerror(void **state) {
@@ -206,6 +298,7 @@ int main(void) {
         cmocka_unit_test(test_read_limit_pipe),
         cmocka_unit_test(test_write_failures),
         cmocka_unit_test(test_write_mode_and_same_file),
+        cmocka_unit_test(test_format_conveniences),
         cmocka_unit_test(test_strerror),
         cmocka_unit_test(test_format),
     };

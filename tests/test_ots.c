@@ -1422,7 +1422,7 @@ static onescope_pose_cache *make_cache(uint64_t seed, uint32_t entities, uint32_
     for (uint32_t e = 0; e < entities; e++) {
         char name[32];
         snprintf(name, sizeof name, "body %u", e);
-        assert_int_equal(onescope_pose_cache_set_text(pc, &pc->entities[e].name, name, strlen(name), &err), 0);
+        assert_int_equal(onescope_pose_cache_set_entity_name(pc, e, name, strlen(name), &err), 0);
     }
     for (uint32_t f = 0; f < frames; f++)
         for (uint32_t e = 0; e < entities; e++) {
@@ -1488,22 +1488,22 @@ static void cache_to_clip_and_back(void **state) {
     onescope_ots_clip_free(d);
     onescope_pose_cache_free(back);
     /* empty names become entity-ID; two equal names cannot both be pegs */
-    assert_int_equal(onescope_pose_cache_set_text(pc, &pc->entities[3].name, "", 0, &err), 0);
+    assert_int_equal(onescope_pose_cache_set_entity_name(pc, 3, "", 0, &err), 0);
     assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_OK);
     assert_string_equal(c->pegs[3].name, "entity-4");
     assert_true(c->header.fps == 24);
     assert_int_equal(c->header.source, ONESCOPE_OTS_SOURCE_BLENDER);
     onescope_ots_clip_free(c);
     /* so do names with a NUL byte (a .anm string cannot hold one) */
-    assert_int_equal(onescope_pose_cache_set_text(pc, &pc->entities[3].name, "a\0b", 3, &err), 0);
+    assert_int_equal(onescope_pose_cache_set_entity_name(pc, 3, "a\0b", 3, &err), 0);
     assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_OK);
     assert_string_equal(c->pegs[3].name, "entity-4");
     onescope_ots_clip_free(c);
-    assert_int_equal(onescope_pose_cache_set_text(pc, &pc->entities[3].name, "body 0", 6, &err), 0);
+    assert_int_equal(onescope_pose_cache_set_entity_name(pc, 3, "body 0", 6, &err), 0);
     assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_E_DUPLICATE);
     assert_null(c);
     /* the last frame must fit a 32-bit frame number */
-    assert_int_equal(onescope_pose_cache_set_text(pc, &pc->entities[3].name, "body 3", 6, &err), 0);
+    assert_int_equal(onescope_pose_cache_set_entity_name(pc, 3, "body 3", 6, &err), 0);
     pc->start_step = (int64_t)INT32_MAX - pc->frame_count + 1;
     assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_OK);
     assert_int_equal(c->frame_range[1], INT32_MAX);

@@ -2,6 +2,7 @@
 #ifndef ONESCOPE_COMMON_H
 #define ONESCOPE_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,14 +32,17 @@ typedef struct onescope_allocator {
     void *user;
 } onescope_allocator;
 
-/* Limits applied by every parser before it looks at anything else. */
+/* Limits applied by every parser before it looks at anything else, and the allocator the
+ * parsed object is born with. Zero means the default in every field, so a zeroed struct
+ * (or a NULL pointer to one) and onescope_parse_options_default() behave the same. */
 typedef struct onescope_parse_options {
-    size_t max_input_bytes;               /* default 256 MiB */
+    size_t max_input_bytes;               /* 0: ONESCOPE_MAX_INPUT_BYTES (256 MiB) */
     const onescope_allocator *allocator;  /* NULL: libc */
 } onescope_parse_options;
 
 #define ONESCOPE_MAX_INPUT_BYTES ((size_t)256 * 1024 * 1024)
 
+/* The defaults spelled out: max_input_bytes ONESCOPE_MAX_INPUT_BYTES, allocator NULL. */
 ONESCOPE_API onescope_parse_options onescope_parse_options_default(void);
 
 /* A block of bytes owned by the library's allocator (writers return one). */

@@ -1,4 +1,6 @@
-/* File helpers that sit on top of the buffer-based parsers and writers. */
+/* The library's file I/O (src/file.c): the one whole-file read and the one atomic write.
+ * Every format's _read_file/_write_file (declared in the format's header) is built on these
+ * two: onescope_read_file under the options' limit, then the format's parser on the bytes. */
 #ifndef ONESCOPE_FILE_H
 #define ONESCOPE_FILE_H
 
@@ -9,7 +11,7 @@ extern "C" {
 #endif
 
 /* Reads a whole file ("-" is standard input) into out. Refuses files over max_bytes
- * (0: ONESCOPE_MAX_INPUT_BYTES) with ONESCOPE_E_TOO_LARGE, at offset max_bytes (the first byte
+ * (0: ONESCOPE_MAX_INPUT_BYTES, as for onescope_parse_options) with ONESCOPE_E_TOO_LARGE, at offset max_bytes (the first byte
  * past the limit), before reading them whole. */
 ONESCOPE_API onescope_code onescope_read_file(const char *path, size_t max_bytes,
                                               const onescope_allocator *allocator,
@@ -21,8 +23,8 @@ ONESCOPE_API onescope_code onescope_read_file(const char *path, size_t max_bytes
 ONESCOPE_API onescope_code onescope_write_file(const char *path, const void *data, size_t size,
                                                onescope_error *error);
 
-/* 1 when both paths name the same existing file (same device and inode), else 0. */
-ONESCOPE_API int onescope_same_file(const char *a, const char *b);
+/* true when both paths name the same existing file (same device and inode). */
+ONESCOPE_API bool onescope_same_file(const char *a, const char *b);
 
 #ifdef __cplusplus
 }

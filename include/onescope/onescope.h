@@ -6,6 +6,7 @@
 #include "onescope/common.h"
 #include "onescope/error.h"
 #include "onescope/file.h"
+#include "onescope/format.h"
 #include "onescope/pose_cache.h"
 #include "onescope/sim.h"
 #include "onescope/replay.h"

@@ -82,10 +82,20 @@ ONESCOPE_API onescope_code onescope_pose_cache_create(uint8_t dimensions, uint32
                                                       onescope_pose_cache **out,
                                                       onescope_error *error);
 
-/* Replaces a text field (a text field or an entity name) with a copy of length bytes. */
-ONESCOPE_API onescope_code onescope_pose_cache_set_text(onescope_pose_cache *cache, onescope_text *field,
+/* Replaces one of the cache's text fields with a copy of length bytes (at most 1024, valid
+ * UTF-8; text may be NULL when length is 0). A `which` outside the enum: ONESCOPE_E_RANGE.
+ * On any failure the old text stays. */
+ONESCOPE_API onescope_code onescope_pose_cache_set_text(onescope_pose_cache *cache,
+                                                        onescope_pose_text_field which,
                                                         const char *text, size_t length,
                                                         onescope_error *error);
+
+/* The same for the name of entity `entity` (0-based, below entity_count, else
+ * ONESCOPE_E_RANGE). */
+ONESCOPE_API onescope_code onescope_pose_cache_set_entity_name(onescope_pose_cache *cache,
+                                                               uint32_t entity, const char *text,
+                                                               size_t length,
+                                                               onescope_error *error);
 
 /* Frees a cache from parse or create; NULL is fine. */
 ONESCOPE_API void onescope_pose_cache_free(onescope_pose_cache *cache);
@@ -103,10 +113,12 @@ ONESCOPE_API onescope_code onescope_pose_cache_write(const onescope_pose_cache *
 ONESCOPE_API const onescope_pose *onescope_pose_cache_pose(const onescope_pose_cache *cache,
                                                            uint32_t frame, uint32_t entity);
 
-/* 1 when the entity is present in that pose (position x is not NaN). */
-ONESCOPE_API int onescope_pose_is_present(const onescope_pose *pose);
+/* true when the entity is present in that pose (position x is not NaN); false for NULL. */
+ONESCOPE_API bool onescope_pose_is_present(const onescope_pose *pose);
 
-/* The pose's rotation with the all-zero quaternion read as the identity (x y z w). */
+/* The pose's rotation with the all-zero quaternion read as the identity (x y z w). A NULL
+ * pose (what onescope_pose_cache_pose returns out of range) reads as the identity too; a
+ * NULL out is ignored. */
 ONESCOPE_API void onescope_pose_rotation(const onescope_pose *pose, float out[4]);
 
 /* Iterates the present entities of a frame: returns the first present entity index
@@ -114,29 +126,30 @@ ONESCOPE_API void onescope_pose_rotation(const onescope_pose *pose, float out[4]
 ONESCOPE_API int64_t onescope_pose_cache_next_present(const onescope_pose_cache *cache, uint32_t frame,
                                                       uint32_t start);
 
-/* Reads and parses a file ("-": standard input). For a regular file the pose section is
- * read straight into the cache (no second copy); the result and any error are exactly
- * those of onescope_pose_cache_parse on the file's bytes. */
+/* Reads a file ("-": standard input) with onescope_read_file under options' limit and
+ * allocator, then parses it with onescope_pose_cache_parse: the result and any error are
+ * exactly those of the parser on the file's bytes (src/file.c). */
 ONESCOPE_API onescope_code onescope_pose_cache_read_file(const char *path,
                                                          const onescope_parse_options *options,
                                                          onescope_pose_cache **out,
                                                          onescope_error *error);
 
-/* Writes a cache to a file atomically. */
+/* Writes a cache to a file atomically (onescope_pose_cache_write, then onescope_write_file). */
 ONESCOPE_API onescope_code onescope_pose_cache_write_file(const onescope_pose_cache *cache,
                                                           const char *path, onescope_error *error);
 
-/* 1 when text[0..length) is a plain file name: not empty, valid UTF-8, not made only of
+/* true when text[0..length) is a plain file name: not empty, valid UTF-8, not made only of
  * dots and spaces (".", "..", "..." and the like), no '/', '\\' or ':' (so no directory
  * part, absolute path, drive letter or UNC share on any platform), no NUL, no control
  * characters (below 0x20, and 0x7F). */
-ONESCOPE_API int onescope_is_plain_file_name(const char *text, size_t length);
+ONESCOPE_API bool onescope_is_plain_file_name(const char *text, size_t length);
 
 /* When the cache's replay field is a plain file name, writes the directory of cache_path
- * joined with it into out and returns 1; otherwise returns 0 and offers nothing (also when
- * out is too small). */
-ONESCOPE_API int onescope_pose_cache_replay_path(const onescope_pose_cache *cache, const char *cache_path,
-                                                 char *out, size_t out_size);
+ * joined with it into out and returns true; otherwise returns false and leaves out as it was
+ * (also when out is too small). */
+ONESCOPE_API bool onescope_pose_cache_replay_path(const onescope_pose_cache *cache,
+                                                  const char *cache_path, char *out,
+                                                  size_t out_size);
 
 #ifdef __cplusplus
 }

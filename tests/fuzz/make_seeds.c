@@ -55,7 +55,7 @@ static onescope_buffer make_cache(uint8_t dims, uint32_t entities, uint32_t fram
     static const char *const t[ONESCOPE_POSE_TEXT_COUNT] = {
         "cm", "onescope.test", "0.1.0", "sc\xc3\xa8ne", "run.ostm", "\xe2\x9c\x93 label"};
     for (int i = 0; texts && i < ONESCOPE_POSE_TEXT_COUNT; i++)
-        onescope_pose_cache_set_text(c, &c->text[i], t[i], strlen(t[i]), &err);
+        onescope_pose_cache_set_text(c, (onescope_pose_text_field)i, t[i], strlen(t[i]), &err);
     for (uint32_t i = 0; i < entities; i++) {
         onescope_pose_entity *e = &c->entities[i];
         e->id = texts ? 1000 + 7 * (uint64_t)i : (uint64_t)i + 1;
@@ -63,7 +63,7 @@ static onescope_buffer make_cache(uint8_t dims, uint32_t entities, uint32_t fram
         for (int k = 0; k < 3; k++) e->size[k] = 0.5f * (float)(k + 1);
         char name[32];
         snprintf(name, sizeof name, texts ? "body-%u-\xf0\x9f\x8e\xb1" : "b%u", (unsigned)i);
-        onescope_pose_cache_set_text(c, &e->name, name, strlen(name), &err);
+        onescope_pose_cache_set_entity_name(c, i, name, strlen(name), &err);
     }
     for (uint32_t f = 0; f < frames; f++) {
         for (uint32_t i = 0; i < entities; i++) {

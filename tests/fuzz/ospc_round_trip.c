@@ -39,8 +39,9 @@ static float pick_f32(fuzz_bytes *in) {
     }
 }
 
-static onescope_code set_text(fuzz_env *env, onescope_pose_cache *c, onescope_text *field,
-                              fuzz_bytes *in) {
+/* text >= 0: that text field; -1: the name of entity `entity` (field points at it). */
+static onescope_code set_text(fuzz_env *env, onescope_pose_cache *c, int text, uint32_t entity,
+                              onescope_text *field, fuzz_bytes *in) {
     size_t want = fuzz_u8(in) & 0x1F, got;
     if (want == 0x1F) want = ONESCOPE_OSPC_MAX_TEXT + (fuzz_u8(in) & 1); /* at and over the limit */
     const uint8_t *p = fuzz_take(in, want, &got);
@@ -52,7 +53,10 @@ static onescope_code set_text(fuzz_env *env, onescope_pose_cache *c, onescope_te
         got = want;
     }
     onescope_error err;
-    onescope_code rc = onescope_pose_cache_set_text(c, field, (const char *)p, got, &err);
+    onescope_code rc =
+        text >= 0 ? onescope_pose_cache_set_text(c, (onescope_pose_text_field)text,
+                                                 (const char *)p, got, &err)
+                  : onescope_pose_cache_set_entity_name(c, entity, (const char *)p, got, &err);
     if (rc != ONESCOPE_OK) {
         fuzz_check_error(env, rc, &err, "onescope_pose_cache_set_text", SIZE_MAX);
         FUZZ_ASSERT(rc == ONESCOPE_E_RANGE || rc == ONESCOPE_E_UTF8 || rc == ONESCOPE_E_NOMEM);
@@ -126,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     c->start_step = (int64_t)fuzz_u64(&in);
     c->metres_per_unit = (fuzz_u8(&in) & 1) ? fuzz_f64(&in) : 0.001 * fuzz_u8(&in);
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++)
-        if (fuzz_u8(&in) & 1) (void)set_text(&env, c, &c->text[i], &in);
+        if (fuzz_u8(&in) & 1) (void)set_text(&env, c, i, 0, &c->text[i], &in);
     for (uint32_t i = 0; i < entities; i++) {
         onescope_pose_entity *e = &c->entities[i];
         uint8_t how = fuzz_u8(&in);
@@ -134,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (how & 4) e->shape = fuzz_u8(&in) & 7;                      /* 4..7: refused */
         if (how & 8)
             for (int k = 0; k < 3; k++) e->size[k] = pick_f32(&in);
-        if (how & 16) (void)set_text(&env, c, &e->name, &in);
+        if (how & 16) (void)set_text(&env, c, -1, i, &e->name, &in);
     }
     size_t pose_count = (size_t)entities * frames;
     for (size_t i = 0; i < pose_count && fuzz_remaining(&in) > 0; i++) {

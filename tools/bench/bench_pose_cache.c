@@ -46,14 +46,14 @@ static void build_file(const char *path) {
     onescope_error err;
     if (onescope_pose_cache_create(3, ENTITIES, FRAMES, NULL, &c, &err) != ONESCOPE_OK) die("create", &err);
     c->metres_per_unit = 0.01;
-    onescope_pose_cache_set_text(c, &c->text[ONESCOPE_POSE_TEXT_UNIT_NAME], "cm", 2, &err);
-    onescope_pose_cache_set_text(c, &c->text[ONESCOPE_POSE_TEXT_REPLAY], "bench.ostm", 10, &err);
+    onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_UNIT_NAME, "cm", 2, &err);
+    onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, "bench.ostm", 10, &err);
     for (uint32_t e = 0; e < ENTITIES; e++) {
         c->entities[e].shape = (uint8_t)(e % 4);
         c->entities[e].size[0] = 0.5f;
         char name[32];
         int n = snprintf(name, sizeof name, "body %u", (unsigned)e);
-        onescope_pose_cache_set_text(c, &c->entities[e].name, name, (size_t)n, &err);
+        onescope_pose_cache_set_entity_name(c, e, name, (size_t)n, &err);
     }
     for (uint32_t f = 0; f < FRAMES; f++)
         for (uint32_t e = 0; e < ENTITIES; e++) {

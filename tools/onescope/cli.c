@@ -18,8 +18,9 @@ static const cli_format *const formats[] = {
 
 const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,
                                     onescope_error *error) {
+    onescope_format format = onescope_detect_format(data, size);
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        if (formats[i]->detect(data, size)) return formats[i];
+        if (format != ONESCOPE_FORMAT_UNKNOWN && formats[i]->format == format) return formats[i];
     onescope_error_clear(error);
     error->code = ONESCOPE_E_MAGIC;
     error->has_offset = 1;

@@ -17,11 +17,10 @@ typedef struct cli_globals {
 } cli_globals;
 extern cli_globals cli;
 
-/* A file format the generic commands (validate, dump, rewrite) understand. */
+/* A file format the generic commands (validate, dump, rewrite) understand. Which one a file
+ * is comes from the library's onescope_detect_format; its name from onescope_format_name. */
 typedef struct cli_format {
-    const char *name;
-    /* 1 when the bytes look like this format (magic or JSON "format" key). */
-    int (*detect)(const uint8_t *data, size_t size);
+    onescope_format format;
     onescope_code (*validate)(const uint8_t *data, size_t size, const char *name,
                               onescope_error *error);
     /* Prints the human or JSON dump to out. */
@@ -38,7 +37,8 @@ extern const cli_format cli_format_pvt;
 extern const cli_format cli_format_anm;
 extern const cli_format cli_format_osls;
 
-/* The format of data, or NULL (an error naming the input is filled). */
+/* The format of data (onescope_detect_format), or NULL (an error naming the input is
+ * filled). */
 const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,
                                     onescope_error *error);
 

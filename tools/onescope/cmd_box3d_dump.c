@@ -64,7 +64,7 @@ int cmd_box3d_dump(int argc, char **argv) {
     const char *base = strcmp(paths[0], "-") == 0 ? "" : paths[0];
     if (strrchr(base, '/') != NULL) base = strrchr(base, '/') + 1;
     if (rc == ONESCOPE_OK)
-        rc = onescope_pose_cache_set_text(cache, &cache->text[ONESCOPE_POSE_TEXT_SCENE], base, strlen(base), &err);
+        rc = onescope_pose_cache_set_text(cache, ONESCOPE_POSE_TEXT_SCENE, base, strlen(base), &err);
     if (rc == ONESCOPE_OK) rc = onescope_pose_cache_write_file(cache, paths[1], &err);
     if (rc != ONESCOPE_OK) {
         cli_print_error(&err);

@@ -68,11 +68,11 @@ int cmd_convert(int argc, char **argv) {
         cli_print_error(&err);
         return CLI_FAIL;
     }
-    bool from_ospc = in.size >= 4 && memcmp(in.data, "OSPC", 4) == 0;
-    onescope_ots_kind kind = from_ospc ? ONESCOPE_OTS_NONE : onescope_ots_detect(in.data, in.size);
-    if (!from_ospc && kind != ONESCOPE_OTS_ANM) {
+    onescope_format format = onescope_detect_format(in.data, in.size);
+    bool from_ospc = format == ONESCOPE_FORMAT_OSPC;
+    if (!from_ospc && format != ONESCOPE_FORMAT_ANM) {
         onescope_buffer_free(&in);
-        if (kind == ONESCOPE_OTS_PVT)
+        if (format == ONESCOPE_FORMAT_PVT)
             fprintf(stderr, "%s: a .pvt rig has no pose-cache conversion (convert takes an .anm clip or an .ospc cache)\n", in_name);
         else
             fprintf(stderr, "%s: not an .anm clip or an .ospc pose cache (no OSPC magic, no JSON \"format\": \"octo_anm\")\n", in_name);

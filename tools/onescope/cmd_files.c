@@ -4,7 +4,8 @@
 #include "cli.h"
 #include "commands.h"
 
-/* Reads path and finds its format; prints the error and returns NULL on failure. */
+/* Reads path through the library's one read path and finds its format with the library's
+ * one detection; prints the error and returns NULL on failure. */
 static const cli_format *load(const char *path, onescope_buffer *buf) {
     onescope_error err;
     if (onescope_read_file(path, 0, NULL, buf, &err) != ONESCOPE_OK) {
@@ -55,7 +56,7 @@ int cmd_validate(int argc, char **argv) {
             cli_print_error(&err);
             status = CLI_FAIL;
         } else if (!cli.quiet) {
-            printf("%s: valid %s\n", cli_input_name(path), f->name);
+            printf("%s: valid %s\n", cli_input_name(path), onescope_format_name(f->format));
         }
         onescope_buffer_free(&buf);
     }

@@ -4,8 +4,6 @@
 
 #include "cli.h"
 
-static int detect(const uint8_t *data, size_t size) { return size >= 4 && memcmp(data, "OSLS", 4) == 0; }
-
 static onescope_code validate(const uint8_t *data, size_t size, const char *name,
                               onescope_error *error) {
     return onescope_live_decode(data, size, name, NULL, NULL, NULL, error);
@@ -115,4 +113,4 @@ static onescope_code rewrite(const uint8_t *data, size_t size, const char *name,
     return rc;
 }
 
-const cli_format cli_format_osls = {"osls", detect, validate, dump, rewrite};
+const cli_format cli_format_osls = {ONESCOPE_FORMAT_OSLS, validate, dump, rewrite};

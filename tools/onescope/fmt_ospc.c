@@ -4,8 +4,6 @@
 
 #include "cli.h"
 
-static int detect(const uint8_t *data, size_t size) { return size >= 4 && memcmp(data, "OSPC", 4) == 0; }
-
 static onescope_code validate(const uint8_t *data, size_t size, const char *name,
                               onescope_error *error) {
     onescope_pose_cache *c;
@@ -94,4 +92,4 @@ static onescope_code rewrite(const uint8_t *data, size_t size, const char *name,
     return rc;
 }
 
-const cli_format cli_format_ospc = {"ospc", detect, validate, dump, rewrite};
+const cli_format cli_format_ospc = {ONESCOPE_FORMAT_OSPC, validate, dump, rewrite};

@@ -7,8 +7,6 @@
 
 #define DUMP_STEPS 16u /* the text dump lists the operations of this many non-empty steps */
 
-static int detect(const uint8_t *data, size_t size) { return size >= 4 && memcmp(data, "OSTM", 4) == 0; }
-
 static onescope_code validate(const uint8_t *data, size_t size, const char *name,
                               onescope_error *error) {
     onescope_replay *r;
@@ -242,4 +240,4 @@ static onescope_code rewrite(const uint8_t *data, size_t size, const char *name,
     return rc;
 }
 
-const cli_format cli_format_ostm = {"ostm", detect, validate, dump, rewrite};
+const cli_format cli_format_ostm = {ONESCOPE_FORMAT_OSTM, validate, dump, rewrite};

@@ -7,12 +7,6 @@
 static const char *const source_names[] = {"harmony", "blender", "maya"};
 static const char *const pivot_space_names[] = {"local", "armature"};
 
-static int detect_pvt(const uint8_t *data, size_t size) {
-    return onescope_ots_detect(data, size) == ONESCOPE_OTS_PVT;
-}
-static int detect_anm(const uint8_t *data, size_t size) {
-    return onescope_ots_detect(data, size) == ONESCOPE_OTS_ANM;
-}
 
 static void json_str_or_null(FILE *out, const char *s) {
     if (s == NULL) fputs("null", out);
@@ -148,5 +142,5 @@ static onescope_code rewrite_anm(const uint8_t *data, size_t size, const char *n
     return rc;
 }
 
-const cli_format cli_format_pvt = {"pvt", detect_pvt, validate_pvt, dump_pvt, rewrite_pvt};
-const cli_format cli_format_anm = {"anm", detect_anm, validate_anm, dump_anm, rewrite_anm};
+const cli_format cli_format_pvt = {ONESCOPE_FORMAT_PVT, validate_pvt, dump_pvt, rewrite_pvt};
+const cli_format cli_format_anm = {ONESCOPE_FORMAT_ANM, validate_anm, dump_anm, rewrite_anm};

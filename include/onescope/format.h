@@ -1,0 +1,36 @@
+/* Which of the library's formats a block of bytes is: the one detection the CLI and any
+ * caller use, built from the binary magics and the OTS JSON "format" key. */
+#ifndef ONESCOPE_FORMAT_H
+#define ONESCOPE_FORMAT_H
+
+#include "onescope/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Values are part of the ABI: never renumber, never reuse. */
+typedef enum onescope_format {
+    ONESCOPE_FORMAT_UNKNOWN = 0,
+    ONESCOPE_FORMAT_OSPC = 1, /* pose cache: starts with "OSPC" */
+    ONESCOPE_FORMAT_OSTM = 2, /* replay: starts with "OSTM" */
+    ONESCOPE_FORMAT_OSLS = 3, /* live stream: starts with "OSLS" */
+    ONESCOPE_FORMAT_PVT = 4,  /* OTS rig: JSON whose first "format" key is "octo_pvt" */
+    ONESCOPE_FORMAT_ANM = 5   /* OTS clip: JSON whose first "format" key is "octo_anm" */
+} onescope_format;
+
+/* The format the bytes claim to be, from the first four bytes or, for text starting with
+ * '{' (after white space), the first "format" key (onescope_ots_detect). A quick look, not
+ * a validation: the format's parser has the last word. Fewer than four bytes, NULL data or
+ * anything else: ONESCOPE_FORMAT_UNKNOWN. */
+ONESCOPE_API onescope_format onescope_detect_format(const void *data, size_t size);
+
+/* The short lower-case name of a format ("ospc", "ostm", "osls", "pvt", "anm"), "unknown"
+ * for ONESCOPE_FORMAT_UNKNOWN and any value outside the enum. Never NULL. */
+ONESCOPE_API const char *onescope_format_name(onescope_format format);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
