@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "replay_internal.h" /* the replay's allocator for the temporary bytes */
 #include "onescope/file.h"
 #include "onescope/pose_cache.h"
 #include "onescope/replay.h"
