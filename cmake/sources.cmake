@@ -9,6 +9,7 @@ set(ONESCOPE_SOURCES
   src/pose_cache.c
   src/sim.c
   src/replay.c
+  src/replay_run.c
   src/ots.c
   src/ots_rules.c
   src/ots_read.c

@@ -23,4 +23,8 @@ struct onescope_replay {
     const onescope_allocator *allocator;
 };
 
+/* Replaces the replay's hash rows with rows (step_count + 1, from its allocator) and owns
+ * them. */
+void onescope_os_replay_adopt_hash_rows(onescope_replay *r, uint64_t *rows);
+
 #endif
