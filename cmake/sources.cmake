@@ -22,5 +22,6 @@ set(ONESCOPE_SOURCES
   src/testdata.c
   src/json_pos.c
   src/soa_scene.c
+  src/soa_scene_world.c
 )
 # src/soa_world.c is always built; without Box3D its calls return ONESCOPE_E_UNSUPPORTED.
