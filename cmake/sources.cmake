@@ -8,6 +8,7 @@ set(ONESCOPE_SOURCES
   src/limits.c
   src/pose_cache.c
   src/sim.c
+  src/sim_input.c
   src/replay.c
   src/replay_run.c
   src/ots.c
