@@ -12,7 +12,6 @@ set(ONESCOPE_SOURCES
   src/soa_world.c
   src/live.c
   src/ghost.c
-  src/testdata.c
   src/json_pos.c
   src/soa_scene.c
 )

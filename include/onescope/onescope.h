@@ -14,6 +14,5 @@
 #include "onescope/soa_scene.h"
 #include "onescope/live.h"
 #include "onescope/ghost.h"
-#include "onescope/testdata.h"
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "onescope/onescope.h"
+#include "testdata.h"
 
 static int print_file(void *user, const char *name, const void *data, size_t size) {
     (void)user;
@@ -22,7 +23,7 @@ static int fail(const char *what, const onescope_error *e) {
 
 int main(int argc, char **argv) {
     onescope_error e;
-    if (onescope_testdata_generate(NULL, print_file, NULL, &e) != ONESCOPE_OK)
+    if (testdata_generate(NULL, print_file, NULL, &e) != ONESCOPE_OK)
         return fail("generate", &e);
     for (int i = 1; i < argc; i++) {
         onescope_replay *r;

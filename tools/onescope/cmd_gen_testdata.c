@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "testdata.h"
 
 typedef struct gen_out {
     const char *dir;
@@ -61,7 +62,7 @@ int cmd_gen_testdata(int argc, char **argv) {
     memset(&g, 0, sizeof g);
     g.dir = dir;
     onescope_error err;
-    if (onescope_testdata_generate(NULL, write_one, &g, &err) != ONESCOPE_OK) {
+    if (testdata_generate(NULL, write_one, &g, &err) != ONESCOPE_OK) {
         if (!g.failed) cli_print_error(&err);
         return CLI_FAIL;
     }
