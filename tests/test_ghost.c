@@ -80,7 +80,7 @@ static void test_ghost_of_attached_replay(void **state) {
 
 
 /* testdata/test-2d-ghost.ospc: 40 frames of test-2d-600.ostm from row 200, 400 mm to the right
- * (test_testdata proves the committed file is the generator's). */
+ * (scripts/test.sh checks the committed file is the generator's). */
 static void test_ghost_file(void **state) {
     (void)state;
     onescope_pose_cache *c = committed_ghost("test-2d-ghost.ospc");

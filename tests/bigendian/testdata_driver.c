@@ -1,7 +1,7 @@
 /* Prints the size and XXH3-64 of every file the test-data generator makes, then verifies every
  * committed replay named on the command line, so that native, s390x (big-endian, qemu) and
- * i386 runs can be compared line by line. No cmocka: only the library's sources. Used by
- * scripts/test_testdata_cross.sh. */
+ * i386 runs can be compared line by line. No cmocka: only the library's sources and the
+ * generator. Used by scripts/test_cross.sh (testdata). */
 #include <inttypes.h>
 #include <stdio.h>
 
