@@ -76,6 +76,12 @@ static void test_locate(void **state) {
     const char *n = "[{\"x\": [1, {\"y\": 2}]}, 5]";
     onescope_os_json_seg second[1] = {{NULL, 1}};
     assert_int_equal(locate(n, second, 1), strchr(n, '5') - n);
+    /* text cut short (the parsers never pass it, but the scan must stop at its end): an open
+     * string, an open array, then the root */
+    onescope_os_json_seg b1[1] = {{"b", 0}};
+    assert_int_equal(locate("{\"a\": \"xx", b1, 1), 0);
+    assert_int_equal(locate("{\"a\": [1, {\"c\": 2}", b1, 1), 0);
+    assert_int_equal(locate("{\"a", b1, 1), 0);
 }
 
 static void test_line_column(void **state) {
