@@ -84,7 +84,7 @@ stage_cross() {
 stage_testdata() {
     local b
     for b in gcc-O2 gcc-no-box3d clang-O0 clang-O2; do
-        [ -x "build/$b/tools/onescope" ] || build "$b" onescope
+        build "$b" onescope # up to date after the build stages: a quick no-op then
     done
     stage "testdata: regenerate with gcc-O2 and compare"
     gen_dir=$(mktemp -d)
@@ -101,7 +101,8 @@ stage_testdata() {
     done
     if [ ${#differ[@]} -ne 0 ]; then
         echo "testdata/ differs from 'onescope gen-testdata' in: ${differ[*]}" >&2
-        echo "(regenerate with: build/gcc-O2/tools/onescope gen-testdata testdata, and say why in the commit)" >&2
+        echo "(regenerate with: build/gcc-O2/tools/onescope gen-testdata testdata," \
+            "and say why in the commit)" >&2
         exit 1
     fi
     echo "all $(ls "$gen_dir" | wc -l) files are byte for byte the generator's"
@@ -121,16 +122,16 @@ stage_asan_ubsan() { build_and_test asan-ubsan; }
 # under valgrind; its own exit code 99 makes the test fail wherever it happens. Then the seed
 # corpora: memcheck sees reads of uninitialised memory, which ASan does not.
 stage_valgrind() {
-    [ -f build/gcc-O2/CTestTestfile.cmake ] || build gcc-O2
+    build gcc-O2 # up to date after the gcc-O2 stage: a quick no-op then
     stage "valgrind: CLI tests (gcc-O2 build)"
-    (cd build/gcc-O2 && ONESCOPE_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" \
-        ctest --output-on-failure -R '^cli_')
+    local memcheck="valgrind -q --error-exitcode=99 --leak-check=full"
+    memcheck+=" --errors-for-leak-kinds=definite"
+    (cd build/gcc-O2 && ONESCOPE_WRAPPER="$memcheck" ctest --output-on-failure -R '^cli_')
     stage "valgrind: fuzz corpus replays (gcc-O2 build)"
     local replay name
     for replay in build/gcc-O2/tests/fuzz/*_replay; do
         name=$(basename "$replay" _replay)
-        valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-            "$replay" "tests/fuzz/corpus/$name" | tail -1
+        $memcheck "$replay" "tests/fuzz/corpus/$name" | tail -1
     done
 }
 
@@ -149,8 +150,9 @@ stage_fuzz() {
     for name in "${fuzzers[@]}"; do
         work="build/fuzz/run/$name"
         rm -rf "$work" && mkdir -p "$work/corpus"
-        if "build/fuzz/tests/fuzz/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-            -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" "tests/fuzz/corpus/$name" \
+        if "build/fuzz/tests/fuzz/$name" -max_total_time="$seconds" -timeout=10 \
+            -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/" \
+            "$work/corpus" "tests/fuzz/corpus/$name" \
             >"$work/log" 2>&1; then
             result=ok
         else
@@ -163,10 +165,14 @@ stage_fuzz() {
             "$(find "$work/corpus" -type f | wc -l)"
         if [ "$result" = FAILED ]; then
             grep -E -A12 'ERROR|runtime error|FUZZ_ASSERT|SUMMARY' "$work/log" | head -40 >&2
-            ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* 2>/dev/null >&2 || true
+            ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* 2>/dev/null >&2 ||
+                true
         fi
     done
-    [ "$failed" -eq 0 ] || { echo "fuzz: a harness failed; the input is under build/fuzz/run/" >&2; exit 1; }
+    if [ "$failed" -ne 0 ]; then
+        echo "fuzz: a harness failed; the input is under build/fuzz/run/" >&2
+        exit 1
+    fi
 }
 
 # Line and branch coverage of src/ by the whole suite (gcc --coverage, gcovr). The gates are
@@ -180,8 +186,10 @@ stage_coverage() {
     find build/coverage -name '*.gcda' -delete
     stage "coverage: ctest"
     (cd build/coverage && ctest --output-on-failure -j"$jobs")
-    stage "coverage: src/ (fails under ${COVERAGE_MIN_LINES}% lines or ${COVERAGE_MIN_BRANCHES}% branches)"
-    gcovr --root . --object-directory build/coverage --filter 'src/' --exclude-unreachable-branches \
+    stage "coverage: src/ (fails under ${COVERAGE_MIN_LINES}% lines" \
+        "or ${COVERAGE_MIN_BRANCHES}% branches)"
+    gcovr --root . --object-directory build/coverage --filter 'src/' \
+        --exclude-unreachable-branches \
         --txt build/coverage/coverage.txt --print-summary \
         --fail-under-line "$COVERAGE_MIN_LINES" --fail-under-branch "$COVERAGE_MIN_BRANCHES"
     cat build/coverage/coverage.txt

@@ -17,7 +17,10 @@ cd "$(dirname "$0")/.."
 checks=("$@")
 [ ${#checks[@]} -gt 0 ] || checks=(determinism testdata)
 for c in "${checks[@]}"; do
-    case $c in determinism|testdata) ;; *) echo "test_cross.sh: unknown check '$c'" >&2; exit 2;; esac
+    case $c in
+    determinism | testdata) ;;
+    *) echo "test_cross.sh: unknown check '$c'" >&2; exit 2 ;;
+    esac
 done
 root=$PWD
 

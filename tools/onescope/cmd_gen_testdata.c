@@ -10,7 +10,7 @@
 
 typedef struct gen_out {
     const char *dir;
-    int failed;
+    bool failed; /* a file could not be written (already reported) */
     onescope_error err;
 } gen_out;
 
@@ -20,13 +20,13 @@ static int write_one(void *user, const char *name, const void *data, size_t size
     char *path = malloc(n);
     if (path == NULL) {
         fprintf(stderr, "onescope gen-testdata: out of memory\n");
-        g->failed = 1;
+        g->failed = true;
         return 1;
     }
     snprintf(path, n, "%s/%s", g->dir, name);
     if (onescope_write_file(path, data, size, &g->err) != ONESCOPE_OK) {
         cli_print_error(&g->err);
-        g->failed = 1;
+        g->failed = true;
         free(path);
         return 1;
     }
