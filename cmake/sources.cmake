@@ -20,7 +20,6 @@ set(ONESCOPE_SOURCES
   src/live_stream.c
   src/live_viewer.c
   src/ghost.c
-  src/testdata.c
   src/json_pos.c
   src/soa_scene.c
   src/soa_scene_world.c

@@ -5,7 +5,7 @@
 
 #include "internal.h"
 
-const char *onescope_strerror(onescope_code code) {
+const char *onescope_error_name(onescope_code code) {
     switch (code) {
     case ONESCOPE_OK: return "ok";
     case ONESCOPE_E_ARGUMENT: return "invalid argument";
@@ -99,7 +99,7 @@ size_t onescope_error_format(const onescope_error *e, char *buf, size_t size) {
     } else if (e->found[0]) {
         append(buf, size, &len, " %s", e->found);
     } else {
-        append(buf, size, &len, " %s", onescope_strerror(e->code));
+        append(buf, size, &len, " %s", onescope_error_name(e->code));
     }
     return len;
 }

@@ -22,11 +22,11 @@ static onescope_code io_fail(onescope_error *error, const char *path, const char
                    strerror(errno));
 }
 
-onescope_code onescope_read_file(const char *path, size_t max_bytes,
+onescope_code onescope_file_read(const char *path, size_t max_bytes,
                                  const onescope_allocator *allocator, onescope_buffer *out,
                                  onescope_error *error) {
     if (path == NULL || out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_read_file", OS_NO_OFFSET, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_file_read", OS_NO_OFFSET, NULL,
                        NULL, "path and out must not be NULL");
     memset(out, 0, sizeof *out);
     if (max_bytes == 0) max_bytes = ONESCOPE_MAX_INPUT_BYTES; /* as in onescope_os_input_limit */
@@ -110,10 +110,10 @@ static bool write_all(int fd, const uint8_t *p, size_t n) {
     return true;
 }
 
-onescope_code onescope_write_file(const char *path, const void *data, size_t size,
+onescope_code onescope_file_write(const char *path, const void *data, size_t size,
                                   onescope_error *error) {
     if (path == NULL || (data == NULL && size > 0))
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_write_file", OS_NO_OFFSET, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_file_write", OS_NO_OFFSET, NULL,
                        NULL, "path and data must not be NULL");
     if (strcmp(path, "-") == 0) {
         if (!write_all(STDOUT_FILENO, data, size)) return io_fail(error, "<stdout>", "cannot write");
@@ -152,7 +152,7 @@ onescope_code onescope_write_file(const char *path, const void *data, size_t siz
     return rc;
 }
 
-bool onescope_same_file(const char *a, const char *b) {
+bool onescope_file_same(const char *a, const char *b) {
     struct stat sa, sb;
     if (a == NULL || b == NULL) return false;
     if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return false;
@@ -160,22 +160,22 @@ bool onescope_same_file(const char *a, const char *b) {
 }
 
 /* ---- every format's file conveniences: one read path, one write path ----
- * A read is onescope_read_file under the options' limit (0: the default) and allocator,
+ * A read is onescope_file_read under the options' limit (0: the default) and allocator,
  * then the format's parser on those bytes under the name messages use for the input; the
  * parser checks the limit again, so a file and the same bytes in memory get the same
- * verdict. A write is the format's writer, then onescope_write_file. */
+ * verdict. A write is the format's writer, then onescope_file_write. */
 
 static const char *input_name(const char *path) { return strcmp(path, "-") == 0 ? "<stdin>" : path; }
 
 static onescope_code read_input(const char *path, const onescope_parse_options *options,
                                 onescope_buffer *buf, onescope_error *error) {
-    return onescope_read_file(path, onescope_os_input_limit(options),
+    return onescope_file_read(path, onescope_os_input_limit(options),
                               options != NULL ? options->allocator : NULL, buf, error);
 }
 
 /* Writes a writer's buffer out and frees it, whatever happens. */
 static onescope_code write_output(const char *path, onescope_buffer *buf, onescope_error *error) {
-    onescope_code rc = onescope_write_file(path, buf->data, buf->size, error);
+    onescope_code rc = onescope_file_write(path, buf->data, buf->size, error);
     onescope_buffer_free(buf);
     return rc;
 }

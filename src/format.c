@@ -4,7 +4,7 @@
 #include "onescope/format.h"
 #include "onescope/ots.h"
 
-onescope_format onescope_detect_format(const void *data, size_t size) {
+onescope_format onescope_format_detect(const void *data, size_t size) {
     if (data == NULL) return ONESCOPE_FORMAT_UNKNOWN;
     if (size >= 4) {
         if (memcmp(data, "OSPC", 4) == 0) return ONESCOPE_FORMAT_OSPC;

@@ -153,7 +153,7 @@ static onescope_code ghost_create(const onescope_replay *replay,
     if (rc == ONESCOPE_OK && o.replay_name != NULL) {
         const char *b = base_name(o.replay_name);
         size_t len = strlen(b);
-        if (len <= ONESCOPE_OSPC_MAX_TEXT && onescope_is_plain_file_name(b, len))
+        if (len <= ONESCOPE_OSPC_MAX_TEXT && onescope_file_name_is_plain(b, len))
             rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, b, len,
                                               error);
     }

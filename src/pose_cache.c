@@ -719,7 +719,7 @@ int64_t onescope_pose_cache_next_present(const onescope_pose_cache *c, uint32_t 
 
 /* ---- the replay field ---- */
 
-bool onescope_is_plain_file_name(const char *s, size_t n) {
+bool onescope_file_name_is_plain(const char *s, size_t n) {
     if (s == NULL || n == 0) return false;
     bool only_dots_and_spaces = true;
     for (size_t i = 0; i < n; i++) {
@@ -736,7 +736,7 @@ bool onescope_pose_cache_replay_path(const onescope_pose_cache *c, const char *c
                                      char *out, size_t out_size) {
     if (c == NULL || cache_path == NULL || out == NULL || out_size == 0) return false;
     const onescope_text *replay = &c->text[ONESCOPE_POSE_TEXT_REPLAY];
-    if (!onescope_is_plain_file_name(replay->data, replay->length)) return false;
+    if (!onescope_file_name_is_plain(replay->data, replay->length)) return false;
     /* The directory part of cache_path, separator included ("" when there is none). */
     size_t dir = 0;
     for (size_t i = 0; cache_path[i] != '\0'; i++) {

@@ -35,7 +35,7 @@ static onescope_code checked(onescope_code rc, const onescope_error *err) {
     return rc;
 }
 
-/* ---- onescope_read_file ---- */
+/* ---- onescope_file_read ---- */
 
 typedef struct file_ctx {
     const char *path;
@@ -47,7 +47,7 @@ static onescope_code read_file_fn(const onescope_allocator *a, void *ctx) {
     file_ctx *f = ctx;
     onescope_buffer buf;
     onescope_error err;
-    onescope_code rc = checked(onescope_read_file(f->path, 0, a, &buf, &err), &err);
+    onescope_code rc = checked(onescope_file_read(f->path, 0, a, &buf, &err), &err);
     if (rc == ONESCOPE_OK) {
         assert_int_equal(buf.size, f->size);
         assert_memory_equal(buf.data, f->want, f->size);

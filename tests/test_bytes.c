@@ -199,8 +199,8 @@ static void error_format_shapes(void **state) {
     size_t want = onescope_error_format(&e, line, 5);
     assert_int_equal(strlen(line), 4);
     assert_true(want > 5);
-    assert_string_equal(onescope_strerror(ONESCOPE_E_TRUNCATED), "truncated");
-    assert_string_equal(onescope_strerror((onescope_code)999), "unknown error");
+    assert_string_equal(onescope_error_name(ONESCOPE_E_TRUNCATED), "truncated");
+    assert_string_equal(onescope_error_name((onescope_code)999), "unknown error");
 }
 
 int main(void) {

@@ -19,22 +19,22 @@ static void test_read_arguments(void **state) {
     (void)state;
     onescope_buffer buf;
     onescope_error err;
-    assert_int_equal(onescope_read_file(NULL, 0, NULL, &buf, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_read_file("x", 0, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_write_file(NULL, "", 0, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_write_file("x", NULL, 1, &err), ONESCOPE_E_ARGUMENT);
-    assert_false(onescope_same_file(NULL, "x"));
+    assert_int_equal(onescope_file_read(NULL, 0, NULL, &buf, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_file_read("x", 0, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_file_write(NULL, "", 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_file_write("x", NULL, 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_false(onescope_file_same(NULL, "x"));
 }
 
 static void test_read_missing_and_directory(void **state) {
     (void)state;
     onescope_buffer buf;
     onescope_error err;
-    assert_int_equal(onescope_read_file("no-such-file.bin", 0, NULL, &buf, &err), ONESCOPE_E_IO);
+    assert_int_equal(onescope_file_read("no-such-file.bin", 0, NULL, &buf, &err), ONESCOPE_E_IO);
     assert_string_equal(err.input, "no-such-file.bin");
     assert_non_null(strstr(err.found, "cannot open"));
     assert_null(buf.data);
-    assert_int_equal(onescope_read_file(".", 0, NULL, &buf, &err), ONESCOPE_E_IO);
+    assert_int_equal(onescope_file_read(".", 0, NULL, &buf, &err), ONESCOPE_E_IO);
     assert_non_null(strstr(err.found, "cannot read"));
     assert_null(buf.data);
 }
@@ -45,12 +45,12 @@ static void test_read_limit_regular(void **state) {
     test_write_file("test_file_limit.bin", data, sizeof data);
     onescope_buffer buf;
     onescope_error err;
-    assert_int_equal(onescope_read_file("test_file_limit.bin", 99, NULL, &buf, &err), ONESCOPE_E_TOO_LARGE);
+    assert_int_equal(onescope_file_read("test_file_limit.bin", 99, NULL, &buf, &err), ONESCOPE_E_TOO_LARGE);
     assert_non_null(strstr(err.found, "100 bytes (limit 99)"));
-    assert_int_equal(onescope_read_file("test_file_limit.bin", 100, NULL, &buf, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_file_read("test_file_limit.bin", 100, NULL, &buf, &err), ONESCOPE_OK);
     assert_int_equal(buf.size, 100);
     onescope_buffer_free(&buf);
-    assert_int_equal(onescope_read_file("test_file_limit.bin", 0, NULL, &buf, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_file_read("test_file_limit.bin", 0, NULL, &buf, &err), ONESCOPE_OK);
     onescope_buffer_free(&buf);
     onescope_buffer_free(&buf); /* twice is fine: the first zeroed it */
     onescope_buffer_free(NULL);
@@ -80,7 +80,7 @@ static onescope_code read_pipe(size_t size, size_t limit, onescope_buffer *buf, 
     int saved = dup(STDIN_FILENO);
     assert_true(dup2(fds[0], STDIN_FILENO) >= 0);
     close(fds[0]);
-    onescope_code rc = onescope_read_file("-", limit, NULL, buf, err);
+    onescope_code rc = onescope_file_read("-", limit, NULL, buf, err);
     assert_true(dup2(saved, STDIN_FILENO) >= 0);
     close(saved);
     int status;
@@ -113,13 +113,13 @@ static void test_read_limit_pipe(void **state) {
 static void test_write_failures(void **state) {
     (void)state;
     onescope_error err;
-    assert_int_equal(onescope_write_file("no-such-dir/out.bin", "x", 1, &err), ONESCOPE_E_IO);
+    assert_int_equal(onescope_file_write("no-such-dir/out.bin", "x", 1, &err), ONESCOPE_E_IO);
     assert_non_null(strstr(err.found, "cannot create a temporary file"));
     /* A closed standard output. */
     fflush(stdout);
     int saved = dup(STDOUT_FILENO);
     close(STDOUT_FILENO);
-    onescope_code rc = onescope_write_file("-", "x", 1, &err);
+    onescope_code rc = onescope_file_write("-", "x", 1, &err);
     assert_true(dup2(saved, STDOUT_FILENO) >= 0);
     close(saved);
     assert_int_equal(rc, ONESCOPE_E_IO);
@@ -131,15 +131,15 @@ static void test_write_mode_and_same_file(void **state) {
     onescope_error err;
     remove("test_file_out.bin");
     mode_t old = umask(022);
-    assert_int_equal(onescope_write_file("test_file_out.bin", "abc", 3, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_file_write("test_file_out.bin", "abc", 3, &err), ONESCOPE_OK);
     umask(old);
     struct stat st;
     assert_int_equal(stat("test_file_out.bin", &st), 0);
     assert_int_equal(st.st_mode & 0777, 0644); /* not mkstemp's 0600 */
     assert_int_equal(st.st_size, 3);
-    assert_true(onescope_same_file("test_file_out.bin", "./test_file_out.bin"));
-    assert_false(onescope_same_file("test_file_out.bin", "."));
-    assert_false(onescope_same_file("test_file_out.bin", "no-such-file"));
+    assert_true(onescope_file_same("test_file_out.bin", "./test_file_out.bin"));
+    assert_false(onescope_file_same("test_file_out.bin", "."));
+    assert_false(onescope_file_same("test_file_out.bin", "no-such-file"));
     remove("test_file_out.bin");
 }
 
@@ -177,7 +177,7 @@ static onescope_code read_replay_stdin(void *ctx) {
     return rc;
 }
 
-/* The formats' _read_file/_write_file are onescope_read_file/_write_file plus the format's
+/* The formats' _read_file/_write_file are onescope_file_read/_write_file plus the format's
  * parser or writer: a zeroed options struct means the defaults, the limit is the read's,
  * and a parse error names the path (or <stdin>). */
 static void test_format_conveniences(void **state) {
@@ -188,7 +188,7 @@ static void test_format_conveniences(void **state) {
     const char *path = "test_file_cache.ospc";
     assert_int_equal(onescope_pose_cache_write_file(c, path, &err), ONESCOPE_OK);
     onescope_buffer bytes;
-    assert_int_equal(onescope_read_file(path, 0, NULL, &bytes, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_file_read(path, 0, NULL, &bytes, &err), ONESCOPE_OK);
     onescope_parse_options zero;
     memset(&zero, 0, sizeof zero);
     onescope_pose_cache *d = NULL;
@@ -237,11 +237,11 @@ static void test_format_conveniences(void **state) {
 static void test_strerror(void **state) {
     (void)state;
     for (int c = ONESCOPE_OK; c <= ONESCOPE_E_ENGINE; c++) {
-        const char *s = onescope_strerror((onescope_code)c);
+        const char *s = onescope_error_name((onescope_code)c);
         assert_string_not_equal(s, "unknown error");
-        for (int d = ONESCOPE_OK; d < c; d++) assert_string_not_equal(s, onescope_strerror((onescope_code)d));
+        for (int d = ONESCOPE_OK; d < c; d++) assert_string_not_equal(s, onescope_error_name((onescope_code)d));
     }
-    assert_string_equal(onescope_strerror((onescope_code)99), "unknown error");
+    assert_string_equal(onescope_error_name((onescope_code)99), "unknown error");
 }
 
 static void test_format(void **state) {

@@ -26,7 +26,7 @@ static void check_prefixes(const uint8_t *data, size_t size, onescope_format wan
         uint8_t *p = malloc(len + 1); /* an exact copy, so ASan sees any over-read */
         assert_non_null(p);
         memcpy(p, data, len);
-        onescope_format got = onescope_detect_format(p, len);
+        onescope_format got = onescope_format_detect(p, len);
         bool binary = want == ONESCOPE_FORMAT_OSPC || want == ONESCOPE_FORMAT_OSTM ||
                       want == ONESCOPE_FORMAT_OSLS;
         if (binary && got != (len >= 4 ? want : ONESCOPE_FORMAT_UNKNOWN))
@@ -49,9 +49,9 @@ static void every_testdata_file(void **state) {
         snprintf(path, sizeof path, "%s/%s", ONESCOPE_TESTDATA, d->d_name);
         onescope_buffer b;
         onescope_error err;
-        assert_int_equal(onescope_read_file(path, 0, NULL, &b, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_file_read(path, 0, NULL, &b, &err), ONESCOPE_OK);
         onescope_format want = format_of_name(d->d_name);
-        onescope_format got = onescope_detect_format(b.data, b.size);
+        onescope_format got = onescope_format_detect(b.data, b.size);
         if (got != want)
             fail_msg("%s: detected %s, named %s", d->d_name, onescope_format_name(got),
                      onescope_format_name(want));
@@ -76,23 +76,23 @@ static void every_format_from_its_bytes(void **state) {
     assert_int_equal(onescope_pose_cache_create(2, 1, 1, NULL, &c, &err), ONESCOPE_OK);
     onescope_buffer b;
     assert_int_equal(onescope_pose_cache_write(c, NULL, &b, &err), ONESCOPE_OK);
-    assert_int_equal(onescope_detect_format(b.data, b.size), ONESCOPE_FORMAT_OSPC);
+    assert_int_equal(onescope_format_detect(b.data, b.size), ONESCOPE_FORMAT_OSPC);
     check_prefixes(b.data, b.size, ONESCOPE_FORMAT_OSPC);
     onescope_buffer_free(&b);
     onescope_pose_cache_free(c);
 
     const uint8_t osls[] = {'O', 'S', 'L', 'S', 1, 0, 0, 0};
-    assert_int_equal(onescope_detect_format(osls, sizeof osls), ONESCOPE_FORMAT_OSLS);
+    assert_int_equal(onescope_format_detect(osls, sizeof osls), ONESCOPE_FORMAT_OSLS);
     check_prefixes(osls, sizeof osls, ONESCOPE_FORMAT_OSLS);
-    assert_int_equal(onescope_detect_format("OSTM", 4), ONESCOPE_FORMAT_OSTM);
+    assert_int_equal(onescope_format_detect("OSTM", 4), ONESCOPE_FORMAT_OSTM);
 
-    assert_int_equal(onescope_detect_format(anm_text, strlen(anm_text)), ONESCOPE_FORMAT_ANM);
+    assert_int_equal(onescope_format_detect(anm_text, strlen(anm_text)), ONESCOPE_FORMAT_ANM);
     check_prefixes((const uint8_t *)anm_text, strlen(anm_text), ONESCOPE_FORMAT_ANM);
-    assert_int_equal(onescope_detect_format(pvt_text, strlen(pvt_text)), ONESCOPE_FORMAT_PVT);
+    assert_int_equal(onescope_format_detect(pvt_text, strlen(pvt_text)), ONESCOPE_FORMAT_PVT);
     check_prefixes((const uint8_t *)pvt_text, strlen(pvt_text), ONESCOPE_FORMAT_PVT);
     /* the key's value cut just before its closing quote: not yet known */
     const char *cut = strstr(pvt_text, "octo_pvt") + 8;
-    assert_int_equal(onescope_detect_format(pvt_text, (size_t)(cut - pvt_text)),
+    assert_int_equal(onescope_format_detect(pvt_text, (size_t)(cut - pvt_text)),
                      ONESCOPE_FORMAT_UNKNOWN);
 }
 
@@ -107,7 +107,7 @@ static void near_misses(void **state) {
                 memcpy(b, magics[m], 4);
                 memset(b + 4, 0, 4);
                 b[at] ^= (uint8_t)(1u << bit);
-                onescope_format got = onescope_detect_format(b, sizeof b);
+                onescope_format got = onescope_format_detect(b, sizeof b);
                 bool other = memcmp(b, "OSPC", 4) == 0 || memcmp(b, "OSTM", 4) == 0 ||
                              memcmp(b, "OSLS", 4) == 0;
                 if (!other && got != ONESCOPE_FORMAT_UNKNOWN)
@@ -115,9 +115,9 @@ static void near_misses(void **state) {
                              onescope_format_name(got));
             }
     }
-    assert_int_equal(onescope_detect_format("ospc", 4), ONESCOPE_FORMAT_UNKNOWN);
-    assert_int_equal(onescope_detect_format(" OSPC", 5), ONESCOPE_FORMAT_UNKNOWN);
-    assert_int_equal(onescope_detect_format("OSP", 3), ONESCOPE_FORMAT_UNKNOWN);
+    assert_int_equal(onescope_format_detect("ospc", 4), ONESCOPE_FORMAT_UNKNOWN);
+    assert_int_equal(onescope_format_detect(" OSPC", 5), ONESCOPE_FORMAT_UNKNOWN);
+    assert_int_equal(onescope_format_detect("OSP", 3), ONESCOPE_FORMAT_UNKNOWN);
     const char *const json[] = {
         "{\"format\": \"octo_anmx\"}",   /* a longer name */
         "{\"format\": \"octo_an\"}",     /* a shorter one */
@@ -130,10 +130,10 @@ static void near_misses(void **state) {
         "",
     };
     for (size_t i = 0; i < sizeof json / sizeof json[0]; i++)
-        if (onescope_detect_format(json[i], strlen(json[i])) != ONESCOPE_FORMAT_UNKNOWN)
+        if (onescope_format_detect(json[i], strlen(json[i])) != ONESCOPE_FORMAT_UNKNOWN)
             fail_msg("detected '%s'", json[i]);
-    assert_int_equal(onescope_detect_format(NULL, 0), ONESCOPE_FORMAT_UNKNOWN);
-    assert_int_equal(onescope_detect_format(NULL, 8), ONESCOPE_FORMAT_UNKNOWN);
+    assert_int_equal(onescope_format_detect(NULL, 0), ONESCOPE_FORMAT_UNKNOWN);
+    assert_int_equal(onescope_format_detect(NULL, 8), ONESCOPE_FORMAT_UNKNOWN);
 }
 
 static void names(void **state) {

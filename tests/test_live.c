@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "test_util.h"
+#include "testdata.h"
 
 /* ---- helpers ---- */
 
@@ -28,7 +29,7 @@ static stream make_stream(uint8_t dims, uint8_t bodies, const onescope_link_bloc
     assert_int_equal(onescope_sim_create(&def, NULL, &sim, &err), ONESCOPE_OK);
     onescope_live_encoder *enc;
     assert_int_equal(onescope_live_encoder_create(NULL, &enc, &err), ONESCOPE_OK);
-    onescope_testdata_script sc = onescope_testdata_script_default();
+    testdata_script sc = {0};
     sc.dimensions = dims;
     sc.seed = 9;
     stream s;
@@ -37,8 +38,8 @@ static stream make_stream(uint8_t dims, uint8_t bodies, const onescope_link_bloc
     s.hashes[0] = onescope_sim_hash(sim);
     for (uint32_t i = 0; i < steps; i++) {
         if (i % probe_every == 0) assert_int_equal(onescope_live_encode_probe(enc, sim, &err), 0);
-        uint8_t in[ONESCOPE_TESTDATA_MAX_SCRIPT_INPUT];
-        size_t n = onescope_testdata_script_input(&sc, i, in, sizeof in);
+        uint8_t in[TESTDATA_MAX_SCRIPT_INPUT];
+        size_t n = testdata_script_input(&sc, i, in, sizeof in);
         assert_int_equal(onescope_sim_step(sim, in, n, &err), ONESCOPE_OK);
         s.hashes[i + 1] = onescope_sim_hash(sim);
         assert_int_equal(onescope_live_encode_step(enc, i, in, n, s.hashes[i + 1], &err), 0);

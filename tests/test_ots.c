@@ -114,8 +114,8 @@ static void expect_error(bool rig, const char *text, onescope_code code, const c
     }
     if (rc != code || err.code != code || (field && strcmp(err.field, field) != 0) ||
         (line > 0 && (err.line != line || err.column != column)))
-        fail_msg("wanted %s at %s %u:%u, got %s: %s", onescope_strerror(code), field ? field : "-",
-                 line, column, onescope_strerror(rc), fmt(&err));
+        fail_msg("wanted %s at %s %u:%u, got %s: %s", onescope_error_name(code), field ? field : "-",
+                 line, column, onescope_error_name(rc), fmt(&err));
 }
 
 static void expect_clip_edit(const char *from, const char *to, onescope_code code, const char *field,
@@ -678,8 +678,8 @@ static void validator_refuses_what_parser_would(void **state) {
 #define EXPECT_CLIP(k, want, path) expect_validate(onescope_ots_clip_validate((k), "v", &err), &err, (want), (path))
 static void expect_validate(onescope_code rc, const onescope_error *err, onescope_code want, const char *path) {
     if (rc != want || (want != ONESCOPE_OK && (err->code != want || (path && strcmp(err->field, path) != 0))))
-        fail_msg("wanted %s at %s, got %s: %s", onescope_strerror(want), path ? path : "-",
-                 onescope_strerror(rc), rc == ONESCOPE_OK ? "" : fmt(err));
+        fail_msg("wanted %s at %s, got %s: %s", onescope_error_name(want), path ? path : "-",
+                 onescope_error_name(rc), rc == ONESCOPE_OK ? "" : fmt(err));
 }
 
 /* Every rig rule the validator checks, one field at a time, each restored afterwards. */

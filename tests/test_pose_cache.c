@@ -89,8 +89,8 @@ static void expect_parse_error(const uint8_t *data, size_t size, onescope_code c
     if (rc != code) {
         char msg[512];
         onescope_error_format(&err, msg, sizeof msg);
-        fail_msg("line %d: expected %s, got %s: %s", line, onescope_strerror(code),
-                 onescope_strerror(rc), msg);
+        fail_msg("line %d: expected %s, got %s: %s", line, onescope_error_name(code),
+                 onescope_error_name(rc), msg);
     }
     test_assert_error_at(&err, code, offset, __FILE__, line);
     assert_null(c);
@@ -819,7 +819,7 @@ static void expect_write_error(onescope_pose_cache *c, onescope_code code, uint6
     onescope_buffer out = {(uint8_t *)c, 1, NULL};
     onescope_error err;
     onescope_code rc = onescope_pose_cache_write(c, NULL, &out, &err);
-    if (rc != code) fail_msg("line %d: writer returned %s", line, onescope_strerror(rc));
+    if (rc != code) fail_msg("line %d: writer returned %s", line, onescope_error_name(rc));
     test_assert_error_at(&err, code, offset, __FILE__, line);
     assert_null(out.data);
     /* and the same check through validate, under the caller's name */
@@ -977,15 +977,15 @@ static void plain_file_names(void **state) {
                              "C:\\x", "\\\\server\\share", "", "a\tb", "a\nb", "\x7f", "run.ostm\x1b[2J",
                              "\xFF.ostm", "\xC0\xAE\xC0\xAE"};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
-        if (onescope_is_plain_file_name(refused[i], strlen(refused[i])))
+        if (onescope_file_name_is_plain(refused[i], strlen(refused[i])))
             fail_msg("accepted '%s'", refused[i]);
-    assert_false(onescope_is_plain_file_name("a\0b", 3));
-    assert_false(onescope_is_plain_file_name("run.ostm\0", 9));
-    assert_false(onescope_is_plain_file_name(NULL, 0));
+    assert_false(onescope_file_name_is_plain("a\0b", 3));
+    assert_false(onescope_file_name_is_plain("run.ostm\0", 9));
+    assert_false(onescope_file_name_is_plain(NULL, 0));
     const char *accepted[] = {"run.ostm", "a b.ostm", "r\xC3\xA9sum\xC3\xA9.ostm", "\xE2\x82\xAC",
                               ".hidden", "a..b", "x"};
     for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++)
-        if (!onescope_is_plain_file_name(accepted[i], strlen(accepted[i])))
+        if (!onescope_file_name_is_plain(accepted[i], strlen(accepted[i])))
             fail_msg("refused '%s'", accepted[i]);
 }
 
@@ -1045,7 +1045,7 @@ static void read_and_write_files(void **state) {
     onescope_pose_cache_free(c);
 }
 
-/* read_file is onescope_read_file then the parser: whatever it reads, its verdict (code,
+/* read_file is onescope_file_read then the parser: whatever it reads, its verdict (code,
  * offset, message) must be the parser's on the same bytes. */
 typedef struct read_ctx {
     const char *path;

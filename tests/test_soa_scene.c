@@ -192,8 +192,8 @@ static void test_errors_line_column(void **state) {
         onescope_code rc = onescope_soa_scene_parse(b->text, strlen(b->text), "bad.json", NULL, &s, &err);
         if (rc != b->code || strcmp(err.field, b->field) != 0 || err.line != b->line ||
             err.column != b->column || strcmp(err.input, "bad.json") != 0)
-            fail_msg("case %zu: want %s %s at %u:%u, got %s: %s", i, onescope_strerror(b->code), b->field,
-                     b->line, b->column, onescope_strerror(rc), fmt(&err));
+            fail_msg("case %zu: want %s %s at %u:%u, got %s: %s", i, onescope_error_name(b->code), b->field,
+                     b->line, b->column, onescope_error_name(rc), fmt(&err));
         assert_null(s);
         if (b->at != NULL) {
             assert_true(err.has_offset);

@@ -35,16 +35,16 @@ long test_alloc_walk_at(test_alloc_fn fn, void *ctx, int may_recover, const char
         onescope_code rc = fn(&t.allocator, ctx);
         if (t.live != 0)
             fail_msg("%s:%d: %s with allocation %ld refused: %ld blocks leaked (returned %s)",
-                     file, line, what, n, t.live, onescope_strerror(rc));
+                     file, line, what, n, t.live, onescope_error_name(rc));
         if (t.count < n) { /* nothing was refused: the call must have worked */
             if (rc != ONESCOPE_OK)
                 fail_msg("%s:%d: %s failed with %s without a refused allocation", file, line,
-                         what, onescope_strerror(rc));
+                         what, onescope_error_name(rc));
             return t.count;
         }
         if (rc != ONESCOPE_E_NOMEM && !(may_recover && rc == ONESCOPE_OK))
             fail_msg("%s:%d: %s with allocation %ld of %ld refused returned %s, not out of memory",
-                     file, line, what, n, t.count, onescope_strerror(rc));
+                     file, line, what, n, t.count, onescope_error_name(rc));
     }
     fail_msg("%s:%d: %s never succeeded", file, line, what);
     return -1;
@@ -63,8 +63,8 @@ void test_assert_error_at(const onescope_error *err, onescope_code code, uint64_
     onescope_error_format(err, msg, sizeof msg);
     if (err->code != code || !err->has_offset || err->offset != offset) {
         fail_msg("%s:%d: expected %s at offset %llu, got code %d (%s): %s", file, line,
-                 onescope_strerror(code), (unsigned long long)offset, (int)err->code,
-                 onescope_strerror(err->code), msg);
+                 onescope_error_name(code), (unsigned long long)offset, (int)err->code,
+                 onescope_error_name(err->code), msg);
     }
 }
 

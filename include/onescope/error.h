@@ -51,7 +51,7 @@ typedef struct onescope_error {
 } onescope_error;
 
 /* The bare name of a code, e.g. "truncated". Never NULL. */
-ONESCOPE_API const char *onescope_strerror(onescope_code code);
+ONESCOPE_API const char *onescope_error_name(onescope_code code);
 
 /* Formats the error as one line without a newline, e.g.
  * "test.ospc: offset 6: flags: expected 0, found 3". Returns the length it wanted

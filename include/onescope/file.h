@@ -1,6 +1,6 @@
 /* The library's file I/O (src/file.c): the one whole-file read and the one atomic write.
  * Every format's _read_file/_write_file (declared in the format's header) is built on these
- * two: onescope_read_file under the options' limit, then the format's parser on the bytes. */
+ * two: onescope_file_read under the options' limit, then the format's parser on the bytes. */
 #ifndef ONESCOPE_FILE_H
 #define ONESCOPE_FILE_H
 
@@ -13,18 +13,18 @@ extern "C" {
 /* Reads a whole file ("-" is standard input) into out. Refuses files over max_bytes
  * (0: ONESCOPE_MAX_INPUT_BYTES, as for onescope_parse_options) with ONESCOPE_E_TOO_LARGE, at offset max_bytes (the first byte
  * past the limit), before reading them whole. */
-ONESCOPE_API onescope_code onescope_read_file(const char *path, size_t max_bytes,
+ONESCOPE_API onescope_code onescope_file_read(const char *path, size_t max_bytes,
                                               const onescope_allocator *allocator,
                                               onescope_buffer *out, onescope_error *error);
 
 /* Writes bytes to path atomically: a temporary file in the same directory, fsync, rename.
  * On failure the temporary is removed and any existing file at path is untouched.
  * "-" writes to standard output. */
-ONESCOPE_API onescope_code onescope_write_file(const char *path, const void *data, size_t size,
+ONESCOPE_API onescope_code onescope_file_write(const char *path, const void *data, size_t size,
                                                onescope_error *error);
 
 /* true when both paths name the same existing file (same device and inode). */
-ONESCOPE_API bool onescope_same_file(const char *a, const char *b);
+ONESCOPE_API bool onescope_file_same(const char *a, const char *b);
 
 #ifdef __cplusplus
 }

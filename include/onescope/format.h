@@ -23,7 +23,7 @@ typedef enum onescope_format {
  * '{' (after white space), the first "format" key (onescope_ots_detect). A quick look, not
  * a validation: the format's parser has the last word. Fewer than four bytes, NULL data or
  * anything else: ONESCOPE_FORMAT_UNKNOWN. */
-ONESCOPE_API onescope_format onescope_detect_format(const void *data, size_t size);
+ONESCOPE_API onescope_format onescope_format_detect(const void *data, size_t size);
 
 /* The short lower-case name of a format ("ospc", "ostm", "osls", "pvt", "anm"), "unknown"
  * for ONESCOPE_FORMAT_UNKNOWN and any value outside the enum. Never NULL. */

@@ -15,6 +15,5 @@
 #include "onescope/soa_scene.h"
 #include "onescope/live.h"
 #include "onescope/ghost.h"
-#include "onescope/testdata.h"
 
 #endif

@@ -126,7 +126,7 @@ ONESCOPE_API void onescope_pose_rotation(const onescope_pose *pose, float out[4]
 ONESCOPE_API int64_t onescope_pose_cache_next_present(const onescope_pose_cache *cache, uint32_t frame,
                                                       uint32_t start);
 
-/* Reads a file ("-": standard input) with onescope_read_file under options' limit and
+/* Reads a file ("-": standard input) with onescope_file_read under options' limit and
  * allocator, then parses it with onescope_pose_cache_parse: the result and any error are
  * exactly those of the parser on the file's bytes (src/file.c). */
 ONESCOPE_API onescope_code onescope_pose_cache_read_file(const char *path,
@@ -134,7 +134,7 @@ ONESCOPE_API onescope_code onescope_pose_cache_read_file(const char *path,
                                                          onescope_pose_cache **out,
                                                          onescope_error *error);
 
-/* Writes a cache to a file atomically (onescope_pose_cache_write, then onescope_write_file). */
+/* Writes a cache to a file atomically (onescope_pose_cache_write, then onescope_file_write). */
 ONESCOPE_API onescope_code onescope_pose_cache_write_file(const onescope_pose_cache *cache,
                                                           const char *path, onescope_error *error);
 
@@ -142,7 +142,7 @@ ONESCOPE_API onescope_code onescope_pose_cache_write_file(const onescope_pose_ca
  * dots and spaces (".", "..", "..." and the like), no '/', '\\' or ':' (so no directory
  * part, absolute path, drive letter or UNC share on any platform), no NUL, no control
  * characters (below 0x20, and 0x7F). */
-ONESCOPE_API bool onescope_is_plain_file_name(const char *text, size_t length);
+ONESCOPE_API bool onescope_file_name_is_plain(const char *text, size_t length);
 
 /* When the cache's replay field is a plain file name, writes the directory of cache_path
  * joined with it into out and returns true; otherwise returns false and leaves out as it was

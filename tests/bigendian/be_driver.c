@@ -1,6 +1,6 @@
 /* Prints hash rows of fixed scenarios and the bytes of a written replay, so that a native run
  * and a big-endian (s390x under qemu) run can be compared line by line. No cmocka, no files:
- * only the library's sources. Used by scripts/test_bigendian.sh. */
+ * only the library's sources. Used by scripts/test_cross.sh (determinism). */
 #include <inttypes.h>
 #include <stdio.h>
 

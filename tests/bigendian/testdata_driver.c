@@ -1,11 +1,12 @@
 /* Prints the size and XXH3-64 of every file the test-data generator makes, then verifies every
  * committed replay named on the command line, so that native, s390x (big-endian, qemu) and
- * i386 runs can be compared line by line. No cmocka: only the library's sources. Used by
- * scripts/test_testdata_cross.sh. */
+ * i386 runs can be compared line by line. No cmocka: only the library's sources and the
+ * generator. Used by scripts/test_cross.sh (testdata). */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "onescope/onescope.h"
+#include "testdata.h"
 
 static int print_file(void *user, const char *name, const void *data, size_t size) {
     (void)user;
@@ -22,7 +23,7 @@ static int fail(const char *what, const onescope_error *e) {
 
 int main(int argc, char **argv) {
     onescope_error e;
-    if (onescope_testdata_generate(NULL, print_file, NULL, &e) != ONESCOPE_OK)
+    if (testdata_generate(NULL, print_file, NULL, &e) != ONESCOPE_OK)
         return fail("generate", &e);
     for (int i = 1; i < argc; i++) {
         onescope_replay *r;

@@ -144,7 +144,7 @@ static inline void fuzz_check_error(const fuzz_env *e, onescope_code rc, const o
                                     const char *input, size_t size) {
     FUZZ_ASSERT(rc != ONESCOPE_OK);
     FUZZ_ASSERT_MSG(err->code == rc, "returned %d, error says %d", (int)rc, (int)err->code);
-    FUZZ_ASSERT(strcmp(onescope_strerror(rc), "unknown error") != 0);
+    FUZZ_ASSERT(strcmp(onescope_error_name(rc), "unknown error") != 0);
     if (rc == ONESCOPE_E_NOMEM) FUZZ_ASSERT_MSG(e->failed, "NOMEM without a refused allocation");
     char line[1024];
     size_t want = onescope_error_format(err, line, sizeof line);

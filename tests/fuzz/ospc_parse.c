@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     }
     FUZZ_ASSERT(cache != NULL);
-    /* A limit of 0 may mean "the default" (as for onescope_read_file). */
+    /* A limit of 0 may mean "the default" (as for onescope_file_read). */
     FUZZ_ASSERT(size <= (env.options.max_input_bytes ? env.options.max_input_bytes
                                                       : ONESCOPE_MAX_INPUT_BYTES));
     /* A parsed cache is valid, and the writer gives back exactly the input. */

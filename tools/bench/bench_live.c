@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "onescope/onescope.h"
+#include "testdata.h"
 
 static double now(void) {
     struct timespec t;
@@ -48,13 +49,13 @@ int main(int argc, char **argv) {
     onescope_live_encoder *enc;
     if (onescope_sim_create(&def, NULL, &sim, &err) != ONESCOPE_OK) return fail(&err);
     if (onescope_live_encoder_create(NULL, &enc, &err) != ONESCOPE_OK) return fail(&err);
-    onescope_testdata_script sc = onescope_testdata_script_default();
+    testdata_script sc = {0};
     sc.seed = 3;
     double t0 = now();
     for (long i = 0; i < steps; i++) {
-        uint8_t in[ONESCOPE_TESTDATA_MAX_SCRIPT_INPUT];
+        uint8_t in[TESTDATA_MAX_SCRIPT_INPUT];
         uint64_t s = (uint64_t)i;
-        size_t n = onescope_testdata_script_input(&sc, s, in, sizeof in);
+        size_t n = testdata_script_input(&sc, s, in, sizeof in);
         if ((i % 100 == 0 && onescope_live_encode_probe(enc, sim, &err) != ONESCOPE_OK) ||
             onescope_sim_step(sim, in, n, &err) != ONESCOPE_OK ||
             onescope_live_encode_step(enc, s, in, n, onescope_sim_hash(sim), &err) != ONESCOPE_OK)

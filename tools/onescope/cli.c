@@ -18,7 +18,7 @@ static const cli_format *const formats[] = {
 
 const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,
                                     onescope_error *error) {
-    onescope_format format = onescope_detect_format(data, size);
+    onescope_format format = onescope_format_detect(data, size);
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
         if (format != ONESCOPE_FORMAT_UNKNOWN && formats[i]->format == format) return formats[i];
     onescope_error_clear(error);
@@ -54,7 +54,7 @@ int cli_usage_error(const char *command, const char *fmt, ...) {
 }
 
 bool cli_refuse_same_file(const char *command, const char *in, const char *out) {
-    if (strcmp(in, "-") == 0 || strcmp(out, "-") == 0 || !onescope_same_file(in, out)) return false;
+    if (strcmp(in, "-") == 0 || strcmp(out, "-") == 0 || !onescope_file_same(in, out)) return false;
     fprintf(stderr, "%s: refusing to overwrite the input %s with the output of 'onescope %s'\n",
             out, in, command);
     return true;

@@ -18,7 +18,7 @@ typedef struct cli_globals {
 extern cli_globals cli;
 
 /* A file format the generic commands (validate, dump, rewrite) understand. Which one a file
- * is comes from the library's onescope_detect_format; its name from onescope_format_name. */
+ * is comes from the library's onescope_format_detect; its name from onescope_format_name. */
 typedef struct cli_format {
     onescope_format format;
     onescope_code (*validate)(const uint8_t *data, size_t size, const char *name,
@@ -37,7 +37,7 @@ extern const cli_format cli_format_pvt;
 extern const cli_format cli_format_anm;
 extern const cli_format cli_format_osls;
 
-/* The format of data (onescope_detect_format), or NULL (an error naming the input is
+/* The format of data (onescope_format_detect), or NULL (an error naming the input is
  * filled). */
 const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,
                                     onescope_error *error);

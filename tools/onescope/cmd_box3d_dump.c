@@ -45,7 +45,7 @@ int cmd_box3d_dump(int argc, char **argv) {
     if (cli_refuse_same_file("box3d-dump", paths[0], paths[1])) return CLI_FAIL;
     onescope_error err;
     onescope_buffer in;
-    if (onescope_read_file(paths[0], 0, NULL, &in, &err) != ONESCOPE_OK) {
+    if (onescope_file_read(paths[0], 0, NULL, &in, &err) != ONESCOPE_OK) {
         cli_print_error(&err);
         return CLI_FAIL;
     }

@@ -64,11 +64,11 @@ int cmd_convert(int argc, char **argv) {
     bake.name = in_name;
     onescope_buffer in;
     onescope_error err;
-    if (onescope_read_file(paths[0], 0, NULL, &in, &err) != ONESCOPE_OK) {
+    if (onescope_file_read(paths[0], 0, NULL, &in, &err) != ONESCOPE_OK) {
         cli_print_error(&err);
         return CLI_FAIL;
     }
-    onescope_format format = onescope_detect_format(in.data, in.size);
+    onescope_format format = onescope_format_detect(in.data, in.size);
     bool from_ospc = format == ONESCOPE_FORMAT_OSPC;
     if (!from_ospc && format != ONESCOPE_FORMAT_ANM) {
         onescope_buffer_free(&in);
@@ -100,7 +100,7 @@ int cmd_convert(int argc, char **argv) {
         onescope_pose_cache_free(cache);
     }
     onescope_buffer_free(&in);
-    if (rc == ONESCOPE_OK) rc = onescope_write_file(paths[1], out.data, out.size, &err);
+    if (rc == ONESCOPE_OK) rc = onescope_file_write(paths[1], out.data, out.size, &err);
     onescope_buffer_free(&out);
     if (rc != ONESCOPE_OK) {
         cli_print_error(&err);

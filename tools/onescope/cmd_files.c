@@ -8,7 +8,7 @@
  * one detection; prints the error and returns NULL on failure. */
 static const cli_format *load(const char *path, onescope_buffer *buf) {
     onescope_error err;
-    if (onescope_read_file(path, 0, NULL, buf, &err) != ONESCOPE_OK) {
+    if (onescope_file_read(path, 0, NULL, buf, &err) != ONESCOPE_OK) {
         cli_print_error(&err);
         return NULL;
     }
@@ -128,7 +128,7 @@ int cmd_rewrite(int argc, char **argv) {
     onescope_code rc = f->rewrite(in.data, in.size, cli_input_name(paths[0]), &out, &err);
     onescope_buffer_free(&in);
     if (rc == ONESCOPE_OK) {
-        rc = onescope_write_file(paths[1], out.data, out.size, &err);
+        rc = onescope_file_write(paths[1], out.data, out.size, &err);
         onescope_buffer_free(&out);
     }
     if (rc != ONESCOPE_OK) {

@@ -6,10 +6,11 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "testdata.h"
 
 typedef struct gen_out {
     const char *dir;
-    int failed;
+    bool failed; /* a file could not be written (already reported) */
     onescope_error err;
 } gen_out;
 
@@ -19,13 +20,13 @@ static int write_one(void *user, const char *name, const void *data, size_t size
     char *path = malloc(n);
     if (path == NULL) {
         fprintf(stderr, "onescope gen-testdata: out of memory\n");
-        g->failed = 1;
+        g->failed = true;
         return 1;
     }
     snprintf(path, n, "%s/%s", g->dir, name);
-    if (onescope_write_file(path, data, size, &g->err) != ONESCOPE_OK) {
+    if (onescope_file_write(path, data, size, &g->err) != ONESCOPE_OK) {
         cli_print_error(&g->err);
-        g->failed = 1;
+        g->failed = true;
         free(path);
         return 1;
     }
@@ -61,7 +62,7 @@ int cmd_gen_testdata(int argc, char **argv) {
     memset(&g, 0, sizeof g);
     g.dir = dir;
     onescope_error err;
-    if (onescope_testdata_generate(NULL, write_one, &g, &err) != ONESCOPE_OK) {
+    if (testdata_generate(NULL, write_one, &g, &err) != ONESCOPE_OK) {
         if (!g.failed) cli_print_error(&err);
         return CLI_FAIL;
     }

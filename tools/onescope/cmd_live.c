@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "testdata.h"
 
 /* ---- serve ---- */
 
@@ -131,7 +132,7 @@ static int cmd_live_serve(int argc, char **argv) {
         rc = onescope_sim_setup_check(&def.setup, have_link ? &def.link : NULL, "--link", &err);
         if (rc == ONESCOPE_OK) rc = onescope_sim_create(&def, NULL, &sim, &err);
     }
-    onescope_testdata_script script = onescope_testdata_script_default();
+    testdata_script script = {0};
     script.dimensions = def.setup.dimensions;
     script.seed = def.setup.seed;
     onescope_live_encoder *enc = NULL;
@@ -141,13 +142,13 @@ static int cmd_live_serve(int argc, char **argv) {
         uint64_t host = onescope_sim_host_step(sim);
         if (i == 0 || (probe_every != 0 && host % probe_every == 0))
             rc = onescope_live_encode_probe(enc, sim, &err);
-        uint8_t buf[ONESCOPE_TESTDATA_MAX_SCRIPT_INPUT];
+        uint8_t buf[TESTDATA_MAX_SCRIPT_INPUT];
         const uint8_t *input = buf;
         size_t n = 0;
         if (r != NULL) {
             if (rc == ONESCOPE_OK) rc = onescope_replay_step_input(r, (uint32_t)i, &input, &n);
         } else {
-            n = onescope_testdata_script_input(&script, host, buf, sizeof buf);
+            n = testdata_script_input(&script, host, buf, sizeof buf);
         }
         if (rc == ONESCOPE_OK) rc = onescope_sim_step(sim, input, n, &err);
         if (rc == ONESCOPE_OK)

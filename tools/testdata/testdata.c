@@ -1,4 +1,6 @@
-/* The test-data generator: every file of testdata/ from fixed parameters. testdata/README.md. */
+/* The test-data generator: every file of testdata/ from fixed parameters. testdata/README.md.
+ * A tool beside the CLI: it builds on the public API and on src/internal.h's PRNG and error
+ * helpers (which the static library it links against provides). */
 #include <string.h>
 
 #include "internal.h"
@@ -6,29 +8,20 @@
 #include "onescope/live.h"
 #include "onescope/pose_cache.h"
 #include "onescope/replay.h"
-#include "onescope/testdata.h"
+#include "testdata.h"
 
 
 /* ---- the input script ---- */
 
-onescope_testdata_script onescope_testdata_script_default(void) {
-    onescope_testdata_script s;
-    memset(&s, 0, sizeof s);
-    s.dimensions = 3;
-    s.allow_remove = 1;
-    s.allow_spawn = 1;
-    return s;
-}
-
 static const int32_t huge_values[4] = {INT32_MIN, INT32_MAX, -5000, 5000};
 
-static void script_op(const onescope_testdata_script *sc, uint64_t *st, onescope_op *op) {
+static void script_op(const testdata_script *sc, uint64_t *st, onescope_op *op) {
     int axes = sc->dimensions == 2 ? 2 : 3;
     uint32_t k = (uint32_t)(onescope_os_splitmix64(st) % 1000u);
     memset(op, 0, sizeof *op);
     op->body = (uint8_t)(onescope_os_splitmix64(st) % 40u);
-    if (k >= 990 && !sc->allow_remove) k = 600;
-    if (k >= 960 && k < 990 && !sc->allow_spawn) k = 100;
+    if (k >= 990 && sc->no_remove) k = 600;
+    if (k >= 960 && k < 990 && sc->no_spawn) k = 100;
     if (k < 450) { /* a small impulse */
         op->code = ONESCOPE_OP_IMPULSE;
         for (int a = 0; a < axes; a++) op->value[a] = onescope_os_draw(st, -300, 300);
@@ -60,9 +53,9 @@ static void script_op(const onescope_testdata_script *sc, uint64_t *st, onescope
     }
 }
 
-size_t onescope_testdata_script_input(const onescope_testdata_script *sc, uint64_t step,
-                                      uint8_t *out, size_t capacity) {
-    if (sc == NULL || out == NULL || capacity < ONESCOPE_TESTDATA_MAX_SCRIPT_INPUT) return 0;
+size_t testdata_script_input(const testdata_script *sc, uint64_t step, uint8_t *out,
+                             size_t capacity) {
+    if (sc == NULL || out == NULL || capacity < TESTDATA_MAX_SCRIPT_INPUT) return 0;
     uint64_t st = ((uint64_t)sc->seed << 32) ^ (step * 0xD1B54A32D192ED03u);
     onescope_os_splitmix64(&st);
     uint32_t r = (uint32_t)(onescope_os_splitmix64(&st) % 16u);
@@ -81,9 +74,9 @@ size_t onescope_testdata_script_input(const onescope_testdata_script *sc, uint64
 typedef struct replay_plan {
     onescope_sim_setup setup;
     onescope_link_block link; /* role NONE: none */
-    onescope_testdata_script script;
+    testdata_script script;
     uint32_t steps;
-    int fixed_ops; /* 1: steps 5..9 run one of every operation first (test-10000) */
+    bool fixed_ops; /* steps 5..9 run one of every operation first (test-10000) */
 } replay_plan;
 
 /* Steps 5..9 of test-10000: spawn, remove, teleport to a wall, a huge impulse, strong gravity;
@@ -112,11 +105,11 @@ static onescope_code build_replay(const replay_plan *plan, const onescope_alloca
     onescope_replay *r;
     OS_TRY(onescope_replay_create(&plan->setup, link, a, &r, error));
     onescope_code rc = ONESCOPE_OK;
-    uint8_t input[2 * ONESCOPE_TESTDATA_MAX_SCRIPT_INPUT];
+    uint8_t input[2 * TESTDATA_MAX_SCRIPT_INPUT];
     for (uint32_t s = 0; s < plan->steps && rc == ONESCOPE_OK; s++) {
         size_t n = plan->fixed_ops ? fixed_input(s, plan->setup.dimensions, input, sizeof input)
                                    : 0;
-        n += onescope_testdata_script_input(&plan->script, s, input + n, sizeof input - n);
+        n += testdata_script_input(&plan->script, s, input + n, sizeof input - n);
         rc = onescope_replay_append_step(r, input, n, error);
     }
     if (rc == ONESCOPE_OK) rc = onescope_replay_compute_hash_rows(r, error);
@@ -138,7 +131,7 @@ static onescope_code live_attach_replay(const onescope_allocator *a, onescope_re
     def.setup.dimensions = 3;
     def.setup.body_count = 12;
     def.setup.seed = 77;
-    onescope_testdata_script sc = onescope_testdata_script_default();
+    testdata_script sc = {0};
     sc.seed = 77;
     onescope_sim *sim = NULL;
     onescope_live_encoder *enc = NULL;
@@ -147,8 +140,8 @@ static onescope_code live_attach_replay(const onescope_allocator *a, onescope_re
     if (rc == ONESCOPE_OK) rc = onescope_live_encoder_create(a, &enc, error);
     for (uint64_t s = 0; s < 400 && rc == ONESCOPE_OK; s++) {
         if (s % 50 == 0) rc = onescope_live_encode_probe(enc, sim, error);
-        uint8_t input[ONESCOPE_TESTDATA_MAX_SCRIPT_INPUT];
-        size_t n = onescope_testdata_script_input(&sc, s, input, sizeof input);
+        uint8_t input[TESTDATA_MAX_SCRIPT_INPUT];
+        size_t n = testdata_script_input(&sc, s, input, sizeof input);
         if (rc == ONESCOPE_OK) rc = onescope_sim_step(sim, input, n, error);
         if (rc == ONESCOPE_OK)
             rc = onescope_live_encode_step(enc, s, input, n, onescope_sim_hash(sim), error);
@@ -187,21 +180,20 @@ static const char *const file_names[F_COUNT] = {
     "test-2d-ghost.ospc",  "test-live-attach.ostm",
 };
 
-size_t onescope_testdata_file_count(void) { return F_COUNT; }
-const char *onescope_testdata_file_name(size_t index) {
+size_t testdata_file_count(void) { return F_COUNT; }
+const char *testdata_file_name(size_t index) {
     return index < F_COUNT ? file_names[index] : NULL;
 }
 
 static replay_plan plan_for(int file) {
     replay_plan p;
     memset(&p, 0, sizeof p);
-    p.script = onescope_testdata_script_default();
-    switch (file) {
+        switch (file) {
     case F_10000:
         p.setup = (onescope_sim_setup){3, 24, 10000};
         p.script.seed = 10000;
         p.steps = 10000;
-        p.fixed_ops = 1;
+        p.fixed_ops = true;
         break;
     case F_2D_600:
         p.setup = (onescope_sim_setup){2, 16, 600};
@@ -222,30 +214,29 @@ static replay_plan plan_for(int file) {
         p.setup = file == F_LINK_LEFT ? (onescope_sim_setup){3, 6, 41}
                                       : (onescope_sim_setup){3, 6, 42};
         p.script.seed = p.setup.seed;
-        p.script.allow_remove = 0;
+        p.script.no_remove = true;
         p.link = (onescope_link_block){file == F_LINK_LEFT ? ONESCOPE_LINK_ROLE_SENDER
                                                            : ONESCOPE_LINK_ROLE_RECEIVER,
-                                       ONESCOPE_TESTDATA_LINK_BODY,
-                                       ONESCOPE_TESTDATA_LINK_STEP};
+                                       TESTDATA_LINK_BODY,
+                                       TESTDATA_LINK_STEP};
         p.steps = 300;
         break;
     }
     return p;
 }
 
-static onescope_code emit(onescope_testdata_callback cb, void *user, int file,
+static onescope_code emit(testdata_callback cb, void *user, int file,
                           onescope_buffer *b, onescope_error *error) {
-    int stop = cb != NULL && cb(user, file_names[file], b->data, b->size) != 0;
+    bool stop = cb != NULL && cb(user, file_names[file], b->data, b->size) != 0;
     onescope_buffer_free(b);
     if (stop)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, file_names[file], OS_NO_OFFSET, NULL, NULL,
-                       "the callback stopped the generation");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, file_names[file], OS_NO_OFFSET, NULL,
+                                NULL, "the callback stopped the generation");
     return ONESCOPE_OK;
 }
 
-onescope_code onescope_testdata_generate(const onescope_allocator *a,
-                                         onescope_testdata_callback cb, void *user,
-                                         onescope_error *error) {
+onescope_code testdata_generate(const onescope_allocator *a, testdata_callback cb, void *user,
+                                onescope_error *error) {
     onescope_code rc = ONESCOPE_OK;
     for (int f = 0; f < F_COUNT && rc == ONESCOPE_OK; f++) {
         onescope_buffer b = {NULL, 0, NULL};
@@ -254,9 +245,9 @@ onescope_code onescope_testdata_generate(const onescope_allocator *a,
             onescope_replay *r;
             OS_TRY(build_replay(&p, a, &r, error));
             onescope_ghost_options o = onescope_ghost_options_default();
-            o.from = ONESCOPE_TESTDATA_GHOST_FROM;
-            o.frames = ONESCOPE_TESTDATA_GHOST_FRAMES;
-            o.offset[0] = ONESCOPE_TESTDATA_GHOST_OFFSET_X;
+            o.from = TESTDATA_GHOST_FROM;
+            o.frames = TESTDATA_GHOST_FRAMES;
+            o.offset[0] = TESTDATA_GHOST_OFFSET_X;
             o.replay_name = file_names[F_2D_600];
             o.label = "ghost of test-2d-600.ostm, 400 mm to the right";
             onescope_pose_cache *c;

@@ -1,0 +1,239 @@
+/* Ghosts (src/ghost.c): a replay's bodies over some steps as a pose cache. Every frame equals
+ * the replay's positions plus the offset, absent bodies stay absent, a replay with a start
+ * snapshot counts from it, bad options are refused, allocation failure leaks nothing. The
+ * committed files of testdata/ are the fixtures. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "test_util.h"
+
+static onescope_replay *committed_replay(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", ONESCOPE_TESTDATA, name);
+    onescope_replay *r;
+    onescope_error err;
+    assert_int_equal(onescope_replay_read_file(path, NULL, &r, &err), ONESCOPE_OK);
+    return r;
+}
+
+static onescope_pose_cache *committed_ghost(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", ONESCOPE_TESTDATA, name);
+    onescope_pose_cache *c;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_read_file(path, NULL, &c, &err), ONESCOPE_OK);
+    return c;
+}
+
+typedef struct ghost_check {
+    const onescope_pose_cache *c;
+    uint32_t from;
+    int32_t offset[3];
+    uint32_t absent;
+    uint32_t present;
+} ghost_check;
+
+static bool compare_frame(void *user, const onescope_replay_row *row) {
+    ghost_check *g = user;
+    if (row->index < g->from || row->index >= g->from + g->c->frame_count) return false;
+    uint32_t frame = row->index - g->from;
+    assert_int_equal((uint64_t)g->c->start_step + frame, row->host_step);
+    uint32_t held = onescope_sim_body_count(row->sim);
+    assert_true(held <= g->c->entity_count);
+    for (uint32_t i = 0; i < g->c->entity_count; i++) {
+        const onescope_pose *p = onescope_pose_cache_pose(g->c, frame, i);
+        onescope_sim_body_state b;
+        if (i >= held || (onescope_sim_body(row->sim, i, &b), b.alive == 0)) {
+            assert_false(onescope_pose_is_present(p));
+            g->absent++;
+            continue;
+        }
+        assert_true(onescope_pose_is_present(p));
+        for (int a = 0; a < 3; a++)
+            assert_true(p->position[a] == (float)(b.position[a] + g->offset[a]));
+        assert_true(p->rotation[0] == 0.0f && p->rotation[3] == 1.0f);
+        g->present++;
+    }
+    return false;
+}
+
+/* A ghost of a replay that starts from a snapshot counts from it: row 10 is host step 160. */
+static void test_ghost_of_attached_replay(void **state) {
+    (void)state;
+    onescope_replay *r = committed_replay("test-live-attach.ostm");
+    assert_int_equal(onescope_replay_start_step(r), 150);
+    onescope_error err;
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 10;
+    o.frames = 5;
+    onescope_pose_cache *c;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->start_step, 160);
+    ghost_check g = {c, 10, {0, 0, 0}, 0, 0};
+    assert_int_equal(onescope_replay_run(r, NULL, compare_frame, &g, &err), ONESCOPE_OK);
+    assert_int_equal(g.present + g.absent, 5 * c->entity_count);
+    onescope_pose_cache_free(c);
+    onescope_replay_free(r);
+}
+
+
+/* testdata/test-2d-ghost.ospc: 40 frames of test-2d-600.ostm from row 200, 400 mm to the right
+ * (scripts/test.sh checks the committed file is the generator's). */
+static void test_ghost_file(void **state) {
+    (void)state;
+    onescope_pose_cache *c = committed_ghost("test-2d-ghost.ospc");
+    onescope_replay *r = committed_replay("test-2d-600.ostm");
+    onescope_error err;
+    assert_int_equal(c->dimensions, 2);
+    assert_int_equal(c->frame_count, 40);
+    assert_int_equal(c->start_step, 200);
+    assert_true(c->metres_per_unit == 0.001);
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_UNIT_NAME].data, "mm");
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].data, "test-2d-600.ostm");
+    /* a viewer finds the replay beside the ghost */
+    char path[256];
+    assert_int_equal(onescope_pose_cache_replay_path(c, "testdata/test-2d-ghost.ospc", path,
+                                                     sizeof path), 1);
+    assert_string_equal(path, "testdata/test-2d-600.ostm");
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_MODULE_ID].data, "onescope.test-module");
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_LIBRARY_VERSION].data,
+                        ONESCOPE_VERSION_STRING);
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_SCENE].data,
+                        "test-module 2D, 16 bodies, seed 600");
+    for (uint32_t e = 0; e < c->entity_count; e++) {
+        char name[32];
+        snprintf(name, sizeof name, "body %u", e);
+        assert_int_equal(c->entities[e].id, e + 1);
+        assert_int_equal(c->entities[e].shape, ONESCOPE_SHAPE_SPHERE);
+        assert_true(c->entities[e].size[0] == 100.0f);
+        assert_string_equal(c->entities[e].name.data, name);
+    }
+    ghost_check g = {c, 200, {400, 0, 0}, 0, 0};
+    assert_int_equal(onescope_replay_run(r, NULL, compare_frame, &g, &err), ONESCOPE_OK);
+    assert_int_equal(g.present + g.absent, 40 * c->entity_count);
+    assert_true(g.present > 0);
+    onescope_replay_free(r);
+    onescope_pose_cache_free(c);
+}
+
+/* A replay whose bodies leave and arrive inside the ghost's frames. */
+static void test_ghost_absent_and_refusals(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_sim_setup setup = {3, 3, 8};
+    onescope_replay *r;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &r, &err), ONESCOPE_OK);
+    for (int s = 0; s < 20; s++) {
+        onescope_op op = {0, 0, {0, 0, 0}};
+        size_t n = 0;
+        if (s == 4) op = (onescope_op){ONESCOPE_OP_REMOVE, 1, {0, 0, 0}}, n = 1;
+        if (s == 6) op = (onescope_op){ONESCOPE_OP_SPAWN, 0, {10, 20, 30}}, n = 1;
+        assert_int_equal(onescope_replay_append_ops(r, &op, n, &err), ONESCOPE_OK);
+    }
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 2;
+    o.frames = 10; /* rows 2..11 */
+    o.offset[0] = -5;
+    o.offset[1] = 7;
+    o.offset[2] = 1000000;
+    o.replay_name = "some/dir/run.ostm";
+    onescope_pose_cache *c;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->entity_count, 4);
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].data, "run.ostm");
+    /* body 1 is removed by step 4: present in rows 2..4, absent from row 5 (frame 3) */
+    assert_true(onescope_pose_is_present(onescope_pose_cache_pose(c, 2, 1)));
+    assert_false(onescope_pose_is_present(onescope_pose_cache_pose(c, 3, 1)));
+    /* body 3 is spawned by step 6: absent until row 6, present from row 7 (frame 5) */
+    assert_false(onescope_pose_is_present(onescope_pose_cache_pose(c, 4, 3)));
+    assert_true(onescope_pose_is_present(onescope_pose_cache_pose(c, 5, 3)));
+    /* spawned at (10, 20, 30) at rest; gravity 10 moved it to y 10 within that step */
+    const onescope_pose *p = onescope_pose_cache_pose(c, 5, 3);
+    assert_true(p->position[0] == 5.0f && p->position[1] == 17.0f &&
+                p->position[2] == 1000030.0f);
+    ghost_check g = {c, 2, {-5, 7, 1000000}, 0, 0};
+    assert_int_equal(onescope_replay_run(r, NULL, compare_frame, &g, &err), ONESCOPE_OK);
+    assert_int_equal(g.present + g.absent, 40);
+    onescope_pose_cache_free(c);
+
+    /* refusals: past the end, no frames, offsets */
+    o = onescope_ghost_options_default();
+    o.from = 15;
+    o.frames = 6; /* rows 15..20: the last row is 20, fine */
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
+    onescope_pose_cache_free(c);
+    o.frames = 7;
+    c = (onescope_pose_cache *)&o;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_null(c);
+    o.from = UINT32_MAX;
+    o.frames = 2;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    o.from = 0;
+    o.frames = 0;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.input, "ghost"); /* no name given */
+    o.name = "runs/a.ostm";
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.input, "runs/a.ostm");
+    o.name = NULL;
+    o.frames = 1;
+    o.offset[1] = -1000001;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    onescope_replay_free(r);
+    setup.dimensions = 2;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &r, &err), ONESCOPE_OK);
+    o = onescope_ghost_options_default();
+    o.offset[2] = 1;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    o.offset[2] = 0;
+    o.replay_name = "..";
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].length, 0);
+    onescope_pose_cache_free(c);
+    /* a backslash separates directories too; a base name past 1024 bytes is not kept */
+    o.replay_name = "C:\\runs\\b.ostm";
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].data, "b.ostm");
+    onescope_pose_cache_free(c);
+    char long_name[ONESCOPE_OSPC_MAX_TEXT + 2];
+    memset(long_name, 'r', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    o.replay_name = long_name;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].length, 0);
+    onescope_pose_cache_free(c);
+    /* NULL options: the defaults (one frame, row 0); NULL replay or out: ARGUMENT */
+    assert_int_equal(onescope_ghost_create(r, NULL, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->frame_count, 1);
+    assert_true(c->start_step == 0);
+    onescope_pose_cache_free(c);
+    assert_int_equal(onescope_ghost_create(NULL, &o, NULL, &c, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    o.replay_name = "..";
+
+    /* allocation failure: every failure frees everything */
+    long n;
+    for (n = 1;; n++) {
+        test_alloc t;
+        test_alloc_init(&t, n);
+        onescope_code rc = onescope_ghost_create(r, &o, &t.allocator, &c, &err);
+        if (rc == ONESCOPE_OK) onescope_pose_cache_free(c);
+        assert_int_equal(t.live, 0);
+        if (rc == ONESCOPE_OK) break;
+        assert_int_equal(rc, ONESCOPE_E_NOMEM);
+    }
+    assert_true(n > 3);
+    onescope_replay_free(r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ghost_of_attached_replay),
+        cmocka_unit_test(test_ghost_file),
+        cmocka_unit_test(test_ghost_absent_and_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
