@@ -3,7 +3,7 @@
 # Box3D is not a Debian package: see README.md ("Installing Box3D") for installing it by hand.
 set -euo pipefail
 packages=(build-essential cmake pkg-config libcmocka-dev libxxhash-dev libjansson-dev
-          python3 clang llvm libclang-rt-14-dev valgrind gcovr
+          python3 clang clang-format llvm libclang-rt-14-dev valgrind gcovr
           gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user gcc-12-multilib)
 missing=()
 for p in "${packages[@]}"; do

@@ -63,6 +63,16 @@ build_and_test() { # NAME
 
 # ---- the stages: one function each, named stage_<name with _ for ->; descriptions below ----
 
+# The tree is formatted as .clang-format says (clang-format 14, Debian's): a first, quick
+# stage, so an unformatted change fails before the long builds. Fix with:
+#   git ls-files '*.c' '*.h' | grep -v /corpus/ | xargs clang-format -i
+stage_format() {
+    stage "format: clang-format $(clang-format --version | grep -o '[0-9][0-9.]*' | head -1)" \
+        "--dry-run over every C source and header"
+    git ls-files '*.c' '*.h' | grep -v /corpus/ | xargs clang-format --dry-run --Werror
+    echo "$(git ls-files '*.c' '*.h' | grep -vc /corpus/) files formatted"
+}
+
 stage_gcc_O2() { build_and_test gcc-O2; }
 stage_clang_O0() { build_and_test clang-O0; }
 # Stands in for gcc -O0 in the compiler x optimisation matrix (a Debug build is -O0) and
@@ -197,6 +207,7 @@ stage_coverage() {
 
 # ---- the stage list: name and what it does, in CI's order ----
 stages=(
+    "format        clang-format --dry-run --Werror over every C file (.clang-format)"
     "gcc-O2        gcc -O2 (Release): build, ctest"
     "clang-O0      clang -O0 (Debug): build, ctest"
     "gcc-no-box3d  gcc -O0 (Debug) without Box3D: build, ctest (the gcc -O0 corner)"
