@@ -21,8 +21,10 @@ void *onescope_os_calloc(const onescope_allocator *a, size_t count, size_t size)
 
 void onescope_os_free(const onescope_allocator *a, void *ptr) {
     if (ptr == NULL) return;
-    if (a != NULL && a->free != NULL) a->free(a->user, ptr);
-    else free(ptr);
+    if (a != NULL && a->free != NULL)
+        a->free(a->user, ptr);
+    else
+        free(ptr);
 }
 
 void onescope_buffer_free(onescope_buffer *buffer) {

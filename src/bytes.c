@@ -5,7 +5,7 @@
 #include "internal.h"
 
 void onescope_os_reader_init(onescope_os_reader *r, const void *data, size_t size, const char *name,
-                    onescope_error *error) {
+                             onescope_error *error) {
     r->data = (const uint8_t *)data;
     r->size = data != NULL ? size : 0;
     r->pos = 0;
@@ -13,8 +13,9 @@ void onescope_os_reader_init(onescope_os_reader *r, const void *data, size_t siz
     r->error = error;
 }
 
-onescope_code onescope_os_reader_fail_at(onescope_os_reader *r, size_t at, onescope_code code, const char *field,
-                                const char *expected, const char *found_fmt, ...) {
+onescope_code onescope_os_reader_fail_at(onescope_os_reader *r, size_t at, onescope_code code,
+                                         const char *field, const char *expected,
+                                         const char *found_fmt, ...) {
     va_list ap;
     va_start(ap, found_fmt);
     onescope_os_failv(r->error, code, r->name, at, field, expected, found_fmt, ap);
@@ -27,7 +28,7 @@ static onescope_code need(onescope_os_reader *r, const char *field, size_t n) {
     char expected[48];
     snprintf(expected, sizeof expected, "%zu bytes", n);
     return onescope_os_reader_fail_at(r, r->pos, ONESCOPE_E_TRUNCATED, field, expected, "%zu",
-                             r->size - r->pos);
+                                      r->size - r->pos);
 }
 
 float onescope_os_get_f32(const uint8_t *p) {
@@ -112,7 +113,8 @@ onescope_code onescope_os_read_f64(onescope_os_reader *r, const char *field, dou
     return ONESCOPE_OK;
 }
 
-onescope_code onescope_os_read_bytes(onescope_os_reader *r, const char *field, size_t n, const uint8_t **out) {
+onescope_code onescope_os_read_bytes(onescope_os_reader *r, const char *field, size_t n,
+                                     const uint8_t **out) {
     OS_TRY(need(r, field, n));
     *out = r->data + r->pos;
     r->pos += n;
@@ -124,27 +126,27 @@ onescope_code onescope_os_read_zeros(onescope_os_reader *r, const char *field, s
     for (size_t i = 0; i < n; i++) {
         if (r->data[r->pos + i] != 0)
             return onescope_os_reader_fail_at(r, r->pos + i, ONESCOPE_E_RESERVED, field, "0", "%u",
-                                     (unsigned)r->data[r->pos + i]);
+                                              (unsigned)r->data[r->pos + i]);
     }
     r->pos += n;
     return ONESCOPE_OK;
 }
 
 onescope_code onescope_os_reader_reserve(onescope_os_reader *r, const char *field, uint64_t count,
-                                size_t min_elem_size) {
+                                         size_t min_elem_size) {
     uint64_t room = min_elem_size ? (uint64_t)(r->size - r->pos) / min_elem_size : UINT64_MAX;
     if (count <= room) return ONESCOPE_OK;
     char expected[64];
     snprintf(expected, sizeof expected, "a count that fits in %zu remaining bytes",
              r->size - r->pos);
     return onescope_os_reader_fail_at(r, r->pos, ONESCOPE_E_TRUNCATED, field, expected, "%llu",
-                             (unsigned long long)count);
+                                      (unsigned long long)count);
 }
 
 onescope_code onescope_os_reader_end(onescope_os_reader *r) {
     if (r->pos == r->size) return ONESCOPE_OK;
-    return onescope_os_reader_fail_at(r, r->pos, ONESCOPE_E_TRAILING, "end of input", "end of input",
-                             "%zu more bytes", r->size - r->pos);
+    return onescope_os_reader_fail_at(r, r->pos, ONESCOPE_E_TRAILING, "end of input",
+                                      "end of input", "%zu more bytes", r->size - r->pos);
 }
 
 void onescope_os_writer_init(onescope_os_writer *w, const onescope_allocator *allocator) {
@@ -204,8 +206,12 @@ void onescope_os_write_u64(onescope_os_writer *w, uint64_t v) {
     uint8_t *p = onescope_os_writer_grow(w, 8);
     if (p) onescope_os_put_u64(p, v);
 }
-void onescope_os_write_i32(onescope_os_writer *w, int32_t v) { onescope_os_write_u32(w, (uint32_t)v); }
-void onescope_os_write_i64(onescope_os_writer *w, int64_t v) { onescope_os_write_u64(w, (uint64_t)v); }
+void onescope_os_write_i32(onescope_os_writer *w, int32_t v) {
+    onescope_os_write_u32(w, (uint32_t)v);
+}
+void onescope_os_write_i64(onescope_os_writer *w, int64_t v) {
+    onescope_os_write_u64(w, (uint64_t)v);
+}
 void onescope_os_write_f32(onescope_os_writer *w, float v) {
     uint8_t *p = onescope_os_writer_grow(w, 4);
     if (p) onescope_os_put_f32(p, v);
@@ -220,16 +226,16 @@ void onescope_os_write_bytes(onescope_os_writer *w, const void *src, size_t n) {
     if (p) memcpy(p, src, n);
 }
 
-onescope_code onescope_os_writer_finish(onescope_os_writer *w, onescope_buffer *out, onescope_error *error,
-                               const char *name) {
+onescope_code onescope_os_writer_finish(onescope_os_writer *w, onescope_buffer *out,
+                                        onescope_error *error, const char *name) {
     if (w->failed) {
         onescope_os_writer_discard(w);
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "output",
-                       NULL, "could not allocate the output buffer");
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "output", NULL,
+                                "could not allocate the output buffer");
     }
     if (w->data == NULL && !writer_resize(w, 1)) {
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "output", NULL,
-                       "could not allocate the output buffer");
+                                "could not allocate the output buffer");
     }
     out->data = w->data;
     out->size = w->size;
@@ -253,10 +259,20 @@ bool onescope_os_utf8_valid(const uint8_t *s, size_t n, size_t *bad) {
         }
         size_t len;
         uint32_t min, cp;
-        if ((c & 0xE0) == 0xC0) { len = 2; min = 0x80; cp = c & 0x1Fu; }
-        else if ((c & 0xF0) == 0xE0) { len = 3; min = 0x800; cp = c & 0x0Fu; }
-        else if ((c & 0xF8) == 0xF0) { len = 4; min = 0x10000; cp = c & 0x07u; }
-        else goto invalid;
+        if ((c & 0xE0) == 0xC0) {
+            len = 2;
+            min = 0x80;
+            cp = c & 0x1Fu;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3;
+            min = 0x800;
+            cp = c & 0x0Fu;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4;
+            min = 0x10000;
+            cp = c & 0x07u;
+        } else
+            goto invalid;
         if (len > n - i) goto invalid;
         for (size_t k = 1; k < len; k++) {
             if ((s[i + k] & 0xC0) != 0x80) goto invalid;

@@ -7,29 +7,29 @@
 
 const char *onescope_error_name(onescope_code code) {
     switch (code) {
-    case ONESCOPE_OK: return "ok";
-    case ONESCOPE_E_ARGUMENT: return "invalid argument";
-    case ONESCOPE_E_NOMEM: return "out of memory";
-    case ONESCOPE_E_IO: return "i/o error";
-    case ONESCOPE_E_TOO_LARGE: return "too large";
-    case ONESCOPE_E_TRUNCATED: return "truncated";
-    case ONESCOPE_E_MAGIC: return "bad magic";
-    case ONESCOPE_E_VERSION: return "unsupported version";
-    case ONESCOPE_E_FLAGS: return "bad flags";
-    case ONESCOPE_E_RESERVED: return "non-zero reserved bytes";
-    case ONESCOPE_E_RANGE: return "out of range";
-    case ONESCOPE_E_TRAILING: return "trailing bytes";
-    case ONESCOPE_E_DUPLICATE: return "duplicate";
-    case ONESCOPE_E_NOT_FINITE: return "not finite";
-    case ONESCOPE_E_UTF8: return "invalid utf-8";
-    case ONESCOPE_E_LENGTH: return "length mismatch";
-    case ONESCOPE_E_OPERATION: return "unknown operation";
-    case ONESCOPE_E_SYNTAX: return "syntax error";
-    case ONESCOPE_E_TYPE: return "wrong type";
-    case ONESCOPE_E_BAD_STATE: return "bad state";
-    case ONESCOPE_E_MISMATCH: return "mismatch";
-    case ONESCOPE_E_UNSUPPORTED: return "unsupported";
-    case ONESCOPE_E_ENGINE: return "engine error";
+        case ONESCOPE_OK: return "ok";
+        case ONESCOPE_E_ARGUMENT: return "invalid argument";
+        case ONESCOPE_E_NOMEM: return "out of memory";
+        case ONESCOPE_E_IO: return "i/o error";
+        case ONESCOPE_E_TOO_LARGE: return "too large";
+        case ONESCOPE_E_TRUNCATED: return "truncated";
+        case ONESCOPE_E_MAGIC: return "bad magic";
+        case ONESCOPE_E_VERSION: return "unsupported version";
+        case ONESCOPE_E_FLAGS: return "bad flags";
+        case ONESCOPE_E_RESERVED: return "non-zero reserved bytes";
+        case ONESCOPE_E_RANGE: return "out of range";
+        case ONESCOPE_E_TRAILING: return "trailing bytes";
+        case ONESCOPE_E_DUPLICATE: return "duplicate";
+        case ONESCOPE_E_NOT_FINITE: return "not finite";
+        case ONESCOPE_E_UTF8: return "invalid utf-8";
+        case ONESCOPE_E_LENGTH: return "length mismatch";
+        case ONESCOPE_E_OPERATION: return "unknown operation";
+        case ONESCOPE_E_SYNTAX: return "syntax error";
+        case ONESCOPE_E_TYPE: return "wrong type";
+        case ONESCOPE_E_BAD_STATE: return "bad state";
+        case ONESCOPE_E_MISMATCH: return "mismatch";
+        case ONESCOPE_E_UNSUPPORTED: return "unsupported";
+        case ONESCOPE_E_ENGINE: return "engine error";
     }
     return "unknown error";
 }
@@ -49,8 +49,8 @@ void onescope_os_copy_text(char *dst, size_t size, const char *src) {
 }
 
 onescope_code onescope_os_failv(onescope_error *error, onescope_code code, const char *input,
-                       uint64_t offset, const char *field, const char *expected,
-                       const char *found_fmt, va_list ap) {
+                                uint64_t offset, const char *field, const char *expected,
+                                const char *found_fmt, va_list ap) {
     if (error == NULL) return code;
     onescope_error_clear(error);
     error->code = code;
@@ -64,8 +64,8 @@ onescope_code onescope_os_failv(onescope_error *error, onescope_code code, const
 }
 
 onescope_code onescope_os_fail(onescope_error *error, onescope_code code, const char *input,
-                      uint64_t offset, const char *field, const char *expected,
-                      const char *found_fmt, ...) {
+                               uint64_t offset, const char *field, const char *expected,
+                               const char *found_fmt, ...) {
     va_list ap;
     va_start(ap, found_fmt);
     onescope_os_failv(error, code, input, offset, field, expected, found_fmt, ap);
@@ -90,8 +90,10 @@ size_t onescope_error_format(const onescope_error *e, char *buf, size_t size) {
     if (size > 0) buf[0] = '\0';
     if (e == NULL) return 0;
     append(buf, size, &len, "%s:", e->input[0] ? e->input : "<input>");
-    if (e->line > 0) append(buf, size, &len, " line %" PRIu32 ", column %" PRIu32 ":", e->line, e->column);
-    else if (e->has_offset) append(buf, size, &len, " offset %" PRIu64 ":", e->offset);
+    if (e->line > 0)
+        append(buf, size, &len, " line %" PRIu32 ", column %" PRIu32 ":", e->line, e->column);
+    else if (e->has_offset)
+        append(buf, size, &len, " offset %" PRIu64 ":", e->offset);
     if (e->field[0]) append(buf, size, &len, " %s:", e->field);
     if (e->expected[0]) {
         append(buf, size, &len, " expected %s", e->expected);

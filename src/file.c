@@ -19,15 +19,15 @@
 
 static onescope_code io_fail(onescope_error *error, const char *path, const char *what) {
     return onescope_os_fail(error, ONESCOPE_E_IO, path, OS_NO_OFFSET, NULL, NULL, "%s: %s", what,
-                   strerror(errno));
+                            strerror(errno));
 }
 
 onescope_code onescope_file_read(const char *path, size_t max_bytes,
                                  const onescope_allocator *allocator, onescope_buffer *out,
                                  onescope_error *error) {
     if (path == NULL || out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_file_read", OS_NO_OFFSET, NULL,
-                       NULL, "path and out must not be NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_file_read", OS_NO_OFFSET,
+                                NULL, NULL, "path and out must not be NULL");
     memset(out, 0, sizeof *out);
     if (max_bytes == 0) max_bytes = ONESCOPE_MAX_INPUT_BYTES; /* as in onescope_os_input_limit */
     bool is_stdin = strcmp(path, "-") == 0;
@@ -40,9 +40,9 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         if ((uint64_t)st.st_size > max_bytes) {
             if (!is_stdin) close(fd);
-            return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
-                           "at most the input limit", "%lld bytes (limit %zu)",
-                           (long long)st.st_size, max_bytes);
+            return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes,
+                                    "file size", "at most the input limit",
+                                    "%lld bytes (limit %zu)", (long long)st.st_size, max_bytes);
         }
         cap = (size_t)st.st_size + 1; /* +1 so end of file is seen without a resize */
     } else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -57,13 +57,14 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
     for (;;) {
         if (data == NULL) {
             rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
-                         "cannot allocate %zu bytes", cap);
+                                  "cannot allocate %zu bytes", cap);
             break;
         }
         if (size == cap) {
             if (cap > max_bytes) {
-                rc = onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
-                             "at most the input limit", "more than %zu bytes", max_bytes);
+                rc = onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes,
+                                      "file size", "at most the input limit", "more than %zu bytes",
+                                      max_bytes);
                 break;
             }
             size_t ncap = cap > max_bytes / 2 ? max_bytes + 1 : cap * 2;
@@ -86,7 +87,7 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
     if (!is_stdin) close(fd);
     if (rc == ONESCOPE_OK && size > max_bytes)
         rc = onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
-                     "at most the input limit", "more than %zu bytes", max_bytes);
+                              "at most the input limit", "more than %zu bytes", max_bytes);
     if (rc != ONESCOPE_OK) {
         onescope_os_free(allocator, data);
         return rc;
@@ -113,17 +114,18 @@ static bool write_all(int fd, const uint8_t *p, size_t n) {
 onescope_code onescope_file_write(const char *path, const void *data, size_t size,
                                   onescope_error *error) {
     if (path == NULL || (data == NULL && size > 0))
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_file_write", OS_NO_OFFSET, NULL,
-                       NULL, "path and data must not be NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_file_write", OS_NO_OFFSET,
+                                NULL, NULL, "path and data must not be NULL");
     if (strcmp(path, "-") == 0) {
-        if (!write_all(STDOUT_FILENO, data, size)) return io_fail(error, "<stdout>", "cannot write");
+        if (!write_all(STDOUT_FILENO, data, size))
+            return io_fail(error, "<stdout>", "cannot write");
         return ONESCOPE_OK;
     }
     size_t len = strlen(path);
     char *tmp = onescope_os_alloc(NULL, len + 16);
     if (tmp == NULL)
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
-                       "cannot allocate a temporary name");
+                                "cannot allocate a temporary name");
     /* Not mkstemp: it creates mode 0600, and fixing that needs the process umask, which
      * another thread may be using. open() with 0666 lets the kernel apply the umask. */
     int fd = -1;
@@ -143,10 +145,13 @@ onescope_code onescope_file_write(const char *path, const void *data, size_t siz
         return rc;
     }
     onescope_code rc = ONESCOPE_OK;
-    if (!write_all(fd, data, size)) rc = io_fail(error, path, "cannot write");
-    else if (fsync(fd) != 0) rc = io_fail(error, path, "cannot sync");
+    if (!write_all(fd, data, size))
+        rc = io_fail(error, path, "cannot write");
+    else if (fsync(fd) != 0)
+        rc = io_fail(error, path, "cannot sync");
     if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, path, "cannot close");
-    if (rc == ONESCOPE_OK && rename(tmp, path) != 0) rc = io_fail(error, path, "cannot rename into place");
+    if (rc == ONESCOPE_OK && rename(tmp, path) != 0)
+        rc = io_fail(error, path, "cannot rename into place");
     if (rc != ONESCOPE_OK) unlink(tmp);
     onescope_os_free(NULL, tmp);
     return rc;
@@ -165,7 +170,9 @@ bool onescope_file_same(const char *a, const char *b) {
  * parser checks the limit again, so a file and the same bytes in memory get the same
  * verdict. A write is the format's writer, then onescope_file_write. */
 
-static const char *input_name(const char *path) { return strcmp(path, "-") == 0 ? "<stdin>" : path; }
+static const char *input_name(const char *path) {
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
 
 static onescope_code read_input(const char *path, const onescope_parse_options *options,
                                 onescope_buffer *buf, onescope_error *error) {
@@ -188,8 +195,8 @@ onescope_code onescope_pose_cache_read_file(const char *path, const onescope_par
     *out = NULL;
     onescope_buffer buf;
     OS_TRY(read_input(path, options, &buf, error));
-    onescope_code rc = onescope_pose_cache_parse(buf.data, buf.size, input_name(path), options,
-                                                 out, error);
+    onescope_code rc =
+        onescope_pose_cache_parse(buf.data, buf.size, input_name(path), options, out, error);
     onescope_buffer_free(&buf);
     return rc;
 }
@@ -208,8 +215,8 @@ onescope_code onescope_replay_read_file(const char *path, const onescope_parse_o
                                 "non-NULL", NULL);
     onescope_buffer buf;
     OS_TRY(read_input(path, options, &buf, error));
-    onescope_code rc = onescope_replay_parse(buf.data, buf.size, input_name(path), options, out,
-                                             error);
+    onescope_code rc =
+        onescope_replay_parse(buf.data, buf.size, input_name(path), options, out, error);
     onescope_buffer_free(&buf);
     return rc;
 }

@@ -12,20 +12,20 @@ onescope_format onescope_format_detect(const void *data, size_t size) {
         if (memcmp(data, "OSLS", 4) == 0) return ONESCOPE_FORMAT_OSLS;
     }
     switch (onescope_ots_detect(data, size)) {
-    case ONESCOPE_OTS_PVT: return ONESCOPE_FORMAT_PVT;
-    case ONESCOPE_OTS_ANM: return ONESCOPE_FORMAT_ANM;
-    default: return ONESCOPE_FORMAT_UNKNOWN;
+        case ONESCOPE_OTS_PVT: return ONESCOPE_FORMAT_PVT;
+        case ONESCOPE_OTS_ANM: return ONESCOPE_FORMAT_ANM;
+        default: return ONESCOPE_FORMAT_UNKNOWN;
     }
 }
 
 const char *onescope_format_name(onescope_format format) {
     switch (format) {
-    case ONESCOPE_FORMAT_OSPC: return "ospc";
-    case ONESCOPE_FORMAT_OSTM: return "ostm";
-    case ONESCOPE_FORMAT_OSLS: return "osls";
-    case ONESCOPE_FORMAT_PVT: return "pvt";
-    case ONESCOPE_FORMAT_ANM: return "anm";
-    case ONESCOPE_FORMAT_UNKNOWN: break;
+        case ONESCOPE_FORMAT_OSPC: return "ospc";
+        case ONESCOPE_FORMAT_OSTM: return "ostm";
+        case ONESCOPE_FORMAT_OSLS: return "osls";
+        case ONESCOPE_FORMAT_PVT: return "pvt";
+        case ONESCOPE_FORMAT_ANM: return "anm";
+        case ONESCOPE_FORMAT_UNKNOWN: break;
     }
     return "unknown";
 }

@@ -27,9 +27,9 @@ static float absent_x(void) {
 
 typedef struct ghost_run {
     uint32_t from;
-    uint32_t last;            /* from + frames - 1 */
-    uint32_t body_count;      /* pass 1: the bodies at the last frame */
-    uint64_t start_step;      /* host step of row from */
+    uint32_t last;              /* from + frames - 1 */
+    uint32_t body_count;        /* pass 1: the bodies at the last frame */
+    uint64_t start_step;        /* host step of row from */
     onescope_pose_cache *cache; /* pass 2: filled */
     int32_t offset[3];
     float nan;
@@ -77,33 +77,33 @@ static onescope_code ghost_create(const onescope_replay *replay,
                                   onescope_error *error) {
     if (replay == NULL || out == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, NULL, NULL,
-                       "replay and out must not be NULL");
+                                "replay and out must not be NULL");
     *out = NULL;
     onescope_ghost_options o = options ? *options : onescope_ghost_options_default();
     if (o.internal_cookie != OPTIONS_COOKIE)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET,
-                                "onescope_ghost_options",
-                                "options from onescope_ghost_options_default()",
-                                "options without their cookie (0x%08x)",
-                                (unsigned)o.internal_cookie);
+        return onescope_os_fail(
+            error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, "onescope_ghost_options",
+            "options from onescope_ghost_options_default()",
+            "options without their cookie (0x%08x)", (unsigned)o.internal_cookie);
     if (o.frames < 1 || o.frames > ONESCOPE_OSPC_MAX_FRAMES)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "frames",
-                       "1 to 4194304", "%" PRIu32, o.frames);
+                                "1 to 4194304", "%" PRIu32, o.frames);
     uint64_t last = (uint64_t)o.from + o.frames - 1;
     uint32_t step_count = onescope_replay_step_count(replay);
     onescope_sim_setup setup = onescope_replay_setup(replay);
     if (last > step_count)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "from + frames",
-                       NULL, "rows %" PRIu32 " to %" PRIu64 " of a replay whose last row is %"
-                       PRIu32, o.from, last, step_count);
+        return onescope_os_fail(
+            error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "from + frames", NULL,
+            "rows %" PRIu32 " to %" PRIu64 " of a replay whose last row is %" PRIu32, o.from, last,
+            step_count);
     for (int i = 0; i < 3; i++) {
         if (o.offset[i] < -ONESCOPE_GHOST_MAX_OFFSET || o.offset[i] > ONESCOPE_GHOST_MAX_OFFSET)
             return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset",
-                           "-1000000 to 1000000 mm per axis", "%" PRId32, o.offset[i]);
+                                    "-1000000 to 1000000 mm per axis", "%" PRId32, o.offset[i]);
     }
     if (setup.dimensions == 2 && o.offset[2] != 0)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset z",
-                       "0 in a 2D world", "%" PRId32, o.offset[2]);
+                                "0 in a 2D world", "%" PRId32, o.offset[2]);
 
     ghost_run g;
     memset(&g, 0, sizeof g);
@@ -114,11 +114,11 @@ static onescope_code ghost_create(const onescope_replay *replay,
     OS_TRY(onescope_replay_run(replay, a, count_pass, &g, error));
     if (g.start_step > (uint64_t)INT64_MAX)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "start step",
-                       "at most 2^63 - 1 (a pose cache's start step)", "%" PRIu64, g.start_step);
+                                "at most 2^63 - 1 (a pose cache's start step)", "%" PRIu64,
+                                g.start_step);
 
     onescope_pose_cache *c;
-    OS_TRY(onescope_pose_cache_create(setup.dimensions, g.body_count, o.frames, a, &c,
-                                      error));
+    OS_TRY(onescope_pose_cache_create(setup.dimensions, g.body_count, o.frames, a, &c, error));
     c->start_step = (int64_t)g.start_step;
     c->metres_per_unit = 0.001;
     onescope_code rc = ONESCOPE_OK;
@@ -131,9 +131,12 @@ static onescope_code ghost_create(const onescope_replay *replay,
         rc = onescope_pose_cache_set_entity_name(c, i, text, (size_t)n, error);
     }
     int n = snprintf(text, sizeof text, "test-module %uD, %u bodies, seed %" PRIu32,
-                     (unsigned)setup.dimensions, (unsigned)setup.body_count,
-                     setup.seed);
-    struct { onescope_pose_text_field field; const char *value; size_t length; } texts[] = {
+                     (unsigned)setup.dimensions, (unsigned)setup.body_count, setup.seed);
+    struct {
+        onescope_pose_text_field field;
+        const char *value;
+        size_t length;
+    } texts[] = {
         {ONESCOPE_POSE_TEXT_UNIT_NAME, "mm", 2},
         {ONESCOPE_POSE_TEXT_MODULE_ID, ONESCOPE_GHOST_MODULE_ID, strlen(ONESCOPE_GHOST_MODULE_ID)},
         {ONESCOPE_POSE_TEXT_LIBRARY_VERSION, ONESCOPE_VERSION_STRING,
@@ -144,18 +147,17 @@ static onescope_code ghost_create(const onescope_replay *replay,
     for (size_t i = 0; i < sizeof texts / sizeof texts[0] && rc == ONESCOPE_OK; i++) {
         if (texts[i].length > ONESCOPE_OSPC_MAX_TEXT) {
             rc = onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "label",
-                         "at most 1024 bytes", "%zu bytes", texts[i].length);
+                                  "at most 1024 bytes", "%zu bytes", texts[i].length);
             break;
         }
-        rc = onescope_pose_cache_set_text(c, texts[i].field, texts[i].value,
-                                          texts[i].length, error);
+        rc =
+            onescope_pose_cache_set_text(c, texts[i].field, texts[i].value, texts[i].length, error);
     }
     if (rc == ONESCOPE_OK && o.replay_name != NULL) {
         const char *b = base_name(o.replay_name);
         size_t len = strlen(b);
         if (len <= ONESCOPE_OSPC_MAX_TEXT && onescope_file_name_is_plain(b, len))
-            rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, b, len,
-                                              error);
+            rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, b, len, error);
     }
     if (rc == ONESCOPE_OK) {
         g.cache = c;

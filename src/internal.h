@@ -26,17 +26,17 @@
 /* Fills error (which may be NULL) and returns code. found is printf-style; NULL for none.
  * offset OS_NO_OFFSET means the error has no byte position. */
 onescope_code onescope_os_fail(onescope_error *error, onescope_code code, const char *input,
-                      uint64_t offset, const char *field, const char *expected,
-                      const char *found_fmt, ...) OS_PRINTF(7, 8);
+                               uint64_t offset, const char *field, const char *expected,
+                               const char *found_fmt, ...) OS_PRINTF(7, 8);
 onescope_code onescope_os_failv(onescope_error *error, onescope_code code, const char *input,
-                       uint64_t offset, const char *field, const char *expected,
-                       const char *found_fmt, va_list ap);
+                                uint64_t offset, const char *field, const char *expected,
+                                const char *found_fmt, va_list ap);
 
 /* Forward a failure unchanged (zstd FORWARD_IF_ERROR). */
-#define OS_TRY(expr)                          \
-    do {                                      \
-        onescope_code onescope_os_rc_ = (expr);        \
-        if (onescope_os_rc_ != ONESCOPE_OK) return onescope_os_rc_; \
+#define OS_TRY(expr)                                                                               \
+    do {                                                                                           \
+        onescope_code onescope_os_rc_ = (expr);                                                    \
+        if (onescope_os_rc_ != ONESCOPE_OK) return onescope_os_rc_;                                \
     } while (0)
 
 /* ---- limits (src/limits.c) ---- */
@@ -46,16 +46,18 @@ onescope_code onescope_os_failv(onescope_error *error, onescope_code code, const
  * the limit. */
 size_t onescope_os_input_limit(const onescope_parse_options *options);
 onescope_code onescope_os_check_input_size(size_t size, const onescope_parse_options *options,
-                                  const char *name, onescope_error *error);
+                                           const char *name, onescope_error *error);
 
 /* Writers refuse to produce a file over the default input limit, which no parser would read
  * back with default options: ONESCOPE_E_TOO_LARGE naming the size. */
-onescope_code onescope_os_check_output_size(uint64_t total, const char *name, onescope_error *error);
+onescope_code onescope_os_check_output_size(uint64_t total, const char *name,
+                                            onescope_error *error);
 
 /* ---- allocation (src/alloc.c) ---- */
 
 void *onescope_os_alloc(const onescope_allocator *a, size_t size);
-void *onescope_os_calloc(const onescope_allocator *a, size_t count, size_t size); /* zeroed, checked */
+void *onescope_os_calloc(const onescope_allocator *a, size_t count,
+                         size_t size); /* zeroed, checked */
 void onescope_os_free(const onescope_allocator *a, void *ptr);
 
 /* ---- checked sizes: return false on overflow ---- */
@@ -77,13 +79,15 @@ typedef struct onescope_os_reader {
     const uint8_t *data;
     size_t size;
     size_t pos;
-    const char *name;       /* input name for messages */
-    onescope_error *error;  /* where failures go (may be NULL) */
+    const char *name;      /* input name for messages */
+    onescope_error *error; /* where failures go (may be NULL) */
 } onescope_os_reader;
 
 void onescope_os_reader_init(onescope_os_reader *r, const void *data, size_t size, const char *name,
-                    onescope_error *error);
-static inline size_t onescope_os_reader_remaining(const onescope_os_reader *r) { return r->size - r->pos; }
+                             onescope_error *error);
+static inline size_t onescope_os_reader_remaining(const onescope_os_reader *r) {
+    return r->size - r->pos;
+}
 
 /* Each returns ONESCOPE_E_TRUNCATED (naming field and the offset where it starts) when the
  * bytes are not there, and leaves pos unchanged on failure. */
@@ -96,21 +100,25 @@ onescope_code onescope_os_read_i64(onescope_os_reader *r, const char *field, int
 onescope_code onescope_os_read_f32(onescope_os_reader *r, const char *field, float *out);
 onescope_code onescope_os_read_f64(onescope_os_reader *r, const char *field, double *out);
 /* Points out at n bytes inside the buffer (no copy). */
-onescope_code onescope_os_read_bytes(onescope_os_reader *r, const char *field, size_t n, const uint8_t **out);
+onescope_code onescope_os_read_bytes(onescope_os_reader *r, const char *field, size_t n,
+                                     const uint8_t **out);
 /* Requires n zero bytes (reserved/padding): ONESCOPE_E_RESERVED at the first non-zero one. */
 onescope_code onescope_os_read_zeros(onescope_os_reader *r, const char *field, size_t n);
 /* Refuses a count that could not fit in what remains at min_elem_size bytes per element,
  * before anything is allocated for it. */
 onescope_code onescope_os_reader_reserve(onescope_os_reader *r, const char *field, uint64_t count,
-                                size_t min_elem_size);
+                                         size_t min_elem_size);
 /* Requires the reader to be at the end: ONESCOPE_E_TRAILING otherwise. */
 onescope_code onescope_os_reader_end(onescope_os_reader *r);
 /* Fails with code at the reader's current position (or at offset `at`). */
-onescope_code onescope_os_reader_fail_at(onescope_os_reader *r, size_t at, onescope_code code, const char *field,
-                                const char *expected, const char *found_fmt, ...) OS_PRINTF(6, 7);
+onescope_code onescope_os_reader_fail_at(onescope_os_reader *r, size_t at, onescope_code code,
+                                         const char *field, const char *expected,
+                                         const char *found_fmt, ...) OS_PRINTF(6, 7);
 
 /* Decoders for fixed-layout records already bounds-checked. */
-static inline uint16_t onescope_os_get_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint16_t onescope_os_get_u16(const uint8_t *p) {
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
 static inline uint32_t onescope_os_get_u32(const uint8_t *p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
@@ -119,9 +127,15 @@ static inline uint64_t onescope_os_get_u64(const uint8_t *p) {
 }
 float onescope_os_get_f32(const uint8_t *p);
 double onescope_os_get_f64(const uint8_t *p);
-static inline void onescope_os_put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void onescope_os_put_u16(uint8_t *p, uint16_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
 static inline void onescope_os_put_u32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
 }
 static inline void onescope_os_put_u64(uint8_t *p, uint64_t v) {
     onescope_os_put_u32(p, (uint32_t)v);
@@ -155,8 +169,8 @@ void onescope_os_write_f32(onescope_os_writer *w, float v);
 void onescope_os_write_f64(onescope_os_writer *w, double v);
 void onescope_os_write_bytes(onescope_os_writer *w, const void *p, size_t n);
 /* Hands the bytes to out, or reports ONESCOPE_E_NOMEM and frees them. */
-onescope_code onescope_os_writer_finish(onescope_os_writer *w, onescope_buffer *out, onescope_error *error,
-                               const char *name);
+onescope_code onescope_os_writer_finish(onescope_os_writer *w, onescope_buffer *out,
+                                        onescope_error *error, const char *name);
 void onescope_os_writer_discard(onescope_os_writer *w);
 
 /* ---- deterministic numbers ---- */

@@ -4,7 +4,8 @@
 
 #include "json_pos.h"
 
-void onescope_os_json_path_text(const onescope_os_json_seg *segs, int count, char *buf, size_t size) {
+void onescope_os_json_path_text(const onescope_os_json_seg *segs, int count, char *buf,
+                                size_t size) {
     size_t len = 0;
     buf[0] = '\0';
     for (int i = 0; i < count && len < size; i++) {
@@ -26,8 +27,10 @@ size_t onescope_os_json_skip_ws(const char *s, size_t n, size_t p) {
 /* p at an opening quote: returns the position after the closing quote. */
 static size_t skip_string(const char *s, size_t n, size_t p) {
     for (p++; p < n; p++) {
-        if (s[p] == '\\') p++;
-        else if (s[p] == '"') return p + 1;
+        if (s[p] == '\\')
+            p++;
+        else if (s[p] == '"')
+            return p + 1;
     }
     return n;
 }
@@ -43,7 +46,8 @@ static size_t skip_value(const char *s, size_t n, size_t p) {
                 p = skip_string(s, n, p);
                 continue;
             }
-            if (ch == '{' || ch == '[') depth++;
+            if (ch == '{' || ch == '[')
+                depth++;
             else if (ch == '}' || ch == ']') {
                 depth--;
                 if (depth == 0) return p + 1;
@@ -58,7 +62,8 @@ static size_t skip_value(const char *s, size_t n, size_t p) {
     return p;
 }
 
-size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_json_seg *segs, int count) {
+size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_json_seg *segs,
+                               int count) {
     const char *s = text;
     size_t n = size;
     size_t p = onescope_os_json_skip_ws(s, n, 0);
@@ -80,8 +85,10 @@ size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_
                     break;
                 }
                 p = onescope_os_json_skip_ws(s, n, skip_value(s, n, p));
-                if (p < n && s[p] == ',') p = onescope_os_json_skip_ws(s, n, p + 1);
-                else break;
+                if (p < n && s[p] == ',')
+                    p = onescope_os_json_skip_ws(s, n, p + 1);
+                else
+                    break;
             }
         } else {
             if (p >= n || s[p] != '[') return pos;
@@ -92,8 +99,10 @@ size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_
                     break;
                 }
                 p = onescope_os_json_skip_ws(s, n, skip_value(s, n, p));
-                if (p < n && s[p] == ',') p = onescope_os_json_skip_ws(s, n, p + 1);
-                else break;
+                if (p < n && s[p] == ',')
+                    p = onescope_os_json_skip_ws(s, n, p + 1);
+                else
+                    break;
             }
         }
         if (!found) return pos;
@@ -118,37 +127,38 @@ void onescope_os_json_line_column(const char *s, size_t pos, uint32_t *line, uin
 }
 
 onescope_code onescope_os_json_load_fail(onescope_error *error, const char *name, const char *data,
-                                size_t size, const json_error_t *je) {
+                                         size_t size, const json_error_t *je) {
     onescope_code code = ONESCOPE_E_SYNTAX;
     const char *expected = "valid JSON";
     size_t at = je->position > 0 ? (size_t)je->position : 0;
     const char *s = data;
     switch (json_error_code(je)) {
-    case json_error_duplicate_key:
-        code = ONESCOPE_E_DUPLICATE;
-        expected = "each key once per object";
-        break;
-    case json_error_numeric_overflow:
-        code = strstr(je->text, "real") ? ONESCOPE_E_NOT_FINITE : ONESCOPE_E_RANGE;
-        expected = code == ONESCOPE_E_NOT_FINITE ? "a finite number" : "an integer that fits in 64 bits";
-        break;
-    case json_error_invalid_utf8:
-        code = ONESCOPE_E_UTF8;
-        expected = "valid UTF-8";
-        break;
-    case json_error_out_of_memory:
-        code = ONESCOPE_E_NOMEM;
-        expected = NULL;
-        break;
-    default:
-        /* NaN, Infinity and -Infinity are JSON syntax errors; call them what they are. */
-        if (strstr(je->text, "near 'NaN'") || strstr(je->text, "near 'Infinity'") ||
-            strstr(je->text, "near 'nan'") || strstr(je->text, "near 'inf") ||
-            (at < size && at + 3 <= size && strncmp(s + at, "Inf", 3) == 0) ||
-            (at < size && at + 3 <= size && strncmp(s + at, "NaN", 3) == 0)) {
-            code = ONESCOPE_E_NOT_FINITE;
-            expected = "a finite number (JSON has no NaN or Infinity)";
-        }
+        case json_error_duplicate_key:
+            code = ONESCOPE_E_DUPLICATE;
+            expected = "each key once per object";
+            break;
+        case json_error_numeric_overflow:
+            code = strstr(je->text, "real") ? ONESCOPE_E_NOT_FINITE : ONESCOPE_E_RANGE;
+            expected = code == ONESCOPE_E_NOT_FINITE ? "a finite number"
+                                                     : "an integer that fits in 64 bits";
+            break;
+        case json_error_invalid_utf8:
+            code = ONESCOPE_E_UTF8;
+            expected = "valid UTF-8";
+            break;
+        case json_error_out_of_memory:
+            code = ONESCOPE_E_NOMEM;
+            expected = NULL;
+            break;
+        default:
+            /* NaN, Infinity and -Infinity are JSON syntax errors; call them what they are. */
+            if (strstr(je->text, "near 'NaN'") || strstr(je->text, "near 'Infinity'") ||
+                strstr(je->text, "near 'nan'") || strstr(je->text, "near 'inf") ||
+                (at < size && at + 3 <= size && strncmp(s + at, "Inf", 3) == 0) ||
+                (at < size && at + 3 <= size && strncmp(s + at, "NaN", 3) == 0)) {
+                code = ONESCOPE_E_NOT_FINITE;
+                expected = "a finite number (JSON has no NaN or Infinity)";
+            }
     }
     onescope_os_fail(error, code, name, at, NULL, expected, "%s", je->text);
     if (error != NULL && je->line > 0) {
@@ -184,17 +194,19 @@ void onescope_os_json_push_index(onescope_os_json_ctx *c, size_t index) {
     c->depth++;
 }
 
-void onescope_os_json_pop(onescope_os_json_ctx *c) { c->depth--; }
+void onescope_os_json_pop(onescope_os_json_ctx *c) {
+    c->depth--;
+}
 
-onescope_code onescope_os_json_fail(onescope_os_json_ctx *c, onescope_code code, const char *expected,
-                                    const char *fmt, ...) {
+onescope_code onescope_os_json_fail(onescope_os_json_ctx *c, onescope_code code,
+                                    const char *expected, const char *fmt, ...) {
     int depth = c->depth < ONESCOPE_OS_JSON_MAX_DEPTH ? c->depth : ONESCOPE_OS_JSON_MAX_DEPTH;
     char path[96];
     onescope_os_json_path_text(c->segs, depth, path, sizeof path);
     va_list ap;
     va_start(ap, fmt);
-    onescope_os_failv(c->error, code, c->name, OS_NO_OFFSET, path[0] || !c->root_field ? path : c->root_field,
-                      expected, fmt, ap);
+    onescope_os_failv(c->error, code, c->name, OS_NO_OFFSET,
+                      path[0] || !c->root_field ? path : c->root_field, expected, fmt, ap);
     va_end(ap);
     if (c->error != NULL && c->text != NULL) {
         size_t pos = onescope_os_json_locate(c->text, c->size, c->segs, depth);

@@ -19,14 +19,14 @@ typedef struct onescope_os_json_seg {
  * without it (checking structs built in code) only the path. */
 #define ONESCOPE_OS_JSON_MAX_DEPTH 12
 typedef struct onescope_os_json_ctx {
-    const char *name;              /* input name */
+    const char *name; /* input name */
     onescope_error *error;
     const onescope_allocator *a;
-    const char *text;              /* the document, or NULL */
+    const char *text; /* the document, or NULL */
     size_t size;
-    const char *root_field;        /* the field named when the path is empty; NULL: none */
+    const char *root_field; /* the field named when the path is empty; NULL: none */
     onescope_os_json_seg segs[ONESCOPE_OS_JSON_MAX_DEPTH];
-    int depth;                     /* may pass the maximum: deeper steps are not recorded */
+    int depth; /* may pass the maximum: deeper steps are not recorded */
 } onescope_os_json_ctx;
 
 void onescope_os_json_ctx_init(onescope_os_json_ctx *c, const char *name,
@@ -35,20 +35,22 @@ void onescope_os_json_push_key(onescope_os_json_ctx *c, const char *key);
 void onescope_os_json_push_index(onescope_os_json_ctx *c, size_t index);
 void onescope_os_json_pop(onescope_os_json_ctx *c);
 /* Fills the error for the value at the current path. */
-onescope_code onescope_os_json_fail(onescope_os_json_ctx *c, onescope_code code, const char *expected,
-                                    const char *fmt, ...) OS_PRINTF(4, 5);
+onescope_code onescope_os_json_fail(onescope_os_json_ctx *c, onescope_code code,
+                                    const char *expected, const char *fmt, ...) OS_PRINTF(4, 5);
 onescope_code onescope_os_json_nomem(onescope_os_json_ctx *c);
 
 /* The first position at or after p that is not JSON white space (n when none). */
 size_t onescope_os_json_skip_ws(const char *s, size_t n, size_t p);
 
 /* Writes the path as text ("bodies[0].size[1]"), cut to fit size. */
-void onescope_os_json_path_text(const onescope_os_json_seg *segs, int count, char *buf, size_t size);
+void onescope_os_json_path_text(const onescope_os_json_seg *segs, int count, char *buf,
+                                size_t size);
 
 /* Byte offset where the value named by the path starts in text, which must be valid JSON
  * (call only after json_loadb accepted it). When part of the path does not exist (a missing
  * key), the offset of the deepest part that does. An empty path: the root value. */
-size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_json_seg *segs, int count);
+size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_json_seg *segs,
+                               int count);
 
 /* 1-based line and column (in characters, as jansson counts them) of byte offset pos. */
 void onescope_os_json_line_column(const char *text, size_t pos, uint32_t *line, uint32_t *column);
@@ -57,6 +59,6 @@ void onescope_os_json_line_column(const char *text, size_t pos, uint32_t *line, 
  * object), NOT_FINITE (NaN, Infinity, a real that overflows), RANGE (an integer over 64 bits),
  * UTF8 or NOMEM; offset, line and column are jansson's. Returns the code. */
 onescope_code onescope_os_json_load_fail(onescope_error *error, const char *name, const char *data,
-                                size_t size, const json_error_t *je);
+                                         size_t size, const json_error_t *je);
 
 #endif

@@ -16,21 +16,22 @@ size_t onescope_os_input_limit(const onescope_parse_options *o) {
     return o != NULL && o->max_input_bytes != 0 ? o->max_input_bytes : ONESCOPE_MAX_INPUT_BYTES;
 }
 
-onescope_code onescope_os_check_input_size(size_t size, const onescope_parse_options *o, const char *name,
-                                  onescope_error *error) {
+onescope_code onescope_os_check_input_size(size_t size, const onescope_parse_options *o,
+                                           const char *name, onescope_error *error) {
     size_t limit = onescope_os_input_limit(o);
     if (size <= limit) return ONESCOPE_OK;
     char expected[64];
     snprintf(expected, sizeof expected, "at most %zu bytes", limit);
-    return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)limit, "input size", expected,
-                   "%zu bytes", size);
+    return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)limit, "input size",
+                            expected, "%zu bytes", size);
 }
 
-onescope_code onescope_os_check_output_size(uint64_t total, const char *name, onescope_error *error) {
+onescope_code onescope_os_check_output_size(uint64_t total, const char *name,
+                                            onescope_error *error) {
     if (total <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK;
     char expected[96];
     snprintf(expected, sizeof expected, "at most %zu bytes (the parsers' default input limit)",
              ONESCOPE_MAX_INPUT_BYTES);
-    return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size", expected,
-                   "%llu bytes", (unsigned long long)total);
+    return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size",
+                            expected, "%llu bytes", (unsigned long long)total);
 }

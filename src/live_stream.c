@@ -14,10 +14,10 @@ static const uint8_t live_magic[4] = {'O', 'S', 'L', 'S'};
 /* ---- the record rules, shared by the decoder and the encoder ---- */
 
 typedef enum dec_state {
-    DEC_HEADER = 0,     /* reading the 8-byte stream header */
-    DEC_RECORD = 1,     /* reading a 5-byte record header */
-    DEC_PAYLOAD = 2,    /* reading a payload */
-    DEC_ENDED = 3,      /* after END: nothing more may follow */
+    DEC_HEADER = 0,  /* reading the 8-byte stream header */
+    DEC_RECORD = 1,  /* reading a 5-byte record header */
+    DEC_PAYLOAD = 2, /* reading a payload */
+    DEC_ENDED = 3,   /* after END: nothing more may follow */
     DEC_FAILED = 4
 } dec_state;
 
@@ -33,39 +33,40 @@ struct onescope_live_decoder {
     const onescope_allocator *allocator;
     char name[256];
     dec_state state;
-    uint64_t offset;        /* bytes consumed */
+    uint64_t offset; /* bytes consumed */
     uint8_t head[8];
     size_t head_fill;
-    uint8_t type;           /* the record being read */
+    uint8_t type; /* the record being read */
     uint32_t length;
     uint64_t record_offset;
     uint8_t *payload;
     size_t capacity;
     size_t fill;
     live_rules rules;
-    onescope_code code;     /* the failure, once state is DEC_FAILED */
+    onescope_code code; /* the failure, once state is DEC_FAILED */
 };
 
 const char *onescope_os_live_type_name(uint8_t type) {
     switch (type) {
-    case ONESCOPE_LIVE_PROBE: return "probe";
-    case ONESCOPE_LIVE_STEP: return "step";
-    case ONESCOPE_LIVE_END: return "end";
-    default: return "unknown";
+        case ONESCOPE_LIVE_PROBE: return "probe";
+        case ONESCOPE_LIVE_STEP: return "step";
+        case ONESCOPE_LIVE_END: return "end";
+        default: return "unknown";
     }
 }
 
 static onescope_code check_header(const uint8_t *h, const char *name, onescope_error *error) {
     if (memcmp(h, live_magic, 4) != 0)
         return onescope_os_fail(error, ONESCOPE_E_MAGIC, name, 0, "magic", "\"OSLS\"",
-                       "%02x %02x %02x %02x", h[0], h[1], h[2], h[3]);
+                                "%02x %02x %02x %02x", h[0], h[1], h[2], h[3]);
     uint16_t version = onescope_os_get_u16(h + 4);
     if (version != ONESCOPE_LIVE_VERSION)
         return onescope_os_fail(error, ONESCOPE_E_VERSION, name, 4, "version", "1", "%u",
-                       (unsigned)version);
+                                (unsigned)version);
     uint16_t flags = onescope_os_get_u16(h + 6);
     if (flags != 0)
-        return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags", "0", "0x%04x", (unsigned)flags);
+        return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags", "0", "0x%04x",
+                                (unsigned)flags);
     return ONESCOPE_OK;
 }
 
@@ -74,38 +75,38 @@ static onescope_code check_record_header(const live_rules *rules, uint8_t type, 
                                          uint64_t at, const char *name, onescope_error *error) {
     if (type < ONESCOPE_LIVE_PROBE || type > ONESCOPE_LIVE_END)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, "record type",
-                       "1 (probe), 2 (step) or 3 (end)", "%u", (unsigned)type);
+                                "1 (probe), 2 (step) or 3 (end)", "%u", (unsigned)type);
     if (!rules->have_probe && type != ONESCOPE_LIVE_PROBE)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, "record type",
-                       "1 (probe) as the first record", "%u (%s)", (unsigned)type,
-                       onescope_os_live_type_name(type));
+                                "1 (probe) as the first record", "%u (%s)", (unsigned)type,
+                                onescope_os_live_type_name(type));
     uint32_t min, max;
     const char *expected;
     switch (type) {
-    case ONESCOPE_LIVE_PROBE:
-        min = 1u + 6u + ONESCOPE_SIM_SNAPSHOT_HEADER + ONESCOPE_SIM_BODY_BYTES;
-        max = ONESCOPE_LIVE_MAX_PROBE_PAYLOAD;
-        expected = "51 to 2071 bytes for a probe";
-        break;
-    case ONESCOPE_LIVE_STEP:
-        min = 18u;
-        max = ONESCOPE_LIVE_MAX_STEP_PAYLOAD;
-        expected = "18 to 65553 bytes for a step";
-        break;
-    default:
-        min = max = ONESCOPE_LIVE_END_PAYLOAD;
-        expected = "8 bytes for an end";
-        break;
+        case ONESCOPE_LIVE_PROBE:
+            min = 1u + 6u + ONESCOPE_SIM_SNAPSHOT_HEADER + ONESCOPE_SIM_BODY_BYTES;
+            max = ONESCOPE_LIVE_MAX_PROBE_PAYLOAD;
+            expected = "51 to 2071 bytes for a probe";
+            break;
+        case ONESCOPE_LIVE_STEP:
+            min = 18u;
+            max = ONESCOPE_LIVE_MAX_STEP_PAYLOAD;
+            expected = "18 to 65553 bytes for a step";
+            break;
+        default:
+            min = max = ONESCOPE_LIVE_END_PAYLOAD;
+            expected = "8 bytes for an end";
+            break;
     }
     if (length < min || length > max)
         return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, at + 1, "record length", expected,
-                       "%" PRIu32, length);
+                                "%" PRIu32, length);
     return ONESCOPE_OK;
 }
 
 onescope_code onescope_os_live_check_step(uint64_t want, uint64_t found, uint64_t at,
-                                       const char *field, const char *name,
-                                       onescope_error *error) {
+                                          const char *field, const char *name,
+                                          onescope_error *error) {
     if (want == found) return ONESCOPE_OK;
     char expected[64];
     snprintf(expected, sizeof expected, "%" PRIu64, want);
@@ -125,39 +126,41 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
         uint8_t has_link = p[0];
         if (has_link > 1)
             return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, base, "probe flags",
-                           "0 (no link block) or 1 (link block)", "%u", (unsigned)has_link);
+                                    "0 (no link block) or 1 (link block)", "%u",
+                                    (unsigned)has_link);
         size_t pos = 1;
         onescope_link_block link = {0, 0, 0};
         if (has_link) {
             if (length < 1u + 4u + 6u + ONESCOPE_SIM_SNAPSHOT_HEADER + ONESCOPE_SIM_BODY_BYTES)
                 return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, at + 1, "record length",
-                               "55 to 2071 bytes for a probe with a link block", "%" PRIu32,
-                               length);
+                                        "55 to 2071 bytes for a probe with a link block",
+                                        "%" PRIu32, length);
             link.role = p[1];
             link.body = p[2];
             link.transfer_step = onescope_os_get_u16(p + 3);
             uint64_t lo = base + 1;
             if (link.role < 1 || link.role > 3)
-                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, lo, "link role", "1, 2 or 3", "%u",
-                               (unsigned)link.role);
+                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, lo, "link role", "1, 2 or 3",
+                                        "%u", (unsigned)link.role);
             pos = 5;
         }
         onescope_sim_setup setup;
         uint64_t so = base + pos;
-        OS_TRY(onescope_sim_setup_decode(p + pos, ONESCOPE_SIM_SETUP_BYTES, name, so, &setup,
-                                         error));
+        OS_TRY(
+            onescope_sim_setup_decode(p + pos, ONESCOPE_SIM_SETUP_BYTES, name, so, &setup, error));
         if (has_link) {
             uint64_t lo = base + 1;
             if (link.role != ONESCOPE_LINK_ROLE_FIELDS && link.body >= setup.body_count)
                 return onescope_os_fail(error, ONESCOPE_E_RANGE, name, lo + 1, "link body",
-                               "below the body count", "%u (body count %u)", (unsigned)link.body,
-                               (unsigned)setup.body_count);
+                                        "below the body count", "%u (body count %u)",
+                                        (unsigned)link.body, (unsigned)setup.body_count);
             if (link.role == ONESCOPE_LINK_ROLE_FIELDS && link.body != 0)
                 return onescope_os_fail(error, ONESCOPE_E_RESERVED, name, lo + 1, "link body",
-                               "0 for role 3", "%u", (unsigned)link.body);
+                                        "0 for role 3", "%u", (unsigned)link.body);
             if (link.role == ONESCOPE_LINK_ROLE_FIELDS && link.transfer_step != 0)
-                return onescope_os_fail(error, ONESCOPE_E_RESERVED, name, lo + 2, "link transfer step",
-                               "0 for role 3", "%u", (unsigned)link.transfer_step);
+                return onescope_os_fail(error, ONESCOPE_E_RESERVED, name, lo + 2,
+                                        "link transfer step", "0 for role 3", "%u",
+                                        (unsigned)link.transfer_step);
         }
         pos += 6;
         const uint8_t *snap = p + pos;
@@ -168,16 +171,18 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
             if (setup.dimensions != rules->setup.dimensions ||
                 setup.body_count != rules->setup.body_count || setup.seed != rules->setup.seed)
                 return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, so, "setup",
-                               "the setup of the stream's first probe", "%u %u %" PRIu32,
-                               (unsigned)setup.dimensions, (unsigned)setup.body_count,
-                               setup.seed);
+                                        "the setup of the stream's first probe", "%u %u %" PRIu32,
+                                        (unsigned)setup.dimensions, (unsigned)setup.body_count,
+                                        setup.seed);
             if (memcmp(&link, &rules->link, sizeof link) != 0)
                 return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, base, "link block",
-                               "the link block of the stream's first probe", "role %u body %u "
-                               "step %u", (unsigned)link.role, (unsigned)link.body,
-                               (unsigned)link.transfer_step);
-            OS_TRY(onescope_os_live_check_step(rules->next_step, step, base + pos, "probe host step",
-                                     name, error));
+                                        "the link block of the stream's first probe",
+                                        "role %u body %u "
+                                        "step %u",
+                                        (unsigned)link.role, (unsigned)link.body,
+                                        (unsigned)link.transfer_step);
+            OS_TRY(onescope_os_live_check_step(rules->next_step, step, base + pos,
+                                               "probe host step", name, error));
         }
         rec->step = step;
         rec->setup = setup;
@@ -197,11 +202,10 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
         OS_TRY(onescope_os_live_check_step(rules->next_step, step, base, "host step", name, error));
         uint16_t n = onescope_os_get_u16(p + 8);
         if ((uint32_t)n + 18u != length)
-            return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, base + 8, "input length",
-                           NULL, "%u, but the record holds %" PRIu32 " input bytes", (unsigned)n,
-                           length - 18u);
-        OS_TRY(onescope_op_check_input(rules->setup.dimensions, p + 10, n, name, base + 10,
-                                       error));
+            return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, base + 8, "input length", NULL,
+                                    "%u, but the record holds %" PRIu32 " input bytes", (unsigned)n,
+                                    length - 18u);
+        OS_TRY(onescope_op_check_input(rules->setup.dimensions, p + 10, n, name, base + 10, error));
         rec->step = step;
         rec->input = p + 10;
         rec->input_size = n;
@@ -220,13 +224,13 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
 onescope_code onescope_live_decoder_create(const char *name, const onescope_allocator *a,
                                            onescope_live_decoder **out, onescope_error *error) {
     if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_create", OS_NO_OFFSET,
-                       NULL, NULL, "out must not be NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_create",
+                                OS_NO_OFFSET, NULL, NULL, "out must not be NULL");
     *out = NULL;
     onescope_live_decoder *d = onescope_os_calloc(a, 1, sizeof *d);
     if (d == NULL)
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name ? name : "live stream", OS_NO_OFFSET,
-                       "decoder", NULL, "could not allocate memory");
+                                "decoder", NULL, "could not allocate memory");
     d->allocator = a;
     onescope_os_copy_text(d->name, sizeof d->name, name ? name : "live stream");
     *out = d;
@@ -259,106 +263,108 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
     size_t used = 0;
     if (consumed != NULL) *consumed = 0;
     if (d == NULL || consumed == NULL || record == NULL || (data == NULL && size != 0)) {
-        onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_next", OS_NO_OFFSET, NULL,
-                NULL, "decoder, consumed and record must not be NULL");
+        onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_next", OS_NO_OFFSET,
+                         NULL, NULL, "decoder, consumed and record must not be NULL");
         return -1;
     }
     const uint8_t *in = data;
     for (;;) {
         switch (d->state) {
-        case DEC_FAILED:
-            onescope_os_fail(error, ONESCOPE_E_BAD_STATE, d->name, d->offset, NULL, NULL,
-                    "the decoder failed earlier");
-            return -1;
-        case DEC_ENDED:
-            if (used < size) {
-                return dec_fail(d, onescope_os_fail(error, ONESCOPE_E_TRAILING, d->name, d->offset,
-                                           "stream", "nothing after the end record",
-                                           "%zu more bytes", size - used));
-            }
-            return 0;
-        case DEC_HEADER:
-        case DEC_RECORD: {
-            size_t want = d->state == DEC_HEADER ? ONESCOPE_LIVE_HEADER_BYTES
-                                                 : ONESCOPE_LIVE_RECORD_HEADER_BYTES;
-            size_t n = want - d->head_fill;
-            if (n > size - used) n = size - used;
-            if (n) memcpy(d->head + d->head_fill, in + used, n);
-            d->head_fill += n;
-            used += n;
-            d->offset += n;
-            *consumed = used;
-            if (d->head_fill < want) return 0;
-            d->head_fill = 0;
-            if (d->state == DEC_HEADER) {
-                onescope_code rc = check_header(d->head, d->name, error);
+            case DEC_FAILED:
+                onescope_os_fail(error, ONESCOPE_E_BAD_STATE, d->name, d->offset, NULL, NULL,
+                                 "the decoder failed earlier");
+                return -1;
+            case DEC_ENDED:
+                if (used < size) {
+                    return dec_fail(d,
+                                    onescope_os_fail(error, ONESCOPE_E_TRAILING, d->name, d->offset,
+                                                     "stream", "nothing after the end record",
+                                                     "%zu more bytes", size - used));
+                }
+                return 0;
+            case DEC_HEADER:
+            case DEC_RECORD: {
+                size_t want = d->state == DEC_HEADER ? ONESCOPE_LIVE_HEADER_BYTES
+                                                     : ONESCOPE_LIVE_RECORD_HEADER_BYTES;
+                size_t n = want - d->head_fill;
+                if (n > size - used) n = size - used;
+                if (n) memcpy(d->head + d->head_fill, in + used, n);
+                d->head_fill += n;
+                used += n;
+                d->offset += n;
+                *consumed = used;
+                if (d->head_fill < want) return 0;
+                d->head_fill = 0;
+                if (d->state == DEC_HEADER) {
+                    onescope_code rc = check_header(d->head, d->name, error);
+                    if (rc != ONESCOPE_OK) return dec_fail(d, rc);
+                    d->state = DEC_RECORD;
+                    break;
+                }
+                d->type = d->head[0];
+                d->length = onescope_os_get_u32(d->head + 1);
+                d->record_offset = d->offset - ONESCOPE_LIVE_RECORD_HEADER_BYTES;
+                onescope_code rc = check_record_header(&d->rules, d->type, d->length,
+                                                       d->record_offset, d->name, error);
                 if (rc != ONESCOPE_OK) return dec_fail(d, rc);
-                d->state = DEC_RECORD;
+                if (d->capacity < d->length) {
+                    /* the length was checked against the type's limit just above */
+                    uint8_t *p = onescope_os_alloc(d->allocator, d->length);
+                    if (p == NULL)
+                        return dec_fail(d, onescope_os_fail(error, ONESCOPE_E_NOMEM, d->name,
+                                                            d->record_offset, "record", NULL,
+                                                            "could not allocate %" PRIu32 " bytes",
+                                                            d->length));
+                    onescope_os_free(d->allocator, d->payload);
+                    d->payload = p;
+                    d->capacity = d->length;
+                }
+                d->fill = 0;
+                d->state = DEC_PAYLOAD;
                 break;
             }
-            d->type = d->head[0];
-            d->length = onescope_os_get_u32(d->head + 1);
-            d->record_offset = d->offset - ONESCOPE_LIVE_RECORD_HEADER_BYTES;
-            onescope_code rc = check_record_header(&d->rules, d->type, d->length,
-                                                   d->record_offset, d->name, error);
-            if (rc != ONESCOPE_OK) return dec_fail(d, rc);
-            if (d->capacity < d->length) {
-                /* the length was checked against the type's limit just above */
-                uint8_t *p = onescope_os_alloc(d->allocator, d->length);
-                if (p == NULL)
-                    return dec_fail(d, onescope_os_fail(error, ONESCOPE_E_NOMEM, d->name, d->record_offset,
-                                               "record", NULL, "could not allocate %" PRIu32
-                                               " bytes", d->length));
-                onescope_os_free(d->allocator, d->payload);
-                d->payload = p;
-                d->capacity = d->length;
+            case DEC_PAYLOAD: {
+                size_t n = d->length - d->fill;
+                if (n > size - used) n = size - used;
+                if (n) memcpy(d->payload + d->fill, in + used, n);
+                d->fill += n;
+                used += n;
+                d->offset += n;
+                *consumed = used;
+                if (d->fill < d->length) return 0;
+                onescope_code rc = check_payload(&d->rules, d->type, d->payload, d->length,
+                                                 d->record_offset, d->name, record, error);
+                if (rc != ONESCOPE_OK) return dec_fail(d, rc);
+                d->state = d->type == ONESCOPE_LIVE_END ? DEC_ENDED : DEC_RECORD;
+                return 1;
             }
-            d->fill = 0;
-            d->state = DEC_PAYLOAD;
-            break;
-        }
-        case DEC_PAYLOAD: {
-            size_t n = d->length - d->fill;
-            if (n > size - used) n = size - used;
-            if (n) memcpy(d->payload + d->fill, in + used, n);
-            d->fill += n;
-            used += n;
-            d->offset += n;
-            *consumed = used;
-            if (d->fill < d->length) return 0;
-            onescope_code rc = check_payload(&d->rules, d->type, d->payload, d->length,
-                                             d->record_offset, d->name, record, error);
-            if (rc != ONESCOPE_OK) return dec_fail(d, rc);
-            d->state = d->type == ONESCOPE_LIVE_END ? DEC_ENDED : DEC_RECORD;
-            return 1;
-        }
         }
     }
 }
 
 onescope_code onescope_live_decoder_finish(const onescope_live_decoder *d, onescope_error *error) {
     if (d == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_finish", OS_NO_OFFSET,
-                       NULL, NULL, "decoder must not be NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_decoder_finish",
+                                OS_NO_OFFSET, NULL, NULL, "decoder must not be NULL");
     switch (d->state) {
-    case DEC_ENDED:
-        return ONESCOPE_OK;
-    case DEC_FAILED:
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, d->name, d->offset, NULL, NULL,
-                       "the decoder failed earlier");
-    case DEC_HEADER:
-        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, 0, "stream header",
-                       "8 bytes", "%zu bytes", d->head_fill);
-    case DEC_RECORD:
-        if (d->head_fill == 0)
-            return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->offset, "record",
-                           "an end record before the end of the stream", "the end of the input");
-        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->offset - d->head_fill,
-                       "record header", "5 bytes", "%zu bytes", d->head_fill);
-    default:
-        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->record_offset,
-                       onescope_os_live_type_name(d->type), NULL, "%zu of %" PRIu32 " payload bytes", d->fill,
-                       d->length);
+        case DEC_ENDED: return ONESCOPE_OK;
+        case DEC_FAILED:
+            return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, d->name, d->offset, NULL, NULL,
+                                    "the decoder failed earlier");
+        case DEC_HEADER:
+            return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, 0, "stream header",
+                                    "8 bytes", "%zu bytes", d->head_fill);
+        case DEC_RECORD:
+            if (d->head_fill == 0)
+                return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->offset, "record",
+                                        "an end record before the end of the stream",
+                                        "the end of the input");
+            return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->offset - d->head_fill,
+                                    "record header", "5 bytes", "%zu bytes", d->head_fill);
+        default:
+            return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->record_offset,
+                                    onescope_os_live_type_name(d->type), NULL,
+                                    "%zu of %" PRIu32 " payload bytes", d->fill, d->length);
     }
 }
 
@@ -411,19 +417,19 @@ static const char *const enc_name = "live encoder";
 static onescope_code enc_nomem(onescope_live_encoder *e, onescope_error *error) {
     e->failed = true;
     return onescope_os_fail(error, ONESCOPE_E_NOMEM, enc_name, OS_NO_OFFSET, "output", NULL,
-                   "could not allocate the output buffer");
+                            "could not allocate the output buffer");
 }
 
-onescope_code onescope_live_encoder_create(const onescope_allocator *a,
-                                           onescope_live_encoder **out, onescope_error *error) {
+onescope_code onescope_live_encoder_create(const onescope_allocator *a, onescope_live_encoder **out,
+                                           onescope_error *error) {
     if (out == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
-                       "out must not be NULL");
+                                "out must not be NULL");
     *out = NULL;
     onescope_live_encoder *e = onescope_os_calloc(a, 1, sizeof *e);
     if (e == NULL)
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, enc_name, OS_NO_OFFSET, "encoder", NULL,
-                       "could not allocate memory");
+                                "could not allocate memory");
     e->allocator = a;
     onescope_os_writer_init(&e->w, a);
     onescope_os_write_bytes(&e->w, live_magic, 4);
@@ -433,7 +439,7 @@ onescope_code onescope_live_encoder_create(const onescope_allocator *a,
         onescope_os_writer_discard(&e->w);
         onescope_os_free(a, e);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, enc_name, OS_NO_OFFSET, "output", NULL,
-                       "could not allocate the output buffer");
+                                "could not allocate the output buffer");
     }
     *out = e;
     return ONESCOPE_OK;
@@ -446,19 +452,19 @@ void onescope_live_encoder_free(onescope_live_encoder *e) {
 }
 
 /* Starts a record: writes its header, returns the writer position of the type byte. */
-static onescope_code enc_begin(onescope_live_encoder *e, uint8_t type, size_t length,
-                               size_t *start, onescope_error *error) {
+static onescope_code enc_begin(onescope_live_encoder *e, uint8_t type, size_t length, size_t *start,
+                               onescope_error *error) {
     if (e == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
-                       "encoder must not be NULL");
+                                "encoder must not be NULL");
     if (e->failed || e->ended)
         return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, NULL, NULL,
-                       e->failed ? "the encoder failed earlier"
-                                 : "the stream has ended (end record written)");
+                                e->failed ? "the encoder failed earlier"
+                                          : "the stream has ended (end record written)");
     uint64_t at = e->cleared + e->w.size;
     if (length > UINT32_MAX)
-        return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, enc_name, at + 1, "record length", NULL,
-                       "%zu bytes", length);
+        return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, enc_name, at + 1, "record length",
+                                NULL, "%zu bytes", length);
     OS_TRY(check_record_header(&e->rules, type, (uint32_t)length, at, enc_name, error));
     *start = e->w.size;
     onescope_os_write_u8(&e->w, type);
@@ -492,11 +498,11 @@ onescope_code onescope_live_encode_probe_parts(onescope_live_encoder *e,
                                                onescope_error *error) {
     if (setup == NULL || (snapshot == NULL && size != 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
-                       "setup and snapshot must not be NULL");
+                                "setup and snapshot must not be NULL");
     bool has_link = link != NULL && link->role != ONESCOPE_LINK_ROLE_NONE;
     if (size > ONESCOPE_SIM_MAX_SNAPSHOT)
         return onescope_os_fail(error, ONESCOPE_E_LENGTH, enc_name, OS_NO_OFFSET, "snapshot",
-                       "at most 2060 bytes", "%zu bytes", size);
+                                "at most 2060 bytes", "%zu bytes", size);
     size_t length = 1u + (has_link ? 4u : 0u) + 6u + size;
     size_t start = 0;
     OS_TRY(enc_begin(e, ONESCOPE_LIVE_PROBE, length, &start, error));
@@ -517,25 +523,24 @@ onescope_code onescope_live_encode_probe(onescope_live_encoder *e, const onescop
                                          onescope_error *error) {
     if (sim == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
-                       "sim must not be NULL");
+                                "sim must not be NULL");
     if (onescope_sim_next_stage(sim) != ONESCOPE_SIM_STAGE_INPUT)
         return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, "world",
-                       "a world at a step boundary", "one in the middle of a step");
+                                "a world at a step boundary", "one in the middle of a step");
     uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
     size_t n = onescope_sim_snapshot(sim, snap, sizeof snap);
     onescope_sim_def def = onescope_sim_definition(sim);
     return onescope_live_encode_probe_parts(e, &def.setup, &def.link, snap, n, error);
 }
 
-onescope_code onescope_live_encode_step(onescope_live_encoder *e, uint64_t step,
-                                        const void *input, size_t size, uint64_t hash,
-                                        onescope_error *error) {
+onescope_code onescope_live_encode_step(onescope_live_encoder *e, uint64_t step, const void *input,
+                                        size_t size, uint64_t hash, onescope_error *error) {
     if (input == NULL && size != 0)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
-                       "input must not be NULL");
+                                "input must not be NULL");
     if (size > ONESCOPE_SIM_MAX_INPUT)
         return onescope_os_fail(error, ONESCOPE_E_LENGTH, enc_name, OS_NO_OFFSET, "input length",
-                       "at most 65535 bytes", "%zu bytes", size);
+                                "at most 65535 bytes", "%zu bytes", size);
     size_t start = 0;
     OS_TRY(enc_begin(e, ONESCOPE_LIVE_STEP, 18u + size, &start, error));
     onescope_os_write_u64(&e->w, step);
@@ -569,10 +574,10 @@ onescope_code onescope_live_encoder_take(onescope_live_encoder *e, onescope_buff
                                          onescope_error *error) {
     if (e == NULL || out == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
-                       "encoder and out must not be NULL");
+                                "encoder and out must not be NULL");
     if (e->failed)
         return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, NULL, NULL,
-                       "the encoder failed earlier");
+                                "the encoder failed earlier");
     uint64_t size = e->w.size;
     OS_TRY(onescope_os_writer_finish(&e->w, out, error, enc_name));
     e->cleared += size;

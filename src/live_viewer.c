@@ -37,13 +37,13 @@ onescope_code onescope_live_viewer_create(const onescope_live_viewer_options *op
                                           const char *name, const onescope_allocator *a,
                                           onescope_live_viewer **out, onescope_error *error) {
     if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_create", OS_NO_OFFSET,
-                       NULL, NULL, "out must not be NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_create",
+                                OS_NO_OFFSET, NULL, NULL, "out must not be NULL");
     *out = NULL;
     onescope_live_viewer *v = onescope_os_calloc(a, 1, sizeof *v);
     if (v == NULL)
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name ? name : "live stream", OS_NO_OFFSET,
-                       "viewer", NULL, "could not allocate memory");
+                                "viewer", NULL, "could not allocate memory");
     v->allocator = a;
     v->options = options ? *options : onescope_live_viewer_options_default();
     onescope_os_copy_text(v->name, sizeof v->name, name ? name : "live stream");
@@ -67,12 +67,12 @@ static onescope_code viewer_push_row(onescope_live_viewer *v, uint64_t hash,
             size_t cap = v->row_capacity ? v->row_capacity * 2 : 256;
             size_t bytes;
             if (!onescope_os_mul_size(cap, sizeof *v->rows, &bytes))
-                return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, v->name, OS_NO_OFFSET, "hash rows",
-                               NULL, "too many");
+                return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, v->name, OS_NO_OFFSET,
+                                        "hash rows", NULL, "too many");
             uint64_t *p = onescope_os_alloc(v->allocator, bytes);
             if (p == NULL)
-                return onescope_os_fail(error, ONESCOPE_E_NOMEM, v->name, OS_NO_OFFSET, "hash rows", NULL,
-                               "could not allocate memory");
+                return onescope_os_fail(error, ONESCOPE_E_NOMEM, v->name, OS_NO_OFFSET, "hash rows",
+                                        NULL, "could not allocate memory");
             if (v->row_count) memcpy(p, v->rows, v->row_count * sizeof *v->rows);
             onescope_os_free(v->allocator, v->rows);
             v->rows = p;
@@ -109,8 +109,8 @@ static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_r
                                   onescope_error *error) {
     if (rec->type == ONESCOPE_LIVE_END) {
         if (v->synced)
-            OS_TRY(onescope_os_live_check_step(onescope_sim_host_step(v->sim), rec->step, rec->offset + 5,
-                                     "end host step", v->name, error));
+            OS_TRY(onescope_os_live_check_step(onescope_sim_host_step(v->sim), rec->step,
+                                               rec->offset + 5, "end host step", v->name, error));
         v->ended = true;
         return ONESCOPE_OK;
     }
@@ -124,18 +124,19 @@ static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_r
         uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
         size_t n = onescope_sim_snapshot(v->sim, snap, sizeof snap);
         if (n != rec->snapshot_size || memcmp(snap, rec->snapshot, n) != 0)
-            return onescope_os_fail(error, ONESCOPE_E_MISMATCH, v->name, rec->offset,
-                           "probe snapshot", NULL,
-                           "the host's world at step %" PRIu64 " (hash %016" PRIx64
-                           ") differs from the viewer's (hash %016" PRIx64 ")",
-                           rec->step, onescope_hash_bytes(rec->snapshot, rec->snapshot_size),
-                           onescope_hash_bytes(snap, n));
+            return onescope_os_fail(
+                error, ONESCOPE_E_MISMATCH, v->name, rec->offset, "probe snapshot", NULL,
+                "the host's world at step %" PRIu64 " (hash %016" PRIx64
+                ") differs from the viewer's (hash %016" PRIx64 ")",
+                rec->step, onescope_hash_bytes(rec->snapshot, rec->snapshot_size),
+                onescope_hash_bytes(snap, n));
         return ONESCOPE_OK;
     }
-    OS_TRY(onescope_os_live_check_step(now, rec->step, rec->offset + 5, "host step", v->name, error));
+    OS_TRY(
+        onescope_os_live_check_step(now, rec->step, rec->offset + 5, "host step", v->name, error));
     if (v->options.record && v->steps >= ONESCOPE_OSTM_MAX_STEPS)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, rec->offset, "recorded steps",
-                       "at most 16777216 (an OSTM file's limit)", "one more");
+                                "at most 16777216 (an OSTM file's limit)", "one more");
     OS_TRY(onescope_sim_step(v->sim, rec->input, rec->input_size, error));
     uint64_t hash = onescope_sim_hash(v->sim);
     if (hash != rec->hash) {
@@ -143,7 +144,7 @@ static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_r
         snprintf(field, sizeof field, "hash at step %" PRIu64, now + 1);
         snprintf(expected, sizeof expected, "%016" PRIx64 " (the host's)", rec->hash);
         return onescope_os_fail(error, ONESCOPE_E_MISMATCH, v->name, rec->offset, field, expected,
-                       "%016" PRIx64 " (the viewer's)", hash);
+                                "%016" PRIx64 " (the viewer's)", hash);
     }
     if (v->options.record)
         OS_TRY(onescope_replay_append_step(v->replay, rec->input, rec->input_size, error));
@@ -154,14 +155,15 @@ static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_r
 onescope_code onescope_live_viewer_apply(onescope_live_viewer *v, const onescope_live_record *rec,
                                          onescope_error *error) {
     if (v == NULL || rec == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_apply", OS_NO_OFFSET,
-                       NULL, NULL, "viewer and record must not be NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_apply",
+                                OS_NO_OFFSET, NULL, NULL, "viewer and record must not be NULL");
     if (v->failed)
         return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
-                       "the viewer failed earlier");
+                                "the viewer failed earlier");
     if (v->ended)
         return onescope_os_fail(error, ONESCOPE_E_TRAILING, v->name, rec->offset, "record",
-                       "nothing after the end record", "a record of type %s", onescope_os_live_type_name((uint8_t)rec->type));
+                                "nothing after the end record", "a record of type %s",
+                                onescope_os_live_type_name((uint8_t)rec->type));
     onescope_code rc = viewer_apply(v, rec, error);
     if (rc != ONESCOPE_OK) v->failed = true;
     return rc;
@@ -170,11 +172,11 @@ onescope_code onescope_live_viewer_apply(onescope_live_viewer *v, const onescope
 onescope_code onescope_live_viewer_feed(onescope_live_viewer *v, const void *data, size_t size,
                                         onescope_error *error) {
     if (v == NULL || (data == NULL && size != 0))
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_feed", OS_NO_OFFSET,
-                       NULL, NULL, "viewer and data must not be NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_feed",
+                                OS_NO_OFFSET, NULL, NULL, "viewer and data must not be NULL");
     if (v->failed)
         return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
-                       "the viewer failed earlier");
+                                "the viewer failed earlier");
     if (v->decoder == NULL) {
         onescope_code rc = onescope_live_decoder_create(v->name, v->allocator, &v->decoder, error);
         if (rc != ONESCOPE_OK) return rc; /* nothing happened yet: a later feed may retry */
@@ -184,8 +186,8 @@ onescope_code onescope_live_viewer_feed(onescope_live_viewer *v, const void *dat
     for (;;) {
         onescope_live_record rec;
         size_t used;
-        int r = onescope_live_decoder_next(v->decoder, p ? p + pos : NULL, size - pos, &used,
-                                           &rec, error);
+        int r = onescope_live_decoder_next(v->decoder, p ? p + pos : NULL, size - pos, &used, &rec,
+                                           error);
         pos += used;
         if (r < 0) {
             v->failed = true;
@@ -198,42 +200,50 @@ onescope_code onescope_live_viewer_feed(onescope_live_viewer *v, const void *dat
 
 onescope_code onescope_live_viewer_finish(onescope_live_viewer *v, onescope_error *error) {
     if (v == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_finish", OS_NO_OFFSET,
-                       NULL, NULL, "viewer must not be NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_finish",
+                                OS_NO_OFFSET, NULL, NULL, "viewer must not be NULL");
     if (v->failed)
         return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, NULL, NULL,
-                       "the viewer failed earlier");
-    if (v->decoder != NULL) OS_TRY(onescope_live_decoder_finish(v->decoder, error));
+                                "the viewer failed earlier");
+    if (v->decoder != NULL)
+        OS_TRY(onescope_live_decoder_finish(v->decoder, error));
     else if (!v->ended)
         return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, v->name, 0, "stream header", "8 bytes",
-                       "0 bytes");
+                                "0 bytes");
     if (!v->synced)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, OS_NO_OFFSET, "probe",
-                       NULL, "no probe at or after step %" PRIu64 " before the end",
-                       v->options.from_step);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, OS_NO_OFFSET, "probe", NULL,
+                                "no probe at or after step %" PRIu64 " before the end",
+                                v->options.from_step);
     return ONESCOPE_OK;
 }
 
-bool onescope_live_viewer_synced(const onescope_live_viewer *v) { return v && v->synced; }
-bool onescope_live_viewer_ended(const onescope_live_viewer *v) { return v && v->ended; }
+bool onescope_live_viewer_synced(const onescope_live_viewer *v) {
+    return v && v->synced;
+}
+bool onescope_live_viewer_ended(const onescope_live_viewer *v) {
+    return v && v->ended;
+}
 const onescope_sim *onescope_live_viewer_sim(const onescope_live_viewer *v) {
     return v ? v->sim : NULL;
 }
-uint64_t onescope_live_viewer_steps(const onescope_live_viewer *v) { return v ? v->steps : 0; }
+uint64_t onescope_live_viewer_steps(const onescope_live_viewer *v) {
+    return v ? v->steps : 0;
+}
 
 onescope_code onescope_live_viewer_replay(const onescope_live_viewer *v,
                                           const onescope_allocator *a, onescope_replay **out,
                                           onescope_error *error) {
     if (v == NULL || out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_replay", OS_NO_OFFSET,
-                       NULL, NULL, "viewer and out must not be NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_replay",
+                                OS_NO_OFFSET, NULL, NULL, "viewer and out must not be NULL");
     *out = NULL;
     if (!v->options.record)
         return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, v->name, OS_NO_OFFSET, "viewer",
-                       "a viewer created with options.record", "one that did not record");
+                                "a viewer created with options.record", "one that did not record");
     if (!v->synced || v->replay == NULL)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, OS_NO_OFFSET, "probe", NULL,
-                       "no probe at or after step %" PRIu64 " seen yet", v->options.from_step);
+                                "no probe at or after step %" PRIu64 " seen yet",
+                                v->options.from_step);
     /* A copy through the writer and parser, so the viewer can go on recording. */
     onescope_buffer bytes = {NULL, 0, NULL};
     OS_TRY(onescope_replay_write(v->replay, a, &bytes, error));

@@ -54,11 +54,11 @@ static onescope_code bad_field(const char *fn, const char *element, onescope_ots
 
 static char **camera_slot(onescope_ots_camera *k, onescope_ots_text field) {
     switch (field) {
-    case ONESCOPE_OTS_TEXT_NAME: return &k->name;
-    case ONESCOPE_OTS_TEXT_PEG: return &k->peg;
-    case ONESCOPE_OTS_TEXT_PATH: return &k->path;
-    case ONESCOPE_OTS_TEXT_RIG: return &k->rig;
-    default: return NULL;
+        case ONESCOPE_OTS_TEXT_NAME: return &k->name;
+        case ONESCOPE_OTS_TEXT_PEG: return &k->peg;
+        case ONESCOPE_OTS_TEXT_PATH: return &k->path;
+        case ONESCOPE_OTS_TEXT_RIG: return &k->rig;
+        default: return NULL;
     }
 }
 
@@ -75,7 +75,8 @@ onescope_code onescope_ots_rig_set_name(onescope_ots_rig *rig, const char *text,
                                         onescope_error *error) {
     const char *fn = "onescope_ots_rig_set_name";
     if (rig == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, "rig", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, "rig", "non-NULL",
+                                NULL);
     return replace_text(rig->allocator, &rig->name, text, fn, error);
 }
 
@@ -84,7 +85,8 @@ onescope_code onescope_ots_rig_set_bone_text(onescope_ots_rig *rig, size_t bone,
                                              onescope_error *error) {
     const char *fn = "onescope_ots_rig_set_bone_text";
     if (rig == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, "rig", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, "rig", "non-NULL",
+                                NULL);
     if (bone >= rig->bone_count) return bad_index(fn, "bone index", bone, rig->bone_count, error);
     onescope_ots_bone *b = &rig->bones[bone];
     char **slot = field == ONESCOPE_OTS_TEXT_NAME     ? &b->name
@@ -101,9 +103,10 @@ onescope_code onescope_ots_rig_set_camera_text(onescope_ots_rig *rig, size_t cam
                                                onescope_error *error) {
     const char *fn = "onescope_ots_rig_set_camera_text";
     if (rig == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, "rig", "non-NULL", NULL);
-    return set_camera_text(rig->allocator, rig->cameras, rig->camera_count, camera, field, text,
-                           fn, error);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, "rig", "non-NULL",
+                                NULL);
+    return set_camera_text(rig->allocator, rig->cameras, rig->camera_count, camera, field, text, fn,
+                           error);
 }
 
 onescope_code onescope_ots_clip_set_peg_text(onescope_ots_clip *clip, size_t peg,
@@ -111,19 +114,20 @@ onescope_code onescope_ots_clip_set_peg_text(onescope_ots_clip *clip, size_t peg
                                              onescope_error *error) {
     const char *fn = "onescope_ots_clip_set_peg_text";
     if (clip == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, "clip", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, "clip", "non-NULL",
+                                NULL);
     if (peg >= clip->peg_count) return bad_index(fn, "peg index", peg, clip->peg_count, error);
     onescope_ots_peg *p = &clip->pegs[peg];
     char **slot = NULL;
     switch (field) {
-    case ONESCOPE_OTS_TEXT_NAME: slot = &p->name; break;
-    case ONESCOPE_OTS_TEXT_PARENT: slot = &p->parent; break;
-    case ONESCOPE_OTS_TEXT_PATH: slot = &p->path; break;
-    case ONESCOPE_OTS_TEXT_RIG: slot = &p->rig; break;
-    case ONESCOPE_OTS_TEXT_SOURCE_POSITION: slot = &p->source_modes.position; break;
-    case ONESCOPE_OTS_TEXT_SOURCE_ROTATION: slot = &p->source_modes.rotation; break;
-    case ONESCOPE_OTS_TEXT_SOURCE_SCALE: slot = &p->source_modes.scale; break;
-    default: return bad_field(fn, "peg", field, error);
+        case ONESCOPE_OTS_TEXT_NAME: slot = &p->name; break;
+        case ONESCOPE_OTS_TEXT_PARENT: slot = &p->parent; break;
+        case ONESCOPE_OTS_TEXT_PATH: slot = &p->path; break;
+        case ONESCOPE_OTS_TEXT_RIG: slot = &p->rig; break;
+        case ONESCOPE_OTS_TEXT_SOURCE_POSITION: slot = &p->source_modes.position; break;
+        case ONESCOPE_OTS_TEXT_SOURCE_ROTATION: slot = &p->source_modes.rotation; break;
+        case ONESCOPE_OTS_TEXT_SOURCE_SCALE: slot = &p->source_modes.scale; break;
+        default: return bad_field(fn, "peg", field, error);
     }
     return replace_text(clip->allocator, slot, text, fn, error);
 }
@@ -133,9 +137,10 @@ onescope_code onescope_ots_clip_set_camera_text(onescope_ots_clip *clip, size_t 
                                                 onescope_error *error) {
     const char *fn = "onescope_ots_clip_set_camera_text";
     if (clip == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, "clip", "non-NULL", NULL);
-    return set_camera_text(clip->allocator, clip->cameras, clip->camera_count, camera, field,
-                           text, fn, error);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, "clip", "non-NULL",
+                                NULL);
+    return set_camera_text(clip->allocator, clip->cameras, clip->camera_count, camera, field, text,
+                           fn, error);
 }
 
 /* ---- freeing and building ---- */
@@ -200,10 +205,14 @@ onescope_code onescope_ots_rig_create(size_t bone_count, size_t camera_count,
                                       const onescope_allocator *a, onescope_ots_rig **out,
                                       onescope_error *error) {
     const char *name = "onescope_ots_rig_create";
-    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
     *out = NULL;
     onescope_ots_rig *r = onescope_os_calloc(a, 1, sizeof *r);
-    if (r == NULL) return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
+    if (r == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate memory");
     r->allocator = a;
     r->header = onescope_ots_header_default();
     r->scale_factor = 1.0;
@@ -211,7 +220,8 @@ onescope_code onescope_ots_rig_create(size_t bone_count, size_t camera_count,
     r->cameras = onescope_os_calloc(a, camera_count, sizeof *r->cameras);
     if (r->bones == NULL || r->cameras == NULL) {
         onescope_ots_rig_free(r);
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate memory");
     }
     r->bone_count = bone_count;
     r->camera_count = camera_count;
@@ -225,17 +235,22 @@ onescope_code onescope_ots_clip_create(size_t peg_count, size_t camera_count,
                                        const onescope_allocator *a, onescope_ots_clip **out,
                                        onescope_error *error) {
     const char *name = "onescope_ots_clip_create";
-    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
     *out = NULL;
     onescope_ots_clip *c = onescope_os_calloc(a, 1, sizeof *c);
-    if (c == NULL) return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
+    if (c == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate memory");
     c->allocator = a;
     c->header = onescope_ots_header_default();
     c->pegs = onescope_os_calloc(a, peg_count, sizeof *c->pegs);
     c->cameras = onescope_os_calloc(a, camera_count, sizeof *c->cameras);
     if (c->pegs == NULL || c->cameras == NULL) {
         onescope_ots_clip_free(c);
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate memory");
     }
     c->peg_count = peg_count;
     c->camera_count = camera_count;
@@ -258,12 +273,16 @@ onescope_code onescope_ots_clip_set_keyframe_count(onescope_ots_clip *clip, size
                                                    size_t count, onescope_error *error) {
     const char *name = "onescope_ots_clip_set_keyframe_count";
     if (clip == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "clip", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "clip", "non-NULL",
+                                NULL);
     if (peg >= clip->peg_count) return bad_index(name, "peg index", peg, clip->peg_count, error);
     if (count > (size_t)INT32_MAX)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "count", "at most 2147483647", "%zu", count);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "count",
+                                "at most 2147483647", "%zu", count);
     onescope_ots_keyframe *k = onescope_os_calloc(clip->allocator, count, sizeof *k);
-    if (k == NULL) return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL, "could not allocate memory");
+    if (k == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate memory");
     for (size_t i = 0; i < count; i++) keyframe_defaults(&k[i], (int32_t)i);
     onescope_ots_peg *p = &clip->pegs[peg];
     onescope_os_free(clip->allocator, p->keyframes);

@@ -36,7 +36,8 @@ static void quat_rotate(const double q[4], const double v[3], double out[3]) {
     out[2] = t[3];
 }
 
-static const int order_axes[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+static const int order_axes[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                     {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
 
 void onescope_ots_euler_to_quat(const double deg[3], onescope_ots_rot_order order, double q[4]) {
     int o = (int)order >= 0 && (int)order < 6 ? (int)order : 0;
@@ -86,10 +87,14 @@ static void slerp(const double a[4], const double b_in[4], double t, double out[
 /* ---- curves ---- */
 
 static const double *channel_values(const onescope_ots_keyframe *k, int ch) {
-    return ch == ONESCOPE_OTS_CHANNEL_POS ? k->pos : ch == ONESCOPE_OTS_CHANNEL_ROT ? k->rot : k->scl;
+    return ch == ONESCOPE_OTS_CHANNEL_POS   ? k->pos
+           : ch == ONESCOPE_OTS_CHANNEL_ROT ? k->rot
+                                            : k->scl;
 }
 
-static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+static double clampd(double v, double lo, double hi) {
+    return v < lo ? lo : v > hi ? hi : v;
+}
 
 static double bez(double p0, double p1, double p2, double p3, double t) {
     double u = 1 - t;
@@ -110,7 +115,8 @@ static double segment(const onescope_ots_keyframe *a, const onescope_ots_keyfram
     if (a->interp == ONESCOPE_OTS_CONSTANT) return y0;
     const onescope_ots_handle *ha = a->handle_axes[ch] == 3 ? &a->handles[ch][axis] : NULL;
     const onescope_ots_handle *hb = b->handle_axes[ch] == 3 ? &b->handles[ch][axis] : NULL;
-    if (a->interp == ONESCOPE_OTS_LINEAR || ha == NULL || hb == NULL || !ha->present || !hb->present)
+    if (a->interp == ONESCOPE_OTS_LINEAR || ha == NULL || hb == NULL || !ha->present ||
+        !hb->present)
         return y0 + (y3 - y0) * t;
     /* Bezier: handle frames clamped into the segment so x(t) rises monotonically; find t
      * with x(t) = f by Newton steps kept inside a shrinking bisection bracket. */
@@ -120,8 +126,10 @@ static double segment(const onescope_ots_keyframe *a, const onescope_ots_keyfram
     for (int i = 0; i < 100; i++) {
         double err = bez(x0, x1, x2, x3, t) - f;
         if (fabs(err) <= 1e-12 * (x3 - x0)) break;
-        if (err < 0) lo = t;
-        else hi = t;
+        if (err < 0)
+            lo = t;
+        else
+            hi = t;
         double d = bez_d(x0, x1, x2, x3, t), next = d > 0 ? t - err / d : -1;
         t = next > lo && next < hi ? next : 0.5 * (lo + hi);
         if (hi - lo < 1e-15) break;
@@ -130,8 +138,10 @@ static double segment(const onescope_ots_keyframe *a, const onescope_ots_keyfram
 }
 
 static void key_quat(const onescope_ots_keyframe *k, onescope_ots_rot_order order, double q[4]) {
-    if (k->has_rot_quat) memcpy(q, k->rot_quat, 4 * sizeof *q);
-    else onescope_ots_euler_to_quat(k->rot, order, q);
+    if (k->has_rot_quat)
+        memcpy(q, k->rot_quat, 4 * sizeof *q);
+    else
+        onescope_ots_euler_to_quat(k->rot, order, q);
     quat_normalize(q);
 }
 
@@ -148,14 +158,18 @@ void onescope_ots_peg_sample(const onescope_ots_peg *peg, onescope_ots_rot_order
     }
     /* hold before the first and after the last keyframe; exact values on a keyframe */
     const onescope_ots_keyframe *at = NULL;
-    if (f <= k[0].frame) at = &k[0];
-    else if (f >= k[n - 1].frame) at = &k[n - 1];
+    if (f <= k[0].frame)
+        at = &k[0];
+    else if (f >= k[n - 1].frame)
+        at = &k[n - 1];
     size_t lo = 0, hi = n - 1; /* k[lo].frame <= f < k[hi].frame */
     if (at == NULL) {
         while (hi - lo > 1) {
             size_t mid = lo + (hi - lo) / 2;
-            if (k[mid].frame <= f) lo = mid;
-            else hi = mid;
+            if (k[mid].frame <= f)
+                lo = mid;
+            else
+                hi = mid;
         }
         if (k[lo].frame == f) at = &k[lo];
     }
@@ -174,8 +188,10 @@ void onescope_ots_peg_sample(const onescope_ots_peg *peg, onescope_ots_rot_order
         double qa[4], qb[4];
         key_quat(a, order, qa);
         key_quat(b, order, qb);
-        if (a->interp == ONESCOPE_OTS_CONSTANT) memcpy(out->rot_quat, qa, sizeof qa);
-        else slerp(qa, qb, (f - a->frame) / ((double)b->frame - a->frame), out->rot_quat);
+        if (a->interp == ONESCOPE_OTS_CONSTANT)
+            memcpy(out->rot_quat, qa, sizeof qa);
+        else
+            slerp(qa, qb, (f - a->frame) / ((double)b->frame - a->frame), out->rot_quat);
     } else {
         double e[3];
         for (int ax = 0; ax < 3; ax++) e[ax] = segment(a, b, ONESCOPE_OTS_CHANNEL_ROT, ax, f);
@@ -196,15 +212,15 @@ static onescope_code bake_limits(const onescope_ots_clip *clip, const char *name
                                  onescope_error *error) {
     if (clip->frame_range[0] < 0)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame_range",
-                       "a first frame >= 0 (it becomes the cache's start step)", "%ld",
-                       (long)clip->frame_range[0]);
+                                "a first frame >= 0 (it becomes the cache's start step)", "%ld",
+                                (long)clip->frame_range[0]);
     int64_t frames = (int64_t)clip->frame_range[1] - clip->frame_range[0] + 1;
     if (frames > (int64_t)ONESCOPE_OSPC_MAX_FRAMES)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame_range",
-                       "at most 4194304 frames", "%lld", (long long)frames);
+                                "at most 4194304 frames", "%lld", (long long)frames);
     if (clip->peg_count < 1 || clip->peg_count > ONESCOPE_OSPC_MAX_ENTITIES)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "pegs", "1 to 65536 pegs",
-                       "%zu", clip->peg_count);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "pegs",
+                                "1 to 65536 pegs", "%zu", clip->peg_count);
     return ONESCOPE_OK;
 }
 
@@ -252,20 +268,24 @@ static onescope_code bake_checked(const onescope_ots_clip *clip, const size_t *p
     for (size_t i = 0; i < n; i++) starts[depth[i] + 1]++;
     for (size_t d = 1; d <= max_depth + 1; d++) starts[d] += starts[d - 1];
     for (size_t i = 0; i < n; i++) order[starts[depth[i]]++] = i;
-    if ((rc = onescope_pose_cache_create(3, (uint32_t)n, (uint32_t)frames, a, &cache, error)) != ONESCOPE_OK)
+    if ((rc = onescope_pose_cache_create(3, (uint32_t)n, (uint32_t)frames, a, &cache, error)) !=
+        ONESCOPE_OK)
         goto done;
     cache->start_step = clip->frame_range[0];
     cache->metres_per_unit = 1.0;
-    if ((rc = onescope_pose_cache_set_text(cache, ONESCOPE_POSE_TEXT_UNIT_NAME, "m", 1, error)) != ONESCOPE_OK)
+    if ((rc = onescope_pose_cache_set_text(cache, ONESCOPE_POSE_TEXT_UNIT_NAME, "m", 1, error)) !=
+        ONESCOPE_OK)
         goto done;
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(clip->pegs[i].name);
         if (len > ONESCOPE_OSPC_MAX_TEXT) {
             rc = onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "pegs[].name",
-                         "a name of at most 1024 bytes (an OSPC entity name)", "%zu bytes", len);
+                                  "a name of at most 1024 bytes (an OSPC entity name)", "%zu bytes",
+                                  len);
             goto done;
         }
-        if ((rc = onescope_pose_cache_set_entity_name(cache, (uint32_t)i, clip->pegs[i].name, len, error)) != ONESCOPE_OK)
+        if ((rc = onescope_pose_cache_set_entity_name(cache, (uint32_t)i, clip->pegs[i].name, len,
+                                                      error)) != ONESCOPE_OK)
             goto done;
     }
     onescope_ots_rot_order ro = clip->header.coordinate_system.rot_order;
@@ -295,8 +315,8 @@ static onescope_code bake_checked(const onescope_ots_clip *clip, const size_t *p
             for (int k = 0; k < 3; k++)
                 if (!isfinite(p->position[k])) {
                     rc = onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "position",
-                                 "a world position that fits a 32-bit float", "%g at frame %.0f",
-                                 w[k], frame);
+                                          "a world position that fits a 32-bit float",
+                                          "%g at frame %.0f", w[k], frame);
                     goto done;
                 }
         }
@@ -317,9 +337,13 @@ static onescope_code to_pose_cache(const onescope_ots_clip *clip,
                                    const onescope_allocator *a, onescope_pose_cache **out,
                                    onescope_error *error) {
     const char *name = options && options->name ? options->name : "anm to ospc";
-    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
     *out = NULL;
-    if (clip == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "clip", "non-NULL", NULL);
+    if (clip == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "clip", "non-NULL",
+                                NULL);
     onescope_ots_bake_options o = options ? *options : onescope_ots_bake_options_default();
     /* one pass of the rules, keeping the parents its hierarchy check found */
     ots_ctx c;
@@ -351,7 +375,9 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
                                      const onescope_allocator *a, onescope_ots_clip **out,
                                      onescope_error *error) {
     const char *name = options && options->name ? options->name : "ospc to anm";
-    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
     *out = NULL;
     if (options != NULL && options->private_cookie != FROM_CACHE_COOKIE)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET,
@@ -359,11 +385,13 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
                                 "a struct from onescope_ots_from_cache_options_default()",
                                 "one without its cookie (zeroed or built by hand)");
     OS_TRY(onescope_pose_cache_validate(cache, name, error));
-    onescope_ots_from_cache_options o = options ? *options : onescope_ots_from_cache_options_default();
+    onescope_ots_from_cache_options o =
+        options ? *options : onescope_ots_from_cache_options_default();
     int64_t last = cache->start_step + (int64_t)cache->frame_count - 1;
     if (last > INT32_MAX)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "start step",
-                       "frames that fit a 32-bit .anm frame number", "last step %lld", (long long)last);
+                                "frames that fit a 32-bit .anm frame number", "last step %lld",
+                                (long long)last);
     uint32_t ne = cache->entity_count, nf = cache->frame_count;
     onescope_ots_clip *clip;
     OS_TRY(onescope_ots_clip_create(ne, 0, a, &clip, error));
@@ -377,13 +405,18 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
         const onescope_pose_entity *ent = &cache->entities[e];
         char fallback[40];
         snprintf(fallback, sizeof fallback, "entity-%llu", (unsigned long long)ent->id);
-        const char *pname = ent->name.length > 0 && memchr(ent->name.data, 0, ent->name.length) == NULL
-                                ? ent->name.data : fallback;
-        if ((rc = onescope_ots_clip_set_peg_text(clip, e, ONESCOPE_OTS_TEXT_NAME, pname, error)) != ONESCOPE_OK)
+        const char *pname =
+            ent->name.length > 0 && memchr(ent->name.data, 0, ent->name.length) == NULL
+                ? ent->name.data
+                : fallback;
+        if ((rc = onescope_ots_clip_set_peg_text(clip, e, ONESCOPE_OTS_TEXT_NAME, pname, error)) !=
+            ONESCOPE_OK)
             break;
         size_t present = 0;
-        for (uint32_t f = 0; f < nf; f++) present += onescope_pose_is_present(&cache->poses[(size_t)f * ne + e]) != 0;
-        if ((rc = onescope_ots_clip_set_keyframe_count(clip, e, present, error)) != ONESCOPE_OK) break;
+        for (uint32_t f = 0; f < nf; f++)
+            present += onescope_pose_is_present(&cache->poses[(size_t)f * ne + e]) != 0;
+        if ((rc = onescope_ots_clip_set_keyframe_count(clip, e, present, error)) != ONESCOPE_OK)
+            break;
         size_t k = 0;
         for (uint32_t f = 0; f < nf; f++) {
             const onescope_pose *p = &cache->poses[(size_t)f * ne + e];
@@ -401,7 +434,8 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
             kf->has_rot = true;
             onescope_ots_quat_to_euler_xyz(kf->rot_quat, kf->rot);
             /* nothing interpolates into an absent frame: hold the pose across the gap */
-            bool gap = f + 1 < nf && !onescope_pose_is_present(&cache->poses[(size_t)(f + 1) * ne + e]);
+            bool gap =
+                f + 1 < nf && !onescope_pose_is_present(&cache->poses[(size_t)(f + 1) * ne + e]);
             kf->interp = gap ? ONESCOPE_OTS_CONSTANT : ONESCOPE_OTS_LINEAR;
         }
     }
@@ -439,7 +473,9 @@ onescope_code onescope_ots_anm_to_pose_cache(const void *data, size_t size, cons
                                              const onescope_parse_options *options,
                                              const onescope_ots_bake_options *bake,
                                              onescope_pose_cache **out, onescope_error *error) {
-    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
     *out = NULL;
     onescope_ots_bake_options o = bake ? *bake : onescope_ots_bake_options_default();
     if (o.name == NULL) o.name = name ? name : "anm to ospc";
@@ -461,7 +497,9 @@ onescope_code onescope_ots_pose_cache_to_anm(const onescope_pose_cache *cache,
                                              const onescope_allocator *a, onescope_buffer *out,
                                              onescope_error *error) {
     const char *name = options && options->name ? options->name : "ospc to anm";
-    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
     out->data = NULL;
     out->size = 0;
     out->allocator = a;

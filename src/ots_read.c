@@ -16,14 +16,14 @@ static const char version_message[] =
 
 static const char *type_name(const json_t *v) {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE: return "true";
-    case JSON_FALSE: return "false";
-    case JSON_NULL: return "null";
+        case JSON_OBJECT: return "an object";
+        case JSON_ARRAY: return "an array";
+        case JSON_STRING: return "a string";
+        case JSON_INTEGER: return "an integer";
+        case JSON_REAL: return "a real number";
+        case JSON_TRUE: return "true";
+        case JSON_FALSE: return "false";
+        case JSON_NULL: return "null";
     }
     return "a value";
 }
@@ -60,7 +60,8 @@ static onescope_code members(ots_ctx *c, json_t *obj, const char *const *keys, i
             char expected[96];
             snprintf(expected, sizeof expected, "only the keys OTS v4 defines for %s", what);
             onescope_os_json_push_key(c, key);
-            onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "unknown key \"%.80s\"", key);
+            onescope_code rc =
+                onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "unknown key \"%.80s\"", key);
             onescope_os_json_pop(c);
             return rc;
         }
@@ -87,11 +88,14 @@ static onescope_code rd_vec(ots_ctx *c, const char *key, json_t *v, size_t n, do
     if (v == NULL) return required ? missing(c, key) : ONESCOPE_OK;
     onescope_code rc = ONESCOPE_OK;
     if (key) onescope_os_json_push_key(c, key);
-    const char *expected = n == 2 ? "an array of 2 numbers" : n == 3 ? "an array of 3 numbers" : "an array of 4 numbers";
+    const char *expected = n == 2   ? "an array of 2 numbers"
+                           : n == 3 ? "an array of 3 numbers"
+                                    : "an array of 4 numbers";
     if (!json_is_array(v)) {
         rc = wrong_type(c, expected, v);
     } else if (json_array_size(v) != n) {
-        rc = onescope_os_json_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", json_array_size(v));
+        rc = onescope_os_json_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements",
+                                   json_array_size(v));
     } else {
         for (size_t i = 0; i < n; i++) {
             json_t *e = json_array_get(v, i);
@@ -139,7 +143,8 @@ static onescope_code rd_str(ots_ctx *c, const char *key, json_t *v, char **out, 
     if ((flags & STR_NULLABLE) && json_is_null(v)) return ONESCOPE_OK;
     if (!json_is_string(v)) {
         onescope_os_json_push_key(c, key);
-        onescope_code rc = wrong_type(c, (flags & STR_NULLABLE) ? "a string or null" : "a string", v);
+        onescope_code rc =
+            wrong_type(c, (flags & STR_NULLABLE) ? "a string or null" : "a string", v);
         onescope_os_json_pop(c);
         return rc;
     }
@@ -170,26 +175,30 @@ static onescope_code rd_enum(ots_ctx *c, const char *key, json_t *v, const char 
         const char *s = json_string_value(v);
         int i = 0;
         while (i < count && strcmp(names[i], s) != 0) i++;
-        if (i == count) rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", s);
-        else *out = (unsigned)i;
+        if (i == count)
+            rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", s);
+        else
+            *out = (unsigned)i;
     }
     onescope_os_json_pop(c);
     return rc;
 }
 
-#define RD_ENUM(c, key, v, names, expected, field)                                   \
-    do {                                                                              \
-        unsigned e_ = 0;                                                              \
-        OS_TRY(rd_enum((c), (key), (v), (names), OTS_COUNT(names), (expected), &e_));      \
-        (field) = e_;                                                                 \
+#define RD_ENUM(c, key, v, names, expected, field)                                                 \
+    do {                                                                                           \
+        unsigned e_ = 0;                                                                           \
+        OS_TRY(rd_enum((c), (key), (v), (names), OTS_COUNT(names), (expected), &e_));              \
+        (field) = e_;                                                                              \
     } while (0)
 
 static onescope_code rd_header(ots_ctx *c, json_t *source, json_t *fps, json_t *cs,
                                onescope_ots_header *h) {
-    RD_ENUM(c, "source", source, onescope_os_ots_source_names, "harmony, blender or maya", h->source);
+    RD_ENUM(c, "source", source, onescope_os_ots_source_names, "harmony, blender or maya",
+            h->source);
     OS_TRY(rd_number(c, "fps", fps, &h->fps, true));
     if (cs == NULL) return missing(c, "coordinate_system");
-    static const char *const keys[] = {"up", "hand", "unit", "rot_order", "rot_repr_anim", "rot_repr_rest"};
+    static const char *const keys[] = {"up",        "hand",          "unit",
+                                       "rot_order", "rot_repr_anim", "rot_repr_rest"};
     json_t *v[6];
     onescope_os_json_push_key(c, "coordinate_system");
     onescope_ots_coordinate_system *s = &h->coordinate_system;
@@ -197,9 +206,12 @@ static onescope_code rd_header(ots_ctx *c, json_t *source, json_t *fps, json_t *
     RD_ENUM(c, "up", v[0], onescope_os_ots_up_names, "x, y or z", s->up);
     RD_ENUM(c, "hand", v[1], onescope_os_ots_hand_names, "right or left", s->hand);
     RD_ENUM(c, "unit", v[2], onescope_os_ots_unit_names, "meters", s->unit);
-    RD_ENUM(c, "rot_order", v[3], onescope_os_ots_rot_order_names, "xyz, xzy, yxz, yzx, zxy or zyx", s->rot_order);
-    RD_ENUM(c, "rot_repr_anim", v[4], onescope_os_ots_repr_names, "euler_deg or quat_wxyz", s->rot_repr_anim);
-    RD_ENUM(c, "rot_repr_rest", v[5], onescope_os_ots_repr_names, "euler_deg or quat_wxyz", s->rot_repr_rest);
+    RD_ENUM(c, "rot_order", v[3], onescope_os_ots_rot_order_names, "xyz, xzy, yxz, yzx, zxy or zyx",
+            s->rot_order);
+    RD_ENUM(c, "rot_repr_anim", v[4], onescope_os_ots_repr_names, "euler_deg or quat_wxyz",
+            s->rot_repr_anim);
+    RD_ENUM(c, "rot_repr_rest", v[5], onescope_os_ots_repr_names, "euler_deg or quat_wxyz",
+            s->rot_repr_rest);
     onescope_os_json_pop(c);
     return ONESCOPE_OK;
 }
@@ -218,10 +230,10 @@ static onescope_code rd_array(ots_ctx *c, const char *key, json_t *v, size_t *co
 }
 
 static onescope_code rd_camera(ots_ctx *c, json_t *obj, onescope_ots_camera *k) {
-    static const char *const keys[] = {"name", "peg", "path", "is_default", "fov", "fov_axis",
-                                       "override_fov", "near_plane", "far_plane", "near_field",
-                                       "far_field", "angle", "offset_x", "offset_y", "offset_z",
-                                       "pivot_x", "pivot_y", "rig"};
+    static const char *const keys[] = {
+        "name",         "peg",        "path",      "is_default", "fov",       "fov_axis",
+        "override_fov", "near_plane", "far_plane", "near_field", "far_field", "angle",
+        "offset_x",     "offset_y",   "offset_z",  "pivot_x",    "pivot_y",   "rig"};
     json_t *v[18];
     OS_TRY(members(c, obj, keys, 18, v, "a camera"));
     OS_TRY(rd_str(c, "name", v[0], &k->name, STR_REQUIRED));
@@ -229,10 +241,12 @@ static onescope_code rd_camera(ots_ctx *c, json_t *obj, onescope_ots_camera *k) 
     OS_TRY(rd_str(c, "path", v[2], &k->path, STR_OPTIONAL));
     OS_TRY(rd_bool(c, "is_default", v[3], &k->is_default, true));
     OS_TRY(rd_number(c, "fov", v[4], &k->fov, true));
-    RD_ENUM(c, "fov_axis", v[5], onescope_os_ots_fov_axis_names, "vertical or horizontal", k->fov_axis);
+    RD_ENUM(c, "fov_axis", v[5], onescope_os_ots_fov_axis_names, "vertical or horizontal",
+            k->fov_axis);
     OS_TRY(rd_bool(c, "override_fov", v[6], &k->override_fov, true));
-    double *nums[11] = {&k->near_plane, &k->far_plane, &k->near_field, &k->far_field, &k->angle,
-                        &k->offset_x, &k->offset_y, &k->offset_z, &k->pivot_x, &k->pivot_y, NULL};
+    double *nums[11] = {
+        &k->near_plane, &k->far_plane, &k->near_field, &k->far_field, &k->angle, &k->offset_x,
+        &k->offset_y,   &k->offset_z,  &k->pivot_x,    &k->pivot_y,   NULL};
     for (int i = 0; i < 10; i++) OS_TRY(rd_number(c, keys[7 + i], v[7 + i], nums[i], true));
     return rd_str(c, "rig", v[17], &k->rig, STR_OPTIONAL);
 }
@@ -259,7 +273,8 @@ static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
                                json_t **root) {
     OS_TRY(onescope_os_check_input_size(size, o, c->name, c->error));
     if (data == NULL && size > 0)
-        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "data", "non-NULL", NULL);
+        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "data",
+                                "non-NULL", NULL);
     json_error_t je;
     *root = json_loadb(data ? data : "", size, JSON_REJECT_DUPLICATES, &je);
     if (*root == NULL) return onescope_os_json_load_fail(c->error, c->name, data, size, &je);
@@ -270,11 +285,13 @@ static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
     if (f == NULL) return missing(c, "format");
     static const char *const formats[] = {"octo_pvt", "octo_anm"};
     unsigned kind = 0;
-    OS_TRY(rd_enum(c, "format", f, formats, 2, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm", &kind));
+    OS_TRY(rd_enum(c, "format", f, formats, 2, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm",
+                   &kind));
     if (kind + 1 != (unsigned)want) {
         onescope_os_json_push_key(c, "format");
-        onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm",
-                                    "\"%s\"", formats[kind]);
+        onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE,
+                                                 want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm",
+                                                 "\"%s\"", formats[kind]);
         onescope_os_json_pop(c);
         return rc;
     }
@@ -304,7 +321,8 @@ static double unscale(double x, double s) {
 }
 
 static onescope_code rd_bone(ots_ctx *c, json_t *obj, onescope_ots_bone *b, double scale) {
-    static const char *const keys[] = {"name", "parent", "pivot", "rotation", "path", "rig", "is_camera"};
+    static const char *const keys[] = {"name", "parent", "pivot",    "rotation",
+                                       "path", "rig",    "is_camera"};
     json_t *v[7];
     OS_TRY(members(c, obj, keys, 7, v, "a bone"));
     OS_TRY(rd_str(c, "name", v[0], &b->name, STR_REQUIRED));
@@ -318,8 +336,9 @@ static onescope_code rd_bone(ots_ctx *c, json_t *obj, onescope_ots_bone *b, doub
 }
 
 static onescope_code parse_rig(ots_ctx *c, json_t *root, onescope_ots_rig *r) {
-    static const char *const keys[] = {"format", "version", "source", "name", "scale_factor",
-                                       "pivot_space", "fps", "coordinate_system", "bones", "cameras"};
+    static const char *const keys[] = {"format",       "version",     "source", "name",
+                                       "scale_factor", "pivot_space", "fps",    "coordinate_system",
+                                       "bones",        "cameras"};
     json_t *v[10];
     OS_TRY(members(c, root, keys, 10, v, "a .pvt file"));
     OS_TRY(rd_header(c, v[2], v[6], v[7], &r->header));
@@ -327,9 +346,11 @@ static onescope_code parse_rig(ots_ctx *c, json_t *root, onescope_ots_rig *r) {
     OS_TRY(rd_number(c, "scale_factor", v[4], &r->scale_factor, true));
     if (!(r->scale_factor > 0)) {
         onescope_os_json_push_key(c, "scale_factor");
-        return onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", r->scale_factor);
+        return onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g",
+                                     r->scale_factor);
     }
-    RD_ENUM(c, "pivot_space", v[5], onescope_os_ots_pivot_space_names, "local or armature", r->pivot_space);
+    RD_ENUM(c, "pivot_space", v[5], onescope_os_ots_pivot_space_names, "local or armature",
+            r->pivot_space);
     size_t n = 0;
     OS_TRY(rd_array(c, "bones", v[8], &n));
     r->bones = onescope_os_calloc(c->a, n, sizeof *r->bones);
@@ -355,7 +376,8 @@ static onescope_code rd_handles(ots_ctx *c, json_t *obj, onescope_ots_keyframe *
         if (!json_is_array(v[ch])) return wrong_type(c, "an array of 0 or 3 axes", v[ch]);
         size_t axes = json_array_size(v[ch]);
         if (axes != 0 && axes != 3)
-            return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, "an array of 0 or 3 axes", "%zu elements", axes);
+            return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, "an array of 0 or 3 axes",
+                                         "%zu elements", axes);
         k->handle_axes[ch] = (uint8_t)axes;
         for (size_t ax = 0; ax < axes; ax++) {
             json_t *pair = json_array_get(v[ch], ax);
@@ -364,7 +386,8 @@ static onescope_code rd_handles(ots_ctx *c, json_t *obj, onescope_ots_keyframe *
             onescope_os_json_push_index(c, ax);
             if (!json_is_array(pair)) return wrong_type(c, expected, pair);
             size_t m = json_array_size(pair);
-            if (m != 0 && m != 2) return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", m);
+            if (m != 0 && m != 2)
+                return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", m);
             if (m == 2) {
                 h->present = true;
                 onescope_os_json_push_index(c, 0);
@@ -383,7 +406,8 @@ static onescope_code rd_handles(ots_ctx *c, json_t *obj, onescope_ots_keyframe *
 }
 
 static onescope_code rd_keyframe(ots_ctx *c, json_t *obj, onescope_ots_keyframe *k) {
-    static const char *const keys[] = {"frame", "pos", "rot", "rot_quat", "scl", "interp", "handles"};
+    static const char *const keys[] = {"frame", "pos",    "rot",    "rot_quat",
+                                       "scl",   "interp", "handles"};
     json_t *v[7];
     OS_TRY(members(c, obj, keys, 7, v, "a keyframe"));
     long long frame = 0;
@@ -395,13 +419,15 @@ static onescope_code rd_keyframe(ots_ctx *c, json_t *obj, onescope_ots_keyframe 
     OS_TRY(rd_vec(c, "rot_quat", v[3], 4, k->rot_quat, false));
     k->has_rot_quat = v[3] != NULL;
     OS_TRY(rd_vec(c, "scl", v[4], 3, k->scl, true));
-    RD_ENUM(c, "interp", v[5], onescope_os_ots_interp_names, "BEZIER, LINEAR or CONSTANT", k->interp);
+    RD_ENUM(c, "interp", v[5], onescope_os_ots_interp_names, "BEZIER, LINEAR or CONSTANT",
+            k->interp);
     return v[6] ? rd_handles(c, v[6], k) : ONESCOPE_OK;
 }
 
 static onescope_code rd_peg(ots_ctx *c, json_t *obj, onescope_ots_peg *p) {
-    static const char *const keys[] = {"name", "path", "parent", "rest_pivot", "rest_rotation",
-                                       "rig", "is_camera", "source_modes", "keyframes"};
+    static const char *const keys[] = {"name",       "path",          "parent",
+                                       "rest_pivot", "rest_rotation", "rig",
+                                       "is_camera",  "source_modes",  "keyframes"};
     json_t *v[9];
     OS_TRY(members(c, obj, keys, 9, v, "a peg"));
     OS_TRY(rd_str(c, "name", v[0], &p->name, STR_REQUIRED));
@@ -439,8 +465,8 @@ static onescope_code rd_peg(ots_ctx *c, json_t *obj, onescope_ots_peg *p) {
 }
 
 static onescope_code parse_clip(ots_ctx *c, json_t *root, onescope_ots_clip *k) {
-    static const char *const keys[] = {"format", "version", "source", "frame_range", "fps",
-                                       "coordinate_system", "pegs", "cameras"};
+    static const char *const keys[] = {"format", "version",           "source", "frame_range",
+                                       "fps",    "coordinate_system", "pegs",   "cameras"};
     json_t *v[8];
     OS_TRY(members(c, root, keys, 8, v, "an .anm file"));
     OS_TRY(rd_header(c, v[2], v[4], v[5], &k->header));
@@ -448,7 +474,8 @@ static onescope_code parse_clip(ots_ctx *c, json_t *root, onescope_ots_clip *k) 
     onescope_os_json_push_key(c, "frame_range");
     if (!json_is_array(v[3])) return wrong_type(c, "an array [first, last]", v[3]);
     if (json_array_size(v[3]) != 2)
-        return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, "an array [first, last]", "%zu elements", json_array_size(v[3]));
+        return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, "an array [first, last]", "%zu elements",
+                                     json_array_size(v[3]));
     for (size_t i = 0; i < 2; i++) {
         long long f = 0;
         onescope_os_json_push_index(c, i);
@@ -473,9 +500,11 @@ static onescope_code parse_clip(ots_ctx *c, json_t *root, onescope_ots_clip *k) 
 }
 
 onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *name,
-                                     const onescope_parse_options *options,
-                                     onescope_ots_rig **out, onescope_error *error) {
-    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+                                     const onescope_parse_options *options, onescope_ots_rig **out,
+                                     onescope_error *error) {
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
     *out = NULL;
     const onescope_allocator *a = options ? options->allocator : NULL;
     ots_ctx c;
@@ -510,7 +539,9 @@ onescope_code onescope_os_ots_clip_parse(const void *data, size_t size, const ch
                                          onescope_ots_clip **out, size_t **parents,
                                          onescope_error *error) {
     if (parents != NULL) *parents = NULL;
-    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
     *out = NULL;
     const onescope_allocator *a = options ? options->allocator : NULL;
     ots_ctx c;

@@ -39,7 +39,8 @@ onescope_code onescope_os_ots_check_finite(ots_ctx *c, const char *key, const do
         if (!isfinite(v[i])) {
             if (key) onescope_os_json_push_key(c, key);
             if (n > 1) onescope_os_json_push_index(c, (size_t)i);
-            onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", v[i]);
+            onescope_code rc =
+                onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", v[i]);
             c->depth -= (key ? 1 : 0) + (n > 1 ? 1 : 0);
             return rc;
         }
@@ -50,8 +51,8 @@ static onescope_code check_quat(ots_ctx *c, const char *key, const double *q) {
     OS_TRY(onescope_os_ots_check_finite(c, key, q, 4));
     if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
         onescope_os_json_push_key(c, key);
-        onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a non-zero quaternion [w, x, y, z]",
-                                    "[0, 0, 0, 0]");
+        onescope_code rc = onescope_os_json_fail(
+            c, ONESCOPE_E_RANGE, "a non-zero quaternion [w, x, y, z]", "[0, 0, 0, 0]");
         onescope_os_json_pop(c);
         return rc;
     }
@@ -67,13 +68,15 @@ static onescope_code check_text(ots_ctx *c, const char *key, const char *s, bool
     } else if (required && s[0] == '\0') {
         rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a non-empty name", "\"\"");
     } else if (!onescope_os_utf8_valid((const uint8_t *)s, strlen(s), &bad)) {
-        rc = onescope_os_json_fail(c, ONESCOPE_E_UTF8, "valid UTF-8", "an invalid sequence at byte %zu", bad);
+        rc = onescope_os_json_fail(c, ONESCOPE_E_UTF8, "valid UTF-8",
+                                   "an invalid sequence at byte %zu", bad);
     }
     onescope_os_json_pop(c);
     return rc;
 }
 
-static onescope_code check_enum(ots_ctx *c, const char *key, int v, int count, const char *expected) {
+static onescope_code check_enum(ots_ctx *c, const char *key, int v, int count,
+                                const char *expected) {
     if (v >= 0 && v < count) return ONESCOPE_OK;
     onescope_os_json_push_key(c, key);
     onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "%d", v);
@@ -82,24 +85,32 @@ static onescope_code check_enum(ots_ctx *c, const char *key, int v, int count, c
 }
 
 static onescope_code check_header(ots_ctx *c, const onescope_ots_header *h) {
-    OS_TRY(check_enum(c, "source", (int)h->source, OTS_COUNT(onescope_os_ots_source_names), "harmony, blender or maya"));
+    OS_TRY(check_enum(c, "source", (int)h->source, OTS_COUNT(onescope_os_ots_source_names),
+                      "harmony, blender or maya"));
     onescope_os_json_push_key(c, "fps");
     onescope_code rc = ONESCOPE_OK;
-    if (!isfinite(h->fps)) rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", h->fps);
-    else if (!(h->fps > 0)) rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a frame rate above 0", "%g", h->fps);
+    if (!isfinite(h->fps))
+        rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", h->fps);
+    else if (!(h->fps > 0))
+        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a frame rate above 0", "%g", h->fps);
     onescope_os_json_pop(c);
     OS_TRY(rc);
     const onescope_ots_coordinate_system *s = &h->coordinate_system;
     onescope_os_json_push_key(c, "coordinate_system");
-    if ((rc = check_enum(c, "up", (int)s->up, OTS_COUNT(onescope_os_ots_up_names), "x, y or z")) == ONESCOPE_OK &&
-        (rc = check_enum(c, "hand", (int)s->hand, OTS_COUNT(onescope_os_ots_hand_names), "right or left")) == ONESCOPE_OK &&
-        (rc = check_enum(c, "unit", (int)s->unit, OTS_COUNT(onescope_os_ots_unit_names), "meters")) == ONESCOPE_OK &&
-        (rc = check_enum(c, "rot_order", (int)s->rot_order, OTS_COUNT(onescope_os_ots_rot_order_names),
+    if ((rc = check_enum(c, "up", (int)s->up, OTS_COUNT(onescope_os_ots_up_names), "x, y or z")) ==
+            ONESCOPE_OK &&
+        (rc = check_enum(c, "hand", (int)s->hand, OTS_COUNT(onescope_os_ots_hand_names),
+                         "right or left")) == ONESCOPE_OK &&
+        (rc = check_enum(c, "unit", (int)s->unit, OTS_COUNT(onescope_os_ots_unit_names),
+                         "meters")) == ONESCOPE_OK &&
+        (rc = check_enum(c, "rot_order", (int)s->rot_order,
+                         OTS_COUNT(onescope_os_ots_rot_order_names),
                          "xyz, xzy, yxz, yzx, zxy or zyx")) == ONESCOPE_OK &&
-        (rc = check_enum(c, "rot_repr_anim", (int)s->rot_repr_anim, OTS_COUNT(onescope_os_ots_repr_names),
-                         "euler_deg or quat_wxyz")) == ONESCOPE_OK)
-        rc = check_enum(c, "rot_repr_rest", (int)s->rot_repr_rest, OTS_COUNT(onescope_os_ots_repr_names),
-                        "euler_deg or quat_wxyz");
+        (rc = check_enum(c, "rot_repr_anim", (int)s->rot_repr_anim,
+                         OTS_COUNT(onescope_os_ots_repr_names), "euler_deg or quat_wxyz")) ==
+            ONESCOPE_OK)
+        rc = check_enum(c, "rot_repr_rest", (int)s->rot_repr_rest,
+                        OTS_COUNT(onescope_os_ots_repr_names), "euler_deg or quat_wxyz");
     onescope_os_json_pop(c);
     return rc;
 }
@@ -112,17 +123,20 @@ static onescope_code check_cameras(ots_ctx *c, const onescope_ots_camera *cams, 
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
         const onescope_ots_camera *k = &cams[i];
         onescope_os_json_push_index(c, i);
-        double nums[11] = {k->fov, k->near_plane, k->far_plane, k->near_field, k->far_field,
-                           k->angle, k->offset_x, k->offset_y, k->offset_z, k->pivot_x, k->pivot_y};
-        static const char *const num_keys[11] = {"fov", "near_plane", "far_plane", "near_field",
-                                                 "far_field", "angle", "offset_x", "offset_y",
-                                                 "offset_z", "pivot_x", "pivot_y"};
+        double nums[11] = {k->fov,       k->near_plane, k->far_plane, k->near_field,
+                           k->far_field, k->angle,      k->offset_x,  k->offset_y,
+                           k->offset_z,  k->pivot_x,    k->pivot_y};
+        static const char *const num_keys[11] = {
+            "fov",      "near_plane", "far_plane", "near_field", "far_field", "angle",
+            "offset_x", "offset_y",   "offset_z",  "pivot_x",    "pivot_y"};
         if ((rc = check_text(c, "name", k->name, true)) == ONESCOPE_OK &&
             (rc = check_text(c, "peg", k->peg, false)) == ONESCOPE_OK &&
             (rc = check_text(c, "path", k->path, false)) == ONESCOPE_OK &&
             (rc = check_text(c, "rig", k->rig, false)) == ONESCOPE_OK)
-            rc = check_enum(c, "fov_axis", (int)k->fov_axis, OTS_COUNT(onescope_os_ots_fov_axis_names), "vertical or horizontal");
-        for (int j = 0; j < 11 && rc == ONESCOPE_OK; j++) rc = onescope_os_ots_check_finite(c, num_keys[j], &nums[j], 1);
+            rc = check_enum(c, "fov_axis", (int)k->fov_axis,
+                            OTS_COUNT(onescope_os_ots_fov_axis_names), "vertical or horizontal");
+        for (int j = 0; j < 11 && rc == ONESCOPE_OK; j++)
+            rc = onescope_os_ots_check_finite(c, num_keys[j], &nums[j], 1);
         onescope_os_json_pop(c);
     }
     if (rc == ONESCOPE_OK) rc = camera_names_unique(c, cams, n);
@@ -146,7 +160,9 @@ static uint64_t hash_pair(const char *rig, const char *name) {
     return h;
 }
 
-static bool same_rig(const char *a, const char *b) { return strcmp(a ? a : "", b ? b : "") == 0; }
+static bool same_rig(const char *a, const char *b) {
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
 
 /* Element access for bones and pegs alike. */
 typedef struct element_view {
@@ -167,7 +183,8 @@ static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *
     if (slots == NULL) return onescope_os_json_nomem(c);
     onescope_code rc = ONESCOPE_OK;
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
-        for (size_t s = (size_t)hash_pair(NULL, cams[i].name) & (cap - 1);; s = (s + 1) & (cap - 1)) {
+        for (size_t s = (size_t)hash_pair(NULL, cams[i].name) & (cap - 1);;
+             s = (s + 1) & (cap - 1)) {
             if (slots[s] == 0) {
                 slots[s] = i + 1;
                 break;
@@ -176,7 +193,8 @@ static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *
                 onescope_os_json_push_index(c, i);
                 onescope_os_json_push_key(c, "name");
                 rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
-                              "\"%.100s\" again (first at cameras[%zu])", cams[i].name, slots[s] - 1);
+                                           "\"%.100s\" again (first at cameras[%zu])", cams[i].name,
+                                           slots[s] - 1);
                 c->depth -= 2;
                 break;
             }
@@ -186,7 +204,8 @@ static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *
     return rc;
 }
 
-static size_t table_find(const name_table *t, const element_view *v, const char *rig, const char *name) {
+static size_t table_find(const name_table *t, const element_view *v, const char *rig,
+                         const char *name) {
     for (size_t s = (size_t)hash_pair(rig, name) & t->mask;; s = (s + 1) & t->mask) {
         size_t e = t->slots[s];
         if (e == 0) return SIZE_MAX;
@@ -216,7 +235,8 @@ static void names_insert(size_t *slots, size_t mask, const element_view *v, size
 }
 
 /* The only element named name in any rig tag, or SIZE_MAX (none, or several). */
-static size_t find_any_rig(const size_t *slots, size_t mask, const element_view *v, const char *name) {
+static size_t find_any_rig(const size_t *slots, size_t mask, const element_view *v,
+                           const char *name) {
     for (size_t s = (size_t)hash_pair(NULL, name) & mask;; s = (s + 1) & mask) {
         size_t e = slots[s];
         if (e == 0) return SIZE_MAX;
@@ -234,7 +254,8 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
     t.mask = cap - 1;
     t.slots = onescope_os_calloc(c->a, cap, sizeof *t.slots);
     size_t *by_name = onescope_os_calloc(c->a, cap, sizeof *by_name);
-    size_t *parents = parents_out ? parents_out : onescope_os_calloc(c->a, n ? n : 1, sizeof *parents);
+    size_t *parents =
+        parents_out ? parents_out : onescope_os_calloc(c->a, n ? n : 1, sizeof *parents);
     unsigned char *state = onescope_os_calloc(c->a, n ? n : 1, 1);
     onescope_code rc = ONESCOPE_OK;
     if (t.slots == NULL || by_name == NULL || parents == NULL || state == NULL) {
@@ -256,8 +277,9 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
                 same_rig(view_str(v, e - 1, v->rig_off), rig)) {
                 onescope_os_json_push_index(c, i);
                 onescope_os_json_push_key(c, "name");
-                rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
-                              "\"%.100s\" again (first at %s[%zu])", name, what, e - 1);
+                rc =
+                    onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
+                                          "\"%.100s\" again (first at %s[%zu])", name, what, e - 1);
                 c->depth -= 2;
                 break;
             }
@@ -270,8 +292,9 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
         if (strcmp(parent, view_str(v, i, v->name_off)) == 0) {
             onescope_os_json_push_index(c, i);
             onescope_os_json_push_key(c, "parent");
-            rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a parent other than the element itself",
-                          "\"%.100s\"", parent);
+            rc =
+                onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a parent other than the element itself",
+                                      "\"%.100s\"", parent);
             c->depth -= 2;
             break;
         }
@@ -289,7 +312,7 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
             onescope_os_json_push_index(c, j);
             onescope_os_json_push_key(c, "parent");
             rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a parent chain that ends at a root",
-                          "a loop through \"%.100s\"", view_str(v, j, v->name_off));
+                                       "a loop through \"%.100s\"", view_str(v, j, v->name_off));
             c->depth -= 2;
         }
         for (j = i; j != SIZE_MAX && state[j] == 1; j = parents[j]) state[j] = 2;
@@ -306,18 +329,26 @@ done:
 onescope_code onescope_os_ots_rig_rules(ots_ctx *c, const onescope_ots_rig *r) {
     OS_TRY(check_header(c, &r->header));
     onescope_os_json_push_key(c, "name");
-    onescope_code rc = r->name == NULL ? onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a string", "none") : ONESCOPE_OK;
+    onescope_code rc = r->name == NULL
+                           ? onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a string", "none")
+                           : ONESCOPE_OK;
     onescope_os_json_pop(c);
     OS_TRY(rc);
     OS_TRY(check_text(c, "name", r->name, false));
     onescope_os_json_push_key(c, "scale_factor");
-    if (!isfinite(r->scale_factor)) rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", r->scale_factor);
-    else if (!(r->scale_factor > 0)) rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", r->scale_factor);
+    if (!isfinite(r->scale_factor))
+        rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g",
+                                   r->scale_factor);
+    else if (!(r->scale_factor > 0))
+        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g",
+                                   r->scale_factor);
     onescope_os_json_pop(c);
     OS_TRY(rc);
-    OS_TRY(check_enum(c, "pivot_space", (int)r->pivot_space, OTS_COUNT(onescope_os_ots_pivot_space_names), "local or armature"));
+    OS_TRY(check_enum(c, "pivot_space", (int)r->pivot_space,
+                      OTS_COUNT(onescope_os_ots_pivot_space_names), "local or armature"));
     if (r->bone_count > 0 && r->bones == NULL)
-        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "bones", "an array", "NULL");
+        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "bones",
+                                "an array", "NULL");
     onescope_os_json_push_key(c, "bones");
     for (size_t i = 0; i < r->bone_count && rc == ONESCOPE_OK; i++) {
         const onescope_ots_bone *b = &r->bones[i];
@@ -337,7 +368,8 @@ onescope_code onescope_os_ots_rig_rules(ots_ctx *c, const onescope_ots_rig *r) {
     onescope_os_json_pop(c);
     OS_TRY(rc);
     if (r->camera_count > 0 && r->cameras == NULL)
-        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "cameras", "an array", "NULL");
+        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "cameras",
+                                "an array", "NULL");
     OS_TRY(check_cameras(c, r->cameras, r->camera_count));
     element_view v = {r->bones, sizeof(onescope_ots_bone), offsetof(onescope_ots_bone, name),
                       offsetof(onescope_ots_bone, parent), offsetof(onescope_ots_bone, rig)};
@@ -349,15 +381,18 @@ static onescope_code check_keyframe(ots_ctx *c, const onescope_ots_keyframe *k) 
     if (k->has_rot) OS_TRY(onescope_os_ots_check_finite(c, "rot", k->rot, 3));
     if (k->has_rot_quat) OS_TRY(check_quat(c, "rot_quat", k->rot_quat));
     if (!k->has_rot && !k->has_rot_quat)
-        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a key \"rot_quat\" or \"rot\"", "neither");
+        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a key \"rot_quat\" or \"rot\"",
+                                     "neither");
     OS_TRY(onescope_os_ots_check_finite(c, "scl", k->scl, 3));
-    OS_TRY(check_enum(c, "interp", (int)k->interp, OTS_COUNT(onescope_os_ots_interp_names), "BEZIER, LINEAR or CONSTANT"));
+    OS_TRY(check_enum(c, "interp", (int)k->interp, OTS_COUNT(onescope_os_ots_interp_names),
+                      "BEZIER, LINEAR or CONSTANT"));
     onescope_os_json_push_key(c, "handles");
     onescope_code rc = ONESCOPE_OK;
     for (int ch = 0; ch < 3 && rc == ONESCOPE_OK; ch++) {
         onescope_os_json_push_key(c, onescope_os_ots_channel_names[ch]);
         if (k->handle_axes[ch] != 0 && k->handle_axes[ch] != 3)
-            rc = onescope_os_json_fail(c, ONESCOPE_E_LENGTH, "0 or 3 axes", "%u", (unsigned)k->handle_axes[ch]);
+            rc = onescope_os_json_fail(c, ONESCOPE_E_LENGTH, "0 or 3 axes", "%u",
+                                       (unsigned)k->handle_axes[ch]);
         for (int ax = 0; ax < k->handle_axes[ch] && rc == ONESCOPE_OK; ax++) {
             const onescope_ots_handle *h = &k->handles[ch][ax];
             if (!h->present) continue;
@@ -384,13 +419,14 @@ onescope_code onescope_os_ots_clip_rules(ots_ctx *c, const onescope_ots_clip *k,
     onescope_code rc = ONESCOPE_OK;
     if (k->frame_range[0] > k->frame_range[1]) {
         onescope_os_json_push_key(c, "frame_range");
-        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "[first, last] with first <= last", "[%ld, %ld]",
-                      (long)k->frame_range[0], (long)k->frame_range[1]);
+        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "[first, last] with first <= last",
+                                   "[%ld, %ld]", (long)k->frame_range[0], (long)k->frame_range[1]);
         onescope_os_json_pop(c);
         return rc;
     }
     if ((k->peg_count > 0 && k->pegs == NULL) || (k->camera_count > 0 && k->cameras == NULL))
-        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "pegs", "an array", "NULL");
+        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "pegs",
+                                "an array", "NULL");
     onescope_os_json_push_key(c, "pegs");
     for (size_t i = 0; i < k->peg_count && rc == ONESCOPE_OK; i++) {
         const onescope_ots_peg *p = &k->pegs[i];
@@ -408,17 +444,20 @@ onescope_code onescope_os_ots_clip_rules(ots_ctx *c, const onescope_ots_clip *k,
             onescope_os_json_pop(c);
         }
         if (rc == ONESCOPE_OK && p->keyframe_count > 0 && p->keyframes == NULL)
-            rc = onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "keyframes", "an array", "NULL");
+            rc = onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "keyframes",
+                                  "an array", "NULL");
         onescope_os_json_push_key(c, "keyframes");
         for (size_t j = 0; j < p->keyframe_count && rc == ONESCOPE_OK; j++) {
             onescope_os_json_push_index(c, j);
             rc = check_keyframe(c, &p->keyframes[j]);
             if (rc == ONESCOPE_OK && j > 0 && p->keyframes[j].frame <= p->keyframes[j - 1].frame) {
                 onescope_os_json_push_key(c, "frame");
-                rc = onescope_os_json_fail(c, p->keyframes[j].frame == p->keyframes[j - 1].frame ? ONESCOPE_E_DUPLICATE
-                                                                                      : ONESCOPE_E_RANGE,
-                              "a frame after the previous keyframe's", "%ld after %ld",
-                              (long)p->keyframes[j].frame, (long)p->keyframes[j - 1].frame);
+                rc = onescope_os_json_fail(
+                    c,
+                    p->keyframes[j].frame == p->keyframes[j - 1].frame ? ONESCOPE_E_DUPLICATE
+                                                                       : ONESCOPE_E_RANGE,
+                    "a frame after the previous keyframe's", "%ld after %ld",
+                    (long)p->keyframes[j].frame, (long)p->keyframes[j - 1].frame);
                 onescope_os_json_pop(c);
             }
             onescope_os_json_pop(c);
@@ -436,7 +475,9 @@ onescope_code onescope_os_ots_clip_rules(ots_ctx *c, const onescope_ots_clip *k,
 
 onescope_code onescope_ots_rig_validate(const onescope_ots_rig *r, const char *name,
                                         onescope_error *error) {
-    if (r == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "rig", "non-NULL", NULL);
+    if (r == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "rig", "non-NULL",
+                                NULL);
     ots_ctx c;
     onescope_os_json_ctx_init(&c, name, r->allocator, error);
     return onescope_os_ots_rig_rules(&c, r);
@@ -444,7 +485,9 @@ onescope_code onescope_ots_rig_validate(const onescope_ots_rig *r, const char *n
 
 onescope_code onescope_ots_clip_validate(const onescope_ots_clip *k, const char *name,
                                          onescope_error *error) {
-    if (k == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "clip", "non-NULL", NULL);
+    if (k == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "clip", "non-NULL",
+                                NULL);
     ots_ctx c;
     onescope_os_json_ctx_init(&c, name, k->allocator, error);
     return onescope_os_ots_clip_rules(&c, k, NULL);

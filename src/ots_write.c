@@ -16,8 +16,12 @@ typedef struct jw {
     bool first[OTS_MAX_DEPTH + 2];
 } jw;
 
-static void put(jw *j, const char *s, size_t n) { onescope_os_write_bytes(&j->w, s, n); }
-static void puts_(jw *j, const char *s) { put(j, s, strlen(s)); }
+static void put(jw *j, const char *s, size_t n) {
+    onescope_os_write_bytes(&j->w, s, n);
+}
+static void puts_(jw *j, const char *s) {
+    put(j, s, strlen(s));
+}
 
 static void newline(jw *j) {
     static const char spaces[] = "\n                                                ";
@@ -55,8 +59,10 @@ static void put_string(jw *j, const char *s) {
             put(j, run, (size_t)(s - run));
             run = s + 1;
             char esc[8];
-            if (ch == '"') puts_(j, "\\\"");
-            else if (ch == '\\') puts_(j, "\\\\");
+            if (ch == '"')
+                puts_(j, "\\\"");
+            else if (ch == '\\')
+                puts_(j, "\\\\");
             else {
                 snprintf(esc, sizeof esc, "\\u%04x", ch);
                 put(j, esc, 6);
@@ -162,10 +168,14 @@ static void key_vec(jw *j, const char *k, const double *v, int n) {
 }
 static void key_name_or_null(jw *j, const char *k, const char *s) {
     key(j, k);
-    if (s == NULL) puts_(j, "null");
-    else put_string(j, s);
+    if (s == NULL)
+        puts_(j, "null");
+    else
+        put_string(j, s);
 }
-static bool empty(const char *s) { return s == NULL || s[0] == '\0'; }
+static bool empty(const char *s) {
+    return s == NULL || s[0] == '\0';
+}
 
 static void write_header_start(jw *j, const char *format, const onescope_ots_header *h) {
     open_(j, "{");
@@ -222,7 +232,8 @@ static void write_cameras(jw *j, const onescope_ots_camera *cams, size_t n) {
 static onescope_code finish(jw *j, onescope_buffer *out, onescope_error *error) {
     close_(j, "}");
     put(j, "\n", 1);
-    onescope_code rc = j->w.failed ? ONESCOPE_OK : onescope_os_check_output_size(j->w.size, "ots writer", error);
+    onescope_code rc =
+        j->w.failed ? ONESCOPE_OK : onescope_os_check_output_size(j->w.size, "ots writer", error);
     if (rc != ONESCOPE_OK) {
         onescope_os_writer_discard(&j->w);
         return rc;
@@ -232,7 +243,9 @@ static onescope_code finish(jw *j, onescope_buffer *out, onescope_error *error) 
 
 onescope_code onescope_ots_rig_write(const onescope_ots_rig *r, const onescope_allocator *allocator,
                                      onescope_buffer *out, onescope_error *error) {
-    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_rig_write", OS_NO_OFFSET, "out", "non-NULL", NULL);
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_rig_write", OS_NO_OFFSET,
+                                "out", "non-NULL", NULL);
     out->data = NULL;
     out->size = 0;
     out->allocator = allocator;
@@ -301,9 +314,12 @@ static void write_keyframe(jw *j, const onescope_ots_keyframe *k) {
     close_(j, "}");
 }
 
-onescope_code onescope_ots_clip_write(const onescope_ots_clip *k, const onescope_allocator *allocator,
-                                      onescope_buffer *out, onescope_error *error) {
-    if (out == NULL) return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_clip_write", OS_NO_OFFSET, "out", "non-NULL", NULL);
+onescope_code onescope_ots_clip_write(const onescope_ots_clip *k,
+                                      const onescope_allocator *allocator, onescope_buffer *out,
+                                      onescope_error *error) {
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_ots_clip_write", OS_NO_OFFSET,
+                                "out", "non-NULL", NULL);
     out->data = NULL;
     out->size = 0;
     out->allocator = allocator;

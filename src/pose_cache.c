@@ -37,7 +37,7 @@ void onescope_pose_cache_free(onescope_pose_cache *c) {
 
 static onescope_code nomem(onescope_error *error, const char *name, const char *what) {
     return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, what, NULL,
-                   "could not allocate memory");
+                            "could not allocate memory");
 }
 
 /* Every text gets its own NUL-terminated block so empty text is never a NULL pointer. */
@@ -60,7 +60,7 @@ static onescope_code alloc_cache(uint32_t entity_count, uint32_t frame_count,
     size_t pose_count;
     if (!onescope_os_mul_size(entity_count, frame_count, &pose_count))
         return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "pose count", NULL,
-                       "overflows size_t");
+                                "overflows size_t");
     onescope_pose_cache *c = onescope_os_calloc(a, 1, sizeof *c);
     if (c == NULL) return nomem(error, name, "cache");
     c->allocator = a;
@@ -81,17 +81,18 @@ onescope_code onescope_pose_cache_create(uint8_t dimensions, uint32_t entity_cou
                                          onescope_pose_cache **out, onescope_error *error) {
     const char *name = "onescope_pose_cache_create";
     if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
     *out = NULL;
     if (dimensions != 2 && dimensions != 3)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "dimensions", "2 or 3", "%u",
-                       (unsigned)dimensions);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "dimensions", "2 or 3",
+                                "%u", (unsigned)dimensions);
     if (entity_count < 1 || entity_count > ONESCOPE_OSPC_MAX_ENTITIES)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "entity count",
-                       "1 to 65536", "%u", (unsigned)entity_count);
+                                "1 to 65536", "%u", (unsigned)entity_count);
     if (frame_count < 1 || frame_count > ONESCOPE_OSPC_MAX_FRAMES)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame count",
-                       "1 to 4194304", "%u", (unsigned)frame_count);
+                                "1 to 4194304", "%u", (unsigned)frame_count);
     onescope_pose_cache *c;
     OS_TRY(alloc_cache(entity_count, frame_count, a, &c, error, name));
     c->dimensions = dimensions;
@@ -116,25 +117,24 @@ static onescope_code set_text(onescope_pose_cache *c, onescope_text *field, cons
                               size_t length, onescope_error *error, const char *name) {
     if (length > ONESCOPE_OSPC_MAX_TEXT)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "text length",
-                       "at most 1024 bytes", "%zu", length);
+                                "at most 1024 bytes", "%zu", length);
     size_t bad;
     if (!onescope_os_utf8_valid((const uint8_t *)text, length, &bad))
         return onescope_os_fail(error, ONESCOPE_E_UTF8, name, OS_NO_OFFSET, "text", "valid UTF-8",
-                       "an invalid sequence at byte %zu", bad);
+                                "an invalid sequence at byte %zu", bad);
     return copy_text(c->allocator, field, text, length, error, name);
 }
 
 onescope_code onescope_pose_cache_set_text(onescope_pose_cache *c, onescope_pose_text_field which,
-                                           const char *text, size_t length,
-                                           onescope_error *error) {
+                                           const char *text, size_t length, onescope_error *error) {
     const char *name = "onescope_pose_cache_set_text";
     if (c == NULL || (text == NULL && length > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "cache and text must not be NULL");
+                                "cache and text must not be NULL");
     /* Compared as unsigned: an enum holding a negative value is out of range too. */
     if ((unsigned)which >= (unsigned)ONESCOPE_POSE_TEXT_COUNT)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "text field",
-                       "0 to 5 (an onescope_pose_text_field)", "%d", (int)which);
+                                "0 to 5 (an onescope_pose_text_field)", "%d", (int)which);
     return set_text(c, &c->text[which], text, length, error, name);
 }
 
@@ -144,13 +144,13 @@ onescope_code onescope_pose_cache_set_entity_name(onescope_pose_cache *c, uint32
     const char *name = "onescope_pose_cache_set_entity_name";
     if (c == NULL || c->entities == NULL || (text == NULL && length > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "cache, its entities and text must not be NULL");
+                                "cache, its entities and text must not be NULL");
     if (entity >= c->entity_count) {
         char expected[64];
         snprintf(expected, sizeof expected, "below the entity count %lu",
                  (unsigned long)c->entity_count);
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "entity", expected,
-                       "%lu", (unsigned long)entity);
+                                "%lu", (unsigned long)entity);
     }
     return set_text(c, &c->entities[entity].name, text, length, error, name);
 }
@@ -169,7 +169,9 @@ static uint32_t f32_bits(float v) {
     return bits;
 }
 
-static bool bits_finite(uint32_t bits) { return (bits & F32_EXPONENT) != F32_EXPONENT; }
+static bool bits_finite(uint32_t bits) {
+    return (bits & F32_EXPONENT) != F32_EXPONENT;
+}
 
 /* Describes a non-finite float for messages without loading it as a float (which could
  * change a signalling NaN on some targets). */
@@ -208,51 +210,52 @@ static onescope_code fail_pose(onescope_os_reader *r, size_t poses_at, size_t in
     snprintf(field, sizeof field, "frame %zu entity %zu %s", index / entity_count,
              index % entity_count, pose_value_names[k]);
     describe_f32(found, sizeof found, bits);
-    return onescope_os_reader_fail_at(r, poses_at + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k,
-                             ONESCOPE_E_NOT_FINITE, field,
-                             "a finite number (NaN only in position x, for an absent entity)",
-                             "%s", found);
+    return onescope_os_reader_fail_at(
+        r, poses_at + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k, ONESCOPE_E_NOT_FINITE,
+        field, "a finite number (NaN only in position x, for an absent entity)", "%s", found);
 }
 
 static onescope_code check_dimensions(onescope_os_reader *r, uint8_t dims) {
     if (dims == 2 || dims == 3) return ONESCOPE_OK;
-    return onescope_os_reader_fail_at(r, 8, ONESCOPE_E_RANGE, "dimensions", "2 or 3", "%u", (unsigned)dims);
+    return onescope_os_reader_fail_at(r, 8, ONESCOPE_E_RANGE, "dimensions", "2 or 3", "%u",
+                                      (unsigned)dims);
 }
 
 static onescope_code check_entity_count(onescope_os_reader *r, uint32_t n) {
     if (n >= 1 && n <= ONESCOPE_OSPC_MAX_ENTITIES) return ONESCOPE_OK;
     return onescope_os_reader_fail_at(r, 12, ONESCOPE_E_RANGE, "entity count", "1 to 65536", "%lu",
-                             (unsigned long)n);
+                                      (unsigned long)n);
 }
 
 static onescope_code check_frame_count(onescope_os_reader *r, uint32_t n) {
     if (n >= 1 && n <= ONESCOPE_OSPC_MAX_FRAMES) return ONESCOPE_OK;
     return onescope_os_reader_fail_at(r, 16, ONESCOPE_E_RANGE, "frame count", "1 to 4194304", "%lu",
-                             (unsigned long)n);
+                                      (unsigned long)n);
 }
 
 static onescope_code check_start_step(onescope_os_reader *r, int64_t step) {
     if (step >= 0) return ONESCOPE_OK;
     return onescope_os_reader_fail_at(r, 20, ONESCOPE_E_RANGE, "start step", "0 or more", "%lld",
-                             (long long)step);
+                                      (long long)step);
 }
 
 /* -0.0 compares equal to 0 and is accepted as zero (its bits are kept). */
 static onescope_code check_metres_per_unit(onescope_os_reader *r, double mpu) {
     if (isnan(mpu) || isinf(mpu))
         return onescope_os_reader_fail_at(r, 28, ONESCOPE_E_NOT_FINITE, "metres per unit",
-                                 "0 or a positive finite number", "%g", mpu);
+                                          "0 or a positive finite number", "%g", mpu);
     if (mpu < 0)
         return onescope_os_reader_fail_at(r, 28, ONESCOPE_E_RANGE, "metres per unit",
-                                 "0 or a positive finite number", "%g", mpu);
+                                          "0 or a positive finite number", "%g", mpu);
     return ONESCOPE_OK;
 }
 
 /* at: offset of the text's u16 length. */
-static onescope_code check_text_length(onescope_os_reader *r, size_t at, const char *field, size_t length) {
+static onescope_code check_text_length(onescope_os_reader *r, size_t at, const char *field,
+                                       size_t length) {
     if (length <= ONESCOPE_OSPC_MAX_TEXT) return ONESCOPE_OK;
-    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field, "a length of at most 1024 bytes",
-                             "%zu", length);
+    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field,
+                                      "a length of at most 1024 bytes", "%zu", length);
 }
 
 static onescope_code check_text_bytes(onescope_os_reader *r, size_t at, const char *field,
@@ -260,25 +263,30 @@ static onescope_code check_text_bytes(onescope_os_reader *r, size_t at, const ch
     size_t bad;
     if (length == 0 || onescope_os_utf8_valid(s, length, &bad)) return ONESCOPE_OK;
     return onescope_os_reader_fail_at(r, at + 2 + bad, ONESCOPE_E_UTF8, field, "valid UTF-8",
-                             "byte 0x%02x", (unsigned)s[bad]);
+                                      "byte 0x%02x", (unsigned)s[bad]);
 }
 
-static onescope_code check_entity_id(onescope_os_reader *r, size_t at, const char *field, uint64_t id) {
+static onescope_code check_entity_id(onescope_os_reader *r, size_t at, const char *field,
+                                     uint64_t id) {
     if (id != 0) return ONESCOPE_OK;
     return onescope_os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field, "a non-zero id", "0");
 }
 
-static onescope_code check_shape(onescope_os_reader *r, size_t at, const char *field, uint8_t shape) {
+static onescope_code check_shape(onescope_os_reader *r, size_t at, const char *field,
+                                 uint8_t shape) {
     if (shape <= ONESCOPE_SHAPE_CAPSULE) return ONESCOPE_OK;
     return onescope_os_reader_fail_at(r, at, ONESCOPE_E_RANGE, field,
-                             "0 point, 1 sphere, 2 box or 3 capsule", "%u", (unsigned)shape);
+                                      "0 point, 1 sphere, 2 box or 3 capsule", "%u",
+                                      (unsigned)shape);
 }
 
-static onescope_code check_size(onescope_os_reader *r, size_t at, const char *field, uint32_t bits) {
+static onescope_code check_size(onescope_os_reader *r, size_t at, const char *field,
+                                uint32_t bits) {
     if (bits_finite(bits)) return ONESCOPE_OK;
     char found[48];
     describe_f32(found, sizeof found, bits);
-    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_NOT_FINITE, field, "a finite number", "%s", found);
+    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_NOT_FINITE, field, "a finite number", "%s",
+                                      found);
 }
 
 /* Open-addressed set of ids for the uniqueness check: O(n), no sorting of the caller's data. */
@@ -310,8 +318,8 @@ static bool id_set_insert(id_set *s, uint64_t id) {
 static onescope_code check_unique(onescope_os_reader *r, size_t at, const char *field, id_set *ids,
                                   uint64_t id) {
     if (id_set_insert(ids, id)) return ONESCOPE_OK;
-    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_DUPLICATE, field, "a unique id", "%llu again",
-                             (unsigned long long)id);
+    return onescope_os_reader_fail_at(r, at, ONESCOPE_E_DUPLICATE, field, "a unique id",
+                                      "%llu again", (unsigned long long)id);
 }
 
 static void entity_field(char *buf, size_t size, uint32_t index, const char *what) {
@@ -338,13 +346,15 @@ static uint64_t least_file_size(uint64_t entities, uint64_t frames) {
            entities * frames * ONESCOPE_OSPC_POSE_BYTES;
 }
 
-static onescope_code check_counts_fit(onescope_os_reader *r, size_t total, size_t at, const char *field,
-                                      uint32_t count, uint64_t entities, uint64_t frames) {
+static onescope_code check_counts_fit(onescope_os_reader *r, size_t total, size_t at,
+                                      const char *field, uint32_t count, uint64_t entities,
+                                      uint64_t frames) {
     uint64_t least = least_file_size(entities, frames);
     if (least <= total) return ONESCOPE_OK;
     return onescope_os_reader_fail_at(r, at, ONESCOPE_E_TRUNCATED, field,
-                             "a count the file can hold", "%lu, which needs at least %llu bytes; the file has %zu",
-                             (unsigned long)count, (unsigned long long)least, total);
+                                      "a count the file can hold",
+                                      "%lu, which needs at least %llu bytes; the file has %zu",
+                                      (unsigned long)count, (unsigned long long)least, total);
 }
 
 static onescope_code scan_header(onescope_os_reader *r, ospc_header *h) {
@@ -352,19 +362,21 @@ static onescope_code scan_header(onescope_os_reader *r, ospc_header *h) {
     const uint8_t *magic;
     if (r->size < 4 && r->size > 0 && memcmp(r->data, "OSPC", r->size) != 0)
         return onescope_os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
-                                 "%zu bytes that do not start it", r->size);
+                                          "%zu bytes that do not start it", r->size);
     OS_TRY(onescope_os_read_bytes(r, "magic", 4, &magic));
     if (memcmp(magic, "OSPC", 4) != 0)
         return onescope_os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
-                                 "%02x %02x %02x %02x", magic[0], magic[1], magic[2], magic[3]);
+                                          "%02x %02x %02x %02x", magic[0], magic[1], magic[2],
+                                          magic[3]);
     uint16_t version, flags;
     OS_TRY(onescope_os_read_u16(r, "version", &version));
     if (version != ONESCOPE_OSPC_VERSION)
         return onescope_os_reader_fail_at(r, 4, ONESCOPE_E_VERSION, "version", "1", "%u",
-                                 (unsigned)version);
+                                          (unsigned)version);
     OS_TRY(onescope_os_read_u16(r, "flags", &flags));
     if (flags != 0)
-        return onescope_os_reader_fail_at(r, 6, ONESCOPE_E_FLAGS, "flags", "0", "%u", (unsigned)flags);
+        return onescope_os_reader_fail_at(r, 6, ONESCOPE_E_FLAGS, "flags", "0", "%u",
+                                          (unsigned)flags);
     OS_TRY(onescope_os_read_u8(r, "dimensions", &h->dimensions));
     OS_TRY(check_dimensions(r, h->dimensions));
     OS_TRY(onescope_os_read_zeros(r, "reserved", 3));
@@ -438,7 +450,7 @@ static onescope_code scan(onescope_os_reader *r, const onescope_allocator *a, os
         snprintf(expected, sizeof expected, "%zu bytes (%lu frames x %lu entities x 28)",
                  h->pose_bytes, (unsigned long)h->frame_count, (unsigned long)h->entity_count);
         return onescope_os_reader_fail_at(r, r->pos, ONESCOPE_E_TRUNCATED, "poses", expected,
-                                 "%zu bytes", remaining);
+                                          "%zu bytes", remaining);
     }
     return ONESCOPE_OK;
 }
@@ -446,8 +458,7 @@ static onescope_code scan(onescope_os_reader *r, const onescope_allocator *a, os
 static void load_text(const onescope_allocator *a, const uint8_t **p, onescope_text *t,
                       onescope_code *rc, onescope_error *error, const char *name) {
     size_t length = onescope_os_get_u16(*p);
-    if (*rc == ONESCOPE_OK)
-        *rc = copy_text(a, t, (const char *)*p + 2, length, error, name);
+    if (*rc == ONESCOPE_OK) *rc = copy_text(a, t, (const char *)*p + 2, length, error, name);
     *p += 2 + length;
 }
 
@@ -512,7 +523,8 @@ static onescope_code parse_impl(const uint8_t *data, size_t size, const char *na
     c->metres_per_unit = h.metres_per_unit;
     onescope_code rc = ONESCOPE_OK;
     const uint8_t *p = r.data + HEADER_BYTES;
-    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) load_text(a, &p, &c->text[i], &rc, error, name);
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++)
+        load_text(a, &p, &c->text[i], &rc, error, name);
     for (uint32_t i = 0; i < h.entity_count && rc == ONESCOPE_OK; i++) {
         onescope_pose_entity *e = &c->entities[i];
         e->id = onescope_os_get_u64(p);
@@ -530,15 +542,16 @@ static onescope_code parse_impl(const uint8_t *data, size_t size, const char *na
     if (bad != SIZE_MAX) {
         size_t index = bad / 7;
         int k = (int)(bad % 7);
-        rc = fail_pose(&r, poses_at, index, k, h.entity_count,
-                       onescope_os_get_u32(pose_bytes + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k));
+        rc = fail_pose(
+            &r, poses_at, index, k, h.entity_count,
+            onescope_os_get_u32(pose_bytes + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k));
         goto fail;
     }
     if (size - poses_at > h.pose_bytes) {
         char expected[96];
         snprintf(expected, sizeof expected, "end of file after %zu pose bytes", h.pose_bytes);
         rc = onescope_os_reader_fail_at(&r, poses_at + h.pose_bytes, ONESCOPE_E_TRAILING, "poses",
-                               expected, "%zu more bytes", size - poses_at - h.pose_bytes);
+                                        expected, "%zu more bytes", size - poses_at - h.pose_bytes);
         goto fail;
     }
     *out = c;
@@ -557,7 +570,7 @@ onescope_code onescope_pose_cache_parse(const void *data, size_t size, const cha
     if (out != NULL) *out = NULL;
     if (out == NULL || (data == NULL && size > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "data and out must not be NULL");
+                                "data and out must not be NULL");
     *out = NULL;
     OS_TRY(onescope_os_check_input_size(size, options, name, error));
     return parse_impl(data, size, name, options->allocator, out, error);
@@ -565,13 +578,16 @@ onescope_code onescope_pose_cache_parse(const void *data, size_t size, const cha
 
 /* ---- validator and writer ---- */
 
-static size_t text_bytes(const onescope_text *t) { return 2 + (size_t)t->length; }
+static size_t text_bytes(const onescope_text *t) {
+    return 2 + (size_t)t->length;
+}
 
 static onescope_code validate_text(onescope_os_reader *r, size_t at, const char *field,
                                    const onescope_text *t) {
     OS_TRY(check_text_length(r, at, field, t->length));
     if (t->data == NULL && t->length > 0)
-        return onescope_os_reader_fail_at(r, at + 2, ONESCOPE_E_ARGUMENT, field, "text", "NULL data");
+        return onescope_os_reader_fail_at(r, at + 2, ONESCOPE_E_ARGUMENT, field, "text",
+                                          "NULL data");
     return check_text_bytes(r, at, field, (const uint8_t *)t->data, t->length);
 }
 
@@ -580,7 +596,7 @@ onescope_code onescope_pose_cache_validate(const onescope_pose_cache *c, const c
     if (name == NULL) name = "<ospc>";
     if (c == NULL || c->entities == NULL || c->poses == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "cache, entities and poses must not be NULL");
+                                "cache, entities and poses must not be NULL");
     /* Offsets in messages are where the value would be written. */
     onescope_os_reader r;
     onescope_os_reader_init(&r, NULL, 0, name, error);
@@ -633,11 +649,12 @@ static void write_text(onescope_os_writer *w, const onescope_text *t) {
 }
 
 onescope_code onescope_pose_cache_write(const onescope_pose_cache *c,
-                                        const onescope_allocator *allocator,
-                                        onescope_buffer *out, onescope_error *error) {
+                                        const onescope_allocator *allocator, onescope_buffer *out,
+                                        onescope_error *error) {
     const char *name = "<ospc output>";
     if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
     memset(out, 0, sizeof *out);
     OS_TRY(onescope_pose_cache_validate(c, name, error));
 
@@ -647,8 +664,8 @@ onescope_code onescope_pose_cache_write(const onescope_pose_cache *c,
     size_t pose_count = (size_t)c->entity_count * c->frame_count;
     if (!onescope_os_mul_size(pose_count, ONESCOPE_OSPC_POSE_BYTES, &pose_bytes) ||
         !onescope_os_add_size(total, pose_bytes, &total))
-        return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size", NULL,
-                       "overflows size_t");
+        return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size",
+                                NULL, "overflows size_t");
     OS_TRY(onescope_os_check_output_size(total, name, error));
 
     onescope_os_writer w;
@@ -679,7 +696,8 @@ onescope_code onescope_pose_cache_write(const onescope_pose_cache *c,
         memcpy(dst, c->poses, pose_bytes);
 #else
         const float *src = &c->poses[0].position[0];
-        for (size_t i = 0; i < pose_count * 7; i++) onescope_os_put_u32(dst + 4 * i, f32_bits(src[i]));
+        for (size_t i = 0; i < pose_count * 7; i++)
+            onescope_os_put_u32(dst + 4 * i, f32_bits(src[i]));
 #endif
     }
     return onescope_os_writer_finish(&w, out, error, name);
@@ -693,7 +711,9 @@ const onescope_pose *onescope_pose_cache_pose(const onescope_pose_cache *c, uint
     return &c->poses[(size_t)frame * c->entity_count + entity];
 }
 
-bool onescope_pose_is_present(const onescope_pose *p) { return p != NULL && !isnan(p->position[0]); }
+bool onescope_pose_is_present(const onescope_pose *p) {
+    return p != NULL && !isnan(p->position[0]);
+}
 
 void onescope_pose_rotation(const onescope_pose *p, float out[4]) {
     if (out == NULL) return;

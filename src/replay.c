@@ -14,10 +14,12 @@
 
 static onescope_code nomem(onescope_error *error, const char *name, const char *what) {
     return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, what, NULL,
-                   "could not allocate memory");
+                            "could not allocate memory");
 }
 
-static int has_link(const onescope_replay *r) { return r->link.role != ONESCOPE_LINK_ROLE_NONE; }
+static int has_link(const onescope_replay *r) {
+    return r->link.role != ONESCOPE_LINK_ROLE_NONE;
+}
 
 uint16_t onescope_replay_flags(const onescope_replay *r) {
     if (r == NULL) return 0;
@@ -38,7 +40,9 @@ onescope_link_block onescope_replay_link(const onescope_replay *r) {
     return r ? r->link : none;
 }
 
-uint32_t onescope_replay_step_count(const onescope_replay *r) { return r ? r->step_count : 0; }
+uint32_t onescope_replay_step_count(const onescope_replay *r) {
+    return r ? r->step_count : 0;
+}
 
 bool onescope_replay_has_start_snapshot(const onescope_replay *r) {
     return r != NULL && r->has_start_snapshot;
@@ -50,7 +54,9 @@ const uint8_t *onescope_replay_start_snapshot(const onescope_replay *r, size_t *
     return have ? r->start_snapshot : NULL;
 }
 
-uint64_t onescope_replay_start_step(const onescope_replay *r) { return r ? r->start_step : 0; }
+uint64_t onescope_replay_start_step(const onescope_replay *r) {
+    return r ? r->start_step : 0;
+}
 
 bool onescope_replay_has_hash_rows(const onescope_replay *r) {
     return r != NULL && r->has_hash_rows;
@@ -100,7 +106,7 @@ onescope_code onescope_replay_create(const onescope_sim_setup *setup,
     const char *name = "onescope_replay_create";
     if (out == NULL || setup == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "setup and out must not be NULL");
+                                "setup and out must not be NULL");
     *out = NULL;
     OS_TRY(onescope_sim_setup_check(setup, link, name, error));
     return new_replay(setup, link, a, INITIAL_STEPS, out, error, name);
@@ -117,7 +123,7 @@ onescope_code onescope_replay_set_start_snapshot(onescope_replay *r, const void 
     const char *name = "onescope_replay_set_start_snapshot";
     if (r == NULL || (snapshot == NULL && size > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "replay and snapshot must not be NULL");
+                                "replay and snapshot must not be NULL");
     uint8_t *copy = NULL;
     if (snapshot != NULL) {
         OS_TRY(onescope_sim_snapshot_check(&r->setup, snapshot, size, name, 0, error));
@@ -139,15 +145,15 @@ onescope_code onescope_replay_append_step(onescope_replay *r, const void *input,
     const char *name = "onescope_replay_append_step";
     if (r == NULL || (input == NULL && size > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "replay and input must not be NULL");
+                                "replay and input must not be NULL");
     if (r->step_count >= ONESCOPE_OSTM_MAX_STEPS)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "step count",
-                       "at most 16777216", "one more than %" PRIu32, r->step_count);
+                                "at most 16777216", "one more than %" PRIu32, r->step_count);
     OS_TRY(onescope_op_check_input(r->setup.dimensions, input, size, name, 0, error));
     size_t used = r->input_offsets[r->step_count];
     if (size > UINT32_MAX - used)
         return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "input bytes",
-                       "under 4 GiB in all", "%zu more", size);
+                                "under 4 GiB in all", "%zu more", size);
     if (r->step_count == r->steps_capacity) {
         uint32_t cap = r->steps_capacity < INITIAL_STEPS ? INITIAL_STEPS : r->steps_capacity * 2;
         if (cap > ONESCOPE_OSTM_MAX_STEPS) cap = ONESCOPE_OSTM_MAX_STEPS;
@@ -180,7 +186,7 @@ onescope_code onescope_replay_append_ops(onescope_replay *r, const onescope_op *
     const char *name = "onescope_replay_append_ops";
     if (r == NULL || (ops == NULL && count > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "replay and ops must not be NULL");
+                                "replay and ops must not be NULL");
     uint8_t buf[ONESCOPE_SIM_MAX_INPUT];
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
@@ -188,7 +194,7 @@ onescope_code onescope_replay_append_ops(onescope_replay *r, const onescope_op *
         if (k == 0) {
             if (error != NULL && error->code == ONESCOPE_E_ARGUMENT)
                 return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "input length",
-                               "at most 65535 bytes", "more at operation %zu", i);
+                                        "at most 65535 bytes", "more at operation %zu", i);
             return error != NULL ? error->code : ONESCOPE_E_RANGE;
         }
         n += k;
@@ -196,20 +202,20 @@ onescope_code onescope_replay_append_ops(onescope_replay *r, const onescope_op *
     return onescope_replay_append_step(r, buf, n, error);
 }
 
-onescope_code onescope_replay_set_hash_rows(onescope_replay *r, const uint64_t *rows,
-                                            size_t count, onescope_error *error) {
+onescope_code onescope_replay_set_hash_rows(onescope_replay *r, const uint64_t *rows, size_t count,
+                                            onescope_error *error) {
     const char *name = "onescope_replay_set_hash_rows";
     if (r == NULL || (rows == NULL && count > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "replay and rows must not be NULL");
+                                "replay and rows must not be NULL");
     if (rows == NULL) {
         drop_hash_rows(r);
         return ONESCOPE_OK;
     }
     if (count != (size_t)r->step_count + 1)
         return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, OS_NO_OFFSET, "hash rows",
-                       "step count + 1 rows", "%zu (step count %" PRIu32 ")", count,
-                       r->step_count);
+                                "step count + 1 rows", "%zu (step count %" PRIu32 ")", count,
+                                r->step_count);
     uint64_t *copy = onescope_os_calloc(r->allocator, count, sizeof *copy);
     if (copy == NULL) return nomem(error, name, "hash rows");
     memcpy(copy, rows, count * sizeof *copy);
@@ -260,21 +266,22 @@ static onescope_code read_header(onescope_os_reader *rd, onescope_sim_setup *set
     OS_TRY(onescope_os_read_bytes(rd, "magic", 4, &magic));
     if (memcmp(magic, "OSTM", 4) != 0)
         return onescope_os_reader_fail_at(rd, 0, ONESCOPE_E_MAGIC, "magic", "\"OSTM\"",
-                                 "%02x %02x %02x %02x", magic[0], magic[1], magic[2], magic[3]);
+                                          "%02x %02x %02x %02x", magic[0], magic[1], magic[2],
+                                          magic[3]);
     OS_TRY(onescope_os_read_u16(rd, "version", &version));
     if (version != ONESCOPE_OSTM_VERSION)
         return onescope_os_reader_fail_at(rd, 4, ONESCOPE_E_VERSION, "version", "1", "%u",
-                                 (unsigned)version);
+                                          (unsigned)version);
     OS_TRY(onescope_os_read_u16(rd, "flags", flags));
     if (*flags & ~0x7u)
         return onescope_os_reader_fail_at(rd, 6, ONESCOPE_E_FLAGS, "flags", "only bits 0-2 set",
-                                 "0x%04x", (unsigned)*flags);
+                                          "0x%04x", (unsigned)*flags);
     OS_TRY(onescope_os_read_u32(rd, "setup length", &setup_length));
     uint32_t want = (*flags & ONESCOPE_OSTM_FLAG_LINK) ? 10u : 6u;
     if (setup_length != want)
-        return onescope_os_reader_fail_at(rd, 8, ONESCOPE_E_LENGTH, "setup length",
-                                 want == 10 ? "10 (flag bit 2 set)" : "6 (flag bit 2 clear)",
-                                 "%" PRIu32, setup_length);
+        return onescope_os_reader_fail_at(
+            rd, 8, ONESCOPE_E_LENGTH, "setup length",
+            want == 10 ? "10 (flag bit 2 set)" : "6 (flag bit 2 clear)", "%" PRIu32, setup_length);
     OS_TRY(onescope_os_read_u8(rd, "dimensions", &setup->dimensions));
     OS_TRY(onescope_os_read_u8(rd, "body count", &setup->body_count));
     OS_TRY(onescope_os_read_u32(rd, "seed", &setup->seed));
@@ -284,7 +291,8 @@ static onescope_code read_header(onescope_os_reader *rd, onescope_sim_setup *set
         OS_TRY(onescope_os_read_u8(rd, "link body", &link->body));
         OS_TRY(onescope_os_read_u16(rd, "link transfer step", &link->transfer_step));
         if (link->role == ONESCOPE_LINK_ROLE_NONE)
-            return onescope_os_reader_fail_at(rd, 18, ONESCOPE_E_RANGE, "link role", "1, 2 or 3", "0");
+            return onescope_os_reader_fail_at(rd, 18, ONESCOPE_E_RANGE, "link role", "1, 2 or 3",
+                                              "0");
     }
     return onescope_sim_setup_check(setup, link, rd->name, rd->error);
 }
@@ -298,7 +306,7 @@ onescope_code onescope_replay_parse(const void *data, size_t size, const char *n
     if (out != NULL) *out = NULL;
     if (out == NULL || (data == NULL && size > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "data and out must not be NULL");
+                                "data and out must not be NULL");
     *out = NULL;
     OS_TRY(onescope_os_check_input_size(size, options, name, error));
     const onescope_allocator *a = options->allocator;
@@ -315,7 +323,7 @@ onescope_code onescope_replay_parse(const void *data, size_t size, const char *n
     OS_TRY(onescope_os_read_u32(&rd, "step count", &steps));
     if (steps > ONESCOPE_OSTM_MAX_STEPS)
         return onescope_os_reader_fail_at(&rd, steps_at, ONESCOPE_E_RANGE, "step count",
-                                 "at most 16777216", "%" PRIu32, steps);
+                                          "at most 16777216", "%" PRIu32, steps);
     if (flags & ONESCOPE_OSTM_FLAG_START_SNAPSHOT) {
         OS_TRY(onescope_os_read_u32(&rd, "start snapshot length", &snapshot_size));
         OS_TRY(onescope_os_reader_reserve(&rd, "start snapshot length", snapshot_size, 1));
@@ -342,7 +350,7 @@ onescope_code onescope_replay_parse(const void *data, size_t size, const char *n
         /* Step offsets are 32-bit: only reachable with max_input_bytes raised past 4 GiB. */
         if (total > UINT32_MAX)
             return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, at, "step input",
-                           "at most 4 GiB of step inputs in all", "more");
+                                    "at most 4 GiB of step inputs in all", "more");
     }
     OS_TRY(onescope_os_reader_end(&rd));
 
@@ -397,43 +405,45 @@ onescope_code onescope_replay_validate(const onescope_replay *r, const char *nam
     if (name == NULL) name = "<ostm>";
     if (r == NULL || r->input_offsets == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "replay and its step offsets must not be NULL");
+                                "replay and its step offsets must not be NULL");
     /* Offsets in messages are where the value would be written. */
     OS_TRY(onescope_sim_setup_check(&r->setup, &r->link, name, error));
     uint64_t at = header_size(r);
     if (r->step_count > ONESCOPE_OSTM_MAX_STEPS)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, "step count", "at most 16777216",
-                       "%" PRIu32, r->step_count);
+                                "%" PRIu32, r->step_count);
     at += 4;
     if (r->has_start_snapshot) {
         if (r->start_snapshot == NULL)
             return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "start snapshot", "bytes",
-                           "NULL");
+                                    "NULL");
         OS_TRY(onescope_sim_snapshot_check(&r->setup, r->start_snapshot, r->start_snapshot_size,
                                            name, at + 4, error));
         if (r->start_step != onescope_os_get_u64(r->start_snapshot))
             return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, at + 4, "start step",
-                           "the snapshot's host step", "%" PRIu64, r->start_step);
+                                    "the snapshot's host step", "%" PRIu64, r->start_step);
         at += 4 + (uint64_t)r->start_snapshot_size;
     } else if (r->start_step != 0) {
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "start step",
-                       "0 without a start snapshot", "%" PRIu64, r->start_step);
+                                "0 without a start snapshot", "%" PRIu64, r->start_step);
     }
     if (r->has_hash_rows) {
         if (r->hash_rows == NULL)
-            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "hash rows", "rows", "NULL");
+            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "hash rows", "rows",
+                                    "NULL");
         at += 8 * ((uint64_t)r->step_count + 1);
     }
     if (r->input_offsets[0] != 0)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "step offsets", "0 first",
-                       "%" PRIu32, r->input_offsets[0]);
+                                "%" PRIu32, r->input_offsets[0]);
     for (uint32_t i = 0; i < r->step_count; i++) {
         uint32_t from = r->input_offsets[i], to = r->input_offsets[i + 1];
         if (to < from || to - from > ONESCOPE_SIM_MAX_INPUT)
             return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, "step input length",
-                           "0 to 65535", "offsets %" PRIu32 " to %" PRIu32, from, to);
+                                    "0 to 65535", "offsets %" PRIu32 " to %" PRIu32, from, to);
         if (to > from && r->inputs == NULL)
-            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "step input", "bytes", "NULL");
+            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, at, "step input", "bytes",
+                                    "NULL");
         OS_TRY(onescope_op_check_input(r->setup.dimensions, to > from ? r->inputs + from : NULL,
                                        to - from, name, at + 2, error));
         at += 2 + (uint64_t)(to - from);
@@ -445,7 +455,8 @@ onescope_code onescope_replay_write(const onescope_replay *r, const onescope_all
                                     onescope_buffer *out, onescope_error *error) {
     const char *name = "<ostm output>";
     if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
     memset(out, 0, sizeof *out);
     OS_TRY(onescope_replay_validate(r, name, error));
     /* Every part is bounded (16M steps, 4 GiB of input): the total fits in 64 bits. */

@@ -7,19 +7,19 @@
 
 struct onescope_replay {
     onescope_sim_setup setup;
-    onescope_link_block link;      /* role NONE: no link block (flag bit 2 clear) */
+    onescope_link_block link; /* role NONE: no link block (flag bit 2 clear) */
     uint32_t step_count;
-    bool has_start_snapshot;       /* flag bit 1 */
-    uint8_t *start_snapshot;       /* start_snapshot_size bytes, or NULL */
+    bool has_start_snapshot; /* flag bit 1 */
+    uint8_t *start_snapshot; /* start_snapshot_size bytes, or NULL */
     uint32_t start_snapshot_size;
-    uint64_t start_step;           /* the snapshot's host step, 0 without one */
-    bool has_hash_rows;            /* flag bit 0 */
-    uint64_t *hash_rows;           /* step_count + 1 rows when has_hash_rows, else NULL */
+    uint64_t start_step; /* the snapshot's host step, 0 without one */
+    bool has_hash_rows;  /* flag bit 0 */
+    uint64_t *hash_rows; /* step_count + 1 rows when has_hash_rows, else NULL */
     /* Step inputs, concatenated: step i is inputs[input_offsets[i] .. input_offsets[i+1]). */
     uint8_t *inputs;
-    uint32_t *input_offsets;       /* step_count + 1 entries */
-    size_t inputs_capacity;        /* bytes allocated at inputs */
-    uint32_t steps_capacity;       /* steps input_offsets has room for */
+    uint32_t *input_offsets; /* step_count + 1 entries */
+    size_t inputs_capacity;  /* bytes allocated at inputs */
+    uint32_t steps_capacity; /* steps input_offsets has room for */
     const onescope_allocator *allocator;
 };
 

@@ -19,7 +19,7 @@ onescope_code onescope_replay_start_world(const onescope_replay *r, const onesco
     const char *name = "onescope_replay_start_world";
     if (r == NULL || out == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "replay and out must not be NULL");
+                                "replay and out must not be NULL");
     onescope_sim_def def = onescope_sim_def_default();
     def.setup = r->setup;
     def.link = r->link;
@@ -77,11 +77,12 @@ onescope_code onescope_replay_verify(const onescope_replay *r, const onescope_al
     memset(result, 0, sizeof *result);
     if (name == NULL) name = "<ostm>";
     if (r == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "replay", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "replay",
+                                "non-NULL", NULL);
     if (!r->has_hash_rows)
         return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
-                       "bit 0 set (hash rows to verify)", "0x%04x",
-                       (unsigned)onescope_replay_flags(r));
+                                "bit 0 set (hash rows to verify)", "0x%04x",
+                                (unsigned)onescope_replay_flags(r));
     result->matched = true;
     OS_TRY(onescope_replay_run(r, a, compare_row, result, error));
     if (result->matched) return ONESCOPE_OK;
@@ -91,7 +92,7 @@ onescope_code onescope_replay_verify(const onescope_replay *r, const onescope_al
     char expected[32];
     snprintf(expected, sizeof expected, "%016" PRIx64, result->expected);
     return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, OS_NO_OFFSET, field, expected,
-                   "%016" PRIx64, result->actual);
+                            "%016" PRIx64, result->actual);
 }
 
 static bool store_row(void *user, const onescope_replay_row *row) {
@@ -103,7 +104,8 @@ static bool store_row(void *user, const onescope_replay_row *row) {
 onescope_code onescope_replay_compute_hash_rows(onescope_replay *r, onescope_error *error) {
     const char *name = "onescope_replay_compute_hash_rows";
     if (r == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "replay", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "replay",
+                                "non-NULL", NULL);
     uint64_t *rows = onescope_os_calloc(r->allocator, (size_t)r->step_count + 1, sizeof *rows);
     if (rows == NULL) return nomem(error, name, "hash rows");
     onescope_code rc = onescope_replay_run(r, r->allocator, store_row, rows, error);

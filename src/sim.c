@@ -28,7 +28,8 @@ struct onescope_sim {
     uint32_t body_count;
     onescope_sim_stage next_stage;
     onescope_sim_body_state bodies[ONESCOPE_SIM_MAX_BODIES];
-    onescope_sim_body_state start[ONESCOPE_SIM_MAX_BODIES]; /* the bodies as the input stage began */
+    onescope_sim_body_state
+        start[ONESCOPE_SIM_MAX_BODIES]; /* the bodies as the input stage began */
 };
 
 /* A body is exactly its eight snapshot values, in snapshot order. */
@@ -86,14 +87,14 @@ static onescope_code new_sim(const onescope_sim_def *def, const onescope_allocat
                              onescope_sim **out, onescope_error *error, const char *name) {
     if (out == NULL || def == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "def and out must not be NULL");
+                                "def and out must not be NULL");
     *out = NULL;
     OS_TRY(check_cookie(def, name, error));
     OS_TRY(onescope_sim_setup_check(&def->setup, &def->link, name, error));
     onescope_sim *s = onescope_os_calloc(a, 1, sizeof *s);
     if (s == NULL)
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "world", NULL,
-                       "could not allocate memory");
+                                "could not allocate memory");
     s->allocator = a;
     s->def = *def;
     s->next_stage = ONESCOPE_SIM_STAGE_INPUT;
@@ -104,8 +105,8 @@ static onescope_code new_sim(const onescope_sim_def *def, const onescope_allocat
 onescope_code onescope_sim_create(const onescope_sim_def *def, const onescope_allocator *a,
                                   onescope_sim **out, onescope_error *error) {
     if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_create", OS_NO_OFFSET, "out",
-                       "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_create", OS_NO_OFFSET,
+                                "out", "non-NULL", NULL);
     *out = NULL;
     onescope_sim *s;
     OS_TRY(new_sim(def, a, &s, error, "onescope_sim_create"));
@@ -126,7 +127,9 @@ onescope_code onescope_sim_create(const onescope_sim_def *def, const onescope_al
     return ONESCOPE_OK;
 }
 
-static int32_t get_i32(const uint8_t *p) { return (int32_t)onescope_os_get_u32(p); }
+static int32_t get_i32(const uint8_t *p) {
+    return (int32_t)onescope_os_get_u32(p);
+}
 
 onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const void *snapshot,
                                           size_t size, const char *name, uint64_t base,
@@ -134,7 +137,7 @@ onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const
     if (name == NULL) name = "<snapshot>";
     if (setup == NULL || (snapshot == NULL && size > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "setup and snapshot must not be NULL");
+                                "setup and snapshot must not be NULL");
     const uint8_t *p = snapshot;
     if (size < ONESCOPE_SIM_SNAPSHOT_HEADER || (size - ONESCOPE_SIM_SNAPSHOT_HEADER) % 32 != 0 ||
         (size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32 < setup->body_count ||
@@ -142,13 +145,13 @@ onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const
         char expected[96];
         snprintf(expected, sizeof expected, "12 + 32 x n bytes with n from %u to 64",
                  (unsigned)setup->body_count);
-        return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, base, "snapshot length", expected, "%zu",
-                       size);
+        return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, base, "snapshot length", expected,
+                                "%zu", size);
     }
     int32_t g = get_i32(p + 8);
     if (g < -GMAX || g > GMAX)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, base + 8, "snapshot gravity",
-                       "-1000 to 1000", "%ld", (long)g);
+                                "-1000 to 1000", "%ld", (long)g);
     size_t n = (size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32;
     for (size_t i = 0; i < n; i++) {
         const uint8_t *b = p + 12 + 32 * i;
@@ -157,13 +160,14 @@ onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const
         int32_t v = get_i32(b);
         if (v != 0 && v != 1) {
             snprintf(field, sizeof field, "body %zu alive", i);
-            return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, field, "0 or 1", "%ld", (long)v);
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, field, "0 or 1", "%ld",
+                                    (long)v);
         }
         v = get_i32(b + 4);
         if (v < 0) {
             snprintf(field, sizeof field, "body %zu still count", i);
-            return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 4, field, "0 or more", "%ld",
-                           (long)v);
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 4, field, "0 or more",
+                                    "%ld", (long)v);
         }
         static const char axes[] = "xyz";
         for (int k = 0; k < 3; k++) {
@@ -171,8 +175,9 @@ onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const
             int flat = k == 2 && setup->dimensions == 2;
             if (flat ? v != 0 : (v < 0 || v > BOX)) {
                 snprintf(field, sizeof field, "body %zu position %c", i, axes[k]);
-                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 8 + 4 * (unsigned)k, field,
-                               flat ? "0 in a 2D world" : "0 to 10000", "%ld", (long)v);
+                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 8 + 4 * (unsigned)k,
+                                        field, flat ? "0 in a 2D world" : "0 to 10000", "%ld",
+                                        (long)v);
             }
         }
         for (int k = 0; k < 3; k++) {
@@ -180,8 +185,9 @@ onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const
             int flat = k == 2 && setup->dimensions == 2;
             if (flat ? v != 0 : (v < -VMAX || v > VMAX)) {
                 snprintf(field, sizeof field, "body %zu velocity %c", i, axes[k]);
-                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 20 + 4 * (unsigned)k, field,
-                               flat ? "0 in a 2D world" : "-1000 to 1000", "%ld", (long)v);
+                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 20 + 4 * (unsigned)k,
+                                        field, flat ? "0 in a 2D world" : "-1000 to 1000", "%ld",
+                                        (long)v);
             }
         }
     }
@@ -195,7 +201,7 @@ onescope_code onescope_sim_create_from_snapshot(const onescope_sim_def *def, con
     if (name == NULL) name = "<snapshot>";
     if (def == NULL || out == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "def and out must not be NULL");
+                                "def and out must not be NULL");
     *out = NULL;
     OS_TRY(check_cookie(def, name, error));
     OS_TRY(onescope_sim_setup_check(&def->setup, &def->link, name, error));
@@ -320,26 +326,26 @@ onescope_code onescope_sim_run_stage(onescope_sim *s, const void *input, size_t 
                                      onescope_error *error) {
     if (s == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_run_stage", OS_NO_OFFSET,
-                       "sim", "non-NULL", NULL);
+                                "sim", "non-NULL", NULL);
     switch (s->next_stage) {
-    case ONESCOPE_SIM_STAGE_INPUT:
-        OS_TRY(onescope_op_check_input(s->def.setup.dimensions, input, size, "<step input>", 0,
-                                       error));
-        stage_input(s, input, size);
-        s->next_stage = ONESCOPE_SIM_STAGE_GRAVITY;
-        break;
-    case ONESCOPE_SIM_STAGE_GRAVITY:
-        stage_gravity(s);
-        s->next_stage = ONESCOPE_SIM_STAGE_MOVE;
-        break;
-    case ONESCOPE_SIM_STAGE_MOVE:
-        stage_move(s);
-        s->next_stage = ONESCOPE_SIM_STAGE_BOOKKEEPING;
-        break;
-    case ONESCOPE_SIM_STAGE_BOOKKEEPING:
-        stage_bookkeeping(s);
-        s->next_stage = ONESCOPE_SIM_STAGE_INPUT;
-        break;
+        case ONESCOPE_SIM_STAGE_INPUT:
+            OS_TRY(onescope_op_check_input(s->def.setup.dimensions, input, size, "<step input>", 0,
+                                           error));
+            stage_input(s, input, size);
+            s->next_stage = ONESCOPE_SIM_STAGE_GRAVITY;
+            break;
+        case ONESCOPE_SIM_STAGE_GRAVITY:
+            stage_gravity(s);
+            s->next_stage = ONESCOPE_SIM_STAGE_MOVE;
+            break;
+        case ONESCOPE_SIM_STAGE_MOVE:
+            stage_move(s);
+            s->next_stage = ONESCOPE_SIM_STAGE_BOOKKEEPING;
+            break;
+        case ONESCOPE_SIM_STAGE_BOOKKEEPING:
+            stage_bookkeeping(s);
+            s->next_stage = ONESCOPE_SIM_STAGE_INPUT;
+            break;
     }
     return ONESCOPE_OK;
 }
@@ -347,14 +353,13 @@ onescope_code onescope_sim_run_stage(onescope_sim *s, const void *input, size_t 
 onescope_code onescope_sim_step(onescope_sim *s, const void *input, size_t size,
                                 onescope_error *error) {
     if (s == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_step", OS_NO_OFFSET, "sim",
-                       "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_sim_step", OS_NO_OFFSET,
+                                "sim", "non-NULL", NULL);
     if (s->next_stage != ONESCOPE_SIM_STAGE_INPUT)
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, "onescope_sim_step", OS_NO_OFFSET, "stage",
-                       "a step boundary", "before the %s stage",
-                       onescope_sim_stage_name(s->next_stage));
-    OS_TRY(onescope_op_check_input(s->def.setup.dimensions, input, size, "<step input>", 0,
-                                   error));
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, "onescope_sim_step", OS_NO_OFFSET,
+                                "stage", "a step boundary", "before the %s stage",
+                                onescope_sim_stage_name(s->next_stage));
+    OS_TRY(onescope_op_check_input(s->def.setup.dimensions, input, size, "<step input>", 0, error));
     stage_input(s, input, size);
     stage_gravity(s);
     stage_move(s);
@@ -368,10 +373,10 @@ onescope_sim_stage onescope_sim_next_stage(const onescope_sim *s) {
 
 const char *onescope_sim_stage_name(onescope_sim_stage stage) {
     switch (stage) {
-    case ONESCOPE_SIM_STAGE_INPUT: return "input";
-    case ONESCOPE_SIM_STAGE_GRAVITY: return "gravity";
-    case ONESCOPE_SIM_STAGE_MOVE: return "move";
-    case ONESCOPE_SIM_STAGE_BOOKKEEPING: return "bookkeeping";
+        case ONESCOPE_SIM_STAGE_INPUT: return "input";
+        case ONESCOPE_SIM_STAGE_GRAVITY: return "gravity";
+        case ONESCOPE_SIM_STAGE_MOVE: return "move";
+        case ONESCOPE_SIM_STAGE_BOOKKEEPING: return "bookkeeping";
     }
     return "unknown";
 }
@@ -379,10 +384,18 @@ const char *onescope_sim_stage_name(onescope_sim_stage stage) {
 /* ---- reading the world ---- */
 
 /* Accessors answer 0 (or an empty value) for a NULL world. */
-uint8_t onescope_sim_dimensions(const onescope_sim *s) { return s ? s->def.setup.dimensions : 0; }
-uint64_t onescope_sim_host_step(const onescope_sim *s) { return s ? s->host_step : 0; }
-int32_t onescope_sim_gravity(const onescope_sim *s) { return s ? s->gravity : 0; }
-uint32_t onescope_sim_body_count(const onescope_sim *s) { return s ? s->body_count : 0; }
+uint8_t onescope_sim_dimensions(const onescope_sim *s) {
+    return s ? s->def.setup.dimensions : 0;
+}
+uint64_t onescope_sim_host_step(const onescope_sim *s) {
+    return s ? s->host_step : 0;
+}
+int32_t onescope_sim_gravity(const onescope_sim *s) {
+    return s ? s->gravity : 0;
+}
+uint32_t onescope_sim_body_count(const onescope_sim *s) {
+    return s ? s->body_count : 0;
+}
 onescope_sim_def onescope_sim_definition(const onescope_sim *s) {
     return s ? s->def : onescope_sim_def_default();
 }
@@ -426,7 +439,9 @@ size_t onescope_sim_snapshot(const onescope_sim *s, void *out, size_t capacity) 
     return size;
 }
 
-uint64_t onescope_hash_bytes(const void *data, size_t size) { return XXH3_64bits(data, size); }
+uint64_t onescope_hash_bytes(const void *data, size_t size) {
+    return XXH3_64bits(data, size);
+}
 
 uint64_t onescope_sim_hash(const onescope_sim *s) {
     uint8_t buf[ONESCOPE_SIM_MAX_SNAPSHOT];
@@ -438,7 +453,7 @@ uint64_t onescope_sim_hash(const onescope_sim *s) {
 
 static const onescope_field_overlay overlays[ONESCOPE_FIELD_COUNT] = {
     {"density", ONESCOPE_FIELD_AT_VERTEX, "vertex", ONESCOPE_SIM_GRID, ONESCOPE_SIM_GRID,
-     ONESCOPE_SIM_GRID_VERTICES, 0, CELL * CELL, "viridis"},
+     ONESCOPE_SIM_GRID_VERTICES, 0, CELL *CELL, "viridis"},
     {"occupancy", ONESCOPE_FIELD_AT_TRIANGLE, "triangle", ONESCOPE_SIM_GRID, ONESCOPE_SIM_GRID,
      ONESCOPE_SIM_GRID_TRIANGLES, 0, 4, "inferno"},
 };
@@ -458,10 +473,10 @@ onescope_code onescope_sim_field(const onescope_sim *s, onescope_field_id field,
     const onescope_field_overlay *o = onescope_field_describe(field);
     if (s == NULL || o == NULL || out == NULL || count < o->value_count)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "field",
-                       "a world, a known field and room for its values", NULL);
+                                "a world, a known field and room for its values", NULL);
     if (!onescope_sim_has_fields(s))
         return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET, "fields",
-                       "a world with a link block", "none");
+                                "a world with a link block", "none");
     memset(out, 0, o->value_count * sizeof *out);
     int floor_axis = s->def.setup.dimensions == 3 ? 2 : 1; /* the grid's second axis */
     for (uint32_t i = 0; i < s->body_count; i++) {

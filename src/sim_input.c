@@ -12,36 +12,37 @@ onescope_code onescope_sim_setup_check(const onescope_sim_setup *s, const onesco
                                        const char *name, onescope_error *error) {
     if (name == NULL) name = "<setup>";
     if (s == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "setup", "non-NULL", NULL);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "setup", "non-NULL",
+                                NULL);
     if (s->dimensions != 2 && s->dimensions != 3)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, 12, "dimensions", "2 or 3", "%u",
-                       (unsigned)s->dimensions);
+                                (unsigned)s->dimensions);
     if (s->body_count < 1 || s->body_count > ONESCOPE_SIM_MAX_BODIES)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, 13, "body count", "1 to 64", "%u",
-                       (unsigned)s->body_count);
+                                (unsigned)s->body_count);
     if (l == NULL || l->role == ONESCOPE_LINK_ROLE_NONE) {
         if (l != NULL && (l->body != 0 || l->transfer_step != 0))
             return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "link",
-                           "body and step 0 without a link role", "body %u, step %u",
-                           (unsigned)l->body, (unsigned)l->transfer_step);
+                                    "body and step 0 without a link role", "body %u, step %u",
+                                    (unsigned)l->body, (unsigned)l->transfer_step);
         return ONESCOPE_OK;
     }
     if (l->role > ONESCOPE_LINK_ROLE_FIELDS)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, 18, "link role", "1, 2 or 3", "%u",
-                       (unsigned)l->role);
+                                (unsigned)l->role);
     if (l->role == ONESCOPE_LINK_ROLE_FIELDS) {
         if (l->body != 0)
             return onescope_os_fail(error, ONESCOPE_E_RESERVED, name, 19, "link body",
-                           "0 for role 3 (fields only)", "%u", (unsigned)l->body);
+                                    "0 for role 3 (fields only)", "%u", (unsigned)l->body);
         if (l->transfer_step != 0)
             return onescope_os_fail(error, ONESCOPE_E_RESERVED, name, 20, "link transfer step",
-                           "0 for role 3 (fields only)", "%u", (unsigned)l->transfer_step);
+                                    "0 for role 3 (fields only)", "%u", (unsigned)l->transfer_step);
         return ONESCOPE_OK;
     }
     if (l->body >= s->body_count)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, 19, "link body",
-                       "an index below the setup's body count", "%u (body count %u)",
-                       (unsigned)l->body, (unsigned)s->body_count);
+                                "an index below the setup's body count", "%u (body count %u)",
+                                (unsigned)l->body, (unsigned)s->body_count);
     return ONESCOPE_OK;
 }
 
@@ -57,18 +58,18 @@ onescope_code onescope_sim_setup_decode(const void *data, size_t size, const cha
     if (name == NULL) name = "<setup>";
     if (out == NULL || (data == NULL && size > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                       "data and out must not be NULL");
+                                "data and out must not be NULL");
     if (size < ONESCOPE_SIM_SETUP_BYTES)
         return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, name, base, "setup", "6 bytes", "%zu",
-                       size);
+                                size);
     const uint8_t *p = data;
     onescope_sim_setup s = {p[0], p[1], onescope_os_get_u32(p + 2)};
     if (s.dimensions != 2 && s.dimensions != 3)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, base, "dimensions", "2 or 3", "%u",
-                       (unsigned)s.dimensions);
+                                (unsigned)s.dimensions);
     if (s.body_count < 1 || s.body_count > ONESCOPE_SIM_MAX_BODIES)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, base + 1, "body count", "1 to 64", "%u",
-                       (unsigned)s.body_count);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, base + 1, "body count", "1 to 64",
+                                "%u", (unsigned)s.body_count);
     *out = s;
     return ONESCOPE_OK;
 }
@@ -98,21 +99,21 @@ onescope_link_info onescope_link_describe(const onescope_link_block *l) {
 
 size_t onescope_op_size(uint8_t code) {
     switch (code) {
-    case ONESCOPE_OP_IMPULSE: return 14;
-    case ONESCOPE_OP_TELEPORT: return 14;
-    case ONESCOPE_OP_REMOVE: return 2;
-    case ONESCOPE_OP_GRAVITY: return 5;
-    case ONESCOPE_OP_SPAWN: return 13;
-    default: return 0;
+        case ONESCOPE_OP_IMPULSE: return 14;
+        case ONESCOPE_OP_TELEPORT: return 14;
+        case ONESCOPE_OP_REMOVE: return 2;
+        case ONESCOPE_OP_GRAVITY: return 5;
+        case ONESCOPE_OP_SPAWN: return 13;
+        default: return 0;
     }
 }
 
 /* Operand layout of each code: names and offsets inside the operation. */
 typedef struct op_layout {
     int has_body;
-    int values;            /* i32 operands */
-    int z_index;           /* which value must be 0 in 2D, or -1 */
-    const char *names[4];  /* body (if any) then the values */
+    int values;           /* i32 operands */
+    int z_index;          /* which value must be 0 in 2D, or -1 */
+    const char *names[4]; /* body (if any) then the values */
 } op_layout;
 
 static const op_layout layouts[6] = {
@@ -145,8 +146,8 @@ static onescope_code op_read(onescope_op_reader *r, onescope_op *op, onescope_er
     uint64_t at = r->base_offset + r->pos;
     uint8_t code = p[0];
     if (onescope_op_size(code) == 0)
-        return onescope_os_fail(error, ONESCOPE_E_OPERATION, r->name, at, "operation", "1 to 5", "%u",
-                       (unsigned)code);
+        return onescope_os_fail(error, ONESCOPE_E_OPERATION, r->name, at, "operation", "1 to 5",
+                                "%u", (unsigned)code);
     const op_layout *L = &layouts[code];
     memset(op, 0, sizeof *op);
     op->code = code;
@@ -154,23 +155,23 @@ static onescope_code op_read(onescope_op_reader *r, onescope_op *op, onescope_er
     int n = 0;
     if (L->has_body) {
         if (left < 2)
-            return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + 1, L->names[0], "1 byte",
-                           "end of input");
+            return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + 1, L->names[0],
+                                    "1 byte", "end of input");
         op->body = p[1];
         if (op->body >= ONESCOPE_SIM_MAX_BODIES)
-            return onescope_os_fail(error, ONESCOPE_E_RANGE, r->name, at + 1, L->names[0], "0 to 63",
-                           "%u", (unsigned)op->body);
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, r->name, at + 1, L->names[0],
+                                    "0 to 63", "%u", (unsigned)op->body);
         off = 2;
         n = 1;
     }
     for (int k = 0; k < L->values; k++, n++, off += 4) {
         if (left < off + 4)
             return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, r->name, at + off, L->names[n],
-                           "4 bytes", "%zu bytes", left > off ? left - off : 0);
+                                    "4 bytes", "%zu bytes", left > off ? left - off : 0);
         op->value[k] = (int32_t)onescope_os_get_u32(p + off);
         if (k == L->z_index && r->dimensions == 2 && op->value[k] != 0)
             return onescope_os_fail(error, ONESCOPE_E_RANGE, r->name, at + off, L->names[n],
-                           "0 in a 2D world", "%ld", (long)op->value[k]);
+                                    "0 in a 2D world", "%ld", (long)op->value[k]);
     }
     r->pos += off;
     return ONESCOPE_OK;
@@ -187,10 +188,10 @@ onescope_code onescope_op_check_input(uint8_t dimensions, const void *data, size
                                       onescope_error *error) {
     if (data == NULL && size > 0)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name ? name : "<input>", OS_NO_OFFSET,
-                       "input", "non-NULL", NULL);
+                                "input", "non-NULL", NULL);
     if (size > ONESCOPE_SIM_MAX_INPUT)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name ? name : "<input>", base_offset,
-                       "input length", "at most 65535", "%zu", size);
+                                "input length", "at most 65535", "%zu", size);
     onescope_op_reader r;
     onescope_op op;
     onescope_op_reader_init(&r, dimensions, data, size, name, base_offset);
@@ -200,24 +201,23 @@ onescope_code onescope_op_check_input(uint8_t dimensions, const void *data, size
     return ONESCOPE_OK;
 }
 
-size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op, uint8_t *out,
-                          size_t capacity, onescope_error *error) {
+size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op, uint8_t *out, size_t capacity,
+                          onescope_error *error) {
     const char *name = "onescope_op_encode";
     if (op == NULL || out == NULL) {
         onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
-                "op and out must not be NULL");
+                         "op and out must not be NULL");
         return 0;
     }
     size_t n = onescope_op_size(op->code);
     if (n == 0) {
-        onescope_os_fail(error, ONESCOPE_E_OPERATION, name, OS_NO_OFFSET, "operation", "1 to 5", "%u",
-                (unsigned)op->code);
+        onescope_os_fail(error, ONESCOPE_E_OPERATION, name, OS_NO_OFFSET, "operation", "1 to 5",
+                         "%u", (unsigned)op->code);
         return 0;
     }
     if (capacity < n) {
         onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "capacity",
-                "room for the operation",
-                "%zu bytes", capacity);
+                         "room for the operation", "%zu bytes", capacity);
         return 0;
     }
     const op_layout *L = &layouts[op->code];
@@ -225,7 +225,8 @@ size_t onescope_op_encode(uint8_t dimensions, const onescope_op *op, uint8_t *ou
     size_t off = 1;
     buf[0] = op->code;
     if (L->has_body) buf[off++] = op->body;
-    for (int k = 0; k < L->values; k++, off += 4) onescope_os_put_u32(buf + off, (uint32_t)op->value[k]);
+    for (int k = 0; k < L->values; k++, off += 4)
+        onescope_os_put_u32(buf + off, (uint32_t)op->value[k]);
     /* Check the bytes exactly as the parser will read them. */
     onescope_op_reader r;
     onescope_op back;

@@ -17,14 +17,14 @@ typedef onescope_os_json_ctx scene_ctx;
 
 static const char *kind_of(const json_t *v) {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE: return "true";
-    case JSON_FALSE: return "false";
-    case JSON_NULL: return "null";
+        case JSON_OBJECT: return "an object";
+        case JSON_ARRAY: return "an array";
+        case JSON_STRING: return "a string";
+        case JSON_INTEGER: return "an integer";
+        case JSON_REAL: return "a number";
+        case JSON_TRUE: return "true";
+        case JSON_FALSE: return "false";
+        case JSON_NULL: return "null";
     }
     return "a value";
 }
@@ -32,7 +32,8 @@ static const char *kind_of(const json_t *v) {
 /* ---- values (each at the path already pushed) ---- */
 
 static onescope_code rd_float(scene_ctx *c, const json_t *v, float *out) {
-    if (!json_is_number(v)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a number", "%s", kind_of(v));
+    if (!json_is_number(v))
+        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a number", "%s", kind_of(v));
     double d = json_number_value(v);
     if (!(d >= -FLT_MAX && d <= FLT_MAX))
         return onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a number a float can hold", "%g", d);
@@ -43,9 +44,11 @@ static onescope_code rd_float(scene_ctx *c, const json_t *v, float *out) {
 static onescope_code rd_floats(scene_ctx *c, const json_t *v, float *out, size_t n) {
     static const char *const want[] = {"", "", "an array of 2 numbers", "an array of 3 numbers",
                                        "an array of 4 numbers"};
-    if (!json_is_array(v)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, want[n], "%s", kind_of(v));
+    if (!json_is_array(v))
+        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, want[n], "%s", kind_of(v));
     if (json_array_size(v) != n)
-        return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, want[n], "%zu elements", json_array_size(v));
+        return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, want[n], "%zu elements",
+                                     json_array_size(v));
     for (size_t k = 0; k < n; k++) {
         onescope_os_json_push_index(c, k);
         onescope_code rc = rd_float(c, json_array_get(v, k), &out[k]);
@@ -56,16 +59,19 @@ static onescope_code rd_floats(scene_ctx *c, const json_t *v, float *out, size_t
 }
 
 static onescope_code rd_int(scene_ctx *c, const json_t *v, int32_t *out) {
-    if (!json_is_integer(v)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "an integer", "%s", kind_of(v));
+    if (!json_is_integer(v))
+        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "an integer", "%s", kind_of(v));
     json_int_t i = json_integer_value(v);
     if (i < INT32_MIN || i > INT32_MAX)
-        return onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a 32-bit integer", "%" JSON_INTEGER_FORMAT, i);
+        return onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a 32-bit integer",
+                                     "%" JSON_INTEGER_FORMAT, i);
     *out = (int32_t)i;
     return ONESCOPE_OK;
 }
 
 static onescope_code rd_bool(scene_ctx *c, const json_t *v, bool *out) {
-    if (!json_is_boolean(v)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "true or false", "%s", kind_of(v));
+    if (!json_is_boolean(v))
+        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "true or false", "%s", kind_of(v));
     *out = json_is_true(v);
     return ONESCOPE_OK;
 }
@@ -73,7 +79,8 @@ static onescope_code rd_bool(scene_ctx *c, const json_t *v, bool *out) {
 /* A word from words[1..n) (words[0] is the removed kind and never matches). */
 static onescope_code rd_word(scene_ctx *c, const json_t *v, const char *const *words, int n,
                              const char *expected, int32_t *out) {
-    if (!json_is_string(v)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
+    if (!json_is_string(v))
+        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
     for (int k = 1; k < n; k++)
         if (strcmp(json_string_value(v), words[k]) == 0) {
             *out = k;
@@ -85,7 +92,8 @@ static onescope_code rd_word(scene_ctx *c, const json_t *v, const char *const *w
 /* Sorts obj's members into vals by the keys table; an unknown key is refused at its value. */
 static onescope_code members(scene_ctx *c, const json_t *obj, const char *const *keys, int nkeys,
                              json_t **vals, const char *known) {
-    if (!json_is_object(obj)) return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "an object", "%s", kind_of(obj));
+    if (!json_is_object(obj))
+        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "an object", "%s", kind_of(obj));
     for (int i = 0; i < nkeys; i++) vals[i] = NULL;
     const char *key;
     json_t *v;
@@ -114,17 +122,18 @@ static onescope_code missing(scene_ctx *c, const char *key, const char *expected
 /* Reads vals[i] (when present) under keys[i] with one of the readers below. */
 enum { F1, F2, F3, F4, I32, BOOL };
 
-static onescope_code rd_member(scene_ctx *c, const char *key, const json_t *v, int type, void *out) {
+static onescope_code rd_member(scene_ctx *c, const char *key, const json_t *v, int type,
+                               void *out) {
     if (v == NULL) return ONESCOPE_OK;
     onescope_os_json_push_key(c, key);
     onescope_code rc;
     switch (type) {
-    case F1: rc = rd_float(c, v, out); break;
-    case F2: rc = rd_floats(c, v, out, 2); break;
-    case F3: rc = rd_floats(c, v, out, 3); break;
-    case F4: rc = rd_floats(c, v, out, 4); break;
-    case I32: rc = rd_int(c, v, out); break;
-    default: rc = rd_bool(c, v, out); break;
+        case F1: rc = rd_float(c, v, out); break;
+        case F2: rc = rd_floats(c, v, out, 2); break;
+        case F3: rc = rd_floats(c, v, out, 3); break;
+        case F4: rc = rd_floats(c, v, out, 4); break;
+        case I32: rc = rd_int(c, v, out); break;
+        default: rc = rd_bool(c, v, out); break;
     }
     onescope_os_json_pop(c);
     return rc;
@@ -132,16 +141,18 @@ static onescope_code rd_member(scene_ctx *c, const char *key, const json_t *v, i
 
 /* The line and column where the value at the current path starts. */
 static void here(const scene_ctx *c, uint32_t *line, uint32_t *column) {
-    onescope_os_json_line_column(c->text, onescope_os_json_locate(c->text, c->size, c->segs, c->depth), line, column);
+    onescope_os_json_line_column(
+        c->text, onescope_os_json_locate(c->text, c->size, c->segs, c->depth), line, column);
 }
 
 static const char *const body_words[] = {"", "sphere", "capsule", "box", "static_box"};
 static const char *const joint_words[] = {"", "revolute", "spherical", "weld"};
 
 static onescope_code rd_body(scene_ctx *c, const json_t *o, onescope_soa_scene_body *b) {
-    static const char *const keys[] = {"kind", "name", "position", "rotation", "linear_velocity",
-                                       "angular_velocity", "size", "density", "friction",
-                                       "restitution", "rolling_resistance", "parent", "limb"};
+    static const char *const keys[] = {
+        "kind", "name",    "position", "rotation",    "linear_velocity",    "angular_velocity",
+        "size", "density", "friction", "restitution", "rolling_resistance", "parent",
+        "limb"};
     json_t *v[COUNT(keys)];
     onescope_soa_body_def *d = &b->def;
     here(c, &b->line, &b->column);
@@ -157,7 +168,8 @@ static onescope_code rd_body(scene_ctx *c, const json_t *o, onescope_soa_scene_b
     if (v[1] != NULL) {
         onescope_os_json_push_key(c, "name");
         /* json_loadb refuses \u0000, so the name has no NUL inside */
-        if (!json_is_string(v[1])) rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a string", "%s", kind_of(v[1]));
+        if (!json_is_string(v[1]))
+            rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a string", "%s", kind_of(v[1]));
         onescope_os_json_pop(c);
         OS_TRY(rc);
         size_t n = json_string_length(v[1]);
@@ -191,7 +203,8 @@ static onescope_code rd_motor(scene_ctx *c, const json_t *o, onescope_soa_joint_
 static onescope_code rd_spring(scene_ctx *c, const json_t *o, onescope_soa_joint_def *d) {
     static const char *const keys[] = {"hertz", "damping_ratio", "target_angle", "target_rotation"};
     json_t *v[COUNT(keys)];
-    OS_TRY(members(c, o, keys, COUNT(keys), v, "hertz, damping_ratio, target_angle or target_rotation"));
+    OS_TRY(members(c, o, keys, COUNT(keys), v,
+                   "hertz, damping_ratio, target_angle or target_rotation"));
     d->enable_spring = true;
     OS_TRY(rd_member(c, "hertz", v[0], F1, &d->spring_hertz));
     OS_TRY(rd_member(c, "damping_ratio", v[1], F1, &d->spring_damping_ratio));
@@ -200,9 +213,9 @@ static onescope_code rd_spring(scene_ctx *c, const json_t *o, onescope_soa_joint
 }
 
 static onescope_code rd_joint(scene_ctx *c, const json_t *o, onescope_soa_scene_joint *j) {
-    static const char *const keys[] = {"kind", "body_a", "body_b", "anchor", "axis",
-                                       "collide_connected", "limit", "cone", "twist", "motor",
-                                       "spring"};
+    static const char *const keys[] = {
+        "kind",  "body_a", "body_b", "anchor", "axis",  "collide_connected",
+        "limit", "cone",   "twist",  "motor",  "spring"};
     json_t *v[COUNT(keys)];
     onescope_soa_joint_def *d = &j->def;
     here(c, &j->line, &j->column);
@@ -256,16 +269,19 @@ static onescope_code rd_list(scene_ctx *c, const char *key, const json_t *v, siz
     if (v == NULL) return lo > 0 ? missing(c, key, expected) : ONESCOPE_OK;
     onescope_os_json_push_key(c, key);
     onescope_code rc = ONESCOPE_OK;
-    if (!json_is_array(v)) rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
+    if (!json_is_array(v))
+        rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
     else if (json_array_size(v) < lo || json_array_size(v) > hi)
         rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "%zu", json_array_size(v));
-    else *count = json_array_size(v);
+    else
+        *count = json_array_size(v);
     onescope_os_json_pop(c);
     return rc;
 }
 
 static onescope_code rd_scene(scene_ctx *c, const json_t *root, onescope_soa_scene *s) {
-    static const char *const keys[] = {"gravity", "dt", "substeps", "enable_sleep", "bodies", "joints"};
+    static const char *const keys[] = {"gravity",      "dt",     "substeps",
+                                       "enable_sleep", "bodies", "joints"};
     json_t *v[COUNT(keys)];
     OS_TRY(members(c, root, keys, COUNT(keys), v,
                    "gravity, dt, substeps, enable_sleep, bodies or joints"));
@@ -286,8 +302,10 @@ static onescope_code rd_scene(scene_ctx *c, const json_t *root, onescope_soa_sce
     }
     OS_TRY(rd_member(c, "enable_sleep", v[3], BOOL, &s->world.enable_sleep));
     size_t nb = 0, nj = 0;
-    OS_TRY(rd_list(c, "bodies", v[4], 1, ONESCOPE_OSPC_MAX_ENTITIES, "an array of 1..65536 bodies", &nb));
-    OS_TRY(rd_list(c, "joints", v[5], 0, ONESCOPE_SOA_MAX_CAPACITY, "an array of at most 1000000 joints", &nj));
+    OS_TRY(rd_list(c, "bodies", v[4], 1, ONESCOPE_OSPC_MAX_ENTITIES, "an array of 1..65536 bodies",
+                   &nb));
+    OS_TRY(rd_list(c, "joints", v[5], 0, ONESCOPE_SOA_MAX_CAPACITY,
+                   "an array of at most 1000000 joints", &nj));
     s->bodies = onescope_os_calloc(c->a, nb, sizeof *s->bodies);
     if (s->bodies == NULL) return onescope_os_json_nomem(c);
     s->body_count = (uint32_t)nb;
@@ -334,8 +352,8 @@ onescope_code onescope_soa_scene_parse(const void *data, size_t size, const char
     if (name == NULL) name = "scene";
     OS_TRY(onescope_os_check_input_size(size, options, name, error));
     if (out == NULL || (data == NULL && size > 0))
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, out ? "data" : "out",
-                       "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET,
+                                out ? "data" : "out", "a non-NULL pointer", "NULL");
     *out = NULL;
     const onescope_allocator *a = options ? options->allocator : NULL;
     json_error_t je;
@@ -357,8 +375,10 @@ onescope_code onescope_soa_scene_parse(const void *data, size_t size, const char
         s->dt = 1.0f / 60.0f;
         s->substeps = 4;
         s->name = onescope_os_alloc(a, name_len + 1);
-        if (s->name == NULL) rc = onescope_os_json_nomem(&c);
-        else memcpy(s->name, name, name_len + 1);
+        if (s->name == NULL)
+            rc = onescope_os_json_nomem(&c);
+        else
+            memcpy(s->name, name, name_len + 1);
     }
     if (rc == ONESCOPE_OK) rc = rd_scene(&c, root, s);
     json_decref(root);

@@ -12,8 +12,10 @@ static onescope_code relabel(const onescope_soa_scene *s, onescope_error *error,
                              const char *list, uint32_t index, uint32_t line, uint32_t column) {
     if (error == NULL) return rc;
     char field[256];
-    if (error->field[0]) snprintf(field, sizeof field, "%s[%u].%s", list, index, error->field);
-    else snprintf(field, sizeof field, "%s[%u]", list, index);
+    if (error->field[0])
+        snprintf(field, sizeof field, "%s[%u].%s", list, index, error->field);
+    else
+        snprintf(field, sizeof field, "%s[%u]", list, index);
     onescope_os_copy_text(error->field, sizeof error->field, field);
     onescope_os_copy_text(error->input, sizeof error->input, s->name ? s->name : "scene");
     error->has_offset = false;
@@ -27,11 +29,13 @@ static onescope_code check_scene(const onescope_soa_scene *s, const char *in, co
                                  onescope_error *error) {
     if (s == NULL || out == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, s ? "out" : "scene",
-                       "a non-NULL pointer", "NULL");
+                                "a non-NULL pointer", "NULL");
     if (s->bodies == NULL && s->body_count > 0)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "bodies", "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "bodies",
+                                "a non-NULL pointer", "NULL");
     if (s->joints == NULL && s->joint_count > 0)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "joints", "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "joints",
+                                "a non-NULL pointer", "NULL");
     return ONESCOPE_OK;
 }
 
@@ -45,7 +49,8 @@ onescope_code onescope_soa_scene_create_world(const onescope_soa_scene *scene,
     if (rc != ONESCOPE_OK) {
         /* a refused world setting (gravity) keeps its field, which is the document's key */
         if (rc != ONESCOPE_E_UNSUPPORTED && error != NULL)
-            onescope_os_copy_text(error->input, sizeof error->input, scene->name ? scene->name : "scene");
+            onescope_os_copy_text(error->input, sizeof error->input,
+                                  scene->name ? scene->name : "scene");
         return rc;
     }
     for (uint32_t i = 0; rc == ONESCOPE_OK && i < scene->body_count; i++) {
@@ -74,11 +79,13 @@ onescope_code onescope_soa_scene_record(const onescope_soa_scene *scene, uint32_
     onescope_soa_world *w = NULL;
     OS_TRY(onescope_soa_scene_create_world(scene, allocator, &w, error));
     onescope_pose_cache *cache = NULL;
-    onescope_code rc = onescope_soa_world_record(w, steps, scene->dt, scene->substeps, allocator,
-                                                 &cache, error);
+    onescope_code rc =
+        onescope_soa_world_record(w, steps, scene->dt, scene->substeps, allocator, &cache, error);
     onescope_soa_world_free(w);
     if (rc != ONESCOPE_OK) {
-        if (error != NULL) onescope_os_copy_text(error->input, sizeof error->input, scene->name ? scene->name : "scene");
+        if (error != NULL)
+            onescope_os_copy_text(error->input, sizeof error->input,
+                                  scene->name ? scene->name : "scene");
         return rc;
     }
     /* a fresh world removes no body: entity i is body i */

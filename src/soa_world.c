@@ -54,10 +54,12 @@ onescope_soa_joint_def onescope_soa_joint_def_default(void) {
 
 static onescope_code unsupported(onescope_error *error, const char *input) {
     return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, input, OS_NO_OFFSET, "box3d",
-                   "a build with Box3D", "this build has no Box3D");
+                            "a build with Box3D", "this build has no Box3D");
 }
 
-bool onescope_soa_world_available(void) { return false; }
+bool onescope_soa_world_available(void) {
+    return false;
+}
 
 onescope_code onescope_soa_world_create(const onescope_soa_world_def *def,
                                         const onescope_allocator *allocator,
@@ -67,10 +69,13 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def,
     return unsupported(error, "soa_world_create");
 }
 
-void onescope_soa_world_free(onescope_soa_world *world) { (void)world; }
+void onescope_soa_world_free(onescope_soa_world *world) {
+    (void)world;
+}
 
-onescope_code onescope_soa_world_add_body(onescope_soa_world *world, const onescope_soa_body_def *def,
-                                          uint32_t *index, onescope_error *error) {
+onescope_code onescope_soa_world_add_body(onescope_soa_world *world,
+                                          const onescope_soa_body_def *def, uint32_t *index,
+                                          onescope_error *error) {
     (void)world, (void)def, (void)index;
     return unsupported(error, "soa_world_add_body");
 }
@@ -81,8 +86,9 @@ onescope_code onescope_soa_world_remove_body(onescope_soa_world *world, uint32_t
     return unsupported(error, "soa_world_remove_body");
 }
 
-onescope_code onescope_soa_world_add_joint(onescope_soa_world *world, const onescope_soa_joint_def *def,
-                                           uint32_t *index, onescope_error *error) {
+onescope_code onescope_soa_world_add_joint(onescope_soa_world *world,
+                                           const onescope_soa_joint_def *def, uint32_t *index,
+                                           onescope_error *error) {
     (void)world, (void)def, (void)index;
     return unsupported(error, "soa_world_add_joint");
 }
@@ -119,22 +125,38 @@ onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t step
  * at once: every b3CreateWorld / b3DestroyWorld goes through this lock. */
 static pthread_mutex_t onescope_os_soa_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define OS_SOA_MAX_COORD 1.0e4f   /* m: |position component| */
-#define OS_SOA_MIN_SIZE 0.001f    /* m */
-#define OS_SOA_MAX_SIZE 1000.0f   /* m */
+#define OS_SOA_MAX_COORD 1.0e4f        /* m: |position component| */
+#define OS_SOA_MIN_SIZE 0.001f         /* m */
+#define OS_SOA_MAX_SIZE 1000.0f        /* m */
 #define OS_SOA_MIN_HALF_LENGTH 0.0025f /* m: Box3D's shortest capsule segment is 0.005 m */
 #define OS_SOA_PI 3.14159265358979f
 #define OS_SOA_MAX_LIMIT (0.99f * OS_SOA_PI)
 
 /* Float body lanes, one array each. */
 enum {
-    L_PX, L_PY, L_PZ, L_QX, L_QY, L_QZ, L_QW, L_VX, L_VY, L_VZ, L_WX, L_WY, L_WZ,
-    L_FX, L_FY, L_FZ, L_TX, L_TY, L_TZ, L_COUNT
+    L_PX,
+    L_PY,
+    L_PZ,
+    L_QX,
+    L_QY,
+    L_QZ,
+    L_QW,
+    L_VX,
+    L_VY,
+    L_VZ,
+    L_WX,
+    L_WY,
+    L_WZ,
+    L_FX,
+    L_FY,
+    L_FZ,
+    L_TX,
+    L_TY,
+    L_TZ,
+    L_COUNT
 };
 /* Float joint lanes. */
-enum {
-    J_ANGLE, J_FX, J_FY, J_FZ, J_FW, J_RX, J_RY, J_RZ, J_RW, J_WX, J_WY, J_WZ, J_COUNT
-};
+enum { J_ANGLE, J_FX, J_FY, J_FZ, J_FW, J_RX, J_RY, J_RZ, J_RW, J_WX, J_WY, J_WZ, J_COUNT };
 
 typedef struct onescope_os_event_buffer {
     onescope_soa_contact *items;
@@ -174,15 +196,16 @@ struct onescope_soa_world {
     onescope_os_event_buffer begin, hit, end;
 };
 
-bool onescope_soa_world_available(void) { return true; }
+bool onescope_soa_world_available(void) {
+    return true;
+}
 
 /* ---- small helpers ---- */
 
-
 static onescope_code bad_float(onescope_error *error, const char *input, const char *field,
                                const char *expected, double found) {
-    return onescope_os_fail(error, isfinite(found) ? ONESCOPE_E_RANGE : ONESCOPE_E_NOT_FINITE, input,
-                   OS_NO_OFFSET, field, expected, "%.9g", found);
+    return onescope_os_fail(error, isfinite(found) ? ONESCOPE_E_RANGE : ONESCOPE_E_NOT_FINITE,
+                            input, OS_NO_OFFSET, field, expected, "%.9g", found);
 }
 
 /* Checks n floats: finite, and within [lo, hi]. */
@@ -200,8 +223,10 @@ static onescope_code check_floats(onescope_error *error, const char *input, cons
     for (int i = 0; i < n; i++) {
         if (!isfinite(v[i]) || v[i] < lo || v[i] > hi) {
             char field[96];
-            if (n == 1) onescope_os_copy_text(field, sizeof field, name);
-            else snprintf(field, sizeof field, "%s[%d]", name, i);
+            if (n == 1)
+                onescope_os_copy_text(field, sizeof field, name);
+            else
+                snprintf(field, sizeof field, "%s[%d]", name, i);
             return bad_float(error, input, field, expected, (double)v[i]);
         }
     }
@@ -216,7 +241,7 @@ static onescope_code unit_quat(onescope_error *error, const char *input, const c
     double len2 = x * x + y * y + z * z + w * w;
     if (!(len2 > 1e-12))
         return onescope_os_fail(error, ONESCOPE_E_RANGE, input, OS_NO_OFFSET, name,
-                       "a non-zero quaternion", "%g %g %g %g", x, y, z, w);
+                                "a non-zero quaternion", "%g %g %g %g", x, y, z, w);
     double s = 1.0 / sqrt(len2);
     out->v.x = (float)(x * s);
     out->v.y = (float)(y * s);
@@ -301,22 +326,23 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def,
     static const char in[] = "soa_world_create";
     if (out == NULL || def == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, def ? "out" : "def",
-                       "a non-NULL pointer", "NULL");
+                                "a non-NULL pointer", "NULL");
     *out = NULL;
     OS_TRY(check_cookie(error, in, "onescope_soa_world_def", def->internal_cookie));
     if (def->body_capacity < 1 || def->body_capacity > ONESCOPE_SOA_MAX_CAPACITY)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_capacity",
-                       "1..1000000", "%u", def->body_capacity);
+                                "1..1000000", "%u", def->body_capacity);
     if (def->joint_capacity > ONESCOPE_SOA_MAX_CAPACITY)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "joint_capacity",
-                       "0..1000000", "%u", def->joint_capacity);
+                                "0..1000000", "%u", def->joint_capacity);
     OS_TRY(check_floats(error, in, "gravity", def->gravity, 3, -1.0e4f, 1.0e4f,
                         "a finite acceleration, |g| <= 10000 m/s^2"));
     OS_TRY(check_floats(error, in, "hit_speed_threshold", &def->hit_speed_threshold, 1, 0.0f,
                         1.0e6f, "a finite speed >= 0"));
 
     onescope_soa_world *w = onescope_os_calloc(a, 1, sizeof *w);
-    if (w == NULL) return onescope_os_fail(error, ONESCOPE_E_NOMEM, in, OS_NO_OFFSET, "world", NULL, NULL);
+    if (w == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, in, OS_NO_OFFSET, "world", NULL, NULL);
     w->allocator = a;
     w->capacity = def->body_capacity;
     w->joint_capacity = def->joint_capacity;
@@ -341,11 +367,13 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def,
     ok = ok && (w->limb = onescope_os_calloc(a, n, sizeof *w->limb)) != NULL;
     ok = ok && (w->shape_kind = onescope_os_calloc(a, n, sizeof *w->shape_kind)) != NULL;
     ok = ok && (w->shape_size = onescope_os_calloc(a, n, 3 * sizeof *w->shape_size)) != NULL;
-    for (int i = 0; i < L_COUNT; i++) ok = ok && (w->lane[i] = onescope_os_calloc(a, n, sizeof(float))) != NULL;
+    for (int i = 0; i < L_COUNT; i++)
+        ok = ok && (w->lane[i] = onescope_os_calloc(a, n, sizeof(float))) != NULL;
     ok = ok && (w->joint_kind = onescope_os_calloc(a, nj, sizeof *w->joint_kind)) != NULL;
     ok = ok && (w->joint_a = onescope_os_calloc(a, nj, sizeof *w->joint_a)) != NULL;
     ok = ok && (w->joint_b = onescope_os_calloc(a, nj, sizeof *w->joint_b)) != NULL;
-    for (int i = 0; i < J_COUNT; i++) ok = ok && (w->jlane[i] = onescope_os_calloc(a, nj, sizeof(float))) != NULL;
+    for (int i = 0; i < J_COUNT; i++)
+        ok = ok && (w->jlane[i] = onescope_os_calloc(a, nj, sizeof(float))) != NULL;
     if (!ok) {
         free_arrays(w);
         onescope_os_free(a, w);
@@ -370,8 +398,8 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def,
         free_arrays(w);
         onescope_os_free(a, w);
         return onescope_os_fail(error, ONESCOPE_E_ENGINE, in, OS_NO_OFFSET, "world",
-                       "a free Box3D world slot", "all %d Box3D worlds in use",
-                       B3_MAX_WORLDS);
+                                "a free Box3D world slot", "all %d Box3D worlds in use",
+                                B3_MAX_WORLDS);
     }
     *out = w;
     return ONESCOPE_OK;
@@ -408,7 +436,7 @@ static onescope_code check_body_def(const onescope_soa_world *w, const onescope_
     OS_TRY(check_cookie(error, in, "onescope_soa_body_def", d->internal_cookie));
     if (d->kind < ONESCOPE_SOA_SPHERE || d->kind > ONESCOPE_SOA_STATIC_BOX)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "kind",
-                       "1 sphere, 2 capsule, 3 box or 4 static box", "%d", (int)d->kind);
+                                "1 sphere, 2 capsule, 3 box or 4 static box", "%d", (int)d->kind);
     OS_TRY(check_floats(error, in, "position", d->position, 3, -OS_SOA_MAX_COORD, OS_SOA_MAX_COORD,
                         "a finite coordinate, |x| <= 10000 m"));
     OS_TRY(unit_quat(error, in, "rotation", d->rotation, q));
@@ -419,20 +447,20 @@ static onescope_code check_body_def(const onescope_soa_world *w, const onescope_
     const char *wexp = is_static ? "0 for a static box" : "a finite rate, |w| <= 10000 rad/s";
     OS_TRY(check_floats(error, in, "angular_velocity", d->angular_velocity, 3, -vmax, vmax, wexp));
     switch (d->kind) {
-    case ONESCOPE_SOA_SPHERE:
-        OS_TRY(check_floats(error, in, "size[0]", &d->size[0], 1, OS_SOA_MIN_SIZE, OS_SOA_MAX_SIZE,
-                            "a sphere radius in 0.001..1000 m"));
-        break;
-    case ONESCOPE_SOA_CAPSULE:
-        OS_TRY(check_floats(error, in, "size[0]", &d->size[0], 1, OS_SOA_MIN_SIZE, OS_SOA_MAX_SIZE,
-                            "a capsule radius in 0.001..1000 m"));
-        OS_TRY(check_floats(error, in, "size[1]", &d->size[1], 1, OS_SOA_MIN_HALF_LENGTH,
-                            OS_SOA_MAX_SIZE, "a capsule half length in 0.0025..1000 m"));
-        break;
-    default:
-        OS_TRY(check_floats(error, in, "size", d->size, 3, OS_SOA_MIN_SIZE, OS_SOA_MAX_SIZE,
-                            "a half extent in 0.001..1000 m"));
-        break;
+        case ONESCOPE_SOA_SPHERE:
+            OS_TRY(check_floats(error, in, "size[0]", &d->size[0], 1, OS_SOA_MIN_SIZE,
+                                OS_SOA_MAX_SIZE, "a sphere radius in 0.001..1000 m"));
+            break;
+        case ONESCOPE_SOA_CAPSULE:
+            OS_TRY(check_floats(error, in, "size[0]", &d->size[0], 1, OS_SOA_MIN_SIZE,
+                                OS_SOA_MAX_SIZE, "a capsule radius in 0.001..1000 m"));
+            OS_TRY(check_floats(error, in, "size[1]", &d->size[1], 1, OS_SOA_MIN_HALF_LENGTH,
+                                OS_SOA_MAX_SIZE, "a capsule half length in 0.0025..1000 m"));
+            break;
+        default:
+            OS_TRY(check_floats(error, in, "size", d->size, 3, OS_SOA_MIN_SIZE, OS_SOA_MAX_SIZE,
+                                "a half extent in 0.001..1000 m"));
+            break;
     }
     /* sizes a kind does not use must still be finite numbers */
     OS_TRY(check_floats(error, in, "size", d->size, 3, -INFINITY, INFINITY, "a finite number"));
@@ -441,27 +469,29 @@ static onescope_code check_body_def(const onescope_soa_world *w, const onescope_
                             "a finite density >= 0 kg/m^3"));
     else if (!isfinite(d->density) || !(d->density > 0.0f) || d->density > 1.0e9f)
         return bad_float(error, in, "density", "a finite density > 0 kg/m^3", (double)d->density);
-    OS_TRY(check_floats(error, in, "friction", &d->friction, 1, 0.0f, 1.0e3f, "a friction in 0..1000"));
+    OS_TRY(check_floats(error, in, "friction", &d->friction, 1, 0.0f, 1.0e3f,
+                        "a friction in 0..1000"));
     OS_TRY(check_floats(error, in, "restitution", &d->restitution, 1, 0.0f, 1.0e3f,
                         "a restitution in 0..1000"));
     OS_TRY(check_floats(error, in, "rolling_resistance", &d->rolling_resistance, 1, 0.0f, 1.0e3f,
                         "a rolling resistance in 0..1000"));
     if (d->parent < -1 || (d->parent >= 0 && (uint32_t)d->parent >= w->count))
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "parent",
-                       "-1 or the index of an earlier body", "%d (bodies: %u)", (int)d->parent,
-                       w->count);
+                                "-1 or the index of an earlier body", "%d (bodies: %u)",
+                                (int)d->parent, w->count);
     if (w->count >= w->capacity)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_capacity",
-                       "a free body slot", "all %u slots used", w->capacity);
+                                "a free body slot", "all %u slots used", w->capacity);
     return ONESCOPE_OK;
 }
 
-onescope_code onescope_soa_world_add_body(onescope_soa_world *world, const onescope_soa_body_def *def,
-                                          uint32_t *index, onescope_error *error) {
+onescope_code onescope_soa_world_add_body(onescope_soa_world *world,
+                                          const onescope_soa_body_def *def, uint32_t *index,
+                                          onescope_error *error) {
     static const char in[] = "soa_world_add_body";
     if (world == NULL || def == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "def" : "world",
-                       "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET,
+                                world ? "def" : "world", "a non-NULL pointer", "NULL");
     b3Quat q;
     OS_TRY(check_body_def(world, def, &q, error));
 
@@ -470,8 +500,10 @@ onescope_code onescope_soa_world_add_body(onescope_soa_world *world, const onesc
     bd.type = def->kind == ONESCOPE_SOA_STATIC_BOX ? b3_staticBody : b3_dynamicBody;
     bd.position = (b3Pos){def->position[0], def->position[1], def->position[2]};
     bd.rotation = q;
-    bd.linearVelocity = (b3Vec3){def->linear_velocity[0], def->linear_velocity[1], def->linear_velocity[2]};
-    bd.angularVelocity = (b3Vec3){def->angular_velocity[0], def->angular_velocity[1], def->angular_velocity[2]};
+    bd.linearVelocity =
+        (b3Vec3){def->linear_velocity[0], def->linear_velocity[1], def->linear_velocity[2]};
+    bd.angularVelocity =
+        (b3Vec3){def->angular_velocity[0], def->angular_velocity[1], def->angular_velocity[2]};
     bd.userData = (void *)(uintptr_t)(i + 1);
     b3BodyId id = b3CreateBody(world->world, &bd);
 
@@ -514,13 +546,14 @@ onescope_code onescope_soa_world_remove_body(onescope_soa_world *world, uint32_t
                                              onescope_error *error) {
     static const char in[] = "soa_world_remove_body";
     if (world == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world", "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world",
+                                "a non-NULL pointer", "NULL");
     if (index >= world->count)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "index", "the index of a body",
-                       "%u (bodies: %u)", index, world->count);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "index",
+                                "the index of a body", "%u (bodies: %u)", index, world->count);
     if (world->kind[index] == ONESCOPE_SOA_REMOVED)
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, "index", "a body not yet removed",
-                       "%u, removed earlier", index);
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, "index",
+                                "a body not yet removed", "%u, removed earlier", index);
     /* Box3D destroys the body's joints with it; mirror that in the joint lanes. */
     for (uint32_t j = 0; j < world->joint_count; j++) {
         if (world->joint_kind[j] == ONESCOPE_SOA_JOINT_REMOVED) continue;
@@ -554,8 +587,10 @@ static void read_joint(onescope_soa_world *w, uint32_t j) {
     b3Vec3 wb = {w->lane[L_WX][b], w->lane[L_WY][b], w->lane[L_WZ][b]};
     b3Vec3 dw = b3InvRotateVector(fa, b3Sub(wb, wa));
     float angle = 0.0f;
-    if (w->joint_kind[j] == ONESCOPE_SOA_REVOLUTE) angle = b3RevoluteJoint_GetAngle(w->joints[j]);
-    else if (w->joint_kind[j] == ONESCOPE_SOA_SPHERICAL) angle = b3SphericalJoint_GetTwistAngle(w->joints[j]);
+    if (w->joint_kind[j] == ONESCOPE_SOA_REVOLUTE)
+        angle = b3RevoluteJoint_GetAngle(w->joints[j]);
+    else if (w->joint_kind[j] == ONESCOPE_SOA_SPHERICAL)
+        angle = b3SphericalJoint_GetTwistAngle(w->joints[j]);
     float **l = w->jlane;
     l[J_ANGLE][j] = angle;
     l[J_FX][j] = fa.v.x, l[J_FY][j] = fa.v.y, l[J_FZ][j] = fa.v.z, l[J_FW][j] = fa.s;
@@ -569,40 +604,45 @@ static onescope_code check_joint_def(const onescope_soa_world *w, const onescope
     OS_TRY(check_cookie(error, in, "onescope_soa_joint_def", d->internal_cookie));
     if (d->kind < ONESCOPE_SOA_REVOLUTE || d->kind > ONESCOPE_SOA_WELD)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "kind",
-                       "1 revolute, 2 spherical or 3 weld", "%d", (int)d->kind);
+                                "1 revolute, 2 spherical or 3 weld", "%d", (int)d->kind);
     const char *names[2] = {"body_a", "body_b"};
     int32_t ids[2] = {d->body_a, d->body_b};
     for (int k = 0; k < 2; k++) {
         if (ids[k] < 0 || (uint32_t)ids[k] >= w->count)
-            return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, names[k], "the index of a body",
-                           "%d (bodies: %u)", (int)ids[k], w->count);
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, names[k],
+                                    "the index of a body", "%d (bodies: %u)", (int)ids[k],
+                                    w->count);
         if (w->kind[ids[k]] == ONESCOPE_SOA_REMOVED)
             return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, names[k],
-                           "a body that is not removed", "%d, removed", (int)ids[k]);
+                                    "a body that is not removed", "%d, removed", (int)ids[k]);
     }
     if (d->body_a == d->body_b)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_b", "a body other than body_a",
-                       "%d", (int)d->body_b);
-    if (w->kind[d->body_a] == ONESCOPE_SOA_STATIC_BOX && w->kind[d->body_b] == ONESCOPE_SOA_STATIC_BOX)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_b",
-                       "a dynamic body (both bodies are static)", "%d", (int)d->body_b);
+                                "a body other than body_a", "%d", (int)d->body_b);
+    if (w->kind[d->body_a] == ONESCOPE_SOA_STATIC_BOX &&
+        w->kind[d->body_b] == ONESCOPE_SOA_STATIC_BOX)
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_b",
+                                "a dynamic body (both bodies are static)", "%d", (int)d->body_b);
     OS_TRY(check_floats(error, in, "anchor", d->anchor, 3, -OS_SOA_MAX_COORD, OS_SOA_MAX_COORD,
                         "a finite coordinate, |x| <= 10000 m"));
     OS_TRY(check_floats(error, in, "axis", d->axis, 3, -1.0e6f, 1.0e6f, "a finite direction"));
     double ax = d->axis[0], ay = d->axis[1], az = d->axis[2];
     double len = sqrt(ax * ax + ay * ay + az * az);
     if (!(len > 1e-6))
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "axis", "a non-zero direction",
-                       "%g %g %g", ax, ay, az);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "axis",
+                                "a non-zero direction", "%g %g %g", ax, ay, az);
     *axis = (b3Vec3){(float)(ax / len), (float)(ay / len), (float)(az / len)};
     const char *lim = "an angle in -0.99 pi..0.99 pi rad";
-    OS_TRY(check_floats(error, in, "lower_angle", &d->lower_angle, 1, -OS_SOA_MAX_LIMIT, OS_SOA_MAX_LIMIT, lim));
-    OS_TRY(check_floats(error, in, "upper_angle", &d->upper_angle, 1, d->lower_angle, OS_SOA_MAX_LIMIT,
-                        "an angle in lower_angle..0.99 pi rad"));
-    OS_TRY(check_floats(error, in, "cone_angle", &d->cone_angle, 1, 0.0f, OS_SOA_PI, "an angle in 0..pi rad"));
-    OS_TRY(check_floats(error, in, "lower_twist", &d->lower_twist, 1, -OS_SOA_MAX_LIMIT, OS_SOA_MAX_LIMIT, lim));
-    OS_TRY(check_floats(error, in, "upper_twist", &d->upper_twist, 1, d->lower_twist, OS_SOA_MAX_LIMIT,
-                        "an angle in lower_twist..0.99 pi rad"));
+    OS_TRY(check_floats(error, in, "lower_angle", &d->lower_angle, 1, -OS_SOA_MAX_LIMIT,
+                        OS_SOA_MAX_LIMIT, lim));
+    OS_TRY(check_floats(error, in, "upper_angle", &d->upper_angle, 1, d->lower_angle,
+                        OS_SOA_MAX_LIMIT, "an angle in lower_angle..0.99 pi rad"));
+    OS_TRY(check_floats(error, in, "cone_angle", &d->cone_angle, 1, 0.0f, OS_SOA_PI,
+                        "an angle in 0..pi rad"));
+    OS_TRY(check_floats(error, in, "lower_twist", &d->lower_twist, 1, -OS_SOA_MAX_LIMIT,
+                        OS_SOA_MAX_LIMIT, lim));
+    OS_TRY(check_floats(error, in, "upper_twist", &d->upper_twist, 1, d->lower_twist,
+                        OS_SOA_MAX_LIMIT, "an angle in lower_twist..0.99 pi rad"));
     OS_TRY(check_floats(error, in, "motor_speed", &d->motor_speed, 1, -1.0e4f, 1.0e4f,
                         "a finite rate, |w| <= 10000 rad/s"));
     OS_TRY(check_floats(error, in, "motor_velocity", d->motor_velocity, 3, -1.0e4f, 1.0e4f,
@@ -611,8 +651,8 @@ static onescope_code check_joint_def(const onescope_soa_world *w, const onescope
                         "a finite torque >= 0 N m"));
     OS_TRY(check_floats(error, in, "spring_hertz", &d->spring_hertz, 1, 0.0f, 1.0e6f,
                         "a finite frequency >= 0 Hz"));
-    OS_TRY(check_floats(error, in, "spring_damping_ratio", &d->spring_damping_ratio, 1, 0.0f, 1.0e6f,
-                        "a finite ratio >= 0"));
+    OS_TRY(check_floats(error, in, "spring_damping_ratio", &d->spring_damping_ratio, 1, 0.0f,
+                        1.0e6f, "a finite ratio >= 0"));
     OS_TRY(check_floats(error, in, "target_angle", &d->target_angle, 1, -OS_SOA_PI, OS_SOA_PI,
                         "an angle in -pi..pi rad"));
     if (d->kind == ONESCOPE_SOA_SPHERICAL && d->enable_spring)
@@ -622,16 +662,17 @@ static onescope_code check_joint_def(const onescope_soa_world *w, const onescope
                             "a finite quaternion x y z w"));
     if (w->joint_count >= w->joint_capacity)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "joint_capacity",
-                       "a free joint slot", "all %u slots used", w->joint_capacity);
+                                "a free joint slot", "all %u slots used", w->joint_capacity);
     return ONESCOPE_OK;
 }
 
-onescope_code onescope_soa_world_add_joint(onescope_soa_world *world, const onescope_soa_joint_def *def,
-                                           uint32_t *index, onescope_error *error) {
+onescope_code onescope_soa_world_add_joint(onescope_soa_world *world,
+                                           const onescope_soa_joint_def *def, uint32_t *index,
+                                           onescope_error *error) {
     static const char in[] = "soa_world_add_joint";
     if (world == NULL || def == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "def" : "world",
-                       "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET,
+                                world ? "def" : "world", "a non-NULL pointer", "NULL");
     b3Vec3 axis = {0.0f, 0.0f, 1.0f};
     b3Quat target = b3Quat_identity;
     OS_TRY(check_joint_def(world, def, &axis, &target, error));
@@ -690,7 +731,8 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world, const ones
         jd.lowerTwistAngle = def->lower_twist;
         jd.upperTwistAngle = def->upper_twist;
         jd.enableMotor = def->enable_motor;
-        jd.motorVelocity = (b3Vec3){def->motor_velocity[0], def->motor_velocity[1], def->motor_velocity[2]};
+        jd.motorVelocity =
+            (b3Vec3){def->motor_velocity[0], def->motor_velocity[1], def->motor_velocity[2]};
         jd.maxMotorTorque = def->max_motor_torque;
         jd.enableSpring = def->enable_spring;
         jd.hertz = def->spring_hertz;
@@ -750,8 +792,9 @@ static onescope_code collect_events(onescope_soa_world *w, onescope_error *error
     const onescope_allocator *a = w->allocator;
     if (!events_reserve(a, &w->begin, ev.beginCount) || !events_reserve(a, &w->hit, ev.hitCount) ||
         !events_reserve(a, &w->end, ev.endCount))
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, "soa_world_step", OS_NO_OFFSET, "contact events",
-                       NULL, "the step ran; its contact events were dropped");
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, "soa_world_step", OS_NO_OFFSET,
+                                "contact events", NULL,
+                                "the step ran; its contact events were dropped");
     for (int k = 0; k < ev.beginCount; k++) {
         const b3ContactBeginTouchEvent *e = &ev.beginEvents[k];
         onescope_soa_contact c;
@@ -797,14 +840,16 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
                                       onescope_error *error) {
     static const char in[] = "soa_world_step";
     if (world == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world", "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world",
+                                "a non-NULL pointer", "NULL");
     if (!isfinite(dt) || !(dt > 0.0f) || dt > 1.0f)
         return bad_float(error, in, "dt", "a time step in (0, 1] s", (double)dt);
     if (substeps < 1 || substeps > ONESCOPE_SOA_MAX_SUBSTEPS)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "substeps", "1..64", "%d", substeps);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "substeps", "1..64",
+                                "%d", substeps);
     uint32_t n = world->count;
     float **l = world->lane;
-    static const char *const write_names[6] = {"force_x", "force_y", "force_z",
+    static const char *const write_names[6] = {"force_x",  "force_y",  "force_z",
                                                "torque_x", "torque_y", "torque_z"};
     for (int k = 0; k < 6; k++) {
         const float *lane = l[L_FX + k];
@@ -813,17 +858,21 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
                 char field[96];
                 snprintf(field, sizeof field, "%s[%u]", write_names[k], i);
                 return onescope_os_fail(error, ONESCOPE_E_NOT_FINITE, in, OS_NO_OFFSET, field,
-                               "a finite number (the step was refused)", "%g", (double)lane[i]);
+                                        "a finite number (the step was refused)", "%g",
+                                        (double)lane[i]);
             }
         }
     }
     for (uint32_t i = 0; i < n; i++) {
-        if (world->kind[i] == ONESCOPE_SOA_REMOVED || world->kind[i] == ONESCOPE_SOA_STATIC_BOX) continue;
+        if (world->kind[i] == ONESCOPE_SOA_REMOVED || world->kind[i] == ONESCOPE_SOA_STATIC_BOX)
+            continue;
         b3Vec3 f = {l[L_FX][i], l[L_FY][i], l[L_FZ][i]};
         b3Vec3 t = {l[L_TX][i], l[L_TY][i], l[L_TZ][i]};
         /* zero lanes are skipped so that they never wake a sleeping body */
-        if (f.x != 0.0f || f.y != 0.0f || f.z != 0.0f) b3Body_ApplyForceToCenter(world->bodies[i], f, true);
-        if (t.x != 0.0f || t.y != 0.0f || t.z != 0.0f) b3Body_ApplyTorque(world->bodies[i], t, true);
+        if (f.x != 0.0f || f.y != 0.0f || f.z != 0.0f)
+            b3Body_ApplyForceToCenter(world->bodies[i], f, true);
+        if (t.x != 0.0f || t.y != 0.0f || t.z != 0.0f)
+            b3Body_ApplyTorque(world->bodies[i], t, true);
     }
     b3World_Step(world->world, dt, substeps);
     world->step++;
@@ -850,11 +899,11 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
 }
 
 onescope_code onescope_soa_world_view(onescope_soa_world *world, onescope_soa_view *view,
-                                          onescope_error *error) {
+                                      onescope_error *error) {
     static const char in[] = "soa_world_view";
     if (world == NULL || view == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "view" : "world",
-                       "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET,
+                                world ? "view" : "world", "a non-NULL pointer", "NULL");
     onescope_soa_world *w = world;
     view->count = w->count;
     view->joint_count = w->joint_count;
@@ -865,7 +914,8 @@ onescope_code onescope_soa_world_view(onescope_soa_world *world, onescope_soa_vi
     view->kind = w->kind;
     view->parent = w->parent;
     view->limb = w->limb;
-    view->position_x = w->lane[L_PX], view->position_y = w->lane[L_PY], view->position_z = w->lane[L_PZ];
+    view->position_x = w->lane[L_PX], view->position_y = w->lane[L_PY],
+    view->position_z = w->lane[L_PZ];
     view->rotation_x = w->lane[L_QX], view->rotation_y = w->lane[L_QY];
     view->rotation_z = w->lane[L_QZ], view->rotation_w = w->lane[L_QW];
     view->linear_velocity_x = w->lane[L_VX], view->linear_velocity_y = w->lane[L_VY];
@@ -920,23 +970,24 @@ onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t step
                                         onescope_pose_cache **out, onescope_error *error) {
     static const char in[] = "soa_world_record";
     if (world == NULL || out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, world ? "out" : "world",
-                       "a non-NULL pointer", "NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET,
+                                world ? "out" : "world", "a non-NULL pointer", "NULL");
     *out = NULL;
     if (steps >= ONESCOPE_OSPC_MAX_FRAMES)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "steps", "fewer than 4194304 steps",
-                       "%u", steps);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "steps",
+                                "fewer than 4194304 steps", "%u", steps);
     if (world->step > INT64_MAX)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "step", "a step count <= 2^63-1",
-                       "%llu", (unsigned long long)world->step);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "step",
+                                "a step count <= 2^63-1", "%llu", (unsigned long long)world->step);
     if (world->count > ONESCOPE_OSPC_MAX_ENTITIES)
         return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, in, OS_NO_OFFSET, "count",
-                       "at most 65536 bodies in a pose cache", "%u", world->count);
+                                "at most 65536 bodies in a pose cache", "%u", world->count);
     /* refuse a bad dt or substep count before allocating anything */
     if (!isfinite(dt) || !(dt > 0.0f) || dt > 1.0f)
         return bad_float(error, in, "dt", "a time step in (0, 1] s", (double)dt);
     if (substeps < 1 || substeps > ONESCOPE_SOA_MAX_SUBSTEPS)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "substeps", "1..64", "%d", substeps);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "substeps", "1..64",
+                                "%d", substeps);
 
     onescope_pose_cache *c = NULL;
     OS_TRY(onescope_pose_cache_create(3, world->count, steps + 1, allocator, &c, error));
@@ -945,8 +996,8 @@ onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t step
     static const char version[] = ONESCOPE_VERSION_STRING;
     onescope_code rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_UNIT_NAME, "m", 1, error);
     if (rc == ONESCOPE_OK)
-        rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_MODULE_ID, "onescope.box3d",
-                                          14, error);
+        rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_MODULE_ID, "onescope.box3d", 14,
+                                          error);
     if (rc == ONESCOPE_OK)
         rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_LIBRARY_VERSION, version,
                                           sizeof version - 1, error);

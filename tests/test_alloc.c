@@ -16,8 +16,9 @@ static onescope_buffer sample_bytes(uint32_t entities, uint32_t frames) {
     onescope_pose_cache *c = NULL;
     onescope_error err;
     assert_int_equal(onescope_pose_cache_create(3, entities, frames, NULL, &c, &err), ONESCOPE_OK);
-    assert_int_equal(onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_SCENE, "sc\xc3\xa8ne", 6, &err),
-                     ONESCOPE_OK);
+    assert_int_equal(
+        onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_SCENE, "sc\xc3\xa8ne", 6, &err),
+        ONESCOPE_OK);
     for (uint32_t i = 0; i < entities; i++) {
         c->entities[i].id = 100 + i;
         assert_int_equal(onescope_pose_cache_set_entity_name(c, i, "body", 4, &err), ONESCOPE_OK);
@@ -121,7 +122,8 @@ static onescope_code parse_fn(const onescope_allocator *a, void *ctx) {
     o.allocator = a;
     onescope_pose_cache *c = NULL;
     onescope_error err;
-    onescope_code rc = checked(onescope_pose_cache_parse(in->data, in->size, "walk.ospc", &o, &c, &err), &err);
+    onescope_code rc =
+        checked(onescope_pose_cache_parse(in->data, in->size, "walk.ospc", &o, &c, &err), &err);
     if (rc == ONESCOPE_OK) {
         assert_int_equal(c->entity_count, 4);
         assert_string_equal(c->entities[3].name.data, "body");
@@ -165,7 +167,8 @@ static void test_write(void **state) {
     onescope_buffer in = sample_bytes(5, 2);
     onescope_pose_cache *c = NULL;
     onescope_error err;
-    assert_int_equal(onescope_pose_cache_parse(in.data, in.size, "in", NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_parse(in.data, in.size, "in", NULL, &c, &err),
+                     ONESCOPE_OK);
     write_ctx w = {c, &in};
     assert_true(test_alloc_walk(write_fn, &w) >= 1);
     onescope_pose_cache_free(c);
@@ -266,7 +269,8 @@ static onescope_code replay_parse_run_fn(const onescope_allocator *a, void *ctx)
     o.allocator = a;
     onescope_replay *r = NULL;
     onescope_error err;
-    onescope_code rc = checked(onescope_replay_parse(in->data, in->size, "walk.ostm", &o, &r, &err), &err);
+    onescope_code rc =
+        checked(onescope_replay_parse(in->data, in->size, "walk.ostm", &o, &r, &err), &err);
     if (rc != ONESCOPE_OK) {
         assert_null(r);
         return rc;
@@ -317,14 +321,21 @@ static onescope_code wrong_code_fn(const onescope_allocator *a, void *ctx) {
     return ONESCOPE_OK;
 }
 
-static void walk_leaky(void **state) { (void)state; test_alloc_walk(leaky_fn, NULL); }
-static void walk_wrong_code(void **state) { (void)state; test_alloc_walk(wrong_code_fn, NULL); }
+static void walk_leaky(void **state) {
+    (void)state;
+    test_alloc_walk(leaky_fn, NULL);
+}
+static void walk_wrong_code(void **state) {
+    (void)state;
+    test_alloc_walk(wrong_code_fn, NULL);
+}
 
 static int run_one_in_child(const char *name, void (*test)(void **)) {
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        if (freopen("/dev/null", "w", stdout) == NULL || freopen("/dev/null", "w", stderr) == NULL) _exit(3);
+        if (freopen("/dev/null", "w", stdout) == NULL || freopen("/dev/null", "w", stderr) == NULL)
+            _exit(3);
         const struct CMUnitTest t[] = {{name, test, NULL, NULL, NULL}};
         _exit(_cmocka_run_group_tests(name, t, 1, NULL, NULL) == 0 ? 0 : 1);
     }

@@ -112,7 +112,8 @@ static void writer_allocation_failure_latches(void **state) {
     test_alloc_init(&t, 2);
     onescope_os_writer w;
     onescope_os_writer_init(&w, &t.allocator);
-    for (int i = 0; i < 1000; i++) onescope_os_write_u32(&w, (uint32_t)i); /* grows past 256 bytes */
+    for (int i = 0; i < 1000; i++)
+        onescope_os_write_u32(&w, (uint32_t)i); /* grows past 256 bytes */
     assert_true(w.failed);
     onescope_buffer out;
     onescope_error err;
@@ -174,8 +175,9 @@ static void utf8_rules(void **state) {
     assert_false(onescope_os_utf8_valid((const uint8_t *)"ab\xc0\xaf", 4, &bad)); /* overlong '/' */
     assert_int_equal(bad, 2);
     assert_false(onescope_os_utf8_valid((const uint8_t *)"\xed\xa0\x80", 3, &bad)); /* surrogate */
-    assert_false(onescope_os_utf8_valid((const uint8_t *)"\xf4\x90\x80\x80", 4, &bad)); /* > U+10FFFF */
-    assert_false(onescope_os_utf8_valid((const uint8_t *)"x\xe2\x82", 3, &bad));         /* cut short */
+    assert_false(
+        onescope_os_utf8_valid((const uint8_t *)"\xf4\x90\x80\x80", 4, &bad));   /* > U+10FFFF */
+    assert_false(onescope_os_utf8_valid((const uint8_t *)"x\xe2\x82", 3, &bad)); /* cut short */
     assert_int_equal(bad, 1);
     assert_false(onescope_os_utf8_valid((const uint8_t *)"\x80", 1, &bad));
     assert_true(onescope_os_utf8_valid((const uint8_t *)"", 0, &bad));

@@ -20,7 +20,8 @@ static void test_names(void **state) {
     }
     assert_string_equal(onescope_error_name(ONESCOPE_OK), "ok");
     assert_string_equal(onescope_error_name(ONESCOPE_E_TRUNCATED), "truncated");
-    assert_string_equal(onescope_error_name((onescope_code)(ONESCOPE_E_ENGINE + 1)), "unknown error");
+    assert_string_equal(onescope_error_name((onescope_code)(ONESCOPE_E_ENGINE + 1)),
+                        "unknown error");
     assert_string_equal(onescope_error_name((onescope_code)-1), "unknown error");
 }
 
@@ -156,12 +157,9 @@ static void test_parsers_print_one_line(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names),
-        cmocka_unit_test(test_shapes),
-        cmocka_unit_test(test_short_buffer),
-        cmocka_unit_test(test_long_fields),
-        cmocka_unit_test(test_clear),
-        cmocka_unit_test(test_parsers_print_one_line),
+        cmocka_unit_test(test_names),        cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_short_buffer), cmocka_unit_test(test_long_fields),
+        cmocka_unit_test(test_clear),        cmocka_unit_test(test_parsers_print_one_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,8 @@ static void test_read_limit_regular(void **state) {
     test_write_file("test_file_limit.bin", data, sizeof data);
     onescope_buffer buf;
     onescope_error err;
-    assert_int_equal(onescope_file_read("test_file_limit.bin", 99, NULL, &buf, &err), ONESCOPE_E_TOO_LARGE);
+    assert_int_equal(onescope_file_read("test_file_limit.bin", 99, NULL, &buf, &err),
+                     ONESCOPE_E_TOO_LARGE);
     assert_non_null(strstr(err.found, "100 bytes (limit 99)"));
     assert_int_equal(onescope_file_read("test_file_limit.bin", 100, NULL, &buf, &err), ONESCOPE_OK);
     assert_int_equal(buf.size, 100);
@@ -58,7 +59,8 @@ static void test_read_limit_regular(void **state) {
 }
 
 /* Reads size bytes through a pipe on standard input with the given limit. */
-static onescope_code read_pipe(size_t size, size_t limit, onescope_buffer *buf, onescope_error *err) {
+static onescope_code read_pipe(size_t size, size_t limit, onescope_buffer *buf,
+                               onescope_error *err) {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     fflush(NULL);
@@ -239,7 +241,8 @@ static void test_strerror(void **state) {
     for (int c = ONESCOPE_OK; c <= ONESCOPE_E_ENGINE; c++) {
         const char *s = onescope_error_name((onescope_code)c);
         assert_string_not_equal(s, "unknown error");
-        for (int d = ONESCOPE_OK; d < c; d++) assert_string_not_equal(s, onescope_error_name((onescope_code)d));
+        for (int d = ONESCOPE_OK; d < c; d++)
+            assert_string_not_equal(s, onescope_error_name((onescope_code)d));
     }
     assert_string_equal(onescope_error_name((onescope_code)99), "unknown error");
 }
@@ -274,7 +277,8 @@ static void test_format(void **state) {
     assert_int_equal(onescope_error_format(NULL, buf, sizeof buf), 0);
     assert_string_equal(buf, "");
     /* a NULL input name reads "<input>"; a long one is cut to the field's 255 bytes */
-    assert_int_equal(onescope_os_fail(&e, ONESCOPE_E_RANGE, NULL, 3, "f", NULL, NULL), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_os_fail(&e, ONESCOPE_E_RANGE, NULL, 3, "f", NULL, NULL),
+                     ONESCOPE_E_RANGE);
     assert_string_equal(e.input, "<input>");
     assert_error_at(e, ONESCOPE_E_RANGE, 3);
     char name[400];

@@ -119,10 +119,10 @@ static void near_misses(void **state) {
     assert_int_equal(onescope_format_detect(" OSPC", 5), ONESCOPE_FORMAT_UNKNOWN);
     assert_int_equal(onescope_format_detect("OSP", 3), ONESCOPE_FORMAT_UNKNOWN);
     const char *const json[] = {
-        "{\"format\": \"octo_anmx\"}",   /* a longer name */
-        "{\"format\": \"octo_an\"}",     /* a shorter one */
-        "{\"format\": \"OCTO_ANM\"}",    /* case matters */
-        "[{\"format\": \"octo_anm\"}]",  /* not an object */
+        "{\"format\": \"octo_anmx\"}",            /* a longer name */
+        "{\"format\": \"octo_an\"}",              /* a shorter one */
+        "{\"format\": \"OCTO_ANM\"}",             /* case matters */
+        "[{\"format\": \"octo_anm\"}]",           /* not an object */
         "\xef\xbb\xbf{\"format\": \"octo_anm\"}", /* a byte-order mark is not white space */
         "{\"Format\": \"octo_pvt\"}",
         "{\"format\": \"octo_ospc\", \"format\": \"octo_pvt\"}", /* the first key decides */

@@ -78,7 +78,6 @@ static void test_ghost_of_attached_replay(void **state) {
     onescope_replay_free(r);
 }
 
-
 /* testdata/test-2d-ghost.ospc: 40 frames of test-2d-600.ostm from row 200, 400 mm to the right
  * (scripts/test.sh checks the committed file is the generator's). */
 static void test_ghost_file(void **state) {
@@ -94,12 +93,11 @@ static void test_ghost_file(void **state) {
     assert_string_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].data, "test-2d-600.ostm");
     /* a viewer finds the replay beside the ghost */
     char path[256];
-    assert_int_equal(onescope_pose_cache_replay_path(c, "testdata/test-2d-ghost.ospc", path,
-                                                     sizeof path), 1);
+    assert_int_equal(
+        onescope_pose_cache_replay_path(c, "testdata/test-2d-ghost.ospc", path, sizeof path), 1);
     assert_string_equal(path, "testdata/test-2d-600.ostm");
     assert_string_equal(c->text[ONESCOPE_POSE_TEXT_MODULE_ID].data, "onescope.test-module");
-    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_LIBRARY_VERSION].data,
-                        ONESCOPE_VERSION_STRING);
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_LIBRARY_VERSION].data, ONESCOPE_VERSION_STRING);
     assert_string_equal(c->text[ONESCOPE_POSE_TEXT_SCENE].data,
                         "test-module 2D, 16 bodies, seed 600");
     for (uint32_t e = 0; e < c->entity_count; e++) {
@@ -151,8 +149,7 @@ static void test_ghost_absent_and_refusals(void **state) {
     assert_true(onescope_pose_is_present(onescope_pose_cache_pose(c, 5, 3)));
     /* spawned at (10, 20, 30) at rest; gravity 10 moved it to y 10 within that step */
     const onescope_pose *p = onescope_pose_cache_pose(c, 5, 3);
-    assert_true(p->position[0] == 5.0f && p->position[1] == 17.0f &&
-                p->position[2] == 1000030.0f);
+    assert_true(p->position[0] == 5.0f && p->position[1] == 17.0f && p->position[2] == 1000030.0f);
     ghost_check g = {c, 2, {-5, 7, 1000000}, 0, 0};
     assert_int_equal(onescope_replay_run(r, NULL, compare_frame, &g, &err), ONESCOPE_OK);
     assert_int_equal(g.present + g.absent, 40);

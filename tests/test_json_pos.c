@@ -30,7 +30,7 @@ static void test_skip_ws(void **state) {
     const char *s = " \t\r\n x";
     assert_int_equal(onescope_os_json_skip_ws(s, strlen(s), 0), 5);
     assert_int_equal(onescope_os_json_skip_ws(s, strlen(s), 5), 5);
-    assert_int_equal(onescope_os_json_skip_ws(s, 3, 0), 3); /* stops at n */
+    assert_int_equal(onescope_os_json_skip_ws(s, 3, 0), 3);    /* stops at n */
     assert_int_equal(onescope_os_json_skip_ws("\v", 1, 0), 0); /* not JSON white space */
 }
 
@@ -220,12 +220,9 @@ static void test_ctx(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_path_text),
-        cmocka_unit_test(test_skip_ws),
-        cmocka_unit_test(test_locate),
-        cmocka_unit_test(test_line_column),
-        cmocka_unit_test(test_load_fail),
-        cmocka_unit_test(test_ctx),
+        cmocka_unit_test(test_path_text), cmocka_unit_test(test_skip_ws),
+        cmocka_unit_test(test_locate),    cmocka_unit_test(test_line_column),
+        cmocka_unit_test(test_load_fail), cmocka_unit_test(test_ctx),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

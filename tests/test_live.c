@@ -165,8 +165,7 @@ static bool check_record(void *user, const onescope_live_record *r) {
         assert_int_equal(r->probe_size, r->snapshot_size + 6);
         assert_int_equal(r->setup.dimensions, 2);
         assert_int_equal(r->setup.body_count, 5);
-        assert_int_equal(onescope_hash_bytes(r->snapshot, r->snapshot_size),
-                         c->s->hashes[r->step]);
+        assert_int_equal(onescope_hash_bytes(r->snapshot, r->snapshot_size), c->s->hashes[r->step]);
         assert_int_equal(r->step % 10, 0);
     } else if (r->type == ONESCOPE_LIVE_STEP) {
         assert_int_equal(r->step, c->steps);
@@ -284,9 +283,9 @@ static void test_truncated(void **state) {
     size_t probe_end = 8 + 5 + onescope_os_get_u32(s.data + 9);
     expect_decode_error(s.data, 0, ONESCOPE_E_TRUNCATED, 0);
     expect_decode_error(s.data, 3, ONESCOPE_E_TRUNCATED, 0);
-    expect_decode_error(s.data, 8, ONESCOPE_E_TRUNCATED, 8);   /* no record at all */
-    expect_decode_error(s.data, 10, ONESCOPE_E_TRUNCATED, 8);  /* half a record header */
-    expect_decode_error(s.data, 20, ONESCOPE_E_TRUNCATED, 8);  /* half a probe */
+    expect_decode_error(s.data, 8, ONESCOPE_E_TRUNCATED, 8);  /* no record at all */
+    expect_decode_error(s.data, 10, ONESCOPE_E_TRUNCATED, 8); /* half a record header */
+    expect_decode_error(s.data, 20, ONESCOPE_E_TRUNCATED, 8); /* half a probe */
     expect_decode_error(s.data, probe_end, ONESCOPE_E_TRUNCATED, probe_end);
     expect_decode_error(s.data, probe_end + 7, ONESCOPE_E_TRUNCATED, probe_end);
     expect_decode_error(s.data, s.size - 1, ONESCOPE_E_TRUNCATED, s.size - 13);
@@ -316,23 +315,23 @@ static void test_framing_errors(void **state) {
     expect_patched(&s, 0, "OSLT", 4, ONESCOPE_E_MAGIC, 0);
     expect_patched(&s, 4, "\2\0", 2, ONESCOPE_E_VERSION, 4);
     expect_patched(&s, 6, "\1\0", 2, ONESCOPE_E_FLAGS, 6);
-    expect_patched(&s, 8, "\2", 1, ONESCOPE_E_RANGE, 8);   /* a step before any probe */
-    expect_patched(&s, 8, "\3", 1, ONESCOPE_E_RANGE, 8);   /* an end before any probe */
-    expect_patched(&s, 8, "\0", 1, ONESCOPE_E_RANGE, 8);   /* unknown type */
+    expect_patched(&s, 8, "\2", 1, ONESCOPE_E_RANGE, 8); /* a step before any probe */
+    expect_patched(&s, 8, "\3", 1, ONESCOPE_E_RANGE, 8); /* an end before any probe */
+    expect_patched(&s, 8, "\0", 1, ONESCOPE_E_RANGE, 8); /* unknown type */
     expect_patched(&s, 8, "\x09", 1, ONESCOPE_E_RANGE, 8);
     onescope_os_put_u32(b, 50);
-    expect_patched(&s, 9, b, 4, ONESCOPE_E_LENGTH, 9);    /* shorter than any probe */
+    expect_patched(&s, 9, b, 4, ONESCOPE_E_LENGTH, 9); /* shorter than any probe */
     onescope_os_put_u32(b, 0xFFFFFFFFu);
-    expect_patched(&s, 9, b, 4, ONESCOPE_E_LENGTH, 9);    /* longer than any probe */
+    expect_patched(&s, 9, b, 4, ONESCOPE_E_LENGTH, 9); /* longer than any probe */
     expect_patched(&s, 13, "\2", 1, ONESCOPE_E_FLAGS, 13);
-    expect_patched(&s, 14, "\4", 1, ONESCOPE_E_RANGE, 14);  /* dimensions */
-    expect_patched(&s, 15, "\0", 1, ONESCOPE_E_RANGE, 15);  /* body count 0 */
+    expect_patched(&s, 14, "\4", 1, ONESCOPE_E_RANGE, 14); /* dimensions */
+    expect_patched(&s, 15, "\0", 1, ONESCOPE_E_RANGE, 15); /* body count 0 */
     expect_patched(&s, 15, "\x41", 1, ONESCOPE_E_RANGE, 15);
     expect_patched(&s, 15, "\4", 1, ONESCOPE_E_LENGTH, 20); /* 3 bodies held, 4 in the setup */
     onescope_os_put_u32(b, 5000);
-    expect_patched(&s, 28, b, 4, ONESCOPE_E_RANGE, 28);     /* gravity */
-    expect_patched(&s, 32, "\2", 1, ONESCOPE_E_RANGE, 32);  /* body 0 alive 2 */
-    expect_patched(&s, 60, "\1", 1, ONESCOPE_E_RANGE, 60);  /* body 0 z velocity in 2D */
+    expect_patched(&s, 28, b, 4, ONESCOPE_E_RANGE, 28);    /* gravity */
+    expect_patched(&s, 32, "\2", 1, ONESCOPE_E_RANGE, 32); /* body 0 alive 2 */
+    expect_patched(&s, 60, "\1", 1, ONESCOPE_E_RANGE, 60); /* body 0 z velocity in 2D */
     /* the step record */
     onescope_os_put_u32(b, 17);
     expect_patched(&s, st + 1, b, 4, ONESCOPE_E_LENGTH, st + 1);
@@ -398,7 +397,7 @@ static void test_link_probe_errors(void **state) {
     /* 13 flag, 14 role, 15 body, 16..17 transfer step, 18 setup (body count at 19) */
     expect_patched(&s, 14, "\0", 1, ONESCOPE_E_RANGE, 14);
     expect_patched(&s, 14, "\4", 1, ONESCOPE_E_RANGE, 14);
-    expect_patched(&s, 15, "\4", 1, ONESCOPE_E_RANGE, 15);  /* body 4 of 4 */
+    expect_patched(&s, 15, "\4", 1, ONESCOPE_E_RANGE, 15);          /* body 4 of 4 */
     expect_patched(&s, 14, "\3\2\0\0", 4, ONESCOPE_E_RESERVED, 15); /* fields: body must be 0 */
     expect_patched(&s, 14, "\3\0\7\0", 4, ONESCOPE_E_RESERVED, 16); /* and the step 0 */
     /* a probe with a link block needs 4 more bytes than one without (51 + 4) */
@@ -447,16 +446,19 @@ static void test_arguments_and_states(void **state) {
     assert_int_equal(onescope_live_decoder_finish(d, &err), ONESCOPE_E_BAD_STATE);
     onescope_live_decoder_free(d);
     /* NULL data with a size: the return agrees with the ARGUMENT error it reports */
-    assert_int_equal(onescope_live_decode(NULL, 5, "s", NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_decode(NULL, 5, "s", NULL, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
     assert_int_equal(err.code, ONESCOPE_E_ARGUMENT);
     assert_string_equal(err.input, "onescope_live_decode");
     /* no data at all (NULL, 0): a stream without its header */
-    assert_int_equal(onescope_live_decode(NULL, 0, "s", NULL, NULL, NULL, &err), ONESCOPE_E_TRUNCATED);
+    assert_int_equal(onescope_live_decode(NULL, 0, "s", NULL, NULL, NULL, &err),
+                     ONESCOPE_E_TRUNCATED);
     assert_error_at(err, ONESCOPE_E_TRUNCATED, 0);
     /* a callback that stops at the first record: OK, one call */
     int calls = 0;
-    assert_int_equal(onescope_live_decode(s.data, s.size, "s", NULL, stop_after_first, &calls, &err),
-                     ONESCOPE_OK);
+    assert_int_equal(
+        onescope_live_decode(s.data, s.size, "s", NULL, stop_after_first, &calls, &err),
+        ONESCOPE_OK);
     assert_int_equal(calls, 1);
 
     /* the encoder */
@@ -471,7 +473,8 @@ static void test_arguments_and_states(void **state) {
     assert_int_equal(onescope_live_encoder_create(NULL, &e, &err), ONESCOPE_OK);
     assert_int_equal(onescope_live_encode_end(NULL, 0, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_live_encode_probe(e, NULL, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_live_encode_probe_parts(e, NULL, NULL, snap, n, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_live_encode_probe_parts(e, NULL, NULL, snap, n, &err),
+                     ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_live_encode_probe_parts(e, &def.setup, NULL, NULL, n, &err),
                      ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_live_encode_probe_parts(e, &def.setup, NULL, snap, sizeof snap, &err),
@@ -496,7 +499,8 @@ static void test_arguments_and_states(void **state) {
     onescope_sim_free(sim);
     /* a link block of role NONE is the same as none: flag byte 0 */
     onescope_link_block none = {ONESCOPE_LINK_ROLE_NONE, 0, 0};
-    assert_int_equal(onescope_live_encode_probe_parts(e, &def.setup, &none, snap, n, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_probe_parts(e, &def.setup, &none, snap, n, &err),
+                     ONESCOPE_OK);
     onescope_live_encoder_pending(e, &p, &size);
     assert_int_equal(p[8], ONESCOPE_LIVE_PROBE);
     assert_int_equal(p[13], 0);
@@ -506,11 +510,13 @@ static void test_arguments_and_states(void **state) {
     test_alloc t;
     test_alloc_init(&t, 3); /* the encoder, its first 256 bytes, then the growth */
     assert_int_equal(onescope_live_encoder_create(&t.allocator, &e, &err), ONESCOPE_OK);
-    assert_int_equal(onescope_live_encode_probe_parts(e, &def.setup, NULL, snap, n, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_probe_parts(e, &def.setup, NULL, snap, n, &err),
+                     ONESCOPE_OK);
     uint8_t gravity[500];
     memset(gravity, 0, sizeof gravity);
     for (size_t i = 0; i < sizeof gravity; i += 5) gravity[i] = ONESCOPE_OP_GRAVITY;
-    assert_int_equal(onescope_live_encode_step(e, 0, gravity, sizeof gravity, 0, &err), ONESCOPE_E_NOMEM);
+    assert_int_equal(onescope_live_encode_step(e, 0, gravity, sizeof gravity, 0, &err),
+                     ONESCOPE_E_NOMEM);
     assert_int_equal(onescope_live_encode_end(e, 0, &err), ONESCOPE_E_BAD_STATE);
     assert_string_equal(err.found, "the encoder failed earlier");
     assert_int_equal(onescope_live_encoder_take(e, &b, &err), ONESCOPE_E_BAD_STATE);
@@ -584,7 +590,8 @@ static void test_viewer_apply_checks_records(void **state) {
     onescope_live_decoder *d;
     assert_int_equal(onescope_live_decoder_create("s", NULL, &d, &err), ONESCOPE_OK);
     uint8_t copies[16][256]; /* a record points into the decoder's buffer: keep copies */
-    while (count < 16 && onescope_live_decoder_next(d, s.data + pos, s.size - pos, &used, &recs[count], &err) == 1) {
+    while (count < 16 && onescope_live_decoder_next(d, s.data + pos, s.size - pos, &used,
+                                                    &recs[count], &err) == 1) {
         onescope_live_record *c = &recs[count];
         if (c->type == ONESCOPE_LIVE_PROBE) {
             assert_true(c->snapshot_size <= sizeof copies[0]);
@@ -634,7 +641,8 @@ static void test_viewer_apply_checks_records(void **state) {
     onescope_live_viewer_free(v);
     /* an end at the wrong host step */
     assert_int_equal(onescope_live_viewer_create(NULL, "v", NULL, &v, &err), ONESCOPE_OK);
-    for (size_t i = 0; i + 1 < count; i++) assert_int_equal(onescope_live_viewer_apply(v, &recs[i], &err), ONESCOPE_OK);
+    for (size_t i = 0; i + 1 < count; i++)
+        assert_int_equal(onescope_live_viewer_apply(v, &recs[i], &err), ONESCOPE_OK);
     assert_int_equal(onescope_live_viewer_steps(v), 4);
     r = recs[count - 1];
     assert_int_equal(r.type, ONESCOPE_LIVE_END);
@@ -650,10 +658,12 @@ static void test_viewer_apply_checks_records(void **state) {
     assert_int_equal(onescope_live_encode_probe_parts(e, &recs[0].setup, NULL, NULL, 0, &err),
                      ONESCOPE_E_LENGTH);
     assert_int_equal(onescope_live_encode_probe_parts(e, &recs[0].setup, NULL, recs[0].snapshot,
-                                                      recs[0].snapshot_size, &err), ONESCOPE_OK);
+                                                      recs[0].snapshot_size, &err),
+                     ONESCOPE_OK);
     assert_int_equal(onescope_live_encode_end(e, 0, &err), ONESCOPE_OK);
     assert_int_equal(onescope_live_encode_probe_parts(e, &recs[0].setup, NULL, recs[0].snapshot,
-                                                      recs[0].snapshot_size, &err), ONESCOPE_E_BAD_STATE);
+                                                      recs[0].snapshot_size, &err),
+                     ONESCOPE_E_BAD_STATE);
     assert_string_equal(err.found, "the stream has ended (end record written)");
     onescope_live_encoder_free(e);
     free_stream(&s);
@@ -674,7 +684,8 @@ static void test_viewer_records_many_rows(void **state) {
     onescope_replay *r;
     assert_int_equal(onescope_live_viewer_replay(v, NULL, &r, &err), ONESCOPE_OK);
     assert_int_equal(onescope_replay_step_count(r), 600);
-    for (uint32_t i = 0; i <= 600; i++) assert_int_equal(onescope_replay_hash_rows(r)[i], s.hashes[i]);
+    for (uint32_t i = 0; i <= 600; i++)
+        assert_int_equal(onescope_replay_hash_rows(r)[i], s.hashes[i]);
     onescope_replay_free(r);
     onescope_live_viewer_free(v);
     free_stream(&s);
@@ -709,8 +720,9 @@ static void test_viewer_attach_mid_run(void **state) {
     onescope_error err;
     assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
     for (size_t i = 0; i < s.size; i += 3)
-        assert_int_equal(onescope_live_viewer_feed(v, s.data + i, s.size - i < 3 ? s.size - i : 3,
-                                                   &err), ONESCOPE_OK);
+        assert_int_equal(
+            onescope_live_viewer_feed(v, s.data + i, s.size - i < 3 ? s.size - i : 3, &err),
+            ONESCOPE_OK);
     assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
     assert_int_equal(rr.first, 120); /* the first probe at or after 81 */
     assert_int_equal(rr.count, 81);
@@ -728,7 +740,8 @@ static void test_viewer_attach_mid_run(void **state) {
     onescope_verify_result vr;
     assert_int_equal(onescope_replay_verify(again, NULL, &vr, "saved", &err), ONESCOPE_OK);
     assert_int_equal(vr.rows_checked, 81);
-    for (uint32_t i = 0; i <= 80; i++) assert_int_equal(onescope_replay_hash_rows(again)[i], s.hashes[120 + i]);
+    for (uint32_t i = 0; i <= 80; i++)
+        assert_int_equal(onescope_replay_hash_rows(again)[i], s.hashes[120 + i]);
     onescope_replay_free(again);
     onescope_buffer_free(&b);
     onescope_replay_free(r);
@@ -864,10 +877,10 @@ static void test_mutations(void **state) {
             uint64_t r = test_rand(&seed);
             size_t at = (size_t)(r % size);
             switch ((r >> 32) % 4) {
-            case 0: c[at] = (uint8_t)(r >> 40); break;
-            case 1: c[at] ^= (uint8_t)(1u << ((r >> 40) % 8)); break;
-            case 2: size = at; break;
-            default: c[at] = (uint8_t)((r >> 40) % 4); break;
+                case 0: c[at] = (uint8_t)(r >> 40); break;
+                case 1: c[at] ^= (uint8_t)(1u << ((r >> 40) % 8)); break;
+                case 2: size = at; break;
+                default: c[at] = (uint8_t)((r >> 40) % 4); break;
             }
             if (size == 0) break;
         }

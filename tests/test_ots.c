@@ -21,25 +21,32 @@ static const char clip_text[] =
     "  \"frame_range\": [1, 10],\n"
     "  \"fps\": 24.0,\n"
     "  \"coordinate_system\": {\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\",\n"
-    "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"},\n"
+    "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": "
+    "\"quat_wxyz\"},\n"
     "  \"pegs\": [\n"
     "    {\"name\": \"root-P\", \"parent\": null, \"rest_pivot\": [0, 0, 0],\n"
     "     \"rest_rotation\": [1, 0, 0, 0], \"keyframes\": []},\n"
     "    {\"name\": \"hip-P\", \"path\": \"Top/hip-P\", \"parent\": \"root-P\",\n"
     "     \"rest_pivot\": [0.0, 1.0, 0.0], \"rest_rotation\": [1.0, 0.0, 0.0, 0.0],\n"
     "     \"rig\": \"ship\", \"is_camera\": false,\n"
-    "     \"source_modes\": {\"position\": \"separate\", \"rotation\": \"euler\", \"scale\": \"separate\", \"enable_3d\": true},\n"
+    "     \"source_modes\": {\"position\": \"separate\", \"rotation\": \"euler\", \"scale\": "
+    "\"separate\", \"enable_3d\": true},\n"
     "     \"keyframes\": [\n"
-    "       {\"frame\": 1, \"pos\": [0.0, 0.0, 0.0], \"rot\": [0.0, 0.0, 0.0], \"rot_quat\": [1.0, 0.0, 0.0, 0.0],\n"
-    "        \"scl\": [1.0, 1.0, 1.0], \"interp\": \"BEZIER\", \"handles\": {\"pos\": [], \"rot\": [], \"scl\": []}},\n"
+    "       {\"frame\": 1, \"pos\": [0.0, 0.0, 0.0], \"rot\": [0.0, 0.0, 0.0], \"rot_quat\": [1.0, "
+    "0.0, 0.0, 0.0],\n"
+    "        \"scl\": [1.0, 1.0, 1.0], \"interp\": \"BEZIER\", \"handles\": {\"pos\": [], \"rot\": "
+    "[], \"scl\": []}},\n"
     "       {\"frame\": 5, \"pos\": [1.0, 2.0, 3.0], \"rot\": [0.0, 0.0, 90.0],\n"
     "        \"scl\": [1.0, 1.0, 1.0], \"interp\": \"LINEAR\"}\n"
     "     ]}\n"
     "  ],\n"
     "  \"cameras\": [\n"
-    "    {\"name\": \"cam\", \"peg\": \"hip-P\", \"is_default\": true, \"fov\": 40.0, \"fov_axis\": \"vertical\",\n"
-    "     \"override_fov\": false, \"near_plane\": 0.1, \"far_plane\": 100.0, \"near_field\": 0.5,\n"
-    "     \"far_field\": 50.0, \"angle\": 0.0, \"offset_x\": 0.0, \"offset_y\": 0.0, \"offset_z\": 12.0,\n"
+    "    {\"name\": \"cam\", \"peg\": \"hip-P\", \"is_default\": true, \"fov\": 40.0, "
+    "\"fov_axis\": \"vertical\",\n"
+    "     \"override_fov\": false, \"near_plane\": 0.1, \"far_plane\": 100.0, \"near_field\": "
+    "0.5,\n"
+    "     \"far_field\": 50.0, \"angle\": 0.0, \"offset_x\": 0.0, \"offset_y\": 0.0, \"offset_z\": "
+    "12.0,\n"
     "     \"pivot_x\": 0.0, \"pivot_y\": 0.0}\n"
     "  ]\n"
     "}\n";
@@ -54,11 +61,14 @@ static const char rig_text[] =
     "  \"pivot_space\": \"local\",\n"
     "  \"fps\": 24.0,\n"
     "  \"coordinate_system\": {\"up\": \"z\", \"hand\": \"right\", \"unit\": \"meters\",\n"
-    "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"},\n"
+    "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": "
+    "\"quat_wxyz\"},\n"
     "  \"bones\": [\n"
-    "    {\"name\": \"hip\", \"parent\": null, \"pivot\": [0.0, 2.0, 4.0], \"rotation\": [1.0, 0.0, 0.0, 0.0],\n"
+    "    {\"name\": \"hip\", \"parent\": null, \"pivot\": [0.0, 2.0, 4.0], \"rotation\": [1.0, "
+    "0.0, 0.0, 0.0],\n"
     "     \"path\": \"Armature/hip\", \"rig\": \"spaceship\", \"is_camera\": false},\n"
-    "    {\"name\": \"leg\", \"parent\": \"hip\", \"pivot\": [1.0, 0.0, 0.0], \"rotation\": [0.0, 1.0, 0.0, 0.0],\n"
+    "    {\"name\": \"leg\", \"parent\": \"hip\", \"pivot\": [1.0, 0.0, 0.0], \"rotation\": [0.0, "
+    "1.0, 0.0, 0.0],\n"
     "     \"rig\": \"spaceship\"}\n"
     "  ],\n"
     "  \"cameras\": []\n"
@@ -100,13 +110,17 @@ static void expect_error(bool rig, const char *text, onescope_code code, const c
     if (rig) {
         onescope_ots_rig *r = (onescope_ots_rig *)1;
         rc = onescope_ots_rig_parse(text, strlen(text), "t.pvt", NULL, &r, &err);
-        if (rc == ONESCOPE_OK) onescope_ots_rig_free(r);
-        else assert_null(r);
+        if (rc == ONESCOPE_OK)
+            onescope_ots_rig_free(r);
+        else
+            assert_null(r);
     } else {
         onescope_ots_clip *c = (onescope_ots_clip *)1;
         rc = onescope_ots_clip_parse(text, strlen(text), "t.anm", NULL, &c, &err);
-        if (rc == ONESCOPE_OK) onescope_ots_clip_free(c);
-        else assert_null(c);
+        if (rc == ONESCOPE_OK)
+            onescope_ots_clip_free(c);
+        else
+            assert_null(c);
     }
     if (code == ONESCOPE_OK) {
         if (rc != ONESCOPE_OK) fail_msg("wanted success, got %s", fmt(&err));
@@ -114,18 +128,19 @@ static void expect_error(bool rig, const char *text, onescope_code code, const c
     }
     if (rc != code || err.code != code || (field && strcmp(err.field, field) != 0) ||
         (line > 0 && (err.line != line || err.column != column)))
-        fail_msg("wanted %s at %s %u:%u, got %s: %s", onescope_error_name(code), field ? field : "-",
-                 line, column, onescope_error_name(rc), fmt(&err));
+        fail_msg("wanted %s at %s %u:%u, got %s: %s", onescope_error_name(code),
+                 field ? field : "-", line, column, onescope_error_name(rc), fmt(&err));
 }
 
-static void expect_clip_edit(const char *from, const char *to, onescope_code code, const char *field,
-                             uint32_t line, uint32_t column) {
+static void expect_clip_edit(const char *from, const char *to, onescope_code code,
+                             const char *field, uint32_t line, uint32_t column) {
     char *t = edit(clip_text, from, to);
     expect_error(false, t, code, field, line, column);
     free(t);
 }
 
-static void expect_rig_edit(const char *from, const char *to, onescope_code code, const char *field) {
+static void expect_rig_edit(const char *from, const char *to, onescope_code code,
+                            const char *field) {
     char *t = edit(rig_text, from, to);
     expect_error(true, t, code, field, 0, 0);
     free(t);
@@ -181,7 +196,7 @@ static void samples_parse(void **state) {
     onescope_error err;
     assert_int_equal(onescope_ots_rig_write(r, NULL, &b, &err), ONESCOPE_OK);
     assert_true(has(&b, "\"pivot\": [0.0, 2.0, 4.0]")); /* multiplied on write */
-    assert_false(has(&b, "is_camera")); /* false is omitted */
+    assert_false(has(&b, "is_camera"));                 /* false is omitted */
     onescope_buffer_free(&b);
     onescope_ots_rig_free(r);
 
@@ -198,10 +213,12 @@ static void version_must_match(void **state) {
     char *t = edit(clip_text, "\"version\": 4", "\"version\": 3");
     onescope_ots_clip *c;
     onescope_error err;
-    assert_int_equal(onescope_ots_clip_parse(t, strlen(t), "old.anm", NULL, &c, &err), ONESCOPE_E_VERSION);
-    assert_string_equal(fmt(&err),
-                        "old.anm: line 3, column 14: version: unsupported version 3 (this build "
-                        "writes/reads v4; no backward migration \xe2\x80\x94 re-export from the source DCC)");
+    assert_int_equal(onescope_ots_clip_parse(t, strlen(t), "old.anm", NULL, &c, &err),
+                     ONESCOPE_E_VERSION);
+    assert_string_equal(
+        fmt(&err),
+        "old.anm: line 3, column 14: version: unsupported version 3 (this build "
+        "writes/reads v4; no backward migration \xe2\x80\x94 re-export from the source DCC)");
     free(t);
     /* the version is checked before any other key, so an old layout still gets the message */
     t = edit(clip_text, "\"version\": 4,", "\"version\": 5, \"pegz\": 1,");
@@ -215,18 +232,24 @@ static void version_must_match(void **state) {
 
 static void syntax_and_numbers(void **state) {
     (void)state;
-    expect_clip_edit("\"fps\": 24.0,", "\"fps\": 24.0, \"fps\": 25.0,", ONESCOPE_E_DUPLICATE, NULL, 6, 20);
-    expect_clip_edit("\"unit\": \"meters\",", "\"unit\": \"meters\", \"up\": \"y\",", ONESCOPE_E_DUPLICATE, NULL, 7, 74);
+    expect_clip_edit("\"fps\": 24.0,", "\"fps\": 24.0, \"fps\": 25.0,", ONESCOPE_E_DUPLICATE, NULL,
+                     6, 20);
+    expect_clip_edit("\"unit\": \"meters\",", "\"unit\": \"meters\", \"up\": \"y\",",
+                     ONESCOPE_E_DUPLICATE, NULL, 7, 74);
     expect_clip_edit("\"fps\": 24.0", "\"fps\": NaN", ONESCOPE_E_NOT_FINITE, NULL, 6, 12);
     expect_clip_edit("\"fps\": 24.0", "\"fps\": Infinity", ONESCOPE_E_NOT_FINITE, NULL, 0, 0);
     expect_clip_edit("\"fps\": 24.0", "\"fps\": -Infinity", ONESCOPE_E_NOT_FINITE, NULL, 0, 0);
     expect_clip_edit("\"fps\": 24.0", "\"fps\": 1e999", ONESCOPE_E_NOT_FINITE, NULL, 6, 14);
-    expect_clip_edit("\"pos\": [1.0, 2.0, 3.0]", "\"pos\": [1.0, -1e400, 3.0]", ONESCOPE_E_NOT_FINITE, NULL, 0, 0);
-    expect_clip_edit("\"frame\": 5", "\"frame\": 99999999999999999999", ONESCOPE_E_RANGE, NULL, 0, 0);
-    expect_clip_edit("\"frame\": 5", "\"frame\": 9999999999", ONESCOPE_E_RANGE, "pegs[1].keyframes[1].frame", 0, 0);
+    expect_clip_edit("\"pos\": [1.0, 2.0, 3.0]", "\"pos\": [1.0, -1e400, 3.0]",
+                     ONESCOPE_E_NOT_FINITE, NULL, 0, 0);
+    expect_clip_edit("\"frame\": 5", "\"frame\": 99999999999999999999", ONESCOPE_E_RANGE, NULL, 0,
+                     0);
+    expect_clip_edit("\"frame\": 5", "\"frame\": 9999999999", ONESCOPE_E_RANGE,
+                     "pegs[1].keyframes[1].frame", 0, 0);
     expect_clip_edit("\"fps\": 24.0,", "\"fps\": 24.0", ONESCOPE_E_SYNTAX, NULL, 0, 0);
     expect_clip_edit("\"harmony\"", "\"harm\xff\"", ONESCOPE_E_UTF8, NULL, 0, 0);
-    expect_clip_edit("\"root-P\", \"parent\"", "\"ro\\u0000t\", \"parent\"", ONESCOPE_E_SYNTAX, NULL, 0, 0);
+    expect_clip_edit("\"root-P\", \"parent\"", "\"ro\\u0000t\", \"parent\"", ONESCOPE_E_SYNTAX,
+                     NULL, 0, 0);
     expect_error(false, "[1, 2]", ONESCOPE_E_TYPE, "", 1, 1);
     expect_error(false, "", ONESCOPE_E_SYNTAX, NULL, 0, 0);
     /* a truncated document names the line where it stopped */
@@ -240,7 +263,8 @@ static void syntax_and_numbers(void **state) {
     /* the size limit comes first */
     onescope_parse_options o = onescope_parse_options_default();
     o.max_input_bytes = 100;
-    assert_int_equal(onescope_ots_clip_parse(clip_text, strlen(clip_text), "big", &o, &c, &err), ONESCOPE_E_TOO_LARGE);
+    assert_int_equal(onescope_ots_clip_parse(clip_text, strlen(clip_text), "big", &o, &c, &err),
+                     ONESCOPE_E_TOO_LARGE);
     assert_error_at(err, ONESCOPE_E_TOO_LARGE, 100);
 }
 
@@ -248,31 +272,43 @@ static void types_and_missing_keys(void **state) {
     (void)state;
     expect_clip_edit("\"fps\": 24.0", "\"fps\": \"24\"", ONESCOPE_E_TYPE, "fps", 6, 10);
     expect_clip_edit("\"name\": \"hip-P\"", "\"name\": 7", ONESCOPE_E_TYPE, "pegs[1].name", 12, 14);
-    expect_clip_edit("\"is_camera\": false", "\"is_camera\": 0", ONESCOPE_E_TYPE, "pegs[1].is_camera", 0, 0);
-    expect_clip_edit("\"parent\": \"root-P\"", "\"parent\": 1", ONESCOPE_E_TYPE, "pegs[1].parent", 0, 0);
-    expect_clip_edit("\"keyframes\": []", "\"keyframes\": {}", ONESCOPE_E_TYPE, "pegs[0].keyframes", 0, 0);
+    expect_clip_edit("\"is_camera\": false", "\"is_camera\": 0", ONESCOPE_E_TYPE,
+                     "pegs[1].is_camera", 0, 0);
+    expect_clip_edit("\"parent\": \"root-P\"", "\"parent\": 1", ONESCOPE_E_TYPE, "pegs[1].parent",
+                     0, 0);
+    expect_clip_edit("\"keyframes\": []", "\"keyframes\": {}", ONESCOPE_E_TYPE, "pegs[0].keyframes",
+                     0, 0);
     expect_clip_edit("\"pos\": [1.0, 2.0, 3.0]", "\"pos\": [1.0, \"2\", 3.0]", ONESCOPE_E_TYPE,
                      "pegs[1].keyframes[1].pos[1]", 19, 34);
-    expect_clip_edit("\"frame\": 5", "\"frame\": 5.5", ONESCOPE_E_TYPE, "pegs[1].keyframes[1].frame", 0, 0);
+    expect_clip_edit("\"frame\": 5", "\"frame\": 5.5", ONESCOPE_E_TYPE,
+                     "pegs[1].keyframes[1].frame", 0, 0);
     expect_clip_edit("\"frame\": 5", "\"frame\": 5.0", ONESCOPE_OK, NULL, 0, 0);
-    expect_clip_edit("\"enable_3d\": true", "\"enable_3d\": \"yes\"", ONESCOPE_E_TYPE, "pegs[1].source_modes.enable_3d", 0, 0);
-    expect_clip_edit("\"rest_pivot\": [0, 0, 0]", "\"rest_pivot\": {}", ONESCOPE_E_TYPE, "pegs[0].rest_pivot", 10, 54);
+    expect_clip_edit("\"enable_3d\": true", "\"enable_3d\": \"yes\"", ONESCOPE_E_TYPE,
+                     "pegs[1].source_modes.enable_3d", 0, 0);
+    expect_clip_edit("\"rest_pivot\": [0, 0, 0]", "\"rest_pivot\": {}", ONESCOPE_E_TYPE,
+                     "pegs[0].rest_pivot", 10, 54);
     /* missing required keys point at the object that lacks them */
-    expect_clip_edit("\"pos\": [1.0, 2.0, 3.0], ", "", ONESCOPE_E_TYPE, "pegs[1].keyframes[1].pos", 19, 8);
+    expect_clip_edit("\"pos\": [1.0, 2.0, 3.0], ", "", ONESCOPE_E_TYPE, "pegs[1].keyframes[1].pos",
+                     19, 8);
     expect_clip_edit("\"scl\": [1.0, 1.0, 1.0], \"interp\": \"LINEAR\"", "\"interp\": \"LINEAR\"",
                      ONESCOPE_E_TYPE, "pegs[1].keyframes[1].scl", 0, 0);
     expect_clip_edit("\"frame_range\": [1, 10],", "", ONESCOPE_E_TYPE, "frame_range", 1, 1);
     expect_clip_edit("\"parent\": null, ", "", ONESCOPE_E_TYPE, "pegs[0].parent", 10, 5);
     expect_clip_edit("\"far_field\": 50.0, ", "", ONESCOPE_E_TYPE, "cameras[0].far_field", 0, 0);
-    expect_clip_edit("\"rot_order\": \"xyz\", ", "", ONESCOPE_E_TYPE, "coordinate_system.rot_order", 0, 0);
-    expect_clip_edit(", \"enable_3d\": true", "", ONESCOPE_E_TYPE, "pegs[1].source_modes.enable_3d", 0, 0);
-    expect_clip_edit("\"rot\": [0.0, 0.0, 90.0],", "", ONESCOPE_E_TYPE, "pegs[1].keyframes[1]", 19, 8);
+    expect_clip_edit("\"rot_order\": \"xyz\", ", "", ONESCOPE_E_TYPE, "coordinate_system.rot_order",
+                     0, 0);
+    expect_clip_edit(", \"enable_3d\": true", "", ONESCOPE_E_TYPE, "pegs[1].source_modes.enable_3d",
+                     0, 0);
+    expect_clip_edit("\"rot\": [0.0, 0.0, 90.0],", "", ONESCOPE_E_TYPE, "pegs[1].keyframes[1]", 19,
+                     8);
     /* unknown keys are refused where they stand */
     expect_clip_edit("\"fps\": 24.0,", "\"fps\": 24.0, \"fsp\": 1,", ONESCOPE_E_TYPE, "fsp", 6, 23);
-    expect_clip_edit("\"interp\": \"LINEAR\"", "\"interp\": \"LINEAR\", \"ease\": 1", ONESCOPE_E_TYPE,
-                     "pegs[1].keyframes[1].ease", 0, 0);
-    expect_clip_edit("\"scl\": []", "\"scl\": [], \"tan\": []", ONESCOPE_E_TYPE, "pegs[1].keyframes[0].handles.tan", 0, 0);
-    expect_rig_edit("\"rig\": \"spaceship\"}", "\"rig\": \"spaceship\", \"roll\": 0}", ONESCOPE_E_TYPE, "bones[1].roll");
+    expect_clip_edit("\"interp\": \"LINEAR\"", "\"interp\": \"LINEAR\", \"ease\": 1",
+                     ONESCOPE_E_TYPE, "pegs[1].keyframes[1].ease", 0, 0);
+    expect_clip_edit("\"scl\": []", "\"scl\": [], \"tan\": []", ONESCOPE_E_TYPE,
+                     "pegs[1].keyframes[0].handles.tan", 0, 0);
+    expect_rig_edit("\"rig\": \"spaceship\"}", "\"rig\": \"spaceship\", \"roll\": 0}",
+                    ONESCOPE_E_TYPE, "bones[1].roll");
     expect_rig_edit("\"scale_factor\": 2.0,", "", ONESCOPE_E_TYPE, "scale_factor");
     expect_rig_edit("\"cameras\": []", "\"cameras\": null", ONESCOPE_E_TYPE, "cameras");
     expect_rig_edit("\"name\": \"spaceship\",", "\"name\": null,", ONESCOPE_E_TYPE, "name");
@@ -281,34 +317,46 @@ static void types_and_missing_keys(void **state) {
 static void enums_and_lengths(void **state) {
     (void)state;
     expect_clip_edit("\"harmony\"", "\"houdini\"", ONESCOPE_E_RANGE, "source", 4, 13);
-    expect_clip_edit("\"LINEAR\"", "\"linear\"", ONESCOPE_E_RANGE, "pegs[1].keyframes[1].interp", 0, 0);
-    expect_clip_edit("\"up\": \"y\"", "\"up\": \"w\"", ONESCOPE_E_RANGE, "coordinate_system.up", 7, 31);
-    expect_clip_edit("\"hand\": \"right\"", "\"hand\": \"up\"", ONESCOPE_E_RANGE, "coordinate_system.hand", 0, 0);
+    expect_clip_edit("\"LINEAR\"", "\"linear\"", ONESCOPE_E_RANGE, "pegs[1].keyframes[1].interp", 0,
+                     0);
+    expect_clip_edit("\"up\": \"y\"", "\"up\": \"w\"", ONESCOPE_E_RANGE, "coordinate_system.up", 7,
+                     31);
+    expect_clip_edit("\"hand\": \"right\"", "\"hand\": \"up\"", ONESCOPE_E_RANGE,
+                     "coordinate_system.hand", 0, 0);
     expect_clip_edit("\"meters\"", "\"feet\"", ONESCOPE_E_RANGE, "coordinate_system.unit", 0, 0);
-    expect_clip_edit("\"rot_order\": \"xyz\"", "\"rot_order\": \"xxz\"", ONESCOPE_E_RANGE, "coordinate_system.rot_order", 0, 0);
-    expect_clip_edit("\"euler_deg\"", "\"euler_rad\"", ONESCOPE_E_RANGE, "coordinate_system.rot_repr_anim", 0, 0);
+    expect_clip_edit("\"rot_order\": \"xyz\"", "\"rot_order\": \"xxz\"", ONESCOPE_E_RANGE,
+                     "coordinate_system.rot_order", 0, 0);
+    expect_clip_edit("\"euler_deg\"", "\"euler_rad\"", ONESCOPE_E_RANGE,
+                     "coordinate_system.rot_repr_anim", 0, 0);
     expect_clip_edit("\"vertical\"", "\"diagonal\"", ONESCOPE_E_RANGE, "cameras[0].fov_axis", 0, 0);
     expect_clip_edit("\"octo_anm\"", "\"octo_pvt\"", ONESCOPE_E_RANGE, "format", 2, 13);
     expect_clip_edit("\"octo_anm\"", "\"octo\"", ONESCOPE_E_RANGE, "format", 2, 13);
     expect_rig_edit("\"local\"", "\"world\"", ONESCOPE_E_RANGE, "pivot_space");
-    expect_rig_edit("\"scale_factor\": 2.0", "\"scale_factor\": 0", ONESCOPE_E_RANGE, "scale_factor");
+    expect_rig_edit("\"scale_factor\": 2.0", "\"scale_factor\": 0", ONESCOPE_E_RANGE,
+                    "scale_factor");
     expect_clip_edit("\"fps\": 24.0", "\"fps\": -24", ONESCOPE_E_RANGE, "fps", 6, 10);
     /* array lengths */
-    expect_clip_edit("\"pos\": [1.0, 2.0, 3.0]", "\"pos\": [1.0, 2.0]", ONESCOPE_E_LENGTH, "pegs[1].keyframes[1].pos", 19, 28);
-    expect_clip_edit("\"rot_quat\": [1.0, 0.0, 0.0, 0.0]", "\"rot_quat\": [1.0, 0.0, 0.0]", ONESCOPE_E_LENGTH,
-                     "pegs[1].keyframes[0].rot_quat", 0, 0);
-    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 10, 20]", ONESCOPE_E_LENGTH, "frame_range", 5, 18);
-    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, \"a\"]", ONESCOPE_E_TYPE, "frame_range[1]", 5, 22);
-    expect_clip_edit("\"rest_rotation\": [1, 0, 0, 0]", "\"rest_rotation\": [1, 0, 0, 0, 0]", ONESCOPE_E_LENGTH,
-                     "pegs[0].rest_rotation", 0, 0);
-    expect_rig_edit("\"pivot\": [1.0, 0.0, 0.0]", "\"pivot\": []", ONESCOPE_E_LENGTH, "bones[1].pivot");
-    expect_clip_edit("\"pos\": []", "\"pos\": [[], []]", ONESCOPE_E_LENGTH, "pegs[1].keyframes[0].handles.pos", 0, 0);
+    expect_clip_edit("\"pos\": [1.0, 2.0, 3.0]", "\"pos\": [1.0, 2.0]", ONESCOPE_E_LENGTH,
+                     "pegs[1].keyframes[1].pos", 19, 28);
+    expect_clip_edit("\"rot_quat\": [1.0, 0.0, 0.0, 0.0]", "\"rot_quat\": [1.0, 0.0, 0.0]",
+                     ONESCOPE_E_LENGTH, "pegs[1].keyframes[0].rot_quat", 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 10, 20]", ONESCOPE_E_LENGTH,
+                     "frame_range", 5, 18);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, \"a\"]", ONESCOPE_E_TYPE,
+                     "frame_range[1]", 5, 22);
+    expect_clip_edit("\"rest_rotation\": [1, 0, 0, 0]", "\"rest_rotation\": [1, 0, 0, 0, 0]",
+                     ONESCOPE_E_LENGTH, "pegs[0].rest_rotation", 0, 0);
+    expect_rig_edit("\"pivot\": [1.0, 0.0, 0.0]", "\"pivot\": []", ONESCOPE_E_LENGTH,
+                    "bones[1].pivot");
+    expect_clip_edit("\"pos\": []", "\"pos\": [[], []]", ONESCOPE_E_LENGTH,
+                     "pegs[1].keyframes[0].handles.pos", 0, 0);
     expect_clip_edit("\"pos\": []", "\"pos\": [[], [[1, 2]], []]", ONESCOPE_E_LENGTH,
                      "pegs[1].keyframes[0].handles.pos[1]", 0, 0);
     expect_clip_edit("\"pos\": []", "\"pos\": [[], [[1, 2], [3]], []]", ONESCOPE_E_LENGTH,
                      "pegs[1].keyframes[0].handles.pos[1][1]", 0, 0);
     expect_clip_edit("\"pos\": []", "\"pos\": [[], [[1, 2], [3, 4]], []]", ONESCOPE_OK, NULL, 0, 0);
-    expect_clip_edit("\"handles\": {\"pos\": [], \"rot\": [], \"scl\": []}", "\"handles\": {}", ONESCOPE_OK, NULL, 0, 0);
+    expect_clip_edit("\"handles\": {\"pos\": [], \"rot\": [], \"scl\": []}", "\"handles\": {}",
+                     ONESCOPE_OK, NULL, 0, 0);
 }
 
 static void rules_between_values(void **state) {
@@ -317,10 +365,13 @@ static void rules_between_values(void **state) {
     expect_clip_edit("\"rot\": [0.0, 0.0, 90.0],", "\"rot_quat\": [0, 0, 0, 0],", ONESCOPE_E_RANGE,
                      "pegs[1].keyframes[1].rot_quat", 19, 57);
     /* frames strictly increasing */
-    expect_clip_edit("\"frame\": 5", "\"frame\": 1", ONESCOPE_E_DUPLICATE, "pegs[1].keyframes[1].frame", 19, 18);
-    expect_clip_edit("\"frame\": 5", "\"frame\": 0", ONESCOPE_E_RANGE, "pegs[1].keyframes[1].frame", 0, 0);
+    expect_clip_edit("\"frame\": 5", "\"frame\": 1", ONESCOPE_E_DUPLICATE,
+                     "pegs[1].keyframes[1].frame", 19, 18);
+    expect_clip_edit("\"frame\": 5", "\"frame\": 0", ONESCOPE_E_RANGE, "pegs[1].keyframes[1].frame",
+                     0, 0);
     expect_clip_edit("\"frame\": 5", "\"frame\": -5000", ONESCOPE_E_RANGE, NULL, 0, 0);
-    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [10, 1]", ONESCOPE_E_RANGE, "frame_range", 5, 18);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [10, 1]", ONESCOPE_E_RANGE,
+                     "frame_range", 5, 18);
     /* names: unique per rig tag; parents: not itself, no loops; unknown parents are fine */
     {
         char *t = edit(clip_text, "\"name\": \"hip-P\"", "\"name\": \"root-P\"");
@@ -341,22 +392,31 @@ static void rules_between_values(void **state) {
         free(u);
         free(v);
     }
-    expect_clip_edit("\"parent\": \"root-P\"", "\"parent\": \"hip-P\"", ONESCOPE_E_RANGE, "pegs[1].parent", 12, 54);
-    expect_clip_edit("\"parent\": \"root-P\"", "\"parent\": \"somewhere\"", ONESCOPE_OK, NULL, 0, 0);
-    expect_rig_edit("\"parent\": null", "\"parent\": \"leg\"", ONESCOPE_E_RANGE, "bones[0].parent"); /* loop */
-    expect_rig_edit("\"name\": \"leg\"", "\"name\": \"hip\"", ONESCOPE_E_DUPLICATE, "bones[1].name");
+    expect_clip_edit("\"parent\": \"root-P\"", "\"parent\": \"hip-P\"", ONESCOPE_E_RANGE,
+                     "pegs[1].parent", 12, 54);
+    expect_clip_edit("\"parent\": \"root-P\"", "\"parent\": \"somewhere\"", ONESCOPE_OK, NULL, 0,
+                     0);
+    expect_rig_edit("\"parent\": null", "\"parent\": \"leg\"", ONESCOPE_E_RANGE,
+                    "bones[0].parent"); /* loop */
+    expect_rig_edit("\"name\": \"leg\"", "\"name\": \"hip\"", ONESCOPE_E_DUPLICATE,
+                    "bones[1].name");
     expect_rig_edit("\"name\": \"leg\"", "\"name\": \"\"", ONESCOPE_E_RANGE, "bones[1].name");
-    expect_rig_edit("\"rotation\": [0.0, 1.0, 0.0, 0.0]", "\"rotation\": [0.0, 0.0, 0.0, 0.0]", ONESCOPE_E_RANGE,
-                    "bones[1].rotation");
-    expect_clip_edit("\"name\": \"cam\"", "\"name\": \"\"", ONESCOPE_E_RANGE, "cameras[0].name", 0, 0);
+    expect_rig_edit("\"rotation\": [0.0, 1.0, 0.0, 0.0]", "\"rotation\": [0.0, 0.0, 0.0, 0.0]",
+                    ONESCOPE_E_RANGE, "bones[1].rotation");
+    expect_clip_edit("\"name\": \"cam\"", "\"name\": \"\"", ONESCOPE_E_RANGE, "cameras[0].name", 0,
+                     0);
     {
         /* two cameras with one name */
         const char *cam = "{\"name\": \"cam\", \"peg\": \"hip-P\", \"is_default\": true";
         char two[512];
-        snprintf(two, sizeof two, "%s}, %s", "{\"name\": \"cam\", \"peg\": null, \"is_default\": false, \"fov\": 1, "
-                 "\"fov_axis\": \"horizontal\", \"override_fov\": true, \"near_plane\": 1, \"far_plane\": 2, "
-                 "\"near_field\": 1, \"far_field\": 2, \"angle\": 0, \"offset_x\": 0, \"offset_y\": 0, "
-                 "\"offset_z\": 0, \"pivot_x\": 0, \"pivot_y\": 0", cam);
+        snprintf(
+            two, sizeof two, "%s}, %s",
+            "{\"name\": \"cam\", \"peg\": null, \"is_default\": false, \"fov\": 1, "
+            "\"fov_axis\": \"horizontal\", \"override_fov\": true, \"near_plane\": 1, "
+            "\"far_plane\": 2, "
+            "\"near_field\": 1, \"far_field\": 2, \"angle\": 0, \"offset_x\": 0, \"offset_y\": 0, "
+            "\"offset_z\": 0, \"pivot_x\": 0, \"pivot_y\": 0",
+            cam);
         char *t = edit(clip_text, cam, two);
         expect_error(false, t, ONESCOPE_E_DUPLICATE, "cameras[1].name", 0, 0);
         free(t);
@@ -374,17 +434,26 @@ static void ambiguous_parent_is_a_root(void **state) {
     for (size_t i = 0; i < N + 2; i++) {
         char rig[32];
         snprintf(rig, sizeof rig, "rig%zu", i);
-        assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_NAME, i < N ? "same" : i == N ? "only" : "child", &err), 0);
-        assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_RIG, i <= N ? rig : "mine", &err), 0);
+        assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_NAME,
+                                                        i < N    ? "same"
+                                                        : i == N ? "only"
+                                                                 : "child",
+                                                        &err),
+                         0);
+        assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_RIG,
+                                                        i <= N ? rig : "mine", &err),
+                         0);
         c->pegs[i].rest_pivot[0] = 1;
     }
-    assert_int_equal(onescope_ots_clip_set_peg_text(c, N + 1, ONESCOPE_OTS_TEXT_PARENT, "same", &err), 0);
+    assert_int_equal(
+        onescope_ots_clip_set_peg_text(c, N + 1, ONESCOPE_OTS_TEXT_PARENT, "same", &err), 0);
     onescope_pose_cache *pc;
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_OK);
     assert_true(onescope_pose_cache_pose(pc, 0, N + 1)->position[0] == 1.0f); /* not composed */
     onescope_pose_cache_free(pc);
     /* a name only one rig uses is found across rig tags */
-    assert_int_equal(onescope_ots_clip_set_peg_text(c, N + 1, ONESCOPE_OTS_TEXT_PARENT, "only", &err), 0);
+    assert_int_equal(
+        onescope_ots_clip_set_peg_text(c, N + 1, ONESCOPE_OTS_TEXT_PARENT, "only", &err), 0);
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_OK);
     assert_true(onescope_pose_cache_pose(pc, 0, N + 1)->position[0] == 2.0f); /* composed */
     onescope_pose_cache_free(pc);
@@ -403,37 +472,43 @@ static void long_parent_chain(void **state) {
     for (size_t i = 0; i < N; i++) {
         char name[32];
         snprintf(name, sizeof name, "p%zu", i);
-        assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_NAME, name, &err), 0);
+        assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_NAME, name, &err),
+                         0);
         if (i + 1 < N) {
             snprintf(name, sizeof name, "p%zu", i + 1);
-            assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_PARENT, name, &err), 0);
+            assert_int_equal(
+                onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_PARENT, name, &err), 0);
         }
         c->pegs[i].rest_pivot[0] = 1;
     }
     onescope_pose_cache *pc;
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_OK);
-    for (uint32_t i = 0; i < N; i += 499) assert_true(onescope_pose_cache_pose(pc, 1, i)->position[0] == (float)(N - i));
+    for (uint32_t i = 0; i < N; i += 499)
+        assert_true(onescope_pose_cache_pose(pc, 1, i)->position[0] == (float)(N - i));
     assert_true(pc->start_step == 3);
     onescope_pose_cache_free(pc);
     /* close the chain into a loop: refused */
-    assert_int_equal(onescope_ots_clip_set_peg_text(c, N - 1, ONESCOPE_OTS_TEXT_PARENT, "p0", &err), 0);
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, N - 1, ONESCOPE_OTS_TEXT_PARENT, "p0", &err),
+                     0);
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
     onescope_ots_clip_free(c);
 }
 
 /* ---- generated rigs and clips: byte-stable rewrites ---- */
 
-static double rnd(uint64_t *s) { return (double)(test_rand(s) >> 11) / 9007199254740992.0; }
+static double rnd(uint64_t *s) {
+    return (double)(test_rand(s) >> 11) / 9007199254740992.0;
+}
 
 /* Values of every shape the writer must print: whole, short decimals, full doubles, tiny. */
 static double rnd_value(uint64_t *s) {
     switch (test_rand(s) % 6) {
-    case 0: return (double)(int)(test_rand(s) % 200) - 100;
-    case 1: return (double)((int)(test_rand(s) % 2000) - 1000) / 8.0;
-    case 2: return (rnd(s) - 0.5) * 1e3;
-    case 3: return (double)(float)((rnd(s) - 0.5) * 10);
-    case 4: return (rnd(s) - 0.5) * 1e-300;
-    default: return (rnd(s) - 0.5) * 1e25;
+        case 0: return (double)(int)(test_rand(s) % 200) - 100;
+        case 1: return (double)((int)(test_rand(s) % 2000) - 1000) / 8.0;
+        case 2: return (rnd(s) - 0.5) * 1e3;
+        case 3: return (double)(float)((rnd(s) - 0.5) * 10);
+        case 4: return (rnd(s) - 0.5) * 1e-300;
+        default: return (rnd(s) - 0.5) * 1e25;
     }
 }
 
@@ -448,7 +523,8 @@ static void set_camera(onescope_ots_clip *c, size_t camera, onescope_ots_text fi
     assert_int_equal(onescope_ots_clip_set_camera_text(c, camera, field, text, &err), ONESCOPE_OK);
 }
 
-static onescope_ots_clip *make_clip(uint64_t seed, size_t pegs, size_t keys, const onescope_allocator *a) {
+static onescope_ots_clip *make_clip(uint64_t seed, size_t pegs, size_t keys,
+                                    const onescope_allocator *a) {
     onescope_ots_clip *c;
     onescope_error err;
     uint64_t s = seed;
@@ -463,7 +539,8 @@ static onescope_ots_clip *make_clip(uint64_t seed, size_t pegs, size_t keys, con
         snprintf(name, sizeof name, i % 7 == 3 ? "peg \"%zu\"\t\xc3\xa9\x01" : "peg-%zu", i);
         set(c, i, ONESCOPE_OTS_TEXT_NAME, name);
         if (i > 0) {
-            snprintf(name, sizeof name, i % 7 == 4 ? "peg \"%zu\"\t\xc3\xa9\x01" : "peg-%zu", (size_t)(test_rand(&s) % i));
+            snprintf(name, sizeof name, i % 7 == 4 ? "peg \"%zu\"\t\xc3\xa9\x01" : "peg-%zu",
+                     (size_t)(test_rand(&s) % i));
             set(c, i, ONESCOPE_OTS_TEXT_PARENT, name);
         }
         if (i % 2) set(c, i, ONESCOPE_OTS_TEXT_PATH, "Top/group/peg");
@@ -540,7 +617,8 @@ static void keyframes_equal(const onescope_ots_keyframe *a, const onescope_ots_k
         for (int ax = 0; ax < a->handle_axes[i]; ax++) {
             assert_int_equal(a->handles[i][ax].present, b->handles[i][ax].present);
             if (a->handles[i][ax].present)
-                assert_memory_equal(a->handles[i][ax].left, b->handles[i][ax].left, sizeof a->handles[i][ax].left);
+                assert_memory_equal(a->handles[i][ax].left, b->handles[i][ax].left,
+                                    sizeof a->handles[i][ax].left);
         }
     }
     if (a->has_rot_quat) assert_memory_equal(a->rot_quat, b->rot_quat, sizeof a->rot_quat);
@@ -555,7 +633,8 @@ static void generated_clip_round_trip(void **state) {
     for (size_t i = 0; i < 300; i++) {
         assert_string_equal(c->pegs[i].name, d->pegs[i].name);
         assert_int_equal(c->pegs[i].keyframe_count, d->pegs[i].keyframe_count);
-        assert_memory_equal(c->pegs[i].rest_pivot, d->pegs[i].rest_pivot, sizeof c->pegs[i].rest_pivot);
+        assert_memory_equal(c->pegs[i].rest_pivot, d->pegs[i].rest_pivot,
+                            sizeof c->pegs[i].rest_pivot);
         for (size_t j = 0; j < c->pegs[i].keyframe_count; j++)
             keyframes_equal(&c->pegs[i].keyframes[j], &d->pegs[i].keyframes[j]);
     }
@@ -583,15 +662,19 @@ static void generated_rig_round_trip(void **state) {
     for (size_t i = 0; i < 500; i++) {
         char name[32];
         snprintf(name, sizeof name, "bone%zu", i);
-        assert_int_equal(onescope_ots_rig_set_bone_text(r, i, ONESCOPE_OTS_TEXT_NAME, name, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_ots_rig_set_bone_text(r, i, ONESCOPE_OTS_TEXT_NAME, name, &err),
+                         ONESCOPE_OK);
         if (i) {
             snprintf(name, sizeof name, "bone%zu", (size_t)(test_rand(&s) % i));
-            assert_int_equal(onescope_ots_rig_set_bone_text(r, i, ONESCOPE_OTS_TEXT_PARENT, name, &err), ONESCOPE_OK);
+            assert_int_equal(
+                onescope_ots_rig_set_bone_text(r, i, ONESCOPE_OTS_TEXT_PARENT, name, &err),
+                ONESCOPE_OK);
         }
         for (int k = 0; k < 3; k++) r->bones[i].pivot[k] = rnd_value(&s);
         r->bones[i].is_camera = i == 9;
     }
-    assert_int_equal(onescope_ots_rig_set_camera_text(r, 0, ONESCOPE_OTS_TEXT_NAME, "cam", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 0, ONESCOPE_OTS_TEXT_NAME, "cam", &err),
+                     ONESCOPE_OK);
     onescope_buffer b, b2, b3;
     assert_int_equal(onescope_ots_rig_write(r, NULL, &b, &err), ONESCOPE_OK);
     onescope_ots_rig *d = parse_rig_ok((const char *)b.data, b.size);
@@ -603,7 +686,9 @@ static void generated_rig_round_trip(void **state) {
     assert_memory_equal(b.data, b2.data, b.size);
     assert_memory_equal(b2.data, b3.data, b2.size);
     for (size_t i = 0; i < 500; i++)
-        for (int k = 0; k < 3; k++) assert_true(fabs(d->bones[i].pivot[k] - r->bones[i].pivot[k]) <= 1e-15 * fabs(r->bones[i].pivot[k]));
+        for (int k = 0; k < 3; k++)
+            assert_true(fabs(d->bones[i].pivot[k] - r->bones[i].pivot[k]) <=
+                        1e-15 * fabs(r->bones[i].pivot[k]));
     onescope_buffer_free(&b);
     onescope_buffer_free(&b2);
     onescope_buffer_free(&b3);
@@ -614,10 +699,22 @@ static void generated_rig_round_trip(void **state) {
 
 static void numbers_print_shortest(void **state) {
     (void)state;
-    struct { double v; const char *text; } cases[] = {
-        {0.1, "0.1"}, {1.0, "1.0"}, {-0.0, "-0.0"}, {0.0, "0.0"}, {24.0, "24.0"}, {1e300, "1e+300"},
-        {5e-324, "5e-324"}, {1.0 / 3.0, "0.3333333333333333"}, {123456.789, "123456.789"},
-        {1e15, "1e+15"}, {-2.5, "-2.5"}, {(double)0.1f, "0.10000000149011612"},
+    struct {
+        double v;
+        const char *text;
+    } cases[] = {
+        {0.1, "0.1"},
+        {1.0, "1.0"},
+        {-0.0, "-0.0"},
+        {0.0, "0.0"},
+        {24.0, "24.0"},
+        {1e300, "1e+300"},
+        {5e-324, "5e-324"},
+        {1.0 / 3.0, "0.3333333333333333"},
+        {123456.789, "123456.789"},
+        {1e15, "1e+15"},
+        {-2.5, "-2.5"},
+        {(double)0.1f, "0.10000000149011612"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         onescope_ots_clip *c;
@@ -674,10 +771,14 @@ static void validator_refuses_what_parser_would(void **state) {
 }
 
 /* Validates and expects code with the JSON path field (NULL: any field). */
-#define EXPECT_RIG(r, want, path) expect_validate(onescope_ots_rig_validate((r), "v", &err), &err, (want), (path))
-#define EXPECT_CLIP(k, want, path) expect_validate(onescope_ots_clip_validate((k), "v", &err), &err, (want), (path))
-static void expect_validate(onescope_code rc, const onescope_error *err, onescope_code want, const char *path) {
-    if (rc != want || (want != ONESCOPE_OK && (err->code != want || (path && strcmp(err->field, path) != 0))))
+#define EXPECT_RIG(r, want, path)                                                                  \
+    expect_validate(onescope_ots_rig_validate((r), "v", &err), &err, (want), (path))
+#define EXPECT_CLIP(k, want, path)                                                                 \
+    expect_validate(onescope_ots_clip_validate((k), "v", &err), &err, (want), (path))
+static void expect_validate(onescope_code rc, const onescope_error *err, onescope_code want,
+                            const char *path) {
+    if (rc != want ||
+        (want != ONESCOPE_OK && (err->code != want || (path && strcmp(err->field, path) != 0))))
         fail_msg("wanted %s at %s, got %s: %s", onescope_error_name(want), path ? path : "-",
                  onescope_error_name(rc), rc == ONESCOPE_OK ? "" : fmt(err));
 }
@@ -693,11 +794,16 @@ static void validator_checks_every_rig_field(void **state) {
     assert_int_equal(onescope_ots_rig_set_name(r, "bad \xc3", &err), ONESCOPE_OK);
     EXPECT_RIG(r, ONESCOPE_E_UTF8, "name");
     assert_int_equal(onescope_ots_rig_set_name(r, "ship", &err), ONESCOPE_OK);
-    assert_int_equal(onescope_ots_rig_set_bone_text(r, 0, ONESCOPE_OTS_TEXT_NAME, "hip", &err), ONESCOPE_OK);
-    assert_int_equal(onescope_ots_rig_set_bone_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "leg", &err), ONESCOPE_OK);
-    assert_int_equal(onescope_ots_rig_set_bone_text(r, 1, ONESCOPE_OTS_TEXT_PARENT, "hip", &err), ONESCOPE_OK);
-    assert_int_equal(onescope_ots_rig_set_camera_text(r, 0, ONESCOPE_OTS_TEXT_NAME, "cam-a", &err), ONESCOPE_OK);
-    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "cam-b", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_bone_text(r, 0, ONESCOPE_OTS_TEXT_NAME, "hip", &err),
+                     ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_bone_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "leg", &err),
+                     ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_bone_text(r, 1, ONESCOPE_OTS_TEXT_PARENT, "hip", &err),
+                     ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 0, ONESCOPE_OTS_TEXT_NAME, "cam-a", &err),
+                     ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "cam-b", &err),
+                     ONESCOPE_OK);
     EXPECT_RIG(r, ONESCOPE_OK, NULL);
 
     r->header.source = (onescope_ots_source)3;
@@ -753,7 +859,8 @@ static void validator_checks_every_rig_field(void **state) {
     for (int i = 0; i < 3; i++) {
         char *keep = *texts[i];
         *texts[i] = NULL;
-        assert_int_equal(onescope_ots_rig_set_bone_text(r, 1, fields[i], "\xff", &err), ONESCOPE_OK);
+        assert_int_equal(onescope_ots_rig_set_bone_text(r, 1, fields[i], "\xff", &err),
+                         ONESCOPE_OK);
         EXPECT_RIG(r, ONESCOPE_E_UTF8, paths[i]);
         onescope_os_free(NULL, *texts[i]);
         *texts[i] = keep;
@@ -784,7 +891,8 @@ static void validator_checks_every_rig_field(void **state) {
         assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, kfields[i], "a\xc0\x80", &err),
                          ONESCOPE_OK);
         EXPECT_RIG(r, ONESCOPE_E_UTF8, kpaths[i]);
-        assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, kfields[i], NULL, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, kfields[i], NULL, &err),
+                         ONESCOPE_OK);
         assert_null(*ktexts[i]);
     }
     k->fov_axis = (onescope_ots_fov_axis)2;
@@ -793,11 +901,14 @@ static void validator_checks_every_rig_field(void **state) {
     k->pivot_y = -INFINITY;
     EXPECT_RIG(r, ONESCOPE_E_NOT_FINITE, "cameras[1].pivot_y");
     k->pivot_y = 0;
-    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "cam-a", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "cam-a", &err),
+                     ONESCOPE_OK);
     EXPECT_RIG(r, ONESCOPE_E_DUPLICATE, NULL);
-    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "", &err),
+                     ONESCOPE_OK);
     EXPECT_RIG(r, ONESCOPE_E_RANGE, "cameras[1].name");
-    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "cam-b", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_rig_set_camera_text(r, 1, ONESCOPE_OTS_TEXT_NAME, "cam-b", &err),
+                     ONESCOPE_OK);
     EXPECT_RIG(r, ONESCOPE_OK, NULL);
 
     /* the writer validates first and leaves the buffer empty */
@@ -849,7 +960,8 @@ static void validator_checks_every_clip_field(void **state) {
         *texts[i] = keep;
     }
     EXPECT_CLIP(c, ONESCOPE_OK, NULL);
-    char **modes[3] = {&p->source_modes.position, &p->source_modes.rotation, &p->source_modes.scale};
+    char **modes[3] = {&p->source_modes.position, &p->source_modes.rotation,
+                       &p->source_modes.scale};
     const char *mpaths[3] = {"pegs[1].source_modes.position", "pegs[1].source_modes.rotation",
                              "pegs[1].source_modes.scale"};
     for (int i = 0; i < 3; i++) {
@@ -924,19 +1036,21 @@ static void arguments_are_checked(void **state) {
                      ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_ots_clip_set_camera_text(NULL, 0, ONESCOPE_OTS_TEXT_NAME, "x", &err),
                      ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_ots_rig_set_bone_text(r, r->bone_count, ONESCOPE_OTS_TEXT_NAME, "x", &err),
-                     ONESCOPE_E_RANGE);
+    assert_int_equal(
+        onescope_ots_rig_set_bone_text(r, r->bone_count, ONESCOPE_OTS_TEXT_NAME, "x", &err),
+        ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "bone index");
-    assert_int_equal(onescope_ots_rig_set_camera_text(r, r->camera_count, ONESCOPE_OTS_TEXT_NAME, "x",
-                                                      &err),
-                     ONESCOPE_E_RANGE);
+    assert_int_equal(
+        onescope_ots_rig_set_camera_text(r, r->camera_count, ONESCOPE_OTS_TEXT_NAME, "x", &err),
+        ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "camera index");
-    assert_int_equal(onescope_ots_clip_set_peg_text(c, c->peg_count, ONESCOPE_OTS_TEXT_NAME, "x", &err),
-                     ONESCOPE_E_RANGE);
+    assert_int_equal(
+        onescope_ots_clip_set_peg_text(c, c->peg_count, ONESCOPE_OTS_TEXT_NAME, "x", &err),
+        ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "peg index");
-    assert_int_equal(onescope_ots_clip_set_camera_text(c, c->camera_count, ONESCOPE_OTS_TEXT_NAME, "x",
-                                                       &err),
-                     ONESCOPE_E_RANGE);
+    assert_int_equal(
+        onescope_ots_clip_set_camera_text(c, c->camera_count, ONESCOPE_OTS_TEXT_NAME, "x", &err),
+        ONESCOPE_E_RANGE);
     assert_int_equal(onescope_ots_rig_set_bone_text(r, 0, ONESCOPE_OTS_TEXT_PEG, "x", &err),
                      ONESCOPE_E_ARGUMENT);
     assert_string_equal(err.field, "field");
@@ -946,16 +1060,19 @@ static void arguments_are_checked(void **state) {
     assert_int_equal(onescope_ots_clip_set_camera_text(c, 0, ONESCOPE_OTS_TEXT_PARENT, "x", &err),
                      ONESCOPE_E_ARGUMENT);
     /* a setter on an existing element replaces its text (the old one is freed) */
-    assert_int_equal(onescope_ots_clip_set_peg_text(c, 0, ONESCOPE_OTS_TEXT_SOURCE_SCALE, "s", &err),
-                     ONESCOPE_OK);
+    assert_int_equal(
+        onescope_ots_clip_set_peg_text(c, 0, ONESCOPE_OTS_TEXT_SOURCE_SCALE, "s", &err),
+        ONESCOPE_OK);
     assert_string_equal(c->pegs[0].source_modes.scale, "s");
-    assert_int_equal(onescope_ots_clip_set_peg_text(c, 0, ONESCOPE_OTS_TEXT_SOURCE_SCALE, NULL, &err),
-                     ONESCOPE_OK);
+    assert_int_equal(
+        onescope_ots_clip_set_peg_text(c, 0, ONESCOPE_OTS_TEXT_SOURCE_SCALE, NULL, &err),
+        ONESCOPE_OK);
     assert_null(c->pegs[0].source_modes.scale);
     assert_int_equal(onescope_ots_rig_create(1, 0, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_ots_clip_create(1, 0, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_ots_clip_set_keyframe_count(NULL, 0, 1, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_ots_clip_set_keyframe_count(c, c->peg_count, 1, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_ots_clip_set_keyframe_count(c, c->peg_count, 1, &err),
+                     ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "peg index");
     assert_int_equal(onescope_ots_clip_set_keyframe_count(c, 0, (size_t)INT32_MAX + 1, &err),
                      ONESCOPE_E_RANGE);
@@ -963,12 +1080,15 @@ static void arguments_are_checked(void **state) {
     assert_int_equal(c->pegs[0].keyframe_count, 0); /* unchanged */
     assert_int_equal(onescope_ots_rig_validate(NULL, "r", &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_ots_clip_validate(NULL, "c", &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_ots_rig_parse(rig_text, strlen(rig_text), "r", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_ots_clip_parse(clip_text, strlen(clip_text), "c", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_rig_parse(rig_text, strlen(rig_text), "r", NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_parse(clip_text, strlen(clip_text), "c", NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
     onescope_ots_clip *none = (onescope_ots_clip *)1;
     assert_int_equal(onescope_ots_clip_parse(NULL, 5, "c", NULL, &none, &err), ONESCOPE_E_ARGUMENT);
     assert_null(none);
-    /* NULL with size 0 is the empty text: a syntax error at 1:0 (well, jansson's), not an argument error */
+    /* NULL with size 0 is the empty text: a syntax error at 1:0 (well, jansson's), not an argument
+     * error */
     assert_int_equal(onescope_ots_clip_parse(NULL, 0, "c", NULL, &none, &err), ONESCOPE_E_SYNTAX);
     assert_int_equal(onescope_ots_rig_write(r, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_ots_clip_write(c, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
@@ -978,7 +1098,8 @@ static void arguments_are_checked(void **state) {
     assert_int_equal(onescope_ots_detect(NULL, 10), ONESCOPE_OTS_NONE);
     assert_int_equal(onescope_ots_detect("  ", 2), ONESCOPE_OTS_NONE);
     assert_int_equal(onescope_ots_detect("{\"a\": 1}", 8), ONESCOPE_OTS_NONE);
-    assert_int_equal(onescope_ots_detect("{\"format\", \"format\": \"octo_anm\"}", 32), ONESCOPE_OTS_ANM);
+    assert_int_equal(onescope_ots_detect("{\"format\", \"format\": \"octo_anm\"}", 32),
+                     ONESCOPE_OTS_ANM);
     assert_int_equal(onescope_ots_detect("{\"format\": \"octo_pvt\"}", 20), ONESCOPE_OTS_NONE);
     assert_int_equal(onescope_ots_detect("{\"form", 6), ONESCOPE_OTS_NONE);
     assert_int_equal(onescope_ots_detect("{\"format\": \"octo_pvt_v5\"}", 25), ONESCOPE_OTS_NONE);
@@ -991,39 +1112,56 @@ static void wrong_types_everywhere(void **state) {
     (void)state;
     expect_clip_edit("\"fps\": 24.0", "\"fps\": true", ONESCOPE_E_TYPE, "fps", 6, 10);
     expect_clip_edit("\"fps\": 24.0", "\"fps\": false", ONESCOPE_E_TYPE, "fps", 6, 10);
-    expect_clip_edit("\"fps\": 24.0", "\"fps\": 24", ONESCOPE_OK, NULL, 0, 0); /* an integer is a number */
-    expect_clip_edit("\"coordinate_system\": {\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\",\n"
-                     "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"}",
-                     "\"coordinate_system\": 5", ONESCOPE_E_TYPE, "coordinate_system", 7, 24);
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": 24", ONESCOPE_OK, NULL, 0,
+                     0); /* an integer is a number */
+    expect_clip_edit(
+        "\"coordinate_system\": {\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\",\n"
+        "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": "
+        "\"quat_wxyz\"}",
+        "\"coordinate_system\": 5", ONESCOPE_E_TYPE, "coordinate_system", 7, 24);
     expect_clip_edit("\"up\": \"y\"", "\"up\": 1", ONESCOPE_E_TYPE, "coordinate_system.up", 0, 0);
     expect_clip_edit("\"pegs\": [", "\"pegs\": [7, ", ONESCOPE_E_TYPE, "pegs[0]", 0, 0);
-    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": 1", ONESCOPE_E_TYPE, "frame_range", 5, 18);
-    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 10.5]", ONESCOPE_E_TYPE, "frame_range[1]", 0, 0);
-    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 1e30]", ONESCOPE_E_TYPE, "frame_range[1]", 0, 0);
-    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [-1e30, 10]", ONESCOPE_E_TYPE, "frame_range[0]", 0, 0);
-    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 1e10]", ONESCOPE_E_RANGE, "frame_range[1]", 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": 1", ONESCOPE_E_TYPE,
+                     "frame_range", 5, 18);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 10.5]", ONESCOPE_E_TYPE,
+                     "frame_range[1]", 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 1e30]", ONESCOPE_E_TYPE,
+                     "frame_range[1]", 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [-1e30, 10]", ONESCOPE_E_TYPE,
+                     "frame_range[0]", 0, 0);
+    expect_clip_edit("\"frame_range\": [1, 10]", "\"frame_range\": [1, 1e10]", ONESCOPE_E_RANGE,
+                     "frame_range[1]", 0, 0);
     expect_clip_edit("\"pos\": [1.0, 2.0, 3.0]", "\"pos\": [1.0, null, 3.0]", ONESCOPE_E_TYPE,
                      "pegs[1].keyframes[1].pos[1]", 0, 0);
-    expect_clip_edit("\"path\": \"Top/hip-P\"", "\"path\": 5", ONESCOPE_E_TYPE, "pegs[1].path", 0, 0);
+    expect_clip_edit("\"path\": \"Top/hip-P\"", "\"path\": 5", ONESCOPE_E_TYPE, "pegs[1].path", 0,
+                     0);
     /* handles: channels are arrays of axes, axes arrays of pairs */
-    expect_clip_edit("\"pos\": []", "\"pos\": 5", ONESCOPE_E_TYPE, "pegs[1].keyframes[0].handles.pos", 0, 0);
-    expect_clip_edit("\"pos\": []", "\"pos\": [[], 5, []]", ONESCOPE_E_TYPE, "pegs[1].keyframes[0].handles.pos[1]", 0, 0);
+    expect_clip_edit("\"pos\": []", "\"pos\": 5", ONESCOPE_E_TYPE,
+                     "pegs[1].keyframes[0].handles.pos", 0, 0);
+    expect_clip_edit("\"pos\": []", "\"pos\": [[], 5, []]", ONESCOPE_E_TYPE,
+                     "pegs[1].keyframes[0].handles.pos[1]", 0, 0);
     expect_clip_edit("\"pos\": []", "\"pos\": [[], [[1, 2], [3, \"x\"]], []]", ONESCOPE_E_TYPE,
                      "pegs[1].keyframes[0].handles.pos[1][1][1]", 0, 0);
     /* cameras */
-    expect_clip_edit("\"is_default\": true", "\"is_default\": null", ONESCOPE_E_TYPE, "cameras[0].is_default", 0, 0);
-    expect_clip_edit("\"is_default\": true", "\"is_default\": true, \"path\": []", ONESCOPE_E_TYPE, "cameras[0].path", 0, 0);
+    expect_clip_edit("\"is_default\": true", "\"is_default\": null", ONESCOPE_E_TYPE,
+                     "cameras[0].is_default", 0, 0);
+    expect_clip_edit("\"is_default\": true", "\"is_default\": true, \"path\": []", ONESCOPE_E_TYPE,
+                     "cameras[0].path", 0, 0);
     expect_clip_edit("\"fov\": 40.0", "\"fov\": \"wide\"", ONESCOPE_E_TYPE, "cameras[0].fov", 0, 0);
-    expect_clip_edit("\"override_fov\": false", "\"override_fov\": 0", ONESCOPE_E_TYPE, "cameras[0].override_fov", 0, 0);
+    expect_clip_edit("\"override_fov\": false", "\"override_fov\": 0", ONESCOPE_E_TYPE,
+                     "cameras[0].override_fov", 0, 0);
     /* the whole .pvt */
     expect_rig_edit("\"name\": \"spaceship\",", "\"nam\": \"spaceship\",", ONESCOPE_E_TYPE, "nam");
     expect_rig_edit("\"blender\"", "\"houdini\"", ONESCOPE_E_RANGE, "source");
-    expect_rig_edit("\"coordinate_system\": {\"up\": \"z\", \"hand\": \"right\", \"unit\": \"meters\",\n"
-                    "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"},",
-                    "", ONESCOPE_E_TYPE, "coordinate_system");
-    expect_rig_edit("\"rotation\": [1.0, 0.0, 0.0, 0.0]", "\"rotation\": \"identity\"", ONESCOPE_E_TYPE, "bones[0].rotation");
-    expect_rig_edit("\"rotation\": [1.0, 0.0, 0.0, 0.0]", "\"rotation\": [1.0, 0.0, 0.0, true]", ONESCOPE_E_TYPE,
-                    "bones[0].rotation[3]");
+    expect_rig_edit(
+        "\"coordinate_system\": {\"up\": \"z\", \"hand\": \"right\", \"unit\": \"meters\",\n"
+        "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": "
+        "\"quat_wxyz\"},",
+        "", ONESCOPE_E_TYPE, "coordinate_system");
+    expect_rig_edit("\"rotation\": [1.0, 0.0, 0.0, 0.0]", "\"rotation\": \"identity\"",
+                    ONESCOPE_E_TYPE, "bones[0].rotation");
+    expect_rig_edit("\"rotation\": [1.0, 0.0, 0.0, 0.0]", "\"rotation\": [1.0, 0.0, 0.0, true]",
+                    ONESCOPE_E_TYPE, "bones[0].rotation[3]");
     {
         char *t = edit(rig_text, "\"bones\": [", "\"bones\": {\"b\": [");
         char *u = edit(t, "\"cameras\": []", "\"c\": 1}, \"cameras\": []");
@@ -1031,12 +1169,15 @@ static void wrong_types_everywhere(void **state) {
         free(t);
         free(u);
     }
-    expect_error(true, "{\"format\": \"octo_pvt\", \"version\": 4}", ONESCOPE_E_TYPE, "source", 0, 0);
-    expect_error(true, "{\"format\": \"octo_pvt\", \"version\": 4, \"source\": \"maya\", \"name\": \"n\", "
-                       "\"scale_factor\": 1, \"pivot_space\": \"local\", \"fps\": 24, \"coordinate_system\": "
-                       "{\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\", \"rot_order\": \"xyz\", "
-                       "\"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"}, \"cameras\": []}",
-                 ONESCOPE_E_TYPE, "bones", 0, 0);
+    expect_error(true, "{\"format\": \"octo_pvt\", \"version\": 4}", ONESCOPE_E_TYPE, "source", 0,
+                 0);
+    expect_error(
+        true,
+        "{\"format\": \"octo_pvt\", \"version\": 4, \"source\": \"maya\", \"name\": \"n\", "
+        "\"scale_factor\": 1, \"pivot_space\": \"local\", \"fps\": 24, \"coordinate_system\": "
+        "{\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\", \"rot_order\": \"xyz\", "
+        "\"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"}, \"cameras\": []}",
+        ONESCOPE_E_TYPE, "bones", 0, 0);
 }
 
 /* Pivots are stored divided by scale_factor: the quotient whose product gives the file's
@@ -1118,8 +1259,10 @@ static void interpolation_modes(void **state) {
     for (int i = 0; i < 200; i++) {
         double t = (lo + hi) / 2, u = 1 - t;
         double x = u * u * u * 10 + 3 * u * u * t * 15 + 3 * u * t * t * 15 + t * t * t * 20;
-        if (x < 12) lo = t;
-        else hi = t;
+        if (x < 12)
+            lo = t;
+        else
+            hi = t;
     }
     double t = lo, u = 1 - t;
     NEAR(s.pos[0], u * u * u * 2 + 3 * u * u * t * 2 + 3 * u * t * t * 6 + t * t * t * 6);
@@ -1136,8 +1279,10 @@ static void interpolation_modes(void **state) {
         hi = 1;
         for (int j = 0; j < 200; j++) {
             double m = (lo + hi) / 2;
-            if (10 + 10 * (3 * m * m - 2 * m * m * m) < f) lo = m;
-            else hi = m;
+            if (10 + 10 * (3 * m * m - 2 * m * m * m) < f)
+                lo = m;
+            else
+                hi = m;
         }
         t = lo;
         u = 1 - t;
@@ -1222,11 +1367,11 @@ static runs runs_now(void) {
     runs r = {onescope_os_ots_clip_rule_runs(), onescope_os_ots_hierarchy_runs()};
     return r;
 }
-#define assert_runs(before, want_rules, want_hierarchy)                                    \
-    do {                                                                                  \
-        runs now_ = runs_now();                                                           \
-        assert_int_equal(now_.rules - (before).rules, (want_rules));                      \
-        assert_int_equal(now_.hierarchy - (before).hierarchy, (want_hierarchy));          \
+#define assert_runs(before, want_rules, want_hierarchy)                                            \
+    do {                                                                                           \
+        runs now_ = runs_now();                                                                    \
+        assert_int_equal(now_.rules - (before).rules, (want_rules));                               \
+        assert_int_equal(now_.hierarchy - (before).hierarchy, (want_hierarchy));                   \
     } while (0)
 
 /* `onescope convert` calls the one-shot conversions: each runs the clip rules, and so the
@@ -1266,7 +1411,8 @@ static void conversions_check_once(void **state) {
     assert_runs(before, 1, 1);
     before = runs_now();
     onescope_ots_clip *back = NULL;
-    assert_int_equal(onescope_ots_clip_from_pose_cache(once, &from, NULL, &back, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(once, &from, NULL, &back, &err),
+                     ONESCOPE_OK);
     assert_int_equal(onescope_ots_clip_write(back, NULL, &b, &err), ONESCOPE_OK);
     assert_runs(before, 2, 2);
     assert_int_equal(a.size, b.size);
@@ -1285,9 +1431,9 @@ static void conversions_check_once(void **state) {
     assert_null(world);
     assert_string_equal(err.input, "in.anm");
     char *neg = edit(clip_text, "\"frame_range\": [1, 10]", "\"frame_range\": [-1, 10]");
-    assert_int_equal(onescope_ots_anm_to_pose_cache(neg, strlen(neg), "neg.anm", NULL, NULL,
-                                                    &world, &err),
-                     ONESCOPE_E_RANGE);
+    assert_int_equal(
+        onescope_ots_anm_to_pose_cache(neg, strlen(neg), "neg.anm", NULL, NULL, &world, &err),
+        ONESCOPE_E_RANGE);
     assert_string_equal(err.input, "neg.anm"); /* bake->name NULL: the parse name */
     assert_string_equal(err.field, "frame_range");
     free(neg);
@@ -1315,8 +1461,8 @@ static onescope_code anm_to_cache_with(const onescope_allocator *a, void *ctx) {
     o.allocator = a;
     onescope_pose_cache *pc = NULL;
     onescope_error err;
-    onescope_code rc = onescope_ots_anm_to_pose_cache(clip_text, strlen(clip_text), "in.anm", &o,
-                                                      NULL, &pc, &err);
+    onescope_code rc =
+        onescope_ots_anm_to_pose_cache(clip_text, strlen(clip_text), "in.anm", &o, NULL, &pc, &err);
     if (rc == ONESCOPE_OK) {
         onescope_buffer text;
         rc = onescope_ots_pose_cache_to_anm(pc, NULL, a, &text, &err);
@@ -1409,11 +1555,13 @@ static void clip_to_cache(void **state) {
     assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, &pc, &err), ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "position");
     assert_null(pc);
-    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_to_pose_cache(c, NULL, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
     onescope_ots_clip_free(c);
 }
 
-static onescope_pose_cache *make_cache(uint64_t seed, uint32_t entities, uint32_t frames, bool gaps) {
+static onescope_pose_cache *make_cache(uint64_t seed, uint32_t entities, uint32_t frames,
+                                       bool gaps) {
     onescope_pose_cache *pc;
     onescope_error err;
     uint64_t s = seed;
@@ -1454,7 +1602,8 @@ static void cache_to_clip_and_back(void **state) {
     assert_string_equal(c->pegs[2].name, "body 2");
     assert_int_equal(c->pegs[0].keyframe_count, 40);
     assert_int_equal(c->pegs[1].keyframe_count, 24); /* 2 of every 5 frames absent */
-    assert_int_equal(c->pegs[1].keyframes[2].interp, ONESCOPE_OTS_CONSTANT); /* frame 102, before the gap */
+    assert_int_equal(c->pegs[1].keyframes[2].interp,
+                     ONESCOPE_OTS_CONSTANT); /* frame 102, before the gap */
     assert_int_equal(c->pegs[1].keyframes[1].interp, ONESCOPE_OTS_LINEAR);
     assert_true(c->pegs[1].keyframes[3].frame == 105);
     /* Euler xyz matches rot_quat */
@@ -1473,7 +1622,8 @@ static void cache_to_clip_and_back(void **state) {
     assert_true(back->start_step == 100);
     for (uint32_t f = 0; f < 40; f++)
         for (uint32_t e = 0; e < 4; e++) {
-            const onescope_pose *a = onescope_pose_cache_pose(pc, f, e), *z = onescope_pose_cache_pose(back, f, e);
+            const onescope_pose *a = onescope_pose_cache_pose(pc, f, e),
+                                *z = onescope_pose_cache_pose(back, f, e);
             if (!onescope_pose_is_present(a)) {
                 /* held: the last present pose before the gap */
                 const onescope_pose *held = onescope_pose_cache_pose(pc, f - (f % 5 - 2), e);
@@ -1500,7 +1650,8 @@ static void cache_to_clip_and_back(void **state) {
     assert_string_equal(c->pegs[3].name, "entity-4");
     onescope_ots_clip_free(c);
     assert_int_equal(onescope_pose_cache_set_entity_name(pc, 3, "body 0", 6, &err), 0);
-    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_E_DUPLICATE);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err),
+                     ONESCOPE_E_DUPLICATE);
     assert_null(c);
     /* the last frame must fit a 32-bit frame number */
     assert_int_equal(onescope_pose_cache_set_entity_name(pc, 3, "body 3", 6, &err), 0);
@@ -1512,8 +1663,10 @@ static void cache_to_clip_and_back(void **state) {
     assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "start step");
     assert_null(c);
-    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_ots_clip_from_pose_cache(NULL, NULL, NULL, &c, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(NULL, NULL, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
     onescope_pose_cache_free(pc);
 }
 
@@ -1644,8 +1797,10 @@ static onescope_code create_clip_with(const onescope_allocator *a, void *ctx) {
         return rc;
     }
     rc = onescope_ots_clip_set_keyframe_count(c, 1, 4, &err);
-    if (rc == ONESCOPE_OK) assert_int_equal(c->pegs[1].keyframe_count, 4);
-    else assert_int_equal(c->pegs[1].keyframe_count, 0);
+    if (rc == ONESCOPE_OK)
+        assert_int_equal(c->pegs[1].keyframe_count, 4);
+    else
+        assert_int_equal(c->pegs[1].keyframe_count, 0);
     onescope_ots_clip_free(c);
     return rc;
 }

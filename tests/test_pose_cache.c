@@ -16,8 +16,17 @@
  *   36 unit name (len 2) 40 module id  42 library version  44 scene  46 replay (len 6)
  *   54 label  56 entity 0  82 entity 1 (name bytes 108..110)  111 poses (6 x 28)  279 end */
 enum {
-    T_UNIT = 36, T_MODULE = 40, T_LIBRARY = 42, T_SCENE = 44, T_REPLAY = 46, T_LABEL = 54,
-    E0 = 56, E1 = 82, E1_NAME = 108, POSES = 111, END = 279
+    T_UNIT = 36,
+    T_MODULE = 40,
+    T_LIBRARY = 42,
+    T_SCENE = 44,
+    T_REPLAY = 46,
+    T_LABEL = 54,
+    E0 = 56,
+    E1 = 82,
+    E1_NAME = 108,
+    POSES = 111,
+    END = 279
 };
 
 static const onescope_parse_options *no_options = NULL;
@@ -28,8 +37,10 @@ static onescope_pose_cache *make_cache(void) {
     assert_int_equal(onescope_pose_cache_create(3, 2, 3, NULL, &c, &err), ONESCOPE_OK);
     c->start_step = 100;
     c->metres_per_unit = 0.001;
-    assert_int_equal(onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_UNIT_NAME, "mm", 2, &err), 0);
-    assert_int_equal(onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, "a.ostm", 6, &err), 0);
+    assert_int_equal(onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_UNIT_NAME, "mm", 2, &err),
+                     0);
+    assert_int_equal(onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, "a.ostm", 6, &err),
+                     0);
     c->entities[0].shape = ONESCOPE_SHAPE_SPHERE;
     c->entities[0].size[0] = 50;
     c->entities[1].id = 77;
@@ -76,8 +87,8 @@ static uint8_t *small_file(size_t *size, size_t extra) {
 
 /* Parses and expects failure with code at offset; also checks *out is NULL and nothing
  * leaked, through a counting allocator. */
-static void expect_parse_error(const uint8_t *data, size_t size, onescope_code code, uint64_t offset,
-                               int line) {
+static void expect_parse_error(const uint8_t *data, size_t size, onescope_code code,
+                               uint64_t offset, int line) {
     test_alloc t;
     test_alloc_init(&t, 0);
     onescope_parse_options o = onescope_parse_options_default();
@@ -96,7 +107,8 @@ static void expect_parse_error(const uint8_t *data, size_t size, onescope_code c
     assert_null(c);
     assert_int_equal(t.live, 0);
 }
-#define EXPECT(data, size, code, offset) expect_parse_error((data), (size), (code), (offset), __LINE__)
+#define EXPECT(data, size, code, offset)                                                           \
+    expect_parse_error((data), (size), (code), (offset), __LINE__)
 
 static void expect_parse_ok(const uint8_t *data, size_t size) {
     onescope_pose_cache *c = NULL;
@@ -114,8 +126,12 @@ static void expect_parse_ok(const uint8_t *data, size_t size) {
     onescope_pose_cache_free(c);
 }
 
-static void put_f32(uint8_t *p, float v) { onescope_os_put_f32(p, v); }
-static void put_bits(uint8_t *p, uint32_t bits) { onescope_os_put_u32(p, bits); }
+static void put_f32(uint8_t *p, float v) {
+    onescope_os_put_f32(p, v);
+}
+static void put_bits(uint8_t *p, uint32_t bits) {
+    onescope_os_put_u32(p, bits);
+}
 
 /* ---- header ---- */
 
@@ -169,7 +185,8 @@ static void flags_must_be_zero(void **state) {
     b[6] = 3;
     onescope_pose_cache *d;
     onescope_error err;
-    assert_int_equal(onescope_pose_cache_parse(b, n, "test.ospc", NULL, &d, &err), ONESCOPE_E_FLAGS);
+    assert_int_equal(onescope_pose_cache_parse(b, n, "test.ospc", NULL, &d, &err),
+                     ONESCOPE_E_FLAGS);
     char line[256];
     onescope_error_format(&err, line, sizeof line);
     assert_string_equal(line, "test.ospc: offset 6: flags: expected 0, found 3");
@@ -285,7 +302,8 @@ static void metres_per_unit_rules(void **state) {
 
 static void each_text_length_1025(void **state) {
     (void)state;
-    const size_t at[ONESCOPE_POSE_TEXT_COUNT] = {T_UNIT, T_MODULE, T_LIBRARY, T_SCENE, T_REPLAY, T_LABEL};
+    const size_t at[ONESCOPE_POSE_TEXT_COUNT] = {T_UNIT,  T_MODULE, T_LIBRARY,
+                                                 T_SCENE, T_REPLAY, T_LABEL};
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) {
         size_t n;
         uint8_t *b = small_file(&n, 0);
@@ -450,7 +468,8 @@ static void every_non_finite_pose_value(void **state) {
     (void)state;
     size_t n;
     uint8_t *b = small_file(&n, 0);
-    const uint32_t bad[] = {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFFFFFFFFu};
+    const uint32_t bad[] = {0x7F800000u, 0xFF800000u, 0x7FC00000u,
+                            0xFFC00000u, 0x7F800001u, 0xFFFFFFFFu};
     for (size_t pose = 0; pose < 6; pose++) {
         if (pose == 3) continue; /* frame 1 entity 1 is absent */
         for (size_t k = 0; k < 7; k++) {
@@ -474,7 +493,8 @@ static void absent_entity_ignores_the_rest(void **state) {
     const uint32_t nans[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFFFFFFFFu, 0x7FBFFFFFu};
     for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++) {
         put_bits(b + POSES, nans[i]); /* frame 0 entity 0 absent */
-        for (size_t k = 1; k < 7; k++) put_bits(b + POSES + 4 * k, i % 2 ? 0xFF800000u : 0x7FC12345u + (uint32_t)k);
+        for (size_t k = 1; k < 7; k++)
+            put_bits(b + POSES + 4 * k, i % 2 ? 0xFF800000u : 0x7FC12345u + (uint32_t)k);
         expect_parse_ok(b, n); /* also proves the ignored bits come back exactly */
         onescope_pose_cache *c;
         onescope_error err;
@@ -494,13 +514,13 @@ static void first_bad_byte_wins(void **state) {
     (void)state;
     size_t n;
     uint8_t *b = small_file(&n, 1);
-    b[E1 + 8] = 9;                /* bad shape */
-    b[E1 + 9] = 1;                /* and bad padding after it */
+    b[E1 + 8] = 9; /* bad shape */
+    b[E1 + 9] = 1; /* and bad padding after it */
     put_bits(b + E1 + 12, 0x7F800000u);
     EXPECT(b, n, ONESCOPE_E_RANGE, E1 + 8);
-    onescope_os_put_u64(b + E1, 1);        /* a duplicate id comes before the shape */
+    onescope_os_put_u64(b + E1, 1); /* a duplicate id comes before the shape */
     EXPECT(b, n, ONESCOPE_E_DUPLICATE, E1);
-    b[T_LABEL - 1] = 0xFF;        /* bad UTF-8 in the replay text comes first of all */
+    b[T_LABEL - 1] = 0xFF; /* bad UTF-8 in the replay text comes first of all */
     EXPECT(b, n + 1, ONESCOPE_E_UTF8, T_LABEL - 1);
     free(b);
     b = small_file(&n, 1);
@@ -527,7 +547,8 @@ static void every_prefix_fails_cleanly(void **state) {
         o.allocator = &t.allocator;
         onescope_pose_cache *c = NULL;
         onescope_error err;
-        assert_int_equal(onescope_pose_cache_parse(p, len, "t", &o, &c, &err), ONESCOPE_E_TRUNCATED);
+        assert_int_equal(onescope_pose_cache_parse(p, len, "t", &o, &c, &err),
+                         ONESCOPE_E_TRUNCATED);
         assert_true(err.has_offset);
         assert_true(err.offset <= len);
         assert_null(c);
@@ -571,7 +592,8 @@ static void huge_counts_fail_before_any_allocation(void **state) {
     uint8_t b[200];
     memset(b, 0, sizeof b);
     memcpy(b, "OSPC\x01\x00\x00\x00\x03", 9);
-    const uint32_t counts[][2] = {{65536, 4194304}, {65536, 4194304}, {1, 4194304}, {65536, 1}, {2, 2}};
+    const uint32_t counts[][2] = {
+        {65536, 4194304}, {65536, 4194304}, {1, 4194304}, {65536, 1}, {2, 2}};
     const uint64_t at[] = {12, 12, 16, 12, 16};
     const size_t sizes[] = {100, 200, 200, 200, 200};
     for (size_t i = 0; i < 5; i++) {
@@ -583,7 +605,8 @@ static void huge_counts_fail_before_any_allocation(void **state) {
         o.allocator = &t.allocator;
         onescope_pose_cache *c = NULL;
         onescope_error err;
-        assert_int_equal(onescope_pose_cache_parse(b, sizes[i], "t", &o, &c, &err), ONESCOPE_E_TRUNCATED);
+        assert_int_equal(onescope_pose_cache_parse(b, sizes[i], "t", &o, &c, &err),
+                         ONESCOPE_E_TRUNCATED);
         assert_error_at(err, ONESCOPE_E_TRUNCATED, at[i]);
         assert_int_equal(t.count, 0);
         assert_null(c);
@@ -602,7 +625,8 @@ static void huge_counts_fail_before_any_allocation(void **state) {
 
 /* A random text into text field `which`, or (which < 0) into the name of entity `entity`. */
 static void rand_text(onescope_pose_cache *c, int which, uint32_t entity, uint64_t *rs) {
-    static const char *const pieces[] = {"a", "Z", " ", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\x00", ".", "/"};
+    static const char *const pieces[] = {
+        "a", "Z", " ", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\x00", ".", "/"};
     static const size_t piece_len[] = {1, 1, 1, 2, 3, 4, 1, 1, 1};
     char buf[1024];
     size_t n = 0, want;
@@ -615,29 +639,32 @@ static void rand_text(onescope_pose_cache *c, int which, uint32_t entity, uint64
         n += piece_len[k];
     }
     onescope_error err;
-    onescope_code rc = which >= 0
-        ? onescope_pose_cache_set_text(c, (onescope_pose_text_field)which, buf, n, &err)
-        : onescope_pose_cache_set_entity_name(c, entity, buf, n, &err);
+    onescope_code rc =
+        which >= 0 ? onescope_pose_cache_set_text(c, (onescope_pose_text_field)which, buf, n, &err)
+                   : onescope_pose_cache_set_entity_name(c, entity, buf, n, &err);
     assert_int_equal(rc, ONESCOPE_OK);
 }
 
 static float rand_float(uint64_t *rs) {
     switch (test_rand(rs) % 6) {
-    case 0: return 0.0f;
-    case 1: return -0.0f;
-    case 2: return FLT_MAX;
-    case 3: return -1.17549435e-38f / 4; /* subnormal */
-    default: return (float)((double)(int64_t)(test_rand(rs) % 2000001) - 1000000.0) / 7.0f;
+        case 0: return 0.0f;
+        case 1: return -0.0f;
+        case 2: return FLT_MAX;
+        case 3: return -1.17549435e-38f / 4; /* subnormal */
+        default: return (float)((double)(int64_t)(test_rand(rs) % 2000001) - 1000000.0) / 7.0f;
     }
 }
 
 static onescope_pose_cache *rand_cache(uint64_t *rs) {
     uint8_t dims = (uint8_t)(2 + test_rand(rs) % 2);
-    uint32_t entities = (uint32_t)(1 + test_rand(rs) % 9), frames = (uint32_t)(1 + test_rand(rs) % 7);
+    uint32_t entities = (uint32_t)(1 + test_rand(rs) % 9),
+             frames = (uint32_t)(1 + test_rand(rs) % 7);
     onescope_pose_cache *c;
     onescope_error err;
-    assert_int_equal(onescope_pose_cache_create(dims, entities, frames, NULL, &c, &err), ONESCOPE_OK);
-    c->start_step = (int64_t)(test_rand(rs) % 3 == 0 ? (uint64_t)INT64_MAX : test_rand(rs) % 100000);
+    assert_int_equal(onescope_pose_cache_create(dims, entities, frames, NULL, &c, &err),
+                     ONESCOPE_OK);
+    c->start_step =
+        (int64_t)(test_rand(rs) % 3 == 0 ? (uint64_t)INT64_MAX : test_rand(rs) % 100000);
     uint64_t m = test_rand(rs) % 4;
     c->metres_per_unit = m == 0 ? 0.0 : m == 1 ? -0.0 : (double)(test_rand(rs) % 1000) / 1000.0;
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) rand_text(c, i, 0, rs);
@@ -681,7 +708,8 @@ static void assert_caches_equal(const onescope_pose_cache *a, const onescope_pos
         assert_int_equal(x->name.length, y->name.length);
         assert_memory_equal(x->name.data, y->name.data, x->name.length + 1u);
     }
-    assert_memory_equal(a->poses, b->poses, (size_t)a->entity_count * a->frame_count * sizeof *a->poses);
+    assert_memory_equal(a->poses, b->poses,
+                        (size_t)a->entity_count * a->frame_count * sizeof *a->poses);
 }
 
 static void generated_round_trips(void **state) {
@@ -692,7 +720,8 @@ static void generated_round_trips(void **state) {
         onescope_buffer b = write_ok(c);
         onescope_pose_cache *d;
         onescope_error err;
-        assert_int_equal(onescope_pose_cache_parse(b.data, b.size, "rt", NULL, &d, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_pose_cache_parse(b.data, b.size, "rt", NULL, &d, &err),
+                         ONESCOPE_OK);
         assert_caches_equal(c, d);
         onescope_buffer b2 = write_ok(d);
         assert_int_equal(b.size, b2.size);
@@ -815,7 +844,8 @@ static void create_and_set_text_allocation_failure(void **state) {
 
 /* ---- the writer refuses what the parser refuses, at the same offsets ---- */
 
-static void expect_write_error(onescope_pose_cache *c, onescope_code code, uint64_t offset, int line) {
+static void expect_write_error(onescope_pose_cache *c, onescope_code code, uint64_t offset,
+                               int line) {
     onescope_buffer out = {(uint8_t *)c, 1, NULL};
     onescope_error err;
     onescope_code rc = onescope_pose_cache_write(c, NULL, &out, &err);
@@ -973,17 +1003,34 @@ static void access_helpers(void **state) {
 
 static void plain_file_names(void **state) {
     (void)state;
-    const char *refused[] = {"../x", "..", ".", "...", ". .", " ", "/etc/x", "a/b", "a\\b", "C:x",
-                             "C:\\x", "\\\\server\\share", "", "a\tb", "a\nb", "\x7f", "run.ostm\x1b[2J",
-                             "\xFF.ostm", "\xC0\xAE\xC0\xAE"};
+    const char *refused[] = {"../x",
+                             "..",
+                             ".",
+                             "...",
+                             ". .",
+                             " ",
+                             "/etc/x",
+                             "a/b",
+                             "a\\b",
+                             "C:x",
+                             "C:\\x",
+                             "\\\\server\\share",
+                             "",
+                             "a\tb",
+                             "a\nb",
+                             "\x7f",
+                             "run.ostm\x1b[2J",
+                             "\xFF.ostm",
+                             "\xC0\xAE\xC0\xAE"};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
         if (onescope_file_name_is_plain(refused[i], strlen(refused[i])))
             fail_msg("accepted '%s'", refused[i]);
     assert_false(onescope_file_name_is_plain("a\0b", 3));
     assert_false(onescope_file_name_is_plain("run.ostm\0", 9));
     assert_false(onescope_file_name_is_plain(NULL, 0));
-    const char *accepted[] = {"run.ostm", "a b.ostm", "r\xC3\xA9sum\xC3\xA9.ostm", "\xE2\x82\xAC",
-                              ".hidden", "a..b", "x"};
+    const char *accepted[] = {
+        "run.ostm", "a b.ostm", "r\xC3\xA9sum\xC3\xA9.ostm", "\xE2\x82\xAC", ".hidden",
+        "a..b",     "x"};
     for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++)
         if (!onescope_file_name_is_plain(accepted[i], strlen(accepted[i])))
             fail_msg("refused '%s'", accepted[i]);
@@ -1008,7 +1055,8 @@ static void replay_path_joins_only_plain_names(void **state) {
     assert_int_equal(onescope_pose_cache_replay_path(c, "x.ospc", out, 0), 0);
     assert_int_equal(onescope_pose_cache_replay_path(NULL, "x.ospc", out, sizeof out), 0);
     assert_int_equal(onescope_pose_cache_replay_path(c, NULL, out, sizeof out), 0);
-    const char *hostile[] = {"../a.ostm", "/etc/passwd", "sub/a.ostm", "..\\a.ostm", "C:a.ostm", "", ".."};
+    const char *hostile[] = {"../a.ostm", "/etc/passwd", "sub/a.ostm", "..\\a.ostm", "C:a.ostm",
+                             "",          ".."};
     for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
         assert_int_equal(onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, hostile[i],
                                                       strlen(hostile[i]), &err),
@@ -1060,8 +1108,10 @@ static onescope_code read_fn(const onescope_allocator *a, void *ctx) {
     onescope_pose_cache *c = NULL;
     onescope_error err;
     onescope_code rc = onescope_pose_cache_read_file(r->path, &o, &c, &err);
-    if (rc == ONESCOPE_OK) assert_ptr_equal(c->allocator, a);
-    else assert_null(c);
+    if (rc == ONESCOPE_OK)
+        assert_ptr_equal(c->allocator, a);
+    else
+        assert_null(c);
     onescope_pose_cache_free(c);
     return rc == r->want ? ONESCOPE_OK : rc;
 }
@@ -1078,20 +1128,22 @@ static void read_file_agrees_with_parse(void **state) {
         memcpy(b, good, n + 8);
         size_t len = n;
         switch (variant) {
-        case 0: break;
-        case 1: len = n + 1; break;                        /* trailing byte */
-        case 2: len = n - 1; break;                        /* short pose section */
-        case 3: put_bits(b + POSES + 28 * 4 + 20, 0x7F800000u); break;
-        case 4: b[T_UNIT + 2] = 0xFF; break;
-        case 5: onescope_os_put_u16(b + E1_NAME - 2, 2); break;     /* name shorter: sections shift */
-        case 6: onescope_os_put_u16(b + E1_NAME - 2, 4); break;     /* name longer */
-        case 7: onescope_os_put_u32(b + 16, 2); break;              /* fewer frames than the file holds */
-        case 8: onescope_os_put_u32(b + 16, 4); break;              /* more frames than it holds */
-        case 9: b[8] = 9; break;
-        case 10: len = 19; break;
-        case 11: b[0] = 'X'; break;
-        case 12: put_bits(b + POSES, 0x7FC00000u); break;  /* absent: still valid */
-        case 13: onescope_os_put_u64(b + E1, 1); break;
+            case 0: break;
+            case 1: len = n + 1; break; /* trailing byte */
+            case 2: len = n - 1; break; /* short pose section */
+            case 3: put_bits(b + POSES + 28 * 4 + 20, 0x7F800000u); break;
+            case 4: b[T_UNIT + 2] = 0xFF; break;
+            case 5:
+                onescope_os_put_u16(b + E1_NAME - 2, 2);
+                break; /* name shorter: sections shift */
+            case 6: onescope_os_put_u16(b + E1_NAME - 2, 4); break; /* name longer */
+            case 7: onescope_os_put_u32(b + 16, 2); break; /* fewer frames than the file holds */
+            case 8: onescope_os_put_u32(b + 16, 4); break; /* more frames than it holds */
+            case 9: b[8] = 9; break;
+            case 10: len = 19; break;
+            case 11: b[0] = 'X'; break;
+            case 12: put_bits(b + POSES, 0x7FC00000u); break; /* absent: still valid */
+            case 13: onescope_os_put_u64(b + E1, 1); break;
         }
         test_write_file(path, b, len);
         onescope_pose_cache *from_file = NULL, *from_memory = NULL;
@@ -1139,10 +1191,10 @@ static void random_mutations(void **state) {
             uint64_t r = test_rand(&rs);
             size_t at = (size_t)(r >> 16) % n;
             switch (r % 4) {
-            case 0: b[at] = (uint8_t)(r >> 8); break;
-            case 1: b[at] ^= (uint8_t)(1u << ((r >> 8) % 8)); break;
-            case 2: len = at; break;
-            default: len = n + (size_t)((r >> 8) % 4); break;
+                case 0: b[at] = (uint8_t)(r >> 8); break;
+                case 1: b[at] ^= (uint8_t)(1u << ((r >> 8) % 8)); break;
+                case 2: len = at; break;
+                default: len = n + (size_t)((r >> 8) % 4); break;
             }
         }
         onescope_pose_cache *c = NULL;
@@ -1174,7 +1226,8 @@ static void null_arguments(void **state) {
     onescope_pose_cache *none = (onescope_pose_cache *)1;
     onescope_buffer b;
     assert_int_equal(onescope_pose_cache_create(3, 1, 1, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_pose_cache_set_entity_name(NULL, 0, "a", 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_set_entity_name(NULL, 0, "a", 1, &err),
+                     ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_pose_cache_set_text(NULL, ONESCOPE_POSE_TEXT_SCENE, "a", 1, &err),
                      ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_SCENE, NULL, 1, &err),
@@ -1205,11 +1258,14 @@ static void null_arguments(void **state) {
     c->entities = NULL;
     assert_int_equal(onescope_pose_cache_set_entity_name(c, 0, "a", 1, &err), ONESCOPE_E_ARGUMENT);
     c->entities = entities_before;
-    assert_int_equal(onescope_pose_cache_parse("OSPC", 4, "p", no_options, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_parse("OSPC", 4, "p", no_options, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
     none = (onescope_pose_cache *)&err; /* refused arguments still clear *out */
-    assert_int_equal(onescope_pose_cache_parse(NULL, 4, "p", no_options, &none, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_parse(NULL, 4, "p", no_options, &none, &err),
+                     ONESCOPE_E_ARGUMENT);
     assert_null(none);
-    assert_int_equal(onescope_pose_cache_parse(NULL, 0, NULL, no_options, &none, &err), ONESCOPE_E_TRUNCATED);
+    assert_int_equal(onescope_pose_cache_parse(NULL, 0, NULL, no_options, &none, &err),
+                     ONESCOPE_E_TRUNCATED);
     assert_string_equal(err.input, "<ospc>"); /* the default name */
     assert_int_equal(onescope_pose_cache_validate(NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_string_equal(err.input, "<ospc>");
@@ -1229,8 +1285,10 @@ static void null_arguments(void **state) {
     assert_int_equal(onescope_pose_cache_next_present(c, 3, 0), -1); /* past the last frame */
     assert_int_equal(onescope_pose_cache_next_present(c, 1, 0), 0);
     assert_int_equal(onescope_pose_cache_next_present(c, 1, 1), -1); /* entity 1 is absent */
-    assert_int_equal(onescope_pose_cache_read_file(NULL, no_options, &none, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_pose_cache_read_file("x.ospc", no_options, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_read_file(NULL, no_options, &none, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_read_file("x.ospc", no_options, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_pose_cache_write_file(NULL, "never.ospc", &err), ONESCOPE_E_ARGUMENT);
     char out[64];
     assert_int_equal(onescope_pose_cache_replay_path(NULL, "d/c.ospc", out, sizeof out), 0);

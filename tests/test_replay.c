@@ -49,8 +49,10 @@ static onescope_buffer write_ok(const onescope_replay *r) {
 static onescope_code parse(const uint8_t *data, size_t size, onescope_error *err) {
     onescope_replay *r = NULL;
     onescope_code rc = onescope_replay_parse(data, size, "t.ostm", NULL, &r, err);
-    if (rc == ONESCOPE_OK) assert_non_null(r);
-    else assert_null(r);
+    if (rc == ONESCOPE_OK)
+        assert_non_null(r);
+    else
+        assert_null(r);
     onescope_replay_free(r);
     return rc;
 }
@@ -78,8 +80,9 @@ static void parse_reads_every_part(void **state) {
     onescope_link_block link = {1, 1, 150};
     onescope_replay *r = build(3, 3, link, 1, 1, 9);
     onescope_buffer b = write_ok(r);
-    assert_memory_equal(b.data, "OSTM\x01\x00\x07\x00\x0a\x00\x00\x00\x03\x03\x4d\x00\x00\x00"
-                                "\x01\x01\x96\x00\x09\x00\x00\x00",
+    assert_memory_equal(b.data,
+                        "OSTM\x01\x00\x07\x00\x0a\x00\x00\x00\x03\x03\x4d\x00\x00\x00"
+                        "\x01\x01\x96\x00\x09\x00\x00\x00",
                         26);
     onescope_replay *d;
     onescope_error err;
@@ -196,8 +199,8 @@ static void snapshot_and_hash_row_rules(void **state) {
     /* header 18, step count at 18, snapshot length at 22, snapshot at 26 (12 + 2 x 32 bytes) */
     assert_int_equal(onescope_os_get_u32(b.data + 22), 76);
     expect_error(&b, n, 22, PUT(0xff, 0xff, 0xff, 0xff), ONESCOPE_E_TRUNCATED, 26);
-    expect_error(&b, n, 22, PUT(75), ONESCOPE_E_LENGTH, 26);  /* not 12 + 32 n */
-    expect_error(&b, n, 22, PUT(44), ONESCOPE_E_LENGTH, 26);  /* 1 body < setup's 2 */
+    expect_error(&b, n, 22, PUT(75), ONESCOPE_E_LENGTH, 26);            /* not 12 + 32 n */
+    expect_error(&b, n, 22, PUT(44), ONESCOPE_E_LENGTH, 26);            /* 1 body < setup's 2 */
     expect_error(&b, n, 26 + 8, PUT(0xe9, 0x03), ONESCOPE_E_RANGE, 34); /* gravity 1001 */
     expect_error(&b, n, 26 + 12, PUT(2), ONESCOPE_E_RANGE, 38);         /* alive 2 */
     expect_error(&b, n, 26 + 12 + 16, PUT(1), ONESCOPE_E_RANGE, 54);    /* z position in 2D */
@@ -273,10 +276,10 @@ static void size_checks_in_file_order(void **state) {
     assert_int_equal(parse(f, n + 4 + 45, &err), ONESCOPE_E_LENGTH);
     assert_error_at(err, ONESCOPE_E_LENGTH, 26);
     /* a file ending inside the setup: TRUNCATED at the field it cuts, with a link block */
-    static const uint8_t linked[22] = {'O', 'S', 'T', 'M', 1, 0, 4, 0, 10, 0, 0, 0,
-                                       3, 2, 1, 0, 0, 0, 1, 1, 5, 0};
-    static const uint64_t field_at[22] = {0, 0, 0, 0, 4, 4, 6, 6, 8, 8, 8, 8,
-                                          12, 13, 14, 14, 14, 14, 18, 19, 20, 20};
+    static const uint8_t linked[22] = {'O', 'S', 'T', 'M', 1, 0, 4, 0, 10, 0, 0,
+                                       0,   3,   2,   1,   0, 0, 0, 1, 1,  5, 0};
+    static const uint64_t field_at[22] = {0, 0,  0,  0,  4,  4,  6,  6,  8,  8,  8,
+                                          8, 12, 13, 14, 14, 14, 14, 18, 19, 20, 20};
     for (size_t cut = 0; cut < sizeof linked; cut++) {
         assert_int_equal(parse(linked, cut, &err), ONESCOPE_E_TRUNCATED);
         assert_error_at(err, ONESCOPE_E_TRUNCATED, field_at[cut]);
@@ -313,7 +316,8 @@ static void step_input_rules(void **state) {
     expect_error(&b, n, 18, PUT(2), ONESCOPE_E_TRUNCATED, 31); /* 2 steps, 1 present */
     /* z operands must be 0 in 2D */
     const uint8_t spawn_z[] = {5, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
-    assert_int_equal(onescope_replay_append_step(r, spawn_z, sizeof spawn_z, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_replay_append_step(r, spawn_z, sizeof spawn_z, &err),
+                     ONESCOPE_E_RANGE);
     assert_error_at(err, ONESCOPE_E_RANGE, 9);
     assert_int_equal(r->step_count, 1);
     onescope_buffer_free(&b);
@@ -520,7 +524,8 @@ static void linked_pair(void **state) {
         onescope_replay *r;
         onescope_error err;
         assert_int_equal(onescope_replay_create(&setup, &link, NULL, &r, &err), ONESCOPE_OK);
-        for (int i = 0; i < 200; i++) assert_int_equal(onescope_replay_append_step(r, NULL, 0, &err), 0);
+        for (int i = 0; i < 200; i++)
+            assert_int_equal(onescope_replay_append_step(r, NULL, 0, &err), 0);
         link_check c = {role, 0};
         assert_int_equal(onescope_replay_run(r, NULL, check_link, &c, &err), ONESCOPE_OK);
         assert_int_equal(c.checked, role == 2);

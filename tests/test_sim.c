@@ -21,8 +21,9 @@ static size_t make_snapshot(uint8_t *out, uint64_t host, int32_t gravity, const 
     onescope_os_put_u32(out + 8, (uint32_t)gravity);
     for (size_t i = 0; i < n; i++) {
         const int32_t v[8] = {b[i].alive, b[i].still, b[i].px, b[i].py,
-                              b[i].pz, b[i].vx, b[i].vy, b[i].vz};
-        for (int k = 0; k < 8; k++) onescope_os_put_u32(out + 12 + 32 * i + 4 * (size_t)k, (uint32_t)v[k]);
+                              b[i].pz,    b[i].vx,    b[i].vy, b[i].vz};
+        for (int k = 0; k < 8; k++)
+            onescope_os_put_u32(out + 12 + 32 * i + 4 * (size_t)k, (uint32_t)v[k]);
     }
     return 12 + 32 * n;
 }
@@ -50,16 +51,16 @@ static onescope_sim_body_state body(const onescope_sim *s, uint32_t i) {
     return b;
 }
 
-#define assert_body(s, i, al, st, x, y, z, vx_, vy_, vz_)                                      \
-    do {                                                                                     \
+#define assert_body(s, i, al, st, x, y, z, vx_, vy_, vz_)                                          \
+    do {                                                                                           \
         onescope_sim_body_state b_ = body((s), (i));                                               \
-        const int32_t got_[8] = {b_.alive, b_.still_count, b_.position[0], b_.position[1],   \
-                                 b_.position[2], b_.velocity[0], b_.velocity[1], b_.velocity[2]}; \
-        const int32_t want_[8] = {(al), (st), (x), (y), (z), (vx_), (vy_), (vz_)};           \
-        for (int k_ = 0; k_ < 8; k_++)                                                       \
-            if (got_[k_] != want_[k_])                                                       \
-                fail_msg("body %d value %d: got %d, want %d", (int)(i), k_, (int)got_[k_],   \
-                         (int)want_[k_]);                                                    \
+        const int32_t got_[8] = {b_.alive,       b_.still_count, b_.position[0], b_.position[1],   \
+                                 b_.position[2], b_.velocity[0], b_.velocity[1], b_.velocity[2]};  \
+        const int32_t want_[8] = {(al), (st), (x), (y), (z), (vx_), (vy_), (vz_)};                 \
+        for (int k_ = 0; k_ < 8; k_++)                                                             \
+            if (got_[k_] != want_[k_])                                                             \
+                fail_msg("body %d value %d: got %d, want %d", (int)(i), k_, (int)got_[k_],         \
+                         (int)want_[k_]);                                                          \
     } while (0)
 
 static void step_ok(onescope_sim *s, const void *input, size_t size) {
@@ -98,8 +99,10 @@ static void setup_draws_bodies_from_splitmix64(void **state) {
     assert_body(s, 0, 1, 0, x, y, 0, vx, vy, 0);
     uint8_t snap[44];
     assert_int_equal(onescope_sim_snapshot(s, snap, sizeof snap), 44);
-    assert_memory_equal(snap, "\0\0\0\0\0\0\0\0\x0a\0\0\0\x01\0\0\0\0\0\0\0\x74\x17\0\0"
-                              "\xb6\x1f\0\0\0\0\0\0\x67\0\0\0\xdb\xff\xff\xff\0\0\0\0", 44);
+    assert_memory_equal(snap,
+                        "\0\0\0\0\0\0\0\0\x0a\0\0\0\x01\0\0\0\0\0\0\0\x74\x17\0\0"
+                        "\xb6\x1f\0\0\0\0\0\0\x67\0\0\0\xdb\xff\xff\xff\0\0\0\0",
+                        44);
     assert_true(onescope_sim_hash(s) == UINT64_C(0x7eb9508ff7198b74));
     step_ok(s, NULL, 0);
     /* gravity: vy = -37 - 10 = -47; move: 6004 + 103, 8118 - 47 */
@@ -179,7 +182,7 @@ static void stages_equal_whole_steps(void **state) {
 static void walls_reflect_and_lose_an_eighth(void **state) {
     (void)state;
     body_init b[3] = {
-        {1, 0, 9990, 9990, 5, 50, 50, -13},    /* ceiling and far walls, z floor */
+        {1, 0, 9990, 9990, 5, 50, 50, -13},         /* ceiling and far walls, z floor */
         {1, 0, 10000, 0, 10000, 1000, -1000, 1000}, /* fastest possible, at the walls */
         {1, 0, 0, 10000, 0, -1000, 1000, -1000},
     };
@@ -265,7 +268,7 @@ static void spawn_takes_the_next_index_and_stops_at_64(void **state) {
     assert_int_equal(last.position[2], 9);
     assert_int_equal(onescope_sim_snapshot_size(s), 12 + 64 * 32);
     assert_int_equal(onescope_sim_snapshot(s, before, 100), 0); /* too small */
-    step_ok(s, in, n); /* full: both spawns do nothing */
+    step_ok(s, in, n);                                          /* full: both spawns do nothing */
     assert_int_equal(onescope_sim_body_count(s), 64);
     onescope_sim_free(s);
 }
@@ -276,7 +279,7 @@ static void operations_on_missing_or_removed_bodies_do_nothing(void **state) {
     onescope_sim *s = world(2, 2, no_link, 0, 0, b, 2);
     uint8_t in[128];
     size_t n = op_bytes(in, ONESCOPE_OP_REMOVE, 1, 0, 0, 0);
-    n += op_bytes(in + n, ONESCOPE_OP_IMPULSE, 1, 10, 10, 0);  /* removed earlier in the step */
+    n += op_bytes(in + n, ONESCOPE_OP_IMPULSE, 1, 10, 10, 0); /* removed earlier in the step */
     n += op_bytes(in + n, ONESCOPE_OP_TELEPORT, 1, 10, 10, 0);
     n += op_bytes(in + n, ONESCOPE_OP_REMOVE, 1, 0, 0, 0);
     n += op_bytes(in + n, ONESCOPE_OP_IMPULSE, 63, 10, 10, 0); /* not held */
@@ -297,7 +300,7 @@ static void still_count_counts_unmoved_steps(void **state) {
     step_ok(s, NULL, 0);
     step_ok(s, NULL, 0);
     assert_body(s, 0, 1, 2, 10, 10, 10, 0, 0, 0);
-    assert_body(s, 1, 1, INT32_MAX, 20, 20, 20, 0, 0, 0); /* saturates */
+    assert_body(s, 1, 1, INT32_MAX, 20, 20, 20, 0, 0, 0);         /* saturates */
     size_t n = op_bytes(in, ONESCOPE_OP_TELEPORT, 0, 10, 10, 10); /* same place: still */
     step_ok(s, in, n);
     assert_body(s, 0, 1, 3, 10, 10, 10, 0, 0, 0);
@@ -344,8 +347,11 @@ static void invalid_input_changes_nothing(void **state) {
 
 static void ops_encode_and_decode(void **state) {
     (void)state;
-    onescope_op ops[5] = {{1, 63, {-1, 2, -3}}, {2, 0, {4, 5, 6}}, {3, 7, {0, 0, 0}},
-                          {4, 0, {-9, 0, 0}}, {5, 0, {1, 2, 3}}};
+    onescope_op ops[5] = {{1, 63, {-1, 2, -3}},
+                          {2, 0, {4, 5, 6}},
+                          {3, 7, {0, 0, 0}},
+                          {4, 0, {-9, 0, 0}},
+                          {5, 0, {1, 2, 3}}};
     uint8_t buf[64];
     size_t n = 0;
     onescope_error err;
@@ -393,7 +399,8 @@ static void snapshot_restore_gives_the_same_hashes(void **state) {
             size_t n = onescope_sim_snapshot(a, snap, sizeof snap);
             assert_int_equal(n, onescope_sim_snapshot_size(a));
             assert_true(onescope_hash_bytes(snap, n) == onescope_sim_hash(a));
-            assert_int_equal(onescope_sim_create_from_snapshot(&def, snap, n, "s", NULL, &b, &err), 0);
+            assert_int_equal(onescope_sim_create_from_snapshot(&def, snap, n, "s", NULL, &b, &err),
+                             0);
             assert_int_equal(onescope_sim_snapshot(b, snap2, sizeof snap2), n);
             assert_memory_equal(snap, snap2, n);
         }
@@ -421,7 +428,8 @@ static void snapshot_check_rules(void **state) {
     onescope_error err;
     size_t n = make_snapshot(s, 0, 0, b, 3);
     assert_int_equal(onescope_sim_snapshot_check(&setup, s, n, "s", 100, &err), ONESCOPE_OK);
-    assert_int_equal(onescope_sim_snapshot_check(&setup, s, n - 1, "s", 100, &err), ONESCOPE_E_LENGTH);
+    assert_int_equal(onescope_sim_snapshot_check(&setup, s, n - 1, "s", 100, &err),
+                     ONESCOPE_E_LENGTH);
     assert_error_at(err, ONESCOPE_E_LENGTH, 100);
     assert_int_equal(onescope_sim_snapshot_check(&setup, s, 11, "s", 100, &err), ONESCOPE_E_LENGTH);
     assert_int_equal(onescope_sim_snapshot_check(&setup, s, 44, "s", 100, &err), ONESCOPE_E_LENGTH);
@@ -431,10 +439,13 @@ static void snapshot_check_rules(void **state) {
     assert_int_equal(onescope_sim_snapshot_check(&setup, s, n, "s", 0, &err), ONESCOPE_E_LENGTH);
     assert_int_equal(onescope_sim_snapshot_check(&setup, s, n - 32, "s", 0, &err), ONESCOPE_OK);
     /* every value's bound, at its offset */
-    struct { int body, value; int32_t bad; uint64_t at; } cases[] = {
-        {-1, 0, 1001, 8},       {-1, 0, -1001, 8},    {1, 0, 2, 44},         {1, 1, -1, 48},
-        {1, 2, 10001, 52},     {1, 3, -1, 56},       {1, 4, 1, 60},         {1, 5, 1001, 64},
-        {1, 6, -1001, 68},     {1, 7, 1, 72},
+    struct {
+        int body, value;
+        int32_t bad;
+        uint64_t at;
+    } cases[] = {
+        {-1, 0, 1001, 8}, {-1, 0, -1001, 8}, {1, 0, 2, 44},    {1, 1, -1, 48},    {1, 2, 10001, 52},
+        {1, 3, -1, 56},   {1, 4, 1, 60},     {1, 5, 1001, 64}, {1, 6, -1001, 68}, {1, 7, 1, 72},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         n = make_snapshot(s, 0, 0, b, 3);
@@ -491,7 +502,8 @@ static void setup_and_link_rules(void **state) {
     onescope_sim_setup back;
     assert_int_equal(onescope_sim_setup_decode(six, 6, "p", 100, &back, &err), ONESCOPE_OK);
     assert_true(back.dimensions == 3 && back.body_count == 64 && back.seed == 0x01020304u);
-    assert_int_equal(onescope_sim_setup_decode(six, 5, "p", 100, &back, &err), ONESCOPE_E_TRUNCATED);
+    assert_int_equal(onescope_sim_setup_decode(six, 5, "p", 100, &back, &err),
+                     ONESCOPE_E_TRUNCATED);
     assert_error_at(err, ONESCOPE_E_TRUNCATED, 100);
     six[1] = 65;
     assert_int_equal(onescope_sim_setup_decode(six, 6, "p", 100, &back, &err), ONESCOPE_E_RANGE);
@@ -608,12 +620,14 @@ static void fields_on_hand_made_worlds(void **state) {
     assert_int_equal(d[72], 1562500);
     assert_int_equal(onescope_sim_field(s, ONESCOPE_FIELD_OCCUPANCY, o, 128, &err), ONESCOPE_OK);
     assert_int_equal(o[2 * 56 + 1], 1); /* cell (0,7), fu 0 + fw 1250: upper */
-    assert_int_equal(onescope_sim_field(s, ONESCOPE_FIELD_DENSITY, d, 80, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_field(s, ONESCOPE_FIELD_DENSITY, d, 80, &err),
+                     ONESCOPE_E_ARGUMENT);
     onescope_sim_free(s);
 
     s = world(3, 1, no_link, 0, 0, c, 1);
     assert_false(onescope_sim_has_fields(s));
-    assert_int_equal(onescope_sim_field(s, ONESCOPE_FIELD_DENSITY, d, 81, &err), ONESCOPE_E_UNSUPPORTED);
+    assert_int_equal(onescope_sim_field(s, ONESCOPE_FIELD_DENSITY, d, 81, &err),
+                     ONESCOPE_E_UNSUPPORTED);
     onescope_sim_free(s);
 
     const onescope_field_overlay *ov = onescope_field_describe(ONESCOPE_FIELD_DENSITY);
@@ -650,19 +664,23 @@ static onescope_sim *run_scenario(uint8_t dims, uint8_t count, uint32_t seed,
         onescope_op ops[3];
         int k = 0;
         switch (r % 10) {
-        case 0: ops[k++] = (onescope_op){1, (uint8_t)((r >> 8) % 70 % 64), {a, b, z}}; break;
-        case 1: ops[k++] = (onescope_op){2, (uint8_t)((r >> 8) % count), {b, a + 5000, z < 0 ? -z : z}}; break;
-        case 2: ops[k++] = (onescope_op){3, (uint8_t)((r >> 8) % 64), {0, 0, 0}}; break;
-        case 3: ops[k++] = (onescope_op){4, 0, {a / 40, 0, 0}}; break;
-        case 4: ops[k++] = (onescope_op){5, 0, {b, b / 2, z < 0 ? 0 : z}}; break;
-        case 5:
-            ops[k++] = (onescope_op){1, 0, {INT32_MAX, INT32_MIN, dims == 3 ? INT32_MAX : 0}};
-            ops[k++] = (onescope_op){4, 0, {INT32_MIN, 0, 0}};
-            break;
-        case 6: ops[k++] = (onescope_op){4, 0, {10, 0, 0}}; break;
-        default: break;
+            case 0: ops[k++] = (onescope_op){1, (uint8_t)((r >> 8) % 70 % 64), {a, b, z}}; break;
+            case 1:
+                ops[k++] =
+                    (onescope_op){2, (uint8_t)((r >> 8) % count), {b, a + 5000, z < 0 ? -z : z}};
+                break;
+            case 2: ops[k++] = (onescope_op){3, (uint8_t)((r >> 8) % 64), {0, 0, 0}}; break;
+            case 3: ops[k++] = (onescope_op){4, 0, {a / 40, 0, 0}}; break;
+            case 4: ops[k++] = (onescope_op){5, 0, {b, b / 2, z < 0 ? 0 : z}}; break;
+            case 5:
+                ops[k++] = (onescope_op){1, 0, {INT32_MAX, INT32_MIN, dims == 3 ? INT32_MAX : 0}};
+                ops[k++] = (onescope_op){4, 0, {INT32_MIN, 0, 0}};
+                break;
+            case 6: ops[k++] = (onescope_op){4, 0, {10, 0, 0}}; break;
+            default: break;
         }
-        for (int j = 0; j < k; j++) n += onescope_op_encode(dims, &ops[j], in + n, sizeof in - n, &err);
+        for (int j = 0; j < k; j++)
+            n += onescope_op_encode(dims, &ops[j], in + n, sizeof in - n, &err);
         step_ok(s, in, n);
         rows[i + 1] = onescope_sim_hash(s);
     }
@@ -678,12 +696,54 @@ static void golden_hash_rows(void **state) {
         onescope_link_block link;
         uint64_t row0, row1, row100, row1000;
     } golden[] = {
-        {3, 24, 12345, {0, 0, 0}, UINT64_C(0x436a8fd4ae796bc9), UINT64_C(0x25e35996b9732421), UINT64_C(0xaae8bcb45b2b2b1d), UINT64_C(0x311097576d597264)},
-        {2, 5, 7, {0, 0, 0}, UINT64_C(0x1e4d56a19d086602), UINT64_C(0x37e05fd0c474b5a9), UINT64_C(0x519c75e1321837f2), UINT64_C(0x56d19dd1ddde0d2d)},
-        {2, 8, 1, {2, 3, 150}, UINT64_C(0x827e9b755d9bd463), UINT64_C(0xbfbadf6331aae7c1), UINT64_C(0xa03d5e683c24eb12), UINT64_C(0x85a5595997319de9)},
-        {3, 10, 42, {1, 3, 150}, UINT64_C(0x81476aa302d46486), UINT64_C(0x11b7b51ddc8d276c), UINT64_C(0x5d8dead772248420), UINT64_C(0x07c1a8c9e8568229)},
-        {3, 64, 0xFFFFFFFFu, {3, 0, 0}, UINT64_C(0x8eaa9678dd4d011f), UINT64_C(0x50dbca54db34a48d), UINT64_C(0x58f9b94d8758d167), UINT64_C(0x18ca7544548257c3)},
-        {2, 1, 0, {0, 0, 0}, UINT64_C(0x1d0e51d06367563e), UINT64_C(0x863febc1573bf75d), UINT64_C(0xa9d25d2437fb2df5), UINT64_C(0x538cd73247d73292)},
+        {3,
+         24,
+         12345,
+         {0, 0, 0},
+         UINT64_C(0x436a8fd4ae796bc9),
+         UINT64_C(0x25e35996b9732421),
+         UINT64_C(0xaae8bcb45b2b2b1d),
+         UINT64_C(0x311097576d597264)},
+        {2,
+         5,
+         7,
+         {0, 0, 0},
+         UINT64_C(0x1e4d56a19d086602),
+         UINT64_C(0x37e05fd0c474b5a9),
+         UINT64_C(0x519c75e1321837f2),
+         UINT64_C(0x56d19dd1ddde0d2d)},
+        {2,
+         8,
+         1,
+         {2, 3, 150},
+         UINT64_C(0x827e9b755d9bd463),
+         UINT64_C(0xbfbadf6331aae7c1),
+         UINT64_C(0xa03d5e683c24eb12),
+         UINT64_C(0x85a5595997319de9)},
+        {3,
+         10,
+         42,
+         {1, 3, 150},
+         UINT64_C(0x81476aa302d46486),
+         UINT64_C(0x11b7b51ddc8d276c),
+         UINT64_C(0x5d8dead772248420),
+         UINT64_C(0x07c1a8c9e8568229)},
+        {3,
+         64,
+         0xFFFFFFFFu,
+         {3, 0, 0},
+         UINT64_C(0x8eaa9678dd4d011f),
+         UINT64_C(0x50dbca54db34a48d),
+         UINT64_C(0x58f9b94d8758d167),
+         UINT64_C(0x18ca7544548257c3)},
+        {2,
+         1,
+         0,
+         {0, 0, 0},
+         UINT64_C(0x1d0e51d06367563e),
+         UINT64_C(0x863febc1573bf75d),
+         UINT64_C(0xa9d25d2437fb2df5),
+         UINT64_C(0x538cd73247d73292)},
     };
     uint64_t rows[1001];
     for (size_t g = 0; g < sizeof golden / sizeof golden[0]; g++) {
@@ -784,9 +844,9 @@ static onescope_code create_and_free(const onescope_allocator *allocator, void *
     const create_ctx *c = user;
     onescope_sim *s = (onescope_sim *)&s;
     onescope_error err;
-    onescope_code rc = c->snap != NULL
-        ? onescope_sim_create_from_snapshot(c->def, c->snap, c->size, "s", allocator, &s, &err)
-        : onescope_sim_create(c->def, allocator, &s, &err);
+    onescope_code rc = c->snap != NULL ? onescope_sim_create_from_snapshot(c->def, c->snap, c->size,
+                                                                           "s", allocator, &s, &err)
+                                       : onescope_sim_create(c->def, allocator, &s, &err);
     if (rc != ONESCOPE_OK) assert_null(s);
     onescope_sim_free(s);
     return rc;
@@ -844,7 +904,8 @@ static void null_arguments(void **state) {
     onescope_sim_def def = onescope_sim_def_default();
     def.setup = (onescope_sim_setup){2, 2, 3};
     onescope_sim *sim;
-    assert_int_equal(onescope_sim_setup_decode("\2\2\3\0\0\0", 6, "s", 0, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_setup_decode("\2\2\3\0\0\0", 6, "s", 0, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_sim_setup_decode(NULL, 6, "s", 0, &setup, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_op_check_input(2, NULL, 5, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
     assert_string_equal(err.input, "<input>");
@@ -862,10 +923,13 @@ static void null_arguments(void **state) {
     assert_int_equal(onescope_sim_snapshot(sim, NULL, sizeof snap), 0);
     assert_int_equal(onescope_sim_snapshot(sim, snap, n - 1), 0);
     onescope_sim *again;
-    assert_int_equal(onescope_sim_create_from_snapshot(NULL, snap, n, "s", NULL, &again, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_sim_create_from_snapshot(&def, snap, n, "s", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_create_from_snapshot(NULL, snap, n, "s", NULL, &again, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_create_from_snapshot(&def, snap, n, "s", NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_sim_snapshot_check(NULL, snap, n, "s", 0, &err), ONESCOPE_E_ARGUMENT);
-    assert_int_equal(onescope_sim_snapshot_check(&def.setup, NULL, n, "s", 0, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_sim_snapshot_check(&def.setup, NULL, n, "s", 0, &err),
+                     ONESCOPE_E_ARGUMENT);
     onescope_sim_body_state b;
     assert_int_equal(onescope_sim_body(NULL, 0, &b), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_sim_body(sim, 0, NULL), ONESCOPE_E_ARGUMENT);

@@ -15,14 +15,20 @@ static const char full_scene[] =
     "  \"substeps\": 6,\n"
     "  \"enable_sleep\": false,\n"
     "  \"bodies\": [\n"
-    "    {\"name\": \"floor\", \"kind\": \"static_box\", \"position\": [0, -0.5, 0], \"size\": [10, 0.5, 10]},\n"
-    "    {\"name\": \"ball\", \"kind\": \"sphere\", \"position\": [0, 2, 0], \"size\": [0.25, 0, 0], \"restitution\": 0.2},\n"
-    "    {\"name\": \"post\", \"kind\": \"static_box\", \"position\": [3, 2, 0], \"size\": [0.1, 0.1, 0.1]},\n"
-    "    {\"name\": \"arm\", \"kind\": \"box\", \"position\": [3.6, 2, 0], \"size\": [0.5, 0.05, 0.05], \"parent\": 2, \"limb\": 1},\n"
-    "    {\"kind\": \"capsule\", \"position\": [-2, 1, 0], \"size\": [0.2, 0.4, 0], \"rotation\": [0, 0, 1, 1]}\n"
+    "    {\"name\": \"floor\", \"kind\": \"static_box\", \"position\": [0, -0.5, 0], \"size\": "
+    "[10, 0.5, 10]},\n"
+    "    {\"name\": \"ball\", \"kind\": \"sphere\", \"position\": [0, 2, 0], \"size\": [0.25, 0, "
+    "0], \"restitution\": 0.2},\n"
+    "    {\"name\": \"post\", \"kind\": \"static_box\", \"position\": [3, 2, 0], \"size\": [0.1, "
+    "0.1, 0.1]},\n"
+    "    {\"name\": \"arm\", \"kind\": \"box\", \"position\": [3.6, 2, 0], \"size\": [0.5, 0.05, "
+    "0.05], \"parent\": 2, \"limb\": 1},\n"
+    "    {\"kind\": \"capsule\", \"position\": [-2, 1, 0], \"size\": [0.2, 0.4, 0], \"rotation\": "
+    "[0, 0, 1, 1]}\n"
     "  ],\n"
     "  \"joints\": [\n"
-    "    {\"kind\": \"revolute\", \"body_a\": 2, \"body_b\": 3, \"anchor\": [3, 2, 0], \"axis\": [0, 0, 1],\n"
+    "    {\"kind\": \"revolute\", \"body_a\": 2, \"body_b\": 3, \"anchor\": [3, 2, 0], \"axis\": "
+    "[0, 0, 1],\n"
     "     \"limit\": [-1, 1], \"spring\": {\"hertz\": 1, \"damping_ratio\": 0.5},\n"
     "     \"motor\": {\"speed\": 0.5, \"max_torque\": 3}, \"collide_connected\": true}\n"
     "  ]\n"
@@ -110,9 +116,11 @@ static void test_parse_defaults(void **state) {
     assert_null(s->joints);
     onescope_soa_scene_free(s);
     /* spherical joint: cone, twist, motor velocity and spring target rotation */
-    s = parse_ok("{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": \"spherical\",\n"
+    s = parse_ok("{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": "
+                 "[{\"kind\": \"spherical\",\n"
                  " \"body_a\": 0, \"body_b\": 1, \"cone\": 0.5, \"twist\": [-0.25, 0.75],\n"
-                 " \"motor\": {\"velocity\": [1, 2, 3]}, \"spring\": {\"target_rotation\": [0, 0, 0, 1], \"target_angle\": 0.1}}]}");
+                 " \"motor\": {\"velocity\": [1, 2, 3]}, \"spring\": {\"target_rotation\": [0, 0, "
+                 "0, 1], \"target_angle\": 0.1}}]}");
     const onescope_soa_joint_def *j = &s->joints[0].def;
     assert_int_equal(j->kind, ONESCOPE_SOA_SPHERICAL);
     assert_int_equal(j->enable_cone_limit, 1);
@@ -129,9 +137,9 @@ static void test_parse_defaults(void **state) {
 typedef struct bad_case {
     const char *text;
     onescope_code code;
-    const char *field;      /* "" for none */
+    const char *field; /* "" for none */
     uint32_t line, column;
-    const char *at;         /* the text where the offset points (NULL: not checked) */
+    const char *at; /* the text where the offset points (NULL: not checked) */
 } bad_case;
 
 static const bad_case bad_cases[] = {
@@ -140,15 +148,20 @@ static const bad_case bad_cases[] = {
      "bodies[0].position[1]", 1, 48, "\"up\""},
     {"{\n  \"bodies\": [\n    {\"kind\": \"sphere\",\n     \"parent\": 1.5}]}", ONESCOPE_E_TYPE,
      "bodies[0].parent", 4, 16, "1.5"},
-    {"{\"bodies\": [{\"kind\": \"sphere\"}], \"enable_sleep\": 1}", ONESCOPE_E_TYPE, "enable_sleep", 1, 50, "1}"},
-    {"{\"bodies\": [{\"kind\": \"sphere\"}], \"dt\": false}", ONESCOPE_E_TYPE, "dt", 1, 40, "false"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}], \"enable_sleep\": 1}", ONESCOPE_E_TYPE, "enable_sleep",
+     1, 50, "1}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}], \"dt\": false}", ONESCOPE_E_TYPE, "dt", 1, 40,
+     "false"},
     {"{\"bodies\": {}}", ONESCOPE_E_TYPE, "bodies", 1, 12, "{}"},
     {"{\"bodies\": [7]}", ONESCOPE_E_TYPE, "bodies[0]", 1, 13, "7]"},
     {"[1, 2]", ONESCOPE_E_TYPE, "scene", 1, 1, "[1"},
     {"{\"bodies\": [{\"kind\": 3}]}", ONESCOPE_E_TYPE, "bodies[0].kind", 1, 22, "3}"},
-    {"{\"bodies\": [{\"kind\": \"sphere\", \"name\": null}]}", ONESCOPE_E_TYPE, "bodies[0].name", 1, 40, "null"},
-    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}],\n \"joints\": [{\"kind\": \"weld\", \"body_a\": 0,\n"
-     "   \"body_b\": 1, \"motor\": [1]}]}", ONESCOPE_E_TYPE, "joints[0].motor", 3, 26, "[1]"},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"name\": null}]}", ONESCOPE_E_TYPE, "bodies[0].name", 1,
+     40, "null"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}],\n \"joints\": [{\"kind\": "
+     "\"weld\", \"body_a\": 0,\n"
+     "   \"body_b\": 1, \"motor\": [1]}]}",
+     ONESCOPE_E_TYPE, "joints[0].motor", 3, 26, "[1]"},
     /* missing key: the path names the key, the position is its object's */
     {"{\"bodies\": [{\"name\": \"x\"}]}", ONESCOPE_E_TYPE, "bodies[0].kind", 1, 13, "{\"name\""},
     {"{\"dt\": 0.5}", ONESCOPE_E_TYPE, "bodies", 1, 1, "{\"dt\""},
@@ -157,29 +170,42 @@ static const bad_case bad_cases[] = {
     /* out of range */
     {"{\"dt\": 2, \"bodies\": [{\"kind\": \"sphere\"}]}", ONESCOPE_E_RANGE, "dt", 1, 8, "2,"},
     {"{\"dt\": 0, \"bodies\": [{\"kind\": \"sphere\"}]}", ONESCOPE_E_RANGE, "dt", 1, 8, "0,"},
-    {"{\"bodies\": [{\"kind\": \"sphere\"}],\n\"substeps\": 65}", ONESCOPE_E_RANGE, "substeps", 2, 13, "65}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}],\n\"substeps\": 65}", ONESCOPE_E_RANGE, "substeps", 2,
+     13, "65}"},
     {"{\"bodies\": []}", ONESCOPE_E_RANGE, "bodies", 1, 12, "[]"},
-    {"{\"bodies\": [{\"kind\": \"sphere\", \"limb\": 2147483648}]}", ONESCOPE_E_RANGE, "bodies[0].limb", 1, 40, "2147483648"},
-    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": -1e39}]}", ONESCOPE_E_RANGE, "bodies[0].density", 1, 43, "-1e39"},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"limb\": 2147483648}]}", ONESCOPE_E_RANGE,
+     "bodies[0].limb", 1, 40, "2147483648"},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": -1e39}]}", ONESCOPE_E_RANGE,
+     "bodies[0].density", 1, 43, "-1e39"},
     {"{\"bodies\": [{\"kind\": \"cube\"}]}", ONESCOPE_E_RANGE, "bodies[0].kind", 1, 22, "\"cube\""},
-    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": \"hinge\", \"body_a\": 0, \"body_b\": 1}]}",
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"hinge\", \"body_a\": 0, \"body_b\": 1}]}",
      ONESCOPE_E_RANGE, "joints[0].kind", 1, 71, "\"hinge\""},
     /* wrong length */
-    {"{\"bodies\": [{\"kind\": \"sphere\", \"size\": [1, 2]}]}", ONESCOPE_E_LENGTH, "bodies[0].size", 1, 40, "[1, 2]"},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"size\": [1, 2]}]}", ONESCOPE_E_LENGTH,
+     "bodies[0].size", 1, 40, "[1, 2]"},
     /* unknown key: the position is its value's */
-    {"{\n  \"bodies\": [{\"kind\": \"sphere\",\n    \"colour\": 1}]}", ONESCOPE_E_TYPE, "bodies[0].colour", 3, 15, "1}"},
+    {"{\n  \"bodies\": [{\"kind\": \"sphere\",\n    \"colour\": 1}]}", ONESCOPE_E_TYPE,
+     "bodies[0].colour", 3, 15, "1}"},
     {"{\"bodies\": [{\"kind\": \"sphere\"}], \"wind\": 3}", ONESCOPE_E_TYPE, "wind", 1, 42, "3}"},
-    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": \"weld\", \"body_a\": 0,\n"
-     "  \"body_b\": 1, \"spring\": {\"hertz\": 2, \"stiffness\": 9}}]}", ONESCOPE_E_TYPE, "joints[0].spring.stiffness", 2, 52, "9}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"weld\", \"body_a\": 0,\n"
+     "  \"body_b\": 1, \"spring\": {\"hertz\": 2, \"stiffness\": 9}}]}",
+     ONESCOPE_E_TYPE, "joints[0].spring.stiffness", 2, 52, "9}"},
     /* columns count characters, not bytes */
-    {"{\"bodies\": [{\"name\": \"\xc3\xa9t\xc3\xa9\", \"kind\": true}]}", ONESCOPE_E_TYPE, "bodies[0].kind", 1, 37, "true"},
+    {"{\"bodies\": [{\"name\": \"\xc3\xa9t\xc3\xa9\", \"kind\": true}]}", ONESCOPE_E_TYPE,
+     "bodies[0].kind", 1, 37, "true"},
     /* a name with U+0000: jansson refuses it as syntax, at the string's end */
-    {"{\"bodies\": [{\"kind\": \"sphere\", \"name\": \"a\\u0000b\"}]}", ONESCOPE_E_SYNTAX, "", 1, 49, NULL},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"name\": \"a\\u0000b\"}]}", ONESCOPE_E_SYNTAX, "", 1,
+     49, NULL},
     /* duplicate key, syntax, non-finite: jansson's position (the end of the duplicate key) */
-    {"{\"bodies\": [{\"kind\": \"sphere\",\n  \"kind\": \"box\"}]}", ONESCOPE_E_DUPLICATE, "", 2, 8, NULL},
+    {"{\"bodies\": [{\"kind\": \"sphere\",\n  \"kind\": \"box\"}]}", ONESCOPE_E_DUPLICATE, "", 2, 8,
+     NULL},
     {"{\"bodies\": [1,}", ONESCOPE_E_SYNTAX, "", 1, 15, NULL},
-    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": NaN}]}", ONESCOPE_E_NOT_FINITE, "", 1, 45, NULL},
-    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": 1e999}]}", ONESCOPE_E_NOT_FINITE, "", 1, 47, NULL},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": NaN}]}", ONESCOPE_E_NOT_FINITE, "", 1, 45,
+     NULL},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": 1e999}]}", ONESCOPE_E_NOT_FINITE, "", 1, 47,
+     NULL},
     {"", ONESCOPE_E_SYNTAX, "", 1, 0, NULL},
 };
 
@@ -189,11 +215,12 @@ static void test_errors_line_column(void **state) {
         const bad_case *b = &bad_cases[i];
         onescope_soa_scene *s = (onescope_soa_scene *)1;
         onescope_error err;
-        onescope_code rc = onescope_soa_scene_parse(b->text, strlen(b->text), "bad.json", NULL, &s, &err);
+        onescope_code rc =
+            onescope_soa_scene_parse(b->text, strlen(b->text), "bad.json", NULL, &s, &err);
         if (rc != b->code || strcmp(err.field, b->field) != 0 || err.line != b->line ||
             err.column != b->column || strcmp(err.input, "bad.json") != 0)
-            fail_msg("case %zu: want %s %s at %u:%u, got %s: %s", i, onescope_error_name(b->code), b->field,
-                     b->line, b->column, onescope_error_name(rc), fmt(&err));
+            fail_msg("case %zu: want %s %s at %u:%u, got %s: %s", i, onescope_error_name(b->code),
+                     b->field, b->line, b->column, onescope_error_name(rc), fmt(&err));
         assert_null(s);
         if (b->at != NULL) {
             assert_true(err.has_offset);
@@ -209,8 +236,11 @@ static void test_error_message(void **state) {
     const char *t = "{\"bodies\": [{\"kind\": \"sphere\",\n  \"position\": [0, \"up\", 0]}]}";
     onescope_soa_scene *s = NULL;
     onescope_error err;
-    assert_int_equal(onescope_soa_scene_parse(t, strlen(t), "scene.json", NULL, &s, &err), ONESCOPE_E_TYPE);
-    assert_string_equal(fmt(&err), "scene.json: line 2, column 19: bodies[0].position[1]: expected a number, found a string");
+    assert_int_equal(onescope_soa_scene_parse(t, strlen(t), "scene.json", NULL, &s, &err),
+                     ONESCOPE_E_TYPE);
+    assert_string_equal(
+        fmt(&err),
+        "scene.json: line 2, column 19: bodies[0].position[1]: expected a number, found a string");
 }
 
 static void test_limits_and_arguments(void **state) {
@@ -220,10 +250,12 @@ static void test_limits_and_arguments(void **state) {
     o.max_input_bytes = 10;
     onescope_soa_scene *s = NULL;
     onescope_error err;
-    assert_int_equal(onescope_soa_scene_parse(t, strlen(t), "big.json", &o, &s, &err), ONESCOPE_E_TOO_LARGE);
+    assert_int_equal(onescope_soa_scene_parse(t, strlen(t), "big.json", &o, &s, &err),
+                     ONESCOPE_E_TOO_LARGE);
     assert_error_at(err, ONESCOPE_E_TOO_LARGE, 10);
     assert_null(s);
-    assert_int_equal(onescope_soa_scene_parse(t, strlen(t), "x", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_soa_scene_parse(t, strlen(t), "x", NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_soa_scene_parse(NULL, 4, "x", NULL, &s, &err), ONESCOPE_E_ARGUMENT);
     /* a NULL name is called "scene" */
     assert_int_equal(onescope_soa_scene_parse("{}", 2, NULL, NULL, &s, &err), ONESCOPE_E_TYPE);
@@ -251,7 +283,8 @@ static onescope_code parse_with(const onescope_allocator *a, void *ctx) {
     o.allocator = a;
     onescope_soa_scene *s = NULL;
     onescope_error err;
-    onescope_code rc = onescope_soa_scene_parse(full_scene, strlen(full_scene), "scene.json", &o, &s, &err);
+    onescope_code rc =
+        onescope_soa_scene_parse(full_scene, strlen(full_scene), "scene.json", &o, &s, &err);
     if (rc == ONESCOPE_OK) {
         assert_int_equal(s->body_count, 5);
         assert_ptr_equal(s->allocator, a);
@@ -277,7 +310,8 @@ static void test_record(void **state) {
     if (!onescope_soa_world_available()) {
         assert_int_equal(onescope_soa_scene_record(s, 10, NULL, &c, &err), ONESCOPE_E_UNSUPPORTED);
         assert_null(c);
-        assert_int_equal(onescope_soa_scene_create_world(s, NULL, &w, &err), ONESCOPE_E_UNSUPPORTED);
+        assert_int_equal(onescope_soa_scene_create_world(s, NULL, &w, &err),
+                         ONESCOPE_E_UNSUPPORTED);
         assert_null(w);
         onescope_soa_scene_free(s);
         return;
@@ -296,7 +330,8 @@ static void test_record(void **state) {
     assert_int_equal(v.count, 5);
     assert_int_equal(v.joint_count, 1);
     onescope_pose_cache *c2 = NULL;
-    assert_int_equal(onescope_soa_world_record(w, 30, s->dt, s->substeps, NULL, &c2, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_soa_world_record(w, 30, s->dt, s->substeps, NULL, &c2, &err),
+                     ONESCOPE_OK);
     assert_int_equal(c2->frame_count, 31);
     assert_memory_equal(c->poses, c2->poses, sizeof c->poses[0] * 31 * 5);
     /* the ball fell */
@@ -316,11 +351,13 @@ static void test_refused_descriptor(void **state) {
         const char *field;
         uint32_t line, column;
     } cases[] = {
-        {"{\"bodies\": [{\"kind\": \"sphere\"},\n  {\"kind\": \"sphere\", \"size\": [-1, 0, 0]}]}", ONESCOPE_E_RANGE,
-         "bodies[1].size[0]", 2, 3},
-        {"{\"bodies\": [{\"kind\": \"sphere\"}],\n \"joints\": [\n   {\"kind\": \"weld\", \"body_a\": 0, \"body_b\": 3}]}",
+        {"{\"bodies\": [{\"kind\": \"sphere\"},\n  {\"kind\": \"sphere\", \"size\": [-1, 0, 0]}]}",
+         ONESCOPE_E_RANGE, "bodies[1].size[0]", 2, 3},
+        {"{\"bodies\": [{\"kind\": \"sphere\"}],\n \"joints\": [\n   {\"kind\": \"weld\", "
+         "\"body_a\": 0, \"body_b\": 3}]}",
          ONESCOPE_E_RANGE, "joints[0].body_b", 3, 4},
-        {"{\"bodies\": [{\"kind\": \"sphere\", \"parent\": 0}]}", ONESCOPE_E_RANGE, "bodies[0].parent", 1, 13},
+        {"{\"bodies\": [{\"kind\": \"sphere\", \"parent\": 0}]}", ONESCOPE_E_RANGE,
+         "bodies[0].parent", 1, 13},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         onescope_soa_scene *s = parse_ok(cases[i].text);
@@ -338,7 +375,8 @@ static void test_refused_descriptor(void **state) {
         }
         assert_null(w);
         rc = onescope_soa_scene_record(s, 2, NULL, &c, &err);
-        assert_int_equal(rc, onescope_soa_world_available() ? cases[i].code : ONESCOPE_E_UNSUPPORTED);
+        assert_int_equal(rc,
+                         onescope_soa_world_available() ? cases[i].code : ONESCOPE_E_UNSUPPORTED);
         assert_null(c);
         onescope_soa_scene_free(s);
     }
@@ -356,7 +394,8 @@ static void test_refused_world_and_name(void **state) {
     assert_null(w);
     if (onescope_soa_world_available()) {
         assert_int_equal(rc, ONESCOPE_E_RANGE);
-        assert_string_equal(fmt(&err), "scene.json: gravity[1]: expected a finite acceleration, |g| <= 10000 m/s^2, found -20000");
+        assert_string_equal(fmt(&err), "scene.json: gravity[1]: expected a finite acceleration, "
+                                       "|g| <= 10000 m/s^2, found -20000");
     } else {
         assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
     }
@@ -365,7 +404,8 @@ static void test_refused_world_and_name(void **state) {
     size_t n = ONESCOPE_OSPC_MAX_TEXT + 1;
     char *text = malloc(n + 128);
     assert_non_null(text);
-    int k = snprintf(text, 128, "{\"bodies\": [{\"kind\": \"sphere\"},\n  {\"kind\": \"box\", \"name\": \"");
+    int k = snprintf(text, 128,
+                     "{\"bodies\": [{\"kind\": \"sphere\"},\n  {\"kind\": \"box\", \"name\": \"");
     memset(text + k, 'n', n);
     strcpy(text + (size_t)k + n, "\"}]}");
     s = parse_ok(text);
@@ -405,7 +445,9 @@ static void test_hand_made(void **state) {
     assert_null(w);
     if (onescope_soa_world_available()) {
         assert_int_equal(rc, ONESCOPE_E_RANGE);
-        assert_string_equal(fmt(&err), "scene: bodies[1].size[0]: expected a sphere radius in 0.001..1000 m, found -1");
+        assert_string_equal(
+            fmt(&err),
+            "scene: bodies[1].size[0]: expected a sphere radius in 0.001..1000 m, found -1");
     } else {
         assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
     }

@@ -86,14 +86,23 @@ static onescope_soa_view view_of(onescope_soa_world *w) {
 /* Every state lane of bodies and joints, concatenated, for byte comparisons. */
 static size_t snapshot(onescope_soa_world *w, unsigned char *out, size_t cap) {
     onescope_soa_view v = view_of(w);
-    const float *lanes[] = {v.position_x, v.position_y, v.position_z, v.rotation_x, v.rotation_y,
-                            v.rotation_z, v.rotation_w, v.linear_velocity_x, v.linear_velocity_y,
+    const float *lanes[] = {v.position_x,        v.position_y,         v.position_z,
+                            v.rotation_x,        v.rotation_y,         v.rotation_z,
+                            v.rotation_w,        v.linear_velocity_x,  v.linear_velocity_y,
                             v.linear_velocity_z, v.angular_velocity_x, v.angular_velocity_y,
                             v.angular_velocity_z};
-    const float *jl[] = {v.joint_angle, v.joint_frame_x, v.joint_frame_y, v.joint_frame_z,
-                         v.joint_frame_w, v.joint_rotation_x, v.joint_rotation_y,
-                         v.joint_rotation_z, v.joint_rotation_w, v.joint_angular_velocity_x,
-                         v.joint_angular_velocity_y, v.joint_angular_velocity_z};
+    const float *jl[] = {v.joint_angle,
+                         v.joint_frame_x,
+                         v.joint_frame_y,
+                         v.joint_frame_z,
+                         v.joint_frame_w,
+                         v.joint_rotation_x,
+                         v.joint_rotation_y,
+                         v.joint_rotation_z,
+                         v.joint_rotation_w,
+                         v.joint_angular_velocity_x,
+                         v.joint_angular_velocity_y,
+                         v.joint_angular_velocity_z};
     size_t n = 0;
     for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
         size_t bytes = v.count * sizeof(float);
@@ -179,7 +188,8 @@ static onescope_soa_world *pile(float delta) {
         b.linear_velocity[0] = (float)((k % 3) - 1) * 2.0f;
         b.linear_velocity[2] = (float)((k % 2) * 2 - 1) * 1.5f;
         b.restitution = 0.3f;
-        if (k == 6) b.position[0] = delta == 0.0f ? b.position[0] : nextafterf(b.position[0], 10.0f);
+        if (k == 6)
+            b.position[0] = delta == 0.0f ? b.position[0] : nextafterf(b.position[0], 10.0f);
         add(w, &b);
     }
     return w;
@@ -222,8 +232,8 @@ static void test_one_ulp_diverges(void **state) {
     int others = 0;
     for (uint32_t i = 1; i < va.count; i++)
         if (i != 7 && (memcmp(&va.position_x[i], &vb.position_x[i], sizeof(float)) != 0 ||
-                        memcmp(&va.position_y[i], &vb.position_y[i], sizeof(float)) != 0 ||
-                        memcmp(&va.position_z[i], &vb.position_z[i], sizeof(float)) != 0))
+                       memcmp(&va.position_y[i], &vb.position_y[i], sizeof(float)) != 0 ||
+                       memcmp(&va.position_z[i], &vb.position_z[i], sizeof(float)) != 0))
             others++;
     assert_true(others > 0);
     onescope_soa_world_free(a);
@@ -233,8 +243,10 @@ static void test_one_ulp_diverges(void **state) {
 /* ---- refusals ---- */
 
 typedef void (*body_mutator)(onescope_soa_body_def *b);
-#define MUT(name, stmt) \
-    static void name(onescope_soa_body_def *b) { stmt; }
+#define MUT(name, stmt)                                                                            \
+    static void name(onescope_soa_body_def *b) {                                                   \
+        stmt;                                                                                      \
+    }
 MUT(m_kind0, b->kind = 0)
 MUT(m_kind9, b->kind = 9)
 MUT(m_pos_nan, b->position[1] = NAN)
@@ -298,8 +310,8 @@ static void test_body_refusals(void **state) {
         uint32_t idx = 77;
         onescope_code rc = onescope_soa_world_add_body(w, &b, &idx, &err);
         if (rc != cases[k].code || strcmp(err.field, cases[k].field) != 0)
-            fail_msg("case %zu: code %d field '%s', wanted %d '%s'", k, rc, err.field, cases[k].code,
-                     cases[k].field);
+            fail_msg("case %zu: code %d field '%s', wanted %d '%s'", k, rc, err.field,
+                     cases[k].code, cases[k].field);
         assert_string_equal(err.input, "soa_world_add_body");
         assert_true(err.expected[0] != '\0');
         assert_true(err.found[0] != '\0');
@@ -315,7 +327,8 @@ static void test_body_refusals(void **state) {
     char line[512];
     assert_int_equal(onescope_soa_world_add_body(w, &b, NULL, &err), ONESCOPE_E_RANGE);
     onescope_error_format(&err, line, sizeof line);
-    assert_string_equal(line, "soa_world_add_body: size[0]: expected a sphere radius in 0.001..1000 m, found -1");
+    assert_string_equal(
+        line, "soa_world_add_body: size[0]: expected a sphere radius in 0.001..1000 m, found -1");
     /* capacity full */
     sphere(w, 3.0f, 1.0f, 0.0f, 0.25f);
     b = onescope_soa_body_def_default();
@@ -382,10 +395,14 @@ static void test_joint_refusals(void **state) {
         const char *field;
     } cases[16];
     int n = 0;
-    cases[n].d = ok, cases[n].d.kind = 4, cases[n].code = ONESCOPE_E_RANGE, cases[n++].field = "kind";
-    cases[n].d = ok, cases[n].d.body_a = -1, cases[n].code = ONESCOPE_E_RANGE, cases[n++].field = "body_a";
-    cases[n].d = ok, cases[n].d.body_b = 2, cases[n].code = ONESCOPE_E_RANGE, cases[n++].field = "body_b";
-    cases[n].d = ok, cases[n].d.body_b = 0, cases[n].code = ONESCOPE_E_RANGE, cases[n++].field = "body_b";
+    cases[n].d = ok, cases[n].d.kind = 4, cases[n].code = ONESCOPE_E_RANGE,
+    cases[n++].field = "kind";
+    cases[n].d = ok, cases[n].d.body_a = -1, cases[n].code = ONESCOPE_E_RANGE,
+    cases[n++].field = "body_a";
+    cases[n].d = ok, cases[n].d.body_b = 2, cases[n].code = ONESCOPE_E_RANGE,
+    cases[n++].field = "body_b";
+    cases[n].d = ok, cases[n].d.body_b = 0, cases[n].code = ONESCOPE_E_RANGE,
+    cases[n++].field = "body_b";
     cases[n].d = ok, cases[n].d.anchor[2] = NAN, cases[n].code = ONESCOPE_E_NOT_FINITE,
     cases[n++].field = "anchor[2]";
     cases[n].d = ok, memset(cases[n].d.axis, 0, sizeof ok.axis), cases[n].code = ONESCOPE_E_RANGE,
@@ -403,8 +420,8 @@ static void test_joint_refusals(void **state) {
     cases[n].d = ok, cases[n].d.internal_cookie = 0, cases[n].code = ONESCOPE_E_ARGUMENT,
     cases[n++].field = "onescope_soa_joint_def"; /* filled by hand, not from _default() */
     cases[n].d = ok, cases[n].d.kind = ONESCOPE_SOA_SPHERICAL, cases[n].d.enable_spring = 1,
-    memset(cases[n].d.target_rotation, 0, sizeof ok.target_rotation), cases[n].code = ONESCOPE_E_RANGE,
-    cases[n++].field = "target_rotation";
+    memset(cases[n].d.target_rotation, 0, sizeof ok.target_rotation),
+    cases[n].code = ONESCOPE_E_RANGE, cases[n++].field = "target_rotation";
     for (int k = 0; k < n; k++) {
         onescope_error err;
         onescope_code rc = onescope_soa_world_add_joint(w, &cases[k].d, NULL, &err);
@@ -438,13 +455,15 @@ static void test_more_refusals(void **state) {
         const char *field;
     } cases[24];
     int n = 0;
-#define CASE(edit, want, name) cases[n].d = ok, edit, cases[n].code = (want), cases[n++].field = (name)
+#define CASE(edit, want, name)                                                                     \
+    cases[n].d = ok, edit, cases[n].code = (want), cases[n++].field = (name)
     CASE(cases[n].d.kind = 0, ONESCOPE_E_RANGE, "kind");
     CASE(cases[n].d.body_b = 2, ONESCOPE_E_RANGE, "body_b"); /* two static slabs */
     CASE(cases[n].d.axis[1] = INFINITY, ONESCOPE_E_NOT_FINITE, "axis[1]");
     CASE(memset(&cases[n].d, 0, sizeof ok), ONESCOPE_E_ARGUMENT, "onescope_soa_joint_def");
     CASE(cases[n].d.lower_twist = -3.2f, ONESCOPE_E_RANGE, "lower_twist");
-    CASE((cases[n].d.lower_twist = 0.3f, cases[n].d.upper_twist = 0.2f), ONESCOPE_E_RANGE, "upper_twist");
+    CASE((cases[n].d.lower_twist = 0.3f, cases[n].d.upper_twist = 0.2f), ONESCOPE_E_RANGE,
+         "upper_twist");
     CASE(cases[n].d.motor_speed = 2.0e4f, ONESCOPE_E_RANGE, "motor_speed");
     CASE(cases[n].d.motor_velocity[2] = NAN, ONESCOPE_E_NOT_FINITE, "motor_velocity[2]");
     CASE(cases[n].d.spring_damping_ratio = -0.5f, ONESCOPE_E_RANGE, "spring_damping_ratio");
@@ -469,16 +488,20 @@ static void test_more_refusals(void **state) {
 
     /* recording */
     onescope_pose_cache *c = (onescope_pose_cache *)&err;
-    assert_int_equal(onescope_soa_world_record(NULL, 1, DT, SUB, NULL, &c, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_soa_world_record(NULL, 1, DT, SUB, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
     assert_string_equal(err.field, "world");
-    assert_int_equal(onescope_soa_world_record(w, 1, DT, SUB, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_soa_world_record(w, 1, DT, SUB, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
     assert_string_equal(err.field, "out");
-    assert_int_equal(onescope_soa_world_record(w, ONESCOPE_OSPC_MAX_FRAMES, DT, SUB, NULL, &c, &err),
-                     ONESCOPE_E_RANGE);
+    assert_int_equal(
+        onescope_soa_world_record(w, ONESCOPE_OSPC_MAX_FRAMES, DT, SUB, NULL, &c, &err),
+        ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "steps");
     assert_int_equal(onescope_soa_world_record(w, 1, 2.0f, SUB, NULL, &c, &err), ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "dt");
-    assert_int_equal(onescope_soa_world_record(w, 1, NAN, SUB, NULL, &c, &err), ONESCOPE_E_NOT_FINITE);
+    assert_int_equal(onescope_soa_world_record(w, 1, NAN, SUB, NULL, &c, &err),
+                     ONESCOPE_E_NOT_FINITE);
     assert_int_equal(onescope_soa_world_record(w, 1, DT, 0, NULL, &c, &err), ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "substeps");
     assert_int_equal(onescope_soa_world_record(w, 1, DT, 65, NULL, &c, &err), ONESCOPE_E_RANGE);
@@ -534,8 +557,8 @@ static void test_soft_weld_sags(void **state) {
         sag[soft] = -v.position_y[1];
         onescope_soa_world_free(w);
     }
-    assert_true(sag[0] < 0.01f);  /* rigid */
-    assert_true(sag[1] > 0.05f);  /* soft: visibly lower */
+    assert_true(sag[0] < 0.01f); /* rigid */
+    assert_true(sag[1] > 0.05f); /* soft: visibly lower */
 }
 
 static void test_destroy(void **state) {
@@ -626,8 +649,10 @@ static void test_off_axis_hinge(void **state) {
     onescope_soa_world *w = hinge_scene(axis, 0.0f, 0.0f, 0);
     onescope_soa_view v = view_of(w);
     /* frame A's z axis is the given axis */
-    float qx = v.joint_frame_x[0], qy = v.joint_frame_y[0], qz = v.joint_frame_z[0], qw = v.joint_frame_w[0];
-    float zx = 2.0f * (qx * qz + qw * qy), zy = 2.0f * (qy * qz - qw * qx), zz = 1.0f - 2.0f * (qx * qx + qy * qy);
+    float qx = v.joint_frame_x[0], qy = v.joint_frame_y[0], qz = v.joint_frame_z[0],
+          qw = v.joint_frame_w[0];
+    float zx = 2.0f * (qx * qz + qw * qy), zy = 2.0f * (qy * qz - qw * qx),
+          zz = 1.0f - 2.0f * (qx * qx + qy * qy);
     assert_float_equal(zx, 0.0f, 1e-5);
     assert_float_equal(zy, 0.70710678f, 1e-5);
     assert_float_equal(zz, 0.70710678f, 1e-5);
@@ -910,7 +935,8 @@ static void test_torque_driven_repeat_runs(void **state) {
 
 static int find_pair(const onescope_soa_contact *c, uint32_t n, int32_t x, int32_t y) {
     for (uint32_t k = 0; k < n; k++)
-        if ((c[k].body_a == x && c[k].body_b == y) || (c[k].body_a == y && c[k].body_b == x)) return (int)k;
+        if ((c[k].body_a == x && c[k].body_b == y) || (c[k].body_a == y && c[k].body_b == x))
+            return (int)k;
     return -1;
 }
 
@@ -1107,7 +1133,8 @@ static void test_pose_dump(void **state) {
     assert_int_equal(onescope_pose_cache_write(c, NULL, &buf, &err), ONESCOPE_OK);
     onescope_pose_cache_free(c);
     onescope_pose_cache *p = NULL;
-    assert_int_equal(onescope_pose_cache_parse(buf.data, buf.size, "rec.ospc", NULL, &p, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_parse(buf.data, buf.size, "rec.ospc", NULL, &p, &err),
+                     ONESCOPE_OK);
     onescope_buffer_free(&buf);
     onescope_soa_view v = view_of(w);
     assert_int_equal(p->dimensions, 3);
@@ -1251,7 +1278,8 @@ static void test_concurrent_create_destroy(void **state) {
     (void)state;
     pthread_t t[8];
     long failures[8] = {0};
-    for (int k = 0; k < 8; k++) assert_int_equal(pthread_create(&t[k], NULL, churn, &failures[k]), 0);
+    for (int k = 0; k < 8; k++)
+        assert_int_equal(pthread_create(&t[k], NULL, churn, &failures[k]), 0);
     for (int k = 0; k < 8; k++) assert_int_equal(pthread_join(t[k], NULL), 0);
     for (int k = 0; k < 8; k++) assert_int_equal(failures[k], 0);
 }

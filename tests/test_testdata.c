@@ -98,8 +98,7 @@ static void test_stop_callback(void **state) {
     (void)state;
     onescope_error err;
     int calls = 0;
-    assert_int_equal(testdata_generate(NULL, stop_at_second, &calls, &err),
-                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(testdata_generate(NULL, stop_at_second, &calls, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(calls, 2);
     assert_string_equal(err.input, testdata_file_name(1));
     assert_null(testdata_file_name(testdata_file_count()));
@@ -195,8 +194,9 @@ static void test_ghost_file(void **state) {
     size_t i = find(&generated, "test-2d-ghost.ospc");
     onescope_pose_cache *c;
     onescope_error err;
-    assert_int_equal(onescope_pose_cache_parse(generated.data[i], generated.size[i], "g", NULL,
-                                               &c, &err), ONESCOPE_OK);
+    assert_int_equal(
+        onescope_pose_cache_parse(generated.data[i], generated.size[i], "g", NULL, &c, &err),
+        ONESCOPE_OK);
     assert_int_equal(c->dimensions, 2);
     assert_int_equal(c->frame_count, TESTDATA_GHOST_FRAMES);
     assert_int_equal(c->start_step, TESTDATA_GHOST_FROM);
@@ -265,8 +265,10 @@ static onescope_code generate_with(const onescope_allocator *a, void *ctx) {
     g->seen = 0;
     onescope_error err;
     onescope_code rc = testdata_generate(a, same_as_full, g, &err);
-    if (rc == ONESCOPE_OK) assert_int_equal(g->seen, g->want->count);
-    else assert_int_equal(err.code, rc);
+    if (rc == ONESCOPE_OK)
+        assert_int_equal(g->seen, g->want->count);
+    else
+        assert_int_equal(err.code, rc);
     return rc;
 }
 
@@ -288,14 +290,10 @@ static void test_generate_allocation_failure(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_stop_callback),
-        cmocka_unit_test(test_every_operation),
-        cmocka_unit_test(test_link_hand_over),
-        cmocka_unit_test(test_live_attach_file),
-        cmocka_unit_test(test_ghost_file),
-            cmocka_unit_test(test_script),
-        cmocka_unit_test(test_generate_allocation_failure),
+        cmocka_unit_test(test_deterministic),    cmocka_unit_test(test_stop_callback),
+        cmocka_unit_test(test_every_operation),  cmocka_unit_test(test_link_hand_over),
+        cmocka_unit_test(test_live_attach_file), cmocka_unit_test(test_ghost_file),
+        cmocka_unit_test(test_script),           cmocka_unit_test(test_generate_allocation_failure),
     };
     return cmocka_run_group_tests(tests, setup_suite, teardown_suite);
 }

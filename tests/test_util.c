@@ -34,12 +34,12 @@ long test_alloc_walk_at(test_alloc_fn fn, void *ctx, int may_recover, const char
         test_alloc_init(&t, n);
         onescope_code rc = fn(&t.allocator, ctx);
         if (t.live != 0)
-            fail_msg("%s:%d: %s with allocation %ld refused: %ld blocks leaked (returned %s)",
-                     file, line, what, n, t.live, onescope_error_name(rc));
+            fail_msg("%s:%d: %s with allocation %ld refused: %ld blocks leaked (returned %s)", file,
+                     line, what, n, t.live, onescope_error_name(rc));
         if (t.count < n) { /* nothing was refused: the call must have worked */
             if (rc != ONESCOPE_OK)
-                fail_msg("%s:%d: %s failed with %s without a refused allocation", file, line,
-                         what, onescope_error_name(rc));
+                fail_msg("%s:%d: %s failed with %s without a refused allocation", file, line, what,
+                         onescope_error_name(rc));
             return t.count;
         }
         if (rc != ONESCOPE_E_NOMEM && !(may_recover && rc == ONESCOPE_OK))

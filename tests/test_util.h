@@ -14,9 +14,9 @@
  * so a test can walk N = 1, 2, ... until the call succeeds and check nothing leaked. */
 typedef struct test_alloc {
     onescope_allocator allocator;
-    long fail_at;     /* which allocation fails */
-    long count;       /* allocations attempted */
-    long live;        /* blocks not yet freed */
+    long fail_at; /* which allocation fails */
+    long count;   /* allocations attempted */
+    long live;    /* blocks not yet freed */
 } test_alloc;
 
 void test_alloc_init(test_alloc *t, long fail_at);
@@ -31,7 +31,7 @@ typedef onescope_code (*test_alloc_fn)(const onescope_allocator *allocator, void
 #define test_alloc_walk(fn, ctx) test_alloc_walk_at((fn), (ctx), 0, #fn, __FILE__, __LINE__)
 /* The same for a call allowed to recover from a refusal (e.g. by retrying another way):
  * a refused run may also return ONESCOPE_OK, never any other code, and never leak. */
-#define test_alloc_walk_recovering(fn, ctx) \
+#define test_alloc_walk_recovering(fn, ctx)                                                        \
     test_alloc_walk_at((fn), (ctx), 1, #fn, __FILE__, __LINE__)
 long test_alloc_walk_at(test_alloc_fn fn, void *ctx, int may_recover, const char *what,
                         const char *file, int line);
@@ -40,7 +40,7 @@ long test_alloc_walk_at(test_alloc_fn fn, void *ctx, int may_recover, const char
 uint64_t test_rand(uint64_t *state);
 
 /* Asserts the error has this code and offset, printing it on failure. */
-#define assert_error_at(err, want_code, want_offset) \
+#define assert_error_at(err, want_code, want_offset)                                               \
     test_assert_error_at(&(err), (want_code), (want_offset), __FILE__, __LINE__)
 void test_assert_error_at(const onescope_error *err, onescope_code code, uint64_t offset,
                           const char *file, int line);

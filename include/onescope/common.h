@@ -36,8 +36,8 @@ typedef struct onescope_allocator {
  * parsed object is born with. Zero means the default in every field, so a zeroed struct
  * (or a NULL pointer to one) and onescope_parse_options_default() behave the same. */
 typedef struct onescope_parse_options {
-    size_t max_input_bytes;               /* 0: ONESCOPE_MAX_INPUT_BYTES (256 MiB) */
-    const onescope_allocator *allocator;  /* NULL: libc */
+    size_t max_input_bytes;              /* 0: ONESCOPE_MAX_INPUT_BYTES (256 MiB) */
+    const onescope_allocator *allocator; /* NULL: libc */
 } onescope_parse_options;
 
 #define ONESCOPE_MAX_INPUT_BYTES ((size_t)256 * 1024 * 1024)

@@ -40,12 +40,12 @@ typedef enum onescope_code {
 /* Where and why a call failed. Fixed-size text so filling it never allocates. */
 typedef struct onescope_error {
     onescope_code code;
-    char input[256];    /* file or buffer name given by the caller */
-    uint64_t offset;    /* byte offset, valid when has_offset */
+    char input[256]; /* file or buffer name given by the caller */
+    uint64_t offset; /* byte offset, valid when has_offset */
     bool has_offset;
-    uint32_t line;      /* 1-based line and column for text formats; 0 when unused */
+    uint32_t line; /* 1-based line and column for text formats; 0 when unused */
     uint32_t column;
-    char field[96];     /* what was being read, e.g. "flags" or "pegs[3].keyframes[0].pos" */
+    char field[96]; /* what was being read, e.g. "flags" or "pegs[3].keyframes[0].pos" */
     char expected[160];
     char found[160];
 } onescope_error;

@@ -11,8 +11,8 @@ extern "C" {
 #endif
 
 /* Reads a whole file ("-" is standard input) into out. Refuses files over max_bytes
- * (0: ONESCOPE_MAX_INPUT_BYTES, as for onescope_parse_options) with ONESCOPE_E_TOO_LARGE, at offset max_bytes (the first byte
- * past the limit), before reading them whole. */
+ * (0: ONESCOPE_MAX_INPUT_BYTES, as for onescope_parse_options) with ONESCOPE_E_TOO_LARGE, at offset
+ * max_bytes (the first byte past the limit), before reading them whole. */
 ONESCOPE_API onescope_code onescope_file_read(const char *path, size_t max_bytes,
                                               const onescope_allocator *allocator,
                                               onescope_buffer *out, onescope_error *error);

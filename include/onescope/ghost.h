@@ -21,13 +21,13 @@ extern "C" {
  * cookie that onescope_ghost_create checks, refusing options made without it with
  * ONESCOPE_E_ARGUMENT ("onescope_ghost_options: ..."). */
 typedef struct onescope_ghost_options {
-    uint32_t from;        /* hash row (steps run since the replay's start) of frame 0 */
-    uint32_t frames;      /* >= 1; from + frames - 1 <= step_count */
-    int32_t offset[3];    /* mm added to every present position; z must be 0 in 2D */
-    const char *replay_name; /* stored as the origin's replay when it is a plain file name
-                                (the basename of a path is taken); NULL: none */
-    const char *label;    /* origin label; NULL: empty */
-    const char *name;     /* input name for error messages (the replay's path); NULL: "ghost" */
+    uint32_t from;            /* hash row (steps run since the replay's start) of frame 0 */
+    uint32_t frames;          /* >= 1; from + frames - 1 <= step_count */
+    int32_t offset[3];        /* mm added to every present position; z must be 0 in 2D */
+    const char *replay_name;  /* stored as the origin's replay when it is a plain file name
+                                 (the basename of a path is taken); NULL: none */
+    const char *label;        /* origin label; NULL: empty */
+    const char *name;         /* input name for error messages (the replay's path); NULL: "ghost" */
     uint32_t internal_cookie; /* set by onescope_ghost_options_default(); do not touch */
 } onescope_ghost_options;
 
@@ -42,8 +42,7 @@ ONESCOPE_API onescope_ghost_options onescope_ghost_options_default(void);
 ONESCOPE_API onescope_code onescope_ghost_create(const onescope_replay *replay,
                                                  const onescope_ghost_options *options,
                                                  const onescope_allocator *allocator,
-                                                 onescope_pose_cache **out,
-                                                 onescope_error *error);
+                                                 onescope_pose_cache **out, onescope_error *error);
 
 #ifdef __cplusplus
 }

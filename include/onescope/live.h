@@ -32,21 +32,21 @@ typedef enum onescope_live_record_type {
  * until the next call on it. */
 typedef struct onescope_live_record {
     onescope_live_record_type type;
-    uint64_t offset;           /* stream offset of the record's type byte */
-    uint64_t step;             /* PROBE: the snapshot's host step; STEP: the host step the step
-                                  starts from (the world is at step + 1 after it); END: the
-                                  host step the world ended at */
+    uint64_t offset; /* stream offset of the record's type byte */
+    uint64_t step;   /* PROBE: the snapshot's host step; STEP: the host step the step
+                        starts from (the world is at step + 1 after it); END: the
+                        host step the world ended at */
     /* PROBE */
     onescope_sim_setup setup;
-    onescope_link_block link;  /* role NONE: the world has no link block */
-    const uint8_t *probe;      /* the probe snapshot: 6 setup bytes, then the world snapshot */
+    onescope_link_block link; /* role NONE: the world has no link block */
+    const uint8_t *probe;     /* the probe snapshot: 6 setup bytes, then the world snapshot */
     size_t probe_size;
-    const uint8_t *snapshot;   /* the world snapshot (probe + 6) */
+    const uint8_t *snapshot; /* the world snapshot (probe + 6) */
     size_t snapshot_size;
     /* STEP */
     const uint8_t *input;
     size_t input_size;
-    uint64_t hash;             /* the host's world hash after the step (at host step step + 1) */
+    uint64_t hash; /* the host's world hash after the step (at host step step + 1) */
 } onescope_live_record;
 
 /* ---- decoding ---- */
@@ -82,8 +82,8 @@ ONESCOPE_API uint64_t onescope_live_decoder_offset(const onescope_live_decoder *
 typedef bool (*onescope_live_record_callback)(void *user, const onescope_live_record *record);
 ONESCOPE_API onescope_code onescope_live_decode(const void *data, size_t size, const char *name,
                                                 const onescope_allocator *allocator,
-                                                onescope_live_record_callback callback,
-                                                void *user, onescope_error *error);
+                                                onescope_live_record_callback callback, void *user,
+                                                onescope_error *error);
 
 /* ---- encoding ---- */
 
@@ -111,15 +111,15 @@ ONESCOPE_API onescope_code onescope_live_encode_probe_parts(onescope_live_encode
                                                             onescope_error *error);
 /* The step from host step `step` with this input, and the host's hash after it. */
 ONESCOPE_API onescope_code onescope_live_encode_step(onescope_live_encoder *encoder, uint64_t step,
-                                                     const void *input, size_t size,
-                                                     uint64_t hash, onescope_error *error);
+                                                     const void *input, size_t size, uint64_t hash,
+                                                     onescope_error *error);
 /* The END record: the world ended at host step `step`. */
 ONESCOPE_API onescope_code onescope_live_encode_end(onescope_live_encoder *encoder, uint64_t step,
                                                     onescope_error *error);
 
 /* The bytes written since the last clear (valid until the next encoder call). */
 ONESCOPE_API void onescope_live_encoder_pending(const onescope_live_encoder *encoder,
-                                               const uint8_t **data, size_t *size);
+                                                const uint8_t **data, size_t *size);
 /* Forgets the pending bytes (after the caller has written them to its pipe). */
 ONESCOPE_API void onescope_live_encoder_clear(onescope_live_encoder *encoder);
 /* Hands the pending bytes to out (the encoder starts an empty buffer). */
@@ -132,8 +132,8 @@ typedef struct onescope_live_viewer onescope_live_viewer;
 
 /* One world hash the viewer computed: at the probe it synced on, then after every step. */
 typedef struct onescope_live_row {
-    uint64_t step;  /* host step */
-    uint64_t hash;  /* the viewer's own hash (equal to the host's, or the viewer fails) */
+    uint64_t step;           /* host step */
+    uint64_t hash;           /* the viewer's own hash (equal to the host's, or the viewer fails) */
     const onescope_sim *sim; /* the viewer's world at that step (valid during the callback) */
 } onescope_live_row;
 typedef void (*onescope_live_row_callback)(void *user, const onescope_live_row *row);
@@ -141,8 +141,8 @@ typedef void (*onescope_live_row_callback)(void *user, const onescope_live_row *
 /* A zeroed struct is the default (sync on the first probe, record nothing, no callback);
  * onescope_live_viewer_options_default() returns exactly that. */
 typedef struct onescope_live_viewer_options {
-    uint64_t from_step;   /* sync on the first probe whose host step is >= this (default 0) */
-    bool record;          /* true: keep inputs and hashes for onescope_live_viewer_replay */
+    uint64_t from_step; /* sync on the first probe whose host step is >= this (default 0) */
+    bool record;        /* true: keep inputs and hashes for onescope_live_viewer_replay */
     onescope_live_row_callback on_row; /* may be NULL */
     void *user;
 } onescope_live_viewer_options;
@@ -166,9 +166,8 @@ ONESCOPE_API onescope_code onescope_live_viewer_apply(onescope_live_viewer *view
                                                       onescope_error *error);
 
 /* Feeds raw stream bytes through the viewer's own decoder (any chunking). */
-ONESCOPE_API onescope_code onescope_live_viewer_feed(onescope_live_viewer *viewer,
-                                                     const void *data, size_t size,
-                                                     onescope_error *error);
+ONESCOPE_API onescope_code onescope_live_viewer_feed(onescope_live_viewer *viewer, const void *data,
+                                                     size_t size, onescope_error *error);
 /* At the end of the input: the stream must have ended (END) and the viewer must have synced
  * (RANGE "no probe at or after step N" otherwise). */
 ONESCOPE_API onescope_code onescope_live_viewer_finish(onescope_live_viewer *viewer,
@@ -181,9 +180,9 @@ ONESCOPE_API const onescope_sim *onescope_live_viewer_sim(const onescope_live_vi
 /* Steps the viewer has run and checked since it synced. */
 ONESCOPE_API uint64_t onescope_live_viewer_steps(const onescope_live_viewer *viewer);
 
-/* What the viewer saw as a new OSTM replay, made with allocator (options.record must be set): flag bit 1 with
- * the probe's snapshot as start snapshot, the link block, every input, and its hash rows.
- * RANGE when it has not synced or ran more than ONESCOPE_OSTM_MAX_STEPS steps. */
+/* What the viewer saw as a new OSTM replay, made with allocator (options.record must be set): flag
+ * bit 1 with the probe's snapshot as start snapshot, the link block, every input, and its hash
+ * rows. RANGE when it has not synced or ran more than ONESCOPE_OSTM_MAX_STEPS steps. */
 ONESCOPE_API onescope_code onescope_live_viewer_replay(const onescope_live_viewer *viewer,
                                                        const onescope_allocator *allocator,
                                                        onescope_replay **out,

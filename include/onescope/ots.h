@@ -31,8 +31,15 @@ typedef enum onescope_ots_source {
     ONESCOPE_OTS_SOURCE_MAYA = 2
 } onescope_ots_source;
 
-typedef enum onescope_ots_up { ONESCOPE_OTS_UP_X = 0, ONESCOPE_OTS_UP_Y = 1, ONESCOPE_OTS_UP_Z = 2 } onescope_ots_up;
-typedef enum onescope_ots_hand { ONESCOPE_OTS_HAND_RIGHT = 0, ONESCOPE_OTS_HAND_LEFT = 1 } onescope_ots_hand;
+typedef enum onescope_ots_up {
+    ONESCOPE_OTS_UP_X = 0,
+    ONESCOPE_OTS_UP_Y = 1,
+    ONESCOPE_OTS_UP_Z = 2
+} onescope_ots_up;
+typedef enum onescope_ots_hand {
+    ONESCOPE_OTS_HAND_RIGHT = 0,
+    ONESCOPE_OTS_HAND_LEFT = 1
+} onescope_ots_hand;
 typedef enum onescope_ots_unit { ONESCOPE_OTS_UNIT_METERS = 0 } onescope_ots_unit;
 /* Euler order: the axis applied first comes first ("xyz": x, then y, then z). */
 typedef enum onescope_ots_rot_order {
@@ -77,11 +84,11 @@ typedef enum onescope_ots_fov_axis {
 } onescope_ots_fov_axis;
 
 typedef struct onescope_ots_camera {
-    char *name;      /* not empty, unique among the file's cameras */
-    char *peg;       /* the bone or peg that animates it (may name none) */
-    char *path;      /* optional */
+    char *name; /* not empty, unique among the file's cameras */
+    char *peg;  /* the bone or peg that animates it (may name none) */
+    char *path; /* optional */
     bool is_default;
-    double fov;      /* degrees */
+    double fov; /* degrees */
     onescope_ots_fov_axis fov_axis;
     bool override_fov;
     double near_plane, far_plane; /* canonical distances */
@@ -89,7 +96,7 @@ typedef struct onescope_ots_camera {
     double angle;                 /* roll, degrees about z */
     double offset_x, offset_y, offset_z;
     double pivot_x, pivot_y;
-    char *rig;       /* optional */
+    char *rig; /* optional */
 } onescope_ots_camera;
 
 /* ---- .pvt ---- */
@@ -100,13 +107,13 @@ typedef enum onescope_ots_pivot_space {
 } onescope_ots_pivot_space;
 
 typedef struct onescope_ots_bone {
-    char *name;          /* not empty; unique per rig tag */
-    char *parent;        /* NULL: JSON null (a root) */
-    double pivot[3];     /* rest position, WITHOUT scale_factor (the file holds pivot * scale) */
-    double rotation[4];  /* rest rotation, quaternion w x y z, not all zero */
-    char *path;          /* optional */
-    char *rig;           /* optional */
-    bool is_camera;      /* optional, false omitted */
+    char *name;         /* not empty; unique per rig tag */
+    char *parent;       /* NULL: JSON null (a root) */
+    double pivot[3];    /* rest position, WITHOUT scale_factor (the file holds pivot * scale) */
+    double rotation[4]; /* rest rotation, quaternion w x y z, not all zero */
+    char *path;         /* optional */
+    char *rig;          /* optional */
+    bool is_camera;     /* optional, false omitted */
 } onescope_ots_bone;
 
 typedef struct onescope_ots_rig {
@@ -137,18 +144,18 @@ typedef enum onescope_ots_channel {
 
 /* One axis's bezier handles: absolute (frame, value) points. */
 typedef struct onescope_ots_handle {
-    bool present;      /* false: the axis's entry is [] */
-    double left[2];    /* [frame, value] */
+    bool present;   /* false: the axis's entry is [] */
+    double left[2]; /* [frame, value] */
     double right[2];
 } onescope_ots_handle;
 
 typedef struct onescope_ots_keyframe {
     int32_t frame;
     double pos[3];
-    bool has_rot;          /* "rot" present */
-    double rot[3];         /* Euler degrees in the coordinate system's rot_order */
-    bool has_rot_quat;     /* "rot_quat" present; wins over rot */
-    double rot_quat[4];    /* w x y z, not all zero */
+    bool has_rot;       /* "rot" present */
+    double rot[3];      /* Euler degrees in the coordinate system's rot_order */
+    bool has_rot_quat;  /* "rot_quat" present; wins over rot */
+    double rot_quat[4]; /* w x y z, not all zero */
     double scl[3];
     onescope_ots_interp interp;
     /* handles.pos/.rot/.scl: axes 0 (written []) or 3 (one entry per axis). */
@@ -166,13 +173,13 @@ typedef struct onescope_ots_source_modes {
 } onescope_ots_source_modes;
 
 typedef struct onescope_ots_peg {
-    char *name;             /* not empty; unique per rig tag */
-    char *path;             /* optional */
-    char *parent;           /* NULL: JSON null */
+    char *name;   /* not empty; unique per rig tag */
+    char *path;   /* optional */
+    char *parent; /* NULL: JSON null */
     double rest_pivot[3];
     double rest_rotation[4]; /* w x y z, not all zero */
-    char *rig;              /* optional */
-    bool is_camera;         /* optional */
+    char *rig;               /* optional */
+    bool is_camera;          /* optional */
     bool has_source_modes;
     onescope_ots_source_modes source_modes;
     onescope_ots_keyframe *keyframes; /* frames strictly increasing */
@@ -234,23 +241,22 @@ typedef enum onescope_ots_text {
 ONESCOPE_API onescope_code onescope_ots_rig_set_name(onescope_ots_rig *rig, const char *text,
                                                      onescope_error *error);
 ONESCOPE_API onescope_code onescope_ots_rig_set_bone_text(onescope_ots_rig *rig, size_t bone,
-                                                          onescope_ots_text field,
-                                                          const char *text, onescope_error *error);
+                                                          onescope_ots_text field, const char *text,
+                                                          onescope_error *error);
 ONESCOPE_API onescope_code onescope_ots_rig_set_camera_text(onescope_ots_rig *rig, size_t camera,
                                                             onescope_ots_text field,
                                                             const char *text,
                                                             onescope_error *error);
 ONESCOPE_API onescope_code onescope_ots_clip_set_peg_text(onescope_ots_clip *clip, size_t peg,
-                                                          onescope_ots_text field,
-                                                          const char *text, onescope_error *error);
-ONESCOPE_API onescope_code onescope_ots_clip_set_camera_text(onescope_ots_clip *clip,
-                                                             size_t camera,
+                                                          onescope_ots_text field, const char *text,
+                                                          onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_clip_set_camera_text(onescope_ots_clip *clip, size_t camera,
                                                              onescope_ots_text field,
                                                              const char *text,
                                                              onescope_error *error);
 /* Gives peg `peg` count keyframes (frames 0.. count-1, identity rot_quat, scl 1, LINEAR). */
-ONESCOPE_API onescope_code onescope_ots_clip_set_keyframe_count(onescope_ots_clip *clip,
-                                                                size_t peg, size_t count,
+ONESCOPE_API onescope_code onescope_ots_clip_set_keyframe_count(onescope_ots_clip *clip, size_t peg,
+                                                                size_t count,
                                                                 onescope_error *error);
 
 ONESCOPE_API void onescope_ots_rig_free(onescope_ots_rig *rig);
@@ -259,8 +265,8 @@ ONESCOPE_API void onescope_ots_clip_free(onescope_ots_clip *clip);
 /* Check every rule the parser checks (name labels the error; field holds the JSON path). */
 ONESCOPE_API onescope_code onescope_ots_rig_validate(const onescope_ots_rig *rig, const char *name,
                                                      onescope_error *error);
-ONESCOPE_API onescope_code onescope_ots_clip_validate(const onescope_ots_clip *clip, const char *name,
-                                                      onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_clip_validate(const onescope_ots_clip *clip,
+                                                      const char *name, onescope_error *error);
 
 /* ---- writing: validated first; indented JSON, spec key order, shortest round-trip numbers ---- */
 
@@ -322,11 +328,9 @@ ONESCOPE_API onescope_ots_from_cache_options onescope_ots_from_cache_options_def
 /* OSPC -> .anm: one root peg per entity, one LINEAR keyframe per frame where the entity is
  * present (CONSTANT before a gap, so nothing interpolates across absent frames), with
  * rot_quat and the matching Euler xyz degrees. */
-ONESCOPE_API onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose_cache *cache,
-                                                             const onescope_ots_from_cache_options *options,
-                                                             const onescope_allocator *allocator,
-                                                             onescope_ots_clip **out,
-                                                             onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_clip_from_pose_cache(
+    const onescope_pose_cache *cache, const onescope_ots_from_cache_options *options,
+    const onescope_allocator *allocator, onescope_ots_clip **out, onescope_error *error);
 
 /* ---- one-shot conversions: the clip is checked once ---- */
 
@@ -334,20 +338,15 @@ ONESCOPE_API onescope_code onescope_ots_clip_from_pose_cache(const onescope_pose
  * that the clip the parser has just checked is not checked again. The cache is made with
  * options->allocator; parse failures name `name`, conversion failures bake->name (or name
  * when that is NULL). options and bake may be NULL. */
-ONESCOPE_API onescope_code onescope_ots_anm_to_pose_cache(const void *data, size_t size,
-                                                          const char *name,
-                                                          const onescope_parse_options *options,
-                                                          const onescope_ots_bake_options *bake,
-                                                          onescope_pose_cache **out,
-                                                          onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_anm_to_pose_cache(
+    const void *data, size_t size, const char *name, const onescope_parse_options *options,
+    const onescope_ots_bake_options *bake, onescope_pose_cache **out, onescope_error *error);
 
 /* OSPC -> .anm text: onescope_ots_clip_from_pose_cache then onescope_ots_clip_write, except
  * that the clip checked after it is built is not checked again before it is written. */
-ONESCOPE_API onescope_code onescope_ots_pose_cache_to_anm(const onescope_pose_cache *cache,
-                                                          const onescope_ots_from_cache_options *options,
-                                                          const onescope_allocator *allocator,
-                                                          onescope_buffer *out,
-                                                          onescope_error *error);
+ONESCOPE_API onescope_code onescope_ots_pose_cache_to_anm(
+    const onescope_pose_cache *cache, const onescope_ots_from_cache_options *options,
+    const onescope_allocator *allocator, onescope_buffer *out, onescope_error *error);
 
 #ifdef __cplusplus
 }

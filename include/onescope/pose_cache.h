@@ -30,9 +30,9 @@ typedef struct onescope_text {
 } onescope_text;
 
 typedef struct onescope_pose_entity {
-    uint64_t id;          /* not 0, unique within the cache */
-    uint8_t shape;        /* onescope_shape */
-    float size[3];        /* sphere: radius in x; box: half extents; capsule: radius x, half length y */
+    uint64_t id;   /* not 0, unique within the cache */
+    uint8_t shape; /* onescope_shape */
+    float size[3]; /* sphere: radius in x; box: half extents; capsule: radius x, half length y */
     onescope_text name;
 } onescope_pose_entity;
 
@@ -55,11 +55,11 @@ typedef enum onescope_pose_text_field {
 /* A parsed or built cache. Frame k is step start_step + k; poses are frame-major:
  * poses[frame * entity_count + entity]. Owned by the library's allocator. */
 typedef struct onescope_pose_cache {
-    uint8_t dimensions;        /* 2 or 3 */
+    uint8_t dimensions; /* 2 or 3 */
     uint32_t entity_count;
     uint32_t frame_count;
-    int64_t start_step;        /* >= 0 */
-    double metres_per_unit;    /* 0, or positive and finite */
+    int64_t start_step;     /* >= 0 */
+    double metres_per_unit; /* 0, or positive and finite */
     onescope_text text[ONESCOPE_POSE_TEXT_COUNT];
     onescope_pose_entity *entities;
     onescope_pose *poses;
@@ -68,7 +68,8 @@ typedef struct onescope_pose_cache {
 
 /* Parses an OSPC v1 file from memory. options may be NULL (defaults). On success *out
  * owns a copy of everything it needs; data may be freed afterwards. */
-ONESCOPE_API onescope_code onescope_pose_cache_parse(const void *data, size_t size, const char *name,
+ONESCOPE_API onescope_code onescope_pose_cache_parse(const void *data, size_t size,
+                                                     const char *name,
                                                      const onescope_parse_options *options,
                                                      onescope_pose_cache **out,
                                                      onescope_error *error);
@@ -101,8 +102,8 @@ ONESCOPE_API onescope_code onescope_pose_cache_set_entity_name(onescope_pose_cac
 ONESCOPE_API void onescope_pose_cache_free(onescope_pose_cache *cache);
 
 /* Checks every rule the parser checks; the writer calls it first. name labels the error. */
-ONESCOPE_API onescope_code onescope_pose_cache_validate(const onescope_pose_cache *cache, const char *name,
-                                                        onescope_error *error);
+ONESCOPE_API onescope_code onescope_pose_cache_validate(const onescope_pose_cache *cache,
+                                                        const char *name, onescope_error *error);
 
 /* Serialises a valid cache; parse(write(c)) == c and write(parse(b)) == b. */
 ONESCOPE_API onescope_code onescope_pose_cache_write(const onescope_pose_cache *cache,
@@ -123,8 +124,8 @@ ONESCOPE_API void onescope_pose_rotation(const onescope_pose *pose, float out[4]
 
 /* Iterates the present entities of a frame: returns the first present entity index
  * >= start, or -1 when there is none. for (i = next(c,f,0); i >= 0; i = next(c,f,i+1)). */
-ONESCOPE_API int64_t onescope_pose_cache_next_present(const onescope_pose_cache *cache, uint32_t frame,
-                                                      uint32_t start);
+ONESCOPE_API int64_t onescope_pose_cache_next_present(const onescope_pose_cache *cache,
+                                                      uint32_t frame, uint32_t start);
 
 /* Reads a file ("-": standard input) with onescope_file_read under options' limit and
  * allocator, then parses it with onescope_pose_cache_parse: the result and any error are

@@ -89,7 +89,7 @@ ONESCOPE_API void onescope_replay_free(onescope_replay *replay);
 
 /* Checks every rule the parser checks; the writer calls it first. */
 ONESCOPE_API onescope_code onescope_replay_validate(const onescope_replay *replay, const char *name,
-                                                   onescope_error *error);
+                                                    onescope_error *error);
 
 /* Serialises a valid replay; write(parse(b)) == b. */
 ONESCOPE_API onescope_code onescope_replay_write(const onescope_replay *replay,
@@ -111,11 +111,11 @@ ONESCOPE_API onescope_code onescope_replay_start_world(const onescope_replay *re
 
 /* One hash row as the runner produces it: row 0 before any input, row i after step i-1. */
 typedef struct onescope_replay_row {
-    uint32_t index;        /* 0..step_count */
-    uint64_t host_step;    /* start_step + index (mod 2^64) */
-    uint64_t hash;         /* the world's hash now */
-    bool has_expected;     /* the replay holds hash rows */
-    uint64_t expected;     /* the recorded row, when has_expected */
+    uint32_t index;          /* 0..step_count */
+    uint64_t host_step;      /* start_step + index (mod 2^64) */
+    uint64_t hash;           /* the world's hash now */
+    bool has_expected;       /* the replay holds hash rows */
+    uint64_t expected;       /* the recorded row, when has_expected */
     const onescope_sim *sim; /* the world at this step boundary (valid during the callback) */
 } onescope_replay_row;
 
@@ -142,8 +142,8 @@ typedef struct onescope_verify_result {
  * 6): the replay has no hash rows. result may be NULL. */
 ONESCOPE_API onescope_code onescope_replay_verify(const onescope_replay *replay,
                                                   const onescope_allocator *allocator,
-                                                  onescope_verify_result *result,
-                                                  const char *name, onescope_error *error);
+                                                  onescope_verify_result *result, const char *name,
+                                                  onescope_error *error);
 
 #ifdef __cplusplus
 }

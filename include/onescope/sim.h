@@ -14,10 +14,10 @@ extern "C" {
 /* ---- bounds (every value the world holds stays inside these) ---- */
 
 #define ONESCOPE_SIM_MAX_BODIES 64u
-#define ONESCOPE_SIM_BOX 10000         /* coordinates are 0..10000 mm inclusive */
-#define ONESCOPE_SIM_MAX_SPEED 1000    /* each velocity component is -1000..1000 mm/step */
-#define ONESCOPE_SIM_MAX_GRAVITY 1000  /* gravity is -1000..1000 mm/step/step */
-#define ONESCOPE_SIM_START_GRAVITY 10  /* a world made from a setup starts with this gravity */
+#define ONESCOPE_SIM_BOX 10000           /* coordinates are 0..10000 mm inclusive */
+#define ONESCOPE_SIM_MAX_SPEED 1000      /* each velocity component is -1000..1000 mm/step */
+#define ONESCOPE_SIM_MAX_GRAVITY 1000    /* gravity is -1000..1000 mm/step/step */
+#define ONESCOPE_SIM_START_GRAVITY 10    /* a world made from a setup starts with this gravity */
 #define ONESCOPE_SIM_SNAPSHOT_HEADER 12u /* u64 host step, i32 gravity */
 #define ONESCOPE_SIM_BODY_BYTES 32u      /* eight i32 per body */
 #define ONESCOPE_SIM_MAX_SNAPSHOT (ONESCOPE_SIM_SNAPSHOT_HEADER + 64u * ONESCOPE_SIM_BODY_BYTES)
@@ -142,9 +142,9 @@ typedef struct onescope_sim onescope_sim;
  * onescope_sim_create_from_snapshot check, refusing a def made without it with
  * ONESCOPE_E_ARGUMENT ("onescope_sim_def: ..."). */
 typedef struct onescope_sim_def {
-    onescope_sim_setup setup;  /* default: 3D, 1 body, seed 0 */
-    onescope_link_block link;  /* default: role NONE (no link block, no fields) */
-    uint32_t internal_cookie;  /* set by onescope_sim_def_default(); do not touch */
+    onescope_sim_setup setup; /* default: 3D, 1 body, seed 0 */
+    onescope_link_block link; /* default: role NONE (no link block, no fields) */
+    uint32_t internal_cookie; /* set by onescope_sim_def_default(); do not touch */
 } onescope_sim_def;
 
 ONESCOPE_API onescope_sim_def onescope_sim_def_default(void);
@@ -156,12 +156,9 @@ ONESCOPE_API onescope_code onescope_sim_create(const onescope_sim_def *def,
 
 /* A world restored from a snapshot (the def gives dimensions, the minimum body count and the
  * link; the seed is unused). The snapshot is checked by onescope_sim_snapshot_check. */
-ONESCOPE_API onescope_code onescope_sim_create_from_snapshot(const onescope_sim_def *def,
-                                                             const void *snapshot, size_t size,
-                                                             const char *name,
-                                                             const onescope_allocator *allocator,
-                                                             onescope_sim **out,
-                                                             onescope_error *error);
+ONESCOPE_API onescope_code onescope_sim_create_from_snapshot(
+    const onescope_sim_def *def, const void *snapshot, size_t size, const char *name,
+    const onescope_allocator *allocator, onescope_sim **out, onescope_error *error);
 
 /* Checks snapshot bytes for a setup: length 12 + 32 n with n in body_count..64 (LENGTH at
  * base_offset), and every value in bounds (RANGE at its offset): gravity -1000..1000, alive 0 or
@@ -192,8 +189,8 @@ ONESCOPE_API onescope_code onescope_sim_step(onescope_sim *sim, const void *inpu
 /* Runs the next stage only (see onescope_sim_next_stage). input is read only when that
  * stage is the input stage (it is checked first, as in onescope_sim_step) and ignored
  * otherwise. After the bookkeeping stage the world is at the next step boundary. */
-ONESCOPE_API onescope_code onescope_sim_run_stage(onescope_sim *sim, const void *input,
-                                                  size_t size, onescope_error *error);
+ONESCOPE_API onescope_code onescope_sim_run_stage(onescope_sim *sim, const void *input, size_t size,
+                                                  onescope_error *error);
 
 /* The stage that runs next; ONESCOPE_SIM_STAGE_INPUT at a step boundary. */
 ONESCOPE_API onescope_sim_stage onescope_sim_next_stage(const onescope_sim *sim);
@@ -236,8 +233,8 @@ ONESCOPE_API uint64_t onescope_hash_bytes(const void *data, size_t size);
 /* ---- fields (only in worlds with a link block) ---- */
 
 typedef enum onescope_field_id {
-    ONESCOPE_FIELD_DENSITY = 0,   /* per grid vertex (81) */
-    ONESCOPE_FIELD_OCCUPANCY = 1  /* per triangle (128) */
+    ONESCOPE_FIELD_DENSITY = 0,  /* per grid vertex (81) */
+    ONESCOPE_FIELD_OCCUPANCY = 1 /* per triangle (128) */
 } onescope_field_id;
 #define ONESCOPE_FIELD_COUNT 2
 
@@ -248,15 +245,15 @@ typedef enum onescope_field_location {
 
 /* How a viewer draws a field. Strings are static. */
 typedef struct onescope_field_overlay {
-    const char *field;            /* "density" or "occupancy" */
+    const char *field; /* "density" or "occupancy" */
     onescope_field_location location;
-    const char *location_name;    /* "vertex" or "triangle" */
-    uint32_t grid_columns;        /* 8 */
-    uint32_t grid_rows;           /* 8 */
-    uint32_t value_count;         /* 81 or 128 */
+    const char *location_name; /* "vertex" or "triangle" */
+    uint32_t grid_columns;     /* 8 */
+    uint32_t grid_rows;        /* 8 */
+    uint32_t value_count;      /* 81 or 128 */
     int32_t value_min;
-    int32_t value_max;            /* values above are drawn at the top of the ramp */
-    const char *ramp;             /* colour ramp name: "viridis" or "inferno" */
+    int32_t value_max; /* values above are drawn at the top of the ramp */
+    const char *ramp;  /* colour ramp name: "viridis" or "inferno" */
 } onescope_field_overlay;
 
 /* The overlay of a field, or NULL for an unknown id (named like onescope_link_describe). */

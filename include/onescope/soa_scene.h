@@ -16,26 +16,26 @@ extern "C" {
 
 typedef struct onescope_soa_scene_body {
     onescope_soa_body_def def;
-    char *name;              /* NUL-terminated UTF-8; NULL when the scene gives none */
-    uint32_t line, column;   /* where the body's object starts in the scene text (1-based) */
+    char *name;            /* NUL-terminated UTF-8; NULL when the scene gives none */
+    uint32_t line, column; /* where the body's object starts in the scene text (1-based) */
 } onescope_soa_scene_body;
 
 typedef struct onescope_soa_scene_joint {
     onescope_soa_joint_def def;
-    uint32_t line, column;   /* where the joint's object starts in the scene text (1-based) */
+    uint32_t line, column; /* where the joint's object starts in the scene text (1-based) */
 } onescope_soa_scene_joint;
 
 typedef struct onescope_soa_scene {
     /* gravity and enable_sleep from the scene; body_capacity and joint_capacity are the
      * numbers of bodies and joints; the other fields are onescope_soa_world_def_default()'s */
     onescope_soa_world_def world;
-    float dt;                /* s per step, (0, 1]; default 1/60 */
-    int substeps;            /* 1..ONESCOPE_SOA_MAX_SUBSTEPS; default 4 */
-    uint32_t body_count;     /* 1..ONESCOPE_OSPC_MAX_ENTITIES */
-    uint32_t joint_count;    /* 0..ONESCOPE_SOA_MAX_CAPACITY */
+    float dt;             /* s per step, (0, 1]; default 1/60 */
+    int substeps;         /* 1..ONESCOPE_SOA_MAX_SUBSTEPS; default 4 */
+    uint32_t body_count;  /* 1..ONESCOPE_OSPC_MAX_ENTITIES */
+    uint32_t joint_count; /* 0..ONESCOPE_SOA_MAX_CAPACITY */
     onescope_soa_scene_body *bodies;
-    onescope_soa_scene_joint *joints;   /* NULL when joint_count is 0 */
-    char *name;              /* the input name given to parse (errors from build and record) */
+    onescope_soa_scene_joint *joints; /* NULL when joint_count is 0 */
+    char *name; /* the input name given to parse (errors from build and record) */
     const onescope_allocator *allocator; /* what parse allocated with */
 } onescope_soa_scene;
 
@@ -63,7 +63,8 @@ ONESCOPE_API onescope_code onescope_soa_scene_create_world(const onescope_soa_sc
 /* Builds the scene's world, records `steps` steps with the scene's dt and substeps
  * (onescope_soa_world_record: steps + 1 frames) and names each entity after its body (when
  * the body has a name), then destroys the world. Free the cache with onescope_pose_cache_free. */
-ONESCOPE_API onescope_code onescope_soa_scene_record(const onescope_soa_scene *scene, uint32_t steps,
+ONESCOPE_API onescope_code onescope_soa_scene_record(const onescope_soa_scene *scene,
+                                                     uint32_t steps,
                                                      const onescope_allocator *allocator,
                                                      onescope_pose_cache **out,
                                                      onescope_error *error);

@@ -30,77 +30,79 @@ extern "C" {
 /* Body kinds; the kind lane also holds ONESCOPE_SOA_REMOVED for a removed body. */
 typedef enum onescope_soa_kind {
     ONESCOPE_SOA_REMOVED = 0,
-    ONESCOPE_SOA_SPHERE = 1,     /* dynamic sphere: size[0] radius */
-    ONESCOPE_SOA_CAPSULE = 2,    /* dynamic capsule: size[0] radius, size[1] half length along local Y */
-    ONESCOPE_SOA_BOX = 3,        /* dynamic box: size[] half extents */
-    ONESCOPE_SOA_STATIC_BOX = 4  /* static box: size[] half extents; never moves */
+    ONESCOPE_SOA_SPHERE = 1, /* dynamic sphere: size[0] radius */
+    ONESCOPE_SOA_CAPSULE =
+        2,                /* dynamic capsule: size[0] radius, size[1] half length along local Y */
+    ONESCOPE_SOA_BOX = 3, /* dynamic box: size[] half extents */
+    ONESCOPE_SOA_STATIC_BOX = 4 /* static box: size[] half extents; never moves */
 } onescope_soa_kind;
 
 /* Joint kinds; the joint kind lane holds ONESCOPE_SOA_JOINT_REMOVED once a body of the
  * joint was removed (Box3D destroys the joint with the body). */
 typedef enum onescope_soa_joint_kind {
     ONESCOPE_SOA_JOINT_REMOVED = 0,
-    ONESCOPE_SOA_REVOLUTE = 1,   /* hinge about the axis */
-    ONESCOPE_SOA_SPHERICAL = 2,  /* ball and socket; twist about the axis */
-    ONESCOPE_SOA_WELD = 3        /* rigid */
+    ONESCOPE_SOA_REVOLUTE = 1,  /* hinge about the axis */
+    ONESCOPE_SOA_SPHERICAL = 2, /* ball and socket; twist about the axis */
+    ONESCOPE_SOA_WELD = 3       /* rigid */
 } onescope_soa_joint_kind;
 
 typedef struct onescope_soa_world onescope_soa_world;
 
 typedef struct onescope_soa_world_def {
-    uint32_t body_capacity;     /* 1..ONESCOPE_SOA_MAX_CAPACITY; default 1024 */
-    uint32_t joint_capacity;    /* 0..ONESCOPE_SOA_MAX_CAPACITY; default 256 */
-    float gravity[3];           /* m/s^2, world frame; default 0, -9.81, 0 (Y up) */
-    bool enable_sleep;          /* Box3D may put resting bodies to sleep; default true */
-    bool contact_events;        /* collect begin/hit/end contact events; default true */
-    float hit_speed_threshold;  /* m/s; approach speed above which a hit is reported; default 1 */
-    uint32_t internal_cookie;   /* set by onescope_soa_world_def_default(); do not touch */
+    uint32_t body_capacity;    /* 1..ONESCOPE_SOA_MAX_CAPACITY; default 1024 */
+    uint32_t joint_capacity;   /* 0..ONESCOPE_SOA_MAX_CAPACITY; default 256 */
+    float gravity[3];          /* m/s^2, world frame; default 0, -9.81, 0 (Y up) */
+    bool enable_sleep;         /* Box3D may put resting bodies to sleep; default true */
+    bool contact_events;       /* collect begin/hit/end contact events; default true */
+    float hit_speed_threshold; /* m/s; approach speed above which a hit is reported; default 1 */
+    uint32_t internal_cookie;  /* set by onescope_soa_world_def_default(); do not touch */
 } onescope_soa_world_def;
 
 typedef struct onescope_soa_body_def {
-    int32_t kind;               /* onescope_soa_kind, not REMOVED; default SPHERE */
-    float position[3];          /* m, world frame; the body origin (= centre of mass) */
-    float rotation[4];          /* x y z w, not all zero; normalised by add_body; default identity */
-    float linear_velocity[3];   /* m/s, world frame; must be 0 for a static box */
-    float angular_velocity[3];  /* rad/s, world frame; must be 0 for a static box */
-    float size[3];              /* m; meaning per kind (see onescope_soa_kind); default 0.5 0.5 0.5 */
-    float density;              /* kg/m^3, > 0 (>= 0 for a static box); default 1000 */
-    float friction;             /* >= 0; default 0.6 */
-    float restitution;          /* >= 0; default 0 */
-    float rolling_resistance;   /* >= 0; default 0 */
-    int32_t parent;             /* -1 or the index of an earlier body; default -1 */
-    int32_t limb;               /* any value; stored for the consumer; default 0 */
-    uint32_t internal_cookie;   /* set by onescope_soa_body_def_default(); do not touch */
+    int32_t kind;              /* onescope_soa_kind, not REMOVED; default SPHERE */
+    float position[3];         /* m, world frame; the body origin (= centre of mass) */
+    float rotation[4];         /* x y z w, not all zero; normalised by add_body; default identity */
+    float linear_velocity[3];  /* m/s, world frame; must be 0 for a static box */
+    float angular_velocity[3]; /* rad/s, world frame; must be 0 for a static box */
+    float size[3];            /* m; meaning per kind (see onescope_soa_kind); default 0.5 0.5 0.5 */
+    float density;            /* kg/m^3, > 0 (>= 0 for a static box); default 1000 */
+    float friction;           /* >= 0; default 0.6 */
+    float restitution;        /* >= 0; default 0 */
+    float rolling_resistance; /* >= 0; default 0 */
+    int32_t parent;           /* -1 or the index of an earlier body; default -1 */
+    int32_t limb;             /* any value; stored for the consumer; default 0 */
+    uint32_t internal_cookie; /* set by onescope_soa_body_def_default(); do not touch */
 } onescope_soa_body_def;
 
 typedef struct onescope_soa_joint_def {
-    int32_t kind;               /* onescope_soa_joint_kind, not REMOVED; default REVOLUTE */
-    int32_t body_a;             /* parent body index */
-    int32_t body_b;             /* child body index, != body_a */
-    float anchor[3];            /* m, world frame: the joint origin at creation */
-    float axis[3];              /* world frame, non-zero: the joint frame's z axis; default 0 0 1 */
-    bool collide_connected;     /* the two bodies still collide; default false */
+    int32_t kind;           /* onescope_soa_joint_kind, not REMOVED; default REVOLUTE */
+    int32_t body_a;         /* parent body index */
+    int32_t body_b;         /* child body index, != body_a */
+    float anchor[3];        /* m, world frame: the joint origin at creation */
+    float axis[3];          /* world frame, non-zero: the joint frame's z axis; default 0 0 1 */
+    bool collide_connected; /* the two bodies still collide; default false */
     /* limits (radians, relative to the creation pose) */
-    bool enable_limit;          /* revolute: lower_angle..upper_angle */
-    float lower_angle;          /* >= -0.99 pi, <= upper_angle */
-    float upper_angle;          /* <= 0.99 pi */
-    bool enable_cone_limit;     /* spherical: swing of B's z axis away from A's */
-    float cone_angle;           /* 0..pi */
-    bool enable_twist_limit;    /* spherical: twist about the axis */
-    float lower_twist;          /* >= -0.99 pi, <= upper_twist */
-    float upper_twist;          /* <= 0.99 pi */
+    bool enable_limit;       /* revolute: lower_angle..upper_angle */
+    float lower_angle;       /* >= -0.99 pi, <= upper_angle */
+    float upper_angle;       /* <= 0.99 pi */
+    bool enable_cone_limit;  /* spherical: swing of B's z axis away from A's */
+    float cone_angle;        /* 0..pi */
+    bool enable_twist_limit; /* spherical: twist about the axis */
+    float lower_twist;       /* >= -0.99 pi, <= upper_twist */
+    float upper_twist;       /* <= 0.99 pi */
     /* motor: drives the relative angular velocity, bounded by max_motor_torque (N m) */
-    bool enable_motor;          /* revolute and spherical */
-    float motor_speed;          /* revolute: rad/s about the axis */
-    float motor_velocity[3];    /* spherical: rad/s, world frame, compared with wB - wA */
-    float max_motor_torque;     /* >= 0 */
+    bool enable_motor;       /* revolute and spherical */
+    float motor_speed;       /* revolute: rad/s about the axis */
+    float motor_velocity[3]; /* spherical: rad/s, world frame, compared with wB - wA */
+    float max_motor_torque;  /* >= 0 */
     /* spring: pulls toward a target pose; weld: softens the weld (0 Hz = rigid) */
     bool enable_spring;
     float spring_hertz;         /* >= 0 */
     float spring_damping_ratio; /* >= 0 */
     float target_angle;         /* revolute: radians from the creation pose */
-    float target_rotation[4];   /* spherical: x y z w of frame B relative to frame A; default identity */
-    uint32_t internal_cookie;   /* set by onescope_soa_joint_def_default(); do not touch */
+    float target_rotation[4]; /* spherical: x y z w of frame B relative to frame A; default identity
+                               */
+    uint32_t internal_cookie; /* set by onescope_soa_joint_def_default(); do not touch */
 } onescope_soa_joint_def;
 
 /* One contact event. body_a/body_b are body indices (body_a < body_b is not promised: they
@@ -120,30 +122,31 @@ typedef struct onescope_soa_contact {
  * lanes in add_body and remove_body). Force and torque are the caller's write lanes. The
  * contact arrays are valid until the next step or onescope_soa_world_free. */
 typedef struct onescope_soa_view {
-    uint32_t count;             /* bodies added (removed ones included) when the view was taken */
-    uint32_t joint_count;       /* joints added when the view was taken */
+    uint32_t count;       /* bodies added (removed ones included) when the view was taken */
+    uint32_t joint_count; /* joints added when the view was taken */
     uint32_t capacity;
     uint32_t joint_capacity;
-    uint64_t step;              /* steps taken */
+    uint64_t step; /* steps taken */
 
-    const uint32_t *stable_id;  /* index + 1, never reused */
-    const int32_t *kind;        /* onescope_soa_kind */
+    const uint32_t *stable_id; /* index + 1, never reused */
+    const int32_t *kind;       /* onescope_soa_kind */
     const int32_t *parent;
     const int32_t *limb;
-    const float *position_x, *position_y, *position_z;        /* m, world */
-    const float *rotation_x, *rotation_y, *rotation_z, *rotation_w; /* body to world */
+    const float *position_x, *position_y, *position_z;                         /* m, world */
+    const float *rotation_x, *rotation_y, *rotation_z, *rotation_w;            /* body to world */
     const float *linear_velocity_x, *linear_velocity_y, *linear_velocity_z;    /* m/s, world */
     const float *angular_velocity_x, *angular_velocity_y, *angular_velocity_z; /* rad/s, world */
-    float *force_x, *force_y, *force_z;     /* N, world, at the centre of mass; cleared by step */
-    float *torque_x, *torque_y, *torque_z;  /* N m, world; cleared by step */
+    float *force_x, *force_y, *force_z;    /* N, world, at the centre of mass; cleared by step */
+    float *torque_x, *torque_y, *torque_z; /* N m, world; cleared by step */
 
-    const int32_t *joint_kind;  /* onescope_soa_joint_kind */
+    const int32_t *joint_kind; /* onescope_soa_joint_kind */
     const int32_t *joint_body_a;
     const int32_t *joint_body_b;
-    const float *joint_angle;   /* rad: revolute angle, spherical twist, weld 0 */
-    const float *joint_frame_x, *joint_frame_y, *joint_frame_z, *joint_frame_w; /* frame A to world */
+    const float *joint_angle; /* rad: revolute angle, spherical twist, weld 0 */
+    const float *joint_frame_x, *joint_frame_y, *joint_frame_z,
+        *joint_frame_w; /* frame A to world */
     const float *joint_rotation_x, *joint_rotation_y, *joint_rotation_z,
-        *joint_rotation_w;      /* frame B relative to frame A, w >= 0 */
+        *joint_rotation_w; /* frame B relative to frame A, w >= 0 */
     const float *joint_angular_velocity_x, *joint_angular_velocity_y,
         *joint_angular_velocity_z; /* rad/s, wB - wA expressed in frame A */
 
@@ -190,13 +193,12 @@ ONESCOPE_API onescope_code onescope_soa_world_add_joint(onescope_soa_world *worl
 /* Applies the force and torque lanes to the dynamic bodies, advances Box3D by dt seconds in
  * substeps substeps, clears the write lanes and copies the state into the lanes. A bad dt,
  * substep count or any non-finite write lane refuses the step before anything is touched. */
-ONESCOPE_API onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int substeps,
-                                                   onescope_error *error);
+ONESCOPE_API onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt,
+                                                   int substeps, onescope_error *error);
 
 /* Fills view with the lane pointers and the current counts. */
 ONESCOPE_API onescope_code onescope_soa_world_view(onescope_soa_world *world,
-                                                   onescope_soa_view *view,
-                                                   onescope_error *error);
+                                                   onescope_soa_view *view, onescope_error *error);
 
 /* Steps the world `steps` times and records every body as an OSPC pose cache: frame 0 is
  * the state before the first of those steps, frame k after k steps (steps + 1 frames,

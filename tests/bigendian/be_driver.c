@@ -26,7 +26,8 @@ static int scenario(uint8_t dims, uint8_t count, uint32_t seed, onescope_link_bl
     onescope_sim_setup setup = {dims, count, seed};
     onescope_replay *r, *back;
     onescope_error e;
-    if (onescope_replay_create(&setup, link.role ? &link : NULL, NULL, &r, &e)) return fail("create", &e);
+    if (onescope_replay_create(&setup, link.role ? &link : NULL, NULL, &r, &e))
+        return fail("create", &e);
     uint64_t st = seed;
     for (int i = 0; i < steps; i++) {
         uint64_t x = rng(&st);
@@ -35,16 +36,19 @@ static int scenario(uint8_t dims, uint8_t count, uint32_t seed, onescope_link_bl
         onescope_op ops[2];
         size_t k = 0;
         switch (x % 8) {
-        case 0: ops[k++] = (onescope_op){1, (uint8_t)((x >> 8) % 64), {a, b, z}}; break;
-        case 1: ops[k++] = (onescope_op){2, (uint8_t)((x >> 8) % count), {b, a + 5000, z < 0 ? -z : z}}; break;
-        case 2: ops[k++] = (onescope_op){3, (uint8_t)((x >> 8) % 64), {0, 0, 0}}; break;
-        case 3: ops[k++] = (onescope_op){4, 0, {a / 40, 0, 0}}; break;
-        case 4: ops[k++] = (onescope_op){5, 0, {b, b / 2, z < 0 ? 0 : z}}; break;
-        case 5:
-            ops[k++] = (onescope_op){1, 0, {INT32_MAX, INT32_MIN, dims == 3 ? INT32_MAX : 0}};
-            ops[k++] = (onescope_op){4, 0, {INT32_MIN, 0, 0}};
-            break;
-        default: break;
+            case 0: ops[k++] = (onescope_op){1, (uint8_t)((x >> 8) % 64), {a, b, z}}; break;
+            case 1:
+                ops[k++] =
+                    (onescope_op){2, (uint8_t)((x >> 8) % count), {b, a + 5000, z < 0 ? -z : z}};
+                break;
+            case 2: ops[k++] = (onescope_op){3, (uint8_t)((x >> 8) % 64), {0, 0, 0}}; break;
+            case 3: ops[k++] = (onescope_op){4, 0, {a / 40, 0, 0}}; break;
+            case 4: ops[k++] = (onescope_op){5, 0, {b, b / 2, z < 0 ? 0 : z}}; break;
+            case 5:
+                ops[k++] = (onescope_op){1, 0, {INT32_MAX, INT32_MIN, dims == 3 ? INT32_MAX : 0}};
+                ops[k++] = (onescope_op){4, 0, {INT32_MIN, 0, 0}};
+                break;
+            default: break;
         }
         if (onescope_replay_append_ops(r, ops, k, &e)) return fail("append", &e);
     }
@@ -53,8 +57,8 @@ static int scenario(uint8_t dims, uint8_t count, uint32_t seed, onescope_link_bl
     if (onescope_replay_write(r, NULL, &buf, &e)) return fail("write", &e);
     if (onescope_replay_parse(buf.data, buf.size, "be", NULL, &back, &e)) return fail("parse", &e);
     if (onescope_replay_verify(back, NULL, NULL, "be", &e)) return fail("verify", &e);
-    printf("scenario %u %u %" PRIu32 " link %u/%u/%u: file %zu bytes, xxh3 %016" PRIx64 "\n",
-           dims, count, seed, link.role, link.body, link.transfer_step, buf.size,
+    printf("scenario %u %u %" PRIu32 " link %u/%u/%u: file %zu bytes, xxh3 %016" PRIx64 "\n", dims,
+           count, seed, link.role, link.body, link.transfer_step, buf.size,
            onescope_hash_bytes(buf.data, buf.size));
     for (uint32_t i = 0; i <= onescope_replay_step_count(r); i += 25)
         printf("  row %" PRIu32 " %016" PRIx64 "\n", i, onescope_replay_hash_rows(r)[i]);
@@ -73,12 +77,14 @@ static int scenario(uint8_t dims, uint8_t count, uint32_t seed, onescope_link_bl
     onescope_sim_def def = onescope_sim_def_default();
     def.setup = setup;
     def.link = link;
-    if (onescope_sim_create_from_snapshot(&def, snap, n, "snap", NULL, &copy, &e)) return fail("restore", &e);
+    if (onescope_sim_create_from_snapshot(&def, snap, n, "snap", NULL, &copy, &e))
+        return fail("restore", &e);
     for (int i = 0; i < 50; i++) {
         onescope_sim_step(sim, NULL, 0, &e);
         onescope_sim_step(copy, NULL, 0, &e);
     }
-    printf("  restored %016" PRIx64 " %016" PRIx64 "\n", onescope_sim_hash(sim), onescope_sim_hash(copy));
+    printf("  restored %016" PRIx64 " %016" PRIx64 "\n", onescope_sim_hash(sim),
+           onescope_sim_hash(copy));
     if (onescope_sim_has_fields(sim)) {
         int32_t d[81], o[128];
         onescope_sim_field(sim, ONESCOPE_FIELD_DENSITY, d, 81, &e);

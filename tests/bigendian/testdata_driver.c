@@ -23,11 +23,11 @@ static int fail(const char *what, const onescope_error *e) {
 
 int main(int argc, char **argv) {
     onescope_error e;
-    if (testdata_generate(NULL, print_file, NULL, &e) != ONESCOPE_OK)
-        return fail("generate", &e);
+    if (testdata_generate(NULL, print_file, NULL, &e) != ONESCOPE_OK) return fail("generate", &e);
     for (int i = 1; i < argc; i++) {
         onescope_replay *r;
-        if (onescope_replay_read_file(argv[i], NULL, &r, &e) != ONESCOPE_OK) return fail(argv[i], &e);
+        if (onescope_replay_read_file(argv[i], NULL, &r, &e) != ONESCOPE_OK)
+            return fail(argv[i], &e);
         onescope_verify_result v;
         onescope_code rc = onescope_replay_verify(r, NULL, &v, argv[i], &e);
         onescope_replay_free(r);

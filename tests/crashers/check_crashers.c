@@ -45,9 +45,9 @@ static const struct {
 /* ---- code names: the enum's names in lower case ---- */
 
 static const char *const code_names[] = {
-    "ok", "argument", "nomem", "io", "too_large", "truncated", "magic", "version", "flags",
-    "reserved", "range", "trailing", "duplicate", "not_finite", "utf8", "length", "operation",
-    "syntax", "type", "bad_state", "mismatch", "unsupported", "engine"};
+    "ok",        "argument", "nomem", "io",        "too_large", "truncated",   "magic", "version",
+    "flags",     "reserved", "range", "trailing",  "duplicate", "not_finite",  "utf8",  "length",
+    "operation", "syntax",   "type",  "bad_state", "mismatch",  "unsupported", "engine"};
 
 static int code_from_name(const char *s) {
     for (size_t i = 0; i < sizeof code_names / sizeof code_names[0]; i++)
@@ -116,10 +116,14 @@ int main(int argc, char **argv) {
         unsigned long long want_off = 0;
         unsigned want_line = 0, want_col = 0;
         int want_kind; /* 0 none, 1 offset, 2 line:column */
-        if (strcmp(at, "-") == 0) want_kind = 0;
-        else if (sscanf(at, "%u:%u", &want_line, &want_col) == 2 && strchr(at, ':')) want_kind = 2;
-        else if (sscanf(at, "%llu", &want_off) == 1) want_kind = 1;
-        else want_kind = -1;
+        if (strcmp(at, "-") == 0)
+            want_kind = 0;
+        else if (sscanf(at, "%u:%u", &want_line, &want_col) == 2 && strchr(at, ':'))
+            want_kind = 2;
+        else if (sscanf(at, "%llu", &want_off) == 1)
+            want_kind = 1;
+        else
+            want_kind = -1;
         if (want_code <= 0 || want_kind < 0) {
             fprintf(stderr, "MANIFEST:%d: bad code or position '%s@%s'\n", lineno, expect, at);
             failed++;
@@ -152,9 +156,12 @@ int main(int argc, char **argv) {
         if (want_kind == 2) ok = ok && err.line == want_line && err.column == want_col;
         if (!ok) {
             fprintf(stderr, "FAIL %s: wanted %s@%s, got %s@", file, expect, at, code_name(rc));
-            if (err.has_offset) fprintf(stderr, "%" PRIu64, err.offset);
-            else if (err.line) fprintf(stderr, "%u:%u", err.line, err.column);
-            else fprintf(stderr, "-");
+            if (err.has_offset)
+                fprintf(stderr, "%" PRIu64, err.offset);
+            else if (err.line)
+                fprintf(stderr, "%u:%u", err.line, err.column);
+            else
+                fprintf(stderr, "-");
             fprintf(stderr, " (%s)\n", rc == ONESCOPE_OK ? "parsed as valid" : msg);
             failed++;
         } else {

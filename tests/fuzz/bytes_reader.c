@@ -14,18 +14,32 @@ static int ref_utf8(const uint8_t *s, size_t n, size_t *bad) {
         uint8_t c = s[i];
         size_t len;
         uint8_t lo = 0x80, hi = 0xBF;
-        if (c < 0x80) len = 1;
-        else if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c == 0xE0) len = 3, lo = 0xA0;
-        else if (c == 0xED) len = 3, hi = 0x9F;
-        else if (c >= 0xE1 && c <= 0xEF) len = 3;
-        else if (c == 0xF0) len = 4, lo = 0x90;
-        else if (c == 0xF4) len = 4, hi = 0x8F;
-        else if (c >= 0xF1 && c <= 0xF3) len = 4;
-        else { *bad = i; return 0; }
+        if (c < 0x80)
+            len = 1;
+        else if (c >= 0xC2 && c <= 0xDF)
+            len = 2;
+        else if (c == 0xE0)
+            len = 3, lo = 0xA0;
+        else if (c == 0xED)
+            len = 3, hi = 0x9F;
+        else if (c >= 0xE1 && c <= 0xEF)
+            len = 3;
+        else if (c == 0xF0)
+            len = 4, lo = 0x90;
+        else if (c == 0xF4)
+            len = 4, hi = 0x8F;
+        else if (c >= 0xF1 && c <= 0xF3)
+            len = 4;
+        else {
+            *bad = i;
+            return 0;
+        }
         for (size_t k = 1; k < len; k++) {
             uint8_t l = k == 1 ? lo : 0x80, h = k == 1 ? hi : 0xBF;
-            if (i + k >= n || s[i + k] < l || s[i + k] > h) { *bad = i; return 0; }
+            if (i + k >= n || s[i + k] < l || s[i + k] > h) {
+                *bad = i;
+                return 0;
+            }
         }
         i += len;
     }
@@ -58,46 +72,87 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t before = r.pos, width = 0;
         onescope_code rc = ONESCOPE_OK;
         switch (op % 11) {
-        case 0: { uint8_t v; width = 1; if ((rc = onescope_os_read_u8(&r, "u8", &v)) == 0) onescope_os_write_u8(&w, v); break; }
-        case 1: { uint16_t v; width = 2; if ((rc = onescope_os_read_u16(&r, "u16", &v)) == 0) onescope_os_write_u16(&w, v); break; }
-        case 2: { uint32_t v; width = 4; if ((rc = onescope_os_read_u32(&r, "u32", &v)) == 0) onescope_os_write_u32(&w, v); break; }
-        case 3: { uint64_t v; width = 8; if ((rc = onescope_os_read_u64(&r, "u64", &v)) == 0) onescope_os_write_u64(&w, v); break; }
-        case 4: { int32_t v; width = 4; if ((rc = onescope_os_read_i32(&r, "i32", &v)) == 0) onescope_os_write_i32(&w, v); break; }
-        case 5: { int64_t v; width = 8; if ((rc = onescope_os_read_i64(&r, "i64", &v)) == 0) onescope_os_write_i64(&w, v); break; }
-        case 6: { float v; width = 4; if ((rc = onescope_os_read_f32(&r, "f32", &v)) == 0) onescope_os_write_f32(&w, v); break; }
-        case 7: { double v; width = 8; if ((rc = onescope_os_read_f64(&r, "f64", &v)) == 0) onescope_os_write_f64(&w, v); break; }
-        case 8: {
-            const uint8_t *p;
-            width = op < 128 ? fuzz_u8(&script) : (size_t)fuzz_u64(&script);
-            if ((rc = onescope_os_read_bytes(&r, "bytes", width, &p)) == 0) {
-                FUZZ_ASSERT(p == buf + before);
-                onescope_os_write_bytes(&w, p, width);
+            case 0: {
+                uint8_t v;
+                width = 1;
+                if ((rc = onescope_os_read_u8(&r, "u8", &v)) == 0) onescope_os_write_u8(&w, v);
+                break;
             }
-            break;
-        }
-        case 9: {
-            width = fuzz_u8(&script);
-            rc = onescope_os_read_zeros(&r, "zeros", width);
-            if (rc == ONESCOPE_OK) {
-                uint8_t *p = onescope_os_writer_grow(&w, width);
-                if (p != NULL) memset(p, 0, width);
-            } else if (rc == ONESCOPE_E_RESERVED) {
-                FUZZ_ASSERT(err.has_offset && err.offset >= before && err.offset < before + width);
-                FUZZ_ASSERT(buf[err.offset] != 0);
-                for (size_t k = before; k < err.offset; k++) FUZZ_ASSERT(buf[k] == 0);
+            case 1: {
+                uint16_t v;
+                width = 2;
+                if ((rc = onescope_os_read_u16(&r, "u16", &v)) == 0) onescope_os_write_u16(&w, v);
+                break;
             }
-            break;
-        }
-        default: {
-            uint64_t count = fuzz_u64(&script) >> (fuzz_u8(&script) & 63);
-            size_t elem = fuzz_u8(&script);
-            rc = onescope_os_reader_reserve(&r, "count", count, elem);
-            if (rc == ONESCOPE_OK && elem > 0)
-                FUZZ_ASSERT(count <= onescope_os_reader_remaining(&r) / elem);
-            FUZZ_ASSERT(r.pos == before);
-            width = 0;
-            break;
-        }
+            case 2: {
+                uint32_t v;
+                width = 4;
+                if ((rc = onescope_os_read_u32(&r, "u32", &v)) == 0) onescope_os_write_u32(&w, v);
+                break;
+            }
+            case 3: {
+                uint64_t v;
+                width = 8;
+                if ((rc = onescope_os_read_u64(&r, "u64", &v)) == 0) onescope_os_write_u64(&w, v);
+                break;
+            }
+            case 4: {
+                int32_t v;
+                width = 4;
+                if ((rc = onescope_os_read_i32(&r, "i32", &v)) == 0) onescope_os_write_i32(&w, v);
+                break;
+            }
+            case 5: {
+                int64_t v;
+                width = 8;
+                if ((rc = onescope_os_read_i64(&r, "i64", &v)) == 0) onescope_os_write_i64(&w, v);
+                break;
+            }
+            case 6: {
+                float v;
+                width = 4;
+                if ((rc = onescope_os_read_f32(&r, "f32", &v)) == 0) onescope_os_write_f32(&w, v);
+                break;
+            }
+            case 7: {
+                double v;
+                width = 8;
+                if ((rc = onescope_os_read_f64(&r, "f64", &v)) == 0) onescope_os_write_f64(&w, v);
+                break;
+            }
+            case 8: {
+                const uint8_t *p;
+                width = op < 128 ? fuzz_u8(&script) : (size_t)fuzz_u64(&script);
+                if ((rc = onescope_os_read_bytes(&r, "bytes", width, &p)) == 0) {
+                    FUZZ_ASSERT(p == buf + before);
+                    onescope_os_write_bytes(&w, p, width);
+                }
+                break;
+            }
+            case 9: {
+                width = fuzz_u8(&script);
+                rc = onescope_os_read_zeros(&r, "zeros", width);
+                if (rc == ONESCOPE_OK) {
+                    uint8_t *p = onescope_os_writer_grow(&w, width);
+                    if (p != NULL) memset(p, 0, width);
+                } else if (rc == ONESCOPE_E_RESERVED) {
+                    FUZZ_ASSERT(err.has_offset && err.offset >= before &&
+                                err.offset < before + width);
+                    FUZZ_ASSERT(buf[err.offset] != 0);
+                    for (size_t k = before; k < err.offset; k++) FUZZ_ASSERT(buf[k] == 0);
+                }
+                break;
+            }
+            default: {
+                uint64_t count = fuzz_u64(&script) >> (fuzz_u8(&script) & 63);
+                size_t elem = fuzz_u8(&script);
+                rc = onescope_os_reader_reserve(&r, "count", count, elem);
+                if (rc == ONESCOPE_OK && elem > 0)
+                    FUZZ_ASSERT(count <= onescope_os_reader_remaining(&r) / elem);
+                FUZZ_ASSERT(r.pos == before);
+                width = 0;
+                break;
+            }
         }
         if (rc == ONESCOPE_OK) {
             if (op % 11 != 10) FUZZ_ASSERT(r.pos == before + width);

@@ -13,14 +13,14 @@
 
 /* Never compiled out (NDEBUG does not touch it): a failed check is a crash the fuzzer
  * reports and the replay driver turns into a failing ctest. */
-#define FUZZ_ASSERT_MSG(cond, ...)                                                  \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "%s:%d: FUZZ_ASSERT(%s) failed: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                           \
-            fprintf(stderr, "\n");                                                  \
-            abort();                                                                \
-        }                                                                           \
+#define FUZZ_ASSERT_MSG(cond, ...)                                                                 \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: FUZZ_ASSERT(%s) failed: ", __FILE__, __LINE__, #cond);         \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 #define FUZZ_ASSERT(cond) FUZZ_ASSERT_MSG(cond, "%s", "")
 
@@ -39,8 +39,12 @@ static inline fuzz_bytes fuzz_bytes_init(const uint8_t *data, size_t size) {
     fuzz_bytes b = {data, size, 0};
     return b;
 }
-static inline size_t fuzz_remaining(const fuzz_bytes *b) { return b->size - b->pos; }
-static inline uint8_t fuzz_u8(fuzz_bytes *b) { return b->pos < b->size ? b->data[b->pos++] : 0; }
+static inline size_t fuzz_remaining(const fuzz_bytes *b) {
+    return b->size - b->pos;
+}
+static inline uint8_t fuzz_u8(fuzz_bytes *b) {
+    return b->pos < b->size ? b->data[b->pos++] : 0;
+}
 static inline uint32_t fuzz_u32(fuzz_bytes *b) {
     uint32_t v = 0;
     for (int i = 0; i < 4; i++) v |= (uint32_t)fuzz_u8(b) << (8 * i);
@@ -89,10 +93,10 @@ static inline const uint8_t *fuzz_take(fuzz_bytes *b, size_t n, size_t *got) {
 typedef struct fuzz_env {
     onescope_allocator allocator;
     onescope_parse_options options;
-    long fail_at;  /* which allocation fails (1-based), 0 never */
-    long count;    /* allocations attempted */
-    long live;     /* blocks not yet freed */
-    int failed;    /* 1 once an allocation was refused */
+    long fail_at; /* which allocation fails (1-based), 0 never */
+    long count;   /* allocations attempted */
+    long live;    /* blocks not yet freed */
+    int failed;   /* 1 once an allocation was refused */
 } fuzz_env;
 
 static inline void *fuzz_env_alloc(void *user, size_t size) {

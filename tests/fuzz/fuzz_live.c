@@ -15,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
     onescope_live_viewer *v;
     if (onescope_live_viewer_create(&o, "f", NULL, &v, &e) == 0) {
         size_t half = n / 3;
-        if (onescope_live_viewer_feed(v, d, half, &e) == 0 && onescope_live_viewer_feed(v, d + half, n - half, &e) == 0 &&
+        if (onescope_live_viewer_feed(v, d, half, &e) == 0 &&
+            onescope_live_viewer_feed(v, d + half, n - half, &e) == 0 &&
             onescope_live_viewer_finish(v, &e) == 0) {
             onescope_replay *r;
             if (onescope_live_viewer_replay(v, NULL, &r, &e) == 0) {

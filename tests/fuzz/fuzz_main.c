@@ -85,14 +85,24 @@ static int run_dir(const char *dir, const char *ext, long *runs) {
         if (e->d_name[0] == '.' || (ext != NULL && !ends_with(e->d_name, ext))) continue;
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
         char *path = malloc(len);
-        if (path == NULL) { ok = 0; break; }
+        if (path == NULL) {
+            ok = 0;
+            break;
+        }
         snprintf(path, len, "%s/%s", dir, e->d_name);
         struct stat st;
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) { free(path); continue; }
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(path);
+            continue;
+        }
         if (count == cap) {
             cap = cap ? cap * 2 : 64;
             char **p = realloc(names, cap * sizeof *names);
-            if (p == NULL) { free(path); ok = 0; break; }
+            if (p == NULL) {
+                free(path);
+                ok = 0;
+                break;
+            }
             names = p;
         }
         names[count++] = path;
@@ -100,8 +110,10 @@ static int run_dir(const char *dir, const char *ext, long *runs) {
     closedir(d);
     if (count > 0) qsort(names, count, sizeof *names, compare_names);
     for (size_t i = 0; i < count; i++) {
-        if (ok && !run_file(names[i])) ok = 0;
-        else if (ok) (*runs)++;
+        if (ok && !run_file(names[i]))
+            ok = 0;
+        else if (ok)
+            (*runs)++;
         free(names[i]);
     }
     free(names);

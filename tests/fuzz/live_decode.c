@@ -7,7 +7,7 @@
 typedef struct summary {
     uint64_t fold; /* FNV-1a over every record's fields */
     uint64_t count;
-    size_t size;   /* the input's length */
+    size_t size; /* the input's length */
 } summary;
 
 static void fold_u64(summary *s, uint64_t v) {
@@ -46,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_env_init(&env, data, &size);
     summary whole = {0xCBF29CE484222325u, 0, size}, parts = whole;
     onescope_error e1, e2;
-    onescope_code r1 = onescope_live_decode(data, size, "fuzz.live", &env.allocator, on_record, &whole, &e1);
+    onescope_code r1 =
+        onescope_live_decode(data, size, "fuzz.live", &env.allocator, on_record, &whole, &e1);
     if (r1 != ONESCOPE_OK) fuzz_check_error(&env, r1, &e1, "fuzz.live", size);
 
     onescope_live_decoder *d = NULL;
@@ -67,12 +68,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         while (used < n) {
             size_t consumed = 0;
             onescope_live_record rec;
-            state = onescope_live_decoder_next(d, data + pos + used, n - used, &consumed, &rec, &e2);
+            state =
+                onescope_live_decoder_next(d, data + pos + used, n - used, &consumed, &rec, &e2);
             FUZZ_ASSERT(consumed <= n - used);
             used += consumed;
             if (state < 0) break;
-            if (state == 1) add(&parts, &rec);
-            else FUZZ_ASSERT(used == n); /* 0: everything consumed, more needed */
+            if (state == 1)
+                add(&parts, &rec);
+            else
+                FUZZ_ASSERT(used == n); /* 0: everything consumed, more needed */
         }
         pos += used;
     }

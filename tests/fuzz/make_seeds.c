@@ -219,7 +219,8 @@ static onescope_buffer make_replay(uint8_t dims, uint8_t bodies, uint32_t steps,
         if (onescope_sim_create(&def, NULL, &sim, &err) != ONESCOPE_OK) failures++;
         for (int i = 0; sim != NULL && i < 3; i++) onescope_sim_step(sim, NULL, 0, &err);
         size_t n = sim ? onescope_sim_snapshot(sim, snap, sizeof snap) : 0;
-        if (n == 0 || onescope_replay_set_start_snapshot(r, snap, n, &err) != ONESCOPE_OK) failures++;
+        if (n == 0 || onescope_replay_set_start_snapshot(r, snap, n, &err) != ONESCOPE_OK)
+            failures++;
         onescope_sim_free(sim);
     }
     for (uint32_t i = 0; i < steps; i++) {
@@ -227,15 +228,42 @@ static onescope_buffer make_replay(uint8_t dims, uint8_t bodies, uint32_t steps,
         size_t n = 0;
         memset(ops, 0, sizeof ops);
         switch (i % 6) {
-        case 0: ops[n].code = ONESCOPE_OP_IMPULSE; ops[n].body = (uint8_t)(i % bodies);
-                ops[n].value[0] = 50; ops[n].value[1] = -20; ops[n].value[2] = dims == 3 ? 7 : 0; n++; break;
-        case 1: ops[n].code = ONESCOPE_OP_TELEPORT; ops[n].body = 0;
-                ops[n].value[0] = 5000; ops[n].value[1] = 9000; n++; break;
-        case 2: ops[n].code = ONESCOPE_OP_GRAVITY; ops[n].value[0] = -15; n++;
-                ops[n].code = ONESCOPE_OP_SPAWN; ops[n].value[0] = 100; ops[n].value[1] = 200; n++; break;
-        case 3: break; /* an empty input */
-        case 4: ops[n].code = ONESCOPE_OP_REMOVE; ops[n].body = (uint8_t)(bodies - 1); n++; break;
-        default: ops[n].code = ONESCOPE_OP_IMPULSE; ops[n].body = 0; ops[n].value[1] = 400; n++; break;
+            case 0:
+                ops[n].code = ONESCOPE_OP_IMPULSE;
+                ops[n].body = (uint8_t)(i % bodies);
+                ops[n].value[0] = 50;
+                ops[n].value[1] = -20;
+                ops[n].value[2] = dims == 3 ? 7 : 0;
+                n++;
+                break;
+            case 1:
+                ops[n].code = ONESCOPE_OP_TELEPORT;
+                ops[n].body = 0;
+                ops[n].value[0] = 5000;
+                ops[n].value[1] = 9000;
+                n++;
+                break;
+            case 2:
+                ops[n].code = ONESCOPE_OP_GRAVITY;
+                ops[n].value[0] = -15;
+                n++;
+                ops[n].code = ONESCOPE_OP_SPAWN;
+                ops[n].value[0] = 100;
+                ops[n].value[1] = 200;
+                n++;
+                break;
+            case 3: break; /* an empty input */
+            case 4:
+                ops[n].code = ONESCOPE_OP_REMOVE;
+                ops[n].body = (uint8_t)(bodies - 1);
+                n++;
+                break;
+            default:
+                ops[n].code = ONESCOPE_OP_IMPULSE;
+                ops[n].body = 0;
+                ops[n].value[1] = 400;
+                n++;
+                break;
         }
         if (onescope_replay_append_ops(r, ops, n, &err) != ONESCOPE_OK) failures++;
     }
@@ -255,7 +283,10 @@ static void ostm_parse_seeds(void) {
     /* One changed byte every few bytes of the richest file; cuts of the plain one. */
     for (size_t at = 0; at < flat.size; at += 5) {
         uint8_t *copy = malloc(flat.size);
-        if (copy == NULL) { failures++; break; }
+        if (copy == NULL) {
+            failures++;
+            break;
+        }
         memcpy(copy, flat.data, flat.size);
         copy[at] ^= (uint8_t)(0x01u << (at % 8));
         char name[32];
@@ -273,7 +304,8 @@ static void ostm_parse_seeds(void) {
         uint8_t *copy = malloc(plain.size);
         if (copy != NULL) {
             memcpy(copy, plain.data, plain.size);
-            copy[plain.size - 1] ^= 0x80; /* the last bytes are inputs or rows: either way a change */
+            copy[plain.size - 1] ^=
+                0x80; /* the last bytes are inputs or rows: either way a change */
             put("ostm_parse", "changed-last-byte", copy, plain.size);
             free(copy);
         }
@@ -289,33 +321,47 @@ static const char ots_clip[] =
     "{\n  \"format\": \"octo_anm\",\n  \"version\": 4,\n  \"source\": \"maya\",\n"
     "  \"frame_range\": [1, 12],\n  \"fps\": 24.0,\n"
     "  \"coordinate_system\": {\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\",\n"
-    "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"},\n"
+    "    \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": "
+    "\"quat_wxyz\"},\n"
     "  \"pegs\": [\n"
-    "    {\"name\": \"root-P\", \"parent\": null, \"rest_pivot\": [0, 0, 0], \"rest_rotation\": [1, 0, 0, 0],\n"
+    "    {\"name\": \"root-P\", \"parent\": null, \"rest_pivot\": [0, 0, 0], \"rest_rotation\": "
+    "[1, 0, 0, 0],\n"
     "     \"keyframes\": [\n"
-    "       {\"frame\": 1, \"pos\": [0, 0, 0], \"rot_quat\": [1, 0, 0, 0], \"scl\": [1, 1, 1], \"interp\": \"LINEAR\"},\n"
-    "       {\"frame\": 12, \"pos\": [11, 0, 0], \"rot_quat\": [1, 0, 0, 0], \"scl\": [1, 1, 1], \"interp\": \"LINEAR\"}\n"
+    "       {\"frame\": 1, \"pos\": [0, 0, 0], \"rot_quat\": [1, 0, 0, 0], \"scl\": [1, 1, 1], "
+    "\"interp\": \"LINEAR\"},\n"
+    "       {\"frame\": 12, \"pos\": [11, 0, 0], \"rot_quat\": [1, 0, 0, 0], \"scl\": [1, 1, 1], "
+    "\"interp\": \"LINEAR\"}\n"
     "     ]},\n"
-    "    {\"name\": \"hip-P\", \"path\": \"Top/hip-P\", \"parent\": \"root-P\", \"rest_pivot\": [0, 1, 0],\n"
+    "    {\"name\": \"hip-P\", \"path\": \"Top/hip-P\", \"parent\": \"root-P\", \"rest_pivot\": "
+    "[0, 1, 0],\n"
     "     \"rest_rotation\": [1, 0, 0, 0], \"rig\": \"ship\",\n"
     "     \"keyframes\": [\n"
-    "       {\"frame\": 1, \"pos\": [0, 1, 0], \"rot\": [0, 0, 0], \"scl\": [1, 1, 1], \"interp\": \"BEZIER\",\n"
-    "        \"handles\": {\"pos\": [[[1, 0], [4, 0]], [[1, 1], [4, 1]], []], \"rot\": [], \"scl\": []}}\n"
+    "       {\"frame\": 1, \"pos\": [0, 1, 0], \"rot\": [0, 0, 0], \"scl\": [1, 1, 1], \"interp\": "
+    "\"BEZIER\",\n"
+    "        \"handles\": {\"pos\": [[[1, 0], [4, 0]], [[1, 1], [4, 1]], []], \"rot\": [], "
+    "\"scl\": []}}\n"
     "     ]}\n"
     "  ],\n"
     "  \"cameras\": [\n"
-    "    {\"name\": \"cam\", \"peg\": \"hip-P\", \"is_default\": true, \"fov\": 40, \"fov_axis\": \"vertical\",\n"
-    "     \"override_fov\": false, \"near_plane\": 0.1, \"far_plane\": 100, \"near_field\": 1, \"far_field\": 100,\n"
-    "     \"angle\": 0, \"offset_x\": 0, \"offset_y\": 0, \"offset_z\": 12, \"pivot_x\": 0, \"pivot_y\": 0}\n"
+    "    {\"name\": \"cam\", \"peg\": \"hip-P\", \"is_default\": true, \"fov\": 40, \"fov_axis\": "
+    "\"vertical\",\n"
+    "     \"override_fov\": false, \"near_plane\": 0.1, \"far_plane\": 100, \"near_field\": 1, "
+    "\"far_field\": 100,\n"
+    "     \"angle\": 0, \"offset_x\": 0, \"offset_y\": 0, \"offset_z\": 12, \"pivot_x\": 0, "
+    "\"pivot_y\": 0}\n"
     "  ]\n}\n";
 
 static const char ots_rig[] =
-    "{\"format\": \"octo_pvt\", \"version\": 4, \"source\": \"harmony\", \"name\": \"ship\", \"scale_factor\": 2.0,\n"
+    "{\"format\": \"octo_pvt\", \"version\": 4, \"source\": \"harmony\", \"name\": \"ship\", "
+    "\"scale_factor\": 2.0,\n"
     " \"pivot_space\": \"local\", \"fps\": 24.0,\n"
-    " \"coordinate_system\": {\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\", \"rot_order\": \"xyz\",\n"
+    " \"coordinate_system\": {\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\", "
+    "\"rot_order\": \"xyz\",\n"
     "   \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"},\n"
-    " \"bones\": [{\"name\": \"hip\", \"parent\": null, \"pivot\": [0, 2, 0], \"rotation\": [1, 0, 0, 0]},\n"
-    "           {\"name\": \"knee\", \"parent\": \"hip\", \"pivot\": [0, 1, 0], \"rotation\": [0.7071067811865476, 0.7071067811865476, 0, 0]}],\n"
+    " \"bones\": [{\"name\": \"hip\", \"parent\": null, \"pivot\": [0, 2, 0], \"rotation\": [1, 0, "
+    "0, 0]},\n"
+    "           {\"name\": \"knee\", \"parent\": \"hip\", \"pivot\": [0, 1, 0], \"rotation\": "
+    "[0.7071067811865476, 0.7071067811865476, 0, 0]}],\n"
     " \"cameras\": []}\n";
 
 /* text with the first occurrence of from replaced by to (from must occur). */
@@ -329,7 +375,10 @@ static void put_replaced(const char *target, const char *name, const char *text,
     }
     size_t head = (size_t)(at - text), n = strlen(text) - strlen(from) + strlen(to);
     char *out = malloc(n + 1);
-    if (out == NULL) { failures++; return; }
+    if (out == NULL) {
+        failures++;
+        return;
+    }
     memcpy(out, text, head);
     memcpy(out + head, to, strlen(to));
     strcpy(out + head + strlen(to), at + strlen(from));
@@ -340,17 +389,20 @@ static void put_replaced(const char *target, const char *name, const char *text,
 static void ots_seeds(void) {
     put("anm_parse", "valid-clip", ots_clip, strlen(ots_clip));
     put_replaced("anm_parse", "version-3", ots_clip, "\"version\": 4", "\"version\": 3");
-    put_replaced("anm_parse", "duplicate-key", ots_clip, "\"fps\": 24.0,", "\"fps\": 24.0, \"fps\": 25.0,");
+    put_replaced("anm_parse", "duplicate-key", ots_clip, "\"fps\": 24.0,",
+                 "\"fps\": 24.0, \"fps\": 25.0,");
     put_replaced("anm_parse", "bad-enum", ots_clip, "\"BEZIER\"", "\"SMOOTH\"");
     put_replaced("anm_parse", "infinite", ots_clip, "[1, 12]", "[1, 1e999]");
-    put_replaced("anm_parse", "unknown-parent", ots_clip, "\"parent\": \"root-P\"", "\"parent\": \"nobody\"");
+    put_replaced("anm_parse", "unknown-parent", ots_clip, "\"parent\": \"root-P\"",
+                 "\"parent\": \"nobody\"");
     put_replaced("anm_parse", "syntax", ots_clip, "\"pegs\": [", "\"pegs\": [,");
     put_replaced("anm_parse", "bad-utf8", ots_clip, "maya", "ma\xc3(a");
     put("anm_parse", "truncated", ots_clip, strlen(ots_clip) / 2);
     put("pvt_parse", "valid-rig", ots_rig, strlen(ots_rig));
     put_replaced("pvt_parse", "wrong-format", ots_rig, "octo_pvt", "octo_anm");
     put_replaced("pvt_parse", "cycle", ots_rig, "\"parent\": null", "\"parent\": \"knee\"");
-    put_replaced("pvt_parse", "wrong-type", ots_rig, "\"scale_factor\": 2.0", "\"scale_factor\": \"2\"");
+    put_replaced("pvt_parse", "wrong-type", ots_rig, "\"scale_factor\": 2.0",
+                 "\"scale_factor\": \"2\"");
     put_replaced("pvt_parse", "nul-in-name", ots_rig, "\"ship\"", "\"sh\\u0000ip\"");
     static const char minimal[] = "{\"format\": \"octo_pvt\"}";
     put("pvt_parse", "format-only", minimal, strlen(minimal));
@@ -384,12 +436,14 @@ static onescope_buffer make_stream(uint8_t dims, uint8_t bodies, int steps, int 
         size_t n = i % 2 ? onescope_op_encode(dims, &op, input, sizeof input, &err) : 0;
         uint64_t at = onescope_sim_host_step(sim);
         if (onescope_sim_step(sim, input, n, &err) != ONESCOPE_OK ||
-            onescope_live_encode_step(enc, at, input, n, onescope_sim_hash(sim), &err) != ONESCOPE_OK) {
+            onescope_live_encode_step(enc, at, input, n, onescope_sim_hash(sim), &err) !=
+                ONESCOPE_OK) {
             failures++;
             goto done;
         }
     }
-    if (end && onescope_live_encode_end(enc, onescope_sim_host_step(sim), &err) != ONESCOPE_OK) failures++;
+    if (end && onescope_live_encode_end(enc, onescope_sim_host_step(sim), &err) != ONESCOPE_OK)
+        failures++;
     if (onescope_live_encoder_take(enc, &out, &err) != ONESCOPE_OK) failures++;
 done:
     onescope_live_encoder_free(enc);
@@ -411,7 +465,10 @@ static void live_seeds(void) {
     }
     for (size_t at = 0; at < b.size; at += 13) {
         uint8_t *copy = malloc(b.size);
-        if (copy == NULL) { failures++; break; }
+        if (copy == NULL) {
+            failures++;
+            break;
+        }
         memcpy(copy, b.data, b.size);
         copy[at] ^= 0x5a;
         char name[32];
@@ -439,34 +496,35 @@ static void round_trip_seeds(void) {
     /* dims 3, 2 entities, 2 frames, then mostly ordinary choices. */
     static const uint8_t plain[] = {2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0};
     put("ospc_round_trip", "plain", plain, sizeof plain);
-    static const uint8_t texts[] = {1, 1, 1, 5, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 3, 'a', 'b', 'c',
-                                    1, 2, 0xc3, 0xa9, 0, 0, 1, 0x1f, 1, 0, 0, 17, 4, 'n', 'a',
-                                    'm', 'e', 6, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+    static const uint8_t texts[] = {1, 1,    1, 5,   0,   0,   0, 0,   0,    0,    0,   0,
+                                    4, 1,    3, 'a', 'b', 'c', 1, 2,   0xc3, 0xa9, 0,   0,
+                                    1, 0x1f, 1, 0,   0,   17,  4, 'n', 'a',  'm',  'e', 6,
+                                    2, 2,    2, 2,   2,   2,   2, 2,   2,    2,    2,   2};
     put("ospc_round_trip", "texts", texts, sizeof texts);
-    static const uint8_t nan_pose[] = {2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                       0, 3, 9, 0, 0, 0, 0, 9, 0, 0, 0, 0, 9};
+    static const uint8_t nan_pose[] = {2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                       0, 0, 0, 0, 3, 9, 0, 0, 0, 0, 9, 0, 0, 0, 0, 9};
     put("ospc_round_trip", "nan-pose", nan_pose, sizeof nan_pose);
     static const uint8_t bad[] = {0, 0, 0};
     put("ospc_round_trip", "refused-dims", bad, sizeof bad);
     /* dims, entities, frames, start step (8), mpu choice and value, 6 text choices, then
      * each entity sets a one-byte id: 7 twice. */
-    static const uint8_t dup[] = {2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                  3, 7, 3, 7};
+    static const uint8_t dup[] = {2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                  0, 0, 0, 0, 0, 0, 0, 3, 7, 3, 7};
     put("ospc_round_trip", "duplicate-ids", dup, sizeof dup);
     random_seeds("ospc_round_trip", 12, 200);
 }
 
 static void bytes_reader_seeds(void) {
     /* script length, script (one op per byte, see bytes_reader.c), then the buffer. */
-    static const uint8_t all_ops[] = {11, 0, 1, 2, 3, 4, 5, 6, 7, 8, 3, 9, 10,
-                                      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
-                                      17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
-                                      31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 0, 0};
+    static const uint8_t all_ops[] = {11, 0,  1,  2,  3,  4,  5,  6,  7,  8,  3,  9,  10, 1,  2,
+                                      3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17,
+                                      18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
+                                      33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 0,  0};
     put("bytes_reader", "all-ops", all_ops, sizeof all_ops);
     static const uint8_t zeros[] = {2, 9, 4, 0, 0, 1, 0};
     put("bytes_reader", "zeros-reserved", zeros, sizeof zeros);
-    static const uint8_t utf8[] = {0, 'a', 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x8e, 0xb1,
-                                   0xed, 0xa0, 0x80, 0xc0, 0xaf, 0xf4, 0x90, 0x80, 0x80};
+    static const uint8_t utf8[] = {0,    'a',  0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x8e,
+                                   0xb1, 0xed, 0xa0, 0x80, 0xc0, 0xaf, 0xf4, 0x90, 0x80, 0x80};
     put("bytes_reader", "utf8-mix", utf8, sizeof utf8);
     static const uint8_t short_read[] = {1, 3, 1, 2, 3};
     put("bytes_reader", "short-read", short_read, sizeof short_read);

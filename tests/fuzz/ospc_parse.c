@@ -7,7 +7,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_env_init(&env, data, &size);
     onescope_pose_cache *cache = NULL;
     onescope_error err;
-    onescope_code rc = onescope_pose_cache_parse(data, size, "fuzz.ospc", &env.options, &cache, &err);
+    onescope_code rc =
+        onescope_pose_cache_parse(data, size, "fuzz.ospc", &env.options, &cache, &err);
     if (rc != ONESCOPE_OK) {
         FUZZ_ASSERT(cache == NULL);
         fuzz_check_error(&env, rc, &err, "fuzz.ospc", size);
@@ -17,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_ASSERT(cache != NULL);
     /* A limit of 0 may mean "the default" (as for onescope_file_read). */
     FUZZ_ASSERT(size <= (env.options.max_input_bytes ? env.options.max_input_bytes
-                                                      : ONESCOPE_MAX_INPUT_BYTES));
+                                                     : ONESCOPE_MAX_INPUT_BYTES));
     /* A parsed cache is valid, and the writer gives back exactly the input. */
     rc = onescope_pose_cache_validate(cache, "fuzz.ospc", &err);
     if (rc != ONESCOPE_OK) fuzz_check_error(&env, rc, &err, "fuzz.ospc", SIZE_MAX);
@@ -32,7 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (uint32_t f = 0; f < cache->frame_count && f < 4; f++) {
             int64_t i = onescope_pose_cache_next_present(cache, f, 0);
             FUZZ_ASSERT(i < (int64_t)cache->entity_count);
-            if (i >= 0) FUZZ_ASSERT(onescope_pose_is_present(onescope_pose_cache_pose(cache, f, (uint32_t)i)));
+            if (i >= 0)
+                FUZZ_ASSERT(
+                    onescope_pose_is_present(onescope_pose_cache_pose(cache, f, (uint32_t)i)));
         }
         FUZZ_ASSERT(onescope_pose_cache_pose(cache, cache->frame_count, 0) == NULL);
         char path[64];

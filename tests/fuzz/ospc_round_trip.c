@@ -33,9 +33,9 @@ static void check_equal(const onescope_pose_cache *a, const onescope_pose_cache 
 static float pick_f32(fuzz_bytes *in) {
     uint8_t sel = fuzz_u8(in);
     switch (sel & 7) {
-    case 0: return fuzz_f32(in);                       /* any bits */
-    case 1: return sel & 8 ? NAN : -0.0f;
-    default: return (float)(int8_t)fuzz_u8(in) / 4.0f; /* small, finite */
+        case 0: return fuzz_f32(in); /* any bits */
+        case 1: return sel & 8 ? NAN : -0.0f;
+        default: return (float)(int8_t)fuzz_u8(in) / 4.0f; /* small, finite */
     }
 }
 
@@ -54,8 +54,8 @@ static onescope_code set_text(fuzz_env *env, onescope_pose_cache *c, int text, u
     }
     onescope_error err;
     onescope_code rc =
-        text >= 0 ? onescope_pose_cache_set_text(c, (onescope_pose_text_field)text,
-                                                 (const char *)p, got, &err)
+        text >= 0 ? onescope_pose_cache_set_text(c, (onescope_pose_text_field)text, (const char *)p,
+                                                 got, &err)
                   : onescope_pose_cache_set_entity_name(c, entity, (const char *)p, got, &err);
     if (rc != ONESCOPE_OK) {
         fuzz_check_error(env, rc, &err, "onescope_pose_cache_set_text", SIZE_MAX);
@@ -135,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         onescope_pose_entity *e = &c->entities[i];
         uint8_t how = fuzz_u8(&in);
         if (how & 1) e->id = how & 2 ? fuzz_u8(&in) : fuzz_u64(&in); /* 0 or repeats: refused */
-        if (how & 4) e->shape = fuzz_u8(&in) & 7;                      /* 4..7: refused */
+        if (how & 4) e->shape = fuzz_u8(&in) & 7;                    /* 4..7: refused */
         if (how & 8)
             for (int k = 0; k < 3; k++) e->size[k] = pick_f32(&in);
         if (how & 16) (void)set_text(&env, c, -1, i, &e->name, &in);
@@ -144,9 +144,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t i = 0; i < pose_count && fuzz_remaining(&in) > 0; i++) {
         uint8_t how = fuzz_u8(&in);
         onescope_pose *p = &c->poses[i];
-        if (how & 1) p->position[0] = NAN;  /* absent: the rest may be anything */
-        if (how & 2) for (int k = 0; k < 3; k++) p->position[k] = pick_f32(&in);
-        if (how & 4) for (int k = 0; k < 4; k++) p->rotation[k] = pick_f32(&in);
+        if (how & 1) p->position[0] = NAN; /* absent: the rest may be anything */
+        if (how & 2)
+            for (int k = 0; k < 3; k++) p->position[k] = pick_f32(&in);
+        if (how & 4)
+            for (int k = 0; k < 4; k++) p->rotation[k] = pick_f32(&in);
     }
 
     onescope_code valid = onescope_pose_cache_validate(c, "built", &err);
@@ -167,15 +169,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         rc = onescope_pose_cache_parse(bytes.data, bytes.size, "written", &options, &back, &err);
         if (rc != ONESCOPE_OK) {
             fuzz_check_error(&env, rc, &err, "written", bytes.size);
-            FUZZ_ASSERT_MSG(rc == ONESCOPE_E_NOMEM, "the parser refuses what the writer wrote: %s: %s",
-                            err.field, err.found);
+            FUZZ_ASSERT_MSG(rc == ONESCOPE_E_NOMEM,
+                            "the parser refuses what the writer wrote: %s: %s", err.field,
+                            err.found);
         } else {
             check_equal(c, back);
             check_same_report(&env, c, &bytes, fuzz_u8(&in));
             onescope_buffer again;
             rc = onescope_pose_cache_write(back, &env.allocator, &again, &err);
             if (rc == ONESCOPE_OK) {
-                FUZZ_ASSERT(again.size == bytes.size && memcmp(again.data, bytes.data, bytes.size) == 0);
+                FUZZ_ASSERT(again.size == bytes.size &&
+                            memcmp(again.data, bytes.data, bytes.size) == 0);
                 onescope_buffer_free(&again);
             } else {
                 FUZZ_ASSERT(rc == ONESCOPE_E_NOMEM);

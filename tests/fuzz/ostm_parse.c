@@ -24,8 +24,10 @@ static onescope_code run(fuzz_env *env, const onescope_replay *replay, rows *r) 
     r->count = 0;
     onescope_error err;
     onescope_code rc = onescope_replay_run(replay, &env->allocator, collect, r, &err);
-    if (rc != ONESCOPE_OK) fuzz_check_error(env, rc, &err, "", SIZE_MAX);
-    else FUZZ_ASSERT(r->count == onescope_replay_step_count(replay) + 1);
+    if (rc != ONESCOPE_OK)
+        fuzz_check_error(env, rc, &err, "", SIZE_MAX);
+    else
+        FUZZ_ASSERT(r->count == onescope_replay_step_count(replay) + 1);
     return rc;
 }
 
@@ -53,8 +55,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
 
     if (onescope_replay_step_count(replay) <= MAX_RUN_STEPS) {
-        rows a = {malloc(((size_t)onescope_replay_step_count(replay) + 1) * sizeof(uint64_t)), 0, onescope_replay_step_count(replay) + 1};
-        rows b = {malloc(((size_t)onescope_replay_step_count(replay) + 1) * sizeof(uint64_t)), 0, onescope_replay_step_count(replay) + 1};
+        rows a = {malloc(((size_t)onescope_replay_step_count(replay) + 1) * sizeof(uint64_t)), 0,
+                  onescope_replay_step_count(replay) + 1};
+        rows b = {malloc(((size_t)onescope_replay_step_count(replay) + 1) * sizeof(uint64_t)), 0,
+                  onescope_replay_step_count(replay) + 1};
         FUZZ_ASSERT(a.hash != NULL && b.hash != NULL);
         onescope_code ra = run(&env, replay, &a);
         onescope_code rb = run(&env, replay, &b);
@@ -66,12 +70,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             onescope_verify_result v;
             rc = onescope_replay_verify(replay, &env.allocator, &v, "fuzz.ostm", &err);
             uint32_t first = 0;
-            while (first < a.count && a.hash[first] == onescope_replay_hash_rows(replay)[first]) first++;
+            while (first < a.count && a.hash[first] == onescope_replay_hash_rows(replay)[first])
+                first++;
             if (rc == ONESCOPE_OK) {
                 FUZZ_ASSERT(v.matched && first == a.count);
             } else if (rc == ONESCOPE_E_MISMATCH) {
                 FUZZ_ASSERT(!v.matched && v.first_row == first);
-                FUZZ_ASSERT(v.expected == onescope_replay_hash_rows(replay)[first] && v.actual == a.hash[first]);
+                FUZZ_ASSERT(v.expected == onescope_replay_hash_rows(replay)[first] &&
+                            v.actual == a.hash[first]);
             } else {
                 fuzz_check_error(&env, rc, &err, "", SIZE_MAX);
                 FUZZ_ASSERT(rc == ONESCOPE_E_NOMEM);

@@ -31,9 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             onescope_buffer second;
             rc = OTS_FN(_write)(back, &env.allocator, &second, &err);
             if (rc == ONESCOPE_OK) {
-                FUZZ_ASSERT_MSG(second.size == first.size && memcmp(second.data, first.data, first.size) == 0,
-                                "writing the parsed output changed it (%zu -> %zu bytes)", first.size,
-                                second.size);
+                FUZZ_ASSERT_MSG(second.size == first.size &&
+                                    memcmp(second.data, first.data, first.size) == 0,
+                                "writing the parsed output changed it (%zu -> %zu bytes)",
+                                first.size, second.size);
                 onescope_buffer_free(&second);
             } else {
                 FUZZ_ASSERT(rc == ONESCOPE_E_NOMEM && env.failed);
@@ -41,8 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             OTS_FN(_free)(back);
         } else {
             fuzz_check_error(&env, rc, &err, "written", first.size);
-            FUZZ_ASSERT_MSG(rc == ONESCOPE_E_NOMEM, "the parser refuses what the writer wrote: %s: %s %s",
-                            err.field, err.expected, err.found);
+            FUZZ_ASSERT_MSG(rc == ONESCOPE_E_NOMEM,
+                            "the parser refuses what the writer wrote: %s: %s %s", err.field,
+                            err.expected, err.found);
         }
         onescope_buffer_free(&first);
     } else {

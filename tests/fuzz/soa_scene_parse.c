@@ -17,11 +17,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             FUZZ_ASSERT(err.has_offset && err.offset < size);
             uint32_t line = 1, column = 1;
             for (size_t i = 0; i < err.offset; i++) {
-                if (data[i] == '\n') line++, column = 1;
-                else if ((data[i] & 0xC0) != 0x80) column++;
+                if (data[i] == '\n')
+                    line++, column = 1;
+                else if ((data[i] & 0xC0) != 0x80)
+                    column++;
             }
-            FUZZ_ASSERT_MSG(err.line == line && err.column == column, "%u:%u for offset %llu (%u:%u)",
-                            err.line, err.column, (unsigned long long)err.offset, line, column);
+            FUZZ_ASSERT_MSG(err.line == line && err.column == column,
+                            "%u:%u for offset %llu (%u:%u)", err.line, err.column,
+                            (unsigned long long)err.offset, line, column);
         }
         fuzz_env_finish(&env);
         return 0;

@@ -84,8 +84,8 @@ int main(int argc, char **argv) {
         while (off < chunk) {
             onescope_live_record rec;
             size_t used;
-            int r = onescope_live_decoder_next(dec, data + pos + off, chunk - off, &used, &rec,
-                                               &err);
+            int r =
+                onescope_live_decoder_next(dec, data + pos + off, chunk - off, &used, &rec, &err);
             off += used;
             if (r < 0) return fail(&err);
             if (r == 0) break;

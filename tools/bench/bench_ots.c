@@ -127,7 +127,8 @@ int main(int argc, char **argv) {
         onescope_ots_clip *back;
         settle_heap();
         double t0 = now();
-        if (onescope_ots_clip_parse(text.data, text.size, path, NULL, &back, &err) != ONESCOPE_OK) die(&err);
+        if (onescope_ots_clip_parse(text.data, text.size, path, NULL, &back, &err) != ONESCOPE_OK)
+            die(&err);
         double t1 = now();
         onescope_ots_clip_free(back);
         if (t1 - t0 < best_parse) best_parse = t1 - t0;
@@ -148,9 +149,12 @@ int main(int argc, char **argv) {
         if (t2 - t1 < best_decref) best_decref = t2 - t1;
     }
     printf("best of %d runs, process CPU time:\n", RUNS);
-    printf("  onescope_ots_clip_write          %7.3f s  %7.1f MB/s\n", best_write, size_mb / best_write);
-    printf("  onescope_ots_clip_parse+validate %7.3f s  %7.1f MB/s\n", best_parse, size_mb / best_parse);
-    printf("  jansson json_loadb (bare)        %7.3f s  %7.1f MB/s\n", best_jansson, size_mb / best_jansson);
+    printf("  onescope_ots_clip_write          %7.3f s  %7.1f MB/s\n", best_write,
+           size_mb / best_write);
+    printf("  onescope_ots_clip_parse+validate %7.3f s  %7.1f MB/s\n", best_parse,
+           size_mb / best_parse);
+    printf("  jansson json_loadb (bare)        %7.3f s  %7.1f MB/s\n", best_jansson,
+           size_mb / best_jansson);
     printf("  jansson json_loadb + json_decref %7.3f s  %7.1f MB/s\n", best_jansson + best_decref,
            size_mb / (best_jansson + best_decref));
     printf("  ratio parse / bare json_loadb    %7.2f  (goal <= 1.5)\n", best_parse / best_jansson);
@@ -162,13 +166,17 @@ int main(int argc, char **argv) {
         return 1;
     }
     char cmd[1200];
-    snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '%s'", path);
+    snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '%s'",
+             path);
     printf("  python3 json.load (includes interpreter start, ~20 ms):\n    %s\n", cmd);
     double t0 = wall();
     int rc = system(cmd);
     double t1 = wall();
-    if (rc == 0) printf("  python3 json.load (wall clock)   %7.3f s  %7.1f MB/s\n", t1 - t0, size_mb / (t1 - t0));
-    else printf("  python3 json.load                (python3 failed or is missing: %d)\n", rc);
+    if (rc == 0)
+        printf("  python3 json.load (wall clock)   %7.3f s  %7.1f MB/s\n", t1 - t0,
+               size_mb / (t1 - t0));
+    else
+        printf("  python3 json.load                (python3 failed or is missing: %d)\n", rc);
     if (argc <= 2) remove(path);
     onescope_buffer_free(&text);
     onescope_ots_clip_free(clip);

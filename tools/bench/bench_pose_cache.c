@@ -44,7 +44,8 @@ static long max_rss_kib(void) {
 static void build_file(const char *path) {
     onescope_pose_cache *c;
     onescope_error err;
-    if (onescope_pose_cache_create(3, ENTITIES, FRAMES, NULL, &c, &err) != ONESCOPE_OK) die("create", &err);
+    if (onescope_pose_cache_create(3, ENTITIES, FRAMES, NULL, &c, &err) != ONESCOPE_OK)
+        die("create", &err);
     c->metres_per_unit = 0.01;
     onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_UNIT_NAME, "cm", 2, &err);
     onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, "bench.ostm", 10, &err);
@@ -110,8 +111,13 @@ static long child_peak_rss(void (*fn)(const char *, size_t), const char *path, s
     return kib;
 }
 
-static void rss_baseline(const char *path, size_t size) { (void)path; (void)size; }
-static void rss_plain_read(const char *path, size_t size) { free(plain_read(path, size)); }
+static void rss_baseline(const char *path, size_t size) {
+    (void)path;
+    (void)size;
+}
+static void rss_plain_read(const char *path, size_t size) {
+    free(plain_read(path, size));
+}
 static void rss_read_file(const char *path, size_t size) {
     (void)size;
     onescope_pose_cache *c;
@@ -171,23 +177,27 @@ int main(int argc, char **argv) {
 
         onescope_pose_cache *c;
         t = now();
-        if (onescope_pose_cache_read_file(path, NULL, &c, &err) != ONESCOPE_OK) die("read_file", &err);
+        if (onescope_pose_cache_read_file(path, NULL, &c, &err) != ONESCOPE_OK)
+            die("read_file", &err);
         best[2] = fmin(best[2], now() - t);
         onescope_pose_cache_free(c);
 
         t = now();
-        if (onescope_pose_cache_parse(file, size, "bench", NULL, &c, &err) != ONESCOPE_OK) die("parse", &err);
+        if (onescope_pose_cache_parse(file, size, "bench", NULL, &c, &err) != ONESCOPE_OK)
+            die("parse", &err);
         best[3] = fmin(best[3], now() - t);
 
         onescope_buffer out;
         t = now();
         if (onescope_pose_cache_write(c, NULL, &out, &err) != ONESCOPE_OK) die("write", &err);
         best[4] = fmin(best[4], now() - t);
-        if (out.size != size || memcmp(out.data, file, size) != 0) die("write is not byte-exact", NULL);
+        if (out.size != size || memcmp(out.data, file, size) != 0)
+            die("write is not byte-exact", NULL);
         onescope_buffer_free(&out);
 
         t = now();
-        if (onescope_pose_cache_write_file(c, out_path, &err) != ONESCOPE_OK) die("write_file", &err);
+        if (onescope_pose_cache_write_file(c, out_path, &err) != ONESCOPE_OK)
+            die("write_file", &err);
         best[5] = fmin(best[5], now() - t);
         onescope_pose_cache_free(c);
     }

@@ -35,7 +35,9 @@ static onescope_soa_body_def scene_body(int k, int n) {
     int side = (int)ceil(sqrt((double)(n - 1) / 10.0)); /* ten layers */
     int i = k - 1;
     int layer = i / (side * side), cell = i % (side * side);
-    b.kind = (i % 3 == 0) ? ONESCOPE_SOA_SPHERE : (i % 3 == 1) ? ONESCOPE_SOA_BOX : ONESCOPE_SOA_CAPSULE;
+    b.kind = (i % 3 == 0)   ? ONESCOPE_SOA_SPHERE
+             : (i % 3 == 1) ? ONESCOPE_SOA_BOX
+                            : ONESCOPE_SOA_CAPSULE;
     b.size[0] = 0.4f, b.size[1] = 0.4f, b.size[2] = 0.4f;
     if (b.kind == ONESCOPE_SOA_CAPSULE) b.size[0] = 0.25f, b.size[1] = 0.3f;
     b.position[0] = ((float)(cell % side) - 0.5f * (float)side) * 1.1f + 0.05f * (float)(layer % 2);
@@ -185,11 +187,13 @@ static void run(int n, int steps, int repeats) {
     qsort(soa_ms, (size_t)repeats, sizeof(double), cmp_double);
     qsort(plain_ms, (size_t)repeats, sizeof(double), cmp_double);
     double ms = soa_ms[repeats / 2], pms = plain_ms[repeats / 2];
-    printf("%6d bodies, %d steps x %d runs, stepped in lock step (median ms/step; min in brackets)\n",
-           n, steps, repeats);
+    printf(
+        "%6d bodies, %d steps x %d runs, stepped in lock step (median ms/step; min in brackets)\n",
+        n, steps, repeats);
     printf("  plain Box3D  %8.3f ms/step  [%8.3f]\n", pms, plain_ms[0]);
     printf("  SoA world    %8.3f ms/step  [%8.3f]\n", ms, soa_ms[0]);
-    printf("  ratio        %8.4f (median of per-run SoA / plain; of medians %.4f)\n", ratio_med, ms / pms);
+    printf("  ratio        %8.4f (median of per-run SoA / plain; of medians %.4f)\n", ratio_med,
+           ms / pms);
     printf("  reading state after the run, per full read of %d bodies:\n", n);
     printf("    SoA view            %8.1f ns (no copy; lane pointers unchanged across steps: %s)\n",
            view_ns / repeats, same_pointers ? "yes" : "NO");

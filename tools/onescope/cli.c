@@ -9,11 +9,7 @@
 cli_globals cli;
 
 static const cli_format *const formats[] = {
-    &cli_format_ospc,
-    &cli_format_ostm,
-    &cli_format_pvt,
-    &cli_format_anm,
-    &cli_format_osls,
+    &cli_format_ospc, &cli_format_ostm, &cli_format_pvt, &cli_format_anm, &cli_format_osls,
 };
 
 const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,
@@ -27,11 +23,12 @@ const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char
     error->offset = 0;
     snprintf(error->input, sizeof error->input, "%s", name);
     snprintf(error->field, sizeof error->field, "format");
-    snprintf(error->expected, sizeof error->expected,
-             "a known format (OSPC, OSTM or OSLS magic, or a JSON \"format\" of octo_pvt or octo_anm)");
+    snprintf(
+        error->expected, sizeof error->expected,
+        "a known format (OSPC, OSTM or OSLS magic, or a JSON \"format\" of octo_pvt or octo_anm)");
     if (size >= 4)
-        snprintf(error->found, sizeof error->found, "bytes %02x %02x %02x %02x", data[0],
-                 data[1], data[2], data[3]);
+        snprintf(error->found, sizeof error->found, "bytes %02x %02x %02x %02x", data[0], data[1],
+                 data[2], data[3]);
     else
         snprintf(error->found, sizeof error->found, "%zu bytes", size);
     return NULL;
@@ -60,23 +57,29 @@ bool cli_refuse_same_file(const char *command, const char *in, const char *out) 
     return true;
 }
 
-bool cli_is_help(const char *arg) { return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0; }
+bool cli_is_help(const char *arg) {
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
 
-const char *cli_input_name(const char *path) { return strcmp(path, "-") == 0 ? "<stdin>" : path; }
+const char *cli_input_name(const char *path) {
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
 
 void cli_json_string(FILE *out, const char *s, size_t n) {
     fputc('"', out);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '\t': fputs("\\t", out); break;
-        default:
-            if (c < 0x20) fprintf(out, "\\u%04x", c);
-            else fputc(c, out);
+            case '"': fputs("\\\"", out); break;
+            case '\\': fputs("\\\\", out); break;
+            case '\n': fputs("\\n", out); break;
+            case '\r': fputs("\\r", out); break;
+            case '\t': fputs("\\t", out); break;
+            default:
+                if (c < 0x20)
+                    fprintf(out, "\\u%04x", c);
+                else
+                    fputc(c, out);
         }
     }
     fputc('"', out);

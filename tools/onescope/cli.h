@@ -24,8 +24,8 @@ typedef struct cli_format {
     onescope_code (*validate)(const uint8_t *data, size_t size, const char *name,
                               onescope_error *error);
     /* Prints the human or JSON dump to out. */
-    onescope_code (*dump)(const uint8_t *data, size_t size, const char *name, bool json,
-                          FILE *out, onescope_error *error);
+    onescope_code (*dump)(const uint8_t *data, size_t size, const char *name, bool json, FILE *out,
+                          onescope_error *error);
     /* Parses and writes again with the library's writer. */
     onescope_code (*rewrite)(const uint8_t *data, size_t size, const char *name,
                              onescope_buffer *out, onescope_error *error);

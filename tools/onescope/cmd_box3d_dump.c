@@ -16,12 +16,14 @@ int cmd_box3d_dump(int argc, char **argv) {
     bool dashdash = false;
     for (int i = 0; i < argc; i++) {
         if (!dashdash && cli_is_help(argv[i])) {
-            printf("usage: onescope box3d-dump SCENE.json OUT.ospc --steps N\n"
-                   "Builds a Box3D world from the JSON scene (docs/soa-world.md), steps it N times\n"
-                   "and writes every body's pose before the first step and after each step as an\n"
-                   "OSPC pose cache (N + 1 frames, metres). '-' reads the scene from standard input\n"
-                   "or writes the cache to standard output.\n"
-                   "exit: 0 written, 1 invalid scene, no Box3D in this build or unwritable OUT, 2 usage\n");
+            printf(
+                "usage: onescope box3d-dump SCENE.json OUT.ospc --steps N\n"
+                "Builds a Box3D world from the JSON scene (docs/soa-world.md), steps it N times\n"
+                "and writes every body's pose before the first step and after each step as an\n"
+                "OSPC pose cache (N + 1 frames, metres). '-' reads the scene from standard input\n"
+                "or writes the cache to standard output.\n"
+                "exit: 0 written, 1 invalid scene, no Box3D in this build or unwritable OUT, 2 "
+                "usage\n");
             return CLI_OK;
         }
         if (!dashdash && strcmp(argv[i], "--") == 0) {
@@ -31,7 +33,8 @@ int cmd_box3d_dump(int argc, char **argv) {
             char *end = NULL;
             steps = strtoll(argv[++i], &end, 10);
             if (end == argv[i] || *end != '\0' || steps < 1 || steps > (long long)SCENE_MAX_STEPS)
-                return cli_usage_error("box3d-dump", "--steps wants 1..%u, got '%s'", SCENE_MAX_STEPS, argv[i]);
+                return cli_usage_error("box3d-dump", "--steps wants 1..%u, got '%s'",
+                                       SCENE_MAX_STEPS, argv[i]);
         } else if (!dashdash && argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_usage_error("box3d-dump", "unknown option '%s'", argv[i]);
         } else {
@@ -56,15 +59,18 @@ int cmd_box3d_dump(int argc, char **argv) {
     onescope_code rc = onescope_soa_scene_parse(in.data, in.size, name, &opts, &scene, &err);
     onescope_buffer_free(&in);
     if (rc == ONESCOPE_OK && !onescope_soa_world_available()) {
-        fprintf(stderr, "onescope box3d-dump: Box3D is not built in (configure with Box3D installed)\n");
+        fprintf(stderr,
+                "onescope box3d-dump: Box3D is not built in (configure with Box3D installed)\n");
         goto done;
     }
-    if (rc == ONESCOPE_OK) rc = onescope_soa_scene_record(scene, (uint32_t)steps, NULL, &cache, &err);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_soa_scene_record(scene, (uint32_t)steps, NULL, &cache, &err);
     /* the scene field names the scene file without its directory ("" for standard input) */
     const char *base = strcmp(paths[0], "-") == 0 ? "" : paths[0];
     if (strrchr(base, '/') != NULL) base = strrchr(base, '/') + 1;
     if (rc == ONESCOPE_OK)
-        rc = onescope_pose_cache_set_text(cache, ONESCOPE_POSE_TEXT_SCENE, base, strlen(base), &err);
+        rc =
+            onescope_pose_cache_set_text(cache, ONESCOPE_POSE_TEXT_SCENE, base, strlen(base), &err);
     if (rc == ONESCOPE_OK) rc = onescope_pose_cache_write_file(cache, paths[1], &err);
     if (rc != ONESCOPE_OK) {
         cli_print_error(&err);

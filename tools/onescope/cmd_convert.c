@@ -41,13 +41,19 @@ int cmd_convert(int argc, char **argv) {
             char *end;
             from.fps = strtod(argv[i], &end);
             if (*end != '\0' || end == argv[i] || !isfinite(from.fps) || !(from.fps > 0))
-                return cli_usage_error("convert", "--fps wants a number above 0, not '%s'", argv[i]);
+                return cli_usage_error("convert", "--fps wants a number above 0, not '%s'",
+                                       argv[i]);
         } else if (!only_paths && strcmp(a, "--source") == 0) {
             if (++i >= argc) return cli_usage_error("convert", "--source needs a value");
-            if (strcmp(argv[i], "harmony") == 0) from.source = ONESCOPE_OTS_SOURCE_HARMONY;
-            else if (strcmp(argv[i], "blender") == 0) from.source = ONESCOPE_OTS_SOURCE_BLENDER;
-            else if (strcmp(argv[i], "maya") == 0) from.source = ONESCOPE_OTS_SOURCE_MAYA;
-            else return cli_usage_error("convert", "--source wants harmony, blender or maya, not '%s'", argv[i]);
+            if (strcmp(argv[i], "harmony") == 0)
+                from.source = ONESCOPE_OTS_SOURCE_HARMONY;
+            else if (strcmp(argv[i], "blender") == 0)
+                from.source = ONESCOPE_OTS_SOURCE_BLENDER;
+            else if (strcmp(argv[i], "maya") == 0)
+                from.source = ONESCOPE_OTS_SOURCE_MAYA;
+            else
+                return cli_usage_error(
+                    "convert", "--source wants harmony, blender or maya, not '%s'", argv[i]);
         } else if (!only_paths && strcmp(a, "--world") == 0) {
             bake.world_space = true;
         } else if (!only_paths && a[0] == '-' && a[1] != '\0') {
@@ -73,12 +79,19 @@ int cmd_convert(int argc, char **argv) {
     if (!from_ospc && format != ONESCOPE_FORMAT_ANM) {
         onescope_buffer_free(&in);
         if (format == ONESCOPE_FORMAT_PVT)
-            fprintf(stderr, "%s: a .pvt rig has no pose-cache conversion (convert takes an .anm clip or an .ospc cache)\n", in_name);
+            fprintf(stderr,
+                    "%s: a .pvt rig has no pose-cache conversion (convert takes an .anm clip or an "
+                    ".ospc cache)\n",
+                    in_name);
         else
-            fprintf(stderr, "%s: not an .anm clip or an .ospc pose cache (no OSPC magic, no JSON \"format\": \"octo_anm\")\n", in_name);
+            fprintf(stderr,
+                    "%s: not an .anm clip or an .ospc pose cache (no OSPC magic, no JSON "
+                    "\"format\": \"octo_anm\")\n",
+                    in_name);
         return CLI_FAIL;
     }
-    if ((from_ospc && ends_with(paths[1], ".ospc")) || (!from_ospc && ends_with(paths[1], ".anm"))) {
+    if ((from_ospc && ends_with(paths[1], ".ospc")) ||
+        (!from_ospc && ends_with(paths[1], ".anm"))) {
         onescope_buffer_free(&in);
         return cli_usage_error("convert", "IN is %s, so OUT '%s' should not end in %s",
                                from_ospc ? "a pose cache" : "an .anm clip", paths[1],

@@ -52,8 +52,7 @@ int cmd_gen_testdata(int argc, char **argv) {
             dir = argv[i];
         }
     }
-    if (dir == NULL || strcmp(dir, "-") == 0)
-        return cli_usage_error("gen-testdata", "needs a DIR");
+    if (dir == NULL || strcmp(dir, "-") == 0) return cli_usage_error("gen-testdata", "needs a DIR");
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "onescope gen-testdata: %s: %s\n", dir, strerror(errno));
         return CLI_FAIL;

@@ -46,9 +46,8 @@ int cmd_ghost(int argc, char **argv) {
                 have_frames = true;
             } else if (strcmp(a, "--offset") == 0) {
                 if (!cli_parse_i32_list(val, o.offset, 3))
-                    return cli_usage_error("ghost",
-                                           "--offset must be X,Y,Z in whole millimetres, not '%s'",
-                                           val);
+                    return cli_usage_error(
+                        "ghost", "--offset must be X,Y,Z in whole millimetres, not '%s'", val);
             } else {
                 o.label = val;
             }

@@ -99,11 +99,12 @@ static int cmd_live_serve(int argc, char **argv) {
                                        val);
         } else {
             int32_t l[3];
-            if (!cli_parse_i32_list(val, l, 3) || l[0] < 1 || l[0] > 3 || l[1] < 0 ||
-                l[1] > 63 || l[2] < 0 || l[2] > 65535)
+            if (!cli_parse_i32_list(val, l, 3) || l[0] < 1 || l[0] > 3 || l[1] < 0 || l[1] > 63 ||
+                l[2] < 0 || l[2] > 65535)
                 return cli_usage_error("live serve",
                                        "--link must be ROLE,BODY,STEP (role 1-3, body 0-63, "
-                                       "step 0-65535), not '%s'", val);
+                                       "step 0-65535), not '%s'",
+                                       val);
             def.link.role = (uint8_t)l[0];
             def.link.body = (uint8_t)l[1];
             def.link.transfer_step = (uint16_t)l[2];
@@ -121,8 +122,10 @@ static int cmd_live_serve(int argc, char **argv) {
     if (replay_path != NULL) {
         rc = onescope_replay_read_file(replay_path, NULL, &r, &err);
         if (rc == ONESCOPE_OK && have_steps && steps > onescope_replay_step_count(r)) {
-            fprintf(stderr, "onescope live serve: %s has %" PRIu32 " steps, fewer than --steps %"
-                    PRIu64 "\n", cli_input_name(replay_path), onescope_replay_step_count(r), steps);
+            fprintf(stderr,
+                    "onescope live serve: %s has %" PRIu32 " steps, fewer than --steps %" PRIu64
+                    "\n",
+                    cli_input_name(replay_path), onescope_replay_step_count(r), steps);
             onescope_replay_free(r);
             return CLI_FAIL;
         }
@@ -259,8 +262,9 @@ static int cmd_live_attach(int argc, char **argv) {
         rc = onescope_live_viewer_finish(view, &err);
     }
     uint64_t steps = onescope_live_viewer_steps(view);
-    if (p.json) printf("\n  ],\n  \"steps\": %" PRIu64 ",\n  \"ok\": %s\n}\n", steps,
-                       rc == ONESCOPE_OK ? "true" : "false");
+    if (p.json)
+        printf("\n  ],\n  \"steps\": %" PRIu64 ",\n  \"ok\": %s\n}\n", steps,
+               rc == ONESCOPE_OK ? "true" : "false");
     fflush(stdout);
     if (rc == ONESCOPE_OK && save != NULL) {
         onescope_replay *r;

@@ -39,7 +39,9 @@ static bool print_row(void *user, const onescope_replay_row *row) {
     bool bad = row->has_expected && row->expected != row->hash;
     p->mismatches += bad;
     if (p->json) {
-        fprintf(p->out, "%s\n    {\"index\": %" PRIu32 ", \"step\": %" PRIu64 ", \"hash\": \"%016" PRIx64 "\"",
+        fprintf(p->out,
+                "%s\n    {\"index\": %" PRIu32 ", \"step\": %" PRIu64 ", \"hash\": \"%016" PRIx64
+                "\"",
                 row->index ? "," : "", row->index, row->host_step, row->hash);
         if (row->has_expected)
             fprintf(p->out, ", \"expected\": \"%016" PRIx64 "\", \"match\": %s", row->expected,
@@ -60,13 +62,14 @@ int cmd_replay(int argc, char **argv) {
     replay_print p = {stdout, false, false, 0};
     for (int i = 0; i < argc; i++) {
         if (cli_is_help(argv[i])) {
-            printf("usage: onescope replay FILE.ostm [--json] [--state]\n"
-                   "Runs the replay and prints the world hash at every host step, from the start\n"
-                   "step to the last (a recorded row that differs is marked MISMATCH).\n"
-                   "--state also prints gravity and every body after each step.\n"
-                   "--json prints one JSON document {\"rows\": [{\"index\", \"step\", \"hash\",\n"
-                   "\"expected\", \"match\", \"gravity\", \"bodies\"}]}.\n"
-                   "exit: 0 ran (use 'onescope verify' to check), 1 invalid or unreadable, 2 usage\n");
+            printf(
+                "usage: onescope replay FILE.ostm [--json] [--state]\n"
+                "Runs the replay and prints the world hash at every host step, from the start\n"
+                "step to the last (a recorded row that differs is marked MISMATCH).\n"
+                "--state also prints gravity and every body after each step.\n"
+                "--json prints one JSON document {\"rows\": [{\"index\", \"step\", \"hash\",\n"
+                "\"expected\", \"match\", \"gravity\", \"bodies\"}]}.\n"
+                "exit: 0 ran (use 'onescope verify' to check), 1 invalid or unreadable, 2 usage\n");
             return CLI_OK;
         } else if (strcmp(argv[i], "--json") == 0) {
             p.json = true;
@@ -90,8 +93,9 @@ int cmd_replay(int argc, char **argv) {
     if (p.json) {
         fprintf(p.out, "{\n  \"file\": ");
         cli_json_string(p.out, cli_input_name(path), strlen(cli_input_name(path)));
-        fprintf(p.out, ",\n  \"start_step\": %" PRIu64 ",\n  \"step_count\": %" PRIu32
-                       ",\n  \"has_hash_rows\": %s,\n  \"rows\": [",
+        fprintf(p.out,
+                ",\n  \"start_step\": %" PRIu64 ",\n  \"step_count\": %" PRIu32
+                ",\n  \"has_hash_rows\": %s,\n  \"rows\": [",
                 onescope_replay_start_step(r), onescope_replay_step_count(r),
                 onescope_replay_has_hash_rows(r) ? "true" : "false");
     }

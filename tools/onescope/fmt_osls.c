@@ -27,8 +27,8 @@ static bool summarise(void *user, const onescope_live_record *r) {
             s->link = r->link;
             s->first_step = r->step;
         }
-        uint32_t bodies = (uint32_t)((r->snapshot_size - ONESCOPE_SIM_SNAPSHOT_HEADER) /
-                                     ONESCOPE_SIM_BODY_BYTES);
+        uint32_t bodies =
+            (uint32_t)((r->snapshot_size - ONESCOPE_SIM_SNAPSHOT_HEADER) / ONESCOPE_SIM_BODY_BYTES);
         if (bodies > s->max_bodies) s->max_bodies = bodies;
     } else if (r->type == ONESCOPE_LIVE_STEP) {
         s->steps++;
@@ -39,8 +39,8 @@ static bool summarise(void *user, const onescope_live_record *r) {
     return false;
 }
 
-static onescope_code dump(const uint8_t *data, size_t size, const char *name, bool json,
-                          FILE *out, onescope_error *error) {
+static onescope_code dump(const uint8_t *data, size_t size, const char *name, bool json, FILE *out,
+                          onescope_error *error) {
     summary s;
     memset(&s, 0, sizeof s);
     onescope_code rc = onescope_live_decode(data, size, name, NULL, summarise, &s, error);
@@ -53,14 +53,16 @@ static onescope_code dump(const uint8_t *data, size_t size, const char *name, bo
         if (s.link.role == ONESCOPE_LINK_ROLE_NONE)
             fprintf(out, "  \"link\": null,\n");
         else
-            fprintf(out, "  \"link\": {\"role\": %u, \"role_name\": \"%s\", \"body\": %u, "
-                         "\"transfer_step\": %u},\n",
+            fprintf(out,
+                    "  \"link\": {\"role\": %u, \"role_name\": \"%s\", \"body\": %u, "
+                    "\"transfer_step\": %u},\n",
                     (unsigned)s.link.role, roles[s.link.role & 3], (unsigned)s.link.body,
                     (unsigned)s.link.transfer_step);
-        fprintf(out, "  \"record_count\": %" PRIu64 ",\n  \"probe_count\": %" PRIu64
-                     ",\n  \"step_count\": %" PRIu64 ",\n  \"input_bytes\": %" PRIu64
-                     ",\n  \"first_step\": %" PRIu64 ",\n  \"end_step\": %" PRIu64
-                     ",\n  \"max_probe_bodies\": %" PRIu32 "\n}\n",
+        fprintf(out,
+                "  \"record_count\": %" PRIu64 ",\n  \"probe_count\": %" PRIu64
+                ",\n  \"step_count\": %" PRIu64 ",\n  \"input_bytes\": %" PRIu64
+                ",\n  \"first_step\": %" PRIu64 ",\n  \"end_step\": %" PRIu64
+                ",\n  \"max_probe_bodies\": %" PRIu32 "\n}\n",
                 s.records, s.probes, s.steps, s.input_bytes, s.first_step, s.end_step,
                 s.max_bodies);
         return ONESCOPE_OK;
@@ -94,8 +96,8 @@ static bool encode_again(void *user, const onescope_live_record *r) {
         c->rc = onescope_live_encode_probe_parts(c->enc, &r->setup, &r->link, r->snapshot,
                                                  r->snapshot_size, c->error);
     else if (r->type == ONESCOPE_LIVE_STEP)
-        c->rc = onescope_live_encode_step(c->enc, r->step, r->input, r->input_size, r->hash,
-                                          c->error);
+        c->rc =
+            onescope_live_encode_step(c->enc, r->step, r->input, r->input_size, r->hash, c->error);
     else
         c->rc = onescope_live_encode_end(c->enc, r->step, c->error);
     return c->rc != ONESCOPE_OK;

@@ -18,8 +18,9 @@ static const char *const shape_names[] = {"point", "sphere", "box", "capsule"};
 
 static void dump_json(const onescope_pose_cache *c, FILE *out) {
     fprintf(out, "{\n  \"format\": \"ospc\",\n  \"version\": 1,\n  \"flags\": 0,\n");
-    fprintf(out, "  \"dimensions\": %u,\n  \"entity_count\": %" PRIu32 ",\n  \"frame_count\": %" PRIu32
-                 ",\n  \"start_step\": %" PRId64 ",\n  \"metres_per_unit\": ",
+    fprintf(out,
+            "  \"dimensions\": %u,\n  \"entity_count\": %" PRIu32 ",\n  \"frame_count\": %" PRIu32
+            ",\n  \"start_step\": %" PRId64 ",\n  \"metres_per_unit\": ",
             (unsigned)c->dimensions, c->entity_count, c->frame_count, c->start_step);
     cli_json_double(out, c->metres_per_unit);
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) {
@@ -48,9 +49,10 @@ static void dump_json(const onescope_pose_cache *c, FILE *out) {
 }
 
 static void dump_text(const onescope_pose_cache *c, FILE *out) {
-    fprintf(out, "OSPC v1 pose cache\n  dimensions       %u\n  entities         %" PRIu32
-                 "\n  frames           %" PRIu32 " (steps %" PRId64 " to %" PRIu64 ")\n"
-                 "  metres per unit  %.17g\n",
+    fprintf(out,
+            "OSPC v1 pose cache\n  dimensions       %u\n  entities         %" PRIu32
+            "\n  frames           %" PRIu32 " (steps %" PRId64 " to %" PRIu64 ")\n"
+            "  metres per unit  %.17g\n",
             (unsigned)c->dimensions, c->entity_count, c->frame_count, c->start_step,
             /* unsigned: a start step near INT64_MAX plus the frames may pass INT64_MAX */
             (uint64_t)c->start_step + c->frame_count - 1, c->metres_per_unit);
@@ -71,13 +73,15 @@ static void dump_text(const onescope_pose_cache *c, FILE *out) {
     }
 }
 
-static onescope_code dump(const uint8_t *data, size_t size, const char *name, bool json,
-                          FILE *out, onescope_error *error) {
+static onescope_code dump(const uint8_t *data, size_t size, const char *name, bool json, FILE *out,
+                          onescope_error *error) {
     onescope_pose_cache *c;
     onescope_code rc = onescope_pose_cache_parse(data, size, name, NULL, &c, error);
     if (rc != ONESCOPE_OK) return rc;
-    if (json) dump_json(c, out);
-    else dump_text(c, out);
+    if (json)
+        dump_json(c, out);
+    else
+        dump_text(c, out);
     onescope_pose_cache_free(c);
     return ONESCOPE_OK;
 }

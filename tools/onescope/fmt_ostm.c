@@ -21,18 +21,18 @@ static const char *const role_names[4] = {"none", "sender", "receiver", "fields"
 /* Prints one operation as text: "impulse body 3 (10, -5, 0)". */
 static void print_op(FILE *out, const onescope_op *op) {
     switch (op->code) {
-    case ONESCOPE_OP_IMPULSE:
-    case ONESCOPE_OP_TELEPORT:
-        fprintf(out, "%s body %u (%" PRId32 ", %" PRId32 ", %" PRId32 ")", op_keys[op->code],
-                (unsigned)op->body, op->value[0], op->value[1], op->value[2]);
-        break;
-    case ONESCOPE_OP_REMOVE: fprintf(out, "remove body %u", (unsigned)op->body); break;
-    case ONESCOPE_OP_GRAVITY: fprintf(out, "gravity %" PRId32, op->value[0]); break;
-    case ONESCOPE_OP_SPAWN:
-        fprintf(out, "spawn (%" PRId32 ", %" PRId32 ", %" PRId32 ")", op->value[0], op->value[1],
-                op->value[2]);
-        break;
-    default: break;
+        case ONESCOPE_OP_IMPULSE:
+        case ONESCOPE_OP_TELEPORT:
+            fprintf(out, "%s body %u (%" PRId32 ", %" PRId32 ", %" PRId32 ")", op_keys[op->code],
+                    (unsigned)op->body, op->value[0], op->value[1], op->value[2]);
+            break;
+        case ONESCOPE_OP_REMOVE: fprintf(out, "remove body %u", (unsigned)op->body); break;
+        case ONESCOPE_OP_GRAVITY: fprintf(out, "gravity %" PRId32, op->value[0]); break;
+        case ONESCOPE_OP_SPAWN:
+            fprintf(out, "spawn (%" PRId32 ", %" PRId32 ", %" PRId32 ")", op->value[0],
+                    op->value[1], op->value[2]);
+            break;
+        default: break;
     }
 }
 
@@ -47,8 +47,9 @@ void fmt_body_json(FILE *out, uint32_t i, const onescope_sim_body_state *b) {
 
 /* One body per line; the index is padded to three columns, then one space. */
 void fmt_body_text(FILE *out, uint32_t i, const onescope_sim_body_state *b) {
-    fprintf(out, "  body %-3" PRIu32 " alive %" PRId32 " still %" PRId32 " position %" PRId32
-                 " %" PRId32 " %" PRId32 " velocity %" PRId32 " %" PRId32 " %" PRId32 "\n",
+    fprintf(out,
+            "  body %-3" PRIu32 " alive %" PRId32 " still %" PRId32 " position %" PRId32 " %" PRId32
+            " %" PRId32 " velocity %" PRId32 " %" PRId32 " %" PRId32 "\n",
             i, b->alive, b->still_count, b->position[0], b->position[1], b->position[2],
             b->velocity[0], b->velocity[1], b->velocity[2]);
 }
@@ -96,9 +97,10 @@ static void dump_json(const onescope_replay *replay, const onescope_sim *start, 
         fputs("  \"link\": null,\n", out);
     } else {
         onescope_link_info k = onescope_link_describe(&r->link);
-        fprintf(out, "  \"link\": {\"role\": %u, \"role_name\": \"%s\", \"kind\": \"%s\", "
-                     "\"own_key\": \"%s\", \"other_key\": \"%s\", \"body\": %u, "
-                     "\"transfer_step\": %u},\n",
+        fprintf(out,
+                "  \"link\": {\"role\": %u, \"role_name\": \"%s\", \"kind\": \"%s\", "
+                "\"own_key\": \"%s\", \"other_key\": \"%s\", \"body\": %u, "
+                "\"transfer_step\": %u},\n",
                 (unsigned)r->link.role, role_names[r->link.role], k.kind_name, k.own_key,
                 k.other_key, (unsigned)r->link.body, (unsigned)r->link.transfer_step);
     }
@@ -106,34 +108,38 @@ static void dump_json(const onescope_replay *replay, const onescope_sim *start, 
     if (r->link.role != ONESCOPE_LINK_ROLE_NONE) {
         for (int f = 0; f < ONESCOPE_FIELD_COUNT; f++) {
             const onescope_field_overlay *o = onescope_field_describe((onescope_field_id)f);
-            fprintf(out, "%s\n    {\"field\": \"%s\", \"location\": \"%s\", \"grid_columns\": %" PRIu32
-                         ", \"grid_rows\": %" PRIu32 ", \"value_count\": %" PRIu32
-                         ", \"value_min\": %" PRId32 ", \"value_max\": %" PRId32
-                         ", \"ramp\": \"%s\"}",
+            fprintf(out,
+                    "%s\n    {\"field\": \"%s\", \"location\": \"%s\", \"grid_columns\": %" PRIu32
+                    ", \"grid_rows\": %" PRIu32 ", \"value_count\": %" PRIu32
+                    ", \"value_min\": %" PRId32 ", \"value_max\": %" PRId32 ", \"ramp\": \"%s\"}",
                     f ? "," : "", o->field, o->location_name, o->grid_columns, o->grid_rows,
                     o->value_count, o->value_min, o->value_max, o->ramp);
         }
         fputs("\n  ", out);
     }
     fputs("],\n", out);
-    fprintf(out, "  \"step_count\": %" PRIu32 ",\n  \"start_step\": %" PRIu64
-                 ",\n  \"has_start_snapshot\": %s,\n  \"start_snapshot_size\": %zu"
-                 ",\n  \"has_hash_rows\": %s,\n",
+    fprintf(out,
+            "  \"step_count\": %" PRIu32 ",\n  \"start_step\": %" PRIu64
+            ",\n  \"has_start_snapshot\": %s,\n  \"start_snapshot_size\": %zu"
+            ",\n  \"has_hash_rows\": %s,\n",
             r->step_count, r->start_step,
-            onescope_replay_has_start_snapshot(replay) ? "true" : "false",
-            r->start_snapshot_size, r->hash_rows != NULL ? "true" : "false");
+            onescope_replay_has_start_snapshot(replay) ? "true" : "false", r->start_snapshot_size,
+            r->hash_rows != NULL ? "true" : "false");
     if (r->hash_rows != NULL)
-        fprintf(out, "  \"first_hash\": \"%016" PRIx64 "\",\n  \"last_hash\": \"%016" PRIx64 "\",\n",
+        fprintf(out,
+                "  \"first_hash\": \"%016" PRIx64 "\",\n  \"last_hash\": \"%016" PRIx64 "\",\n",
                 r->hash_rows[0], r->hash_rows[r->step_count]);
     uint64_t counts[6];
     onescope_replay_count_ops(replay, counts);
-    fprintf(out, "  \"input_bytes\": %" PRIu64 ",\n  \"steps_with_input\": %" PRIu32
-                 ",\n  \"operation_counts\": {",
+    fprintf(out,
+            "  \"input_bytes\": %" PRIu64 ",\n  \"steps_with_input\": %" PRIu32
+            ",\n  \"operation_counts\": {",
             onescope_replay_input_bytes(replay), steps_with_input(replay));
     for (int c = 1; c <= 5; c++)
         fprintf(out, "%s\"%s\": %" PRIu64, c > 1 ? ", " : "", op_keys[c], counts[c]);
-    fprintf(out, "},\n  \"start_gravity\": %" PRId32 ",\n  \"start_body_count\": %" PRIu32
-                 ",\n  \"bodies\": [",
+    fprintf(out,
+            "},\n  \"start_gravity\": %" PRId32 ",\n  \"start_body_count\": %" PRIu32
+            ",\n  \"bodies\": [",
             onescope_sim_gravity(start), onescope_sim_body_count(start));
     for (uint32_t i = 0; i < onescope_sim_body_count(start); i++) {
         onescope_sim_body_state b;
@@ -147,8 +153,9 @@ static void dump_json(const onescope_replay *replay, const onescope_sim *start, 
 static void dump_text(const onescope_replay *replay, const onescope_sim *start, FILE *out) {
     replay_facts facts = facts_of(replay);
     const replay_facts *r = &facts;
-    fprintf(out, "OSTM v1 test-module replay\n  flags            0x%04x\n  dimensions       %u\n"
-                 "  body count       %u\n  seed             %" PRIu32 "\n",
+    fprintf(out,
+            "OSTM v1 test-module replay\n  flags            0x%04x\n  dimensions       %u\n"
+            "  body count       %u\n  seed             %" PRIu32 "\n",
             (unsigned)onescope_replay_flags(replay), (unsigned)r->setup.dimensions,
             (unsigned)r->setup.body_count, r->setup.seed);
     if (r->link.role == ONESCOPE_LINK_ROLE_NONE) {
@@ -163,8 +170,9 @@ static void dump_text(const onescope_replay *replay, const onescope_sim *start, 
         fputc('\n', out);
         for (int f = 0; f < ONESCOPE_FIELD_COUNT; f++) {
             const onescope_field_overlay *o = onescope_field_describe((onescope_field_id)f);
-            fprintf(out, "  field            %s per %s, %" PRIu32 " x %" PRIu32 " grid, %" PRIu32
-                         " values, range %" PRId32 "..%" PRId32 ", ramp %s\n",
+            fprintf(out,
+                    "  field            %s per %s, %" PRIu32 " x %" PRIu32 " grid, %" PRIu32
+                    " values, range %" PRId32 "..%" PRId32 ", ramp %s\n",
                     o->field, o->location_name, o->grid_columns, o->grid_rows, o->value_count,
                     o->value_min, o->value_max, o->ramp);
         }
@@ -214,16 +222,18 @@ static void dump_text(const onescope_replay *replay, const onescope_sim *start, 
     if (with > shown) fprintf(out, "  ... %" PRIu32 " more steps with input\n", with - shown);
 }
 
-static onescope_code dump(const uint8_t *data, size_t size, const char *name, bool json,
-                          FILE *out, onescope_error *error) {
+static onescope_code dump(const uint8_t *data, size_t size, const char *name, bool json, FILE *out,
+                          onescope_error *error) {
     onescope_replay *r;
     onescope_code rc = onescope_replay_parse(data, size, name, NULL, &r, error);
     if (rc != ONESCOPE_OK) return rc;
     onescope_sim *start;
     rc = onescope_replay_start_world(r, NULL, &start, error);
     if (rc == ONESCOPE_OK) {
-        if (json) dump_json(r, start, out);
-        else dump_text(r, start, out);
+        if (json)
+            dump_json(r, start, out);
+        else
+            dump_text(r, start, out);
         onescope_sim_free(start);
     }
     onescope_replay_free(r);

@@ -7,10 +7,11 @@
 static const char *const source_names[] = {"harmony", "blender", "maya"};
 static const char *const pivot_space_names[] = {"local", "armature"};
 
-
 static void json_str_or_null(FILE *out, const char *s) {
-    if (s == NULL) fputs("null", out);
-    else cli_json_string(out, s, strlen(s));
+    if (s == NULL)
+        fputs("null", out);
+    else
+        cli_json_string(out, s, strlen(s));
 }
 
 static void dump_cameras_json(FILE *out, const onescope_ots_camera *cams, size_t n) {
@@ -28,29 +29,33 @@ static void dump_cameras_json(FILE *out, const onescope_ots_camera *cams, size_t
 static void dump_cameras_text(FILE *out, const onescope_ots_camera *cams, size_t n) {
     fprintf(out, "  cameras          %zu\n", n);
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "  camera %-6zu %s on %s%s\n", i, cams[i].name, cams[i].peg ? cams[i].peg : "(none)",
-                cams[i].is_default ? " (default)" : "");
+        fprintf(out, "  camera %-6zu %s on %s%s\n", i, cams[i].name,
+                cams[i].peg ? cams[i].peg : "(none)", cams[i].is_default ? " (default)" : "");
 }
 
-static onescope_code validate_pvt(const uint8_t *data, size_t size, const char *name, onescope_error *error) {
+static onescope_code validate_pvt(const uint8_t *data, size_t size, const char *name,
+                                  onescope_error *error) {
     onescope_ots_rig *r;
     onescope_code rc = onescope_ots_rig_parse(data, size, name, NULL, &r, error);
     onescope_ots_rig_free(r);
     return rc;
 }
 
-static onescope_code dump_pvt(const uint8_t *data, size_t size, const char *name, bool json, FILE *out,
-                              onescope_error *error) {
+static onescope_code dump_pvt(const uint8_t *data, size_t size, const char *name, bool json,
+                              FILE *out, onescope_error *error) {
     onescope_ots_rig *r;
     onescope_code rc = onescope_ots_rig_parse(data, size, name, NULL, &r, error);
     if (rc != ONESCOPE_OK) return rc;
     if (json) {
-        fprintf(out, "{\n  \"format\": \"octo_pvt\",\n  \"version\": %d,\n  \"source\": \"%s\",\n  \"name\": ",
+        fprintf(out,
+                "{\n  \"format\": \"octo_pvt\",\n  \"version\": %d,\n  \"source\": \"%s\",\n  "
+                "\"name\": ",
                 ONESCOPE_OTS_VERSION, source_names[r->header.source]);
         cli_json_string(out, r->name, strlen(r->name));
         fputs(",\n  \"scale_factor\": ", out);
         cli_json_double(out, r->scale_factor);
-        fprintf(out, ",\n  \"pivot_space\": \"%s\",\n  \"fps\": ", pivot_space_names[r->pivot_space]);
+        fprintf(out,
+                ",\n  \"pivot_space\": \"%s\",\n  \"fps\": ", pivot_space_names[r->pivot_space]);
         cli_json_double(out, r->header.fps);
         fprintf(out, ",\n  \"bone_count\": %zu,\n  \"bones\": [", r->bone_count);
         for (size_t i = 0; i < r->bone_count; i++) {
@@ -64,8 +69,9 @@ static onescope_code dump_pvt(const uint8_t *data, size_t size, const char *name
         dump_cameras_json(out, r->cameras, r->camera_count);
         fputs("\n}\n", out);
     } else {
-        fprintf(out, "OTS v%d rig (.pvt) from %s\n  name             %s\n  scale factor     %.17g\n"
-                     "  pivot space      %s\n  fps              %.17g\n  bones            %zu\n",
+        fprintf(out,
+                "OTS v%d rig (.pvt) from %s\n  name             %s\n  scale factor     %.17g\n"
+                "  pivot space      %s\n  fps              %.17g\n  bones            %zu\n",
                 ONESCOPE_OTS_VERSION, source_names[r->header.source], r->name, r->scale_factor,
                 pivot_space_names[r->pivot_space], r->header.fps, r->bone_count);
         for (size_t i = 0; i < r->bone_count; i++)
@@ -77,8 +83,8 @@ static onescope_code dump_pvt(const uint8_t *data, size_t size, const char *name
     return ONESCOPE_OK;
 }
 
-static onescope_code rewrite_pvt(const uint8_t *data, size_t size, const char *name, onescope_buffer *out,
-                                 onescope_error *error) {
+static onescope_code rewrite_pvt(const uint8_t *data, size_t size, const char *name,
+                                 onescope_buffer *out, onescope_error *error) {
     onescope_ots_rig *r;
     onescope_code rc = onescope_ots_rig_parse(data, size, name, NULL, &r, error);
     if (rc != ONESCOPE_OK) return rc;
@@ -87,26 +93,30 @@ static onescope_code rewrite_pvt(const uint8_t *data, size_t size, const char *n
     return rc;
 }
 
-static onescope_code validate_anm(const uint8_t *data, size_t size, const char *name, onescope_error *error) {
+static onescope_code validate_anm(const uint8_t *data, size_t size, const char *name,
+                                  onescope_error *error) {
     onescope_ots_clip *c;
     onescope_code rc = onescope_ots_clip_parse(data, size, name, NULL, &c, error);
     onescope_ots_clip_free(c);
     return rc;
 }
 
-static onescope_code dump_anm(const uint8_t *data, size_t size, const char *name, bool json, FILE *out,
-                              onescope_error *error) {
+static onescope_code dump_anm(const uint8_t *data, size_t size, const char *name, bool json,
+                              FILE *out, onescope_error *error) {
     onescope_ots_clip *c;
     onescope_code rc = onescope_ots_clip_parse(data, size, name, NULL, &c, error);
     if (rc != ONESCOPE_OK) return rc;
     size_t total = 0;
     for (size_t i = 0; i < c->peg_count; i++) total += c->pegs[i].keyframe_count;
     if (json) {
-        fprintf(out, "{\n  \"format\": \"octo_anm\",\n  \"version\": %d,\n  \"source\": \"%s\",\n"
-                     "  \"frame_range\": [%" PRId32 ", %" PRId32 "],\n  \"fps\": ",
-                ONESCOPE_OTS_VERSION, source_names[c->header.source], c->frame_range[0], c->frame_range[1]);
+        fprintf(out,
+                "{\n  \"format\": \"octo_anm\",\n  \"version\": %d,\n  \"source\": \"%s\",\n"
+                "  \"frame_range\": [%" PRId32 ", %" PRId32 "],\n  \"fps\": ",
+                ONESCOPE_OTS_VERSION, source_names[c->header.source], c->frame_range[0],
+                c->frame_range[1]);
         cli_json_double(out, c->header.fps);
-        fprintf(out, ",\n  \"peg_count\": %zu,\n  \"keyframe_count\": %zu,\n  \"pegs\": [", c->peg_count, total);
+        fprintf(out, ",\n  \"peg_count\": %zu,\n  \"keyframe_count\": %zu,\n  \"pegs\": [",
+                c->peg_count, total);
         for (size_t i = 0; i < c->peg_count; i++) {
             const onescope_ots_peg *p = &c->pegs[i];
             fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
@@ -119,8 +129,9 @@ static onescope_code dump_anm(const uint8_t *data, size_t size, const char *name
         dump_cameras_json(out, c->cameras, c->camera_count);
         fputs("\n}\n", out);
     } else {
-        fprintf(out, "OTS v%d animation (.anm) from %s\n  frame range      %" PRId32 " to %" PRId32
-                     "\n  fps              %.17g\n  pegs             %zu\n  keyframes        %zu\n",
+        fprintf(out,
+                "OTS v%d animation (.anm) from %s\n  frame range      %" PRId32 " to %" PRId32
+                "\n  fps              %.17g\n  pegs             %zu\n  keyframes        %zu\n",
                 ONESCOPE_OTS_VERSION, source_names[c->header.source], c->frame_range[0],
                 c->frame_range[1], c->header.fps, c->peg_count, total);
         for (size_t i = 0; i < c->peg_count; i++)
@@ -132,8 +143,8 @@ static onescope_code dump_anm(const uint8_t *data, size_t size, const char *name
     return ONESCOPE_OK;
 }
 
-static onescope_code rewrite_anm(const uint8_t *data, size_t size, const char *name, onescope_buffer *out,
-                                 onescope_error *error) {
+static onescope_code rewrite_anm(const uint8_t *data, size_t size, const char *name,
+                                 onescope_buffer *out, onescope_error *error) {
     onescope_ots_clip *c;
     onescope_code rc = onescope_ots_clip_parse(data, size, name, NULL, &c, error);
     if (rc != ONESCOPE_OK) return rc;

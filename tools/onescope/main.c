@@ -55,7 +55,8 @@ int main(int argc, char **argv) {
         return CLI_USAGE;
     }
     for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-        if (strcmp(argv[i], commands[k].name) == 0) return commands[k].run(argc - i - 1, argv + i + 1);
+        if (strcmp(argv[i], commands[k].name) == 0)
+            return commands[k].run(argc - i - 1, argv + i + 1);
     fprintf(stderr, "onescope: unknown command '%s'\n", argv[i]);
     usage(stderr);
     return CLI_USAGE;

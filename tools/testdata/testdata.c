@@ -10,7 +10,6 @@
 #include "onescope/replay.h"
 #include "testdata.h"
 
-
 /* ---- the input script ---- */
 
 static const int32_t huge_values[4] = {INT32_MIN, INT32_MAX, -5000, 5000};
@@ -39,7 +38,8 @@ static void script_op(const testdata_script *sc, uint64_t *st, onescope_op *op) 
     } else if (k < 950) { /* a gravity change */
         op->code = ONESCOPE_OP_GRAVITY;
         op->body = 0;
-        op->value[0] = k < 940 ? onescope_os_draw(st, -40, 60) : huge_values[onescope_os_splitmix64(st) % 2u];
+        op->value[0] =
+            k < 940 ? onescope_os_draw(st, -40, 60) : huge_values[onescope_os_splitmix64(st) % 2u];
     } else if (k < 960) { /* back to the usual gravity */
         op->code = ONESCOPE_OP_GRAVITY;
         op->body = 0;
@@ -85,16 +85,37 @@ static size_t fixed_input(uint32_t step, uint8_t dims, uint8_t *out, size_t capa
     onescope_op op;
     memset(&op, 0, sizeof op);
     switch (step) {
-    case 5: op.code = ONESCOPE_OP_SPAWN; op.value[0] = 5000; op.value[1] = 9000;
-            op.value[2] = dims == 3 ? 5000 : 0; break;
-    case 6: op.code = ONESCOPE_OP_REMOVE; op.body = 0; break;
-    case 7: op.code = ONESCOPE_OP_TELEPORT; op.body = 1; op.value[0] = 10000; op.value[1] = 0;
+        case 5:
+            op.code = ONESCOPE_OP_SPAWN;
+            op.value[0] = 5000;
+            op.value[1] = 9000;
+            op.value[2] = dims == 3 ? 5000 : 0;
             break;
-    case 8: op.code = ONESCOPE_OP_IMPULSE; op.body = 2; op.value[0] = INT32_MAX;
-            op.value[1] = INT32_MIN; break;
-    case 9: op.code = ONESCOPE_OP_GRAVITY; op.value[0] = 1000; break;
-    case 12: op.code = ONESCOPE_OP_GRAVITY; op.value[0] = ONESCOPE_SIM_START_GRAVITY; break;
-    default: return 0;
+        case 6:
+            op.code = ONESCOPE_OP_REMOVE;
+            op.body = 0;
+            break;
+        case 7:
+            op.code = ONESCOPE_OP_TELEPORT;
+            op.body = 1;
+            op.value[0] = 10000;
+            op.value[1] = 0;
+            break;
+        case 8:
+            op.code = ONESCOPE_OP_IMPULSE;
+            op.body = 2;
+            op.value[0] = INT32_MAX;
+            op.value[1] = INT32_MIN;
+            break;
+        case 9:
+            op.code = ONESCOPE_OP_GRAVITY;
+            op.value[0] = 1000;
+            break;
+        case 12:
+            op.code = ONESCOPE_OP_GRAVITY;
+            op.value[0] = ONESCOPE_SIM_START_GRAVITY;
+            break;
+        default: return 0;
     }
     return onescope_op_encode(dims, &op, out, capacity, NULL);
 }
@@ -107,8 +128,8 @@ static onescope_code build_replay(const replay_plan *plan, const onescope_alloca
     onescope_code rc = ONESCOPE_OK;
     uint8_t input[2 * TESTDATA_MAX_SCRIPT_INPUT];
     for (uint32_t s = 0; s < plan->steps && rc == ONESCOPE_OK; s++) {
-        size_t n = plan->fixed_ops ? fixed_input(s, plan->setup.dimensions, input, sizeof input)
-                                   : 0;
+        size_t n =
+            plan->fixed_ops ? fixed_input(s, plan->setup.dimensions, input, sizeof input) : 0;
         n += testdata_script_input(&plan->script, s, input + n, sizeof input - n);
         rc = onescope_replay_append_step(r, input, n, error);
     }
@@ -170,17 +191,25 @@ static onescope_code live_attach_replay(const onescope_allocator *a, onescope_re
 /* ---- the files ---- */
 
 enum {
-    F_10000, F_2D_600, F_FIELD_2D, F_FIELD_3D, F_LINK_LEFT, F_LINK_RIGHT, F_GHOST, F_LIVE,
+    F_10000,
+    F_2D_600,
+    F_FIELD_2D,
+    F_FIELD_3D,
+    F_LINK_LEFT,
+    F_LINK_RIGHT,
+    F_GHOST,
+    F_LIVE,
     F_COUNT
 };
 
 static const char *const file_names[F_COUNT] = {
-    "test-10000.ostm",     "test-2d-600.ostm",     "test-field-2d.ostm",
-    "test-field-3d.ostm",  "test-link-left.ostm",  "test-link-right.ostm",
-    "test-2d-ghost.ospc",  "test-live-attach.ostm",
+    "test-10000.ostm",     "test-2d-600.ostm",     "test-field-2d.ostm", "test-field-3d.ostm",
+    "test-link-left.ostm", "test-link-right.ostm", "test-2d-ghost.ospc", "test-live-attach.ostm",
 };
 
-size_t testdata_file_count(void) { return F_COUNT; }
+size_t testdata_file_count(void) {
+    return F_COUNT;
+}
 const char *testdata_file_name(size_t index) {
     return index < F_COUNT ? file_names[index] : NULL;
 }
@@ -188,45 +217,44 @@ const char *testdata_file_name(size_t index) {
 static replay_plan plan_for(int file) {
     replay_plan p;
     memset(&p, 0, sizeof p);
-        switch (file) {
-    case F_10000:
-        p.setup = (onescope_sim_setup){3, 24, 10000};
-        p.script.seed = 10000;
-        p.steps = 10000;
-        p.fixed_ops = true;
-        break;
-    case F_2D_600:
-        p.setup = (onescope_sim_setup){2, 16, 600};
-        p.script.dimensions = 2;
-        p.script.seed = 600;
-        p.steps = 600;
-        break;
-    case F_FIELD_2D:
-    case F_FIELD_3D:
-        p.setup = file == F_FIELD_2D ? (onescope_sim_setup){2, 8, 21}
-                                     : (onescope_sim_setup){3, 8, 31};
-        p.script.dimensions = p.setup.dimensions;
-        p.script.seed = p.setup.seed;
-        p.link = (onescope_link_block){ONESCOPE_LINK_ROLE_FIELDS, 0, 0};
-        p.steps = 300;
-        break;
-    default: /* the linked pair: no removes, so body 3 lives exactly as the link says */
-        p.setup = file == F_LINK_LEFT ? (onescope_sim_setup){3, 6, 41}
-                                      : (onescope_sim_setup){3, 6, 42};
-        p.script.seed = p.setup.seed;
-        p.script.no_remove = true;
-        p.link = (onescope_link_block){file == F_LINK_LEFT ? ONESCOPE_LINK_ROLE_SENDER
-                                                           : ONESCOPE_LINK_ROLE_RECEIVER,
-                                       TESTDATA_LINK_BODY,
-                                       TESTDATA_LINK_STEP};
-        p.steps = 300;
-        break;
+    switch (file) {
+        case F_10000:
+            p.setup = (onescope_sim_setup){3, 24, 10000};
+            p.script.seed = 10000;
+            p.steps = 10000;
+            p.fixed_ops = true;
+            break;
+        case F_2D_600:
+            p.setup = (onescope_sim_setup){2, 16, 600};
+            p.script.dimensions = 2;
+            p.script.seed = 600;
+            p.steps = 600;
+            break;
+        case F_FIELD_2D:
+        case F_FIELD_3D:
+            p.setup = file == F_FIELD_2D ? (onescope_sim_setup){2, 8, 21}
+                                         : (onescope_sim_setup){3, 8, 31};
+            p.script.dimensions = p.setup.dimensions;
+            p.script.seed = p.setup.seed;
+            p.link = (onescope_link_block){ONESCOPE_LINK_ROLE_FIELDS, 0, 0};
+            p.steps = 300;
+            break;
+        default: /* the linked pair: no removes, so body 3 lives exactly as the link says */
+            p.setup = file == F_LINK_LEFT ? (onescope_sim_setup){3, 6, 41}
+                                          : (onescope_sim_setup){3, 6, 42};
+            p.script.seed = p.setup.seed;
+            p.script.no_remove = true;
+            p.link = (onescope_link_block){file == F_LINK_LEFT ? ONESCOPE_LINK_ROLE_SENDER
+                                                               : ONESCOPE_LINK_ROLE_RECEIVER,
+                                           TESTDATA_LINK_BODY, TESTDATA_LINK_STEP};
+            p.steps = 300;
+            break;
     }
     return p;
 }
 
-static onescope_code emit(testdata_callback cb, void *user, int file,
-                          onescope_buffer *b, onescope_error *error) {
+static onescope_code emit(testdata_callback cb, void *user, int file, onescope_buffer *b,
+                          onescope_error *error) {
     bool stop = cb != NULL && cb(user, file_names[file], b->data, b->size) != 0;
     onescope_buffer_free(b);
     if (stop)

@@ -39,8 +39,7 @@ size_t testdata_script_input(const testdata_script *script, uint64_t step, uint8
 
 /* Called once per file, in a fixed order; a non-zero return stops the generation (the
  * generator then returns ONESCOPE_E_ARGUMENT naming the file). */
-typedef int (*testdata_callback)(void *user, const char *file_name, const void *data,
-                                 size_t size);
+typedef int (*testdata_callback)(void *user, const char *file_name, const void *data, size_t size);
 
 /* The number of files and their names, in the order the generator produces them
  * (testdata_file_name: NULL past the end). */
