@@ -1,8 +1,7 @@
 # The libraries' exported symbols follow the API's naming rules, and match the headers:
 # - every global symbol carries the project prefix (onescope_), so linking libonescope can
 #   never clash with a user's own names;
-# - every exported function is onescope_<module>_... for a module of the list below (plus a
-#   few documented stand-alone names), never says _destroy (the verb is _free) and never _get_
+# - every exported function is onescope_<module>_... for a module of the list below, never says _destroy (the verb is _free) and never _get_
 #   (getters are onescope_<type>_<noun>);
 # - every ONESCOPE_API declaration in include/onescope/ is exported, and nothing else is.
 # $1 the static, $2 the shared library; $3 (optional) the include directory (default: the
