@@ -281,8 +281,8 @@ static onescope_code validate_bytes(onescope_format f, const uint8_t *data, size
             return rc;
         }
         case ONESCOPE_FORMAT_OSLS:
-            return onescope_live_decode(data, size, name, options ? options->allocator : NULL,
-                                        NULL, NULL, error);
+            return onescope_live_decode(data, size, name, options ? options->allocator : NULL, NULL,
+                                        NULL, error);
         case ONESCOPE_FORMAT_PVT: {
             onescope_ots_rig *r;
             rc = onescope_ots_rig_parse(data, size, name, options, &r, error);
@@ -438,8 +438,8 @@ void onescope_os_unmap(void *mapping, size_t size) {
 onescope_code onescope_pose_cache_map(const char *path, const onescope_parse_options *options,
                                       onescope_pose_cache **out, onescope_error *error) {
     if (path == NULL || out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_map",
-                                OS_NO_OFFSET, NULL, NULL, "path and out must not be NULL");
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_map", OS_NO_OFFSET,
+                                NULL, NULL, "path and out must not be NULL");
     *out = NULL;
     if (strcmp(path, "-") == 0) return onescope_pose_cache_read_file(path, options, out, error);
     int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -546,7 +546,7 @@ static onescope_code parse_impl(const uint8_t *data, size_t size, const char *na
     /* Poses can point into the input only where the file's bytes are the host's floats and
      * sit where a float may be loaded from. */
     bool borrow_poses = false;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && FLT_RADIX == 2 &&     \
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && FLT_RADIX == 2 &&      \
     FLT_MANT_DIG == 24 && FLT_MAX_EXP == 128
     borrow_poses = borrowed != NULL && (uintptr_t)(data + poses_at) % 4 == 0;
 #endif
@@ -826,12 +826,12 @@ enum { CHECK_HEADER, CHECK_TEXT, CHECK_ENTITY, CHECK_POSES, CHECK_END };
 struct onescope_os_ospc_check {
     const char *name;
     const onescope_allocator *allocator;
-    size_t total;    /* the whole input's size */
-    size_t pos;      /* bytes fed so far */
-    size_t unit_at;  /* file offset of the unit being gathered */
-    size_t have;     /* bytes of it in unit[] */
-    size_t need;     /* bytes it has, once its length is known */
-    uint32_t index;  /* text or entity index */
+    size_t total;   /* the whole input's size */
+    size_t pos;     /* bytes fed so far */
+    size_t unit_at; /* file offset of the unit being gathered */
+    size_t have;    /* bytes of it in unit[] */
+    size_t need;    /* bytes it has, once its length is known */
+    uint32_t index; /* text or entity index */
     int phase;
     ospc_header h;
     id_set ids;
@@ -913,7 +913,9 @@ static onescope_code next_unit(onescope_os_ospc_check *c) {
     }
     c->unit_at = c->pos;
     c->have = 0;
-    c->need = c->phase == CHECK_HEADER ? HEADER_BYTES : c->phase == CHECK_TEXT ? 2 : ENTITY_FIXED_BYTES;
+    c->need = c->phase == CHECK_HEADER ? HEADER_BYTES
+              : c->phase == CHECK_TEXT ? 2
+                                       : ENTITY_FIXED_BYTES;
     if (c->phase != CHECK_POSES) return ONESCOPE_OK;
     /* The parser's check after the entities, with what the whole input has left. */
     c->poses_at = c->pos;
@@ -921,7 +923,8 @@ static onescope_code next_unit(onescope_os_ospc_check *c) {
     if (remaining < c->h.pose_bytes) {
         char expected[96];
         snprintf(expected, sizeof expected, "%zu bytes (%lu frames x %lu entities x 28)",
-                 c->h.pose_bytes, (unsigned long)c->h.frame_count, (unsigned long)c->h.entity_count);
+                 c->h.pose_bytes, (unsigned long)c->h.frame_count,
+                 (unsigned long)c->h.entity_count);
         onescope_os_reader r;
         onescope_os_reader_init(&r, NULL, 0, c->name, &c->error);
         return check_failed(c,
