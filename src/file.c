@@ -7,19 +7,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "check_internal.h"
 #include "internal.h"
 #include "replay_internal.h" /* the replay's allocator for the temporary bytes */
 #include "onescope/file.h"
+#include "onescope/live.h"
+#include "onescope/ots.h"
 #include "onescope/pose_cache.h"
 #include "onescope/replay.h"
 
 static onescope_code io_fail(onescope_error *error, const char *path, const char *what) {
     return onescope_os_fail(error, ONESCOPE_E_IO, path, OS_NO_OFFSET, NULL, NULL, "%s: %s", what,
                             strerror(errno));
+}
+
+/* The read path's size rule for a regular file, shared by every reader of this file so a
+ * file gets the same verdict whichever way it is read. */
+static onescope_code check_file_size(const char *name, const struct stat *st, size_t max_bytes,
+                                     onescope_error *error) {
+    if ((uint64_t)st->st_size <= max_bytes) return ONESCOPE_OK;
+    return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
+                            "at most the input limit", "%lld bytes (limit %zu)",
+                            (long long)st->st_size, max_bytes);
 }
 
 onescope_code onescope_file_read(const char *path, size_t max_bytes,
@@ -38,11 +52,9 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
     struct stat st;
     size_t cap = 64 * 1024;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        if ((uint64_t)st.st_size > max_bytes) {
+        if (check_file_size(name, &st, max_bytes, error) != ONESCOPE_OK) {
             if (!is_stdin) close(fd);
-            return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes,
-                                    "file size", "at most the input limit",
-                                    "%lld bytes (limit %zu)", (long long)st.st_size, max_bytes);
+            return ONESCOPE_E_TOO_LARGE;
         }
         cap = (size_t)st.st_size + 1; /* +1 so end of file is seen without a resize */
     } else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -226,4 +238,236 @@ onescope_code onescope_replay_write_file(const onescope_replay *r, const char *p
     onescope_buffer buf;
     OS_TRY(onescope_replay_write(r, r != NULL ? r->allocator : NULL, &buf, error));
     return write_output(path, &buf, error);
+}
+
+/* ---- validation in constant memory ----
+ * A regular file is read once through one fixed buffer and fed to its format's push
+ * validator (OSPC: src/pose_cache.c; OSLS: the live decoder, incremental already). Everything
+ * else goes through the one read path and the format's parser, which is what the streamed
+ * formats' validators reproduce byte for byte. */
+
+#define VALIDATE_BUFFER ((size_t)1 << 20)
+
+/* The error a file of no known format gets. */
+static onescope_code unknown_format(const uint8_t *data, size_t size, const char *name,
+                                    onescope_error *error) {
+    if (size >= 4)
+        return onescope_os_fail(error, ONESCOPE_E_MAGIC, name, 0, "format",
+                                "a known format (OSPC, OSTM or OSLS magic, or a JSON \"format\" of "
+                                "octo_pvt or octo_anm)",
+                                "bytes %02x %02x %02x %02x", data[0], data[1], data[2], data[3]);
+    return onescope_os_fail(error, ONESCOPE_E_MAGIC, name, 0, "format",
+                            "a known format (OSPC, OSTM or OSLS magic, or a JSON \"format\" of "
+                            "octo_pvt or octo_anm)",
+                            "%zu bytes", size);
+}
+
+/* Each format's parser on bytes in memory: the verdict the streamed validators match. */
+static onescope_code validate_bytes(onescope_format f, const uint8_t *data, size_t size,
+                                    const char *name, const onescope_parse_options *options,
+                                    onescope_error *error) {
+    onescope_code rc;
+    switch (f) {
+        case ONESCOPE_FORMAT_OSPC: {
+            onescope_pose_cache *c;
+            rc = onescope_pose_cache_parse(data, size, name, options, &c, error);
+            onescope_pose_cache_free(rc == ONESCOPE_OK ? c : NULL);
+            return rc;
+        }
+        case ONESCOPE_FORMAT_OSTM: {
+            onescope_replay *r;
+            rc = onescope_replay_parse(data, size, name, options, &r, error);
+            onescope_replay_free(rc == ONESCOPE_OK ? r : NULL);
+            return rc;
+        }
+        case ONESCOPE_FORMAT_OSLS:
+            return onescope_live_decode(data, size, name, options ? options->allocator : NULL, NULL,
+                                        NULL, error);
+        case ONESCOPE_FORMAT_PVT: {
+            onescope_ots_rig *r;
+            rc = onescope_ots_rig_parse(data, size, name, options, &r, error);
+            onescope_ots_rig_free(r);
+            return rc;
+        }
+        case ONESCOPE_FORMAT_ANM: {
+            onescope_ots_clip *c;
+            rc = onescope_ots_clip_parse(data, size, name, options, &c, error);
+            onescope_ots_clip_free(c);
+            return rc;
+        }
+        case ONESCOPE_FORMAT_UNKNOWN: break;
+    }
+    return unknown_format(data, size, name, error);
+}
+
+/* The whole-file way: the one read path, then the parser. */
+static onescope_code validate_whole(const char *path, const onescope_parse_options *options,
+                                    onescope_format *format, onescope_error *error) {
+    onescope_buffer buf;
+    OS_TRY(read_input(path, options, &buf, error));
+    *format = onescope_format_detect(buf.data, buf.size);
+    onescope_code rc =
+        validate_bytes(*format, buf.data, buf.size, input_name(path), options, error);
+    onescope_buffer_free(&buf);
+    return rc;
+}
+
+/* Reads up to n bytes (fewer only at end of file); -1 on a read error. */
+static ssize_t read_some(int fd, uint8_t *p, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = read(fd, p + got, n - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) return -1;
+        if (k == 0) break;
+        got += (size_t)k;
+    }
+    return (ssize_t)got;
+}
+
+/* Streams the rest of fd (buf already holds the first n bytes) into the OSPC validator. */
+static onescope_code stream_ospc(int fd, uint8_t *buf, size_t n, size_t total, const char *name,
+                                 const onescope_parse_options *options, onescope_error *error) {
+    onescope_os_ospc_check *c;
+    OS_TRY(onescope_os_ospc_check_begin(total, name, options, &c, error));
+    onescope_code rc = onescope_os_ospc_check_feed(c, buf, n);
+    while (rc == ONESCOPE_OK && n > 0) {
+        ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
+        if (k < 0) {
+            onescope_os_ospc_check_free(c);
+            return io_fail(error, name, "cannot read");
+        }
+        n = (size_t)k;
+        rc = onescope_os_ospc_check_feed(c, buf, n);
+    }
+    rc = onescope_os_ospc_check_end(c, error);
+    onescope_os_ospc_check_free(c);
+    return rc;
+}
+
+/* Streams the rest of fd into the live decoder. */
+static onescope_code stream_osls(int fd, uint8_t *buf, size_t n, const char *name,
+                                 const onescope_parse_options *options, onescope_error *error) {
+    onescope_live_decoder *d;
+    OS_TRY(onescope_live_decoder_create(name, options ? options->allocator : NULL, &d, error));
+    onescope_code rc = ONESCOPE_OK;
+    while (n > 0) {
+        size_t pos = 0;
+        while (pos < n) {
+            onescope_live_record rec;
+            size_t used;
+            int r = onescope_live_decoder_next(d, buf + pos, n - pos, &used, &rec, error);
+            pos += used;
+            if (r < 0) {
+                onescope_live_decoder_free(d);
+                return error != NULL ? error->code : ONESCOPE_E_BAD_STATE;
+            }
+        }
+        ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
+        if (k < 0) {
+            onescope_live_decoder_free(d);
+            return io_fail(error, name, "cannot read");
+        }
+        n = (size_t)k;
+    }
+    rc = onescope_live_decoder_finish(d, error);
+    onescope_live_decoder_free(d);
+    return rc;
+}
+
+onescope_code onescope_file_validate(const char *path, const onescope_parse_options *options,
+                                     onescope_format *format, onescope_error *error) {
+    onescope_format unused;
+    if (format == NULL) format = &unused;
+    *format = ONESCOPE_FORMAT_UNKNOWN;
+    if (path == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_file_validate", OS_NO_OFFSET,
+                                "path", "non-NULL", NULL);
+    if (strcmp(path, "-") == 0) return validate_whole(path, options, format, error);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return io_fail(error, path, "cannot open");
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        /* Pipes, devices, directories: the read path knows how to refuse or read them. */
+        close(fd);
+        return validate_whole(path, options, format, error);
+    }
+    onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
+    if (rc != ONESCOPE_OK) {
+        close(fd);
+        return rc;
+    }
+    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
+    uint8_t *buf = onescope_os_alloc(a, VALIDATE_BUFFER);
+    if (buf == NULL) {
+        close(fd);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
+                                "cannot allocate %zu bytes", VALIDATE_BUFFER);
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    bool whole = false;
+    ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
+    if (n < 0) {
+        rc = io_fail(error, path, "cannot read");
+    } else {
+        *format = onescope_format_detect(buf, (size_t)n);
+        if (*format == ONESCOPE_FORMAT_OSPC)
+            rc = stream_ospc(fd, buf, (size_t)n, (size_t)st.st_size, path, options, error);
+        else if (*format == ONESCOPE_FORMAT_OSLS)
+            rc = stream_osls(fd, buf, (size_t)n, path, options, error);
+        else if ((size_t)n < VALIDATE_BUFFER)
+            /* The whole file is in the buffer already: parse it there. */
+            rc = validate_bytes(*format, buf, (size_t)n, path, options, error);
+        else
+            whole = true; /* a large replay or JSON file: its parser needs it all */
+    }
+    close(fd);
+    onescope_os_free(a, buf);
+    if (whole) return validate_whole(path, options, format, error);
+    return rc;
+}
+
+/* ---- the memory-mapped pose cache ---- */
+
+void onescope_os_unmap(void *mapping, size_t size) {
+    munmap(mapping, size);
+}
+
+onescope_code onescope_pose_cache_map(const char *path, const onescope_parse_options *options,
+                                      onescope_pose_cache **out, onescope_error *error) {
+    if (path == NULL || out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_map", OS_NO_OFFSET,
+                                NULL, NULL, "path and out must not be NULL");
+    *out = NULL;
+    if (strcmp(path, "-") == 0) return onescope_pose_cache_read_file(path, options, out, error);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return io_fail(error, path, "cannot open");
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return onescope_pose_cache_read_file(path, options, out, error);
+    }
+    onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
+    void *map = NULL;
+    size_t size = (size_t)st.st_size;
+    if (rc == ONESCOPE_OK && size > 0) {
+        map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            map = NULL;
+            rc = io_fail(error, path, "cannot map");
+        }
+    }
+    close(fd); /* the mapping stays valid without it */
+    if (rc != ONESCOPE_OK) return rc;
+    bool borrowed;
+    rc = onescope_os_pose_cache_parse_mapped(map, size, path, options, &borrowed, out, error);
+    if (rc == ONESCOPE_OK && borrowed) {
+        (*out)->mapping = map;
+        (*out)->mapping_size = size;
+    } else if (map != NULL) {
+        munmap(map, size);
+    }
+    return rc;
 }

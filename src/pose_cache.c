@@ -1,10 +1,12 @@
 /* OSPC v1: bytes to structs and back (parser, validator, writer), building, setters and
  * accessors. No file I/O: the _read_file/_write_file conveniences are in src/file.c.
  * Layout and rules: docs/pose-cache.md. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "check_internal.h"
 #include "internal.h"
 #include "onescope/pose_cache.h"
 
@@ -31,7 +33,10 @@ void onescope_pose_cache_free(onescope_pose_cache *c) {
     if (c->entities != NULL)
         for (uint32_t i = 0; i < c->entity_count; i++) free_text(a, &c->entities[i].name);
     onescope_os_free(a, c->entities);
-    onescope_os_free(a, c->poses);
+    if (c->mapping != NULL)
+        onescope_os_unmap(c->mapping, c->mapping_size); /* poses point into it */
+    else
+        onescope_os_free(a, c->poses);
     onescope_os_free(a, c);
 }
 
@@ -53,8 +58,9 @@ static onescope_code copy_text(const onescope_allocator *a, onescope_text *t, co
     return ONESCOPE_OK;
 }
 
-/* Allocates the cache and its arrays; texts are filled by the caller. */
-static onescope_code alloc_cache(uint32_t entity_count, uint32_t frame_count,
+/* Allocates the cache and its arrays (the poses only when alloc_poses); texts are filled by
+ * the caller. */
+static onescope_code alloc_cache(uint32_t entity_count, uint32_t frame_count, bool alloc_poses,
                                  const onescope_allocator *a, onescope_pose_cache **out,
                                  onescope_error *error, const char *name) {
     size_t pose_count;
@@ -67,8 +73,9 @@ static onescope_code alloc_cache(uint32_t entity_count, uint32_t frame_count,
     c->entity_count = entity_count;
     c->frame_count = frame_count;
     c->entities = onescope_os_calloc(a, entity_count, sizeof *c->entities);
-    if (c->entities != NULL) c->poses = onescope_os_calloc(a, pose_count, sizeof *c->poses);
-    if (c->entities == NULL || c->poses == NULL) {
+    if (c->entities != NULL && alloc_poses)
+        c->poses = onescope_os_calloc(a, pose_count, sizeof *c->poses);
+    if (c->entities == NULL || (alloc_poses && c->poses == NULL)) {
         onescope_pose_cache_free(c);
         return nomem(error, name, "cache");
     }
@@ -94,7 +101,7 @@ onescope_code onescope_pose_cache_create(uint8_t dimensions, uint32_t entity_cou
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame count",
                                 "1 to 4194304", "%u", (unsigned)frame_count);
     onescope_pose_cache *c;
-    OS_TRY(alloc_cache(entity_count, frame_count, a, &c, error, name));
+    OS_TRY(alloc_cache(entity_count, frame_count, true, a, &c, error, name));
     c->dimensions = dimensions;
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) {
         if (copy_text(a, &c->text[i], "", 0, error, name) != ONESCOPE_OK) goto fail;
@@ -110,6 +117,12 @@ onescope_code onescope_pose_cache_create(uint8_t dimensions, uint32_t entity_cou
 fail:
     onescope_pose_cache_free(c);
     return ONESCOPE_E_NOMEM;
+}
+
+/* A mapped cache (onescope_pose_cache_map) is read-only: its poses are the file's pages. */
+static onescope_code refuse_mapped(onescope_error *error, const char *name) {
+    return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, name, OS_NO_OFFSET, "cache",
+                            "a cache from parse or create", "a read-only mapped cache");
 }
 
 /* The checks both setters make on the new text before it replaces the old one. */
@@ -131,6 +144,7 @@ onescope_code onescope_pose_cache_set_text(onescope_pose_cache *c, onescope_pose
     if (c == NULL || (text == NULL && length > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                                 "cache and text must not be NULL");
+    if (c->mapping != NULL) return refuse_mapped(error, name);
     /* Compared as unsigned: an enum holding a negative value is out of range too. */
     if ((unsigned)which >= (unsigned)ONESCOPE_POSE_TEXT_COUNT)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "text field",
@@ -145,6 +159,7 @@ onescope_code onescope_pose_cache_set_entity_name(onescope_pose_cache *c, uint32
     if (c == NULL || c->entities == NULL || (text == NULL && length > 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                                 "cache, its entities and text must not be NULL");
+    if (c->mapping != NULL) return refuse_mapped(error, name);
     if (entity >= c->entity_count) {
         char expected[64];
         snprintf(expected, sizeof expected, "below the entity count %lu",
@@ -357,8 +372,9 @@ static onescope_code check_counts_fit(onescope_os_reader *r, size_t total, size_
                                       (unsigned long)count, (unsigned long long)least, total);
 }
 
-static onescope_code scan_header(onescope_os_reader *r, ospc_header *h) {
-    size_t total = r->size;
+/* total: the size of the whole input, which may be more than the reader holds (the push
+ * validator hands it the header alone). */
+static onescope_code scan_header(onescope_os_reader *r, size_t total, ospc_header *h) {
     const uint8_t *magic;
     if (r->size < 4 && r->size > 0 && memcmp(r->data, "OSPC", r->size) != 0)
         return onescope_os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
@@ -434,7 +450,7 @@ static onescope_code scan_entity(onescope_os_reader *r, uint32_t index, id_set *
 /* First pass: every rule but the pose values, in file order. Leaves r at the poses. The
  * only allocation is the id set, sized by a count already checked against the input. */
 static onescope_code scan(onescope_os_reader *r, const onescope_allocator *a, ospc_header *h) {
-    OS_TRY(scan_header(r, h));
+    OS_TRY(scan_header(r, r->size, h));
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) OS_TRY(scan_text(r, text_names[i]));
     id_set ids = {NULL, 0};
     if (h->entity_count > 1 && !id_set_init(&ids, a, h->entity_count))
@@ -465,6 +481,18 @@ static void load_text(const onescope_allocator *a, const uint8_t **p, onescope_t
 /* The first bad value among count poses in the file's byte layout, as pose * 7 + k, or
  * SIZE_MAX. */
 static size_t check_pose_bytes(const uint8_t *src, size_t count) {
+    /* Fast path: no word of the block has an all-ones exponent, so every pose is finite.
+     * Word order does not matter here, so this reads native words and vectorises. */
+    uint32_t any = 0;
+    for (size_t i = 0; i < count * 7; i++) {
+        uint32_t w;
+        memcpy(&w, src + 4 * i, sizeof w);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap32(w);
+#endif
+        any |= (uint32_t)((w & F32_EXPONENT) == F32_EXPONENT);
+    }
+    if (any == 0) return SIZE_MAX;
     uint32_t v[7];
     for (size_t i = 0; i < count; i++) {
         const uint8_t *s = src + i * ONESCOPE_OSPC_POSE_BYTES;
@@ -508,16 +536,24 @@ static size_t copy_poses(onescope_pose *dst, const uint8_t *src, size_t count) {
 /* The parser: the first pass proves everything but the pose values valid, the second copies
  * it, checking the pose values block by block as they are copied. */
 static onescope_code parse_impl(const uint8_t *data, size_t size, const char *name,
-                                const onescope_allocator *a, onescope_pose_cache **out,
-                                onescope_error *error) {
+                                const onescope_allocator *a, bool *borrowed,
+                                onescope_pose_cache **out, onescope_error *error) {
     onescope_os_reader r;
     onescope_os_reader_init(&r, data, size, name, error);
     ospc_header h;
     OS_TRY(scan(&r, a, &h));
     size_t poses_at = r.pos;
+    /* Poses can point into the input only where the file's bytes are the host's floats and
+     * sit where a float may be loaded from. */
+    bool borrow_poses = false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && FLT_RADIX == 2 &&      \
+    FLT_MANT_DIG == 24 && FLT_MAX_EXP == 128
+    borrow_poses = borrowed != NULL && (uintptr_t)(data + poses_at) % 4 == 0;
+#endif
+    if (borrowed != NULL) *borrowed = borrow_poses;
 
     onescope_pose_cache *c;
-    OS_TRY(alloc_cache(h.entity_count, h.frame_count, a, &c, error, name));
+    OS_TRY(alloc_cache(h.entity_count, h.frame_count, !borrow_poses, a, &c, error, name));
     c->dimensions = h.dimensions;
     c->start_step = h.start_step;
     c->metres_per_unit = h.metres_per_unit;
@@ -538,7 +574,8 @@ static onescope_code parse_impl(const uint8_t *data, size_t size, const char *na
     }
     if (rc != ONESCOPE_OK) goto fail;
     const uint8_t *pose_bytes = r.data + poses_at;
-    size_t bad = copy_poses(c->poses, pose_bytes, h.pose_count);
+    size_t bad = borrow_poses ? check_pose_bytes(pose_bytes, h.pose_count)
+                              : copy_poses(c->poses, pose_bytes, h.pose_count);
     if (bad != SIZE_MAX) {
         size_t index = bad / 7;
         int k = (int)(bad % 7);
@@ -554,6 +591,7 @@ static onescope_code parse_impl(const uint8_t *data, size_t size, const char *na
                                         expected, "%zu more bytes", size - poses_at - h.pose_bytes);
         goto fail;
     }
+    if (borrow_poses) c->poses = (onescope_pose *)(uintptr_t)pose_bytes;
     *out = c;
     return ONESCOPE_OK;
 fail:
@@ -573,7 +611,7 @@ onescope_code onescope_pose_cache_parse(const void *data, size_t size, const cha
                                 "data and out must not be NULL");
     *out = NULL;
     OS_TRY(onescope_os_check_input_size(size, options, name, error));
-    return parse_impl(data, size, name, options->allocator, out, error);
+    return parse_impl(data, size, name, options->allocator, NULL, out, error);
 }
 
 /* ---- validator and writer ---- */
@@ -770,4 +808,241 @@ bool onescope_pose_cache_replay_path(const onescope_pose_cache *c, const char *c
     memcpy(out + dir, replay->data, replay->length);
     out[dir + replay->length] = '\0';
     return true;
+}
+
+/* ---- push validator: the parser's checks over bytes fed in pieces (src/file.c feeds it
+ * through one fixed buffer) ----
+ * The file is cut into units the parser checks one after another: the 36-byte header, six
+ * texts, the entities, then the poses. A unit's bytes are gathered in `unit` (at most one
+ * entity with a 1024-byte name), then the parser's own scan function runs on them; its
+ * offsets are relative to the unit and are moved by the unit's offset in the file. A file
+ * that ends inside a unit gets that scan on the bytes there are, so it fails exactly where
+ * and how the parser fails. Poses are checked in place as they stream past. */
+
+enum { CHECK_HEADER, CHECK_TEXT, CHECK_ENTITY, CHECK_POSES, CHECK_END };
+
+#define UNIT_MAX (ENTITY_FIXED_BYTES + ONESCOPE_OSPC_MAX_TEXT)
+
+struct onescope_os_ospc_check {
+    const char *name;
+    const onescope_allocator *allocator;
+    size_t total;   /* the whole input's size */
+    size_t pos;     /* bytes fed so far */
+    size_t unit_at; /* file offset of the unit being gathered */
+    size_t have;    /* bytes of it in unit[] */
+    size_t need;    /* bytes it has, once its length is known */
+    uint32_t index; /* text or entity index */
+    int phase;
+    ospc_header h;
+    id_set ids;
+    size_t poses_at, poses_done;
+    onescope_code rc;
+    onescope_error error;
+    uint8_t unit[UNIT_MAX];
+};
+
+onescope_code onescope_os_ospc_check_begin(size_t total, const char *name,
+                                           const onescope_parse_options *options,
+                                           onescope_os_ospc_check **out, onescope_error *error) {
+    if (name == NULL) name = "<ospc>";
+    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
+    *out = NULL;
+    /* First, as the parser: the size limit before anything else. */
+    OS_TRY(onescope_os_check_input_size(total, options, name, error));
+    onescope_os_ospc_check *c = onescope_os_calloc(a, 1, sizeof *c);
+    if (c == NULL) return nomem(error, name, "validator");
+    c->name = name;
+    c->allocator = a;
+    c->total = total;
+    c->phase = CHECK_HEADER;
+    c->need = HEADER_BYTES;
+    *out = c;
+    return ONESCOPE_OK;
+}
+
+void onescope_os_ospc_check_free(onescope_os_ospc_check *c) {
+    if (c == NULL) return;
+    onescope_os_free(c->allocator, c->ids.slots);
+    onescope_os_free(c->allocator, c);
+}
+
+/* Records the first error, moved from unit-relative to file offsets by `base`. */
+static onescope_code check_failed(onescope_os_ospc_check *c, onescope_code rc, size_t base) {
+    if (c->error.has_offset) c->error.offset += base;
+    c->rc = rc;
+    c->phase = CHECK_END;
+    return rc;
+}
+
+/* Runs the parser's scan of the current unit on the bytes gathered so far. */
+static onescope_code scan_unit(onescope_os_ospc_check *c) {
+    onescope_os_reader r;
+    onescope_os_reader_init(&r, c->unit, c->have, c->name, &c->error);
+    onescope_code rc;
+    if (c->phase == CHECK_HEADER)
+        rc = scan_header(&r, c->total, &c->h);
+    else if (c->phase == CHECK_TEXT)
+        rc = scan_text(&r, text_names[c->index]);
+    else
+        rc = scan_entity(&r, c->index, &c->ids);
+    return rc == ONESCOPE_OK ? rc : check_failed(c, rc, c->unit_at);
+}
+
+/* The unit's full size once enough of it is here to know it (0: not yet). */
+static size_t unit_size(const onescope_os_ospc_check *c) {
+    if (c->phase == CHECK_HEADER) return HEADER_BYTES;
+    size_t fixed = c->phase == CHECK_TEXT ? 2 : ENTITY_FIXED_BYTES;
+    if (c->have < fixed) return fixed;
+    size_t length = onescope_os_get_u16(c->unit + fixed - 2);
+    /* Too long for the rule: scan now, it fails at the length (or earlier). */
+    return length > ONESCOPE_OSPC_MAX_TEXT ? c->have : fixed + length;
+}
+
+/* A unit passed its scan: on to the next one. */
+static onescope_code next_unit(onescope_os_ospc_check *c) {
+    if (c->phase == CHECK_HEADER) {
+        if (c->h.entity_count > 1 && !id_set_init(&c->ids, c->allocator, c->h.entity_count))
+            return check_failed(c, nomem(&c->error, c->name, "entity ids"), 0);
+        c->phase = CHECK_TEXT;
+        c->index = 0;
+    } else if (c->phase == CHECK_TEXT && ++c->index == ONESCOPE_POSE_TEXT_COUNT) {
+        c->phase = CHECK_ENTITY;
+        c->index = 0;
+    } else if (c->phase == CHECK_ENTITY && ++c->index == c->h.entity_count) {
+        c->phase = CHECK_POSES;
+    }
+    c->unit_at = c->pos;
+    c->have = 0;
+    c->need = c->phase == CHECK_HEADER ? HEADER_BYTES
+              : c->phase == CHECK_TEXT ? 2
+                                       : ENTITY_FIXED_BYTES;
+    if (c->phase != CHECK_POSES) return ONESCOPE_OK;
+    /* The parser's check after the entities, with what the whole input has left. */
+    c->poses_at = c->pos;
+    size_t remaining = c->total - c->pos;
+    if (remaining < c->h.pose_bytes) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "%zu bytes (%lu frames x %lu entities x 28)",
+                 c->h.pose_bytes, (unsigned long)c->h.frame_count,
+                 (unsigned long)c->h.entity_count);
+        onescope_os_reader r;
+        onescope_os_reader_init(&r, NULL, 0, c->name, &c->error);
+        return check_failed(c,
+                            onescope_os_reader_fail_at(&r, c->pos, ONESCOPE_E_TRUNCATED, "poses",
+                                                       expected, "%zu bytes", remaining),
+                            0);
+    }
+    return ONESCOPE_OK;
+}
+
+/* Checks count whole poses at p, the poses_done-th onwards. */
+static onescope_code check_poses(onescope_os_ospc_check *c, const uint8_t *p, size_t count) {
+    size_t bad = check_pose_bytes(p, count);
+    if (bad != SIZE_MAX) {
+        size_t index = c->poses_done + bad / 7;
+        int k = (int)(bad % 7);
+        onescope_os_reader r;
+        onescope_os_reader_init(&r, NULL, 0, c->name, &c->error);
+        return check_failed(c,
+                            fail_pose(&r, c->poses_at, index, k, c->h.entity_count,
+                                      onescope_os_get_u32(p + (bad / 7) * ONESCOPE_OSPC_POSE_BYTES +
+                                                          4 * (size_t)k)),
+                            0);
+    }
+    c->poses_done += count;
+    return ONESCOPE_OK;
+}
+
+static onescope_code trailing(onescope_os_ospc_check *c) {
+    char expected[96];
+    size_t end = c->poses_at + c->h.pose_bytes;
+    snprintf(expected, sizeof expected, "end of file after %zu pose bytes", c->h.pose_bytes);
+    onescope_os_reader r;
+    onescope_os_reader_init(&r, NULL, 0, c->name, &c->error);
+    return check_failed(c,
+                        onescope_os_reader_fail_at(&r, end, ONESCOPE_E_TRAILING, "poses", expected,
+                                                   "%zu more bytes", c->total - end),
+                        0);
+}
+
+onescope_code onescope_os_ospc_check_feed(onescope_os_ospc_check *c, const void *data, size_t n) {
+    const uint8_t *p = data;
+    if (c->rc != ONESCOPE_OK) return c->rc;
+    if (n > c->total - c->pos)
+        return check_failed(c,
+                            onescope_os_fail(&c->error, ONESCOPE_E_IO, c->name, OS_NO_OFFSET,
+                                             "file size", "the size the file had when opened",
+                                             "more bytes (it grew while being read)"),
+                            0);
+    while (n > 0) {
+        if (c->phase == CHECK_POSES) {
+            size_t left = c->h.pose_count - c->poses_done;
+            if (left == 0) return trailing(c);
+            if (c->have > 0 || n < ONESCOPE_OSPC_POSE_BYTES) {
+                /* A pose split between two pieces: gather it. */
+                size_t k = ONESCOPE_OSPC_POSE_BYTES - c->have;
+                if (k > n) k = n;
+                memcpy(c->unit + c->have, p, k);
+                c->have += k;
+                p += k;
+                n -= k;
+                c->pos += k;
+                if (c->have == ONESCOPE_OSPC_POSE_BYTES) {
+                    c->have = 0;
+                    OS_TRY(check_poses(c, c->unit, 1));
+                }
+                continue;
+            }
+            size_t count = n / ONESCOPE_OSPC_POSE_BYTES;
+            if (count > left) count = left;
+            OS_TRY(check_poses(c, p, count));
+            p += count * ONESCOPE_OSPC_POSE_BYTES;
+            n -= count * ONESCOPE_OSPC_POSE_BYTES;
+            c->pos += count * ONESCOPE_OSPC_POSE_BYTES;
+            continue;
+        }
+        size_t k = c->need - c->have;
+        if (k > n) k = n;
+        memcpy(c->unit + c->have, p, k);
+        c->have += k;
+        p += k;
+        n -= k;
+        c->pos += k;
+        if (c->have < c->need) continue;
+        c->need = unit_size(c);
+        if (c->have < c->need) continue;
+        OS_TRY(scan_unit(c));
+        OS_TRY(next_unit(c));
+    }
+    if (c->phase == CHECK_POSES && c->poses_done == c->h.pose_count && c->pos < c->total)
+        return trailing(c);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_ospc_check_end(onescope_os_ospc_check *c, onescope_error *error) {
+    if (c->rc == ONESCOPE_OK && c->pos != c->total)
+        check_failed(c,
+                     onescope_os_fail(&c->error, ONESCOPE_E_IO, c->name, OS_NO_OFFSET, "file size",
+                                      "the size the file had when opened",
+                                      "fewer bytes (it shrank while being read)"),
+                     0);
+    /* The input ended inside a unit: the parser's scan of what there is fails the same way.
+     * (The header and the pose count were checked against the whole size, so an input that
+     * is as long as it said ends after its last pose.) */
+    if (c->rc == ONESCOPE_OK && c->phase != CHECK_POSES) scan_unit(c);
+    if (c->rc != ONESCOPE_OK && error != NULL) *error = c->error;
+    return c->rc;
+}
+
+/* ---- the mapped open's parse (the mapping itself is src/file.c's) ---- */
+
+onescope_code onescope_os_pose_cache_parse_mapped(const void *data, size_t size, const char *name,
+                                                  const onescope_parse_options *options,
+                                                  bool *borrowed, onescope_pose_cache **out,
+                                                  onescope_error *error) {
+    *borrowed = false;
+    *out = NULL;
+    OS_TRY(onescope_os_check_input_size(size, options, name, error));
+    return parse_impl(data, size, name, options != NULL ? options->allocator : NULL, borrowed, out,
+                      error);
 }

@@ -5,6 +5,7 @@
 #define ONESCOPE_FILE_H
 
 #include "onescope/error.h"
+#include "onescope/format.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,18 @@ ONESCOPE_API onescope_code onescope_file_read(const char *path, size_t max_bytes
  * "-" writes to standard output. */
 ONESCOPE_API onescope_code onescope_file_write(const char *path, const void *data, size_t size,
                                                onescope_error *error);
+
+/* Checks a file ("-" is standard input) against its format, found from its content with
+ * onescope_format_detect, and stores the format in *format (when format is not NULL;
+ * ONESCOPE_FORMAT_UNKNOWN when it is none of them, with ONESCOPE_E_MAGIC). The verdict and the
+ * error are exactly those of onescope_file_read followed by the format's parser, but a regular
+ * file holding an OSPC pose cache or an OSLS live stream is streamed through one fixed 1 MiB
+ * buffer and the format's push validator, so memory does not grow with the file. Other inputs
+ * (OSTM replays, OTS JSON, standard input, pipes and devices) are read whole through
+ * onescope_file_read under the options' limit and parsed. */
+ONESCOPE_API onescope_code onescope_file_validate(const char *path,
+                                                  const onescope_parse_options *options,
+                                                  onescope_format *format, onescope_error *error);
 
 /* true when both paths name the same existing file (same device and inode). */
 ONESCOPE_API bool onescope_file_same(const char *a, const char *b);

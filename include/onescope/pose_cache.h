@@ -64,6 +64,11 @@ typedef struct onescope_pose_cache {
     onescope_pose_entity *entities;
     onescope_pose *poses;
     const onescope_allocator *allocator;
+    /* Set by onescope_pose_cache_map when poses point into a read-only mapping of the file
+     * (never write through poses then; the setters refuse such a cache); NULL otherwise.
+     * Owned by the cache: onescope_pose_cache_free unmaps it. */
+    void *mapping;
+    size_t mapping_size;
 } onescope_pose_cache;
 
 /* Parses an OSPC v1 file from memory. options may be NULL (defaults). On success *out
@@ -134,6 +139,21 @@ ONESCOPE_API onescope_code onescope_pose_cache_read_file(const char *path,
                                                          const onescope_parse_options *options,
                                                          onescope_pose_cache **out,
                                                          onescope_error *error);
+
+/* Opens a pose cache file read-only through a memory mapping. Everything is checked once,
+ * as onescope_pose_cache_parse checks it (the same verdict, offset and message on the same
+ * bytes; the input limit applies), so a mapped cache never holds a pose the parser would
+ * refuse. Zero copy where the host is little-endian with IEEE-754 floats and the pose section
+ * starts at a multiple of 4 in the file: poses then point into the mapping and
+ * cache->mapping is set. Otherwise (other hosts, an unaligned pose section) the poses are
+ * copied and the mapping released before returning; "-" and files that are not regular files
+ * (pipes, devices) are read with onescope_pose_cache_read_file. A mapped cache is read-only:
+ * the setters refuse it with ONESCOPE_E_BAD_STATE. onescope_pose_cache_free unmaps it. The
+ * file must not shrink while mapped (the system would then fault on the lost pages). */
+ONESCOPE_API onescope_code onescope_pose_cache_map(const char *path,
+                                                   const onescope_parse_options *options,
+                                                   onescope_pose_cache **out,
+                                                   onescope_error *error);
 
 /* Writes a cache to a file atomically (onescope_pose_cache_write, then onescope_file_write). */
 ONESCOPE_API onescope_code onescope_pose_cache_write_file(const onescope_pose_cache *cache,

@@ -126,12 +126,74 @@ static void rss_read_file(const char *path, size_t size) {
     onescope_pose_cache_free(c);
 }
 
+/* ---- the read side: the mapped open and the streamed validate ---- */
+
+/* One pass over every pose (sums the positions of the present ones), so each page is read. */
+static double pass_over_poses(const onescope_pose_cache *c) {
+    double sum = 0;
+    size_t count = (size_t)c->entity_count * c->frame_count;
+    for (size_t i = 0; i < count; i++)
+        if (onescope_pose_is_present(&c->poses[i])) sum += c->poses[i].position[0];
+    return sum;
+}
+
+static void rss_map_pass(const char *path, size_t size) {
+    (void)size;
+    onescope_pose_cache *c;
+    onescope_error err;
+    if (onescope_pose_cache_map(path, NULL, &c, &err) != ONESCOPE_OK) die("map", &err);
+    if (isnan(pass_over_poses(c))) die("pass", NULL);
+    onescope_pose_cache_free(c);
+}
+static void rss_read_pass(const char *path, size_t size) {
+    (void)size;
+    onescope_pose_cache *c;
+    onescope_error err;
+    if (onescope_pose_cache_read_file(path, NULL, &c, &err) != ONESCOPE_OK) die("read_file", &err);
+    if (isnan(pass_over_poses(c))) die("pass", NULL);
+    onescope_pose_cache_free(c);
+}
+static void rss_validate(const char *path, size_t size) {
+    (void)size;
+    onescope_error err;
+    if (onescope_file_validate(path, NULL, NULL, &err) != ONESCOPE_OK) die("validate", &err);
+}
+
+/* Best-of-RUNS times and peak RSS (each in its own process) of map + pass, read_file + pass
+ * and the streamed validate. The whole-process comparison with cat is farm-bench's (see
+ * docs/pose-cache.md, "read path"). */
+static void bench_read_side(const char *path, size_t size) {
+    double best[3] = {1e30, 1e30, 1e30};
+    void (*fns[3])(const char *, size_t) = {rss_map_pass, rss_read_pass, rss_validate};
+    for (int run = 0; run < RUNS; run++)
+        for (int i = 0; i < 3; i++) {
+            double t = now();
+            fns[i](path, size);
+            best[i] = fmin(best[i], now() - t);
+        }
+    long rss0 = child_peak_rss(rss_baseline, path, size);
+    printf("read side, best of %d (peak RSS over an empty child, own process each):\n", RUNS);
+    static const char *const names[3] = {"map + one pass over every pose",
+                                         "read_file + one pass over every pose",
+                                         "file_validate (streamed)"};
+    for (int i = 0; i < 3; i++) {
+        long rss = child_peak_rss(fns[i], path, size);
+        printf("  %-38s %8.1f ms  peak RSS +%.1f MiB\n", names[i], best[i] * 1e3,
+               (double)(rss - rss0) / 1024.0);
+    }
+}
+
 static void report(const char *what, double seconds, size_t size) {
     printf("  %-34s %8.1f ms %9.0f MiB/s\n", what, seconds * 1e3,
            (double)size / (1024.0 * 1024.0) / seconds);
 }
 
 int main(int argc, char **argv) {
+    /* --make PATH: only write the cache, for whole-process runs (farm-bench, cat). */
+    if (argc == 3 && strcmp(argv[1], "--make") == 0) {
+        build_file(argv[2]);
+        return 0;
+    }
     const char *dir = argc > 1 ? argv[1] : getenv("TMPDIR");
     if (dir == NULL || dir[0] == '\0') dir = "/tmp";
     char path[4096], out_path[4096];
@@ -217,6 +279,7 @@ int main(int argc, char **argv) {
            (double)(rss_load - rss0) / 1024.0, (double)(rss_load - rss0) * 1024.0 / (double)size);
     free(file);
     free(copy);
+    bench_read_side(path, size);
     remove(path);
     remove(out_path);
     return 0;

@@ -45,20 +45,15 @@ int cmd_validate(int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         if (i < first_file && strcmp(argv[i], "--") == 0) continue;
         const char *path = argv[i];
-        onescope_buffer buf;
-        const cli_format *f = load(path, &buf);
-        if (f == NULL) {
-            status = CLI_FAIL;
-            continue;
-        }
+        /* The library streams what it can, so memory stays flat whatever the file's size. */
         onescope_error err;
-        if (f->validate(buf.data, buf.size, cli_input_name(path), &err) != ONESCOPE_OK) {
+        onescope_format format;
+        if (onescope_file_validate(path, NULL, &format, &err) != ONESCOPE_OK) {
             cli_print_error(&err);
             status = CLI_FAIL;
         } else if (!cli.quiet) {
-            printf("%s: valid %s\n", cli_input_name(path), onescope_format_name(f->format));
+            printf("%s: valid %s\n", cli_input_name(path), onescope_format_name(format));
         }
-        onescope_buffer_free(&buf);
     }
     return status;
 }

@@ -1,0 +1,420 @@
+/* Validation in constant memory and the mapped pose cache: the streamed verdict is the
+ * parser's, byte for byte, on every file the project keeps and every cut and mutation of the
+ * pose caches among them; the mapped cache holds the parser's poses or the parser's error. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check_internal.h"
+#include "test_util.h"
+
+#define CRASHERS ONESCOPE_TESTDATA "/../tests/crashers"
+
+static char scratch[64];
+
+static void error_line(const onescope_error *e, char *buf, size_t size) {
+    onescope_error_format(e, buf, size);
+}
+
+/* The parser's verdict on bytes, as the one line it prints (empty when valid). */
+static onescope_code parse_line(const uint8_t *d, size_t n, char *line, size_t size) {
+    onescope_pose_cache *c = NULL;
+    onescope_error e;
+    onescope_code rc = onescope_pose_cache_parse(d, n, "x.ospc", NULL, &c, &e);
+    onescope_pose_cache_free(c);
+    line[0] = '\0';
+    if (rc != ONESCOPE_OK) error_line(&e, line, size);
+    return rc;
+}
+
+/* The push validator's verdict, fed in pieces of `chunk` bytes (0: varying sizes). */
+static onescope_code push_line(const uint8_t *d, size_t n, size_t chunk, char *line, size_t size) {
+    onescope_os_ospc_check *c;
+    onescope_error e;
+    line[0] = '\0';
+    onescope_code rc = onescope_os_ospc_check_begin(n, "x.ospc", NULL, &c, &e);
+    if (rc != ONESCOPE_OK) {
+        error_line(&e, line, size);
+        return rc;
+    }
+    static const size_t sizes[] = {1, 3, 28, 27, 29, 1000, 7, 4096};
+    size_t pos = 0;
+    for (int i = 0; pos < n; i++) {
+        size_t k = chunk ? chunk : sizes[i % 8];
+        if (k > n - pos) k = n - pos;
+        if (onescope_os_ospc_check_feed(c, d + pos, k) != ONESCOPE_OK) break;
+        pos += k;
+    }
+    rc = onescope_os_ospc_check_end(c, &e);
+    onescope_os_ospc_check_free(c);
+    if (rc != ONESCOPE_OK) error_line(&e, line, size);
+    return rc;
+}
+
+static void assert_same(const uint8_t *d, size_t n) {
+    char a[1024], b[1024];
+    static const size_t chunks[] = {0, 1, 5, 1u << 20};
+    onescope_code want = parse_line(d, n, a, sizeof a);
+    for (int i = 0; i < 4; i++) {
+        onescope_code got = push_line(d, n, chunks[i], b, sizeof b);
+        if (got != want || strcmp(a, b) != 0) {
+            print_error("size %zu chunk %zu:\n parser: %s\n stream: %s\n", n, chunks[i], a, b);
+            fail();
+        }
+    }
+}
+
+static uint8_t *slurp(const char *path, size_t *n) {
+    onescope_buffer b;
+    onescope_error e;
+    assert_int_equal(onescope_file_read(path, 0, NULL, &b, &e), ONESCOPE_OK);
+    *n = b.size;
+    return b.data; /* libc allocator: free() releases it */
+}
+
+/* Every .ospc and every file of the crashers and testdata folders, cut at every length (a
+ * stride past the first 4 KiB), and with one byte changed at each of the first offsets. */
+static void check_ospc_bytes(const uint8_t *d, size_t n) {
+    for (size_t len = 0; len <= n; len += len < 4096 ? 1 : 97) assert_same(d, len);
+    assert_same(d, n);
+    uint8_t *m = malloc(n + 8);
+    assert_non_null(m);
+    memcpy(m, d, n);
+    memcpy(m + n, "trailing", 8);
+    assert_same(m, n + 8);
+    for (size_t i = 0; i < n && i < 700; i++) {
+        static const uint8_t values[] = {0xFF, 0x00, 0x7F, 0x80};
+        for (int v = 0; v < 4; v++) {
+            uint8_t old = m[i];
+            m[i] = values[v];
+            assert_same(m, n);
+            m[i] = old;
+        }
+    }
+    /* A non-finite pose value in the middle and at the end of the poses. */
+    for (size_t at = n / 2 & ~(size_t)3; at + 4 <= n; at = n - 4) {
+        uint8_t old[4];
+        memcpy(old, m + at, 4);
+        memcpy(m + at, "\x00\x00\x80\x7f", 4);
+        assert_same(m, n);
+        memcpy(m + at, old, 4);
+        if (at == n - 4) break;
+    }
+    free(m);
+}
+
+static void for_each_file(const char *dir, void (*fn)(const char *path)) {
+    DIR *dp = opendir(dir);
+    assert_non_null(dp);
+    struct dirent *de;
+    int files = 0;
+    while ((de = readdir(dp)) != NULL) {
+        if (de->d_name[0] == '.' || strcmp(de->d_name, "MANIFEST") == 0) continue;
+        size_t len = strlen(de->d_name);
+        if (len > 2 &&
+            (strcmp(de->d_name + len - 2, ".c") == 0 || strcmp(de->d_name + len - 3, ".md") == 0))
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        fn(path);
+        files++;
+    }
+    closedir(dp);
+    assert_true(files > 0);
+}
+
+static void ospc_file(const char *path) {
+    size_t n;
+    uint8_t *d = slurp(path, &n);
+    if (n >= 4 && memcmp(d, "OSPC", 4) == 0) check_ospc_bytes(d, n);
+    free(d);
+}
+
+static void test_push_matches_parser(void **state) {
+    (void)state;
+    for_each_file(ONESCOPE_TESTDATA, ospc_file);
+    for_each_file(CRASHERS, ospc_file);
+    /* A cache with many entities, long names and duplicate ids made here. */
+    onescope_pose_cache *c;
+    onescope_error e;
+    assert_int_equal(onescope_pose_cache_create(3, 40, 3, NULL, &c, &e), ONESCOPE_OK);
+    char name[1024];
+    memset(name, 'n', sizeof name);
+    for (uint32_t i = 0; i < 40; i++)
+        assert_int_equal(onescope_pose_cache_set_entity_name(c, i, name, i * 25, &e), ONESCOPE_OK);
+    onescope_buffer b;
+    assert_int_equal(onescope_pose_cache_write(c, NULL, &b, &e), ONESCOPE_OK);
+    check_ospc_bytes(b.data, b.size);
+    c->entities[39].id = 7; /* written by hand: the writer refuses duplicates */
+    size_t at = 36 + 12;
+    for (uint32_t i = 0; i < 39; i++) at += 26 + i * 25;
+    b.data[at] = 7;
+    assert_same(b.data, b.size);
+    onescope_buffer_free(&b);
+    onescope_pose_cache_free(c);
+}
+
+/* onescope_file_validate against onescope_file_read plus the format's parser. */
+static onescope_code whole_line(const char *path, char *line, size_t size) {
+    onescope_buffer b;
+    onescope_error e;
+    line[0] = '\0';
+    onescope_code rc = onescope_file_read(path, 0, NULL, &b, &e);
+    if (rc == ONESCOPE_OK) {
+        void *obj = NULL;
+        switch (onescope_format_detect(b.data, b.size)) {
+            case ONESCOPE_FORMAT_OSPC:
+                rc = onescope_pose_cache_parse(b.data, b.size, path, NULL,
+                                               (onescope_pose_cache **)&obj, &e);
+                onescope_pose_cache_free(obj);
+                break;
+            case ONESCOPE_FORMAT_OSTM:
+                rc =
+                    onescope_replay_parse(b.data, b.size, path, NULL, (onescope_replay **)&obj, &e);
+                onescope_replay_free(obj);
+                break;
+            case ONESCOPE_FORMAT_OSLS:
+                rc = onescope_live_decode(b.data, b.size, path, NULL, NULL, NULL, &e);
+                break;
+            default: rc = ONESCOPE_E_MAGIC; break; /* compared by code only */
+        }
+        onescope_buffer_free(&b);
+    }
+    if (rc != ONESCOPE_OK && rc != ONESCOPE_E_MAGIC) error_line(&e, line, size);
+    return rc;
+}
+
+static void validate_file_same(const char *path) {
+    char a[1024], b[1024];
+    onescope_code want = whole_line(path, a, sizeof a);
+    onescope_error e;
+    onescope_format f;
+    onescope_code got = onescope_file_validate(path, NULL, &f, &e);
+    b[0] = '\0';
+    if (got != ONESCOPE_OK && want != ONESCOPE_E_MAGIC) error_line(&e, b, sizeof b);
+    if (want == ONESCOPE_E_MAGIC && got != ONESCOPE_E_MAGIC) {
+        /* JSON formats: the one read path decides; OK or any parser error is theirs. */
+        assert_true(f == ONESCOPE_FORMAT_PVT || f == ONESCOPE_FORMAT_ANM);
+        return;
+    }
+    if (got != want || strcmp(a, b) != 0) {
+        print_error("%s:\n whole:  %s\n stream: %s\n", path, a, b);
+        fail();
+    }
+}
+
+/* Cuts of a stream file written to disk, through the CLI's library call. */
+static void validate_cuts(const char *path) {
+    size_t n;
+    uint8_t *d = slurp(path, &n);
+    char tmp[96];
+    snprintf(tmp, sizeof tmp, "%s/cut", scratch);
+    if (n >= 4 && (memcmp(d, "OSPC", 4) == 0 || memcmp(d, "OSLS", 4) == 0))
+        for (size_t len = 0; len <= n; len += 1 + n / 50) {
+            test_write_file(tmp, d, len);
+            validate_file_same(tmp);
+        }
+    free(d);
+}
+
+static void test_validate_file_matches_read_path(void **state) {
+    (void)state;
+    for_each_file(ONESCOPE_TESTDATA, validate_file_same);
+    for_each_file(CRASHERS, validate_file_same);
+    for_each_file(ONESCOPE_TESTDATA, validate_cuts);
+    for_each_file(CRASHERS, validate_cuts);
+}
+
+static void test_validate_file_edges(void **state) {
+    (void)state;
+    onescope_error e;
+    onescope_format f = ONESCOPE_FORMAT_OSPC;
+    assert_int_equal(onescope_file_validate(NULL, NULL, &f, &e), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(f, ONESCOPE_FORMAT_UNKNOWN);
+    assert_int_equal(onescope_file_validate("/nonexistent/x.ospc", NULL, NULL, &e), ONESCOPE_E_IO);
+    assert_int_equal(onescope_file_validate(scratch, NULL, &f, &e), ONESCOPE_E_IO); /* a folder */
+    /* Over the caller's limit: the read path's error, before any byte is read. */
+    char path[96];
+    snprintf(path, sizeof path, "%s/limit.ospc", scratch);
+    size_t n;
+    uint8_t *d = slurp(ONESCOPE_TESTDATA "/test-2d-ghost.ospc", &n);
+    test_write_file(path, d, n);
+    onescope_parse_options o = {.max_input_bytes = 100};
+    assert_int_equal(onescope_file_validate(path, &o, &f, &e), ONESCOPE_E_TOO_LARGE);
+    assert_error_at(e, ONESCOPE_E_TOO_LARGE, 100);
+    assert_int_equal(onescope_file_validate(path, NULL, &f, &e), ONESCOPE_OK);
+    assert_int_equal(f, ONESCOPE_FORMAT_OSPC);
+    /* Unknown bytes: the magic error, short or long. */
+    test_write_file(path, "xy", 2);
+    assert_int_equal(onescope_file_validate(path, NULL, &f, &e), ONESCOPE_E_MAGIC);
+    test_write_file(path, "nothing known", 13);
+    assert_int_equal(onescope_file_validate(path, NULL, &f, &e), ONESCOPE_E_MAGIC);
+    /* A replay larger than the buffer goes the whole-file way. */
+    uint8_t *big = calloc(1, (1u << 20) + 10);
+    assert_non_null(big);
+    memcpy(big, "OSTM", 4);
+    test_write_file(path, big, (1u << 20) + 10);
+    assert_int_not_equal(onescope_file_validate(path, NULL, &f, &e), ONESCOPE_OK);
+    assert_int_equal(f, ONESCOPE_FORMAT_OSTM);
+    free(big);
+    free(d);
+    /* The validator itself: more bytes than announced. */
+    onescope_os_ospc_check *c;
+    assert_int_equal(onescope_os_ospc_check_begin(2, NULL, NULL, &c, &e), ONESCOPE_OK);
+    assert_int_equal(onescope_os_ospc_check_feed(c, "OSPC", 4), ONESCOPE_E_IO);
+    assert_int_equal(onescope_os_ospc_check_feed(c, "OS", 2), ONESCOPE_E_IO); /* latched */
+    assert_int_equal(onescope_os_ospc_check_end(c, &e), ONESCOPE_E_IO);
+    onescope_os_ospc_check_free(c);
+    assert_int_equal(onescope_os_ospc_check_begin(300, NULL, &o, &c, &e), ONESCOPE_E_TOO_LARGE);
+    /* Fewer bytes than announced. */
+    assert_int_equal(onescope_os_ospc_check_begin(8, NULL, NULL, &c, &e), ONESCOPE_OK);
+    assert_int_equal(onescope_os_ospc_check_feed(c, "OSPC", 4), ONESCOPE_OK);
+    assert_int_equal(onescope_os_ospc_check_end(c, &e), ONESCOPE_E_IO);
+    onescope_os_ospc_check_free(c);
+    onescope_os_ospc_check_free(NULL);
+}
+
+static onescope_code validate_with(const onescope_allocator *a, void *ctx) {
+    onescope_parse_options o = {.allocator = a};
+    onescope_error e;
+    return onescope_file_validate(ctx, &o, NULL, &e);
+}
+
+static void test_validate_alloc_failures(void **state) {
+    (void)state;
+    assert_true(test_alloc_walk(validate_with, ONESCOPE_TESTDATA "/test-2d-ghost.ospc") >= 2);
+    test_alloc_walk(validate_with, ONESCOPE_TESTDATA "/test-2d-600.ostm");
+}
+
+/* ---- the mapped cache ---- */
+
+static void test_map_matches_read_file(void **state) {
+    (void)state;
+    const char *path = ONESCOPE_TESTDATA "/test-2d-ghost.ospc";
+    onescope_pose_cache *m, *r;
+    onescope_error e;
+    assert_int_equal(onescope_pose_cache_map(path, NULL, &m, &e), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_read_file(path, NULL, &r, &e), ONESCOPE_OK);
+    assert_int_equal(m->frame_count, r->frame_count);
+    assert_int_equal(m->entity_count, r->entity_count);
+    size_t count = (size_t)m->frame_count * m->entity_count;
+    assert_memory_equal(m->poses, r->poses, count * sizeof *m->poses);
+    assert_memory_equal(m->entities[0].name.data, r->entities[0].name.data,
+                        r->entities[0].name.length);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* Zero copy: the poses are the file's pages. */
+    assert_non_null(m->mapping);
+    assert_true((const uint8_t *)m->poses > (const uint8_t *)m->mapping);
+    assert_true((const uint8_t *)m->poses < (const uint8_t *)m->mapping + m->mapping_size);
+#endif
+    /* Read-only: the setters refuse it. */
+    if (m->mapping != NULL) {
+        assert_int_equal(onescope_pose_cache_set_text(m, ONESCOPE_POSE_TEXT_LABEL, "x", 1, &e),
+                         ONESCOPE_E_BAD_STATE);
+        assert_int_equal(onescope_pose_cache_set_entity_name(m, 0, "x", 1, &e),
+                         ONESCOPE_E_BAD_STATE);
+    }
+    /* It writes what the parser's cache writes. */
+    onescope_buffer a, b;
+    assert_int_equal(onescope_pose_cache_write(m, NULL, &a, &e), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_write(r, NULL, &b, &e), ONESCOPE_OK);
+    assert_int_equal(a.size, b.size);
+    assert_memory_equal(a.data, b.data, a.size);
+    onescope_buffer_free(&a);
+    onescope_buffer_free(&b);
+    onescope_pose_cache_free(m);
+    onescope_pose_cache_free(r);
+}
+
+/* The parser's error on every crasher, and a copy for an unaligned pose section. */
+static void map_same(const char *path) {
+    onescope_pose_cache *m = NULL, *r = NULL;
+    onescope_error em, er;
+    onescope_code a = onescope_pose_cache_map(path, NULL, &m, &em);
+    onescope_code b = onescope_pose_cache_read_file(path, NULL, &r, &er);
+    assert_int_equal(a, b);
+    if (a != ONESCOPE_OK) {
+        char x[1024], y[1024];
+        error_line(&em, x, sizeof x);
+        error_line(&er, y, sizeof y);
+        assert_string_equal(x, y);
+    }
+    onescope_pose_cache_free(m);
+    onescope_pose_cache_free(r);
+}
+
+static void map_ospc_only(const char *path) {
+    size_t n;
+    uint8_t *d = slurp(path, &n);
+    bool ospc = n >= 4 && memcmp(d, "OSPC", 4) == 0;
+    free(d);
+    if (ospc || n == 0) map_same(path);
+}
+
+static void test_map_errors_and_copies(void **state) {
+    (void)state;
+    for_each_file(CRASHERS, map_ospc_only);
+    onescope_pose_cache *c;
+    onescope_error e;
+    assert_int_equal(onescope_pose_cache_map(NULL, NULL, &c, &e), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_map("x", NULL, NULL, &e), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_map("/nonexistent.ospc", NULL, &c, &e), ONESCOPE_E_IO);
+    assert_null(c);
+    assert_int_equal(onescope_pose_cache_map(scratch, NULL, &c, &e), ONESCOPE_E_IO); /* folder */
+    onescope_parse_options o = {.max_input_bytes = 64};
+    assert_int_equal(onescope_pose_cache_map(ONESCOPE_TESTDATA "/test-2d-ghost.ospc", &o, &c, &e),
+                     ONESCOPE_E_TOO_LARGE);
+    /* A label of odd length puts the poses at an odd offset: they are copied. */
+    assert_int_equal(onescope_pose_cache_create(2, 3, 4, NULL, &c, &e), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_LABEL, "odd", 3, &e),
+                     ONESCOPE_OK);
+    c->poses[5].position[1] = 2.5f;
+    char path[96];
+    snprintf(path, sizeof path, "%s/odd.ospc", scratch);
+    assert_int_equal(onescope_pose_cache_write_file(c, path, &e), ONESCOPE_OK);
+    onescope_pose_cache *m;
+    assert_int_equal(onescope_pose_cache_map(path, NULL, &m, &e), ONESCOPE_OK);
+    assert_null(m->mapping);
+    assert_true(m->poses[5].position[1] == 2.5f);
+    assert_int_equal(onescope_pose_cache_set_text(m, ONESCOPE_POSE_TEXT_LABEL, "x", 1, &e),
+                     ONESCOPE_OK);
+    onescope_pose_cache_free(m);
+    onescope_pose_cache_free(c);
+    map_same(path);
+}
+
+static onescope_code map_with(const onescope_allocator *a, void *ctx) {
+    onescope_parse_options o = {.allocator = a};
+    onescope_pose_cache *c;
+    onescope_error e;
+    onescope_code rc = onescope_pose_cache_map(ctx, &o, &c, &e);
+    if (rc == ONESCOPE_OK) onescope_pose_cache_free(c);
+    return rc;
+}
+
+static void test_map_alloc_failures(void **state) {
+    (void)state;
+    assert_true(test_alloc_walk(map_with, ONESCOPE_TESTDATA "/test-2d-ghost.ospc") >= 3);
+}
+
+int main(void) {
+    snprintf(scratch, sizeof scratch, "/tmp/onescope-validate-%ld", (long)getpid());
+    mkdir(scratch, 0700);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_push_matches_parser),
+        cmocka_unit_test(test_validate_file_matches_read_path),
+        cmocka_unit_test(test_validate_file_edges),
+        cmocka_unit_test(test_validate_alloc_failures),
+        cmocka_unit_test(test_map_matches_read_file),
+        cmocka_unit_test(test_map_errors_and_copies),
+        cmocka_unit_test(test_map_alloc_failures),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
+    if (system(cmd) != 0) rc = 1;
+    return rc;
+}
