@@ -23,5 +23,6 @@ set(ONESCOPE_SOURCES
   src/json_pos.c
   src/soa_scene.c
   src/soa_scene_world.c
+  src/version.c
 )
 # src/soa_world.c is always built; without Box3D its calls return ONESCOPE_E_UNSUPPORTED.

@@ -79,8 +79,8 @@ onescope_code onescope_soa_scene_record(const onescope_soa_scene *scene, uint32_
     onescope_soa_world *w = NULL;
     OS_TRY(onescope_soa_scene_create_world(scene, allocator, &w, error));
     onescope_pose_cache *cache = NULL;
-    onescope_code rc =
-        onescope_soa_world_record(w, steps, scene->dt, scene->substeps, allocator, &cache, error);
+    onescope_code rc = onescope_soa_world_record(w, steps, scene->dt, scene->substeps, NULL, NULL,
+                                                 allocator, &cache, error);
     onescope_soa_world_free(w);
     if (rc != ONESCOPE_OK) {
         if (error != NULL)

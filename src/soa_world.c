@@ -6,6 +6,7 @@
 
 #include "internal.h"
 #include "onescope/soa_world.h"
+#include "onescope/version.h"
 
 /* Marks a def that came from its _default() initialiser (zero is not every field's default). */
 #define DEF_COOKIE 0x4F534442u /* "OSDB" */
@@ -107,9 +108,10 @@ onescope_code onescope_soa_world_view(onescope_soa_world *world, onescope_soa_vi
 }
 
 onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t steps, float dt,
-                                        int substeps, const onescope_allocator *allocator,
+                                        int substeps, onescope_soa_step_fn on_step, void *user,
+                                        const onescope_allocator *allocator,
                                         onescope_pose_cache **out, onescope_error *error) {
-    (void)world, (void)steps, (void)dt, (void)substeps, (void)allocator;
+    (void)world, (void)steps, (void)dt, (void)substeps, (void)on_step, (void)user, (void)allocator;
     if (out != NULL) *out = NULL;
     return unsupported(error, "soa_world_record");
 }
@@ -168,8 +170,7 @@ struct onescope_soa_world {
     const onescope_allocator *allocator;
     b3WorldId world;
     uint32_t capacity, joint_capacity;
-    uint32_t count, joint_count;
-    uint64_t step;
+    onescope_soa_live live; /* count, joint_count, step, contact events: read by views */
     bool contact_events;
 
     b3BodyId *bodies;
@@ -475,11 +476,11 @@ static onescope_code check_body_def(const onescope_soa_world *w, const onescope_
                         "a restitution in 0..1000"));
     OS_TRY(check_floats(error, in, "rolling_resistance", &d->rolling_resistance, 1, 0.0f, 1.0e3f,
                         "a rolling resistance in 0..1000"));
-    if (d->parent < -1 || (d->parent >= 0 && (uint32_t)d->parent >= w->count))
+    if (d->parent < -1 || (d->parent >= 0 && (uint32_t)d->parent >= w->live.count))
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "parent",
                                 "-1 or the index of an earlier body", "%d (bodies: %u)",
-                                (int)d->parent, w->count);
-    if (w->count >= w->capacity)
+                                (int)d->parent, w->live.count);
+    if (w->live.count >= w->capacity)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "body_capacity",
                                 "a free body slot", "all %u slots used", w->capacity);
     return ONESCOPE_OK;
@@ -495,7 +496,7 @@ onescope_code onescope_soa_world_add_body(onescope_soa_world *world,
     b3Quat q;
     OS_TRY(check_body_def(world, def, &q, error));
 
-    uint32_t i = world->count;
+    uint32_t i = world->live.count;
     b3BodyDef bd = b3DefaultBodyDef();
     bd.type = def->kind == ONESCOPE_SOA_STATIC_BOX ? b3_staticBody : b3_dynamicBody;
     bd.position = (b3Pos){def->position[0], def->position[1], def->position[2]};
@@ -537,7 +538,7 @@ onescope_code onescope_soa_world_add_body(onescope_soa_world *world,
     read_body(world, i);
     world->lane[L_FX][i] = world->lane[L_FY][i] = world->lane[L_FZ][i] = 0.0f;
     world->lane[L_TX][i] = world->lane[L_TY][i] = world->lane[L_TZ][i] = 0.0f;
-    world->count = i + 1;
+    world->live.count = i + 1;
     if (index != NULL) *index = i;
     return ONESCOPE_OK;
 }
@@ -548,14 +549,14 @@ onescope_code onescope_soa_world_remove_body(onescope_soa_world *world, uint32_t
     if (world == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world",
                                 "a non-NULL pointer", "NULL");
-    if (index >= world->count)
+    if (index >= world->live.count)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "index",
-                                "the index of a body", "%u (bodies: %u)", index, world->count);
+                                "the index of a body", "%u (bodies: %u)", index, world->live.count);
     if (world->kind[index] == ONESCOPE_SOA_REMOVED)
         return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, "index",
                                 "a body not yet removed", "%u, removed earlier", index);
     /* Box3D destroys the body's joints with it; mirror that in the joint lanes. */
-    for (uint32_t j = 0; j < world->joint_count; j++) {
+    for (uint32_t j = 0; j < world->live.joint_count; j++) {
         if (world->joint_kind[j] == ONESCOPE_SOA_JOINT_REMOVED) continue;
         if (world->joint_a[j] == (int32_t)index || world->joint_b[j] == (int32_t)index) {
             world->joint_kind[j] = ONESCOPE_SOA_JOINT_REMOVED;
@@ -608,10 +609,10 @@ static onescope_code check_joint_def(const onescope_soa_world *w, const onescope
     const char *names[2] = {"body_a", "body_b"};
     int32_t ids[2] = {d->body_a, d->body_b};
     for (int k = 0; k < 2; k++) {
-        if (ids[k] < 0 || (uint32_t)ids[k] >= w->count)
+        if (ids[k] < 0 || (uint32_t)ids[k] >= w->live.count)
             return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, names[k],
                                     "the index of a body", "%d (bodies: %u)", (int)ids[k],
-                                    w->count);
+                                    w->live.count);
         if (w->kind[ids[k]] == ONESCOPE_SOA_REMOVED)
             return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, names[k],
                                     "a body that is not removed", "%d, removed", (int)ids[k]);
@@ -660,7 +661,7 @@ static onescope_code check_joint_def(const onescope_soa_world *w, const onescope
     else
         OS_TRY(check_floats(error, in, "target_rotation", d->target_rotation, 4, -1.0e6f, 1.0e6f,
                             "a finite quaternion x y z w"));
-    if (w->joint_count >= w->joint_capacity)
+    if (w->live.joint_count >= w->joint_capacity)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "joint_capacity",
                                 "a free joint slot", "all %u slots used", w->joint_capacity);
     return ONESCOPE_OK;
@@ -677,7 +678,7 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world,
     b3Quat target = b3Quat_identity;
     OS_TRY(check_joint_def(world, def, &axis, &target, error));
 
-    uint32_t j = world->joint_count, a = (uint32_t)def->body_a, b = (uint32_t)def->body_b;
+    uint32_t j = world->live.joint_count, a = (uint32_t)def->body_a, b = (uint32_t)def->body_b;
     b3Quat frame = quat_z_to(axis);
     b3Vec3 anchor = {def->anchor[0], def->anchor[1], def->anchor[2]};
     b3Quat qa = lane_quat(world, a), qb = lane_quat(world, b);
@@ -763,7 +764,7 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world,
     world->joint_kind[j] = def->kind;
     world->joint_a[j] = def->body_a;
     world->joint_b[j] = def->body_b;
-    world->joint_count = j + 1;
+    world->live.joint_count = j + 1;
     read_joint(world, j);
     if (index != NULL) *index = j;
     return ONESCOPE_OK;
@@ -785,16 +786,32 @@ static bool events_reserve(const onescope_allocator *a, onescope_os_event_buffer
     return true;
 }
 
+/* Puts the event buffers where views read them (a reserve may have moved them). */
+static void publish_events(onescope_soa_world *w) {
+    w->live.contact_begin_count = w->begin.count;
+    w->live.contact_hit_count = w->hit.count;
+    w->live.contact_end_count = w->end.count;
+    w->live.contact_begin = w->begin.items;
+    w->live.contact_hit = w->hit.items;
+    w->live.contact_end = w->end.items;
+}
+
 static onescope_code collect_events(onescope_soa_world *w, onescope_error *error) {
     w->begin.count = w->hit.count = w->end.count = 0;
-    if (!w->contact_events) return ONESCOPE_OK;
+    if (!w->contact_events) {
+        publish_events(w);
+        return ONESCOPE_OK;
+    }
     b3ContactEvents ev = b3World_GetContactEvents(w->world);
     const onescope_allocator *a = w->allocator;
     if (!events_reserve(a, &w->begin, ev.beginCount) || !events_reserve(a, &w->hit, ev.hitCount) ||
-        !events_reserve(a, &w->end, ev.endCount))
+        !events_reserve(a, &w->end, ev.endCount)) {
+        w->begin.count = w->hit.count = w->end.count = 0;
+        publish_events(w);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, "soa_world_step", OS_NO_OFFSET,
                                 "contact events", NULL,
                                 "the step ran; its contact events were dropped");
+    }
     for (int k = 0; k < ev.beginCount; k++) {
         const b3ContactBeginTouchEvent *e = &ev.beginEvents[k];
         onescope_soa_contact c;
@@ -833,6 +850,7 @@ static onescope_code collect_events(onescope_soa_world *w, onescope_error *error
         c.body_b = shape_map_get(w, e->shapeIdB);
         w->end.items[w->end.count++] = c;
     }
+    publish_events(w);
     return ONESCOPE_OK;
 }
 
@@ -847,7 +865,7 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
     if (substeps < 1 || substeps > ONESCOPE_SOA_MAX_SUBSTEPS)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "substeps", "1..64",
                                 "%d", substeps);
-    uint32_t n = world->count;
+    uint32_t n = world->live.count;
     float **l = world->lane;
     static const char *const write_names[6] = {"force_x",  "force_y",  "force_z",
                                                "torque_x", "torque_y", "torque_z"};
@@ -875,7 +893,7 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
             b3Body_ApplyTorque(world->bodies[i], t, true);
     }
     b3World_Step(world->world, dt, substeps);
-    world->step++;
+    world->live.step++;
     for (int k = L_FX; k <= L_TZ; k++) memset(l[k], 0, (size_t)n * sizeof(float));
 
     /* Box3D reports every body that moved (all awake bodies, and those that fell asleep this
@@ -894,7 +912,7 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
         l[L_VX][i] = v.x, l[L_VY][i] = v.y, l[L_VZ][i] = v.z;
         l[L_WX][i] = av.x, l[L_WY][i] = av.y, l[L_WZ][i] = av.z;
     }
-    for (uint32_t j = 0; j < world->joint_count; j++) read_joint(world, j);
+    for (uint32_t j = 0; j < world->live.joint_count; j++) read_joint(world, j);
     return collect_events(world, error);
 }
 
@@ -905,11 +923,9 @@ onescope_code onescope_soa_world_view(onescope_soa_world *world, onescope_soa_vi
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET,
                                 world ? "view" : "world", "a non-NULL pointer", "NULL");
     onescope_soa_world *w = world;
-    view->count = w->count;
-    view->joint_count = w->joint_count;
+    view->live = &w->live;
     view->capacity = w->capacity;
     view->joint_capacity = w->joint_capacity;
-    view->step = w->step;
     view->stable_id = w->stable_id;
     view->kind = w->kind;
     view->parent = w->parent;
@@ -935,19 +951,13 @@ onescope_code onescope_soa_world_view(onescope_soa_world *world, onescope_soa_vi
     view->joint_angular_velocity_x = w->jlane[J_WX];
     view->joint_angular_velocity_y = w->jlane[J_WY];
     view->joint_angular_velocity_z = w->jlane[J_WZ];
-    view->contact_begin_count = w->begin.count;
-    view->contact_hit_count = w->hit.count;
-    view->contact_end_count = w->end.count;
-    view->contact_begin = w->begin.items;
-    view->contact_hit = w->hit.items;
-    view->contact_end = w->end.items;
     return ONESCOPE_OK;
 }
 
 /* ---- recording ---- */
 
 static void record_frame(const onescope_soa_world *w, onescope_pose_cache *c, uint32_t frame) {
-    for (uint32_t i = 0; i < w->count; i++) {
+    for (uint32_t i = 0; i < w->live.count; i++) {
         onescope_pose *p = &c->poses[(size_t)frame * c->entity_count + i];
         if (w->kind[i] == ONESCOPE_SOA_REMOVED) {
             p->position[0] = NAN;
@@ -966,7 +976,8 @@ static void record_frame(const onescope_soa_world *w, onescope_pose_cache *c, ui
 }
 
 onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t steps, float dt,
-                                        int substeps, const onescope_allocator *allocator,
+                                        int substeps, onescope_soa_step_fn on_step, void *user,
+                                        const onescope_allocator *allocator,
                                         onescope_pose_cache **out, onescope_error *error) {
     static const char in[] = "soa_world_record";
     if (world == NULL || out == NULL)
@@ -976,12 +987,13 @@ onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t step
     if (steps >= ONESCOPE_OSPC_MAX_FRAMES)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "steps",
                                 "fewer than 4194304 steps", "%u", steps);
-    if (world->step > INT64_MAX)
+    if (world->live.step > INT64_MAX)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "step",
-                                "a step count <= 2^63-1", "%llu", (unsigned long long)world->step);
-    if (world->count > ONESCOPE_OSPC_MAX_ENTITIES)
+                                "a step count <= 2^63-1", "%llu",
+                                (unsigned long long)world->live.step);
+    if (world->live.count > ONESCOPE_OSPC_MAX_ENTITIES)
         return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, in, OS_NO_OFFSET, "count",
-                                "at most 65536 bodies in a pose cache", "%u", world->count);
+                                "at most 65536 bodies in a pose cache", "%u", world->live.count);
     /* refuse a bad dt or substep count before allocating anything */
     if (!isfinite(dt) || !(dt > 0.0f) || dt > 1.0f)
         return bad_float(error, in, "dt", "a time step in (0, 1] s", (double)dt);
@@ -990,18 +1002,18 @@ onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t step
                                 "%d", substeps);
 
     onescope_pose_cache *c = NULL;
-    OS_TRY(onescope_pose_cache_create(3, world->count, steps + 1, allocator, &c, error));
-    c->start_step = (int64_t)world->step;
+    OS_TRY(onescope_pose_cache_create(3, world->live.count, steps + 1, allocator, &c, error));
+    c->start_step = (int64_t)world->live.step;
     c->metres_per_unit = 1.0;
-    static const char version[] = ONESCOPE_VERSION_STRING;
+    const char *version = onescope_version_string();
     onescope_code rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_UNIT_NAME, "m", 1, error);
     if (rc == ONESCOPE_OK)
         rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_MODULE_ID, "onescope.box3d", 14,
                                           error);
     if (rc == ONESCOPE_OK)
         rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_LIBRARY_VERSION, version,
-                                          sizeof version - 1, error);
-    for (uint32_t i = 0; rc == ONESCOPE_OK && i < world->count; i++) {
+                                          strlen(version), error);
+    for (uint32_t i = 0; rc == ONESCOPE_OK && i < world->live.count; i++) {
         onescope_pose_entity *e = &c->entities[i];
         e->id = world->stable_id[i];
         /* a removed body keeps its shape (absent in the frames after its removal) */
@@ -1016,10 +1028,29 @@ onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t step
                          : world->shape_size[3 * (size_t)i + 2];
     }
     if (rc == ONESCOPE_OK) record_frame(world, c, 0);
+    uint32_t frames = 1;
     for (uint32_t s = 0; rc == ONESCOPE_OK && s < steps; s++) {
+        if (on_step != NULL) {
+            uint32_t count = world->live.count;
+            uint64_t step = world->live.step;
+            bool stop = on_step(world, s, user);
+            /* the cache has one entity per body and one frame per step: a callback that adds
+             * a body or steps on its own would break both */
+            if (world->live.count != count || world->live.step != step) {
+                rc = onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "on_step",
+                                      "a callback that neither adds bodies nor steps",
+                                      "bodies %u -> %u, step %llu -> %llu at index %u", count,
+                                      world->live.count, (unsigned long long)step,
+                                      (unsigned long long)world->live.step, s);
+                break;
+            }
+            if (stop) break;
+        }
         rc = onescope_soa_world_step(world, dt, substeps, error);
-        if (rc == ONESCOPE_OK) record_frame(world, c, s + 1);
+        if (rc == ONESCOPE_OK) record_frame(world, c, frames++);
     }
+    /* stopped early: the poses past the last frame stay allocated but are never read */
+    c->frame_count = frames;
     if (rc != ONESCOPE_OK) {
         onescope_pose_cache_free(c);
         return rc;

@@ -327,11 +327,12 @@ static void test_record(void **state) {
     if (rc != ONESCOPE_OK) fail_msg("create_world: %s", fmt(&err));
     onescope_soa_view v;
     assert_int_equal(onescope_soa_world_view(w, &v, &err), ONESCOPE_OK);
-    assert_int_equal(v.count, 5);
-    assert_int_equal(v.joint_count, 1);
+    assert_int_equal(v.live->count, 5);
+    assert_int_equal(v.live->joint_count, 1);
     onescope_pose_cache *c2 = NULL;
-    assert_int_equal(onescope_soa_world_record(w, 30, s->dt, s->substeps, NULL, &c2, &err),
-                     ONESCOPE_OK);
+    assert_int_equal(
+        onescope_soa_world_record(w, 30, s->dt, s->substeps, NULL, NULL, NULL, &c2, &err),
+        ONESCOPE_OK);
     assert_int_equal(c2->frame_count, 31);
     assert_memory_equal(c->poses, c2->poses, sizeof c->poses[0] * 31 * 5);
     /* the ball fell */

@@ -105,13 +105,13 @@ static size_t snapshot(onescope_soa_world *w, unsigned char *out, size_t cap) {
                          v.joint_angular_velocity_z};
     size_t n = 0;
     for (size_t k = 0; k < sizeof lanes / sizeof lanes[0]; k++) {
-        size_t bytes = v.count * sizeof(float);
+        size_t bytes = v.live->count * sizeof(float);
         assert_true(n + bytes <= cap);
         memcpy(out + n, lanes[k], bytes);
         n += bytes;
     }
     for (size_t k = 0; k < sizeof jl / sizeof jl[0]; k++) {
-        size_t bytes = v.joint_count * sizeof(float);
+        size_t bytes = v.live->joint_count * sizeof(float);
         assert_true(n + bytes <= cap);
         memcpy(out + n, jl[k], bytes);
         n += bytes;
@@ -127,7 +127,7 @@ static void test_gravity_and_rest(void **state) {
     slab(w, 0.0f);
     uint32_t s = sphere(w, 0.0f, 2.0f, 0.0f, 0.25f);
     onescope_soa_view v = view_of(w); /* held for the whole test */
-    assert_int_equal(v.count, 2);
+    assert_int_equal(v.live->count, 2);
     assert_float_equal(v.position_y[s], 2.0f, 0.0f);
     assert_float_equal(v.linear_velocity_y[s], 0.0f, 0.0f);
     step(w, 1);
@@ -151,13 +151,17 @@ static void test_lane_addresses_stable(void **state) {
     slab(w, 0.0f);
     sphere(w, 0.0f, 1.0f, 0.0f, 0.25f);
     onescope_soa_view a = view_of(w);
+    assert_int_equal(a.live->count, 2);
+    assert_int_equal(a.live->step, 0);
     step(w, 5);
+    assert_int_equal(a.live->step, 5); /* read live: the view taken before the steps */
     sphere(w, 2.0f, 1.0f, 0.0f, 0.25f);
+    assert_int_equal(a.live->count, 3); /* ... and before the body was added */
     step(w, 5);
     onescope_soa_view b = view_of(w);
-    assert_int_equal(a.count, 2); /* as of when the view was taken */
-    assert_int_equal(b.count, 3);
-    assert_int_equal(b.step, 10);
+    assert_ptr_equal(a.live, b.live);
+    assert_int_equal(a.live->count, 3);
+    assert_int_equal(a.live->step, 10);
     assert_ptr_equal(a.stable_id, b.stable_id);
     assert_ptr_equal(a.kind, b.kind);
     assert_ptr_equal(a.position_x, b.position_x);
@@ -212,7 +216,7 @@ static void test_two_runs_byte_equal(void **state) {
     /* the scene really moved: spheres collided and came to the slab */
     onescope_soa_view v = view_of(a);
     int low = 0;
-    for (uint32_t i = 1; i < v.count; i++) low += v.position_y[i] < 1.0f;
+    for (uint32_t i = 1; i < v.live->count; i++) low += v.position_y[i] < 1.0f;
     assert_true(low > 10);
     free(sa);
     free(sb);
@@ -230,7 +234,7 @@ static void test_one_ulp_diverges(void **state) {
     step(b, 120);
     /* the difference spread beyond the nudged body */
     int others = 0;
-    for (uint32_t i = 1; i < va.count; i++)
+    for (uint32_t i = 1; i < va.live->count; i++)
         if (i != 7 && (memcmp(&va.position_x[i], &vb.position_x[i], sizeof(float)) != 0 ||
                        memcmp(&va.position_y[i], &vb.position_y[i], sizeof(float)) != 0 ||
                        memcmp(&va.position_z[i], &vb.position_z[i], sizeof(float)) != 0))
@@ -316,7 +320,7 @@ static void test_body_refusals(void **state) {
         assert_true(err.expected[0] != '\0');
         assert_true(err.found[0] != '\0');
         assert_int_equal(idx, 77);
-        assert_int_equal(view_of(w).count, 2);
+        assert_int_equal(view_of(w).live->count, 2);
     }
     assert_int_equal(snapshot(w, after, sizeof after), nb);
     assert_memory_equal(before, after, nb);
@@ -374,7 +378,7 @@ static void test_world_and_step_refusals(void **state) {
     assert_int_equal(onescope_soa_world_step(w, DT, 65, &err), ONESCOPE_E_RANGE);
     assert_int_equal(onescope_soa_world_step(NULL, DT, 4, &err), ONESCOPE_E_ARGUMENT);
     onescope_soa_view v = view_of(w);
-    assert_int_equal(v.step, 0);
+    assert_int_equal(v.live->step, 0);
     assert_float_equal(v.position_y[0], 1.0f, 0.0f);
     assert_int_equal(onescope_soa_world_view(w, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_soa_world_view(NULL, &v, &err), ONESCOPE_E_ARGUMENT);
@@ -428,7 +432,7 @@ static void test_joint_refusals(void **state) {
         if (rc != cases[k].code || strcmp(err.field, cases[k].field) != 0)
             fail_msg("case %d: code %d field '%s', wanted %d '%s'", k, rc, err.field, cases[k].code,
                      cases[k].field);
-        assert_int_equal(view_of(w).joint_count, 0);
+        assert_int_equal(view_of(w).live->joint_count, 0);
     }
     add_joint(w, &ok);
     onescope_error err;
@@ -475,7 +479,7 @@ static void test_more_refusals(void **state) {
         if (rc != cases[k].code || strcmp(err.field, cases[k].field) != 0)
             fail_msg("case %d: code %d field '%s', wanted %d '%s'", k, rc, err.field, cases[k].code,
                      cases[k].field);
-        assert_int_equal(view_of(w).joint_count, 0);
+        assert_int_equal(view_of(w).live->joint_count, 0);
     }
     assert_int_equal(onescope_soa_world_add_joint(NULL, &ok, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_string_equal(err.field, "world");
@@ -484,28 +488,31 @@ static void test_more_refusals(void **state) {
     assert_int_equal(onescope_soa_world_remove_body(NULL, 0, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_soa_world_step(w, 1.5f, 4, &err), ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "dt");
-    assert_int_equal(view_of(w).step, 0);
+    assert_int_equal(view_of(w).live->step, 0);
 
     /* recording */
     onescope_pose_cache *c = (onescope_pose_cache *)&err;
-    assert_int_equal(onescope_soa_world_record(NULL, 1, DT, SUB, NULL, &c, &err),
+    assert_int_equal(onescope_soa_world_record(NULL, 1, DT, SUB, NULL, NULL, NULL, &c, &err),
                      ONESCOPE_E_ARGUMENT);
     assert_string_equal(err.field, "world");
-    assert_int_equal(onescope_soa_world_record(w, 1, DT, SUB, NULL, NULL, &err),
+    assert_int_equal(onescope_soa_world_record(w, 1, DT, SUB, NULL, NULL, NULL, NULL, &err),
                      ONESCOPE_E_ARGUMENT);
     assert_string_equal(err.field, "out");
     assert_int_equal(
-        onescope_soa_world_record(w, ONESCOPE_OSPC_MAX_FRAMES, DT, SUB, NULL, &c, &err),
+        onescope_soa_world_record(w, ONESCOPE_OSPC_MAX_FRAMES, DT, SUB, NULL, NULL, NULL, &c, &err),
         ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "steps");
-    assert_int_equal(onescope_soa_world_record(w, 1, 2.0f, SUB, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_soa_world_record(w, 1, 2.0f, SUB, NULL, NULL, NULL, &c, &err),
+                     ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "dt");
-    assert_int_equal(onescope_soa_world_record(w, 1, NAN, SUB, NULL, &c, &err),
+    assert_int_equal(onescope_soa_world_record(w, 1, NAN, SUB, NULL, NULL, NULL, &c, &err),
                      ONESCOPE_E_NOT_FINITE);
-    assert_int_equal(onescope_soa_world_record(w, 1, DT, 0, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_soa_world_record(w, 1, DT, 0, NULL, NULL, NULL, &c, &err),
+                     ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "substeps");
-    assert_int_equal(onescope_soa_world_record(w, 1, DT, 65, NULL, &c, &err), ONESCOPE_E_RANGE);
-    assert_int_equal(view_of(w).step, 0); /* nothing was stepped */
+    assert_int_equal(onescope_soa_world_record(w, 1, DT, 65, NULL, NULL, NULL, &c, &err),
+                     ONESCOPE_E_RANGE);
+    assert_int_equal(view_of(w).live->step, 0); /* nothing was stepped */
     onescope_soa_world_free(w);
 
     /* the world's remaining fields; a def copied field by field misses the cookie */
@@ -811,7 +818,7 @@ static void test_force_and_torque_lanes(void **state) {
     assert_float_equal(v.linear_velocity_z[s], 0.0f, 0.0f);
     assert_float_equal(v.angular_velocity_z[s], wz, 1e-4 * fabs(wz));
     /* cleared after the step */
-    for (uint32_t i = 0; i < v.count; i++) {
+    for (uint32_t i = 0; i < v.live->count; i++) {
         assert_true(v.force_x[i] == 0.0f && v.force_y[i] == 0.0f && v.force_z[i] == 0.0f);
         assert_true(v.torque_x[i] == 0.0f && v.torque_y[i] == 0.0f && v.torque_z[i] == 0.0f);
     }
@@ -833,7 +840,7 @@ static void test_force_and_torque_lanes(void **state) {
     assert_string_equal(err.field, "torque_y[0]");
     assert_int_equal(snapshot(w, after, sizeof after), n);
     assert_memory_equal(before, after, n);
-    assert_int_equal(view_of(w).step, 2);
+    assert_int_equal(view_of(w).live->step, 2);
     assert_float_equal(v.force_x[other], 10.0f, 0.0f); /* lanes untouched too */
     v.torque_y[s] = 0.0f;
     step(w, 1);
@@ -901,7 +908,7 @@ static onescope_soa_world *driven_chain(void) {
 static void drive(onescope_soa_world *w, int steps) {
     onescope_soa_view v = view_of(w);
     for (int s = 0; s < steps; s++) {
-        for (uint32_t j = 0; j < v.joint_count; j++) {
+        for (uint32_t j = 0; j < v.live->joint_count; j++) {
             float target = 0.4f * sinf(0.05f * (float)s + (float)j);
             float tau = 40.0f * (target - v.joint_angle[j]) - 2.0f * v.joint_angular_velocity_z[j];
             /* frame A is the identity here, so the hinge axis is world z */
@@ -945,24 +952,25 @@ static void test_contact_events(void **state) {
     onescope_soa_world *w = make_world(-9.81f, 4, 0);
     slab(w, 0.0f);
     uint32_t s = sphere(w, 0.0f, 1.0f, 0.0f, 0.25f);
-    onescope_soa_view v;
+    /* one view taken before the steps: its live counts and arrays show each step's events */
+    onescope_soa_view v = view_of(w);
     int began = -1, hit = -1;
     for (int k = 0; k < 120 && (began < 0 || hit < 0); k++) {
         step(w, 1);
-        v = view_of(w);
-        int b = find_pair(v.contact_begin, v.contact_begin_count, 0, (int32_t)s);
+        assert_int_equal(v.live->step, (uint64_t)k + 1);
+        int b = find_pair(v.live->contact_begin, v.live->contact_begin_count, 0, (int32_t)s);
         if (b >= 0 && began < 0) {
             began = k;
-            assert_float_equal(fabsf(v.contact_begin[b].normal[1]), 1.0f, 1e-3);
-            assert_float_equal(v.contact_begin[b].point[1], 0.0f, 0.05f);
+            assert_float_equal(fabsf(v.live->contact_begin[b].normal[1]), 1.0f, 1e-3);
+            assert_float_equal(v.live->contact_begin[b].point[1], 0.0f, 0.05f);
         }
-        int h = find_pair(v.contact_hit, v.contact_hit_count, 0, (int32_t)s);
+        int h = find_pair(v.live->contact_hit, v.live->contact_hit_count, 0, (int32_t)s);
         if (h >= 0 && hit < 0) {
             hit = k;
-            assert_true(v.contact_hit[h].approach_speed > 1.0f);
-            assert_float_equal(fabsf(v.contact_hit[h].normal[1]), 1.0f, 1e-3);
-            assert_float_equal(v.contact_hit[h].point[0], 0.0f, 0.01f);
-            assert_float_equal(v.contact_hit[h].point[1], 0.0f, 0.05f);
+            assert_true(v.live->contact_hit[h].approach_speed > 1.0f);
+            assert_float_equal(fabsf(v.live->contact_hit[h].normal[1]), 1.0f, 1e-3);
+            assert_float_equal(v.live->contact_hit[h].point[0], 0.0f, 0.01f);
+            assert_float_equal(v.live->contact_hit[h].point[1], 0.0f, 0.05f);
         }
     }
     assert_true(began >= 0);
@@ -970,14 +978,15 @@ static void test_contact_events(void **state) {
     /* a begin happens once: resting produces no more */
     step(w, 30);
     v = view_of(w);
-    assert_int_equal(find_pair(v.contact_begin, v.contact_begin_count, 0, (int32_t)s), -1);
+    assert_int_equal(find_pair(v.live->contact_begin, v.live->contact_begin_count, 0, (int32_t)s),
+                     -1);
     /* launch it: the contact ends */
     int ended = 0;
     for (int k = 0; k < 30 && !ended; k++) {
         v.force_y[s] = k < 5 ? 2000.0f : 0.0f;
         step(w, 1);
         v = view_of(w);
-        ended = find_pair(v.contact_end, v.contact_end_count, 0, (int32_t)s) >= 0;
+        ended = find_pair(v.live->contact_end, v.live->contact_end_count, 0, (int32_t)s) >= 0;
     }
     assert_true(ended);
     onescope_soa_world_free(w);
@@ -991,7 +1000,7 @@ static void test_contact_events(void **state) {
     assert_int_equal(onescope_soa_world_remove_body(w, s, &err), ONESCOPE_OK);
     step(w, 1);
     v = view_of(w);
-    assert_true(find_pair(v.contact_end, v.contact_end_count, 0, (int32_t)s) >= 0);
+    assert_true(find_pair(v.live->contact_end, v.live->contact_end_count, 0, (int32_t)s) >= 0);
     onescope_soa_world_free(w);
 }
 
@@ -1015,7 +1024,7 @@ static void test_removal_order(void **state) {
     assert_int_equal(onescope_soa_world_remove_body(w, 2, &err), ONESCOPE_OK);
     /* indices keep their bodies; the removed one is marked, frozen and still counted */
     v = view_of(w);
-    assert_int_equal(v.count, 5);
+    assert_int_equal(v.live->count, 5);
     assert_int_equal(v.kind[2], ONESCOPE_SOA_REMOVED);
     assert_int_equal(v.stable_id[2], 3);
     assert_int_equal(v.stable_id[3], 4);
@@ -1128,7 +1137,8 @@ static void test_pose_dump(void **state) {
     onescope_error err;
     assert_int_equal(onescope_soa_world_remove_body(w, 3, &err), ONESCOPE_OK);
     onescope_pose_cache *c = NULL;
-    assert_int_equal(onescope_soa_world_record(w, 40, DT, SUB, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_soa_world_record(w, 40, DT, SUB, NULL, NULL, NULL, &c, &err),
+                     ONESCOPE_OK);
     onescope_buffer buf;
     assert_int_equal(onescope_pose_cache_write(c, NULL, &buf, &err), ONESCOPE_OK);
     onescope_pose_cache_free(c);
@@ -1168,10 +1178,180 @@ static void test_pose_dump(void **state) {
     /* frame 0 is the state before the recorded steps */
     assert_true(onescope_pose_cache_pose(p, 0, 1)->position[1] > v.position_y[1]);
     onescope_pose_cache_free(p);
-    assert_int_equal(view_of(w).step, 43);
-    assert_int_equal(onescope_soa_world_record(w, 1, 0.0f, SUB, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(view_of(w).live->step, 43);
+    assert_int_equal(onescope_soa_world_record(w, 1, 0.0f, SUB, NULL, NULL, NULL, &c, &err),
+                     ONESCOPE_E_RANGE);
     assert_null(c);
     onescope_soa_world_free(w);
+}
+
+/* ---- recording with a per-step callback ---- */
+
+/* A scene for the callback tests: a slab, two spheres and a box, resting or falling. */
+static onescope_soa_world *callback_world(void) {
+    onescope_soa_world *w = make_world(-9.81f, 8, 0);
+    slab(w, 0.0f);
+    sphere(w, 0.0f, 1.0f, 0.0f, 0.25f);
+    sphere(w, 1.0f, 0.25f, 0.0f, 0.25f);
+    onescope_soa_body_def b = onescope_soa_body_def_default();
+    b.kind = ONESCOPE_SOA_BOX;
+    b.size[0] = b.size[1] = b.size[2] = 0.2f;
+    b.position[0] = -1.0f, b.position[1] = 0.2f;
+    add(w, &b);
+    return w;
+}
+
+/* The force program both runs apply: a push on body 2 and a twist on body 3 that change
+ * with the step index. */
+static void push(const onescope_soa_view *v, uint32_t k) {
+    v->force_x[2] = 40.0f + (float)k;
+    v->force_y[2] = k % 10 < 5 ? 30.0f : 0.0f;
+    v->torque_y[3] = (float)k * 0.05f;
+}
+
+typedef struct callback_log {
+    uint32_t calls;
+    uint32_t stop_at; /* UINT32_MAX: never */
+    uint64_t steps_seen[64];
+    int misuse; /* 1: add a body, 2: step, 3: remove body 1 */
+} callback_log;
+
+static bool on_step(onescope_soa_world *w, uint32_t index, void *user) {
+    callback_log *log = user;
+    onescope_soa_view v = view_of(w);
+    if (index < 64) log->steps_seen[index] = v.live->step;
+    log->calls++;
+    if (index == log->stop_at) return true;
+    if (log->misuse == 1) sphere(w, 3.0f, 1.0f, 0.0f, 0.1f);
+    if (log->misuse == 2) step(w, 1);
+    if (log->misuse == 3 && index == 2) {
+        onescope_error err;
+        assert_int_equal(onescope_soa_world_remove_body(w, 1, &err), ONESCOPE_OK);
+    }
+    push(&v, index);
+    return false;
+}
+
+static void expect_frame(const onescope_pose_cache *c, uint32_t frame, const onescope_soa_view *v) {
+    for (uint32_t i = 0; i < c->entity_count; i++) {
+        const onescope_pose *p = onescope_pose_cache_pose(c, frame, i);
+        assert_memory_equal(&p->position[0], &v->position_x[i], sizeof(float));
+        assert_memory_equal(&p->position[1], &v->position_y[i], sizeof(float));
+        assert_memory_equal(&p->position[2], &v->position_z[i], sizeof(float));
+        assert_memory_equal(&p->rotation[0], &v->rotation_x[i], sizeof(float));
+        assert_memory_equal(&p->rotation[1], &v->rotation_y[i], sizeof(float));
+        assert_memory_equal(&p->rotation[2], &v->rotation_z[i], sizeof(float));
+        assert_memory_equal(&p->rotation[3], &v->rotation_w[i], sizeof(float));
+    }
+}
+
+/* Forces applied in the callback give exactly the recording of a hand loop of step with the
+ * same forces, and differ from a plain recording. */
+static void test_record_callback_matches_hand_loop(void **state) {
+    (void)state;
+    enum { N = 40 };
+    onescope_error err;
+    onescope_soa_world *a = callback_world();
+    callback_log log = {0, UINT32_MAX, {0}, 0};
+    onescope_pose_cache *rec = NULL;
+    assert_int_equal(onescope_soa_world_record(a, N, DT, SUB, on_step, &log, NULL, &rec, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(log.calls, N);
+    for (uint32_t k = 0; k < N; k++) assert_int_equal(log.steps_seen[k], k); /* before step k */
+    assert_int_equal(rec->frame_count, N + 1);
+
+    onescope_soa_world *b = callback_world();
+    onescope_soa_view v = view_of(b);
+    expect_frame(rec, 0, &v);
+    for (uint32_t k = 0; k < N; k++) {
+        push(&v, k);
+        step(b, 1);
+        expect_frame(rec, k + 1, &v);
+    }
+
+    /* without the callback the pushed body ends elsewhere */
+    onescope_soa_world *plain = callback_world();
+    onescope_pose_cache *still = NULL;
+    assert_int_equal(onescope_soa_world_record(plain, N, DT, SUB, NULL, NULL, NULL, &still, &err),
+                     ONESCOPE_OK);
+    assert_true(onescope_pose_cache_pose(still, N, 2)->position[0] + 0.1f <
+                onescope_pose_cache_pose(rec, N, 2)->position[0]);
+    onescope_pose_cache_free(still);
+    onescope_pose_cache_free(rec);
+    onescope_soa_world_free(plain);
+    onescope_soa_world_free(b);
+    onescope_soa_world_free(a);
+}
+
+/* Returning true stops before that step: fewer frames, a valid cache, the world stepped only
+ * as far as the frames say. */
+static void test_record_callback_stops_early(void **state) {
+    (void)state;
+    onescope_error err;
+    uint32_t stops[] = {0, 1, 7};
+    for (size_t t = 0; t < sizeof stops / sizeof stops[0]; t++) {
+        onescope_soa_world *w = callback_world();
+        callback_log log = {0, stops[t], {0}, 0};
+        onescope_pose_cache *c = NULL;
+        assert_int_equal(onescope_soa_world_record(w, 30, DT, SUB, on_step, &log, NULL, &c, &err),
+                         ONESCOPE_OK);
+        assert_int_equal(c->frame_count, stops[t] + 1);
+        assert_int_equal(log.calls, stops[t] + 1);
+        onescope_soa_view v = view_of(w);
+        assert_int_equal(v.live->step, stops[t]);
+        expect_frame(c, stops[t], &v); /* the last frame is the state at the stop */
+        onescope_buffer buf;
+        assert_int_equal(onescope_pose_cache_write(c, NULL, &buf, &err), ONESCOPE_OK);
+        onescope_pose_cache *p = NULL;
+        assert_int_equal(
+            onescope_pose_cache_parse(buf.data, buf.size, "early.ospc", NULL, &p, &err),
+            ONESCOPE_OK);
+        assert_int_equal(p->frame_count, stops[t] + 1);
+        onescope_pose_cache_free(p);
+        onescope_buffer_free(&buf);
+        onescope_pose_cache_free(c);
+        onescope_soa_world_free(w);
+    }
+}
+
+/* A callback may remove a body (absent from then on); adding one or stepping is refused with
+ * no cache. */
+static void test_record_callback_misuse(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_soa_world *w = callback_world();
+    callback_log log = {0, UINT32_MAX, {0}, 3};
+    onescope_pose_cache *c = NULL;
+    assert_int_equal(onescope_soa_world_record(w, 6, DT, SUB, on_step, &log, NULL, &c, &err),
+                     ONESCOPE_OK);
+    assert_true(onescope_pose_is_present(onescope_pose_cache_pose(c, 2, 1)));
+    assert_false(onescope_pose_is_present(onescope_pose_cache_pose(c, 3, 1)));
+    assert_false(onescope_pose_is_present(onescope_pose_cache_pose(c, 6, 1)));
+    assert_true(onescope_pose_is_present(onescope_pose_cache_pose(c, 6, 2)));
+    onescope_pose_cache_free(c);
+    onescope_soa_world_free(w);
+
+    for (int misuse = 1; misuse <= 2; misuse++) {
+        w = callback_world();
+        log = (callback_log){0, UINT32_MAX, {0}, misuse};
+        c = (onescope_pose_cache *)&log; /* overwritten with NULL */
+        assert_int_equal(onescope_soa_world_record(w, 6, DT, SUB, on_step, &log, NULL, &c, &err),
+                         ONESCOPE_E_ARGUMENT);
+        assert_null(c);
+        assert_int_equal(log.calls, 1);
+        assert_string_equal(err.field, "on_step");
+        char line[512];
+        onescope_error_format(&err, line, sizeof line);
+        /* the line docs/soa-world.md shows */
+        if (misuse == 1)
+            assert_string_equal(line, "soa_world_record: on_step: expected a callback that "
+                                      "neither adds bodies nor steps, found bodies 4 -> 5, step "
+                                      "0 -> 0 at index 0");
+        else
+            assert_non_null(strstr(line, "bodies 4 -> 4, step 0 -> 1 at index 0"));
+        assert_null(strchr(line, '\n'));
+        onescope_soa_world_free(w);
+    }
 }
 
 static void test_contact_events_off(void **state) {
@@ -1188,7 +1368,8 @@ static void test_contact_events_off(void **state) {
     for (int k = 0; k < 90; k++) {
         step(w, 1);
         onescope_soa_view v = view_of(w);
-        assert_int_equal(v.contact_begin_count + v.contact_hit_count + v.contact_end_count, 0);
+        assert_int_equal(
+            v.live->contact_begin_count + v.live->contact_hit_count + v.live->contact_end_count, 0);
         touched |= v.position_y[s] < 0.26f;
     }
     assert_true(touched); /* it did land */
@@ -1214,8 +1395,9 @@ static void test_event_growth_failure(void **state) {
     assert_int_equal(rc, ONESCOPE_E_NOMEM);
     assert_string_equal(err.field, "contact events");
     onescope_soa_view v = view_of(w);
-    assert_int_equal(v.step, (uint64_t)k); /* the failing step counted */
-    assert_int_equal(v.contact_begin_count + v.contact_hit_count + v.contact_end_count, 0);
+    assert_int_equal(v.live->step, (uint64_t)k); /* the failing step counted */
+    assert_int_equal(
+        v.live->contact_begin_count + v.live->contact_hit_count + v.live->contact_end_count, 0);
     assert_true(v.position_y[s] < 0.3f);
     step(w, 5); /* the next allocation succeeds: the world goes on */
     onescope_soa_world_free(w);
@@ -1323,6 +1505,9 @@ int main(void) {
         cmocka_unit_test(test_removal_order),
         cmocka_unit_test(test_motors_and_springs),
         cmocka_unit_test(test_pose_dump),
+        cmocka_unit_test(test_record_callback_matches_hand_loop),
+        cmocka_unit_test(test_record_callback_stops_early),
+        cmocka_unit_test(test_record_callback_misuse),
         cmocka_unit_test(test_concurrent_create_destroy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,8 +6,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "onescope/version.h"
-
 #if defined(ONESCOPE_STATIC)
 #define ONESCOPE_API
 #elif defined(_WIN32)
@@ -19,6 +17,9 @@
 #else
 #define ONESCOPE_API __attribute__((visibility("default")))
 #endif
+
+/* After ONESCOPE_API: version.h declares the runtime version functions with it. */
+#include "onescope/version.h"
 
 #ifdef __cplusplus
 extern "C" {

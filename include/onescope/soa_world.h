@@ -117,16 +117,29 @@ typedef struct onescope_soa_contact {
     float approach_speed;
 } onescope_soa_contact;
 
+/* What changes as the world runs: counts, the step and the last step's contact events.
+ * The world owns this one struct and keeps it current (add_body, add_joint, step), so a
+ * view taken once reads it live through view.live: a view taken before a step sees that
+ * step's counts and events. The contact arrays hold the last step's events; read them
+ * through live each time (a later step may move them). */
+typedef struct onescope_soa_live {
+    uint32_t count;       /* bodies added (removed ones included) */
+    uint32_t joint_count; /* joints added */
+    uint64_t step;        /* steps taken */
+    uint32_t contact_begin_count, contact_hit_count, contact_end_count; /* last step's events */
+    const onescope_soa_contact *contact_begin;
+    const onescope_soa_contact *contact_hit;
+    const onescope_soa_contact *contact_end;
+} onescope_soa_live;
+
 /* The lanes. Every pointer indexes by body (or joint) index and stays the same for the
- * world's whole life. State lanes are const: they change only inside step (and a body's own
- * lanes in add_body and remove_body). Force and torque are the caller's write lanes. The
- * contact arrays are valid until the next step or onescope_soa_world_free. */
+ * world's whole life, and so does live. State lanes are const: they change only inside step
+ * (and a body's own lanes in add_body and remove_body). Force and torque are the caller's
+ * write lanes. Lanes are valid up to live->count (live->joint_count for joint lanes). */
 typedef struct onescope_soa_view {
-    uint32_t count;       /* bodies added (removed ones included) when the view was taken */
-    uint32_t joint_count; /* joints added when the view was taken */
+    const onescope_soa_live *live; /* counts, step and contact events, always current */
     uint32_t capacity;
     uint32_t joint_capacity;
-    uint64_t step; /* steps taken */
 
     const uint32_t *stable_id; /* index + 1, never reused */
     const int32_t *kind;       /* onescope_soa_kind */
@@ -149,11 +162,6 @@ typedef struct onescope_soa_view {
         *joint_rotation_w; /* frame B relative to frame A, w >= 0 */
     const float *joint_angular_velocity_x, *joint_angular_velocity_y,
         *joint_angular_velocity_z; /* rad/s, wB - wA expressed in frame A */
-
-    uint32_t contact_begin_count, contact_hit_count, contact_end_count; /* last step's events */
-    const onescope_soa_contact *contact_begin;
-    const onescope_soa_contact *contact_hit;
-    const onescope_soa_contact *contact_end;
 } onescope_soa_view;
 
 /* True when this build has Box3D (the SoA world works). */
@@ -196,18 +204,30 @@ ONESCOPE_API onescope_code onescope_soa_world_add_joint(onescope_soa_world *worl
 ONESCOPE_API onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt,
                                                    int substeps, onescope_error *error);
 
-/* Fills view with the lane pointers and the current counts. */
+/* Fills view with the lane pointers and the pointer to the live counts. One call is enough
+ * for the world's whole life: nothing in the view goes stale until onescope_soa_world_free. */
 ONESCOPE_API onescope_code onescope_soa_world_view(onescope_soa_world *world,
                                                    onescope_soa_view *view, onescope_error *error);
 
+/* The per-step callback of onescope_soa_world_record: called before each step with the
+ * world and the index of the step about to be taken (0 for the first step of the recording,
+ * so index k runs after frame k was recorded). It may apply forces through the view's write
+ * lanes, read any lane, and remove bodies; it must not add bodies or joints, step or free the
+ * world (record refuses a recording whose body count or step changed under it). Return true
+ * to stop before step `index`: the recording then holds index + 1 frames. */
+typedef bool (*onescope_soa_step_fn)(onescope_soa_world *world, uint32_t index, void *user);
+
 /* Steps the world `steps` times and records every body as an OSPC pose cache: frame 0 is
- * the state before the first of those steps, frame k after k steps (steps + 1 frames,
- * start_step = the world's step count at the call). Entity k is body k with id = stable id,
+ * the state before the first of those steps, frame k after k steps (steps + 1 frames, fewer
+ * when on_step stops early; start_step = the world's step count at the call). Before each
+ * step on_step(world, k, user) runs (NULL: none), so forces can be applied while recording
+ * exactly as in a loop of onescope_soa_world_step. Entity k is body k with id = stable id,
  * its shape and size; removed bodies are absent. metres_per_unit 1, unit "m", module id
- * "onescope.box3d", library version ONESCOPE_VERSION_STRING. Free with
+ * "onescope.box3d", library version onescope_version_string(). Free with
  * onescope_pose_cache_free. */
 ONESCOPE_API onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t steps,
                                                      float dt, int substeps,
+                                                     onescope_soa_step_fn on_step, void *user,
                                                      const onescope_allocator *allocator,
                                                      onescope_pose_cache **out,
                                                      onescope_error *error);

@@ -158,7 +158,7 @@ static void run(int n, int steps, int repeats) {
         view_ns += (now_ms() - t1) * 1e6 / 1000.0;
         same_pointers &= v.position_x == v0.position_x && v.rotation_w == v0.rotation_w;
         double t2 = now_ms(), sum = 0.0;
-        for (uint32_t i = 0; i < v.count; i++)
+        for (uint32_t i = 0; i < v.live->count; i++)
             sum += (double)v.position_x[i] + v.position_y[i] + v.position_z[i] + v.rotation_w[i] +
                    v.linear_velocity_y[i];
         soa_read += now_ms() - t2;
@@ -218,7 +218,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     printf("bench_soa_world: libonescope %s, dt 1/60 s, %d substeps, one Box3D worker\n",
-           ONESCOPE_VERSION_STRING, SUB);
+           onescope_version_string(), SUB);
     run(1000, steps1k, repeats);
     run(10000, steps10k, repeats);
     return 0;
