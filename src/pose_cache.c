@@ -872,8 +872,7 @@ onescope_code onescope_os_ospc_encode_head(const onescope_pose_cache *head, uint
     one.allocator = a;
     one.poses = onescope_os_calloc(a, head->entity_count, sizeof *one.poses);
     if (one.poses == NULL) return nomem(error, name, "head");
-    onescope_code rc = onescope_pose_cache_validate(&one, name, error);
-    if (rc == ONESCOPE_OK) rc = onescope_pose_cache_write(&one, a, out, error);
+    onescope_code rc = onescope_pose_cache_write(&one, a, out, error); /* validates first */
     onescope_os_free(a, one.poses);
     if (rc != ONESCOPE_OK) {
         /* The writer names its output "<ospc output>": say which recording it was. */
