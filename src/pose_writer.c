@@ -242,11 +242,13 @@ onescope_code onescope_pose_writer_append(onescope_pose_writer *w, const onescop
                                   size > w->max_bytes
                                       ? "the file limit; ask for segments to record on"
                                       : "4194304 frames, the format's most; ask for segments"));
-    int64_t next_start = w->segment_start + (int64_t)w->segment_frames;
-    if (full && next_start < w->segment_start) /* the start step would pass INT64_MAX */
+    /* In 64 unsigned bits, where start + frames cannot overflow. */
+    uint64_t next_start = (uint64_t)w->segment_start + w->segment_frames;
+    if (full && next_start > (uint64_t)INT64_MAX) /* the next segment's start step */
         return latch(w,
                      onescope_os_fail(error, ONESCOPE_E_RANGE, w->segment_path, OS_NO_OFFSET,
-                                      "start step", "at most 9223372036854775807", "a later step"));
+                                      "start step", "at most 9223372036854775807",
+                                      "%llu for the next segment", (unsigned long long)next_start));
     /* The frame is checked where it will land: frame 0 of the next segment when this one is
      * full. Nothing is written before it passes. */
     OS_TRY(
@@ -255,7 +257,7 @@ onescope_code onescope_pose_writer_append(onescope_pose_writer *w, const onescop
     if (full) {
         OS_TRY(latch(w, finish_segment(w, error)));
         w->segment++;
-        w->segment_start = next_start;
+        w->segment_start = (int64_t)next_start;
         OS_TRY(latch(w, start_segment(w, error)));
     }
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -12,6 +12,11 @@ for delay in 0.02 0.1; do
     rm -f "$SCRATCH/cli.ospc" "$SCRATCH/cli.ospc.partial"
     "$RECORD_KILL" record "$SCRATCH/cli.ospc" &
     pid=$!
+    # No timing guess: wait until frames are on disk (a few KB), then a little more.
+    for _ in $(seq 1000); do
+        [ "$(stat -c %s "$SCRATCH/cli.ospc.partial" 2>/dev/null || echo 0)" -gt 4096 ] && break
+        sleep 0.01
+    done
     sleep "$delay"
     kill -KILL "$pid"
     wait "$pid" 2>/dev/null
