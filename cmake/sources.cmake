@@ -7,6 +7,7 @@ set(ONESCOPE_SOURCES
   src/format.c
   src/limits.c
   src/pose_cache.c
+  src/pose_writer.c
   src/sim.c
   src/sim_input.c
   src/replay.c

@@ -169,6 +169,66 @@ onescope_code onescope_file_write(const char *path, const void *data, size_t siz
     return rc;
 }
 
+/* ---- the streaming writers' file steps (src/pose_writer.c): no buffering here, the
+ * writer owns its buffer and decides when bytes go out ---- */
+
+int onescope_os_file_create_new(const char *path, const char *name, onescope_error *error) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL,
+                             "cannot create %s: it exists (a crashed recording? recover it or "
+                             "remove it)",
+                             path);
+        else
+            onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL,
+                             "cannot create %s: %s", path, strerror(errno));
+    }
+    return fd;
+}
+
+onescope_code onescope_os_file_write_fd(int fd, const void *data, size_t n, const char *name,
+                                        onescope_error *error) {
+    if (!write_all(fd, data, n)) return io_fail(error, name, "cannot write");
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_file_patch_fd(int fd, uint64_t offset, const void *data, size_t n,
+                                        const char *name, onescope_error *error) {
+    const uint8_t *p = data;
+    while (n > 0) {
+        ssize_t k = pwrite(fd, p, n, (off_t)offset);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return io_fail(error, name, "cannot write");
+        }
+        p += k;
+        offset += (uint64_t)k;
+        n -= (size_t)k;
+    }
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_file_sync_fd(int fd, const char *name, onescope_error *error) {
+    if (fsync(fd) != 0) return io_fail(error, name, "cannot sync");
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_file_close_fd(int fd, const char *name, onescope_error *error) {
+    if (close(fd) != 0) return io_fail(error, name, "cannot close");
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_file_rename(const char *from, const char *to, const char *name,
+                                      onescope_error *error) {
+    if (rename(from, to) != 0) return io_fail(error, name, "cannot rename into place");
+    return ONESCOPE_OK;
+}
+
+void onescope_os_file_remove(const char *path) {
+    (void)unlink(path);
+}
+
 bool onescope_file_same(const char *a, const char *b) {
     struct stat sa, sb;
     if (a == NULL || b == NULL) return false;

@@ -198,4 +198,27 @@ bool onescope_os_utf8_valid(const uint8_t *s, size_t n, size_t *bad);
 /* snprintf that never overflows and always terminates. */
 void onescope_os_copy_text(char *dst, size_t size, const char *src);
 
+/* ---- files for the streaming writers (src/file.c) ----
+ * Each fills error naming `name` (the file the caller records to) and reports
+ * ONESCOPE_E_IO with the system's reason. */
+
+/* Creates path for writing with O_EXCL (mode 0666 less the umask); returns the descriptor,
+ * or -1 with error filled. */
+int onescope_os_file_create_new(const char *path, const char *name, onescope_error *error);
+/* Writes all n bytes at the descriptor's position, retrying short writes and EINTR. */
+onescope_code onescope_os_file_write_fd(int fd, const void *data, size_t n, const char *name,
+                                        onescope_error *error);
+/* Writes n bytes at offset without moving the position (pwrite). */
+onescope_code onescope_os_file_patch_fd(int fd, uint64_t offset, const void *data, size_t n,
+                                        const char *name, onescope_error *error);
+/* fsync. */
+onescope_code onescope_os_file_sync_fd(int fd, const char *name, onescope_error *error);
+/* close, reporting a failure (the descriptor is gone either way). */
+onescope_code onescope_os_file_close_fd(int fd, const char *name, onescope_error *error);
+/* rename(from, to): atomic within one directory. */
+onescope_code onescope_os_file_rename(const char *from, const char *to, const char *name,
+                                      onescope_error *error);
+/* unlink, ignoring failures (used to clean up). */
+void onescope_os_file_remove(const char *path);
+
 #endif

@@ -9,6 +9,7 @@
 #include "check_internal.h"
 #include "internal.h"
 #include "onescope/pose_cache.h"
+#include "pose_head.h"
 
 _Static_assert(sizeof(onescope_pose) == ONESCOPE_OSPC_POSE_BYTES, "poses are 7 packed floats");
 
@@ -1045,4 +1046,200 @@ onescope_code onescope_os_pose_cache_parse_mapped(const void *data, size_t size,
     OS_TRY(onescope_os_check_input_size(size, options, name, error));
     return parse_impl(data, size, name, options != NULL ? options->allocator : NULL, borrowed, out,
                       error);
+}
+
+/* ---- recording: the pose setter, the head of a streaming write, partial files ----
+ * Only bytes <-> structs here; the writer and recovery's file I/O are in src/pose_writer.c.
+ * Declarations: include/onescope/pose_cache.h and src/pose_head.h. */
+
+/* The first bad value of count native poses as pose * 7 + k, or SIZE_MAX. */
+static size_t check_native_poses(const onescope_pose *poses, size_t count) {
+    uint32_t v[7];
+    for (size_t i = 0; i < count; i++) {
+        for (int k = 0; k < 3; k++) v[k] = f32_bits(poses[i].position[k]);
+        for (int k = 0; k < 4; k++) v[3 + k] = f32_bits(poses[i].rotation[k]);
+        int bad = pose_bad_value(v);
+        if (bad >= 0) return i * 7 + (size_t)bad;
+    }
+    return SIZE_MAX;
+}
+
+static uint32_t native_bits(const onescope_pose *p, int k) {
+    return k < 3 ? f32_bits(p->position[k]) : f32_bits(p->rotation[k - 3]);
+}
+
+onescope_code onescope_pose_cache_set_pose(onescope_pose_cache *c, uint32_t frame, uint32_t entity,
+                                           const onescope_pose *pose, onescope_error *error) {
+    const char *name = "onescope_pose_cache_set_pose";
+    if (c == NULL || c->poses == NULL || pose == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                                "cache, its poses and pose must not be NULL");
+    if (c->mapping != NULL) return refuse_mapped(error, name);
+    char expected[64];
+    if (frame >= c->frame_count) {
+        snprintf(expected, sizeof expected, "below the frame count %lu",
+                 (unsigned long)c->frame_count);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "frame", expected,
+                                "%lu", (unsigned long)frame);
+    }
+    if (entity >= c->entity_count) {
+        snprintf(expected, sizeof expected, "below the entity count %lu",
+                 (unsigned long)c->entity_count);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "entity", expected,
+                                "%lu", (unsigned long)entity);
+    }
+    size_t bad = check_native_poses(pose, 1);
+    if (bad != SIZE_MAX) {
+        char field[96], found[48];
+        snprintf(field, sizeof field, "frame %lu entity %lu %s", (unsigned long)frame,
+                 (unsigned long)entity, pose_value_names[bad]);
+        describe_f32(found, sizeof found, native_bits(pose, (int)bad));
+        return onescope_os_fail(error, ONESCOPE_E_NOT_FINITE, name, OS_NO_OFFSET, field,
+                                "a finite number (NaN only in position x, for an absent entity)",
+                                "%s", found);
+    }
+    /* memcpy, not assignment: the ignored values of an absent pose keep every bit. */
+    memcpy(&c->poses[(size_t)frame * c->entity_count + entity], pose, sizeof *pose);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_ospc_check_frame(const onescope_pose *poses, uint32_t entity_count,
+                                           uint32_t frame, uint64_t poses_at, const char *name,
+                                           onescope_error *error) {
+    size_t bad = check_native_poses(poses, entity_count);
+    if (bad == SIZE_MAX) return ONESCOPE_OK;
+    size_t e = bad / 7;
+    int k = (int)(bad % 7);
+    char field[96], found[48];
+    snprintf(field, sizeof field, "frame %lu entity %zu %s", (unsigned long)frame, e,
+             pose_value_names[k]);
+    describe_f32(found, sizeof found, native_bits(&poses[e], k));
+    uint64_t at = poses_at + ((uint64_t)frame * entity_count + e) * ONESCOPE_OSPC_POSE_BYTES +
+                  4 * (uint64_t)k;
+    return onescope_os_fail(error, ONESCOPE_E_NOT_FINITE, name, at, field,
+                            "a finite number (NaN only in position x, for an absent entity)", "%s",
+                            found);
+}
+
+void onescope_os_ospc_put_poses(uint8_t *dst, const onescope_pose *poses, size_t count) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(dst, poses, count * ONESCOPE_OSPC_POSE_BYTES);
+#else
+    const float *src = &poses[0].position[0];
+    for (size_t i = 0; i < count * 7; i++) onescope_os_put_u32(dst + 4 * i, f32_bits(src[i]));
+#endif
+}
+
+/* The head is the writer's own output for a one-frame cache, cut before its poses: the same
+ * checks and the same bytes as onescope_pose_cache_write, with no second encoder to drift. */
+onescope_code onescope_os_ospc_encode_head(const onescope_pose_cache *head, uint32_t frame_count,
+                                           const onescope_allocator *a, onescope_buffer *out,
+                                           const char *name, onescope_error *error) {
+    memset(out, 0, sizeof *out);
+    if (head == NULL || head->entities == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                                "head and its entities must not be NULL");
+    onescope_os_reader r;
+    onescope_os_reader_init(&r, NULL, 0, name, error);
+    OS_TRY(check_entity_count(&r, head->entity_count)); /* before it sizes an allocation */
+    onescope_pose_cache one = *head;
+    one.frame_count = 1;
+    one.allocator = a;
+    one.poses = onescope_os_calloc(a, head->entity_count, sizeof *one.poses);
+    if (one.poses == NULL) return nomem(error, name, "head");
+    onescope_code rc = onescope_pose_cache_write(&one, a, out, error); /* validates first */
+    onescope_os_free(a, one.poses);
+    if (rc != ONESCOPE_OK) {
+        /* The writer names its output "<ospc output>": say which recording it was. */
+        if (error != NULL) onescope_os_copy_text(error->input, sizeof error->input, name);
+        return rc;
+    }
+    out->size -= (size_t)head->entity_count * ONESCOPE_OSPC_POSE_BYTES;
+    onescope_os_put_u32(out->data + ONESCOPE_OS_OSPC_FRAME_COUNT_AT, frame_count);
+    return ONESCOPE_OK;
+}
+
+/* The parser's header scan with one change: the frame count must be the partial marker, and
+ * the counts must fit a file of at least one frame. */
+static onescope_code scan_partial_header(onescope_os_reader *r, ospc_header *h) {
+    const uint8_t *magic;
+    if (r->size < 4 && r->size > 0 && memcmp(r->data, "OSPC", r->size) != 0)
+        return onescope_os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
+                                          "%zu bytes that do not start it", r->size);
+    OS_TRY(onescope_os_read_bytes(r, "magic", 4, &magic));
+    if (memcmp(magic, "OSPC", 4) != 0)
+        return onescope_os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
+                                          "%02x %02x %02x %02x", magic[0], magic[1], magic[2],
+                                          magic[3]);
+    uint16_t version, flags;
+    OS_TRY(onescope_os_read_u16(r, "version", &version));
+    if (version != ONESCOPE_OSPC_VERSION)
+        return onescope_os_reader_fail_at(r, 4, ONESCOPE_E_VERSION, "version", "1", "%u",
+                                          (unsigned)version);
+    OS_TRY(onescope_os_read_u16(r, "flags", &flags));
+    if (flags != 0)
+        return onescope_os_reader_fail_at(r, 6, ONESCOPE_E_FLAGS, "flags", "0", "%u",
+                                          (unsigned)flags);
+    OS_TRY(onescope_os_read_u8(r, "dimensions", &h->dimensions));
+    OS_TRY(check_dimensions(r, h->dimensions));
+    OS_TRY(onescope_os_read_zeros(r, "reserved", 3));
+    OS_TRY(onescope_os_read_u32(r, "entity count", &h->entity_count));
+    OS_TRY(check_entity_count(r, h->entity_count));
+    OS_TRY(check_counts_fit(r, r->size, 12, "entity count", h->entity_count, h->entity_count, 1));
+    OS_TRY(onescope_os_read_u32(r, "frame count", &h->frame_count));
+    if (h->frame_count != ONESCOPE_OS_OSPC_PARTIAL_MARK)
+        return onescope_os_reader_fail_at(
+            r, 16, ONESCOPE_E_RANGE, "frame count",
+            "the partial-recording marker 4294967295 (this is not a partial recording)", "%lu",
+            (unsigned long)h->frame_count);
+    OS_TRY(onescope_os_read_i64(r, "start step", &h->start_step));
+    OS_TRY(check_start_step(r, h->start_step));
+    OS_TRY(onescope_os_read_f64(r, "metres per unit", &h->metres_per_unit));
+    return check_metres_per_unit(r, h->metres_per_unit);
+}
+
+onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, const char *name,
+                                            const onescope_allocator *a,
+                                            onescope_os_ospc_partial *out, onescope_error *error) {
+    if (name == NULL) name = "<ospc partial>";
+    memset(out, 0, sizeof *out);
+    onescope_os_reader r;
+    onescope_os_reader_init(&r, data, size, name, error);
+    ospc_header h;
+    OS_TRY(scan_partial_header(&r, &h));
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) OS_TRY(scan_text(&r, text_names[i]));
+    id_set ids = {NULL, 0};
+    if (h.entity_count > 1 && !id_set_init(&ids, a, h.entity_count))
+        return nomem(error, name, "entity ids");
+    onescope_code rc = ONESCOPE_OK;
+    for (uint32_t i = 0; i < h.entity_count && rc == ONESCOPE_OK; i++)
+        rc = scan_entity(&r, i, &ids);
+    onescope_os_free(a, ids.slots);
+    OS_TRY(rc);
+    size_t frame_bytes = (size_t)h.entity_count * ONESCOPE_OSPC_POSE_BYTES;
+    size_t remaining = onescope_os_reader_remaining(&r);
+    size_t frames = remaining / frame_bytes; /* a torn last frame is left out */
+    if (frames == 0) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "at least one complete frame (%zu bytes)", frame_bytes);
+        return onescope_os_reader_fail_at(&r, r.pos, ONESCOPE_E_TRUNCATED, "poses", expected,
+                                          "%zu bytes", remaining);
+    }
+    if (frames > ONESCOPE_OSPC_MAX_FRAMES)
+        return onescope_os_reader_fail_at(&r, r.pos + ONESCOPE_OSPC_MAX_FRAMES * frame_bytes,
+                                          ONESCOPE_E_RANGE, "frame count",
+                                          "at most 4194304 complete frames", "%zu", frames);
+    size_t bad = check_pose_bytes(r.data + r.pos, frames * h.entity_count);
+    if (bad != SIZE_MAX) {
+        size_t index = bad / 7;
+        int k = (int)(bad % 7);
+        return fail_pose(
+            &r, r.pos, index, k, h.entity_count,
+            onescope_os_get_u32(r.data + r.pos + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k));
+    }
+    out->poses_at = r.pos;
+    out->entity_count = h.entity_count;
+    out->frames = (uint32_t)frames;
+    out->kept_bytes = r.pos + frames * frame_bytes;
+    return ONESCOPE_OK;
 }

@@ -1317,6 +1317,45 @@ static void writer_refuses_output_over_the_limit(void **state) {
     onescope_pose_cache_free(c);
 }
 
+/* The pose setter stores what the parser accepts and nothing else. */
+static void set_pose_validates(void **state) {
+    (void)state;
+    onescope_pose_cache *c = make_cache();
+    onescope_error err;
+    onescope_pose p = {{1, 2, 3}, {0, 0, 0, 1}};
+    assert_int_equal(onescope_pose_cache_set_pose(c, 2, 1, &p, &err), ONESCOPE_OK);
+    assert_memory_equal(onescope_pose_cache_pose(c, 2, 1), &p, sizeof p);
+    /* Absent: any NaN in x, the rest kept bit for bit (here an infinity). */
+    onescope_pose absent = {{NAN, INFINITY, 0}, {NAN, 0, 0, 0}};
+    assert_int_equal(onescope_pose_cache_set_pose(c, 0, 0, &absent, &err), ONESCOPE_OK);
+    assert_memory_equal(onescope_pose_cache_pose(c, 0, 0), &absent, sizeof absent);
+    assert_false(onescope_pose_is_present(onescope_pose_cache_pose(c, 0, 0)));
+    onescope_buffer out;
+    assert_int_equal(onescope_pose_cache_write(c, NULL, &out, &err), ONESCOPE_OK);
+    onescope_buffer_free(&out);
+    /* Refused: infinity in x, NaN elsewhere; the old pose stays. */
+    onescope_pose bad = p;
+    bad.position[0] = -INFINITY;
+    assert_int_equal(onescope_pose_cache_set_pose(c, 2, 1, &bad, &err), ONESCOPE_E_NOT_FINITE);
+    char line[256];
+    onescope_error_format(&err, line, sizeof line);
+    assert_string_equal(line, "onescope_pose_cache_set_pose: frame 2 entity 1 position x: expected "
+                              "a finite number (NaN only in position x, for an absent entity), "
+                              "found -inf");
+    bad = p;
+    bad.rotation[3] = NAN;
+    assert_int_equal(onescope_pose_cache_set_pose(c, 2, 1, &bad, &err), ONESCOPE_E_NOT_FINITE);
+    assert_memory_equal(onescope_pose_cache_pose(c, 2, 1), &p, sizeof p);
+    /* Indices and NULLs. */
+    assert_int_equal(onescope_pose_cache_set_pose(c, 3, 0, &p, &err), ONESCOPE_E_RANGE);
+    onescope_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "frame: expected below the frame count 3, found 3"));
+    assert_int_equal(onescope_pose_cache_set_pose(c, 0, 2, &p, &err), ONESCOPE_E_RANGE);
+    assert_int_equal(onescope_pose_cache_set_pose(c, 0, 0, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_pose_cache_set_pose(NULL, 0, 0, &p, &err), ONESCOPE_E_ARGUMENT);
+    onescope_pose_cache_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_small_file_is_valid),
@@ -1356,6 +1395,7 @@ int main(void) {
         cmocka_unit_test(read_file_agrees_with_parse),
         cmocka_unit_test(random_mutations),
         cmocka_unit_test(null_arguments),
+        cmocka_unit_test(set_pose_validates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

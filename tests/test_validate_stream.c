@@ -316,6 +316,8 @@ static void test_map_matches_read_file(void **state) {
                          ONESCOPE_E_BAD_STATE);
         assert_int_equal(onescope_pose_cache_set_entity_name(m, 0, "x", 1, &e),
                          ONESCOPE_E_BAD_STATE);
+        onescope_pose pose = {{1.0f, 2.0f, 3.0f}, {0.0f, 0.0f, 0.0f, 1.0f}};
+        assert_int_equal(onescope_pose_cache_set_pose(m, 0, 0, &pose, &e), ONESCOPE_E_BAD_STATE);
     }
     /* It writes what the parser's cache writes. */
     onescope_buffer a, b;

@@ -172,6 +172,78 @@ ONESCOPE_API bool onescope_pose_cache_replay_path(const onescope_pose_cache *cac
                                                   const char *cache_path, char *out,
                                                   size_t out_size);
 
+/* ---- setting poses, streaming writes, recovery (docs/pose-cache.md, "Recording") ---- */
+
+/* Stores *pose as (frame, entity) after the checks the parser makes: every value finite, or
+ * position x any NaN (absent: the other six are then kept as given). Out-of-range indices:
+ * ONESCOPE_E_RANGE; a bad value: ONESCOPE_E_NOT_FINITE naming the value. On failure the
+ * stored pose is unchanged. */
+ONESCOPE_API onescope_code onescope_pose_cache_set_pose(onescope_pose_cache *cache, uint32_t frame,
+                                                        uint32_t entity, const onescope_pose *pose,
+                                                        onescope_error *error);
+
+/* How a streaming writer behaves. All zero (or NULL) means the defaults. */
+typedef struct onescope_pose_writer_options {
+    size_t buffer_bytes;        /* bytes held before a write(2); 0: 1 MiB */
+    uint64_t max_segment_bytes; /* largest file; 0 or above 256 MiB: 256 MiB */
+    bool segments;              /* roll over into PATH-0001.ext, ... instead of refusing */
+} onescope_pose_writer_options;
+
+/* The defaults spelled out (what a zeroed struct means). */
+ONESCOPE_API onescope_pose_writer_options onescope_pose_writer_options_default(void);
+
+/* A recording in progress: frames go to PATH.partial, close renames it to PATH. */
+typedef struct onescope_pose_writer onescope_pose_writer;
+
+/* Starts a recording at path. head gives everything but the poses: dimensions, start step,
+ * metres per unit, the six texts and the entities (its frame_count and poses are ignored,
+ * so a cache from onescope_pose_cache_create(dims, n, 1, ...) is a head). The head is
+ * checked like the parser checks a file and copied: it may be freed after open. Creates
+ * PATH.partial with O_EXCL (an existing one is refused: a crash's leftover is recovered, not
+ * overwritten). options may be NULL. */
+ONESCOPE_API onescope_code onescope_pose_writer_open(
+    const char *path, const onescope_pose_cache *head, const onescope_pose_writer_options *options,
+    const onescope_allocator *allocator, onescope_pose_writer **out, onescope_error *error);
+
+/* Appends one frame: count must equal the head's entity count; every pose is checked as by
+ * onescope_pose_cache_set_pose before anything is written. A frame that would take the file
+ * past the segment limit starts the next segment (options.segments) or is refused with the
+ * file's name and the limit. Any failure latches: later calls get ONESCOPE_E_BAD_STATE. */
+ONESCOPE_API onescope_code onescope_pose_writer_append(onescope_pose_writer *writer,
+                                                       const onescope_pose *poses, size_t count,
+                                                       onescope_error *error);
+
+/* Writes the buffered bytes to the partial file and fsyncs it, so every frame appended so far
+ * survives a crash (recover keeps them). Not needed before close. */
+ONESCOPE_API onescope_code onescope_pose_writer_flush(onescope_pose_writer *writer,
+                                                      onescope_error *error);
+
+/* Frames appended so far, over every segment. */
+ONESCOPE_API uint64_t onescope_pose_writer_frames(const onescope_pose_writer *writer);
+
+/* Finishes: writes the frame count, fsyncs, renames PATH.partial to PATH, and stores the
+ * frames written (all segments) in *frames (may be NULL). A recording without a frame is
+ * refused (a cache holds at least one) and its partial removed. On a latched writer close
+ * writes nothing more, leaves the partial for onescope_pose_cache_recover and returns
+ * ONESCOPE_E_BAD_STATE. A second close: ONESCOPE_E_BAD_STATE. */
+ONESCOPE_API onescope_code onescope_pose_writer_close(onescope_pose_writer *writer,
+                                                      uint64_t *frames, onescope_error *error);
+
+/* Releases the writer; NULL is fine. It closes nothing: a writer freed before close removes
+ * its partial (the recording was abandoned); one freed after close removes nothing. */
+ONESCOPE_API void onescope_pose_writer_free(onescope_pose_writer *writer);
+
+/* Turns a partial recording (what a writer leaves when its process dies) into a pose cache
+ * of every complete frame, dropping a torn last frame, written atomically to out_path (NULL:
+ * partial_path without its ".partial"). *frames_kept (may be NULL) gets the count. The
+ * partial is never changed. A file that is not a partial, or holds no complete frame, is
+ * refused with its name and the offset. allocator may be NULL (libc). */
+ONESCOPE_API onescope_code onescope_pose_cache_recover(const char *partial_path,
+                                                       const char *out_path,
+                                                       const onescope_allocator *allocator,
+                                                       uint32_t *frames_kept,
+                                                       onescope_error *error);
+
 #ifdef __cplusplus
 }
 #endif

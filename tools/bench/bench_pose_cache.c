@@ -188,6 +188,83 @@ static void report(const char *what, double seconds, size_t size) {
            (double)size / (1024.0 * 1024.0) / seconds);
 }
 
+/* ---- the streaming writer (onescope_pose_writer): time against one write(2) of the same
+ * bytes, and peak RSS at two frame counts, each in its own process ---- */
+
+static void stream_frame(onescope_pose *p, uint32_t f) {
+    for (uint32_t e = 0; e < ENTITIES; e++) {
+        p[e].position[0] = (float)f * 0.01f + (float)e;
+        p[e].position[1] = (float)e;
+        p[e].position[2] = 0;
+        p[e].rotation[0] = p[e].rotation[1] = p[e].rotation[2] = 0;
+        p[e].rotation[3] = 1;
+    }
+    if (f % 17 == 0) p[f % ENTITIES].position[0] = NAN;
+}
+
+/* Streams frames frames to path (open, append each, close: fsync and rename). */
+static void stream_write(const char *path, uint32_t frames) {
+    onescope_pose_cache *head;
+    onescope_error err;
+    if (onescope_pose_cache_create(3, ENTITIES, 1, NULL, &head, &err) != ONESCOPE_OK)
+        die("create", &err);
+    onescope_pose_writer *w;
+    if (onescope_pose_writer_open(path, head, NULL, NULL, &w, &err) != ONESCOPE_OK)
+        die("writer open", &err);
+    onescope_pose_cache_free(head);
+    static onescope_pose p[ENTITIES];
+    for (uint32_t f = 0; f < frames; f++) {
+        stream_frame(p, f);
+        if (onescope_pose_writer_append(w, p, ENTITIES, &err) != ONESCOPE_OK) die("append", &err);
+    }
+    if (onescope_pose_writer_close(w, NULL, &err) != ONESCOPE_OK) die("writer close", &err);
+    onescope_pose_writer_free(w);
+}
+
+static void rss_stream(const char *path, size_t frames) {
+    stream_write(path, (uint32_t)frames);
+}
+
+static void bench_streaming_write(const char *dir) {
+    char path[4096], plain[4096];
+    snprintf(path, sizeof path, "%s/bench_pose_stream_%ld.ospc", dir, (long)getpid());
+    snprintf(plain, sizeof plain, "%s/bench_pose_stream_%ld.plain", dir, (long)getpid());
+    double best_stream = 1e30, best_plain = 1e30;
+    size_t size = 0;
+    for (int run = 0; run < RUNS; run++) {
+        remove(path);
+        double t = now();
+        stream_write(path, FRAMES);
+        best_stream = fmin(best_stream, now() - t);
+        struct stat st;
+        if (stat(path, &st) != 0) die("stat", NULL);
+        size = (size_t)st.st_size;
+        uint8_t *bytes = plain_read(path, size);
+        t = now();
+        int fd = open(plain, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || write(fd, bytes, size) != (ssize_t)size || fsync(fd) != 0) die("write", NULL);
+        close(fd);
+        best_plain = fmin(best_plain, now() - t);
+        free(bytes);
+    }
+    printf("streaming write, best of %d (%u frames x %u entities, %.1f MiB):\n", RUNS, FRAMES,
+           ENTITIES, (double)size / 1048576.0);
+    report("one write(2) + fsync of the same bytes", best_plain, size);
+    report("pose writer: open, append each frame, close", best_stream, size);
+    double ratio = best_stream / best_plain;
+    printf("ratio pose writer / plain write: %.2fx (goal <= 1.2x): %s\n", ratio,
+           ratio <= 1.2 ? "met" : "MISSED");
+    long base = child_peak_rss(rss_baseline, path, 0);
+    remove(path);
+    long small = child_peak_rss(rss_stream, path, FRAMES / 10);
+    remove(path);
+    long large = child_peak_rss(rss_stream, path, FRAMES);
+    printf("pose writer peak RSS: empty child %ld KiB, %u frames %ld KiB, %u frames %ld KiB\n",
+           base, FRAMES / 10, small, FRAMES, large);
+    remove(path);
+    remove(plain);
+}
+
 int main(int argc, char **argv) {
     /* --make PATH: only write the cache, for whole-process runs (farm-bench, cat). */
     if (argc == 3 && strcmp(argv[1], "--make") == 0) {
@@ -282,5 +359,6 @@ int main(int argc, char **argv) {
     bench_read_side(path, size);
     remove(path);
     remove(out_path);
+    bench_streaming_write(dir);
     return 0;
 }

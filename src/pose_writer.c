@@ -1,0 +1,382 @@
+/* The streaming pose-cache writer and recovery: frames go through a fixed buffer into
+ * PATH.partial (an OSPC file whose frame count is the partial marker), close patches the
+ * count and renames it to PATH; recovery turns a dead recording's partial into a cache.
+ * The bytes come from src/pose_cache.c (pose_head.h), the file steps from src/file.c.
+ * Layout, naming and guarantees: docs/pose-cache.md, "Recording". */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "onescope/file.h"
+#include "onescope/pose_cache.h"
+#include "pose_head.h"
+
+#define DEFAULT_BUFFER_BYTES ((size_t)1 << 20)
+#define PARTIAL_SUFFIX ".partial"
+
+typedef enum writer_state { WRITER_OPEN, WRITER_LATCHED, WRITER_CLOSED } writer_state;
+
+struct onescope_pose_writer {
+    const onescope_allocator *allocator;
+    char *path;         /* what the caller asked for: segment 0 */
+    char *segment_path; /* the current segment's target */
+    char *partial_path; /* the current segment's partial */
+    size_t path_room;   /* bytes allocated for each of the two above */
+    int fd;             /* the current partial, or -1 */
+    uint8_t *buffer;
+    size_t buffer_size, buffer_used;
+    onescope_buffer head; /* the head's bytes, frame count = the partial marker */
+    uint32_t entity_count;
+    size_t frame_bytes;
+    uint64_t max_bytes;
+    bool segments;
+    uint32_t segment;        /* index of the current segment */
+    uint32_t segment_frames; /* frames in the current segment */
+    int64_t segment_start;   /* its start step */
+    uint64_t frames;         /* over every segment */
+    writer_state state;
+    bool bytes_lost; /* an I/O failure: the buffer may not follow the file's bytes */
+};
+
+onescope_pose_writer_options onescope_pose_writer_options_default(void) {
+    onescope_pose_writer_options o;
+    memset(&o, 0, sizeof o);
+    o.buffer_bytes = DEFAULT_BUFFER_BYTES;
+    o.max_segment_bytes = ONESCOPE_MAX_INPUT_BYTES;
+    return o;
+}
+
+/* Segment k of PATH: PATH itself for k = 0, else "-NNNN" before the extension of the file
+ * name (run.ospc -> run-0001.ospc; run -> run-0001), so the extension and format detection
+ * still work. */
+static void segment_name(char *out, size_t room, const char *path, uint32_t k) {
+    if (k == 0) {
+        snprintf(out, room, "%s", path);
+        return;
+    }
+    const char *base = strrchr(path, '/');
+    base = base != NULL ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (dot == NULL || dot == base) dot = base + strlen(base); /* ".hidden": no extension */
+    snprintf(out, room, "%.*s-%04lu%s", (int)(dot - path), path, (unsigned long)k, dot);
+}
+
+static void set_segment_paths(onescope_pose_writer *w) {
+    segment_name(w->segment_path, w->path_room, w->path, w->segment);
+    snprintf(w->partial_path, w->path_room, "%s%s", w->segment_path, PARTIAL_SUFFIX);
+}
+
+/* Every failure after open goes through here: the writer refuses further work. */
+static onescope_code latch(onescope_pose_writer *w, onescope_code rc) {
+    if (rc != ONESCOPE_OK && w->state == WRITER_OPEN) w->state = WRITER_LATCHED;
+    if (rc == ONESCOPE_E_IO) w->bytes_lost = true;
+    return rc;
+}
+
+static onescope_code start_segment(onescope_pose_writer *w, onescope_error *error) {
+    set_segment_paths(w);
+    onescope_os_put_u64(w->head.data + ONESCOPE_OS_OSPC_START_STEP_AT, (uint64_t)w->segment_start);
+    w->fd = onescope_os_file_create_new(w->partial_path, w->segment_path, error);
+    if (w->fd < 0) return ONESCOPE_E_IO;
+    w->segment_frames = 0;
+    /* The head goes out at once: from here on the partial is recoverable. */
+    return onescope_os_file_write_fd(w->fd, w->head.data, w->head.size, w->segment_path, error);
+}
+
+static onescope_code flush_buffer(onescope_pose_writer *w, onescope_error *error) {
+    onescope_code rc =
+        onescope_os_file_write_fd(w->fd, w->buffer, w->buffer_used, w->segment_path, error);
+    w->buffer_used = 0;
+    return rc;
+}
+
+/* Flushes, writes the frame count, syncs, closes and renames the current segment. */
+static onescope_code finish_segment(onescope_pose_writer *w, onescope_error *error) {
+    uint8_t count[4];
+    onescope_os_put_u32(count, w->segment_frames);
+    onescope_code rc = flush_buffer(w, error);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_file_patch_fd(w->fd, ONESCOPE_OS_OSPC_FRAME_COUNT_AT, count, 4,
+                                       w->segment_path, error);
+    if (rc == ONESCOPE_OK) rc = onescope_os_file_sync_fd(w->fd, w->segment_path, error);
+    onescope_code closed =
+        onescope_os_file_close_fd(w->fd, w->segment_path, rc == ONESCOPE_OK ? error : NULL);
+    w->fd = -1;
+    if (rc == ONESCOPE_OK) rc = closed;
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_file_rename(w->partial_path, w->segment_path, w->segment_path, error);
+    return rc;
+}
+
+static uint64_t segment_limit(const onescope_pose_writer_options *o) {
+    uint64_t max = o->max_segment_bytes;
+    return max == 0 || max > ONESCOPE_MAX_INPUT_BYTES ? ONESCOPE_MAX_INPUT_BYTES : max;
+}
+
+static onescope_code size_fail(onescope_error *error, const char *name, uint64_t limit,
+                               uint64_t size, const char *why) {
+    char expected[128];
+    snprintf(expected, sizeof expected, "at most %llu bytes (%s)", (unsigned long long)limit, why);
+    return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size",
+                            expected, "%llu bytes", (unsigned long long)size);
+}
+
+static void release(onescope_pose_writer *w) {
+    const onescope_allocator *a = w->allocator;
+    onescope_buffer_free(&w->head);
+    onescope_os_free(a, w->buffer);
+    onescope_os_free(a, w->path);
+    onescope_os_free(a, w->segment_path);
+    onescope_os_free(a, w->partial_path);
+    onescope_os_free(a, w);
+}
+
+static char *copy_string(const onescope_allocator *a, const char *s, size_t room) {
+    char *p = onescope_os_alloc(a, room);
+    if (p != NULL) snprintf(p, room, "%s", s);
+    return p;
+}
+
+onescope_code onescope_pose_writer_open(const char *path, const onescope_pose_cache *head,
+                                        const onescope_pose_writer_options *options,
+                                        const onescope_allocator *a, onescope_pose_writer **out,
+                                        onescope_error *error) {
+    const char *name = path != NULL ? path : "onescope_pose_writer_open";
+    if (out != NULL) *out = NULL;
+    if (path == NULL || path[0] == '\0' || strcmp(path, "-") == 0 || out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                                "path (a file, not \"-\") and out must be given");
+    onescope_pose_writer_options defaults = onescope_pose_writer_options_default();
+    if (options == NULL) options = &defaults;
+    onescope_buffer head_bytes;
+    OS_TRY(onescope_os_ospc_encode_head(head, ONESCOPE_OS_OSPC_PARTIAL_MARK, a, &head_bytes, name,
+                                        error));
+    uint64_t limit = segment_limit(options);
+    size_t frame_bytes = (size_t)head->entity_count * ONESCOPE_OSPC_POSE_BYTES;
+    if (head_bytes.size + frame_bytes > limit) {
+        onescope_buffer_free(&head_bytes);
+        return size_fail(error, name, limit, head_bytes.size + frame_bytes,
+                         "the segment limit; the head and one frame do not fit");
+    }
+    onescope_pose_writer *w = onescope_os_calloc(a, 1, sizeof *w);
+    if (w == NULL) {
+        onescope_buffer_free(&head_bytes);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate the writer");
+    }
+    w->allocator = a;
+    w->head = head_bytes;
+    w->fd = -1;
+    w->entity_count = head->entity_count;
+    w->frame_bytes = frame_bytes;
+    w->max_bytes = limit;
+    w->segments = options->segments;
+    w->segment_start = head->start_step;
+    w->buffer_size = options->buffer_bytes != 0 ? options->buffer_bytes : DEFAULT_BUFFER_BYTES;
+    w->path_room = strlen(path) + sizeof PARTIAL_SUFFIX + 16; /* "-NNNN..." and ".partial" */
+    w->path = copy_string(a, path, w->path_room);
+    w->segment_path = onescope_os_alloc(a, w->path_room);
+    w->partial_path = onescope_os_alloc(a, w->path_room);
+    w->buffer = onescope_os_alloc(a, w->buffer_size);
+    if (w->path == NULL || w->segment_path == NULL || w->partial_path == NULL ||
+        w->buffer == NULL) {
+        release(w);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate the writer's buffer");
+    }
+    onescope_code rc = start_segment(w, error);
+    if (rc != ONESCOPE_OK) {
+        if (w->fd >= 0) {
+            onescope_os_file_close_fd(w->fd, name, NULL);
+            onescope_os_file_remove(w->partial_path);
+        }
+        release(w);
+        return rc;
+    }
+    *out = w;
+    return ONESCOPE_OK;
+}
+
+static onescope_code refuse_state(const onescope_pose_writer *w, const char *call,
+                                  onescope_error *error) {
+    const char *why = w->state == WRITER_CLOSED
+                          ? "already closed"
+                          : "failed earlier; its partial keeps the complete frames (recover it)";
+    return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, w->segment_path, OS_NO_OFFSET, call,
+                            "an open writer", "a writer that %s", why);
+}
+
+/* Feeds n bytes through the buffer, writing it out each time it fills. */
+static onescope_code feed(onescope_pose_writer *w, const uint8_t *p, size_t n,
+                          onescope_error *error) {
+    while (n > 0) {
+        size_t room = w->buffer_size - w->buffer_used;
+        size_t k = n < room ? n : room;
+        memcpy(w->buffer + w->buffer_used, p, k);
+        w->buffer_used += k;
+        p += k;
+        n -= k;
+        if (w->buffer_used == w->buffer_size) OS_TRY(flush_buffer(w, error));
+    }
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_pose_writer_append(onescope_pose_writer *w, const onescope_pose *poses,
+                                          size_t count, onescope_error *error) {
+    if (w == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_writer_append",
+                                OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
+    if (w->state != WRITER_OPEN) return refuse_state(w, "append", error);
+    if (poses == NULL || count != w->entity_count) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "%lu poses (one per entity)",
+                 (unsigned long)w->entity_count);
+        return latch(w, onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->segment_path, OS_NO_OFFSET,
+                                         "frame", expected, "%s",
+                                         poses == NULL ? "NULL poses" : "a different count"));
+    }
+    uint64_t size = w->head.size + (uint64_t)(w->segment_frames + 1) * w->frame_bytes;
+    bool full = size > w->max_bytes || w->segment_frames == ONESCOPE_OSPC_MAX_FRAMES;
+    if (full && !w->segments)
+        return latch(w, size_fail(error, w->segment_path, w->max_bytes, size,
+                                  size > w->max_bytes
+                                      ? "the file limit; ask for segments to record on"
+                                      : "4194304 frames, the format's most; ask for segments"));
+    /* In 64 unsigned bits, where start + frames cannot overflow. */
+    uint64_t next_start = (uint64_t)w->segment_start + w->segment_frames;
+    if (full && next_start > (uint64_t)INT64_MAX) /* the next segment's start step */
+        return latch(w,
+                     onescope_os_fail(error, ONESCOPE_E_RANGE, w->segment_path, OS_NO_OFFSET,
+                                      "start step", "at most 9223372036854775807",
+                                      "%llu for the next segment", (unsigned long long)next_start));
+    /* The frame is checked where it will land: frame 0 of the next segment when this one is
+     * full. Nothing is written before it passes. */
+    OS_TRY(
+        latch(w, onescope_os_ospc_check_frame(poses, w->entity_count, full ? 0 : w->segment_frames,
+                                              w->head.size, w->segment_path, error)));
+    if (full) {
+        OS_TRY(latch(w, finish_segment(w, error)));
+        w->segment++;
+        w->segment_start = (int64_t)next_start;
+        OS_TRY(latch(w, start_segment(w, error)));
+    }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    OS_TRY(latch(w, feed(w, (const uint8_t *)poses, w->frame_bytes, error)));
+#else
+    for (uint32_t e = 0; e < w->entity_count; e++) {
+        uint8_t bytes[ONESCOPE_OSPC_POSE_BYTES];
+        onescope_os_ospc_put_poses(bytes, &poses[e], 1);
+        OS_TRY(latch(w, feed(w, bytes, sizeof bytes, error)));
+    }
+#endif
+    w->segment_frames++;
+    w->frames++;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_pose_writer_flush(onescope_pose_writer *w, onescope_error *error) {
+    if (w == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_writer_flush",
+                                OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
+    if (w->state != WRITER_OPEN) return refuse_state(w, "flush", error);
+    OS_TRY(latch(w, flush_buffer(w, error)));
+    return latch(w, onescope_os_file_sync_fd(w->fd, w->segment_path, error));
+}
+
+uint64_t onescope_pose_writer_frames(const onescope_pose_writer *w) {
+    return w != NULL ? w->frames : 0;
+}
+
+onescope_code onescope_pose_writer_close(onescope_pose_writer *w, uint64_t *frames,
+                                         onescope_error *error) {
+    if (frames != NULL) *frames = 0;
+    if (w == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_writer_close",
+                                OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
+    if (w->state == WRITER_CLOSED) return refuse_state(w, "close", error);
+    if (w->state == WRITER_LATCHED) {
+        /* Keep what can be kept: after a refused frame the buffer holds only whole, checked
+         * frames; after an I/O failure nothing more is written. The partial stays. */
+        if (!w->bytes_lost && flush_buffer(w, NULL) == ONESCOPE_OK)
+            (void)onescope_os_file_sync_fd(w->fd, w->segment_path, NULL);
+        onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
+        w->fd = -1;
+        w->state = WRITER_CLOSED;
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, w->partial_path, OS_NO_OFFSET, "close",
+                                "an open writer",
+                                "one that failed earlier; the partial is kept for recover");
+    }
+    w->state = WRITER_CLOSED;
+    if (w->frames == 0) {
+        onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
+        w->fd = -1;
+        onescope_os_file_remove(w->partial_path);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, w->segment_path, OS_NO_OFFSET,
+                                "frame count", "at least 1 frame appended before close", "0");
+    }
+    onescope_code rc = finish_segment(w, error);
+    if (rc != ONESCOPE_OK) {
+        /* The target is untouched; the partial keeps the frames for recover. */
+        w->bytes_lost = true;
+        return rc;
+    }
+    if (frames != NULL) *frames = w->frames;
+    return ONESCOPE_OK;
+}
+
+void onescope_pose_writer_free(onescope_pose_writer *w) {
+    if (w == NULL) return;
+    if (w->state != WRITER_CLOSED) {
+        /* Freed without close: the recording was abandoned, so its partial goes too. */
+        if (w->fd >= 0) onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
+        onescope_os_file_remove(w->partial_path);
+    }
+    release(w);
+}
+
+/* ---- recovery ---- */
+
+onescope_code onescope_pose_cache_recover(const char *partial, const char *out_path,
+                                          const onescope_allocator *a, uint32_t *frames_kept,
+                                          onescope_error *error) {
+    const char *call = "onescope_pose_cache_recover";
+    if (frames_kept != NULL) *frames_kept = 0;
+    if (partial == NULL || strcmp(partial, "-") == 0 ||
+        (out_path != NULL && strcmp(out_path, "-") == 0))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial != NULL ? partial : call,
+                                OS_NO_OFFSET, NULL, NULL,
+                                "a partial file and an output file (not \"-\") are needed");
+    size_t len = strlen(partial), suffix = sizeof PARTIAL_SUFFIX - 1;
+    char *derived = NULL;
+    if (out_path == NULL) {
+        if (len <= suffix || strcmp(partial + len - suffix, PARTIAL_SUFFIX) != 0)
+            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "name",
+                                    "a name ending in .partial (or an output name)", "%s",
+                                    "another name");
+        derived = onescope_os_alloc(a, len - suffix + 1);
+        if (derived == NULL)
+            return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
+                                    "could not allocate the output name");
+        memcpy(derived, partial, len - suffix);
+        derived[len - suffix] = '\0';
+        out_path = derived;
+    }
+    onescope_code rc = ONESCOPE_OK;
+    if (onescope_file_same(partial, out_path))
+        rc = onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output",
+                              "a file other than the partial", "%s", "the partial itself");
+    onescope_buffer bytes = {NULL, 0, NULL};
+    if (rc == ONESCOPE_OK) rc = onescope_file_read(partial, 0, a, &bytes, error);
+    onescope_os_ospc_partial info;
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_ospc_partial_scan(bytes.data, bytes.size, partial, a, &info, error);
+    if (rc == ONESCOPE_OK) {
+        /* The copy in memory becomes the cache; the partial on disk is never written. */
+        onescope_os_put_u32(bytes.data + ONESCOPE_OS_OSPC_FRAME_COUNT_AT, info.frames);
+        rc = onescope_file_write(out_path, bytes.data, info.kept_bytes, error);
+    }
+    if (rc == ONESCOPE_OK && frames_kept != NULL) *frames_kept = info.frames;
+    onescope_buffer_free(&bytes);
+    onescope_os_free(a, derived);
+    return rc;
+}

@@ -1,0 +1,67 @@
+/* onescope recover PARTIAL [OUT]: turns what a killed recording left into a valid file of
+ * every complete frame. One branch per format that has a streaming writer. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static void help(void) {
+    printf("usage: onescope recover PARTIAL [OUT]\n"
+           "Turns a partial recording (PATH.partial, left by a writer whose process died)\n"
+           "into a valid file holding every complete frame; a torn last frame is dropped.\n"
+           "OUT defaults to PARTIAL without its \".partial\". PARTIAL is never changed; OUT\n"
+           "is written atomically. Prints how many frames it kept.\n"
+           "exit: 0 recovered; 1 not a partial recording, nothing complete, or an I/O error;\n"
+           "2 usage\n");
+}
+
+/* Which format the partial claims to be, from its first bytes (the library's detection). */
+static onescope_format partial_format(const char *path) {
+    unsigned char magic[4];
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return ONESCOPE_FORMAT_UNKNOWN;
+    size_t n = fread(magic, 1, sizeof magic, f);
+    fclose(f);
+    return onescope_format_detect(magic, n);
+}
+
+static int recover_pose_cache(const char *partial, const char *out) {
+    onescope_error err;
+    uint32_t kept;
+    if (onescope_pose_cache_recover(partial, out, NULL, &kept, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    if (!cli.quiet) printf("%s: kept %" PRIu32 " complete frames\n", partial, kept);
+    return CLI_OK;
+}
+
+int cmd_recover(int argc, char **argv) {
+    const char *args[2] = {NULL, NULL};
+    int n = 0;
+    bool options = true;
+    for (int i = 0; i < argc; i++) {
+        if (options && strcmp(argv[i], "--") == 0) {
+            options = false;
+            continue;
+        }
+        if (options && cli_is_help(argv[i])) {
+            help();
+            return CLI_OK;
+        }
+        if (options && argv[i][0] == '-')
+            return cli_usage_error("recover", "unknown option '%s'", argv[i]);
+        if (n == 2) return cli_usage_error("recover", "takes PARTIAL and at most one OUT");
+        args[n++] = argv[i];
+    }
+    if (n == 0) return cli_usage_error("recover", "needs a PARTIAL file");
+    if (args[1] != NULL && cli_refuse_same_file("recover", args[0], args[1])) return CLI_FAIL;
+    switch (partial_format(args[0])) {
+        /* A replay partial will be one more case here. Anything else goes to the pose-cache
+         * recovery, whose error names the file and what its first bytes should be. */
+        case ONESCOPE_FORMAT_OSPC:
+        default: return recover_pose_cache(args[0], args[1]);
+    }
+}
