@@ -112,8 +112,15 @@ size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_
 }
 
 void onescope_os_json_line_column(const char *s, size_t pos, uint32_t *line, uint32_t *column) {
-    uint32_t l = 1, col = 1;
-    for (size_t i = 0; i < pos; i++) {
+    *line = 1;
+    *column = 1;
+    onescope_os_json_advance(s, 0, pos, line, column);
+}
+
+void onescope_os_json_advance(const char *s, size_t from, size_t to, uint32_t *line,
+                              uint32_t *column) {
+    uint32_t l = *line, col = *column;
+    for (size_t i = from; i < to; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (ch == '\n') {
             l++;
@@ -220,4 +227,31 @@ onescope_code onescope_os_json_fail(onescope_os_json_ctx *c, onescope_code code,
 onescope_code onescope_os_json_nomem(onescope_os_json_ctx *c) {
     return onescope_os_fail(c->error, ONESCOPE_E_NOMEM, c->name, OS_NO_OFFSET, NULL, NULL,
                             "could not allocate memory");
+}
+
+/* ---- walking an array's elements (one pass, positions kept as it goes) ---- */
+
+void onescope_os_json_cursor_init(onescope_os_json_cursor *k, const char *text, size_t size,
+                                  size_t pos) {
+    k->text = text;
+    k->size = size;
+    k->line = 1;
+    k->column = 1;
+    onescope_os_json_advance(text, 0, pos, &k->line, &k->column);
+    k->in_array = pos < size && text[pos] == '[';
+    k->pos = pos;
+    if (k->in_array) {
+        size_t p = onescope_os_json_skip_ws(text, size, pos + 1);
+        onescope_os_json_advance(text, pos, p, &k->line, &k->column);
+        k->pos = p;
+    }
+}
+
+void onescope_os_json_cursor_next(onescope_os_json_cursor *k) {
+    if (!k->in_array || k->pos >= k->size || k->text[k->pos] == ']') return;
+    const char *s = k->text;
+    size_t n = k->size, p = onescope_os_json_skip_ws(s, n, skip_value(s, n, k->pos));
+    if (p < n && s[p] == ',') p = onescope_os_json_skip_ws(s, n, p + 1);
+    onescope_os_json_advance(s, k->pos, p, &k->line, &k->column);
+    k->pos = p;
 }

@@ -54,6 +54,26 @@ size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_
 
 /* 1-based line and column (in characters, as jansson counts them) of byte offset pos. */
 void onescope_os_json_line_column(const char *text, size_t pos, uint32_t *line, uint32_t *column);
+/* Moves *line and *column (those of byte offset from) on to byte offset to. */
+void onescope_os_json_advance(const char *text, size_t from, size_t to, uint32_t *line,
+                              uint32_t *column);
+
+/* The elements of one array in valid JSON text, in order, each with its offset, line and
+ * column, for one pass over the text in all (computing each element's position from the
+ * start of the text made listing n elements quadratic, issue 14). init takes the offset of
+ * the array (onescope_os_json_locate) and stops at its first element; next moves to the
+ * element after. When pos is not an array (the path was not found), every element gets pos,
+ * as onescope_os_json_locate would give. */
+typedef struct onescope_os_json_cursor {
+    const char *text;
+    size_t size, pos;
+    uint32_t line, column;
+    bool in_array;
+} onescope_os_json_cursor;
+
+void onescope_os_json_cursor_init(onescope_os_json_cursor *k, const char *text, size_t size,
+                                  size_t pos);
+void onescope_os_json_cursor_next(onescope_os_json_cursor *k);
 
 /* Fills error for a document json_loadb refused: SYNTAX, or DUPLICATE (a key twice in one
  * object), NOT_FINITE (NaN, Infinity, a real that overflows), RANGE (an integer over 64 bits),

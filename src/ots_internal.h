@@ -46,6 +46,9 @@ onescope_code onescope_os_ots_clip_rules(ots_ctx *c, const onescope_ots_clip *cl
  * Relaxed atomic counters, so concurrent calls stay well defined. */
 unsigned long onescope_os_ots_clip_rule_runs(void);
 unsigned long onescope_os_ots_hierarchy_runs(void);
+/* Name comparisons made by the uniqueness and parent checks in this process (a test hook:
+ * tests/test_ots.c bounds them by n log n for names crafted to collide under any hash). */
+unsigned long onescope_os_ots_name_compares(void);
 
 /* ---- reading (ots_read.c) ---- */
 

@@ -145,145 +145,180 @@ static onescope_code check_cameras(ots_ctx *c, const onescope_ots_camera *cams, 
 }
 
 /* Names are unique per rig tag; a parent names an element of the same rig tag, or nothing
- * in the file (an outside root). Parent chains must not loop. The table maps (rig, name)
- * to an index; parents[i] receives the parent's index or SIZE_MAX. */
-typedef struct name_table {
-    size_t *slots; /* index + 1, 0 empty */
-    size_t mask;
-} name_table;
-
-static uint64_t hash_pair(const char *rig, const char *name) {
-    uint64_t h = 1469598103934665603u;
-    for (const char *s = rig ? rig : ""; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-    h = (h ^ 0xFFu) * 1099511628211u;
-    for (const char *s = name; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
-static bool same_rig(const char *a, const char *b) {
-    return strcmp(a ? a : "", b ? b : "") == 0;
-}
-
-/* Element access for bones and pegs alike. */
+ * in the file (an outside root). Parent chains must not loop.
+ *
+ * No hashing: names come from the input, and any fixed hash lets an attacker make every name
+ * collide (issue 14: 65 536 crafted pegs took 16 s). Instead the element indices are sorted by
+ * (name, rig tag) with a stable merge sort, which is O(n log n) comparisons whatever the names
+ * are; equal keys end up next to each other in file order, and lookups are binary searches. */
+/* Element access for bones, pegs and cameras alike. */
 typedef struct element_view {
     const void *base;
     size_t stride;
-    size_t name_off, parent_off, rig_off;
+    size_t name_off, parent_off, rig_off; /* rig_off SIZE_MAX: no rig tag (cameras) */
 } element_view;
 
 static const char *view_str(const element_view *v, size_t i, size_t off) {
+    if (off == SIZE_MAX) return NULL;
     return *(char *const *)((const char *)v->base + i * v->stride + off);
 }
 
-/* Camera names are unique in a file (hash set; "cameras" is on the path already). */
-static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *cams, size_t n) {
-    size_t cap = 16;
-    while (cap < n * 2) cap *= 2;
-    size_t *slots = onescope_os_calloc(c->a, cap, sizeof *slots);
-    if (slots == NULL) return onescope_os_json_nomem(c);
-    onescope_code rc = ONESCOPE_OK;
-    for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
-        for (size_t s = (size_t)hash_pair(NULL, cams[i].name) & (cap - 1);;
-             s = (s + 1) & (cap - 1)) {
-            if (slots[s] == 0) {
-                slots[s] = i + 1;
-                break;
-            }
-            if (strcmp(cams[slots[s] - 1].name, cams[i].name) == 0) {
-                onescope_os_json_push_index(c, i);
-                onescope_os_json_push_key(c, "name");
-                rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
-                                           "\"%.100s\" again (first at cameras[%zu])", cams[i].name,
-                                           slots[s] - 1);
-                c->depth -= 2;
-                break;
-            }
-        }
-    }
-    onescope_os_free(c->a, slots);
-    return rc;
+/* Name comparisons made by the checks, summed once per call (a test hook, ots_internal.h). */
+static atomic_ulong name_compares;
+
+unsigned long onescope_os_ots_name_compares(void) {
+    return atomic_load_explicit(&name_compares, memory_order_relaxed);
 }
 
-static size_t table_find(const name_table *t, const element_view *v, const char *rig,
-                         const char *name) {
-    for (size_t s = (size_t)hash_pair(rig, name) & t->mask;; s = (s + 1) & t->mask) {
-        size_t e = t->slots[s];
-        if (e == 0) return SIZE_MAX;
-        if (strcmp(view_str(v, e - 1, v->name_off), name) == 0 &&
-            same_rig(view_str(v, e - 1, v->rig_off), rig))
-            return e - 1;
-    }
+typedef struct sorted_names {
+    const element_view *v;
+    size_t *idx; /* element indices ordered by (name, rig tag, index) */
+    size_t n;
+    unsigned long compares;
+} sorted_names;
+
+/* Orders by name, then by rig tag (none = ""). */
+static int key_cmp(sorted_names *t, const char *name_a, const char *rig_a, size_t b) {
+    t->compares++;
+    int d = strcmp(name_a, view_str(t->v, b, t->v->name_off));
+    if (d != 0) return d;
+    const char *rig_b = view_str(t->v, b, t->v->rig_off);
+    return strcmp(rig_a ? rig_a : "", rig_b ? rig_b : "");
 }
 
-/* A set of names across rig tags: one slot per distinct name holding the first element's
- * index + 1, with NAME_MULTI set once a second element has the same name (so names shared by
- * many rigs never make long probe chains). */
-#define NAME_MULTI (((size_t)-1 >> 1) + 1)
+static int elem_cmp(sorted_names *t, size_t a, size_t b) {
+    return key_cmp(t, view_str(t->v, a, t->v->name_off), view_str(t->v, a, t->v->rig_off), b);
+}
 
-static void names_insert(size_t *slots, size_t mask, const element_view *v, size_t i) {
-    const char *name = view_str(v, i, v->name_off);
-    for (size_t s = (size_t)hash_pair(NULL, name) & mask;; s = (s + 1) & mask) {
-        if (slots[s] == 0) {
-            slots[s] = i + 1;
-            return;
+/* Bottom-up merge sort of t->idx (starting as 0..n-1) using tmp (n entries): stable, so
+ * equal keys keep file order; no recursion. */
+static void sort_names(sorted_names *t, size_t *tmp) {
+    size_t n = t->n, *src = t->idx, *dst = tmp;
+    for (size_t i = 0; i < n; i++) src[i] = i;
+    for (size_t w = 1; w<n; w = w> n / 2 ? n : w * 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n;
+            size_t hi = mid + w < n ? mid + w : n;
+            size_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi)
+                dst[o++] = elem_cmp(t, src[b], src[a]) < 0 ? src[b++] : src[a++];
+            while (a < mid) dst[o++] = src[a++];
+            while (b < hi) dst[o++] = src[b++];
         }
-        if (strcmp(view_str(v, (slots[s] & ~NAME_MULTI) - 1, v->name_off), name) == 0) {
-            slots[s] |= NAME_MULTI;
-            return;
-        }
+        size_t *swap = src;
+        src = dst;
+        dst = swap;
     }
+    if (src != t->idx) memcpy(t->idx, src, n * sizeof *src);
+}
+
+/* The first position in t->idx whose key is not below (name, rig); with any_rig, the first
+ * whose name is not below name. */
+static size_t lower_bound(sorted_names *t, const char *name, const char *rig, bool any_rig) {
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int d;
+        if (any_rig) {
+            t->compares++;
+            d = strcmp(view_str(t->v, t->idx[mid], t->v->name_off), name);
+        } else {
+            d = -key_cmp(t, name, rig, t->idx[mid]);
+        }
+        if (d < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The element with this name and rig tag, or SIZE_MAX. */
+static size_t find_same_rig(sorted_names *t, const char *rig, const char *name) {
+    size_t k = lower_bound(t, name, rig, false);
+    if (k < t->n && key_cmp(t, name, rig, t->idx[k]) == 0) return t->idx[k];
+    return SIZE_MAX;
 }
 
 /* The only element named name in any rig tag, or SIZE_MAX (none, or several). */
-static size_t find_any_rig(const size_t *slots, size_t mask, const element_view *v,
-                           const char *name) {
-    for (size_t s = (size_t)hash_pair(NULL, name) & mask;; s = (s + 1) & mask) {
-        size_t e = slots[s];
-        if (e == 0) return SIZE_MAX;
-        if (strcmp(view_str(v, (e & ~NAME_MULTI) - 1, v->name_off), name) == 0)
-            return (e & NAME_MULTI) ? SIZE_MAX : e - 1;
+static size_t find_any_rig(sorted_names *t, const char *name) {
+    size_t k = lower_bound(t, name, NULL, true);
+    if (k >= t->n || strcmp(view_str(t->v, t->idx[k], t->v->name_off), name) != 0) return SIZE_MAX;
+    if (k + 1 < t->n && strcmp(view_str(t->v, t->idx[k + 1], t->v->name_off), name) == 0)
+        return SIZE_MAX;
+    return t->idx[k];
+}
+
+/* The duplicate the old in-order scan reported: the lowest index that repeats an earlier
+ * key (*dup), and that earlier element (*first); false when every key is unique. In a run of
+ * equal keys the first two entries are the two lowest indices, so only they can be it. */
+static bool first_duplicate(sorted_names *t, size_t *dup, size_t *first) {
+    *dup = SIZE_MAX;
+    for (size_t k = 1; k < t->n; k++) {
+        if (k >= 2 && elem_cmp(t, t->idx[k - 2], t->idx[k - 1]) == 0) continue;
+        if (elem_cmp(t, t->idx[k - 1], t->idx[k]) == 0 && t->idx[k] < *dup) {
+            *dup = t->idx[k];
+            *first = t->idx[k - 1];
+        }
     }
+    return *dup != SIZE_MAX;
+}
+
+static void count_compares(const sorted_names *t) {
+    atomic_fetch_add_explicit(&name_compares, t->compares, memory_order_relaxed);
+}
+
+/* Camera names are unique in a file ("cameras" is on the path already). */
+static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *cams, size_t n) {
+    if (n < 2) return ONESCOPE_OK;
+    element_view v = {cams, sizeof *cams, offsetof(onescope_ots_camera, name), SIZE_MAX, SIZE_MAX};
+    sorted_names t = {&v, onescope_os_calloc(c->a, n, sizeof(size_t)), n, 0};
+    size_t *tmp = onescope_os_calloc(c->a, n, sizeof *tmp);
+    onescope_code rc = ONESCOPE_OK;
+    size_t i, e;
+    if (t.idx == NULL || tmp == NULL) {
+        rc = onescope_os_json_nomem(c);
+    } else {
+        sort_names(&t, tmp);
+        if (first_duplicate(&t, &i, &e)) {
+            onescope_os_json_push_index(c, i);
+            onescope_os_json_push_key(c, "name");
+            rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
+                                       "\"%.100s\" again (first at cameras[%zu])", cams[i].name, e);
+            c->depth -= 2;
+        }
+    }
+    count_compares(&t);
+    onescope_os_free(c->a, t.idx);
+    onescope_os_free(c->a, tmp);
+    return rc;
 }
 
 static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n, const char *what,
                                      size_t *parents_out) {
     atomic_fetch_add_explicit(&hierarchy_runs, 1, memory_order_relaxed);
-    name_table t;
-    size_t cap = 16;
-    while (cap < n * 2) cap *= 2;
-    t.mask = cap - 1;
-    t.slots = onescope_os_calloc(c->a, cap, sizeof *t.slots);
-    size_t *by_name = onescope_os_calloc(c->a, cap, sizeof *by_name);
+    sorted_names t = {v, onescope_os_calloc(c->a, n ? n : 1, sizeof(size_t)), n, 0};
+    /* the merge buffer, then (sorting done) the loop walk's state bytes */
+    size_t *tmp = onescope_os_calloc(c->a, n ? n : 1, sizeof *tmp);
     size_t *parents =
         parents_out ? parents_out : onescope_os_calloc(c->a, n ? n : 1, sizeof *parents);
-    unsigned char *state = onescope_os_calloc(c->a, n ? n : 1, 1);
     onescope_code rc = ONESCOPE_OK;
-    if (t.slots == NULL || by_name == NULL || parents == NULL || state == NULL) {
+    if (t.idx == NULL || tmp == NULL || parents == NULL) {
         rc = onescope_os_json_nomem(c);
         goto done;
     }
+    sort_names(&t, tmp);
+    unsigned char *state = (unsigned char *)tmp;
+    memset(state, 0, n);
     onescope_os_json_push_key(c, what);
-    for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
-        const char *name = view_str(v, i, v->name_off), *rig = view_str(v, i, v->rig_off);
-        names_insert(by_name, t.mask, v, i);
-        size_t s = (size_t)hash_pair(rig, name) & t.mask;
-        for (;; s = (s + 1) & t.mask) {
-            size_t e = t.slots[s];
-            if (e == 0) {
-                t.slots[s] = i + 1;
-                break;
-            }
-            if (strcmp(view_str(v, e - 1, v->name_off), name) == 0 &&
-                same_rig(view_str(v, e - 1, v->rig_off), rig)) {
-                onescope_os_json_push_index(c, i);
-                onescope_os_json_push_key(c, "name");
-                rc =
-                    onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
-                                          "\"%.100s\" again (first at %s[%zu])", name, what, e - 1);
-                c->depth -= 2;
-                break;
-            }
-        }
+    size_t dup, e;
+    if (first_duplicate(&t, &dup, &e)) {
+        onescope_os_json_push_index(c, dup);
+        onescope_os_json_push_key(c, "name");
+        rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
+                                   "\"%.100s\" again (first at %s[%zu])",
+                                   view_str(v, dup, v->name_off), what, e);
+        c->depth -= 2;
     }
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
         const char *parent = view_str(v, i, v->parent_off);
@@ -298,8 +333,8 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
             c->depth -= 2;
             break;
         }
-        parents[i] = table_find(&t, v, view_str(v, i, v->rig_off), parent);
-        if (parents[i] == SIZE_MAX) parents[i] = find_any_rig(by_name, t.mask, v, parent);
+        parents[i] = find_same_rig(&t, view_str(v, i, v->rig_off), parent);
+        if (parents[i] == SIZE_MAX) parents[i] = find_any_rig(&t, parent);
     }
     /* Loops: walk each chain, marking 1 on the current walk and 2 once known to end. */
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
@@ -319,10 +354,10 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
     }
     onescope_os_json_pop(c);
 done:
-    onescope_os_free(c->a, t.slots);
-    onescope_os_free(c->a, by_name);
+    count_compares(&t);
+    onescope_os_free(c->a, t.idx);
+    onescope_os_free(c->a, tmp);
     if (parents_out == NULL) onescope_os_free(c->a, parents);
-    onescope_os_free(c->a, state);
     return rc;
 }
 

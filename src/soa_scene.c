@@ -139,12 +139,6 @@ static onescope_code rd_member(scene_ctx *c, const char *key, const json_t *v, i
     return rc;
 }
 
-/* The line and column where the value at the current path starts. */
-static void here(const scene_ctx *c, uint32_t *line, uint32_t *column) {
-    onescope_os_json_line_column(
-        c->text, onescope_os_json_locate(c->text, c->size, c->segs, c->depth), line, column);
-}
-
 static const char *const body_words[] = {"", "sphere", "capsule", "box", "static_box"};
 static const char *const joint_words[] = {"", "revolute", "spherical", "weld"};
 
@@ -155,7 +149,6 @@ static onescope_code rd_body(scene_ctx *c, const json_t *o, onescope_soa_scene_b
         "limb"};
     json_t *v[COUNT(keys)];
     onescope_soa_body_def *d = &b->def;
-    here(c, &b->line, &b->column);
     OS_TRY(members(c, o, keys, COUNT(keys), v,
                    "kind, name, position, rotation, linear_velocity, angular_velocity, size, "
                    "density, friction, restitution, rolling_resistance, parent or limb"));
@@ -218,7 +211,6 @@ static onescope_code rd_joint(scene_ctx *c, const json_t *o, onescope_soa_scene_
         "limit", "cone",   "twist",  "motor",  "spring"};
     json_t *v[COUNT(keys)];
     onescope_soa_joint_def *d = &j->def;
-    here(c, &j->line, &j->column);
     OS_TRY(members(c, o, keys, COUNT(keys), v,
                    "kind, body_a, body_b, anchor, axis, collide_connected, limit, cone, twist, "
                    "motor or spring"));
@@ -306,11 +298,20 @@ static onescope_code rd_scene(scene_ctx *c, const json_t *root, onescope_soa_sce
                    &nb));
     OS_TRY(rd_list(c, "joints", v[5], 0, ONESCOPE_SOA_MAX_CAPACITY,
                    "an array of at most 1000000 joints", &nj));
+    /* each element's line and column by one walk over each array, not from the start */
+    onescope_os_json_cursor cur;
+    onescope_os_json_push_key(c, "bodies");
+    onescope_os_json_cursor_init(&cur, c->text, c->size,
+                                 onescope_os_json_locate(c->text, c->size, c->segs, c->depth));
+    onescope_os_json_pop(c);
     s->bodies = onescope_os_calloc(c->a, nb, sizeof *s->bodies);
     if (s->bodies == NULL) return onescope_os_json_nomem(c);
     s->body_count = (uint32_t)nb;
     for (size_t i = 0; i < nb; i++) {
         s->bodies[i].def = onescope_soa_body_def_default();
+        s->bodies[i].line = cur.line;
+        s->bodies[i].column = cur.column;
+        onescope_os_json_cursor_next(&cur);
         onescope_os_json_push_key(c, "bodies");
         onescope_os_json_push_index(c, i);
         onescope_code rc = rd_body(c, json_array_get(v[4], i), &s->bodies[i]);
@@ -322,8 +323,15 @@ static onescope_code rd_scene(scene_ctx *c, const json_t *root, onescope_soa_sce
         if (s->joints == NULL) return onescope_os_json_nomem(c);
         s->joint_count = (uint32_t)nj;
     }
+    onescope_os_json_push_key(c, "joints");
+    onescope_os_json_cursor_init(&cur, c->text, c->size,
+                                 onescope_os_json_locate(c->text, c->size, c->segs, c->depth));
+    onescope_os_json_pop(c);
     for (size_t i = 0; i < nj; i++) {
         s->joints[i].def = onescope_soa_joint_def_default();
+        s->joints[i].line = cur.line;
+        s->joints[i].column = cur.column;
+        onescope_os_json_cursor_next(&cur);
         onescope_os_json_push_key(c, "joints");
         onescope_os_json_push_index(c, i);
         onescope_code rc = rd_joint(c, json_array_get(v[5], i), &s->joints[i]);

@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "ots_internal.h"
 #include "test_util.h"
+#include "../tools/bench/fnv_names.h"
 
 #define PI 3.14159265358979323846
 
@@ -781,6 +782,108 @@ static void expect_validate(onescope_code rc, const onescope_error *err, onescop
         (want != ONESCOPE_OK && (err->code != want || (path && strcmp(err->field, path) != 0))))
         fail_msg("wanted %s at %s, got %s: %s", onescope_error_name(want), path ? path : "-",
                  onescope_error_name(rc), rc == ONESCOPE_OK ? "" : fmt(err));
+}
+
+/* Names crafted so the old unseeded FNV-1a put them all in one probe chain (issue 14): the
+ * collisions are real, the checks stay within n log n name comparisons, and the duplicate
+ * reported is still the lowest index that repeats an earlier name. */
+static void colliding_names_stay_n_log_n(void **state) {
+    (void)state;
+    enum { STAGES = 13, N = 1 << STAGES, LOG2N = STAGES };
+    fnv_names f;
+    assert_int_equal(fnv_names_make(&f, STAGES), 0);
+    onescope_ots_clip *c;
+    onescope_error err;
+    assert_int_equal(onescope_ots_clip_create(N, 0, NULL, &c, &err), ONESCOPE_OK);
+    c->frame_range[1] = 0;
+    char name[4 * STAGES + 1], first[4 * STAGES + 1];
+    fnv_names_get(&f, 0, first);
+    for (size_t i = 0; i < N; i++) {
+        fnv_names_get(&f, i, name);
+        assert_true((uint32_t)fnv_names_old_hash(name) == (uint32_t)fnv_names_old_hash(first));
+        assert_int_equal(onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_NAME, name, &err),
+                         ONESCOPE_OK);
+        if (i > 0) { /* a chain: every peg's parent is the one before */
+            fnv_names_get(&f, i - 1, name);
+            assert_int_equal(
+                onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_PARENT, name, &err),
+                ONESCOPE_OK);
+        }
+    }
+    unsigned long before = onescope_os_ots_name_compares();
+    EXPECT_CLIP(c, ONESCOPE_OK, NULL);
+    unsigned long used = onescope_os_ots_name_compares() - before;
+    /* sort n log n, duplicate scan 2n, one binary search (log n + 1) per parent */
+    assert_true(used > 0 && used <= 3ul * N * LOG2N);
+    /* two duplicates: the second occurrence with the lower index is reported */
+    fnv_names_get(&f, 1000, name);
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, N - 1, ONESCOPE_OTS_TEXT_NAME, name, &err),
+                     ONESCOPE_OK);
+    fnv_names_get(&f, 7000, name);
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, 5000, ONESCOPE_OTS_TEXT_NAME, name, &err),
+                     ONESCOPE_OK);
+    EXPECT_CLIP(c, ONESCOPE_E_DUPLICATE, "pegs[7000].name");
+    assert_non_null(strstr(err.found, "again (first at pegs[5000])"));
+    onescope_ots_clip_free(c);
+}
+
+/* Three of a name, and duplicates among cameras: the first repeat in file order, naming the
+ * first occurrence. */
+static void duplicate_is_the_first_repeat(void **state) {
+    (void)state;
+    static const char *const pegs[] = {"x", "y", "a", "a", "y", "a"};
+    static const char *const cams[] = {"k", "m", "m", "k"};
+    onescope_ots_clip *c;
+    onescope_error err;
+    assert_int_equal(onescope_ots_clip_create(6, 4, NULL, &c, &err), ONESCOPE_OK);
+    c->frame_range[1] = 0;
+    for (size_t i = 0; i < 6; i++)
+        assert_int_equal(
+            onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_NAME, pegs[i], &err), 0);
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(
+            onescope_ots_clip_set_camera_text(c, i, ONESCOPE_OTS_TEXT_NAME, cams[i], &err), 0);
+    EXPECT_CLIP(c, ONESCOPE_E_DUPLICATE, "cameras[2].name");
+    assert_non_null(strstr(err.found, "\"m\" again (first at cameras[1])"));
+    assert_int_equal(onescope_ots_clip_set_camera_text(c, 2, ONESCOPE_OTS_TEXT_NAME, "n", &err), 0);
+    EXPECT_CLIP(c, ONESCOPE_E_DUPLICATE, "cameras[3].name");
+    assert_non_null(strstr(err.found, "\"k\" again (first at cameras[0])"));
+    assert_int_equal(onescope_ots_clip_set_camera_text(c, 3, ONESCOPE_OTS_TEXT_NAME, "o", &err), 0);
+    EXPECT_CLIP(c, ONESCOPE_E_DUPLICATE, "pegs[3].name");
+    assert_non_null(strstr(err.found, "\"a\" again (first at pegs[2])"));
+    /* the same name under another rig tag is another name */
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, 3, ONESCOPE_OTS_TEXT_RIG, "r", &err), 0);
+    EXPECT_CLIP(c, ONESCOPE_E_DUPLICATE, "pegs[4].name");
+    assert_non_null(strstr(err.found, "\"y\" again (first at pegs[1])"));
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, 4, ONESCOPE_OTS_TEXT_NAME, "z", &err), 0);
+    EXPECT_CLIP(c, ONESCOPE_E_DUPLICATE, "pegs[5].name");
+    assert_non_null(strstr(err.found, "\"a\" again (first at pegs[2])"));
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, 5, ONESCOPE_OTS_TEXT_RIG, "r2", &err), 0);
+    EXPECT_CLIP(c, ONESCOPE_OK, NULL);
+    onescope_ots_clip_free(c);
+}
+
+/* A parent is looked up in the child's own rig tag first, then across rig tags when only
+ * one element has the name. */
+static void parent_lookup_prefers_own_rig(void **state) {
+    (void)state;
+    onescope_ots_clip *c;
+    onescope_error err;
+    assert_int_equal(onescope_ots_clip_create(3, 0, NULL, &c, &err), ONESCOPE_OK);
+    c->frame_range[1] = 0;
+    static const char *const fields[3][3] = {{"a", "r1", "b"}, {"b", "r1", NULL}, {"b", "r2", "a"}};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(
+            onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_NAME, fields[i][0], &err), 0);
+        assert_int_equal(
+            onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_RIG, fields[i][1], &err), 0);
+        assert_int_equal(
+            onescope_ots_clip_set_peg_text(c, i, ONESCOPE_OTS_TEXT_PARENT, fields[i][2], &err), 0);
+    }
+    EXPECT_CLIP(c, ONESCOPE_OK, NULL); /* 2 -> 0 (only "a") -> 1 (r1's "b"), no loop */
+    assert_int_equal(onescope_ots_clip_set_peg_text(c, 1, ONESCOPE_OTS_TEXT_NAME, "c", &err), 0);
+    EXPECT_CLIP(c, ONESCOPE_E_RANGE, "pegs[0].parent"); /* now 0 -> 2 (the only "b") -> 0 */
+    onescope_ots_clip_free(c);
 }
 
 /* Every rig rule the validator checks, one field at a time, each restored afterwards. */
@@ -1821,6 +1924,9 @@ int main(void) {
         cmocka_unit_test(enums_and_lengths),
         cmocka_unit_test(rules_between_values),
         cmocka_unit_test(ambiguous_parent_is_a_root),
+        cmocka_unit_test(colliding_names_stay_n_log_n),
+        cmocka_unit_test(duplicate_is_the_first_repeat),
+        cmocka_unit_test(parent_lookup_prefers_own_rig),
         cmocka_unit_test(long_parent_chain),
         cmocka_unit_test(generated_clip_round_trip),
         cmocka_unit_test(generated_rig_round_trip),

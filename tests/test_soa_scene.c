@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_pos.h"
 #include "test_util.h"
 
 static const char full_scene[] =
@@ -47,6 +48,73 @@ static onescope_soa_scene *parse_ok(const char *text) {
     if (rc != ONESCOPE_OK) fail_msg("parse: %s", fmt(&err));
     assert_non_null(s);
     return s;
+}
+
+/* Every body's and joint's line and column, found by one walk over each array, equal the
+ * position of its path computed from the start of the text (what the parser did before
+ * issue 14 made that quadratic), under awkward spacing, strings holding brackets, commas,
+ * quotes and escapes, and multibyte characters. */
+static void append(char **buf, size_t *len, size_t *cap, const char *piece) {
+    size_t n = strlen(piece);
+    while (*len + n + 1 > *cap) {
+        *cap = *cap ? *cap * 2 : 4096;
+        *buf = realloc(*buf, *cap);
+        assert_non_null(*buf);
+    }
+    memcpy(*buf + *len, piece, n + 1);
+    *len += n;
+}
+
+static void expect_positions(const char *text, size_t nb, size_t nj) {
+    onescope_soa_scene *s = parse_ok(text);
+    assert_int_equal(s->body_count, nb);
+    assert_int_equal(s->joint_count, nj);
+    for (size_t i = 0; i < nb + nj; i++) {
+        onescope_os_json_seg segs[2] = {{i < nb ? "bodies" : "joints", 0}, {NULL, 0}};
+        segs[1].index = i < nb ? i : i - nb;
+        uint32_t line, column;
+        onescope_os_json_line_column(text, onescope_os_json_locate(text, strlen(text), segs, 2),
+                                     &line, &column);
+        const onescope_soa_scene_body *b = i < nb ? &s->bodies[i] : NULL;
+        const onescope_soa_scene_joint *j = i < nb ? NULL : &s->joints[i - nb];
+        uint32_t got_line = b ? b->line : j->line, got_column = b ? b->column : j->column;
+        if (got_line != line || got_column != column)
+            fail_msg("%s[%zu]: at %u:%u, want %u:%u", segs[0].key, segs[1].index, got_line,
+                     got_column, line, column);
+    }
+    onescope_soa_scene_free(s);
+}
+
+static void test_positions_in_one_pass(void **state) {
+    (void)state;
+    static const char *const gaps[] = {"", " ", "\n", "\r\n  ", "\t", " \n\n   "};
+    enum { NB = 300, NJ = 500 };
+    char *text = NULL, piece[256];
+    size_t len = 0, cap = 0;
+    append(&text, &len, &cap, "{\"joints\": [");
+    for (size_t i = 0; i < NJ; i++) {
+        snprintf(piece, sizeof piece,
+                 "%s%s{\"kind\": \"weld\",%s\"body_a\": %zu, \"body_b\": %zu, \"motor\": "
+                 "{\"speed\": 1}}%s",
+                 i ? "," : "", gaps[i % 6], gaps[(i / 6) % 6], i % NB, (i + 1) % NB,
+                 gaps[(i / 3) % 6]);
+        append(&text, &len, &cap, piece);
+    }
+    append(&text, &len, &cap, "], \"bodies\"\n:\n[");
+    for (size_t i = 0; i < NB; i++) {
+        snprintf(piece, sizeof piece,
+                 "%s%s{\"name\": \"b%zu [\\\"]\\\\ , {} \\u00e9 \xc3\xa9\xe2\x82\xac\",%s\"kind\": "
+                 "\"sphere\", \"size\": [1, 0, 0]}%s",
+                 gaps[(i / 2) % 6], i ? "," : "", i, gaps[i % 6], gaps[(i / 5) % 6]);
+        append(&text, &len, &cap, piece);
+    }
+    append(&text, &len, &cap, "]}");
+    expect_positions(text, NB, NJ);
+    free(text);
+    /* an array whose key the locator cannot find: every element at the same place as before */
+    expect_positions("{\"bod\\u0069es\": [{\"kind\": \"sphere\"},\n {\"kind\": \"sphere\"}]}", 2,
+                     0);
+    expect_positions("{\"bodies\": [{\"kind\": \"sphere\"}], \"joints\": []}", 1, 0);
 }
 
 static void test_parse_full(void **state) {
@@ -480,6 +548,7 @@ int main(void) {
         cmocka_unit_test(test_refused_descriptor),
         cmocka_unit_test(test_refused_world_and_name),
         cmocka_unit_test(test_hand_made),
+        cmocka_unit_test(test_positions_in_one_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
