@@ -60,8 +60,8 @@ static onescope_code members(ots_ctx *c, json_t *obj, const char *const *keys, i
             char expected[96];
             snprintf(expected, sizeof expected, "only the keys OTS v4 defines for %s", what);
             onescope_os_json_push_key(c, key);
-            onescope_code rc =
-                onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "unknown key \"%.80s\"", key);
+            onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected,
+                                                     "unknown key \"%s\"", OS_ECHO(key));
             onescope_os_json_pop(c);
             return rc;
         }
@@ -176,7 +176,7 @@ static onescope_code rd_enum(ots_ctx *c, const char *key, json_t *v, const char 
         int i = 0;
         while (i < count && strcmp(names[i], s) != 0) i++;
         if (i == count)
-            rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", s);
+            rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%s\"", OS_ECHO(s));
         else
             *out = (unsigned)i;
     }

@@ -193,8 +193,8 @@ static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *
                 onescope_os_json_push_index(c, i);
                 onescope_os_json_push_key(c, "name");
                 rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
-                                           "\"%.100s\" again (first at cameras[%zu])", cams[i].name,
-                                           slots[s] - 1);
+                                           "\"%s\" again (first at cameras[%zu])",
+                                           OS_ECHO(cams[i].name), slots[s] - 1);
                 c->depth -= 2;
                 break;
             }
@@ -277,9 +277,9 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
                 same_rig(view_str(v, e - 1, v->rig_off), rig)) {
                 onescope_os_json_push_index(c, i);
                 onescope_os_json_push_key(c, "name");
-                rc =
-                    onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
-                                          "\"%.100s\" again (first at %s[%zu])", name, what, e - 1);
+                rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
+                                           "\"%s\" again (first at %s[%zu])", OS_ECHO(name), what,
+                                           e - 1);
                 c->depth -= 2;
                 break;
             }
@@ -294,7 +294,7 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
             onescope_os_json_push_key(c, "parent");
             rc =
                 onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a parent other than the element itself",
-                                      "\"%.100s\"", parent);
+                                      "\"%s\"", OS_ECHO(parent));
             c->depth -= 2;
             break;
         }
@@ -312,7 +312,8 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
             onescope_os_json_push_index(c, j);
             onescope_os_json_push_key(c, "parent");
             rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a parent chain that ends at a root",
-                                       "a loop through \"%.100s\"", view_str(v, j, v->name_off));
+                                       "a loop through \"%s\"",
+                                       OS_ECHO(view_str(v, j, v->name_off)));
             c->depth -= 2;
         }
         for (j = i; j != SIZE_MAX && state[j] == 1; j = parents[j]) state[j] = 2;
