@@ -58,7 +58,10 @@ static onescope_code set_text(fuzz_env *env, onescope_pose_cache *c, int text, u
                                                  got, &err)
                   : onescope_pose_cache_set_entity_name(c, entity, (const char *)p, got, &err);
     if (rc != ONESCOPE_OK) {
-        fuzz_check_error(env, rc, &err, "onescope_pose_cache_set_text", SIZE_MAX);
+        fuzz_check_error(env, rc, &err,
+                         text >= 0 ? "onescope_pose_cache_set_text"
+                                   : "onescope_pose_cache_set_entity_name",
+                         SIZE_MAX);
         FUZZ_ASSERT(rc == ONESCOPE_E_RANGE || rc == ONESCOPE_E_UTF8 || rc == ONESCOPE_E_NOMEM);
     } else {
         FUZZ_ASSERT(field->length == got && memcmp(field->data, p, got) == 0);
