@@ -182,11 +182,18 @@ onescope_code onescope_os_failv(onescope_error *error, onescope_code code, const
     onescope_os_copy_text(error->input, sizeof error->input, input ? input : "<input>");
     error->has_offset = offset != OS_NO_OFFSET;
     error->offset = error->has_offset ? offset : 0;
-    onescope_os_copy_text(error->field, sizeof error->field, field);
-    onescope_os_copy_text(error->expected, sizeof error->expected, expected);
-    if (found_fmt != NULL &&
-        vsnprintf(error->found, sizeof error->found, found_fmt, ap) >= (int)sizeof error->found)
-        mark_cut(error->found, sizeof error->found);
+    /* The parsers escape the input text they echo (onescope_os_escape); this pass only
+     * catches a control byte or invalid UTF-8 that reached a field some other way (a token
+     * jansson quotes), and cuts long text at a whole character with "...". */
+    if (field) escape_into(error->field, sizeof error->field, field, strlen(field), false);
+    if (expected)
+        escape_into(error->expected, sizeof error->expected, expected, strlen(expected), false);
+    if (found_fmt != NULL) {
+        char found[4 * sizeof error->found];
+        int n = vsnprintf(found, sizeof found, found_fmt, ap);
+        size_t len = n < 0 ? 0 : (size_t)n < sizeof found ? (size_t)n : sizeof found - 1;
+        escape_into(error->found, sizeof error->found, found, len, false);
+    }
     return code;
 }
 

@@ -279,7 +279,7 @@ static onescope_code version_first(ots_ctx *c, const char *text, size_t size,
     size_t f = onescope_os_json_locate(text, size, fmt_key, 1);
     size_t v = onescope_os_json_locate(text, size, ver_key, 1);
     const char *fmt = want == ONESCOPE_OTS_PVT ? "\"octo_pvt\"" : "\"octo_anm\"";
-    if (f == root || v == root || size - f < 10 || memcmp(text + f, fmt, 10) != 0)
+    if (f == root || v == root || v >= size || size - f < 10 || memcmp(text + f, fmt, 10) != 0)
         return ONESCOPE_OK;
     /* an integer literal of at most 18 digits, so it fits a long long */
     size_t p = v + (text[v] == '-'), digits = 0;
@@ -288,10 +288,10 @@ static onescope_code version_first(ots_ctx *c, const char *text, size_t size,
         version = version * 10 + (text[p++] - '0');
         digits++;
     }
-    if (digits == 0 || (p < size && strchr(".eE0123456789", text[p]) && text[p] != '\0') ||
-        version == ONESCOPE_OTS_VERSION)
-        return ONESCOPE_OK;
+    bool more = p < size && (text[p] == '.' || text[p] == 'e' || text[p] == 'E' ||
+                             (text[p] >= '0' && text[p] <= '9')); /* a real, or 19+ digits */
     if (text[v] == '-') version = -version;
+    if (digits == 0 || more || version == ONESCOPE_OTS_VERSION) return ONESCOPE_OK;
     c->text = text;
     c->size = size;
     onescope_os_json_push_key(c, "version");

@@ -266,6 +266,12 @@ static void test_format_escapes(void **state) {
     assert_int_equal(n, strlen(buf));
     assert_clean_line(buf, "raw fields");
     assert_true(n < 4 * (sizeof e.field + sizeof e.expected + sizeof e.found) + 64);
+    /* filling catches raw control bytes and invalid UTF-8 too (a token jansson quotes): the
+     * struct itself holds clean text, quotes left as they are */
+    onescope_os_fail(&e, ONESCOPE_E_SYNTAX, "j", 0, "k\x1b", "a \"q\"\x7f", "near '\"a\n\xff'");
+    assert_string_equal(e.field, "k\\x1B");
+    assert_string_equal(e.expected, "a \"q\"\\x7F");
+    assert_string_equal(e.found, "near '\"a\\n\\xFF'");
     /* text the parsers escaped already is printed as it is: quotes stay */
     onescope_os_fail(&e, ONESCOPE_E_RANGE, "t.anm", 1, "source", "maya", "\"%s\"",
                      OS_ECHO("a\"b\n"));
