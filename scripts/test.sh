@@ -160,8 +160,18 @@ stage_fuzz() {
     for name in "${fuzzers[@]}"; do
         work="build/fuzz/run/$name"
         rm -rf "$work" && mkdir -p "$work/corpus"
+        # Every dictionary in tests/fuzz/dict whose first line lists this harness
+        # ("# harnesses: a b c"), joined into one: libFuzzer takes a single -dict.
+        local dict=() file
+        for file in tests/fuzz/dict/*.dict; do
+            [ -f "$file" ] || continue
+            if head -1 "$file" | tr ' ' '\n' | grep -qx "$name"; then
+                cat "$file" >>"$work/dict"
+            fi
+        done
+        [ -f "$work/dict" ] && dict=(-dict="$work/dict")
         if "build/fuzz/tests/fuzz/$name" -max_total_time="$seconds" -timeout=10 \
-            -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/" \
+            -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/" "${dict[@]}" \
             "$work/corpus" "tests/fuzz/corpus/$name" \
             >"$work/log" 2>&1; then
             result=ok

@@ -195,7 +195,8 @@ static inline int32_t onescope_os_draw(uint64_t *state, int32_t lo, int32_t hi) 
 /* Returns true when s[0..n) is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF);
  * otherwise false with *bad the offset of the first bad byte. */
 bool onescope_os_utf8_valid(const uint8_t *s, size_t n, size_t *bad);
-/* snprintf that never overflows and always terminates. */
+/* Copies src, always terminated; text that does not fit is cut at a whole UTF-8 character
+ * and ends with "...". */
 void onescope_os_copy_text(char *dst, size_t size, const char *src);
 
 /* ---- files for the streaming writers (src/file.c) ----
@@ -220,5 +221,27 @@ onescope_code onescope_os_file_rename(const char *from, const char *to, const ch
                                       onescope_error *error);
 /* unlink, ignoring failures (used to clean up). */
 void onescope_os_file_remove(const char *path);
+
+/* ---- input text in messages (src/error.c) ---- */
+
+/* The one escape for input text that enters an error (keys, names, enumeration values):
+ * control bytes become \n, \r, \t or \xNN, invalid UTF-8 bytes \xNN, '"' and '\\' get a
+ * backslash, and line separators, C1 controls and bidirectional overrides \uNNNN, so the
+ * message stays one printable line that no input can forge or reorder. Writes at most size - 1
+ * bytes and a NUL; text that does not fit ends with "..." after a whole character or escape.
+ * Returns the length written. */
+size_t onescope_os_escape(char *dst, size_t size, const char *src, size_t n);
+
+/* How much of one piece of input text a message shows (escaped bytes, before the "..."). */
+#define ONESCOPE_OS_ECHO_MAX 64
+/* The most of the input name onescope_error_format prints, escaped. */
+#define ONESCOPE_OS_ECHO_NAME 256
+typedef struct onescope_os_echo_buf {
+    char text[ONESCOPE_OS_ECHO_MAX + 1];
+} onescope_os_echo_buf;
+/* onescope_os_escape of a NUL-terminated src into buf; returns buf->text, for "%s". */
+const char *onescope_os_echo(onescope_os_echo_buf *buf, const char *src);
+/* The same in an expression: a buffer that lives until the end of the enclosing block. */
+#define OS_ECHO(src) onescope_os_echo(&(onescope_os_echo_buf){{0}}, (src))
 
 #endif

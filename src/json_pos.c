@@ -10,9 +10,12 @@ void onescope_os_json_path_text(const onescope_os_json_seg *segs, int count, cha
     buf[0] = '\0';
     for (int i = 0; i < count && len < size; i++) {
         int k;
-        if (segs[i].key != NULL)
-            k = snprintf(buf + len, size - len, "%s%s", len ? "." : "", segs[i].key);
-        else
+        if (segs[i].key != NULL) {
+            /* a key may be the input's own text (an unknown key): escaped like any echo */
+            char key[40];
+            onescope_os_escape(key, sizeof key, segs[i].key, strlen(segs[i].key));
+            k = snprintf(buf + len, size - len, "%s%s", len ? "." : "", key);
+        } else
             k = snprintf(buf + len, size - len, "[%zu]", segs[i].index);
         if (k < 0) break;
         len += (size_t)k;
@@ -22,6 +25,65 @@ void onescope_os_json_path_text(const onescope_os_json_seg *segs, int count, cha
 size_t onescope_os_json_skip_ws(const char *s, size_t n, size_t p) {
     while (p < n && (s[p] == ' ' || s[p] == '\t' || s[p] == '\n' || s[p] == '\r')) p++;
     return p;
+}
+
+static uint32_t hex4(const char *h) {
+    uint32_t v = 0;
+    for (int d = 0; d < 4; d++) {
+        unsigned c = (unsigned char)h[d];
+        v = v * 16 + (c <= '9' ? c - '0' : (c | 0x20u) - 'a' + 10);
+    }
+    return v;
+}
+
+/* Whether the JSON string whose text (between the quotes, escapes as written) is s[0..n)
+ * decodes to key[0..klen): keys written with escapes ("k\u0065y") are found too. The text
+ * was accepted by jansson, so every escape in it is well formed. */
+static bool key_equals(const char *s, size_t n, const char *key, size_t klen) {
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char out[4];
+        size_t m = 1;
+        if (s[i] != '\\') {
+            out[0] = (unsigned char)s[i++];
+        } else if (i + 1 < n && s[i + 1] != 'u') {
+            static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+            const char *at = strchr(from, s[i + 1]);
+            if (at == NULL) return false;
+            out[0] = (unsigned char)to[at - from];
+            i += 2;
+        } else {
+            if (i + 6 > n) return false;
+            uint32_t cp = hex4(s + i + 2);
+            i += 6;
+            /* a high surrogate: jansson accepted the text, so its low half follows */
+            if (cp >= 0xD800 && cp <= 0xDBFF && i + 6 <= n) {
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (hex4(s + i + 2) - 0xDC00);
+                i += 6;
+            }
+            if (cp < 0x80) {
+                out[0] = (unsigned char)cp;
+            } else if (cp < 0x800) {
+                out[0] = (unsigned char)(0xC0 | (cp >> 6));
+                out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+                m = 2;
+            } else if (cp < 0x10000) {
+                out[0] = (unsigned char)(0xE0 | (cp >> 12));
+                out[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+                out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+                m = 3;
+            } else {
+                out[0] = (unsigned char)(0xF0 | (cp >> 18));
+                out[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+                out[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+                out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+                m = 4;
+            }
+        }
+        if (m > klen - k || memcmp(key + k, out, m) != 0) return false;
+        k += m;
+    }
+    return k == klen;
 }
 
 /* p at an opening quote: returns the position after the closing quote. */
@@ -77,7 +139,7 @@ size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_
             p = onescope_os_json_skip_ws(s, n, p + 1);
             while (p < n && s[p] == '"') {
                 size_t end = skip_string(s, n, p);
-                bool match = end - p - 2 == klen && memcmp(s + p + 1, g->key, klen) == 0;
+                bool match = end - p >= 2 && key_equals(s + p + 1, end - p - 2, g->key, klen);
                 p = onescope_os_json_skip_ws(s, n, end);
                 if (p < n && s[p] == ':') p = onescope_os_json_skip_ws(s, n, p + 1);
                 if (match) {
@@ -170,7 +232,9 @@ onescope_code onescope_os_json_load_fail(onescope_error *error, const char *name
     onescope_os_fail(error, code, name, at, NULL, expected, "%s", je->text);
     if (error != NULL && je->line > 0) {
         error->line = (uint32_t)je->line;
-        error->column = je->column > 0 ? (uint32_t)je->column : 0;
+        /* jansson says column 0 before the first character (an empty file); columns count
+         * from 1 */
+        error->column = je->column > 0 ? (uint32_t)je->column : 1;
     }
     return code;
 }

@@ -162,18 +162,9 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
                                         "link transfer step", "0 for role 3", "%u",
                                         (unsigned)link.transfer_step);
         }
-        pos += 6;
-        const uint8_t *snap = p + pos;
-        size_t snap_size = length - pos;
-        OS_TRY(onescope_sim_snapshot_check(&setup, snap, snap_size, name, base + pos, error));
-        uint64_t step = onescope_os_get_u64(snap);
+        /* Continuity first, before the snapshot is read with a setup that differs from the
+         * first probe's: the error names the first byte that differs (docs/live-stream.md 3). */
         if (rules->have_probe) {
-            if (setup.dimensions != rules->setup.dimensions ||
-                setup.body_count != rules->setup.body_count || setup.seed != rules->setup.seed)
-                return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, so, "setup",
-                                        "the setup of the stream's first probe", "%u %u %" PRIu32,
-                                        (unsigned)setup.dimensions, (unsigned)setup.body_count,
-                                        setup.seed);
             if (memcmp(&link, &rules->link, sizeof link) != 0)
                 return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, base, "link block",
                                         "the link block of the stream's first probe",
@@ -181,6 +172,22 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
                                         "step %u",
                                         (unsigned)link.role, (unsigned)link.body,
                                         (unsigned)link.transfer_step);
+            uint64_t differs = setup.dimensions != rules->setup.dimensions   ? so
+                               : setup.body_count != rules->setup.body_count ? so + 1
+                                                                             : so + 2;
+            if (setup.dimensions != rules->setup.dimensions ||
+                setup.body_count != rules->setup.body_count || setup.seed != rules->setup.seed)
+                return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, differs, "setup",
+                                        "the setup of the stream's first probe", "%u %u %" PRIu32,
+                                        (unsigned)setup.dimensions, (unsigned)setup.body_count,
+                                        setup.seed);
+        }
+        pos += 6;
+        const uint8_t *snap = p + pos;
+        size_t snap_size = length - pos;
+        OS_TRY(onescope_sim_snapshot_check(&setup, snap, snap_size, name, base + pos, error));
+        uint64_t step = onescope_os_get_u64(snap);
+        if (rules->have_probe) {
             OS_TRY(onescope_os_live_check_step(rules->next_step, step, base + pos,
                                                "probe host step", name, error));
         }

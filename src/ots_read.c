@@ -60,8 +60,8 @@ static onescope_code members(ots_ctx *c, json_t *obj, const char *const *keys, i
             char expected[96];
             snprintf(expected, sizeof expected, "only the keys OTS v4 defines for %s", what);
             onescope_os_json_push_key(c, key);
-            onescope_code rc =
-                onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "unknown key \"%.80s\"", key);
+            onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected,
+                                                     "unknown key \"%s\"", OS_ECHO(key));
             onescope_os_json_pop(c);
             return rc;
         }
@@ -176,7 +176,7 @@ static onescope_code rd_enum(ots_ctx *c, const char *key, json_t *v, const char 
         int i = 0;
         while (i < count && strcmp(names[i], s) != 0) i++;
         if (i == count)
-            rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", s);
+            rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%s\"", OS_ECHO(s));
         else
             *out = (unsigned)i;
     }
@@ -267,6 +267,39 @@ static onescope_code rd_cameras(ots_ctx *c, json_t *v, onescope_ots_camera **out
     return ONESCOPE_OK;
 }
 
+/* The light pass for a document the strict parse refused (a duplicate key, 1e999, a syntax
+ * error further on): when its top level still shows the format being read and an integer
+ * version other than 4, the version message wins, as for a document that parses (docs/ots.md
+ * 1). The scan only follows the top level's members and stops at the first it cannot read;
+ * returns ONESCOPE_OK when it finds nothing to report. */
+static onescope_code version_first(ots_ctx *c, const char *text, size_t size,
+                                   onescope_ots_kind want) {
+    static const onescope_os_json_seg fmt_key[1] = {{"format", 0}}, ver_key[1] = {{"version", 0}};
+    size_t root = onescope_os_json_skip_ws(text, size, 0);
+    size_t f = onescope_os_json_locate(text, size, fmt_key, 1);
+    size_t v = onescope_os_json_locate(text, size, ver_key, 1);
+    const char *fmt = want == ONESCOPE_OTS_PVT ? "\"octo_pvt\"" : "\"octo_anm\"";
+    if (f == root || v == root || v >= size || size - f < 10 || memcmp(text + f, fmt, 10) != 0)
+        return ONESCOPE_OK;
+    /* an integer literal of at most 18 digits, so it fits a long long */
+    size_t p = v + (text[v] == '-'), digits = 0;
+    long long version = 0;
+    while (p < size && text[p] >= '0' && text[p] <= '9' && digits < 18) {
+        version = version * 10 + (text[p++] - '0');
+        digits++;
+    }
+    bool more = p < size && (text[p] == '.' || text[p] == 'e' || text[p] == 'E' ||
+                             (text[p] >= '0' && text[p] <= '9')); /* a real, or 19+ digits */
+    if (text[v] == '-') version = -version;
+    if (digits == 0 || more || version == ONESCOPE_OTS_VERSION) return ONESCOPE_OK;
+    c->text = text;
+    c->size = size;
+    onescope_os_json_push_key(c, "version");
+    onescope_os_json_fail(c, ONESCOPE_E_VERSION, NULL, version_message, version);
+    onescope_os_json_pop(c);
+    return ONESCOPE_E_VERSION;
+}
+
 /* Reads the document and its format and version; *root is the tree to walk. */
 static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
                                const onescope_parse_options *o, onescope_ots_kind want,
@@ -277,7 +310,10 @@ static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
                                 "non-NULL", NULL);
     json_error_t je;
     *root = json_loadb(data ? data : "", size, JSON_REJECT_DUPLICATES, &je);
-    if (*root == NULL) return onescope_os_json_load_fail(c->error, c->name, data, size, &je);
+    if (*root == NULL) {
+        OS_TRY(version_first(c, data, size, want));
+        return onescope_os_json_load_fail(c->error, c->name, data, size, &je);
+    }
     c->text = data;
     c->size = size;
     if (!json_is_object(*root)) return wrong_type(c, "a JSON object", *root);

@@ -284,7 +284,8 @@ static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *
             onescope_os_json_push_index(c, i);
             onescope_os_json_push_key(c, "name");
             rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
-                                       "\"%.100s\" again (first at cameras[%zu])", cams[i].name, e);
+                                       "\"%s\" again (first at cameras[%zu])",
+                                       OS_ECHO(cams[i].name), e);
             c->depth -= 2;
         }
     }
@@ -316,8 +317,8 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
         onescope_os_json_push_index(c, dup);
         onescope_os_json_push_key(c, "name");
         rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
-                                   "\"%.100s\" again (first at %s[%zu])",
-                                   view_str(v, dup, v->name_off), what, e);
+                                   "\"%s\" again (first at %s[%zu])",
+                                   OS_ECHO(view_str(v, dup, v->name_off)), what, e);
         c->depth -= 2;
     }
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
@@ -329,7 +330,7 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
             onescope_os_json_push_key(c, "parent");
             rc =
                 onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a parent other than the element itself",
-                                      "\"%.100s\"", parent);
+                                      "\"%s\"", OS_ECHO(parent));
             c->depth -= 2;
             break;
         }
@@ -347,7 +348,8 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
             onescope_os_json_push_index(c, j);
             onescope_os_json_push_key(c, "parent");
             rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a parent chain that ends at a root",
-                                       "a loop through \"%.100s\"", view_str(v, j, v->name_off));
+                                       "a loop through \"%s\"",
+                                       OS_ECHO(view_str(v, j, v->name_off)));
             c->depth -= 2;
         }
         for (j = i; j != SIZE_MAX && state[j] == 1; j = parents[j]) state[j] = 2;

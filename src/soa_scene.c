@@ -86,7 +86,8 @@ static onescope_code rd_word(scene_ctx *c, const json_t *v, const char *const *w
             *out = k;
             return ONESCOPE_OK;
         }
-    return onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%.100s\"", json_string_value(v));
+    return onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%s\"",
+                                 OS_ECHO(json_string_value(v)));
 }
 
 /* Sorts obj's members into vals by the keys table; an unknown key is refused at its value. */

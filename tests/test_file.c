@@ -276,7 +276,8 @@ static void test_format(void **state) {
     assert_int_equal(onescope_error_format(&e, NULL, 0), want);
     assert_int_equal(onescope_error_format(NULL, buf, sizeof buf), 0);
     assert_string_equal(buf, "");
-    /* a NULL input name reads "<input>"; a long one is cut to the field's 255 bytes */
+    /* a NULL input name reads "<input>"; a long one is cut to the field's 255 bytes, ending "..."
+     */
     assert_int_equal(onescope_os_fail(&e, ONESCOPE_E_RANGE, NULL, 3, "f", NULL, NULL),
                      ONESCOPE_E_RANGE);
     assert_string_equal(e.input, "<input>");
@@ -286,7 +287,8 @@ static void test_format(void **state) {
     name[sizeof name - 1] = '\0';
     onescope_os_fail(&e, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL, "x");
     assert_int_equal(strlen(e.input), sizeof e.input - 1);
-    assert_memory_equal(e.input, name, sizeof e.input - 1);
+    assert_memory_equal(e.input, name, sizeof e.input - 4);
+    assert_string_equal(e.input + sizeof e.input - 4, "..."); /* a cut shows */
     assert_false(e.has_offset);
     /* copying into no room leaves the destination alone */
     char dst[4] = "abc";

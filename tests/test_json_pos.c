@@ -84,6 +84,36 @@ static void test_locate(void **state) {
     assert_int_equal(locate("{\"a", b1, 1), 0);
 }
 
+/* Keys are matched by what they decode to: every JSON escape, surrogate pairs, and keys that
+ * only differ after an escape. */
+static void test_locate_escaped_keys(void **state) {
+    (void)state;
+    const char *t = "{\"k\\u0065y\": 1, \"\\\"q\\\\/\\/\": 2, \"\\b\\f\\n\\r\\t\": 3, "
+                    "\"\\u00e9\\u2014\\ud83d\\ude00\": 4, \"\\u0041\": 5, \"ke\": 6}";
+    onescope_os_json_seg key[1] = {{"key", 0}};
+    assert_int_equal(locate(t, key, 1), strstr(t, ": 1") + 2 - t);
+    onescope_os_json_seg q[1] = {{"\"q\\//", 0}};
+    assert_int_equal(locate(t, q, 1), strstr(t, ": 2") + 2 - t);
+    onescope_os_json_seg ctl[1] = {{"\b\f\n\r\t", 0}};
+    assert_int_equal(locate(t, ctl, 1), strstr(t, ": 3") + 2 - t);
+    onescope_os_json_seg utf[1] = {{"\xc3\xa9\xe2\x80\x94\xf0\x9f\x98\x80", 0}};
+    assert_int_equal(locate(t, utf, 1), strstr(t, ": 4") + 2 - t);
+    onescope_os_json_seg a[1] = {{"A", 0}};
+    assert_int_equal(locate(t, a, 1), strstr(t, ": 5") + 2 - t);
+    /* a shorter or longer key, or one that differs inside an escape, is not found */
+    onescope_os_json_seg k[1] = {{"k", 0}}, keys[1] = {{"keys", 0}}, kez[1] = {{"kez", 0}};
+    assert_int_equal(locate(t, k, 1), 0);
+    assert_int_equal(locate(t, keys, 1), 0);
+    assert_int_equal(locate(t, kez, 1), 0);
+    onescope_os_json_seg ke[1] = {{"ke", 0}};
+    assert_int_equal(locate(t, ke, 1), strstr(t, ": 6") + 2 - t);
+    /* an escape cut short by the end of the text (never from the parsers): no match */
+    onescope_os_json_seg e[1] = {{"e", 0}};
+    assert_int_equal(locate("{\"\\u00", e, 1), 0);
+    assert_int_equal(locate("{\"\\", e, 1), 0);
+    assert_int_equal(locate("{\"\\x\": 1}", e, 1), 0);
+}
+
 static void test_line_column(void **state) {
     (void)state;
     const char *t = "{\n  \"\xc3\xa9t\xc3\xa9\": x\n}";
@@ -220,9 +250,13 @@ static void test_ctx(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_path_text), cmocka_unit_test(test_skip_ws),
-        cmocka_unit_test(test_locate),    cmocka_unit_test(test_line_column),
-        cmocka_unit_test(test_load_fail), cmocka_unit_test(test_ctx),
+        cmocka_unit_test(test_path_text),
+        cmocka_unit_test(test_skip_ws),
+        cmocka_unit_test(test_locate),
+        cmocka_unit_test(test_line_column),
+        cmocka_unit_test(test_locate_escaped_keys),
+        cmocka_unit_test(test_load_fail),
+        cmocka_unit_test(test_ctx),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -274,7 +274,7 @@ static const bad_case bad_cases[] = {
      NULL},
     {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": 1e999}]}", ONESCOPE_E_NOT_FINITE, "", 1, 47,
      NULL},
-    {"", ONESCOPE_E_SYNTAX, "", 1, 0, NULL},
+    {"", ONESCOPE_E_SYNTAX, "", 1, 1, NULL}, /* columns count from 1, even in an empty file */
 };
 
 static void test_errors_line_column(void **state) {

@@ -34,12 +34,41 @@ static onescope_code check_ostm(const uint8_t *data, size_t size, const char *na
     return rc;
 }
 
+static onescope_code check_anm(const uint8_t *data, size_t size, const char *name,
+                               onescope_error *err) {
+    onescope_ots_clip *c = NULL;
+    onescope_code rc = onescope_ots_clip_parse(data, size, name, NULL, &c, err);
+    onescope_ots_clip_free(c);
+    return rc;
+}
+
+static onescope_code check_pvt(const uint8_t *data, size_t size, const char *name,
+                               onescope_error *err) {
+    onescope_ots_rig *r = NULL;
+    onescope_code rc = onescope_ots_rig_parse(data, size, name, NULL, &r, err);
+    onescope_ots_rig_free(r);
+    return rc;
+}
+
+static onescope_code check_osls(const uint8_t *data, size_t size, const char *name,
+                                onescope_error *err) {
+    return onescope_live_decode(data, size, name, NULL, NULL, NULL, err);
+}
+
+static onescope_code check_scene(const uint8_t *data, size_t size, const char *name,
+                                 onescope_error *err) {
+    onescope_soa_scene *s = NULL;
+    onescope_code rc = onescope_soa_scene_parse(data, size, name, NULL, &s, err);
+    onescope_soa_scene_free(s);
+    return rc;
+}
+
 static const struct {
     const char *name;
     onescope_code (*check)(const uint8_t *, size_t, const char *, onescope_error *);
 } formats[] = {
-    {"ospc", check_ospc},
-    {"ostm", check_ostm},
+    {"ospc", check_ospc}, {"ostm", check_ostm}, {"anm", check_anm},
+    {"pvt", check_pvt},   {"osls", check_osls}, {"scene", check_scene},
 };
 
 /* ---- code names: the enum's names in lower case ---- */
@@ -151,6 +180,9 @@ int main(int argc, char **argv) {
         char msg[1024];
         onescope_error_format(&err, msg, sizeof msg);
         int ok = rc == (onescope_code)want_code && err.code == rc;
+        /* and the message is one line of printable text, whatever the file held */
+        for (const unsigned char *q = (const unsigned char *)msg; *q; q++)
+            if (*q < 0x20 || *q == 0x7f) ok = 0;
         if (want_kind == 0) ok = ok && !err.has_offset && err.line == 0;
         if (want_kind == 1) ok = ok && err.has_offset && err.offset == want_off;
         if (want_kind == 2) ok = ok && err.line == want_line && err.column == want_col;

@@ -141,18 +141,49 @@ static inline void fuzz_env_finish(const fuzz_env *e) {
     FUZZ_ASSERT_MSG(e->live == 0, "%ld blocks leaked", e->live);
 }
 
+/* Where line[0..n) stops being one line of printable text (n when it is one): a byte below
+ * 0x20 or DEL, or invalid UTF-8 (an overlong, a surrogate, past U+10FFFF, a cut sequence). */
+static inline size_t fuzz_unprintable_at(const char *line, size_t n) {
+    const unsigned char *s = (const unsigned char *)line;
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        if (c < 0x20 || c == 0x7f) return i;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        if (len == 0 || len > n - i) return i;
+        uint32_t cp = c & (0x7Fu >> len);
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80) return i;
+            cp = cp << 6 | (s[i + k] & 0x3Fu);
+        }
+        static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        i += len;
+    }
+    return n;
+}
+
 /* Checks the invariants every failure must keep: a real code, a formatted line that names
- * the input, ONESCOPE_E_NOMEM only when the allocator refused, an offset inside the input
- * for parse errors (size is the input's length; pass SIZE_MAX to skip that check). */
+ * the input and is exactly one line of printable text (no control byte, valid UTF-8, bounded
+ * however long the input's keys and names), ONESCOPE_E_NOMEM only when the allocator refused,
+ * an offset inside the input for parse errors (size is the input's length; pass SIZE_MAX to
+ * skip that check). */
 static inline void fuzz_check_error(const fuzz_env *e, onescope_code rc, const onescope_error *err,
                                     const char *input, size_t size) {
     FUZZ_ASSERT(rc != ONESCOPE_OK);
     FUZZ_ASSERT_MSG(err->code == rc, "returned %d, error says %d", (int)rc, (int)err->code);
     FUZZ_ASSERT(strcmp(onescope_error_name(rc), "unknown error") != 0);
     if (rc == ONESCOPE_E_NOMEM) FUZZ_ASSERT_MSG(e->failed, "NOMEM without a refused allocation");
-    char line[1024];
+    char line[2048];
     size_t want = onescope_error_format(err, line, sizeof line);
     FUZZ_ASSERT(want > 0 && strlen(line) == (want < sizeof line ? want : sizeof line - 1));
+    FUZZ_ASSERT_MSG(want < sizeof line, "a %zu-byte message", want);
+    size_t bad = fuzz_unprintable_at(line, want);
+    FUZZ_ASSERT_MSG(bad == want, "byte 0x%02x at %zu is not printable text: %s",
+                    (unsigned)(unsigned char)line[bad], bad, line);
     FUZZ_ASSERT_MSG(strncmp(line, input, strlen(input)) == 0, "message does not name the input: %s",
                     line);
     if (size != SIZE_MAX && err->has_offset)
