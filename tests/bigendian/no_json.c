@@ -1,0 +1,44 @@
+/* The cross builds leave the jansson-based sources out (no jansson for s390x or i386 here), but
+ * the generic file and format code still names the OTS entry points. These stand-ins refuse, so
+ * the drivers link; the cross checks never read JSON. Built only when ONESCOPE_CROSS_JSON is off.
+ */
+#include "internal.h"
+#include "onescope/ots.h"
+
+onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {
+    (void)data;
+    (void)size;
+    return ONESCOPE_OTS_NONE;
+}
+
+static onescope_code no_json(const char *name, onescope_error *error) {
+    return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET, NULL, NULL,
+                            "this cross build has no JSON (jansson) support");
+}
+
+onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *name,
+                                     const onescope_parse_options *options, onescope_ots_rig **out,
+                                     onescope_error *error) {
+    (void)data;
+    (void)size;
+    (void)options;
+    if (out != NULL) *out = NULL;
+    return no_json(name, error);
+}
+
+onescope_code onescope_ots_clip_parse(const void *data, size_t size, const char *name,
+                                      const onescope_parse_options *options,
+                                      onescope_ots_clip **out, onescope_error *error) {
+    (void)data;
+    (void)size;
+    (void)options;
+    if (out != NULL) *out = NULL;
+    return no_json(name, error);
+}
+
+void onescope_ots_rig_free(onescope_ots_rig *rig) {
+    (void)rig;
+}
+void onescope_ots_clip_free(onescope_ots_clip *clip) {
+    (void)clip;
+}
