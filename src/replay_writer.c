@@ -256,7 +256,12 @@ onescope_replay_writer_options onescope_replay_writer_options_default(void) {
 
 void onescope_replay_writer_free(onescope_replay_writer *w) {
     if (w == NULL) return;
-    if (w->fd >= 0) close(w->fd); /* the partial stays: it holds what was written */
+    if (w->fd >= 0) {
+        /* The partial stays, with every step appended (best effort: recovery keeps whatever
+         * whole steps reached it). */
+        if (w->buf_used > 0) (void)write_all(w->fd, w->buf, w->buf_used);
+        close(w->fd);
+    }
     const onescope_allocator *a = w->allocator;
     onescope_sim_free(w->sim);
     onescope_os_free(a, w->buf);
@@ -381,7 +386,7 @@ onescope_code onescope_replay_writer_append(onescope_replay_writer *w, const voi
         return latch(w, onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->path, OS_NO_OFFSET, fn,
                                          NULL, "input must not be NULL"));
     /* Offsets in messages are where the bytes would land in the finished file. */
-    uint64_t at = onescope_os_replay_file_size(w->head.size, w->steps, w->input_bytes);
+    uint64_t at = onescope_os_replay_file_size(w->head.size, w->steps + 1, w->input_bytes) - 2;
     if (size > ONESCOPE_SIM_MAX_INPUT)
         return latch(w, onescope_os_fail(error, ONESCOPE_E_RANGE, w->path, at, "step input length",
                                          "at most 65535 bytes", "%zu", size));
@@ -501,7 +506,7 @@ onescope_code onescope_replay_recover(const char *partial, const char *out_path,
     size_t n = strlen(partial), m = strlen(PARTIAL_SUFFIX);
     char *derived = NULL;
     if (out_path == NULL) {
-        if (n <= m || strcmp(partial + n - m, PARTIAL_SUFFIX) != 0)
+        if (n <= m || strcmp(partial + n - m, PARTIAL_SUFFIX) != 0 || partial[n - m - 1] == '/')
             return onescope_os_fail(
                 error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output name",
                 "one given, or a partial name ending in \".partial\"", "neither");
