@@ -524,7 +524,6 @@ onescope_code onescope_replay_recover(const char *partial, const char *out_path,
         goto done;
     }
     if (fstat(fd, &sp) != 0 || !S_ISREG(sp.st_mode)) {
-        errno = errno ? errno : EINVAL;
         rc = onescope_os_fail(error, ONESCOPE_E_IO, partial, OS_NO_OFFSET, NULL, NULL,
                               "cannot recover: not a regular file");
         goto done;

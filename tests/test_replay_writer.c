@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -601,6 +602,76 @@ static void allocation_failure_everywhere(void **state) {
     assert_true(test_alloc_walk(recover_with, NULL) >= 2);
 }
 
+/* ---- write failures: a full disk, played by a file size limit in a child ---- */
+
+/* Runs in a child whose files may not grow past limit bytes (writes fail with EFBIG).
+ * Returns 0 when every call failed as documented, else the number of the check that did not. */
+static int under_size_limit(rlim_t limit, int which) {
+    struct rlimit rl = {limit, limit};
+    signal(SIGXFSZ, SIG_IGN);
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) return 90;
+    char path[600];
+    snprintf(path, sizeof path, "%s/full-%d.ostm", dir, which);
+    onescope_replay_writer_options o = onescope_replay_writer_options_default();
+    o.flush_each_step = which == 1;
+    onescope_replay_writer *w = NULL;
+    onescope_error err;
+    onescope_code rc =
+        onescope_replay_writer_open(path, &setup2d, NULL, NULL, 0, &o, NULL, &w, &err);
+    char partial[700];
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    if (which == 0) /* the head itself does not fit: no partial is left */
+        return rc == ONESCOPE_E_IO && w == NULL && !exists(partial) ? 0 : 1;
+    if (rc != ONESCOPE_OK) return 2;
+    for (uint32_t i = 0; i < 200 && rc == ONESCOPE_OK; i++) {
+        uint8_t in[64];
+        size_t n = step_input(i, in);
+        rc = onescope_replay_writer_append(w, in, n, NULL, &err);
+    }
+    if (which == 1) { /* a flush per step meets the limit while appending */
+        if (rc != ONESCOPE_E_IO) return 3;
+        if (onescope_replay_writer_close(w, NULL, &err) != ONESCOPE_E_BAD_STATE) return 4;
+    } else { /* the steps wait in the buffer; writing them at close meets the limit */
+        if (rc != ONESCOPE_OK) return 5;
+        if (onescope_replay_writer_close(w, NULL, &err) != ONESCOPE_E_IO) return 6;
+        if (exists(path)) return 7;
+    }
+    onescope_replay_writer_free(w);
+    return exists(partial) ? 0 : 8;
+}
+
+static void write_failures_are_reported(void **state) {
+    (void)state;
+    rlim_t limits[] = {10, 600, 2000};
+    for (int which = 0; which < 3; which++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) _exit(under_size_limit(limits[which], which));
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+    }
+    /* The target is a folder: close cannot rename onto it; the partial stays. */
+    const char *folder = tmp_path("folder.ostm");
+    assert_int_equal(mkdir(folder, 0777), 0);
+    char inside[600];
+    snprintf(inside, sizeof inside, "%s/x", folder);
+    test_write_file(inside, "x", 1);
+    onescope_replay_writer *w = open_writer(folder);
+    append_steps(w, 0, 5);
+    onescope_error err;
+    assert_int_equal(onescope_replay_writer_close(w, NULL, &err), ONESCOPE_E_IO);
+    assert_non_null(strstr(err.found, "rename"));
+    onescope_replay_writer_free(w);
+    uint32_t kept;
+    assert_int_equal(onescope_replay_recover(tmp_path("folder.ostm.partial"), tmp_path("f.ostm"),
+                                             NULL, &kept, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(kept, 5);
+}
+
 /* ---- the kill test ---- */
 
 /* The child: records forever, one step per append, each written at once, and reports every
@@ -683,6 +754,7 @@ int main(void) {
         cmocka_unit_test(recover_drops_only_a_torn_last_step),
         cmocka_unit_test(recover_refuses_what_is_not_a_partial),
         cmocka_unit_test(allocation_failure_everywhere),
+        cmocka_unit_test(write_failures_are_reported),
         cmocka_unit_test(killed_recordings_recover),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
