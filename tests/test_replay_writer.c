@@ -602,6 +602,36 @@ static void allocation_failure_everywhere(void **state) {
     assert_true(test_alloc_walk(recover_with, NULL) >= 2);
 }
 
+/* A NULL error is allowed everywhere; zeroed options are the defaults. */
+static void null_error_and_zeroed_options(void **state) {
+    (void)state;
+    onescope_replay_writer *w;
+    assert_int_equal(onescope_replay_writer_open("", &setup2d, NULL, NULL, 0, NULL, NULL, &w, NULL),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_replay_writer_options zero;
+    memset(&zero, 0, sizeof zero);
+    zero.flush_each_step = true;
+    const char *path = tmp_path("nullerr.ostm");
+    assert_int_equal(
+        onescope_replay_writer_open(path, &setup2d, NULL, NULL, 0, &zero, NULL, &w, NULL),
+        ONESCOPE_OK);
+    append_steps(w, 0, 4);
+    assert_int_equal(onescope_replay_writer_append(w, "\x09", 1, NULL, NULL), ONESCOPE_E_OPERATION);
+    onescope_replay_writer_free(w);
+    /* Damage in a record, reported without an error struct. */
+    onescope_buffer b = read_bytes(tmp_path("nullerr.ostm.partial"));
+    assert_int_equal(b.size, 30 + 12 * 4 + 14 + 5 + 14);
+    b.data[34] = 9;
+    test_write_file(tmp_path("nullerr2.ostm.partial"), b.data, b.size);
+    assert_int_equal(
+        onescope_replay_recover(tmp_path("nullerr2.ostm.partial"), NULL, NULL, NULL, NULL),
+        ONESCOPE_E_OPERATION);
+    onescope_buffer_free(&b);
+    assert_int_equal(
+        onescope_replay_recover(tmp_path("nullerr.ostm.partial"), NULL, NULL, NULL, NULL),
+        ONESCOPE_OK);
+}
+
 /* ---- write failures: a full disk, played by a file size limit in a child ---- */
 
 /* Runs in a child whose files may not grow past limit bytes (writes fail with EFBIG).
@@ -754,6 +784,7 @@ int main(void) {
         cmocka_unit_test(recover_drops_only_a_torn_last_step),
         cmocka_unit_test(recover_refuses_what_is_not_a_partial),
         cmocka_unit_test(allocation_failure_everywhere),
+        cmocka_unit_test(null_error_and_zeroed_options),
         cmocka_unit_test(write_failures_are_reported),
         cmocka_unit_test(killed_recordings_recover),
     };
