@@ -576,23 +576,24 @@ size_t onescope_os_replay_record_encode(const void *input, uint16_t size, uint64
     return ONESCOPE_OS_OSTM_RECORD_FIXED + size;
 }
 
-int onescope_os_replay_record_decode(const uint8_t *p, size_t avail, uint8_t dimensions,
-                                     const char *name, uint64_t offset, const uint8_t **input,
-                                     uint16_t *size, uint64_t *hash, onescope_error *error) {
+onescope_code onescope_os_replay_record_decode(const uint8_t *p, size_t avail, uint8_t dimensions,
+                                               const char *name, uint64_t offset, bool *whole,
+                                               const uint8_t **input, uint16_t *size,
+                                               uint64_t *hash, onescope_error *error) {
+    *whole = false;
     /* A marker already there but wrong is damage, not a torn end: say so. */
     if ((avail >= 1 && p[0] != 's') || (avail >= 2 && p[1] != 't')) {
-        uint64_t at = offset + (p[0] != 's' ? 0u : 1u);
-        onescope_os_fail(error, ONESCOPE_E_MAGIC, name, at, "step record marker", "\"st\"",
-                         "%02x %02x", p[0], avail >= 2 ? p[1] : 0u);
-        return -1;
+        bool first = p[0] != 's';
+        return onescope_os_fail(error, ONESCOPE_E_MAGIC, name, offset + (first ? 0u : 1u),
+                                "step record marker", "\"st\"", "%02x", first ? p[0] : p[1]);
     }
-    if (avail < 4) return 0;
+    if (avail < 4) return ONESCOPE_OK;
     uint16_t len = onescope_os_get_u16(p + 2);
-    if (avail < ONESCOPE_OS_OSTM_RECORD_FIXED + (size_t)len) return 0;
-    if (onescope_op_check_input(dimensions, p + 4, len, name, offset + 4, error) != ONESCOPE_OK)
-        return -1;
+    if (avail < ONESCOPE_OS_OSTM_RECORD_FIXED + (size_t)len) return ONESCOPE_OK;
+    OS_TRY(onescope_op_check_input(dimensions, p + 4, len, name, offset + 4, error));
+    *whole = true;
     *input = p + 4;
     *size = len;
     *hash = onescope_os_get_u64(p + 4 + len);
-    return 1;
+    return ONESCOPE_OK;
 }

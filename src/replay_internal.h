@@ -76,11 +76,13 @@ uint64_t onescope_os_replay_file_size(size_t head_size, uint32_t step_count, uin
 /* Encodes a partial's step record into out (ONESCOPE_OS_OSTM_RECORD_FIXED + size bytes). */
 size_t onescope_os_replay_record_encode(const void *input, uint16_t size, uint64_t hash,
                                         uint8_t *out);
-/* Decodes the record at p (avail bytes there; offset is its place in the partial): 1 and
- * *input, *size and *hash for a whole valid record, 0 when avail ends inside it (a torn record),
- * -1 with error filled for a bad marker or an input the parser would refuse. */
-int onescope_os_replay_record_decode(const uint8_t *p, size_t avail, uint8_t dimensions,
-                                     const char *name, uint64_t offset, const uint8_t **input,
-                                     uint16_t *size, uint64_t *hash, onescope_error *error);
+/* Decodes the record at p (avail bytes there; offset is its place in the partial). OK with
+ * *whole true and *input, *size and *hash set for a whole valid record; OK with *whole false
+ * when avail ends inside it (a torn record); the error's code for a bad marker (E_MAGIC) or an
+ * input the parser would refuse. */
+onescope_code onescope_os_replay_record_decode(const uint8_t *p, size_t avail, uint8_t dimensions,
+                                               const char *name, uint64_t offset, bool *whole,
+                                               const uint8_t **input, uint16_t *size,
+                                               uint64_t *hash, onescope_error *error);
 
 #endif

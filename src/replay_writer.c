@@ -176,10 +176,10 @@ static onescope_code next_record(src_reader *s, uint8_t dimensions, const uint8_
                                  uint16_t *size, uint64_t *hash, onescope_error *error) {
     ssize_t avail = src_fill(s, ONESCOPE_OS_OSTM_RECORD_MAX, error);
     if (avail < 0) return ONESCOPE_E_IO;
-    int got = onescope_os_replay_record_decode(s->buf + s->start, (size_t)avail, dimensions,
-                                               s->name, s->pos, input, size, hash, error);
-    if (got < 0) return error != NULL ? error->code : ONESCOPE_E_RANGE;
-    if (got == 0) /* the file changed under us since it was scanned */
+    bool whole;
+    OS_TRY(onescope_os_replay_record_decode(s->buf + s->start, (size_t)avail, dimensions, s->name,
+                                            s->pos, &whole, input, size, hash, error));
+    if (!whole) /* the file changed under us since it was scanned */
         return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, s->name, s->pos, "step record",
                                 "a whole record", "the end of the file");
     src_skip(s, ONESCOPE_OS_OSTM_RECORD_FIXED + (size_t)*size);
@@ -479,11 +479,11 @@ static onescope_code scan_partial(src_reader *s, const onescope_os_replay_head *
         const uint8_t *input;
         uint16_t size;
         uint64_t hash;
-        int got =
-            onescope_os_replay_record_decode(s->buf + s->start, (size_t)avail, h->setup.dimensions,
-                                             s->name, s->pos, &input, &size, &hash, error);
-        if (got < 0) return error != NULL ? error->code : ONESCOPE_E_RANGE;
-        if (got == 0) return ONESCOPE_OK; /* torn: the process died while writing it */
+        bool whole;
+        OS_TRY(onescope_os_replay_record_decode(s->buf + s->start, (size_t)avail,
+                                                h->setup.dimensions, s->name, s->pos, &whole,
+                                                &input, &size, &hash, error));
+        if (!whole) return ONESCOPE_OK; /* torn: the process died while writing it */
         if (*steps >= ONESCOPE_OSTM_MAX_STEPS)
             return onescope_os_fail(error, ONESCOPE_E_RANGE, s->name, s->pos, "step record",
                                     "at most 16777216 steps", "one more");
