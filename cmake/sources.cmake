@@ -12,6 +12,7 @@ set(ONESCOPE_SOURCES
   src/sim_input.c
   src/replay.c
   src/replay_run.c
+  src/replay_writer.c
   src/ots.c
   src/ots_rules.c
   src/ots_read.c

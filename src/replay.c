@@ -494,3 +494,106 @@ onescope_code onescope_replay_write(const onescope_replay *r, const onescope_all
     }
     return onescope_os_writer_finish(&w, out, error, name);
 }
+
+/* ---- streaming pieces: the head without its steps, the size rules, the partial's records ----
+ * Used by the streaming writer and recovery (src/replay_writer.c), which own the I/O. */
+
+onescope_code onescope_os_replay_head_build(const onescope_sim_setup *setup,
+                                            const onescope_link_block *link, const void *snapshot,
+                                            size_t snapshot_size, uint32_t step_count,
+                                            const char *name, uint8_t *out, size_t *size,
+                                            onescope_error *error) {
+    onescope_link_block none = {0, 0, 0};
+    if (link == NULL) link = &none;
+    OS_TRY(onescope_sim_setup_check(setup, link, name, error));
+    bool linked = link->role != ONESCOPE_LINK_ROLE_NONE;
+    size_t at = FIXED_HEADER + (linked ? 10u : 6u);
+    if (snapshot != NULL)
+        OS_TRY(onescope_sim_snapshot_check(setup, snapshot, snapshot_size, name, at + 8, error));
+    uint16_t flags = (uint16_t)(ONESCOPE_OSTM_FLAG_HASH_ROWS |
+                                (snapshot != NULL ? ONESCOPE_OSTM_FLAG_START_SNAPSHOT : 0u) |
+                                (linked ? ONESCOPE_OSTM_FLAG_LINK : 0u));
+    memcpy(out, "OSTM", 4);
+    onescope_os_put_u16(out + 4, ONESCOPE_OSTM_VERSION);
+    onescope_os_put_u16(out + 6, flags);
+    onescope_os_put_u32(out + 8, linked ? 10u : 6u);
+    onescope_sim_setup_encode(setup, out + 12);
+    if (linked) {
+        out[18] = link->role;
+        out[19] = link->body;
+        onescope_os_put_u16(out + 20, link->transfer_step);
+    }
+    onescope_os_put_u32(out + at, step_count);
+    at += 4;
+    if (snapshot != NULL) {
+        onescope_os_put_u32(out + at, (uint32_t)snapshot_size);
+        memcpy(out + at + 4, snapshot, snapshot_size); /* checked: at most 2060 bytes */
+        at += 4 + snapshot_size;
+    }
+    *size = at;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_replay_head_read(const void *data, size_t size, const char *name,
+                                           onescope_os_replay_head *h, onescope_error *error) {
+    memset(h, 0, sizeof *h);
+    onescope_os_reader rd;
+    onescope_os_reader_init(&rd, data, size, name, error);
+    OS_TRY(read_header(&rd, &h->setup, &h->link, &h->flags));
+    h->steps_at = rd.pos;
+    OS_TRY(onescope_os_read_u32(&rd, "step count", &h->step_count));
+    if (h->flags & ONESCOPE_OSTM_FLAG_START_SNAPSHOT) {
+        OS_TRY(onescope_os_read_u32(&rd, "start snapshot length", &h->snapshot_size));
+        if (h->snapshot_size > ONESCOPE_SIM_MAX_SNAPSHOT)
+            return onescope_os_reader_fail_at(&rd, rd.pos, ONESCOPE_E_LENGTH, "snapshot length",
+                                              "at most 2060 bytes", "%" PRIu32, h->snapshot_size);
+        size_t at = rd.pos;
+        OS_TRY(onescope_os_read_bytes(&rd, "start snapshot", h->snapshot_size, &h->snapshot));
+        OS_TRY(
+            onescope_sim_snapshot_check(&h->setup, h->snapshot, h->snapshot_size, name, at, error));
+    }
+    h->size = rd.pos;
+    return ONESCOPE_OK;
+}
+
+void onescope_os_replay_head_set_steps(uint8_t *head, const onescope_os_replay_head *h,
+                                       uint32_t step_count) {
+    onescope_os_put_u32(head + h->steps_at, step_count);
+}
+
+uint64_t onescope_os_replay_file_size(size_t head_size, uint32_t step_count, uint64_t input_bytes) {
+    return (uint64_t)head_size + 8 * ((uint64_t)step_count + 1) + 2 * (uint64_t)step_count +
+           input_bytes;
+}
+
+size_t onescope_os_replay_record_encode(const void *input, uint16_t size, uint64_t hash,
+                                        uint8_t *out) {
+    out[0] = 's';
+    out[1] = 't';
+    onescope_os_put_u16(out + 2, size);
+    if (size) memcpy(out + 4, input, size);
+    onescope_os_put_u64(out + 4 + size, hash);
+    return ONESCOPE_OS_OSTM_RECORD_FIXED + size;
+}
+
+onescope_code onescope_os_replay_record_decode(const uint8_t *p, size_t avail, uint8_t dimensions,
+                                               const char *name, uint64_t offset, bool *whole,
+                                               const uint8_t **input, uint16_t *size,
+                                               uint64_t *hash, onescope_error *error) {
+    *whole = false;
+    /* A marker already there but wrong is damage, not a torn end: say so. */
+    if ((avail >= 1 && p[0] != 's') || (avail >= 2 && p[1] != 't')) {
+        bool first = p[0] != 's';
+        return onescope_os_fail(error, ONESCOPE_E_MAGIC, name, offset + (first ? 0u : 1u),
+                                "step record marker", "\"st\"", "%02x", first ? p[0] : p[1]);
+    }
+    if (avail < 4) return ONESCOPE_OK;
+    uint16_t len = onescope_os_get_u16(p + 2);
+    if (avail < ONESCOPE_OS_OSTM_RECORD_FIXED + (size_t)len) return ONESCOPE_OK;
+    OS_TRY(onescope_op_check_input(dimensions, p + 4, len, name, offset + 4, error));
+    *whole = true;
+    *input = p + 4;
+    *size = len;
+    *hash = onescope_os_get_u64(p + 4 + len);
+    return ONESCOPE_OK;
+}

@@ -145,6 +145,66 @@ ONESCOPE_API onescope_code onescope_replay_verify(const onescope_replay *replay,
                                                   onescope_verify_result *result, const char *name,
                                                   onescope_error *error);
 
+/* ---- recording as the simulation runs: the streaming writer and recovery ----
+ * Layout of the partial file and the rules: docs/test-module.md, "The streaming writer". */
+
+typedef struct onescope_replay_writer onescope_replay_writer;
+
+/* Zeroed (or NULL) options are the defaults. */
+typedef struct onescope_replay_writer_options {
+    /* Appended steps wait in a buffer of this many bytes and reach the partial file with one
+     * write(2) when it is full (or at a flush). 0: 256 KiB; values below one largest step
+     * (65547 bytes) are raised to it. */
+    size_t buffer_bytes;
+    /* Write every step to the partial as it is appended, so a killed process loses none. */
+    bool flush_each_step;
+} onescope_replay_writer_options;
+
+ONESCOPE_API onescope_replay_writer_options onescope_replay_writer_options_default(void);
+
+/* Starts recording a replay to path. Until close, the bytes go to the sibling "PATH.partial"
+ * (created anew: an existing one, left by an earlier crash, is refused so it is never
+ * overwritten); path itself is not touched until close renames the finished file onto it.
+ * setup, link (may be NULL: none) and the start snapshot (NULL/0: none) are checked as the
+ * parser checks them. The writer runs its own world from them; hash row 0 is its hash. */
+ONESCOPE_API onescope_code onescope_replay_writer_open(
+    const char *path, const onescope_sim_setup *setup, const onescope_link_block *link,
+    const void *start_snapshot, size_t snapshot_size, const onescope_replay_writer_options *options,
+    const onescope_allocator *allocator, onescope_replay_writer **out, onescope_error *error);
+
+/* Appends one step: its input (checked as the parser checks it) and its hash row: *hash when
+ * hash is non-NULL (stored as given), else the hash of the writer's world after running the
+ * input. Refuses a step that would take the file past 16777216 steps or 256 MiB. Any error
+ * latches: every later append, flush or close returns ONESCOPE_E_BAD_STATE (the partial file
+ * keeps every step appended before it and can be recovered). */
+ONESCOPE_API onescope_code onescope_replay_writer_append(onescope_replay_writer *writer,
+                                                         const void *input, size_t size,
+                                                         const uint64_t *hash,
+                                                         onescope_error *error);
+
+/* Writes the buffered steps to the partial file (write(2), no fsync). */
+ONESCOPE_API onescope_code onescope_replay_writer_flush(onescope_replay_writer *writer,
+                                                        onescope_error *error);
+
+/* Finishes the recording: writes the OSTM file beside path from the partial (the inputs are
+ * streamed back through a fixed buffer), fsyncs it, renames it onto path and removes the
+ * partial. *steps (may be NULL) gets the steps written. A failed close latches and leaves the
+ * partial; a second close is ONESCOPE_E_BAD_STATE. */
+ONESCOPE_API onescope_code onescope_replay_writer_close(onescope_replay_writer *writer,
+                                                        uint32_t *steps, onescope_error *error);
+
+/* Releases the writer (NULL is fine). A writer not closed leaves its partial file in place,
+ * holding every step written to it, for onescope_replay_recover. */
+ONESCOPE_API void onescope_replay_writer_free(onescope_replay_writer *writer);
+
+/* Turns a partial recording into an OSTM file holding every complete step (a torn last step
+ * is dropped), written atomically to out_path (NULL: partial_path without ".partial"). The
+ * partial is only read, never changed. *steps_kept (may be NULL) gets the steps kept. A file
+ * that is not a partial, or a damaged one, is refused naming it and the offset. */
+ONESCOPE_API onescope_code onescope_replay_recover(const char *partial_path, const char *out_path,
+                                                   const onescope_allocator *allocator,
+                                                   uint32_t *steps_kept, onescope_error *error);
+
 #ifdef __cplusplus
 }
 #endif

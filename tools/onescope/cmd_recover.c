@@ -1,5 +1,6 @@
 /* onescope recover PARTIAL [OUT]: turns what a killed recording left into a valid file of
- * every complete frame. One branch per format that has a streaming writer. */
+ * every complete frame (pose caches) or step (replays). One branch per format that has a
+ * streaming writer. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,9 +11,9 @@
 static void help(void) {
     printf("usage: onescope recover PARTIAL [OUT]\n"
            "Turns a partial recording (PATH.partial, left by a writer whose process died)\n"
-           "into a valid file holding every complete frame; a torn last frame is dropped.\n"
+           "into a valid file holding every complete frame or step; a torn last one is dropped.\n"
            "OUT defaults to PARTIAL without its \".partial\". PARTIAL is never changed; OUT\n"
-           "is written atomically. Prints how many frames it kept.\n"
+           "is written atomically. Prints how many frames or steps it kept.\n"
            "exit: 0 recovered; 1 not a partial recording, nothing complete, or an I/O error;\n"
            "2 usage\n");
 }
@@ -27,6 +28,16 @@ static onescope_format partial_format(const char *path) {
     return onescope_format_detect(magic, n);
 }
 
+/* "PARTIAL: kept N complete frames in OUT": OUT defaults to PARTIAL without ".partial" (the
+ * library refuses any other name without an OUT, so the suffix is there). */
+static void say_kept(const char *partial, const char *out, uint32_t kept, const char *unit) {
+    if (cli.quiet) return;
+    size_t n = strlen(partial), suffix = strlen(".partial");
+    int stem = out != NULL ? (int)strlen(out) : (int)(n >= suffix ? n - suffix : n);
+    printf("%s: kept %" PRIu32 " complete %s%s in %.*s\n", partial, kept, unit,
+           kept == 1 ? "" : "s", stem, out != NULL ? out : partial);
+}
+
 static int recover_pose_cache(const char *partial, const char *out) {
     onescope_error err;
     uint32_t kept;
@@ -34,7 +45,18 @@ static int recover_pose_cache(const char *partial, const char *out) {
         cli_print_error(&err);
         return CLI_FAIL;
     }
-    if (!cli.quiet) printf("%s: kept %" PRIu32 " complete frames\n", partial, kept);
+    say_kept(partial, out, kept, "frame");
+    return CLI_OK;
+}
+
+static int recover_replay(const char *partial, const char *out) {
+    onescope_error err;
+    uint32_t kept = 0;
+    if (onescope_replay_recover(partial, out, NULL, &kept, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    say_kept(partial, out, kept, "step");
     return CLI_OK;
 }
 
@@ -59,8 +81,9 @@ int cmd_recover(int argc, char **argv) {
     if (n == 0) return cli_usage_error("recover", "needs a PARTIAL file");
     if (args[1] != NULL && cli_refuse_same_file("recover", args[0], args[1])) return CLI_FAIL;
     switch (partial_format(args[0])) {
-        /* A replay partial will be one more case here. Anything else goes to the pose-cache
-         * recovery, whose error names the file and what its first bytes should be. */
+        case ONESCOPE_FORMAT_OSTM: return recover_replay(args[0], args[1]);
+        /* Anything else goes to the pose-cache recovery, whose error names the file and what
+         * its first bytes should be. */
         case ONESCOPE_FORMAT_OSPC:
         default: return recover_pose_cache(args[0], args[1]);
     }

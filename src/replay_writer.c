@@ -1,0 +1,557 @@
+/* The streaming OSTM writer and the recovery of its partial file. The bytes of the head and of
+ * the partial's step records are src/replay.c's; this file runs the world and does the I/O.
+ * Layout and rules: docs/test-module.md, "The streaming writer".
+ *
+ * The small file helpers below (sibling temporary, write-all, buffered read and write) are
+ * static here for now: src/file.c has no streaming helpers yet. They follow its write path
+ * (O_EXCL temporary in the same folder, mode 0666 under the umask, fsync, rename). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "onescope/replay.h"
+#include "replay_internal.h"
+
+#define DEFAULT_BUFFER (256u * 1024u)
+#define PARTIAL_SUFFIX ".partial"
+
+enum writer_state { WRITER_OPEN, WRITER_FAILED, WRITER_CLOSED };
+
+struct onescope_replay_writer {
+    const onescope_allocator *allocator;
+    char *path;    /* the target */
+    char *partial; /* path + ".partial" */
+    int fd;        /* the partial, open for reading and writing; -1 when not open */
+    uint8_t *buf;  /* steps not yet written to the partial */
+    size_t buf_cap, buf_used;
+    bool flush_each_step;
+    onescope_sim *sim;
+    onescope_os_replay_head head; /* head.snapshot points into head_bytes */
+    uint8_t head_bytes[ONESCOPE_OS_OSTM_HEAD_MAX];
+    uint64_t row0; /* the start world's hash */
+    uint32_t steps;
+    uint64_t input_bytes;
+    enum writer_state state;
+};
+
+static onescope_code nomem(onescope_error *error, const char *name, const char *what) {
+    return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, what, NULL,
+                            "could not allocate memory");
+}
+
+static onescope_code io_fail(onescope_error *error, const char *path, const char *what) {
+    return onescope_os_fail(error, ONESCOPE_E_IO, path, OS_NO_OFFSET, NULL, NULL, "%s: %s", what,
+                            strerror(errno));
+}
+
+static char *concat(const onescope_allocator *a, const char *s, const char *t) {
+    size_t n = strlen(s), m = strlen(t);
+    char *p = onescope_os_alloc(a, n + m + 1);
+    if (p == NULL) return NULL;
+    memcpy(p, s, n);
+    memcpy(p + n, t, m + 1);
+    return p;
+}
+
+static bool write_all(int fd, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+/* Reads up to n bytes at offset; the count read (short only at the end), -1 on error. */
+static ssize_t read_at(int fd, uint8_t *p, size_t n, uint64_t offset) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, p + got, n - got, (off_t)(offset + got));
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (k == 0) break;
+        got += (size_t)k;
+    }
+    return (ssize_t)got;
+}
+
+/* A sibling temporary of path, as src/file.c makes one: O_EXCL, 0666 under the umask. */
+static onescope_code create_temp(const char *path, const onescope_allocator *a, char **tmp_out,
+                                 int *fd_out, onescope_error *error) {
+    size_t len = strlen(path);
+    char *tmp = onescope_os_alloc(a, len + 16);
+    if (tmp == NULL) return nomem(error, path, "temporary name");
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t seed = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30) ^
+                    ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)&now;
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        snprintf(tmp, len + 16, "%s.tmp-%06llx", path, (unsigned long long)(seed >> 40));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        onescope_code rc = io_fail(error, path, "cannot create a temporary file");
+        onescope_os_free(a, tmp);
+        return rc;
+    }
+    *tmp_out = tmp;
+    *fd_out = fd;
+    return ONESCOPE_OK;
+}
+
+/* ---- buffered reading of a partial's records and buffered writing of the final file ---- */
+
+typedef struct src_reader {
+    int fd;
+    const char *name;
+    uint8_t *buf;
+    size_t cap, start, end; /* buf[start..end) holds the bytes at file offset pos */
+    uint64_t pos;
+} src_reader;
+
+/* Makes at least want bytes available at the current position (fewer at the end of the
+ * file); returns how many are, or -1 (error filled). want <= cap. */
+static ssize_t src_fill(src_reader *s, size_t want, onescope_error *error) {
+    if (s->end - s->start >= want) return (ssize_t)(s->end - s->start);
+    memmove(s->buf, s->buf + s->start, s->end - s->start);
+    s->end -= s->start;
+    s->start = 0;
+    ssize_t k = read_at(s->fd, s->buf + s->end, s->cap - s->end, s->pos + s->end);
+    if (k < 0) {
+        io_fail(error, s->name, "cannot read");
+        return -1;
+    }
+    s->end += (size_t)k;
+    return (ssize_t)s->end;
+}
+
+static void src_skip(src_reader *s, size_t n) {
+    s->start += n;
+    s->pos += n;
+}
+
+typedef struct sink {
+    int fd;
+    const char *name;
+    uint8_t *buf;
+    size_t cap, used;
+    bool failed;
+} sink;
+
+static void sink_flush(sink *k) {
+    if (!k->failed && k->used > 0 && !write_all(k->fd, k->buf, k->used)) k->failed = true;
+    k->used = 0;
+}
+
+static void sink_put(sink *k, const void *p, size_t n) {
+    const uint8_t *b = p;
+    while (n > 0 && !k->failed) {
+        if (k->used == k->cap) sink_flush(k);
+        size_t m = k->cap - k->used < n ? k->cap - k->used : n;
+        memcpy(k->buf + k->used, b, m);
+        k->used += m;
+        b += m;
+        n -= m;
+    }
+}
+
+/* Reads the next record of a partial the writer or a scan has already checked. */
+static onescope_code next_record(src_reader *s, uint8_t dimensions, const uint8_t **input,
+                                 uint16_t *size, uint64_t *hash, onescope_error *error) {
+    ssize_t avail = src_fill(s, ONESCOPE_OS_OSTM_RECORD_MAX, error);
+    if (avail < 0) return ONESCOPE_E_IO;
+    bool whole;
+    OS_TRY(onescope_os_replay_record_decode(s->buf + s->start, (size_t)avail, dimensions, s->name,
+                                            s->pos, &whole, input, size, hash, error));
+    if (!whole) /* the file changed under us since it was scanned */
+        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, s->name, s->pos, "step record",
+                                "a whole record", "the end of the file");
+    src_skip(s, ONESCOPE_OS_OSTM_RECORD_FIXED + (size_t)*size);
+    return ONESCOPE_OK;
+}
+
+/* Writes the OSTM file for the first `steps` records of the partial at src (records start at
+ * records_at, after row 0) to out_path: head with the count, row 0 and every record's hash,
+ * then every input. Two passes over the partial, each through the fixed buffers, so memory
+ * does not grow with the steps. Atomic: a sibling temporary, fsync, rename. */
+static onescope_code write_final(int src_fd, const char *src_name, const onescope_os_replay_head *h,
+                                 const uint8_t *head_bytes, uint64_t row0, uint64_t records_at,
+                                 uint32_t steps, const char *out_path, const onescope_allocator *a,
+                                 onescope_error *error) {
+    uint8_t head[ONESCOPE_OS_OSTM_HEAD_MAX];
+    memcpy(head, head_bytes, h->size);
+    onescope_os_replay_head_set_steps(head, h, steps);
+    src_reader s = {src_fd, src_name, NULL, DEFAULT_BUFFER, 0, 0, records_at};
+    sink k = {-1, out_path, NULL, DEFAULT_BUFFER, 0, false};
+    char *tmp = NULL;
+    onescope_code rc = ONESCOPE_OK;
+    s.buf = onescope_os_alloc(a, s.cap);
+    if (s.buf == NULL) return nomem(error, src_name, "read buffer");
+    k.buf = onescope_os_alloc(a, k.cap);
+    if (k.buf == NULL) {
+        rc = nomem(error, out_path, "write buffer");
+        goto done;
+    }
+    rc = create_temp(out_path, a, &tmp, &k.fd, error);
+    if (rc != ONESCOPE_OK) goto done;
+    sink_put(&k, head, h->size);
+    uint8_t row[8];
+    onescope_os_put_u64(row, row0);
+    sink_put(&k, row, 8);
+    const uint8_t *input;
+    uint16_t size;
+    uint64_t hash;
+    for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && !k.failed; i++) {
+        rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
+        onescope_os_put_u64(row, hash);
+        sink_put(&k, row, 8);
+    }
+    s.start = s.end = 0;
+    s.pos = records_at;
+    for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && !k.failed; i++) {
+        rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
+        uint8_t len[2];
+        onescope_os_put_u16(len, size);
+        sink_put(&k, len, 2);
+        sink_put(&k, input, size);
+    }
+    sink_flush(&k);
+    if (rc == ONESCOPE_OK && k.failed) rc = io_fail(error, out_path, "cannot write");
+    if (rc == ONESCOPE_OK && fsync(k.fd) != 0) rc = io_fail(error, out_path, "cannot sync");
+    if (close(k.fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, out_path, "cannot close");
+    if (rc == ONESCOPE_OK && rename(tmp, out_path) != 0)
+        rc = io_fail(error, out_path, "cannot rename into place");
+    if (rc != ONESCOPE_OK) unlink(tmp);
+done:
+    onescope_os_free(a, tmp);
+    onescope_os_free(a, k.buf);
+    onescope_os_free(a, s.buf);
+    return rc;
+}
+
+/* ---- the writer ---- */
+
+onescope_replay_writer_options onescope_replay_writer_options_default(void) {
+    onescope_replay_writer_options o;
+    memset(&o, 0, sizeof o);
+    o.buffer_bytes = DEFAULT_BUFFER;
+    return o;
+}
+
+void onescope_replay_writer_free(onescope_replay_writer *w) {
+    if (w == NULL) return;
+    if (w->fd >= 0) {
+        /* The partial stays, with every step appended (best effort: recovery keeps whatever
+         * whole steps reached it). */
+        if (w->buf_used > 0) (void)write_all(w->fd, w->buf, w->buf_used);
+        close(w->fd);
+    }
+    const onescope_allocator *a = w->allocator;
+    onescope_sim_free(w->sim);
+    onescope_os_free(a, w->buf);
+    onescope_os_free(a, w->partial);
+    onescope_os_free(a, w->path);
+    onescope_os_free(a, w);
+}
+
+onescope_code onescope_replay_writer_open(const char *path, const onescope_sim_setup *setup,
+                                          const onescope_link_block *link, const void *snapshot,
+                                          size_t snapshot_size,
+                                          const onescope_replay_writer_options *options,
+                                          const onescope_allocator *a, onescope_replay_writer **out,
+                                          onescope_error *error) {
+    const char *fn = "onescope_replay_writer_open";
+    if (out != NULL) *out = NULL;
+    if (path == NULL || setup == NULL || out == NULL || (snapshot == NULL && snapshot_size > 0))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, NULL, NULL,
+                                "path, setup and out must not be NULL");
+    if (path[0] == '\0' || strcmp(path, "-") == 0)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, "path",
+                                "a file name (a recording cannot go to standard output)", "\"%s\"",
+                                path);
+    onescope_replay_writer_options o = onescope_replay_writer_options_default();
+    if (options != NULL) {
+        if (options->buffer_bytes != 0) o.buffer_bytes = options->buffer_bytes;
+        o.flush_each_step = options->flush_each_step;
+    }
+    if (o.buffer_bytes < ONESCOPE_OS_OSTM_RECORD_MAX) o.buffer_bytes = ONESCOPE_OS_OSTM_RECORD_MAX;
+
+    uint8_t head[ONESCOPE_OS_OSTM_HEAD_MAX];
+    size_t head_size;
+    OS_TRY(onescope_os_replay_head_build(setup, link, snapshot, snapshot_size,
+                                         ONESCOPE_OS_OSTM_PARTIAL_MARK, path, head, &head_size,
+                                         error));
+    onescope_replay_writer *w = onescope_os_calloc(a, 1, sizeof *w);
+    if (w == NULL) return nomem(error, path, "replay writer");
+    w->allocator = a;
+    w->fd = -1;
+    w->flush_each_step = o.flush_each_step;
+    memcpy(w->head_bytes, head, head_size);
+    onescope_code rc =
+        onescope_os_replay_head_read(w->head_bytes, head_size, path, &w->head, error);
+    if (rc != ONESCOPE_OK) goto fail; /* cannot happen: it was just built from checked parts */
+    w->path = concat(a, path, "");
+    w->partial = concat(a, path, PARTIAL_SUFFIX);
+    w->buf = onescope_os_alloc(a, o.buffer_bytes);
+    w->buf_cap = o.buffer_bytes;
+    if (w->path == NULL || w->partial == NULL || w->buf == NULL) {
+        rc = nomem(error, path, "replay writer");
+        goto fail;
+    }
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = w->head.setup;
+    def.link = w->head.link;
+    rc = snapshot != NULL ? onescope_sim_create_from_snapshot(&def, snapshot, snapshot_size, path,
+                                                              a, &w->sim, error)
+                          : onescope_sim_create(&def, a, &w->sim, error);
+    if (rc != ONESCOPE_OK) goto fail;
+
+    w->fd = open(w->partial, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (w->fd < 0) {
+        rc = errno == EEXIST
+                 ? onescope_os_fail(error, ONESCOPE_E_IO, w->partial, OS_NO_OFFSET, NULL, NULL,
+                                    "a partial recording is already there (recover "
+                                    "it with onescope_replay_recover or remove it)")
+                 : io_fail(error, w->partial, "cannot create");
+        goto fail;
+    }
+    /* The head and row 0 in one write: a partial is either empty, cut inside them, or whole. */
+    w->row0 = onescope_sim_hash(w->sim);
+    onescope_os_put_u64(head + head_size, w->row0);
+    if (!write_all(w->fd, head, head_size + 8)) {
+        rc = io_fail(error, w->partial, "cannot write");
+        unlink(w->partial);
+        goto fail;
+    }
+    w->state = WRITER_OPEN;
+    *out = w;
+    return ONESCOPE_OK;
+fail:
+    onescope_replay_writer_free(w);
+    return rc;
+}
+
+/* Refuses a writer that is closed or failed, with one line saying which. */
+static onescope_code check_open(onescope_replay_writer *w, const char *what,
+                                onescope_error *error) {
+    if (w == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, what, OS_NO_OFFSET, NULL, NULL,
+                                "writer must not be NULL");
+    if (w->state == WRITER_CLOSED)
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, w->path, OS_NO_OFFSET, what,
+                                "an open writer", "one already closed");
+    if (w->state == WRITER_FAILED)
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, w->path, OS_NO_OFFSET, what,
+                                "an open writer",
+                                "one that failed earlier (its partial file "
+                                "can be recovered)");
+    return ONESCOPE_OK;
+}
+
+/* Every failure of an open writer goes through here: the writer refuses further use. */
+static onescope_code latch(onescope_replay_writer *w, onescope_code rc) {
+    if (rc != ONESCOPE_OK) w->state = WRITER_FAILED;
+    return rc;
+}
+
+static onescope_code flush_buffer(onescope_replay_writer *w, onescope_error *error) {
+    if (w->buf_used > 0 && !write_all(w->fd, w->buf, w->buf_used))
+        return io_fail(error, w->partial, "cannot write");
+    w->buf_used = 0;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_replay_writer_append(onescope_replay_writer *w, const void *input,
+                                            size_t size, const uint64_t *hash,
+                                            onescope_error *error) {
+    const char *fn = "onescope_replay_writer_append";
+    OS_TRY(check_open(w, fn, error));
+    if (input == NULL && size > 0)
+        return latch(w, onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->path, OS_NO_OFFSET, fn,
+                                         NULL, "input must not be NULL"));
+    /* Offsets in messages are where the bytes would land in the finished file. */
+    uint64_t at = onescope_os_replay_file_size(w->head.size, w->steps + 1, w->input_bytes) - 2;
+    if (size > ONESCOPE_SIM_MAX_INPUT)
+        return latch(w, onescope_os_fail(error, ONESCOPE_E_RANGE, w->path, at, "step input length",
+                                         "at most 65535 bytes", "%zu", size));
+    if (w->steps >= ONESCOPE_OSTM_MAX_STEPS)
+        return latch(w, onescope_os_fail(error, ONESCOPE_E_RANGE, w->path, w->head.steps_at,
+                                         "step count", "at most 16777216", "one more than %" PRIu32,
+                                         w->steps));
+    onescope_code rc =
+        onescope_op_check_input(w->head.setup.dimensions, input, size, w->path, at + 2, error);
+    if (rc != ONESCOPE_OK) return latch(w, rc);
+    /* Refused before anything is written: the finished file must stay readable. */
+    uint64_t total =
+        onescope_os_replay_file_size(w->head.size, w->steps + 1, w->input_bytes + size);
+    rc = onescope_os_check_output_size(total, w->path, error);
+    if (rc != ONESCOPE_OK) return latch(w, rc);
+    rc = onescope_sim_step(w->sim, input, size, error);
+    if (rc != ONESCOPE_OK) return latch(w, rc);
+    uint64_t row = hash != NULL ? *hash : onescope_sim_hash(w->sim);
+    if (w->buf_cap - w->buf_used < ONESCOPE_OS_OSTM_RECORD_FIXED + size) {
+        rc = flush_buffer(w, error);
+        if (rc != ONESCOPE_OK) return latch(w, rc);
+    }
+    w->buf_used +=
+        onescope_os_replay_record_encode(input, (uint16_t)size, row, w->buf + w->buf_used);
+    w->steps++;
+    w->input_bytes += size;
+    if (w->flush_each_step) return latch(w, flush_buffer(w, error));
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_replay_writer_flush(onescope_replay_writer *w, onescope_error *error) {
+    OS_TRY(check_open(w, "onescope_replay_writer_flush", error));
+    return latch(w, flush_buffer(w, error));
+}
+
+onescope_code onescope_replay_writer_close(onescope_replay_writer *w, uint32_t *steps,
+                                           onescope_error *error) {
+    if (steps != NULL) *steps = 0;
+    OS_TRY(check_open(w, "onescope_replay_writer_close", error));
+    onescope_code rc = flush_buffer(w, error);
+    if (rc == ONESCOPE_OK)
+        rc = write_final(w->fd, w->partial, &w->head, w->head_bytes, w->row0, w->head.size + 8,
+                         w->steps, w->path, w->allocator, error);
+    if (rc != ONESCOPE_OK) return latch(w, rc);
+    close(w->fd);
+    w->fd = -1;
+    unlink(w->partial); /* the finished file is in place; a leftover partial would be recovered
+                           to the same bytes */
+    w->state = WRITER_CLOSED;
+    if (steps != NULL) *steps = w->steps;
+    return ONESCOPE_OK;
+}
+
+/* ---- recovery ---- */
+
+/* Reads and checks a partial's head and row 0; *records_at gets where its records start. */
+static onescope_code read_partial_head(int fd, const char *name, uint8_t *bytes,
+                                       onescope_os_replay_head *h, uint64_t *row0,
+                                       uint64_t *records_at, onescope_error *error) {
+    ssize_t n = read_at(fd, bytes, ONESCOPE_OS_OSTM_HEAD_MAX + 8, 0);
+    if (n < 0) return io_fail(error, name, "cannot read");
+    OS_TRY(onescope_os_replay_head_read(bytes, (size_t)n, name, h, error));
+    if (h->step_count != ONESCOPE_OS_OSTM_PARTIAL_MARK)
+        return onescope_os_fail(error, ONESCOPE_E_MAGIC, name, h->steps_at,
+                                "partial recording mark (step count)",
+                                "ffffffff (a partial recording)",
+                                "%" PRIu32 " (a finished replay, or another file)", h->step_count);
+    if (!(h->flags & ONESCOPE_OSTM_FLAG_HASH_ROWS))
+        return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
+                                "bit 0 set (a partial recording has hash rows)", "0x%04x",
+                                (unsigned)h->flags);
+    if ((size_t)n < h->size + 8)
+        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, name, h->size, "hash row 0", "8 bytes",
+                                "%zu bytes", (size_t)n - h->size);
+    *row0 = onescope_os_get_u64(bytes + h->size);
+    *records_at = h->size + 8;
+    return ONESCOPE_OK;
+}
+
+/* Counts the whole, valid records (a torn last one is not counted), checking each as the
+ * parser would check the step and the file it will make. */
+static onescope_code scan_partial(src_reader *s, const onescope_os_replay_head *h, uint32_t *steps,
+                                  onescope_error *error) {
+    uint64_t input_bytes = 0;
+    *steps = 0;
+    for (;;) {
+        ssize_t avail = src_fill(s, ONESCOPE_OS_OSTM_RECORD_MAX, error);
+        if (avail < 0) return ONESCOPE_E_IO;
+        if (avail == 0) return ONESCOPE_OK;
+        const uint8_t *input;
+        uint16_t size;
+        uint64_t hash;
+        bool whole;
+        OS_TRY(onescope_os_replay_record_decode(s->buf + s->start, (size_t)avail,
+                                                h->setup.dimensions, s->name, s->pos, &whole,
+                                                &input, &size, &hash, error));
+        if (!whole) return ONESCOPE_OK; /* torn: the process died while writing it */
+        if (*steps >= ONESCOPE_OSTM_MAX_STEPS)
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, s->name, s->pos, "step record",
+                                    "at most 16777216 steps", "one more");
+        input_bytes += size;
+        OS_TRY(onescope_os_check_output_size(
+            onescope_os_replay_file_size(h->size, *steps + 1, input_bytes), s->name, error));
+        (*steps)++;
+        src_skip(s, ONESCOPE_OS_OSTM_RECORD_FIXED + (size_t)size);
+    }
+}
+
+onescope_code onescope_replay_recover(const char *partial, const char *out_path,
+                                      const onescope_allocator *a, uint32_t *steps_kept,
+                                      onescope_error *error) {
+    const char *fn = "onescope_replay_recover";
+    if (steps_kept != NULL) *steps_kept = 0;
+    if (partial == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, NULL, NULL,
+                                "partial_path must not be NULL");
+    size_t n = strlen(partial), m = strlen(PARTIAL_SUFFIX);
+    char *derived = NULL;
+    if (out_path == NULL) {
+        if (n <= m || strcmp(partial + n - m, PARTIAL_SUFFIX) != 0 || partial[n - m - 1] == '/')
+            return onescope_os_fail(
+                error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output name",
+                "one given, or a partial name ending in \".partial\"", "neither");
+        derived = onescope_os_alloc(a, n - m + 1);
+        if (derived == NULL) return nomem(error, partial, "output name");
+        memcpy(derived, partial, n - m);
+        derived[n - m] = '\0';
+        out_path = derived;
+    }
+    onescope_code rc = ONESCOPE_OK;
+    struct stat sp, so;
+    int fd = open(partial, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        rc = io_fail(error, partial, "cannot open");
+        goto done;
+    }
+    if (fstat(fd, &sp) != 0 || !S_ISREG(sp.st_mode)) {
+        rc = onescope_os_fail(error, ONESCOPE_E_IO, partial, OS_NO_OFFSET, NULL, NULL,
+                              "cannot recover: not a regular file");
+        goto done;
+    }
+    if (stat(out_path, &so) == 0 && so.st_dev == sp.st_dev && so.st_ino == sp.st_ino) {
+        rc = onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output",
+                              "another file than the partial", "\"%s\", the same file", out_path);
+        goto done;
+    }
+    uint8_t head_bytes[ONESCOPE_OS_OSTM_HEAD_MAX + 8];
+    onescope_os_replay_head h;
+    uint64_t row0, records_at;
+    rc = read_partial_head(fd, partial, head_bytes, &h, &row0, &records_at, error);
+    if (rc != ONESCOPE_OK) goto done;
+    src_reader s = {fd, partial, NULL, DEFAULT_BUFFER, 0, 0, records_at};
+    s.buf = onescope_os_alloc(a, s.cap);
+    if (s.buf == NULL) {
+        rc = nomem(error, partial, "read buffer");
+        goto done;
+    }
+    uint32_t steps;
+    rc = scan_partial(&s, &h, &steps, error);
+    onescope_os_free(a, s.buf);
+    if (rc == ONESCOPE_OK)
+        rc = write_final(fd, partial, &h, head_bytes, row0, records_at, steps, out_path, a, error);
+    if (rc == ONESCOPE_OK && steps_kept != NULL) *steps_kept = steps;
+done:
+    if (fd >= 0) close(fd);
+    onescope_os_free(a, derived);
+    return rc;
+}
