@@ -326,10 +326,12 @@ onescope_code onescope_pose_writer_close(onescope_pose_writer *w, uint64_t *fram
 
 void onescope_pose_writer_free(onescope_pose_writer *w) {
     if (w == NULL) return;
-    if (w->state != WRITER_CLOSED) {
-        /* Freed without close: the recording was abandoned, so its partial goes too. */
-        if (w->fd >= 0) onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
-        onescope_os_file_remove(w->partial_path);
+    if (w->state != WRITER_CLOSED && w->fd >= 0) {
+        /* Freed without close (an engine unwinding after an error, say): nothing is lost. The
+         * complete frames still buffered go out, and the partial stays for
+         * onescope_pose_cache_recover, as after a crash. */
+        if (!w->bytes_lost) (void)flush_buffer(w, NULL);
+        onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
     }
     release(w);
 }

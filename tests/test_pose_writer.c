@@ -193,13 +193,23 @@ static void refusals_latch(void **state) {
     onescope_error_format(&err, line, sizeof line);
     assert_non_null(strstr(line, "frame 1 entity 1 rotation z: expected a finite number"));
     assert_int_equal(onescope_pose_writer_append(w, NULL, ENTITIES, &err), ONESCOPE_E_BAD_STATE);
-    onescope_pose_writer_free(w); /* not closed: the partial goes */
-    assert_false(exists(partial));
+    /* Freed without close: nothing is lost. The buffered frame 0 goes out and the partial
+     * stays; recover turns it into a one-frame cache. */
+    onescope_pose_writer_free(w);
+    assert_true(exists(partial));
+    kept = 0;
+    assert_int_equal(onescope_pose_cache_recover(partial, NULL, NULL, &kept, &err), ONESCOPE_OK);
+    assert_int_equal(kept, 1);
+    check_cache(path, 1, 0, 50);
+    remove(partial);
+    remove(path);
 
     /* NULL poses; NULL writer everywhere. */
     w = open_writer(path, NULL);
     assert_int_equal(onescope_pose_writer_append(w, NULL, ENTITIES, &err), ONESCOPE_E_ARGUMENT);
     onescope_pose_writer_free(w);
+    assert_true(exists(partial)); /* kept, holding the head only: abandoning is the caller's */
+    remove(partial);
     assert_int_equal(onescope_pose_writer_append(NULL, p, 3, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_pose_writer_flush(NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_pose_writer_close(NULL, NULL, &err), ONESCOPE_E_ARGUMENT);

@@ -229,8 +229,10 @@ ONESCOPE_API uint64_t onescope_pose_writer_frames(const onescope_pose_writer *wr
 ONESCOPE_API onescope_code onescope_pose_writer_close(onescope_pose_writer *writer,
                                                       uint64_t *frames, onescope_error *error);
 
-/* Releases the writer; NULL is fine. It closes nothing: a writer freed before close removes
- * its partial (the recording was abandoned); one freed after close removes nothing. */
+/* Releases the writer; NULL is fine. It closes nothing: a writer freed before close writes
+ * out the complete frames it still buffers and leaves its partial for
+ * onescope_pose_cache_recover (nothing is lost, as after a crash; remove it to abandon the
+ * recording); one freed after close removes nothing. */
 ONESCOPE_API void onescope_pose_writer_free(onescope_pose_writer *writer);
 
 /* Turns a partial recording (what a writer leaves when its process dies) into a pose cache
