@@ -263,14 +263,19 @@ static onescope_code begin(cmp *c, const side *a, const side *b, const onescope_
         onescope_os_diff_header_u64(d->header, &d->header_count, "entity_count", ha->entity_count,
                                     hb->entity_count);
     }
-    onescope_os_diff_header_u64(d->header, &d->header_count, "frame_count", a->frames, b->frames);
-    onescope_os_diff_header_u64(d->header, &d->header_count, "start_step", (uint64_t)a->first_step,
-                                (uint64_t)b->first_step);
-    scale_item(d, a->scale, b->scale);
-    if (ha != NULL)
+    /* A replay has no such header: its step range and millimetres are shown instead. */
+    if (ha != NULL) {
+        onescope_os_diff_header_u64(d->header, &d->header_count, "frame_count", a->frames,
+                                    b->frames);
+        onescope_os_diff_header_u64(d->header, &d->header_count, "start_step",
+                                    (uint64_t)a->first_step, (uint64_t)b->first_step);
+        scale_item(d, a->scale, b->scale);
         for (int t = 0; t < ONESCOPE_POSE_TEXT_COUNT; t++)
             text_item(d, text_fields[t], &ha->text[t], &hb->text[t]);
-    d->different = d->header_count > 0;
+    }
+    /* Header items are reported, not judged (a reference engine's dump has its own module id
+     * and version); a different dimension count is. */
+    d->different = ha != NULL && ha->dimensions != hb->dimensions;
     d->first_step_a = a->first_step;
     d->last_step_a = a->first_step + a->frames - 1;
     d->first_step_b = b->first_step;
