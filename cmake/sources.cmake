@@ -22,6 +22,8 @@ set(ONESCOPE_SOURCES
   src/live_stream.c
   src/live_viewer.c
   src/ghost.c
+  src/diff.c
+  src/diff_cache.c
   src/json_pos.c
   src/soa_scene.c
   src/soa_scene_world.c

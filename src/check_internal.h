@@ -22,6 +22,9 @@ onescope_code onescope_os_ospc_check_feed(onescope_os_ospc_check *c, const void 
 /* After the last byte: the final verdict, filled into error. */
 onescope_code onescope_os_ospc_check_end(onescope_os_ospc_check *c, onescope_error *error);
 void onescope_os_ospc_check_free(onescope_os_ospc_check *c);
+/* The offset of the first pose once the head (header, texts, entities) has passed every
+ * check; 0 before that or after a failure. Lets a reader stream the poses (src/file.c). */
+size_t onescope_os_ospc_check_poses_at(const onescope_os_ospc_check *c);
 
 /* ---- the mapped open (parse in src/pose_cache.c, the mapping in src/file.c) ----
  * Parses data (a mapping of the whole file) like onescope_pose_cache_parse; where the host

@@ -1020,6 +1020,10 @@ onescope_code onescope_os_ospc_check_feed(onescope_os_ospc_check *c, const void 
     return ONESCOPE_OK;
 }
 
+size_t onescope_os_ospc_check_poses_at(const onescope_os_ospc_check *c) {
+    return c->rc == ONESCOPE_OK && c->phase == CHECK_POSES ? c->poses_at : 0;
+}
+
 onescope_code onescope_os_ospc_check_end(onescope_os_ospc_check *c, onescope_error *error) {
     if (c->rc == ONESCOPE_OK && c->pos != c->total)
         check_failed(c,

@@ -15,5 +15,6 @@
 #include "onescope/soa_scene.h"
 #include "onescope/live.h"
 #include "onescope/ghost.h"
+#include "onescope/diff.h"
 
 #endif

@@ -11,6 +11,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_box3d_dump(int argc, char **argv);
 int cmd_live(int argc, char **argv);
 int cmd_ghost(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_gen_testdata(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 

@@ -20,6 +20,7 @@ static const command commands[] = {
     {"box3d-dump", cmd_box3d_dump, "run a JSON scene in Box3D and write the poses as OSPC"},
     {"live", cmd_live, "serve a world as a live stream, or attach to one and check its hashes"},
     {"ghost", cmd_ghost, "write a replay's bodies over some steps as a pose cache"},
+    {"diff", cmd_diff, "why two replays or pose caches differ: first step, stage, values"},
     {"recover", cmd_recover, "turn a killed recording's PATH.partial into a valid file"},
     {"gen-testdata", cmd_gen_testdata, "write every file of testdata/ into a folder"},
 };

@@ -1,0 +1,413 @@
+/* onescope diff A B: why two runs differ (two replays, two pose caches, or a replay and a
+ * pose cache). Output and exit codes: docs/diff.md. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static void help(void) {
+    printf("usage: onescope diff A B [--json] [--max N] [--position-tolerance METRES]\n"
+           "                         [--angle-tolerance DEGREES] [--offset X,Y,Z]\n"
+           "A.ostm B.ostm: runs both replays in lockstep, stage by stage, and prints the setup\n"
+           "  differences, the first step and stage where the worlds differ, every value that\n"
+           "  differs there (at most --max, default 16; the count of all is given) and the\n"
+           "  first operation of that step whose inputs differ.\n"
+           "A.ospc B.ospc: header and entity differences (entities matched by id), then the\n"
+           "  frames both hold (aligned by step): the first frame and entity past tolerance and\n"
+           "  one summary line per entity (max distance and its step, RMS, max angle).\n"
+           "  Tolerances are exact (0) by default; exact comparisons also give ULPs.\n"
+           "RUN.ostm CACHE.ospc: the replay's bodies (entity id = body + 1, mm, plus --offset)\n"
+           "  against the cache's frames, the same report as for two caches.\n"
+           "--json: one JSON document on stdout (docs/diff.md lists every key).\n"
+           "exit: 0 the same; 1 different, or a file invalid or unreadable; 2 usage\n");
+}
+
+typedef struct diff_args {
+    const char *path[2];
+    bool json;
+    onescope_diff_options o;
+} diff_args;
+
+/* The format of a file from its first bytes; standard input is not taken (it would have to
+ * be read twice). */
+static onescope_format peek(const char *path, onescope_error *err) {
+    FILE *f = fopen(path, "rb");
+    uint8_t b[8];
+    size_t n = f != NULL ? fread(b, 1, sizeof b, f) : 0;
+    if (f != NULL) fclose(f);
+    onescope_format fmt = onescope_format_detect(b, n);
+    if (f == NULL || (fmt != ONESCOPE_FORMAT_OSTM && fmt != ONESCOPE_FORMAT_OSPC)) {
+        onescope_error_clear(err);
+        err->code = f == NULL ? ONESCOPE_E_IO : ONESCOPE_E_MAGIC;
+        snprintf(err->input, sizeof err->input, "%s", path);
+        err->has_offset = f != NULL;
+        snprintf(err->field, sizeof err->field, "magic");
+        snprintf(err->expected, sizeof err->expected, "an OSTM replay or an OSPC pose cache");
+        snprintf(err->found, sizeof err->found, "%s",
+                 f == NULL ? "a file that cannot be opened" : "neither");
+        return ONESCOPE_FORMAT_UNKNOWN;
+    }
+    return fmt;
+}
+
+static void json_key(FILE *o, const char *k) {
+    cli_json_string(o, k, strlen(k));
+    fputc(':', o);
+}
+
+static void json_str(FILE *o, const char *k, const char *v) {
+    json_key(o, k);
+    cli_json_string(o, v, strlen(v));
+}
+
+static void print_headers(const onescope_diff_header *h, uint32_t n, bool json, FILE *o) {
+    if (json) {
+        json_key(o, "header");
+        fputc('[', o);
+        for (uint32_t i = 0; i < n; i++) {
+            fputs(i ? ",{" : "{", o);
+            json_str(o, "field", h[i].field);
+            fputc(',', o);
+            json_str(o, "a", h[i].a);
+            fputc(',', o);
+            json_str(o, "b", h[i].b);
+            fputc('}', o);
+        }
+        fputs("],", o);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(o, "header %s: a %s, b %s\n", h[i].field, h[i].a, h[i].b);
+}
+
+static void op_text(const onescope_op *op, char *buf, size_t size) {
+    snprintf(buf, size, "code %u body %u values %" PRId32 " %" PRId32 " %" PRId32, op->code,
+             op->body, op->value[0], op->value[1], op->value[2]);
+}
+
+static void json_op(FILE *o, const char *k, bool has, const onescope_op *op) {
+    json_key(o, k);
+    if (!has) {
+        fputs("null", o);
+        return;
+    }
+    fprintf(o, "{\"code\":%u,\"body\":%u,\"values\":[%" PRId32 ",%" PRId32 ",%" PRId32 "]}",
+            op->code, op->body, op->value[0], op->value[1], op->value[2]);
+}
+
+static void print_replay(const diff_args *a, const onescope_diff_replay *d, FILE *o) {
+    const char *stage = onescope_sim_stage_name(d->stage);
+    if (a->json) {
+        print_headers(d->header, d->header_count, true, o);
+        fprintf(o, "\"steps_compared\":%" PRIu32 ",\"diverged\":%s", d->steps_compared,
+                d->diverged ? "true" : "false");
+        if (d->diverged) {
+            fprintf(o,
+                    ",\"at_start\":%s,\"step\":%" PRIu32 ",\"host_step_a\":%" PRIu64
+                    ",\"host_step_b\":%" PRIu64 ",",
+                    d->at_start ? "true" : "false", d->step, d->host_step_a, d->host_step_b);
+            json_str(o, "stage", d->at_start ? "start" : stage);
+            fprintf(o, ",\"value_total\":%" PRIu32 ",\"values\":[", d->value_total);
+            for (uint32_t i = 0; i < d->value_count; i++) {
+                const onescope_diff_value *v = &d->values[i];
+                fputs(i ? ",{" : "{", o);
+                json_str(o, "what", onescope_diff_what_name(v->what));
+                fprintf(o,
+                        ",\"index\":%" PRIu32 ",\"axis\":%u,\"a\":%" PRId64 ",\"b\":%" PRId64 "}",
+                        v->index, v->axis, v->a, v->b);
+            }
+            fprintf(o, "],\"inputs_differ\":%s", d->inputs_differ ? "true" : "false");
+            if (d->inputs_differ) {
+                fprintf(o, ",\"op_index\":%" PRIu32 ",", d->op_index);
+                json_op(o, "op_a", d->has_op_a, &d->op_a);
+                fputc(',', o);
+                json_op(o, "op_b", d->has_op_b, &d->op_b);
+            }
+        }
+        fputs(",\"first_input_step\":", o);
+        if (d->has_input_step)
+            fprintf(o, "%" PRIu32, d->first_input_step);
+        else
+            fputs("null", o);
+        return;
+    }
+    print_headers(d->header, d->header_count, false, o);
+    if (!d->diverged) {
+        fprintf(o, "worlds: the same over %" PRIu32 " steps\n", d->steps_compared);
+    } else if (d->at_start) {
+        fprintf(o, "worlds differ at the start (before step 0), %" PRIu32 " values:\n",
+                d->value_total);
+    } else {
+        fprintf(o,
+                "worlds differ at step %" PRIu32 " (host step a %" PRIu64 ", b %" PRIu64
+                "), after stage %s, %" PRIu32 " values:\n",
+                d->step, d->host_step_a, d->host_step_b, stage, d->value_total);
+    }
+    static const char axes[] = "xyz";
+    for (uint32_t i = 0; i < d->value_count; i++) {
+        const onescope_diff_value *v = &d->values[i];
+        const char *w = onescope_diff_what_name(v->what);
+        if (v->what == ONESCOPE_DIFF_POSITION || v->what == ONESCOPE_DIFF_VELOCITY)
+            fprintf(o, "  body %" PRIu32 " %s %c: a %" PRId64 ", b %" PRId64 "\n", v->index, w,
+                    axes[v->axis], v->a, v->b);
+        else if (v->what == ONESCOPE_DIFF_ALIVE || v->what == ONESCOPE_DIFF_STILL_COUNT)
+            fprintf(o, "  body %" PRIu32 " %s: a %" PRId64 ", b %" PRId64 "\n", v->index, w, v->a,
+                    v->b);
+        else if (v->what == ONESCOPE_DIFF_DENSITY || v->what == ONESCOPE_DIFF_OCCUPANCY)
+            fprintf(o, "  %s[%" PRIu32 "]: a %" PRId64 ", b %" PRId64 "\n", w, v->index, v->a,
+                    v->b);
+        else
+            fprintf(o, "  %s: a %" PRId64 ", b %" PRId64 "\n", w, v->a, v->b);
+    }
+    if (d->value_total > d->value_count)
+        fprintf(o, "  ... %" PRIu32 " more (--max)\n", d->value_total - d->value_count);
+    if (d->diverged && !d->at_start) {
+        if (!d->inputs_differ) {
+            fprintf(o, "inputs of step %" PRIu32 ": the same\n", d->step);
+        } else {
+            char x[96] = "none", y[96] = "none";
+            if (d->has_op_a) op_text(&d->op_a, x, sizeof x);
+            if (d->has_op_b) op_text(&d->op_b, y, sizeof y);
+            fprintf(o, "inputs of step %" PRIu32 " differ at operation %" PRIu32 ": a %s; b %s\n",
+                    d->step, d->op_index, x, y);
+        }
+    }
+    if (d->has_input_step)
+        fprintf(o, "first step whose inputs differ: %" PRIu32 "\n", d->first_input_step);
+}
+
+static void print_cache(const diff_args *a, const onescope_diff_cache *d, FILE *o) {
+    const char *unit = d->unitless ? "units" : "m";
+    if (a->json) {
+        print_headers(d->header, d->header_count, true, o);
+        fprintf(o, "\"unitless\":%s,\"exact\":%s,\"compares_rotation\":%s,",
+                d->unitless ? "true" : "false", d->exact ? "true" : "false",
+                d->compares_rotation ? "true" : "false");
+        fprintf(o, "\"steps_a\":[%" PRId64 ",%" PRId64 "],\"steps_b\":[%" PRId64 ",%" PRId64 "],",
+                d->first_step_a, d->last_step_a, d->first_step_b, d->last_step_b);
+        fprintf(o, "\"overlap_frames\":%" PRIu32 ",", d->overlap_frames);
+        if (d->overlap_frames > 0)
+            fprintf(o, "\"overlap\":[%" PRId64 ",%" PRId64 "],", d->overlap_first, d->overlap_last);
+        else
+            fputs("\"overlap\":null,", o);
+        fprintf(o, "\"only_in_a\":%" PRIu32 ",\"only_in_b\":%" PRIu32 ",", d->only_in_a,
+                d->only_in_b);
+        fprintf(o, "\"past_tolerance\":%s,\"max_ulps\":%" PRIu64 ",\"first\":",
+                d->past_tolerance ? "true" : "false", d->max_ulps);
+        if (d->has_first) {
+            fprintf(o, "{\"step\":%" PRId64 ",\"id\":%" PRIu64 ",\"presence\":%s,\"distance\":",
+                    d->first_step, d->first_id, d->first_presence ? "true" : "false");
+            cli_json_double(o, d->first_distance);
+            fputs(",\"angle\":", o);
+            cli_json_double(o, d->first_angle);
+            fputc('}', o);
+        } else {
+            fputs("null", o);
+        }
+        fputs(",\"entities\":[", o);
+        for (uint32_t i = 0; i < d->entity_count; i++) {
+            const onescope_diff_entity *e = &d->entities[i];
+            fprintf(o,
+                    "%s{\"id\":%" PRIu64 ",\"in_a\":%s,\"in_b\":%s,\"frames_compared\":%" PRIu32
+                    ",\"presence_flips\":%" PRIu32 ",\"max_distance\":",
+                    i ? "," : "", e->id, e->in_a ? "true" : "false", e->in_b ? "true" : "false",
+                    e->frames_compared, e->presence_flips);
+            cli_json_double(o, e->max_distance);
+            fprintf(o,
+                    ",\"max_distance_step\":%" PRId64 ",\"rms_distance\":", e->max_distance_step);
+            cli_json_double(o, e->rms_distance);
+            fputs(",\"max_angle\":", o);
+            cli_json_double(o, e->max_angle);
+            fprintf(o,
+                    ",\"max_angle_step\":%" PRId64 ",\"max_ulps\":%" PRIu64
+                    ",\"past_tolerance\":%s,\"first_past_step\":%" PRId64 "}",
+                    e->max_angle_step, e->max_ulps, e->past_tolerance ? "true" : "false",
+                    e->first_past_step);
+        }
+        fputc(']', o);
+        return;
+    }
+    print_headers(d->header, d->header_count, false, o);
+    fprintf(o, "steps: a %" PRId64 "..%" PRId64 ", b %" PRId64 "..%" PRId64, d->first_step_a,
+            d->last_step_a, d->first_step_b, d->last_step_b);
+    if (d->overlap_frames > 0)
+        fprintf(o, "; compared %" PRId64 "..%" PRId64 " (%" PRIu32 " frames)\n", d->overlap_first,
+                d->overlap_last, d->overlap_frames);
+    else
+        fputs("; no step in common, nothing compared\n", o);
+    if (d->unitless) fputs("distances in units: a cache has no metres per unit\n", o);
+    if (d->only_in_a > 0 || d->only_in_b > 0) {
+        fputs("entities only in a:", o);
+        for (uint32_t i = 0; i < d->entity_count; i++)
+            if (!d->entities[i].in_b) fprintf(o, " %" PRIu64, d->entities[i].id);
+        fputs("\nentities only in b:", o);
+        for (uint32_t i = 0; i < d->entity_count; i++)
+            if (!d->entities[i].in_a) fprintf(o, " %" PRIu64, d->entities[i].id);
+        fputc('\n', o);
+    }
+    if (d->has_first && d->first_presence)
+        fprintf(o,
+                "first past tolerance: step %" PRId64 ", entity %" PRIu64 ": present in one only\n",
+                d->first_step, d->first_id);
+    else if (d->has_first)
+        fprintf(o,
+                "first past tolerance: step %" PRId64 ", entity %" PRIu64
+                ": distance %.9g %s, angle %.9g deg\n",
+                d->first_step, d->first_id, d->first_distance, unit, d->first_angle);
+    else
+        fputs("nothing past tolerance\n", o);
+    for (uint32_t i = 0; i < d->entity_count; i++) {
+        const onescope_diff_entity *e = &d->entities[i];
+        if (!e->in_a || !e->in_b) continue;
+        if (e->frames_compared == 0) {
+            fprintf(o, "entity %" PRIu64 ": never present in both", e->id);
+            if (e->presence_flips > 0)
+                fprintf(o, ", presence differs in %" PRIu32 " frames", e->presence_flips);
+            fputc('\n', o);
+            continue;
+        }
+        fprintf(o, "entity %" PRIu64 ": max %.9g %s at step %" PRId64 ", rms %.9g", e->id,
+                e->max_distance, unit, e->max_distance_step, e->rms_distance);
+        if (d->compares_rotation)
+            fprintf(o, ", max angle %.9g deg at step %" PRId64, e->max_angle, e->max_angle_step);
+        if (d->exact) fprintf(o, ", max %" PRIu64 " ulps", e->max_ulps);
+        if (e->presence_flips > 0)
+            fprintf(o, ", presence differs in %" PRIu32 " frames", e->presence_flips);
+        fputc('\n', o);
+    }
+}
+
+static bool parse_double(const char *s, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || !(v >= 0) || v > 1e300) return false;
+    *out = v;
+    return true;
+}
+
+static int parse_args(int argc, char **argv, diff_args *a) {
+    int n = 0;
+    bool rest = false;
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (!rest && strcmp(s, "--") == 0) {
+            rest = true;
+            continue;
+        }
+        if (!rest && cli_is_help(s)) {
+            help();
+            return -1;
+        }
+        if (!rest && strcmp(s, "--json") == 0) {
+            a->json = true;
+            continue;
+        }
+        if (!rest && (strcmp(s, "--max") == 0 || strcmp(s, "--position-tolerance") == 0 ||
+                      strcmp(s, "--angle-tolerance") == 0 || strcmp(s, "--offset") == 0)) {
+            if (i + 1 >= argc) return cli_usage_error("diff", "%s needs a value", s);
+            const char *v = argv[++i];
+            uint64_t u;
+            if (strcmp(s, "--max") == 0) {
+                if (!cli_parse_u64(v, UINT32_MAX, &u) || u == 0)
+                    return cli_usage_error("diff", "--max must be a count of at least 1");
+                a->o.max_items = (uint32_t)u;
+            } else if (strcmp(s, "--offset") == 0) {
+                if (!cli_parse_i32_list(v, a->o.offset, 3))
+                    return cli_usage_error("diff", "offset must be X,Y,Z in mm");
+            } else if (!parse_double(v, strcmp(s, "--max") == 0 ? NULL
+                                        : s[2] == 'p'           ? &a->o.position_tolerance
+                                                                : &a->o.angle_tolerance)) {
+                return cli_usage_error("diff", "%s must be a number >= 0", s);
+            }
+            continue;
+        }
+        if (!rest && s[0] == '-' && s[1] != '\0')
+            return cli_usage_error("diff", "unknown option '%s'", s);
+        if (n == 2) return cli_usage_error("diff", "takes exactly two files");
+        a->path[n++] = s;
+    }
+    if (n != 2) return cli_usage_error("diff", "takes exactly two files");
+    for (int k = 0; k < 2; k++)
+        if (strcmp(a->path[k], "-") == 0)
+            return cli_usage_error("diff", "files only: '-' (standard input) is not taken");
+    return 0;
+}
+
+int cmd_diff(int argc, char **argv) {
+    diff_args a;
+    memset(&a, 0, sizeof a);
+    int rc = parse_args(argc, argv, &a);
+    if (rc != 0) return rc < 0 ? CLI_OK : rc;
+    a.o.name_a = a.path[0];
+    a.o.name_b = a.path[1];
+    onescope_error err;
+    onescope_format f[2] = {ONESCOPE_FORMAT_UNKNOWN, ONESCOPE_FORMAT_UNKNOWN};
+    onescope_code code = ONESCOPE_OK;
+    const char *kind = "unknown";
+    bool different = false;
+    onescope_diff_replay *dr = NULL;
+    onescope_diff_cache *dc = NULL;
+    onescope_replay *r[2] = {NULL, NULL};
+    for (int k = 0; k < 2 && code == ONESCOPE_OK; k++) {
+        f[k] = peek(a.path[k], &err);
+        if (f[k] == ONESCOPE_FORMAT_UNKNOWN)
+            code = err.code;
+        else if (f[k] == ONESCOPE_FORMAT_OSTM)
+            code = onescope_replay_read_file(a.path[k], NULL, &r[k], &err);
+    }
+    if (code == ONESCOPE_OK && f[0] == ONESCOPE_FORMAT_OSTM && f[1] == ONESCOPE_FORMAT_OSTM) {
+        kind = "replays";
+        code = onescope_diff_replays(r[0], r[1], &a.o, NULL, &dr, &err);
+        different = code == ONESCOPE_OK && dr->different;
+    } else if (code == ONESCOPE_OK && f[0] == ONESCOPE_FORMAT_OSPC &&
+               f[1] == ONESCOPE_FORMAT_OSPC) {
+        kind = "caches";
+        code = onescope_diff_cache_files(a.path[0], a.path[1], &a.o, NULL, &dc, &err);
+        different = code == ONESCOPE_OK && dc->different;
+    } else if (code == ONESCOPE_OK && f[0] == ONESCOPE_FORMAT_OSTM) {
+        kind = "replay_cache";
+        code = onescope_diff_replay_cache_file(r[0], a.path[1], &a.o, NULL, &dc, &err);
+        different = code == ONESCOPE_OK && dc->different;
+    } else if (code == ONESCOPE_OK) {
+        onescope_replay_free(r[1]);
+        r[1] = NULL;
+        return cli_usage_error("diff",
+                               "a replay and a pose cache go in that order: RUN.ostm CACHE.ospc");
+    }
+    const char *status = code != ONESCOPE_OK ? "invalid" : different ? "different" : "same";
+    char line[1024] = "";
+    if (code != ONESCOPE_OK) onescope_error_format(&err, line, sizeof line);
+    if (a.json) {
+        fputc('{', stdout);
+        json_str(stdout, "kind", kind);
+        fputc(',', stdout);
+        json_str(stdout, "a", a.path[0]);
+        fputc(',', stdout);
+        json_str(stdout, "b", a.path[1]);
+        fputc(',', stdout);
+        json_str(stdout, "status", status);
+        fputc(',', stdout);
+        if (code != ONESCOPE_OK) {
+            json_str(stdout, "error", line);
+        } else if (dr != NULL) {
+            print_replay(&a, dr, stdout);
+        } else {
+            print_cache(&a, dc, stdout);
+        }
+        fputs("}\n", stdout);
+    } else if (code == ONESCOPE_OK) {
+        if (dr != NULL)
+            print_replay(&a, dr, stdout);
+        else
+            print_cache(&a, dc, stdout);
+        printf("%s and %s: %s\n", a.path[0], a.path[1], status);
+    }
+    if (code != ONESCOPE_OK) fprintf(stderr, "%s\n", line);
+    onescope_diff_replay_free(dr);
+    onescope_diff_cache_free(dc);
+    onescope_replay_free(r[0]);
+    onescope_replay_free(r[1]);
+    return code == ONESCOPE_OK && !different ? CLI_OK : CLI_FAIL;
+}
