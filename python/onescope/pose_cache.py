@@ -205,10 +205,19 @@ class PoseCache:
         c = self._c
         return {k: _text(c.text[i]) for i, k in enumerate(TEXT_FIELDS)}
 
-    def __getattr__(self, key: str) -> str:
-        if key in TEXT_FIELDS:
-            return self.texts[key]
-        raise AttributeError(key)
+    def _text_field(index: int, doc: str):  # noqa: N805 (a helper run in the class body)
+        def get(self: "PoseCache") -> str:
+            return _text(self._c.text[index])
+
+        return property(get, doc=doc)
+
+    unit_name = _text_field(0, "The unit of positions, e.g. \"mm\" (text field 0).")
+    module_id = _text_field(1, "The module that recorded the cache (text field 1).")
+    library_version = _text_field(2, "The library version that wrote it (text field 2).")
+    scene = _text_field(3, "A description of the scene (text field 3).")
+    replay = _text_field(4, "The file name of the replay it came from, if any (text field 4).")
+    label = _text_field(5, "A free label (text field 5).")
+    del _text_field
 
     @property
     def entities(self) -> List[Entity]:
