@@ -215,6 +215,28 @@ stage_coverage() {
     cat build/coverage/coverage.txt
 }
 
+# ---- the Python package (python/, docs/python.md) ----
+
+# Installs python/ offline into a scratch folder with Debian's python3 (never the `python3`
+# first on PATH: that may be another interpreter without Debian's numpy), then runs its
+# pytest suite against the gcc-O2 shared library and CLI.
+stage_python() {
+    build gcc-O2 onescope_shared onescope # up to date after the gcc-O2 stage: a quick no-op then
+    stage "python: pip install (offline) and pytest, /usr/bin/python3 $(/usr/bin/python3 -c \
+        'import platform; print(platform.python_version())')"
+    local scratch
+    scratch=$(mktemp -d)
+    /usr/bin/python3 -m pip install --quiet --no-index --no-build-isolation --no-deps \
+        --disable-pip-version-check --root-user-action=ignore --target "$scratch/site" ./python
+    rm -rf python/build python/*.egg-info # setuptools' leftovers in the source folder
+    local rc=0
+    PYTHONPATH="$scratch/site" ONESCOPE_LIBRARY="$PWD/build/gcc-O2/libonescope.so" \
+        ONESCOPE_CLI="$PWD/build/gcc-O2/tools/onescope" CC="${CC:-gcc}" \
+        /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests || rc=$?
+    rm -rf "$scratch"
+    return $rc
+}
+
 # ---- the stage list: name and what it does, in CI's order ----
 stages=(
     "format        clang-format --dry-run --Werror over every C file (.clang-format)"
@@ -228,6 +250,7 @@ stages=(
     "valgrind      memcheck over the CLI tests and fuzz corpora (gcc-O2 build)"
     "fuzz          libFuzzer, \${FUZZ_SECONDS:-20}s per harness"
     "coverage      gcc --coverage: ctest, then the src/ line and branch gates"
+    "python        pip install python/ offline, pytest python/tests (gcc-O2 library and CLI)"
 )
 names=()
 for s in "${stages[@]}"; do names+=("${s%% *}"); done

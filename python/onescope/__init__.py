@@ -1,0 +1,47 @@
+"""libonescope from Python: pose caches as NumPy views, replays, the integer simulation and
+OTS .pvt/.anm files, over the installed shared library (ctypes; every rule stays in C).
+
+Find the library: $ONESCOPE_LIBRARY, else ctypes.util.find_library("onescope"), else
+/usr/local/lib. Errors raise :class:`FormatError`. Guide: docs/python.md.
+"""
+
+from ._lib import library_path
+from .errors import Code, FormatError
+from .diff import diff
+from .ots import Bone, Clip, Peg, Rig, euler_to_quat, quat_to_euler_xyz
+from .pose_cache import SHAPES, TEXT_FIELDS, Entity, PoseCache, PoseWriter, recover
+from .replay import Link, Op, Replay, RunResult, Setup, Sim, VerifyResult
+
+__all__ = [
+    "Code",
+    "FormatError",
+    "PoseCache",
+    "PoseWriter",
+    "Entity",
+    "recover",
+    "SHAPES",
+    "TEXT_FIELDS",
+    "Replay",
+    "Sim",
+    "Op",
+    "Setup",
+    "Link",
+    "RunResult",
+    "VerifyResult",
+    "Rig",
+    "Clip",
+    "Bone",
+    "Peg",
+    "euler_to_quat",
+    "quat_to_euler_xyz",
+    "diff",
+    "library_path",
+    "library_version",
+]
+
+
+def library_version() -> str:
+    """The running library's version, e.g. "0.2.0"."""
+    from ._lib import lib
+
+    return lib.onescope_version_string().decode()

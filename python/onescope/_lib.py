@@ -1,0 +1,459 @@
+"""Loading libonescope.so and the ctypes mirror of the few C structs Python must see.
+
+Only what the wrappers touch is mirrored; every other struct stays opaque behind a pointer.
+tests/test_abi.py compiles a small C program against include/onescope/ and compares its
+sizeof/offsetof numbers with the ones below, so a header change that moves a field fails there.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from ctypes import (
+    POINTER,
+    Structure,
+    c_bool,
+    c_char,
+    c_char_p,
+    c_double,
+    c_float,
+    c_int,
+    c_int32,
+    c_int64,
+    c_size_t,
+    c_uint8,
+    c_uint16,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
+
+__all__ = ["lib", "library_path"]
+
+
+def _find() -> str:
+    """$ONESCOPE_LIBRARY, else the system's libonescope, else /usr/local/lib."""
+    env = os.environ.get("ONESCOPE_LIBRARY")
+    if env:
+        return env
+    found = ctypes.util.find_library("onescope")
+    if found:
+        return found
+    for candidate in ("/usr/local/lib/libonescope.so", "/usr/local/lib64/libonescope.so"):
+        if os.path.exists(candidate):
+            return candidate
+    raise OSError(
+        "libonescope.so not found: install the library (cmake --install) or set "
+        "ONESCOPE_LIBRARY to its path"
+    )
+
+
+# ---- common.h / error.h ----
+
+
+class Allocator(Structure):
+    _fields_ = [("alloc", c_void_p), ("free", c_void_p), ("user", c_void_p)]
+
+
+class ParseOptions(Structure):
+    _fields_ = [("max_input_bytes", c_size_t), ("allocator", POINTER(Allocator))]
+
+
+class Buffer(Structure):
+    _fields_ = [("data", POINTER(c_uint8)), ("size", c_size_t), ("allocator", c_void_p)]
+
+
+class Error(Structure):
+    _fields_ = [
+        ("code", c_int),
+        ("input", c_char * 256),
+        ("offset", c_uint64),
+        ("has_offset", c_bool),
+        ("line", c_uint32),
+        ("column", c_uint32),
+        ("field", c_char * 96),
+        ("expected", c_char * 160),
+        ("found", c_char * 160),
+    ]
+
+
+# ---- pose_cache.h ----
+
+POSE_TEXT_COUNT = 6
+
+
+class Text(Structure):
+    _fields_ = [("data", POINTER(c_char)), ("length", c_uint16)]
+
+
+class PoseEntity(Structure):
+    _fields_ = [("id", c_uint64), ("shape", c_uint8), ("size", c_float * 3), ("name", Text)]
+
+
+class Pose(Structure):
+    _fields_ = [("position", c_float * 3), ("rotation", c_float * 4)]
+
+
+class PoseCacheStruct(Structure):
+    _fields_ = [
+        ("dimensions", c_uint8),
+        ("entity_count", c_uint32),
+        ("frame_count", c_uint32),
+        ("start_step", c_int64),
+        ("metres_per_unit", c_double),
+        ("text", Text * POSE_TEXT_COUNT),
+        ("entities", POINTER(PoseEntity)),
+        ("poses", POINTER(Pose)),
+        ("allocator", c_void_p),
+        ("mapping", c_void_p),
+        ("mapping_size", c_size_t),
+    ]
+
+
+class PoseWriterOptions(Structure):
+    _fields_ = [("buffer_bytes", c_size_t), ("max_segment_bytes", c_uint64), ("segments", c_bool)]
+
+
+# ---- sim.h / replay.h ----
+
+
+class SimSetup(Structure):
+    _fields_ = [("dimensions", c_uint8), ("body_count", c_uint8), ("seed", c_uint32)]
+
+
+class LinkBlock(Structure):
+    _fields_ = [("role", c_uint8), ("body", c_uint8), ("transfer_step", c_uint16)]
+
+
+class SimDef(Structure):
+    _fields_ = [("setup", SimSetup), ("link", LinkBlock), ("internal_cookie", c_uint32)]
+
+
+class Op(Structure):
+    _fields_ = [("code", c_uint8), ("body", c_uint8), ("value", c_int32 * 3)]
+
+
+class OpReader(Structure):
+    _fields_ = [
+        ("data", c_void_p),
+        ("size", c_size_t),
+        ("pos", c_size_t),
+        ("dimensions", c_uint8),
+        ("base_offset", c_uint64),
+        ("name", c_char_p),
+    ]
+
+
+class BodyState(Structure):
+    _fields_ = [
+        ("alive", c_int32),
+        ("still_count", c_int32),
+        ("position", c_int32 * 3),
+        ("velocity", c_int32 * 3),
+    ]
+
+
+class ReplayRow(Structure):
+    _fields_ = [
+        ("index", c_uint32),
+        ("host_step", c_uint64),
+        ("hash", c_uint64),
+        ("has_expected", c_bool),
+        ("expected", c_uint64),
+        ("sim", c_void_p),
+    ]
+
+
+class VerifyResult(Structure):
+    _fields_ = [
+        ("matched", c_bool),
+        ("rows_checked", c_uint32),
+        ("first_row", c_uint32),
+        ("first_step", c_uint64),
+        ("expected", c_uint64),
+        ("actual", c_uint64),
+    ]
+
+
+ReplayCallback = ctypes.CFUNCTYPE(c_bool, c_void_p, POINTER(ReplayRow))
+
+# ---- ots.h (only the parts a wrapper reads) ----
+
+
+class OtsCoordinateSystem(Structure):
+    _fields_ = [
+        ("up", c_int),
+        ("hand", c_int),
+        ("unit", c_int),
+        ("rot_order", c_int),
+        ("rot_repr_anim", c_int),
+        ("rot_repr_rest", c_int),
+    ]
+
+
+class OtsHeader(Structure):
+    _fields_ = [("source", c_int), ("fps", c_double), ("coordinate_system", OtsCoordinateSystem)]
+
+
+class OtsBone(Structure):
+    _fields_ = [
+        ("name", c_char_p),
+        ("parent", c_char_p),
+        ("pivot", c_double * 3),
+        ("rotation", c_double * 4),
+        ("path", c_char_p),
+        ("rig", c_char_p),
+        ("is_camera", c_bool),
+    ]
+
+
+class OtsRigStruct(Structure):
+    _fields_ = [
+        ("header", OtsHeader),
+        ("name", c_char_p),
+        ("scale_factor", c_double),
+        ("pivot_space", c_int),
+        ("bones", POINTER(OtsBone)),
+        ("bone_count", c_size_t),
+        ("cameras", c_void_p),
+        ("camera_count", c_size_t),
+        ("allocator", c_void_p),
+    ]
+
+
+class OtsSourceModes(Structure):
+    _fields_ = [
+        ("position", c_char_p),
+        ("rotation", c_char_p),
+        ("scale", c_char_p),
+        ("enable_3d", c_bool),
+    ]
+
+
+class OtsPeg(Structure):
+    _fields_ = [
+        ("name", c_char_p),
+        ("path", c_char_p),
+        ("parent", c_char_p),
+        ("rest_pivot", c_double * 3),
+        ("rest_rotation", c_double * 4),
+        ("rig", c_char_p),
+        ("is_camera", c_bool),
+        ("has_source_modes", c_bool),
+        ("source_modes", OtsSourceModes),
+        ("keyframes", c_void_p),
+        ("keyframe_count", c_size_t),
+    ]
+
+
+class OtsClipStruct(Structure):
+    _fields_ = [
+        ("header", OtsHeader),
+        ("frame_range", c_int32 * 2),
+        ("pegs", POINTER(OtsPeg)),
+        ("peg_count", c_size_t),
+        ("cameras", c_void_p),
+        ("camera_count", c_size_t),
+        ("allocator", c_void_p),
+    ]
+
+
+class OtsSample(Structure):
+    _fields_ = [("pos", c_double * 3), ("rot_quat", c_double * 4), ("scl", c_double * 3)]
+
+
+class OtsBakeOptions(Structure):
+    _fields_ = [("world_space", c_bool), ("name", c_char_p)]
+
+
+class OtsFromCacheOptions(Structure):
+    _fields_ = [
+        ("fps", c_double),
+        ("source", c_int),
+        ("name", c_char_p),
+        ("private_cookie", c_uint32),
+    ]
+
+
+# Every mirrored struct with the C name it mirrors, for the ABI test.
+MIRRORED = {
+    "onescope_allocator": Allocator,
+    "onescope_parse_options": ParseOptions,
+    "onescope_buffer": Buffer,
+    "onescope_error": Error,
+    "onescope_text": Text,
+    "onescope_pose_entity": PoseEntity,
+    "onescope_pose": Pose,
+    "onescope_pose_cache": PoseCacheStruct,
+    "onescope_pose_writer_options": PoseWriterOptions,
+    "onescope_sim_setup": SimSetup,
+    "onescope_link_block": LinkBlock,
+    "onescope_sim_def": SimDef,
+    "onescope_op": Op,
+    "onescope_op_reader": OpReader,
+    "onescope_sim_body_state": BodyState,
+    "onescope_replay_row": ReplayRow,
+    "onescope_verify_result": VerifyResult,
+    "onescope_ots_coordinate_system": OtsCoordinateSystem,
+    "onescope_ots_header": OtsHeader,
+    "onescope_ots_bone": OtsBone,
+    "onescope_ots_rig": OtsRigStruct,
+    "onescope_ots_source_modes": OtsSourceModes,
+    "onescope_ots_peg": OtsPeg,
+    "onescope_ots_clip": OtsClipStruct,
+    "onescope_ots_sample": OtsSample,
+    "onescope_ots_bake_options": OtsBakeOptions,
+    "onescope_ots_from_cache_options": OtsFromCacheOptions,
+}
+
+library_path = _find()
+lib = ctypes.CDLL(library_path)
+
+_P = POINTER
+_E = _P(Error)
+_cache_pp = _P(_P(PoseCacheStruct))
+_opts = _P(ParseOptions)
+
+# name: (restype, argtypes)
+_PROTOTYPES = {
+    "onescope_version_string": (c_char_p, []),
+    "onescope_error_format": (c_size_t, [_E, c_char_p, c_size_t]),
+    "onescope_error_name": (c_char_p, [c_int]),
+    "onescope_buffer_free": (None, [_P(Buffer)]),
+    # pose_cache.h
+    "onescope_pose_cache_parse": (c_int, [c_void_p, c_size_t, c_char_p, _opts, _cache_pp, _E]),
+    "onescope_pose_cache_create": (
+        c_int,
+        [c_uint8, c_uint32, c_uint32, c_void_p, _cache_pp, _E],
+    ),
+    "onescope_pose_cache_set_text": (
+        c_int,
+        [_P(PoseCacheStruct), c_int, c_char_p, c_size_t, _E],
+    ),
+    "onescope_pose_cache_set_entity_name": (
+        c_int,
+        [_P(PoseCacheStruct), c_uint32, c_char_p, c_size_t, _E],
+    ),
+    "onescope_pose_cache_free": (None, [_P(PoseCacheStruct)]),
+    "onescope_pose_cache_validate": (c_int, [_P(PoseCacheStruct), c_char_p, _E]),
+    "onescope_pose_cache_write": (c_int, [_P(PoseCacheStruct), c_void_p, _P(Buffer), _E]),
+    "onescope_pose_cache_read_file": (c_int, [c_char_p, _opts, _cache_pp, _E]),
+    "onescope_pose_cache_map": (c_int, [c_char_p, _opts, _cache_pp, _E]),
+    "onescope_pose_cache_write_file": (c_int, [_P(PoseCacheStruct), c_char_p, _E]),
+    "onescope_pose_cache_set_pose": (
+        c_int,
+        [_P(PoseCacheStruct), c_uint32, c_uint32, _P(Pose), _E],
+    ),
+    "onescope_pose_writer_open": (
+        c_int,
+        [c_char_p, _P(PoseCacheStruct), _P(PoseWriterOptions), c_void_p, _P(c_void_p), _E],
+    ),
+    "onescope_pose_writer_append": (c_int, [c_void_p, c_void_p, c_size_t, _E]),
+    "onescope_pose_writer_flush": (c_int, [c_void_p, _E]),
+    "onescope_pose_writer_frames": (c_uint64, [c_void_p]),
+    "onescope_pose_writer_close": (c_int, [c_void_p, _P(c_uint64), _E]),
+    "onescope_pose_writer_free": (None, [c_void_p]),
+    "onescope_pose_cache_recover": (
+        c_int,
+        [c_char_p, c_char_p, c_void_p, _P(c_uint32), _E],
+    ),
+    # sim.h
+    "onescope_sim_def_default": (SimDef, []),
+    "onescope_sim_create": (c_int, [_P(SimDef), c_void_p, _P(c_void_p), _E]),
+    "onescope_sim_create_from_snapshot": (
+        c_int,
+        [_P(SimDef), c_void_p, c_size_t, c_char_p, c_void_p, _P(c_void_p), _E],
+    ),
+    "onescope_sim_free": (None, [c_void_p]),
+    "onescope_sim_step": (c_int, [c_void_p, c_void_p, c_size_t, _E]),
+    "onescope_sim_dimensions": (c_uint8, [c_void_p]),
+    "onescope_sim_host_step": (c_uint64, [c_void_p]),
+    "onescope_sim_gravity": (c_int32, [c_void_p]),
+    "onescope_sim_body_count": (c_uint32, [c_void_p]),
+    "onescope_sim_body": (c_int, [c_void_p, c_uint32, _P(BodyState)]),
+    "onescope_sim_snapshot_size": (c_size_t, [c_void_p]),
+    "onescope_sim_snapshot": (c_size_t, [c_void_p, c_void_p, c_size_t]),
+    "onescope_sim_hash": (c_uint64, [c_void_p]),
+    "onescope_sim_has_fields": (c_bool, [c_void_p]),
+    "onescope_sim_field": (c_int, [c_void_p, c_int, c_void_p, c_size_t, _E]),
+    "onescope_op_size": (c_size_t, [c_uint8]),
+    "onescope_op_encode": (c_size_t, [c_uint8, _P(Op), c_void_p, c_size_t, _E]),
+    "onescope_op_reader_init": (
+        None,
+        [_P(OpReader), c_uint8, c_void_p, c_size_t, c_char_p, c_uint64],
+    ),
+    "onescope_op_reader_next": (c_int, [_P(OpReader), _P(Op), _E]),
+    # replay.h
+    "onescope_replay_flags": (c_uint16, [c_void_p]),
+    "onescope_replay_setup": (SimSetup, [c_void_p]),
+    "onescope_replay_link": (LinkBlock, [c_void_p]),
+    "onescope_replay_step_count": (c_uint32, [c_void_p]),
+    "onescope_replay_has_start_snapshot": (c_bool, [c_void_p]),
+    "onescope_replay_start_snapshot": (_P(c_uint8), [c_void_p, _P(c_size_t)]),
+    "onescope_replay_start_step": (c_uint64, [c_void_p]),
+    "onescope_replay_has_hash_rows": (c_bool, [c_void_p]),
+    "onescope_replay_hash_rows": (_P(c_uint64), [c_void_p]),
+    "onescope_replay_input_bytes": (c_uint64, [c_void_p]),
+    "onescope_replay_parse": (c_int, [c_void_p, c_size_t, c_char_p, _opts, _P(c_void_p), _E]),
+    "onescope_replay_read_file": (c_int, [c_char_p, _opts, _P(c_void_p), _E]),
+    "onescope_replay_create": (
+        c_int,
+        [_P(SimSetup), _P(LinkBlock), c_void_p, _P(c_void_p), _E],
+    ),
+    "onescope_replay_set_start_snapshot": (c_int, [c_void_p, c_void_p, c_size_t, _E]),
+    "onescope_replay_append_step": (c_int, [c_void_p, c_void_p, c_size_t, _E]),
+    "onescope_replay_append_ops": (c_int, [c_void_p, _P(Op), c_size_t, _E]),
+    "onescope_replay_set_hash_rows": (c_int, [c_void_p, _P(c_uint64), c_size_t, _E]),
+    "onescope_replay_compute_hash_rows": (c_int, [c_void_p, _E]),
+    "onescope_replay_step_input": (
+        c_int,
+        [c_void_p, c_uint32, _P(_P(c_uint8)), _P(c_size_t)],
+    ),
+    "onescope_replay_free": (None, [c_void_p]),
+    "onescope_replay_write": (c_int, [c_void_p, c_void_p, _P(Buffer), _E]),
+    "onescope_replay_write_file": (c_int, [c_void_p, c_char_p, _E]),
+    "onescope_replay_start_world": (c_int, [c_void_p, c_void_p, _P(c_void_p), _E]),
+    "onescope_replay_run": (c_int, [c_void_p, c_void_p, ReplayCallback, c_void_p, _E]),
+    "onescope_replay_verify": (c_int, [c_void_p, c_void_p, _P(VerifyResult), c_char_p, _E]),
+    # ots.h
+    "onescope_ots_rig_parse": (
+        c_int,
+        [c_void_p, c_size_t, c_char_p, _opts, _P(_P(OtsRigStruct)), _E],
+    ),
+    "onescope_ots_clip_parse": (
+        c_int,
+        [c_void_p, c_size_t, c_char_p, _opts, _P(_P(OtsClipStruct)), _E],
+    ),
+    "onescope_ots_rig_free": (None, [_P(OtsRigStruct)]),
+    "onescope_ots_clip_free": (None, [_P(OtsClipStruct)]),
+    "onescope_ots_rig_write": (c_int, [_P(OtsRigStruct), c_void_p, _P(Buffer), _E]),
+    "onescope_ots_clip_write": (c_int, [_P(OtsClipStruct), c_void_p, _P(Buffer), _E]),
+    "onescope_ots_peg_sample": (None, [_P(OtsPeg), c_int, c_double, _P(OtsSample)]),
+    "onescope_ots_euler_to_quat": (None, [_P(c_double), c_int, _P(c_double)]),
+    "onescope_ots_quat_to_euler_xyz": (None, [_P(c_double), _P(c_double)]),
+    "onescope_ots_bake_options_default": (OtsBakeOptions, []),
+    "onescope_ots_from_cache_options_default": (OtsFromCacheOptions, []),
+    "onescope_ots_clip_to_pose_cache": (
+        c_int,
+        [_P(OtsClipStruct), _P(OtsBakeOptions), c_void_p, _cache_pp, _E],
+    ),
+    "onescope_ots_clip_from_pose_cache": (
+        c_int,
+        [_P(PoseCacheStruct), _P(OtsFromCacheOptions), c_void_p, _P(_P(OtsClipStruct)), _E],
+    ),
+    "onescope_ots_pose_cache_to_anm": (
+        c_int,
+        [_P(PoseCacheStruct), _P(OtsFromCacheOptions), c_void_p, _P(Buffer), _E],
+    ),
+    "onescope_format_detect": (c_int, [c_void_p, c_size_t]),
+    "onescope_format_name": (c_char_p, [c_int]),
+    "onescope_file_read": (c_int, [c_char_p, c_size_t, c_void_p, _P(Buffer), _E]),
+    "onescope_file_write": (c_int, [c_char_p, c_void_p, c_size_t, _E]),
+}
+
+for _name, (_res, _args) in _PROTOTYPES.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args
+
