@@ -535,7 +535,7 @@ onescope_code onescope_replay_recover(const char *partial, const char *out_path,
     }
     uint8_t head_bytes[ONESCOPE_OS_OSTM_HEAD_MAX + 8];
     onescope_os_replay_head h;
-    uint64_t row0, records_at;
+    uint64_t row0 = 0, records_at = 0; /* set by read_partial_head when it succeeds */
     rc = read_partial_head(fd, partial, head_bytes, &h, &row0, &records_at, error);
     if (rc != ONESCOPE_OK) goto done;
     src_reader s = {fd, partial, NULL, DEFAULT_BUFFER, 0, 0, records_at};

@@ -337,9 +337,9 @@ class PoseWriter:
 
     ``head`` is a PoseCache giving dimensions, start step, metres per unit, texts and
     entities (its poses are ignored). As a context manager the writer closes on a normal
-    exit; when the block raises, the recording is abandoned (the partial is removed) and the
-    exception goes on. A process that dies mid-recording leaves PATH.partial for
-    :func:`recover`.
+    exit; when the block raises, the frames appended so far are written out and PATH.partial
+    stays for :func:`recover` (nothing is lost, as when the process dies; delete the partial to
+    abandon the recording), and the exception goes on.
 
         with onescope.PoseWriter("run.ospc", head) as w:
             for frame in frames:

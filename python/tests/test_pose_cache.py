@@ -193,13 +193,18 @@ def test_writer_context_manager_writes_what_was_appended(tmp_path):
     assert not (tmp_path / "rec.ospc.partial").exists()
 
 
-def test_writer_abandons_on_an_exception_and_refuses_bad_values(tmp_path):
+def test_writer_keeps_the_partial_on_an_exception_and_refuses_bad_values(tmp_path):
     out = tmp_path / "rec.ospc"
+    partial = tmp_path / "rec.ospc.partial"
     with pytest.raises(RuntimeError):
         with onescope.PoseWriter(out, _head()) as w:
             w.append(np.zeros((4, 3)))
             raise RuntimeError("the engine stopped")
-    assert not out.exists() and not (tmp_path / "rec.ospc.partial").exists()
+    assert not out.exists() and partial.exists()
+    assert onescope.recover(partial) == 1  # the frame appended before the exception
+    assert out.exists()
+    out.unlink()
+    partial.unlink()
     with pytest.raises(onescope.FormatError) as info:
         with onescope.PoseWriter(out, _head()) as w:
             w.append(np.full((4, 3), np.inf))
