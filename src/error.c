@@ -39,41 +39,6 @@ void onescope_error_clear(onescope_error *error) {
     memset(error, 0, sizeof *error);
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n) and its code point; 0 when s[0] does not start
- * one (same rules as onescope_os_utf8_valid: no overlongs, no surrogates, <= U+10FFFF). */
-static size_t utf8_char(const unsigned char *s, size_t n, uint32_t *cp_out) {
-    unsigned char c = s[0];
-    size_t len;
-    uint32_t min, cp;
-    if (c < 0x80) {
-        *cp_out = c;
-        return 1;
-    }
-    if ((c & 0xE0) == 0xC0) {
-        len = 2;
-        min = 0x80;
-        cp = c & 0x1Fu;
-    } else if ((c & 0xF0) == 0xE0) {
-        len = 3;
-        min = 0x800;
-        cp = c & 0x0Fu;
-    } else if ((c & 0xF8) == 0xF0) {
-        len = 4;
-        min = 0x10000;
-        cp = c & 0x07u;
-    } else {
-        return 0;
-    }
-    if (len > n) return 0;
-    for (size_t k = 1; k < len; k++) {
-        if ((s[k] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[k] & 0x3Fu);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    *cp_out = cp;
-    return len;
-}
-
 /* Code points that are valid UTF-8 yet can break or disguise a line: C1 controls (U+009B is
  * a terminal's CSI), line and paragraph separators, and the bidirectional overrides that can
  * make a terminal show text in another order than it has. */
@@ -87,7 +52,7 @@ static bool invisible(uint32_t cp) {
 static size_t escape_piece(const unsigned char *s, size_t n, bool quotes, char piece[8],
                            size_t *plen) {
     uint32_t cp = 0;
-    size_t len = utf8_char(s, n, &cp);
+    size_t len = onescope_os_utf8_char(s, n, &cp);
     int k;
     if (len == 0) {
         k = snprintf(piece, 8, "\\x%02X", (unsigned)s[0]); /* one invalid byte */

@@ -195,6 +195,9 @@ static inline int32_t onescope_os_draw(uint64_t *state, int32_t lo, int32_t hi) 
 /* Returns true when s[0..n) is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF);
  * otherwise false with *bad the offset of the first bad byte. */
 bool onescope_os_utf8_valid(const uint8_t *s, size_t n, size_t *bad);
+/* The length of the valid UTF-8 character at s[0..n) (same rules), with its code point in
+ * *cp; 0 when s[0] does not start one (or n is 0). */
+size_t onescope_os_utf8_char(const uint8_t *s, size_t n, uint32_t *cp);
 /* Copies src, always terminated; text that does not fit is cut at a whole UTF-8 character
  * and ends with "...". */
 void onescope_os_copy_text(char *dst, size_t size, const char *src);

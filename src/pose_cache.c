@@ -374,8 +374,10 @@ static onescope_code check_counts_fit(onescope_os_reader *r, size_t total, size_
 }
 
 /* total: the size of the whole input, which may be more than the reader holds (the push
- * validator hands it the header alone). */
-static onescope_code scan_header(onescope_os_reader *r, size_t total, ospc_header *h) {
+ * validator hands it the header alone). partial: the head of a partial recording
+ * (src/pose_writer.c), whose frame count must be the marker instead. */
+static onescope_code scan_header_as(onescope_os_reader *r, size_t total, ospc_header *h,
+                                    bool partial) {
     const uint8_t *magic;
     if (r->size < 4 && r->size > 0 && memcmp(r->data, "OSPC", r->size) != 0)
         return onescope_os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
@@ -401,17 +403,30 @@ static onescope_code scan_header(onescope_os_reader *r, size_t total, ospc_heade
     OS_TRY(check_entity_count(r, h->entity_count));
     OS_TRY(check_counts_fit(r, total, 12, "entity count", h->entity_count, h->entity_count, 1));
     OS_TRY(onescope_os_read_u32(r, "frame count", &h->frame_count));
-    OS_TRY(check_frame_count(r, h->frame_count));
-    OS_TRY(check_counts_fit(r, total, 16, "frame count", h->frame_count, h->entity_count,
-                            h->frame_count));
+    if (partial) {
+        if (h->frame_count != ONESCOPE_OS_OSPC_PARTIAL_MARK)
+            return onescope_os_reader_fail_at(
+                r, 16, ONESCOPE_E_RANGE, "frame count",
+                "the partial-recording marker 4294967295 (this is not a partial recording)", "%lu",
+                (unsigned long)h->frame_count);
+    } else {
+        OS_TRY(check_frame_count(r, h->frame_count));
+        OS_TRY(check_counts_fit(r, total, 16, "frame count", h->frame_count, h->entity_count,
+                                h->frame_count));
+    }
     OS_TRY(onescope_os_read_i64(r, "start step", &h->start_step));
     OS_TRY(check_start_step(r, h->start_step));
     OS_TRY(onescope_os_read_f64(r, "metres per unit", &h->metres_per_unit));
     OS_TRY(check_metres_per_unit(r, h->metres_per_unit));
+    if (partial) return ONESCOPE_OK; /* its frames are counted from the file's size */
     /* Both fit in size_t: check_counts_fit bounded them by the input's size. */
     h->pose_count = (size_t)h->entity_count * h->frame_count;
     h->pose_bytes = h->pose_count * ONESCOPE_OSPC_POSE_BYTES;
     return ONESCOPE_OK;
+}
+
+static onescope_code scan_header(onescope_os_reader *r, size_t total, ospc_header *h) {
+    return scan_header_as(r, total, h, false);
 }
 
 static onescope_code scan_text(onescope_os_reader *r, const char *field) {
@@ -1163,43 +1178,9 @@ onescope_code onescope_os_ospc_encode_head(const onescope_pose_cache *head, uint
     return ONESCOPE_OK;
 }
 
-/* The parser's header scan with one change: the frame count must be the partial marker, and
- * the counts must fit a file of at least one frame. */
+/* A partial recording's head is a cache's head whose frame count is the marker. */
 static onescope_code scan_partial_header(onescope_os_reader *r, ospc_header *h) {
-    const uint8_t *magic;
-    if (r->size < 4 && r->size > 0 && memcmp(r->data, "OSPC", r->size) != 0)
-        return onescope_os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
-                                          "%zu bytes that do not start it", r->size);
-    OS_TRY(onescope_os_read_bytes(r, "magic", 4, &magic));
-    if (memcmp(magic, "OSPC", 4) != 0)
-        return onescope_os_reader_fail_at(r, 0, ONESCOPE_E_MAGIC, "magic", "\"OSPC\"",
-                                          "%02x %02x %02x %02x", magic[0], magic[1], magic[2],
-                                          magic[3]);
-    uint16_t version, flags;
-    OS_TRY(onescope_os_read_u16(r, "version", &version));
-    if (version != ONESCOPE_OSPC_VERSION)
-        return onescope_os_reader_fail_at(r, 4, ONESCOPE_E_VERSION, "version", "1", "%u",
-                                          (unsigned)version);
-    OS_TRY(onescope_os_read_u16(r, "flags", &flags));
-    if (flags != 0)
-        return onescope_os_reader_fail_at(r, 6, ONESCOPE_E_FLAGS, "flags", "0", "%u",
-                                          (unsigned)flags);
-    OS_TRY(onescope_os_read_u8(r, "dimensions", &h->dimensions));
-    OS_TRY(check_dimensions(r, h->dimensions));
-    OS_TRY(onescope_os_read_zeros(r, "reserved", 3));
-    OS_TRY(onescope_os_read_u32(r, "entity count", &h->entity_count));
-    OS_TRY(check_entity_count(r, h->entity_count));
-    OS_TRY(check_counts_fit(r, r->size, 12, "entity count", h->entity_count, h->entity_count, 1));
-    OS_TRY(onescope_os_read_u32(r, "frame count", &h->frame_count));
-    if (h->frame_count != ONESCOPE_OS_OSPC_PARTIAL_MARK)
-        return onescope_os_reader_fail_at(
-            r, 16, ONESCOPE_E_RANGE, "frame count",
-            "the partial-recording marker 4294967295 (this is not a partial recording)", "%lu",
-            (unsigned long)h->frame_count);
-    OS_TRY(onescope_os_read_i64(r, "start step", &h->start_step));
-    OS_TRY(check_start_step(r, h->start_step));
-    OS_TRY(onescope_os_read_f64(r, "metres per unit", &h->metres_per_unit));
-    return check_metres_per_unit(r, h->metres_per_unit);
+    return scan_header_as(r, r->size, h, true);
 }
 
 onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, const char *name,
