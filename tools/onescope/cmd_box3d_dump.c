@@ -136,6 +136,10 @@ int cmd_box3d_dump(int argc, char **argv) {
     if (rc == ONESCOPE_OK && to_stdout) rc = onescope_pose_cache_write_file(cache, paths[1], &err);
     if (rc == ONESCOPE_OK && !to_stdout)
         rc = dump_frames(scene, cache, (uint32_t)steps, name, paths[1], &wo, &err);
+    if (rc != ONESCOPE_OK) {
+        cli_print_error(&err);
+        goto done;
+    }
     if (!cli.quiet && strcmp(paths[1], "-") != 0)
         printf("%s: %u bodies, %lld steps -> %s\n", name, scene->body_count, steps, paths[1]);
     status = CLI_OK;
