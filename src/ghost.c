@@ -27,10 +27,14 @@ static float absent_x(void) {
 
 typedef struct ghost_run {
     uint32_t from;
-    uint32_t last;              /* from + frames - 1 */
-    uint32_t body_count;        /* pass 1: the bodies at the last frame */
-    uint64_t start_step;        /* host step of row from */
-    onescope_pose_cache *cache; /* pass 2: filled */
+    uint32_t last;        /* from + frames - 1 */
+    uint32_t body_count;  /* pass 1: the bodies at the last frame */
+    uint64_t start_step;  /* host step of row from */
+    onescope_pose *poses; /* pass 2, in memory: frame-major, frames x body_count */
+    onescope_pose *frame; /* pass 2, streaming: one frame, appended to writer */
+    onescope_pose_writer *writer;
+    onescope_code rc; /* the writer's failure, which stops the run */
+    onescope_error *error;
     int32_t offset[3];
     float nan;
 } ghost_run;
@@ -43,25 +47,37 @@ static bool count_pass(void *user, const onescope_replay_row *row) {
     return true;
 }
 
-static bool fill_pass(void *user, const onescope_replay_row *row) {
-    ghost_run *g = user;
-    if (row->index < g->from) return false;
-    uint32_t frame = row->index - g->from;
-    onescope_pose_cache *c = g->cache;
-    uint32_t held = onescope_sim_body_count(row->sim);
-    for (uint32_t i = 0; i < c->entity_count; i++) {
-        onescope_pose *p = &c->poses[(size_t)frame * c->entity_count + i];
+/* One frame of poses from the world at a row: the one frame code of both paths. */
+static void fill_frame(const ghost_run *g, const onescope_sim *sim, onescope_pose *poses) {
+    uint32_t held = onescope_sim_body_count(sim);
+    for (uint32_t i = 0; i < g->body_count; i++) {
+        onescope_pose *p = &poses[i];
         onescope_sim_body_state b;
         memset(p, 0, sizeof *p);
         p->rotation[3] = 1.0f;
-        if (i >= held || onescope_sim_body(row->sim, i, &b) != ONESCOPE_OK || b.alive != 1) {
+        if (i >= held || onescope_sim_body(sim, i, &b) != ONESCOPE_OK || b.alive != 1) {
             p->position[0] = g->nan;
             continue;
         }
         /* |position + offset| <= 1010000 < 2^24: the float is exact */
         for (int a = 0; a < 3; a++) p->position[a] = (float)(b.position[a] + g->offset[a]);
     }
+}
+
+static bool fill_pass(void *user, const onescope_replay_row *row) {
+    ghost_run *g = user;
+    if (row->index < g->from) return false;
+    size_t frame = row->index - g->from;
+    fill_frame(g, row->sim, &g->poses[frame * g->body_count]);
     return row->index >= g->last;
+}
+
+static bool append_pass(void *user, const onescope_replay_row *row) {
+    ghost_run *g = user;
+    if (row->index < g->from) return false;
+    fill_frame(g, row->sim, g->frame);
+    g->rc = onescope_pose_writer_append(g->writer, g->frame, g->body_count, g->error);
+    return g->rc != ONESCOPE_OK || row->index >= g->last;
 }
 
 static const char *base_name(const char *path) {
@@ -71,59 +87,60 @@ static const char *base_name(const char *path) {
     return b;
 }
 
-static onescope_code ghost_create(const onescope_replay *replay,
-                                  const onescope_ghost_options *options,
-                                  const onescope_allocator *a, onescope_pose_cache **out,
-                                  onescope_error *error) {
-    if (replay == NULL || out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, NULL, NULL,
-                                "replay and out must not be NULL");
-    *out = NULL;
-    onescope_ghost_options o = options ? *options : onescope_ghost_options_default();
-    if (o.internal_cookie != OPTIONS_COOKIE)
+/* Checks the options and runs the count pass: everything the output's size depends on. */
+static onescope_code ghost_plan(const onescope_replay *replay,
+                                const onescope_ghost_options *options, const onescope_allocator *a,
+                                onescope_ghost_options *o, ghost_run *g, onescope_error *error) {
+    *o = options ? *options : onescope_ghost_options_default();
+    if (o->internal_cookie != OPTIONS_COOKIE)
         return onescope_os_fail(
             error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, "onescope_ghost_options",
             "options from onescope_ghost_options_default()",
-            "options without their cookie (0x%08x)", (unsigned)o.internal_cookie);
-    if (o.frames < 1 || o.frames > ONESCOPE_OSPC_MAX_FRAMES)
+            "options without their cookie (0x%08x)", (unsigned)o->internal_cookie);
+    if (o->frames < 1 || o->frames > ONESCOPE_OSPC_MAX_FRAMES)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "frames",
-                                "1 to 4194304", "%" PRIu32, o.frames);
-    uint64_t last = (uint64_t)o.from + o.frames - 1;
+                                "1 to 4194304", "%" PRIu32, o->frames);
+    uint64_t last = (uint64_t)o->from + o->frames - 1;
     uint32_t step_count = onescope_replay_step_count(replay);
     onescope_sim_setup setup = onescope_replay_setup(replay);
     if (last > step_count)
         return onescope_os_fail(
             error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "from + frames", NULL,
-            "rows %" PRIu32 " to %" PRIu64 " of a replay whose last row is %" PRIu32, o.from, last,
+            "rows %" PRIu32 " to %" PRIu64 " of a replay whose last row is %" PRIu32, o->from, last,
             step_count);
     for (int i = 0; i < 3; i++) {
-        if (o.offset[i] < -ONESCOPE_GHOST_MAX_OFFSET || o.offset[i] > ONESCOPE_GHOST_MAX_OFFSET)
+        if (o->offset[i] < -ONESCOPE_GHOST_MAX_OFFSET || o->offset[i] > ONESCOPE_GHOST_MAX_OFFSET)
             return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset",
-                                    "-1000000 to 1000000 mm per axis", "%" PRId32, o.offset[i]);
+                                    "-1000000 to 1000000 mm per axis", "%" PRId32, o->offset[i]);
     }
-    if (setup.dimensions == 2 && o.offset[2] != 0)
+    if (setup.dimensions == 2 && o->offset[2] != 0)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset z",
-                                "0 in a 2D world", "%" PRId32, o.offset[2]);
-
-    ghost_run g;
-    memset(&g, 0, sizeof g);
-    g.from = o.from;
-    g.last = (uint32_t)last;
-    memcpy(g.offset, o.offset, sizeof g.offset);
-    g.nan = absent_x();
-    OS_TRY(onescope_replay_run(replay, a, count_pass, &g, error));
-    if (g.start_step > (uint64_t)INT64_MAX)
+                                "0 in a 2D world", "%" PRId32, o->offset[2]);
+    memset(g, 0, sizeof *g);
+    g->from = o->from;
+    g->last = (uint32_t)last;
+    memcpy(g->offset, o->offset, sizeof g->offset);
+    g->nan = absent_x();
+    OS_TRY(onescope_replay_run(replay, a, count_pass, g, error));
+    if (g->start_step > (uint64_t)INT64_MAX)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "start step",
                                 "at most 2^63 - 1 (a pose cache's start step)", "%" PRIu64,
-                                g.start_step);
+                                g->start_step);
+    return ONESCOPE_OK;
+}
 
+/* The cache without its poses (one frame of identity poses): entities and texts. */
+static onescope_code ghost_head(const onescope_replay *replay, const onescope_ghost_options *o,
+                                const ghost_run *g, const onescope_allocator *a,
+                                onescope_pose_cache **out, onescope_error *error) {
+    onescope_sim_setup setup = onescope_replay_setup(replay);
     onescope_pose_cache *c;
-    OS_TRY(onescope_pose_cache_create(setup.dimensions, g.body_count, o.frames, a, &c, error));
-    c->start_step = (int64_t)g.start_step;
+    OS_TRY(onescope_pose_cache_create(setup.dimensions, g->body_count, 1, a, &c, error));
+    c->start_step = (int64_t)g->start_step;
     c->metres_per_unit = 0.001;
     onescope_code rc = ONESCOPE_OK;
     char text[160];
-    for (uint32_t i = 0; i < g.body_count && rc == ONESCOPE_OK; i++) {
+    for (uint32_t i = 0; i < g->body_count && rc == ONESCOPE_OK; i++) {
         c->entities[i].id = (uint64_t)i + 1;
         c->entities[i].shape = ONESCOPE_SHAPE_SPHERE;
         c->entities[i].size[0] = (float)ONESCOPE_GHOST_BODY_RADIUS;
@@ -142,7 +159,7 @@ static onescope_code ghost_create(const onescope_replay *replay,
         {ONESCOPE_POSE_TEXT_LIBRARY_VERSION, ONESCOPE_VERSION_STRING,
          strlen(ONESCOPE_VERSION_STRING)},
         {ONESCOPE_POSE_TEXT_SCENE, text, (size_t)n},
-        {ONESCOPE_POSE_TEXT_LABEL, o.label ? o.label : "", o.label ? strlen(o.label) : 0},
+        {ONESCOPE_POSE_TEXT_LABEL, o->label ? o->label : "", o->label ? strlen(o->label) : 0},
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0] && rc == ONESCOPE_OK; i++) {
         if (texts[i].length > ONESCOPE_OSPC_MAX_TEXT) {
@@ -153,15 +170,67 @@ static onescope_code ghost_create(const onescope_replay *replay,
         rc =
             onescope_pose_cache_set_text(c, texts[i].field, texts[i].value, texts[i].length, error);
     }
-    if (rc == ONESCOPE_OK && o.replay_name != NULL) {
-        const char *b = base_name(o.replay_name);
+    if (rc == ONESCOPE_OK && o->replay_name != NULL) {
+        const char *b = base_name(o->replay_name);
         size_t len = strlen(b);
         if (len <= ONESCOPE_OSPC_MAX_TEXT && onescope_file_name_is_plain(b, len))
             rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, b, len, error);
     }
+    if (rc != ONESCOPE_OK) {
+        onescope_pose_cache_free(c);
+        return rc;
+    }
+    *out = c;
+    return ONESCOPE_OK;
+}
+
+/* Refuses, from the head and the frame count alone, a ghost whose file would pass limit:
+ * before a pose is computed or a byte written (the limit is checked, not discovered). */
+static onescope_code check_size(const onescope_pose_cache *head, uint32_t frames, uint64_t limit,
+                                const onescope_allocator *a, onescope_error *error) {
+    onescope_buffer bytes;
+    OS_TRY(onescope_pose_cache_write(head, a, &bytes, error)); /* head + one frame */
+    uint64_t frame_bytes = (uint64_t)head->entity_count * ONESCOPE_OSPC_POSE_BYTES;
+    uint64_t total = bytes.size + (uint64_t)(frames - 1) * frame_bytes;
+    onescope_buffer_free(&bytes);
+    if (total <= limit) return ONESCOPE_OK;
+    char expected[128];
+    snprintf(expected, sizeof expected, "at most %" PRIu64 " bytes (the pose-cache file limit%s)",
+             limit, "; ask for segments");
+    return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, ghost_name, OS_NO_OFFSET, "output size",
+                            expected,
+                            "%" PRIu64 " bytes (%" PRIu32 " frames of %" PRIu32 " bodies)", total,
+                            frames, head->entity_count);
+}
+
+static onescope_code ghost_create(const onescope_replay *replay,
+                                  const onescope_ghost_options *options,
+                                  const onescope_allocator *a, onescope_pose_cache **out,
+                                  onescope_error *error) {
+    if (replay == NULL || out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, NULL, NULL,
+                                "replay and out must not be NULL");
+    *out = NULL;
+    onescope_ghost_options o;
+    ghost_run g;
+    OS_TRY(ghost_plan(replay, options, a, &o, &g, error));
+    onescope_pose_cache *c;
+    OS_TRY(ghost_head(replay, &o, &g, a, &c, error));
+    onescope_code rc = check_size(c, o.frames, ONESCOPE_MAX_INPUT_BYTES, a, error);
     if (rc == ONESCOPE_OK) {
-        g.cache = c;
-        rc = onescope_replay_run(replay, a, fill_pass, &g, error);
+        /* the head's one frame grows to every frame; the size check bounds it */
+        onescope_pose *poses =
+            onescope_os_calloc(c->allocator, (size_t)o.frames * g.body_count, sizeof *poses);
+        if (poses == NULL) {
+            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, ghost_name, OS_NO_OFFSET, "poses", NULL,
+                                  "could not allocate memory");
+        } else {
+            onescope_os_free(c->allocator, c->poses);
+            c->poses = poses;
+            c->frame_count = o.frames;
+            g.poses = poses;
+            rc = onescope_replay_run(replay, a, fill_pass, &g, error);
+        }
     }
     if (rc == ONESCOPE_OK) rc = onescope_pose_cache_validate(c, ghost_name, error);
     if (rc != ONESCOPE_OK) {
@@ -173,12 +242,70 @@ static onescope_code ghost_create(const onescope_replay *replay,
 }
 
 /* Every failure, nested ones included, names the caller's input when it gave one. */
+static onescope_code relabel(onescope_code rc, const onescope_ghost_options *options,
+                             onescope_error *error) {
+    if (rc != ONESCOPE_OK && error != NULL && options != NULL && options->name != NULL)
+        onescope_os_copy_text(error->input, sizeof error->input, options->name);
+    return rc;
+}
+
+/* Failures about the replay or the options name the input; the writer's own (the output
+ * file: create, write, rename) keep the output's name. */
+static onescope_code ghost_write(const onescope_replay *replay,
+                                 const onescope_ghost_options *options, const char *path,
+                                 const onescope_pose_writer_options *writer_options,
+                                 const onescope_allocator *a, onescope_ghost_result *result,
+                                 onescope_error *error) {
+    if (result != NULL) memset(result, 0, sizeof *result);
+    if (replay == NULL || path == NULL)
+        return relabel(onescope_os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, NULL,
+                                        NULL, "replay and path must not be NULL"),
+                       options, error);
+    onescope_ghost_options o;
+    ghost_run g;
+    OS_TRY(relabel(ghost_plan(replay, options, a, &o, &g, error), options, error));
+    onescope_pose_cache *head;
+    OS_TRY(relabel(ghost_head(replay, &o, &g, a, &head, error), options, error));
+    onescope_pose_writer_options wo =
+        writer_options ? *writer_options : onescope_pose_writer_options_default();
+    uint64_t limit = wo.max_segment_bytes == 0 || wo.max_segment_bytes > ONESCOPE_MAX_INPUT_BYTES
+                         ? ONESCOPE_MAX_INPUT_BYTES
+                         : wo.max_segment_bytes;
+    onescope_code rc = wo.segments ? ONESCOPE_OK : check_size(head, o.frames, limit, a, error);
+    (void)relabel(rc, options, error);
+    onescope_pose_writer *w = NULL;
+    if (rc == ONESCOPE_OK) rc = onescope_pose_writer_open(path, head, &wo, a, &w, error);
+    if (rc == ONESCOPE_OK) {
+        g.frame = head->poses; /* the head's one frame is the frame buffer */
+        g.writer = w;
+        g.error = error;
+        rc = onescope_replay_run(replay, a, append_pass, &g, error);
+        if (rc != ONESCOPE_OK) (void)relabel(rc, options, error); /* the run itself failed */
+        if (rc == ONESCOPE_OK) rc = g.rc;
+    }
+    uint64_t frames = 0;
+    if (rc == ONESCOPE_OK) rc = onescope_pose_writer_close(w, &frames, error);
+    if (rc == ONESCOPE_OK && result != NULL) {
+        result->entity_count = head->entity_count;
+        result->frame_count = (uint32_t)frames;
+        result->start_step = head->start_step;
+    }
+    onescope_pose_writer_free(w); /* unclosed after a failure: removes the partial */
+    onescope_pose_cache_free(head);
+    return rc;
+}
+
 onescope_code onescope_ghost_create(const onescope_replay *replay,
                                     const onescope_ghost_options *options,
                                     const onescope_allocator *a, onescope_pose_cache **out,
                                     onescope_error *error) {
-    onescope_code rc = ghost_create(replay, options, a, out, error);
-    if (rc != ONESCOPE_OK && error != NULL && options != NULL && options->name != NULL)
-        onescope_os_copy_text(error->input, sizeof error->input, options->name);
-    return rc;
+    return relabel(ghost_create(replay, options, a, out, error), options, error);
+}
+
+onescope_code onescope_ghost_write(const onescope_replay *replay,
+                                   const onescope_ghost_options *options, const char *path,
+                                   const onescope_pose_writer_options *writer_options,
+                                   const onescope_allocator *allocator,
+                                   onescope_ghost_result *result, onescope_error *error) {
+    return ghost_write(replay, options, path, writer_options, allocator, result, error);
 }

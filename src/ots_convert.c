@@ -224,30 +224,49 @@ static onescope_code bake_limits(const onescope_ots_clip *clip, const char *name
     return ONESCOPE_OK;
 }
 
-/* Bakes a clip that has passed the rules; parents is what that one pass found. */
-static onescope_code bake_checked(const onescope_ots_clip *clip, const size_t *parents,
+/* A clip being baked: the peg order (parents before children) and one frame's world
+ * transforms. Both the in-memory bake and the streaming one sample through bake_frame. */
+typedef struct bake_run {
+    const onescope_ots_clip *clip;
+    const size_t *parents;
+    size_t *order;
+    double *world; /* 7 per peg: position, then quaternion w x y z */
+    bool compose;
+    int64_t frames;
+    const char *name;
+} bake_run;
+
+static void bake_release(const onescope_allocator *a, bake_run *b) {
+    onescope_os_free(a, b->order);
+    onescope_os_free(a, b->world);
+}
+
+static onescope_code bake_prepare(const onescope_ots_clip *clip, const size_t *parents,
                                   const onescope_ots_bake_options *o, const char *name,
-                                  const onescope_allocator *a, onescope_pose_cache **out,
-                                  onescope_error *error) {
+                                  const onescope_allocator *a, bake_run *b, onescope_error *error) {
+    memset(b, 0, sizeof *b);
     OS_TRY(bake_limits(clip, name, error));
-    int64_t frames = (int64_t)clip->frame_range[1] - clip->frame_range[0] + 1;
-    bool compose = !o->world_space;
+    b->clip = clip;
+    b->parents = parents;
+    b->name = name;
+    b->frames = (int64_t)clip->frame_range[1] - clip->frame_range[0] + 1;
+    b->compose = !o->world_space;
     size_t n = clip->peg_count;
     ots_ctx c;
     onescope_os_json_ctx_init(&c, name, a, error);
-    size_t *order = onescope_os_calloc(a, n, sizeof *order);
+    b->order = onescope_os_calloc(a, n, sizeof *b->order);
     size_t *depth = onescope_os_calloc(a, n, sizeof *depth);
-    double *world = onescope_os_calloc(a, n, 7 * sizeof *world);
+    b->world = onescope_os_calloc(a, n, 7 * sizeof *b->world);
     size_t *starts = NULL;
-    onescope_pose_cache *cache = NULL;
     onescope_code rc = ONESCOPE_OK;
-    if (order == NULL || depth == NULL || world == NULL) {
+    if (b->order == NULL || depth == NULL || b->world == NULL) {
         rc = onescope_os_json_nomem(&c);
         goto done;
     }
+    size_t *order = b->order;
     /* parents before children: order by chain depth (counting sort; loops were refused) */
     size_t max_depth = 0;
-    for (size_t i = 0; i < n; i++) depth[i] = compose ? SIZE_MAX : 0; /* SIZE_MAX: not known yet */
+    for (size_t i = 0; i < n; i++) depth[i] = b->compose ? SIZE_MAX : 0; /* SIZE_MAX: unknown */
     for (size_t i = 0; i < n; i++) {
         /* climb to a peg of known depth (or past a root), stacking the chain in order[] */
         size_t top = 0, j = i;
@@ -268,67 +287,163 @@ static onescope_code bake_checked(const onescope_ots_clip *clip, const size_t *p
     for (size_t i = 0; i < n; i++) starts[depth[i] + 1]++;
     for (size_t d = 1; d <= max_depth + 1; d++) starts[d] += starts[d - 1];
     for (size_t i = 0; i < n; i++) order[starts[depth[i]]++] = i;
-    if ((rc = onescope_pose_cache_create(3, (uint32_t)n, (uint32_t)frames, a, &cache, error)) !=
-        ONESCOPE_OK)
-        goto done;
-    cache->start_step = clip->frame_range[0];
-    cache->metres_per_unit = 1.0;
-    if ((rc = onescope_pose_cache_set_text(cache, ONESCOPE_POSE_TEXT_UNIT_NAME, "m", 1, error)) !=
-        ONESCOPE_OK)
-        goto done;
-    for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(clip->pegs[i].name);
-        if (len > ONESCOPE_OSPC_MAX_TEXT) {
-            rc = onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "pegs[].name",
-                                  "a name of at most 1024 bytes (an OSPC entity name)", "%zu bytes",
-                                  len);
-            goto done;
-        }
-        if ((rc = onescope_pose_cache_set_entity_name(cache, (uint32_t)i, clip->pegs[i].name, len,
-                                                      error)) != ONESCOPE_OK)
-            goto done;
-    }
-    onescope_ots_rot_order ro = clip->header.coordinate_system.rot_order;
-    for (int64_t f = 0; f < frames; f++) {
-        double frame = (double)(clip->frame_range[0] + f);
-        for (size_t r = 0; r < n; r++) {
-            size_t i = order[r];
-            onescope_ots_sample s;
-            onescope_ots_peg_sample(&clip->pegs[i], ro, frame, &s);
-            double *w = &world[i * 7];
-            if (compose && parents[i] != SIZE_MAX) {
-                const double *pw = &world[parents[i] * 7];
-                double v[3];
-                quat_rotate(pw + 3, s.pos, v);
-                for (int k = 0; k < 3; k++) w[k] = pw[k] + v[k];
-                quat_mul(pw + 3, s.rot_quat, w + 3);
-            } else {
-                memcpy(w, s.pos, 3 * sizeof *w);
-                memcpy(w + 3, s.rot_quat, 4 * sizeof *w);
-            }
-            onescope_pose *p = &cache->poses[(size_t)f * n + i];
-            for (int k = 0; k < 3; k++) p->position[k] = (float)w[k];
-            p->rotation[0] = (float)w[4];
-            p->rotation[1] = (float)w[5];
-            p->rotation[2] = (float)w[6];
-            p->rotation[3] = (float)w[3];
-            for (int k = 0; k < 3; k++)
-                if (!isfinite(p->position[k])) {
-                    rc = onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "position",
-                                          "a world position that fits a 32-bit float",
-                                          "%g at frame %.0f", w[k], frame);
-                    goto done;
-                }
-        }
-    }
-    *out = cache;
-    cache = NULL;
 done:
-    onescope_pose_cache_free(cache);
-    onescope_os_free(a, order);
     onescope_os_free(a, depth);
     onescope_os_free(a, starts);
-    onescope_os_free(a, world);
+    if (rc != ONESCOPE_OK) bake_release(a, b);
+    return rc;
+}
+
+/* The cache without its poses (one frame): 3D, one point entity per peg, unit "m". */
+static onescope_code bake_head(const bake_run *b, const onescope_allocator *a,
+                               onescope_pose_cache **out, onescope_error *error) {
+    const onescope_ots_clip *clip = b->clip;
+    onescope_pose_cache *cache;
+    OS_TRY(onescope_pose_cache_create(3, (uint32_t)clip->peg_count, 1, a, &cache, error));
+    cache->start_step = clip->frame_range[0];
+    cache->metres_per_unit = 1.0;
+    onescope_code rc =
+        onescope_pose_cache_set_text(cache, ONESCOPE_POSE_TEXT_UNIT_NAME, "m", 1, error);
+    for (size_t i = 0; i < clip->peg_count && rc == ONESCOPE_OK; i++) {
+        size_t len = strlen(clip->pegs[i].name);
+        if (len > ONESCOPE_OSPC_MAX_TEXT)
+            rc = onescope_os_fail(error, ONESCOPE_E_RANGE, b->name, OS_NO_OFFSET, "pegs[].name",
+                                  "a name of at most 1024 bytes (an OSPC entity name)", "%zu bytes",
+                                  len);
+        else
+            rc = onescope_pose_cache_set_entity_name(cache, (uint32_t)i, clip->pegs[i].name, len,
+                                                     error);
+    }
+    if (rc != ONESCOPE_OK) {
+        onescope_pose_cache_free(cache);
+        return rc;
+    }
+    *out = cache;
+    return ONESCOPE_OK;
+}
+
+/* Samples frame f (0-based within frame_range) of every peg into poses[0..peg_count). */
+static onescope_code bake_frame(bake_run *b, int64_t f, onescope_pose *poses,
+                                onescope_error *error) {
+    const onescope_ots_clip *clip = b->clip;
+    onescope_ots_rot_order ro = clip->header.coordinate_system.rot_order;
+    double frame = (double)(clip->frame_range[0] + f);
+    for (size_t r = 0; r < clip->peg_count; r++) {
+        size_t i = b->order[r];
+        onescope_ots_sample s;
+        onescope_ots_peg_sample(&clip->pegs[i], ro, frame, &s);
+        double *w = &b->world[i * 7];
+        if (b->compose && b->parents[i] != SIZE_MAX) {
+            const double *pw = &b->world[b->parents[i] * 7];
+            double v[3];
+            quat_rotate(pw + 3, s.pos, v);
+            for (int k = 0; k < 3; k++) w[k] = pw[k] + v[k];
+            quat_mul(pw + 3, s.rot_quat, w + 3);
+        } else {
+            memcpy(w, s.pos, 3 * sizeof *w);
+            memcpy(w + 3, s.rot_quat, 4 * sizeof *w);
+        }
+        onescope_pose *p = &poses[i];
+        for (int k = 0; k < 3; k++) p->position[k] = (float)w[k];
+        p->rotation[0] = (float)w[4];
+        p->rotation[1] = (float)w[5];
+        p->rotation[2] = (float)w[6];
+        p->rotation[3] = (float)w[3];
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(p->position[k]))
+                return onescope_os_fail(error, ONESCOPE_E_RANGE, b->name, OS_NO_OFFSET, "position",
+                                        "a world position that fits a 32-bit float",
+                                        "%g at frame %.0f", w[k], frame);
+    }
+    return ONESCOPE_OK;
+}
+
+/* Refuses, from the pegs and the frame range alone, a bake whose file would pass limit:
+ * before a frame is sampled or a byte written. */
+static onescope_code bake_check_size(const onescope_pose_cache *head, int64_t frames,
+                                     uint64_t limit, const char *name, const onescope_allocator *a,
+                                     onescope_error *error) {
+    onescope_buffer bytes;
+    OS_TRY(onescope_pose_cache_write(head, a, &bytes, error)); /* head + one frame */
+    uint64_t frame_bytes = (uint64_t)head->entity_count * ONESCOPE_OSPC_POSE_BYTES;
+    uint64_t total = bytes.size + (uint64_t)(frames - 1) * frame_bytes;
+    onescope_buffer_free(&bytes);
+    if (total <= limit) return ONESCOPE_OK;
+    char expected[128];
+    snprintf(expected, sizeof expected,
+             "at most %llu bytes (the pose-cache file limit; ask for segments)",
+             (unsigned long long)limit);
+    return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size",
+                            expected, "%llu bytes (%lld frames of %u pegs)",
+                            (unsigned long long)total, (long long)frames,
+                            (unsigned)head->entity_count);
+}
+
+/* Bakes a clip that has passed the rules; parents is what that one pass found. */
+static onescope_code bake_checked(const onescope_ots_clip *clip, const size_t *parents,
+                                  const onescope_ots_bake_options *o, const char *name,
+                                  const onescope_allocator *a, onescope_pose_cache **out,
+                                  onescope_error *error) {
+    bake_run b;
+    OS_TRY(bake_prepare(clip, parents, o, name, a, &b, error));
+    onescope_pose_cache *cache = NULL;
+    onescope_code rc = bake_head(&b, a, &cache, error);
+    if (rc == ONESCOPE_OK)
+        rc = bake_check_size(cache, b.frames, ONESCOPE_MAX_INPUT_BYTES, name, a, error);
+    if (rc == ONESCOPE_OK) {
+        /* the head's one frame grows to every frame; the size check bounds it */
+        size_t n = clip->peg_count;
+        onescope_pose *poses = onescope_os_calloc(a, (size_t)b.frames * n, sizeof *poses);
+        if (poses == NULL) {
+            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "poses", NULL,
+                                  "could not allocate memory");
+        } else {
+            onescope_os_free(a, cache->poses);
+            cache->poses = poses;
+            cache->frame_count = (uint32_t)b.frames;
+            for (int64_t f = 0; f < b.frames && rc == ONESCOPE_OK; f++)
+                rc = bake_frame(&b, f, &poses[(size_t)f * n], error);
+        }
+    }
+    bake_release(a, &b);
+    if (rc != ONESCOPE_OK) {
+        onescope_pose_cache_free(cache);
+        return rc;
+    }
+    *out = cache;
+    return ONESCOPE_OK;
+}
+
+/* The same bake streamed to path; failures of the clip name `name`, the writer's (the
+ * output file) keep the output's name. */
+static onescope_code bake_to_file(const onescope_ots_clip *clip, const size_t *parents,
+                                  const onescope_ots_bake_options *o, const char *name,
+                                  const char *path, const onescope_pose_writer_options *wopt,
+                                  const onescope_allocator *a, uint64_t *frames,
+                                  onescope_error *error) {
+    bake_run b;
+    OS_TRY(bake_prepare(clip, parents, o, name, a, &b, error));
+    onescope_pose_writer_options wo = wopt ? *wopt : onescope_pose_writer_options_default();
+    uint64_t limit = wo.max_segment_bytes == 0 || wo.max_segment_bytes > ONESCOPE_MAX_INPUT_BYTES
+                         ? ONESCOPE_MAX_INPUT_BYTES
+                         : wo.max_segment_bytes;
+    onescope_pose_cache *head = NULL;
+    onescope_code rc = bake_head(&b, a, &head, error);
+    if (rc == ONESCOPE_OK && !wo.segments)
+        rc = bake_check_size(head, b.frames, limit, name, a, error);
+    if (rc != ONESCOPE_OK && error != NULL)
+        onescope_os_copy_text(error->input, sizeof error->input, name);
+    onescope_pose_writer *w = NULL;
+    if (rc == ONESCOPE_OK) rc = onescope_pose_writer_open(path, head, &wo, a, &w, error);
+    for (int64_t f = 0; rc == ONESCOPE_OK && f < b.frames; f++) {
+        rc = bake_frame(&b, f, head->poses, error); /* the head's frame is the buffer */
+        if (rc == ONESCOPE_OK)
+            rc = onescope_pose_writer_append(w, head->poses, clip->peg_count, error);
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_pose_writer_close(w, frames, error);
+    onescope_pose_writer_free(w); /* unclosed after a failure: removes the partial */
+    onescope_pose_cache_free(head);
+    bake_release(a, &b);
     return rc;
 }
 
@@ -370,6 +485,24 @@ onescope_ots_from_cache_options onescope_ots_from_cache_options_default(void) {
     return o;
 }
 
+/* Every present pose becomes a keyframe of at least ONESCOPE_OTS_KEYFRAME_MIN_BYTES of JSON:
+ * when those alone pass the output limit the .anm could never be written, so it is refused
+ * from the cache before a keyframe (about twice its JSON in memory) is built. */
+static onescope_code anm_check_size(const onescope_pose_cache *cache, const char *name,
+                                    onescope_error *error) {
+    uint64_t present = 0, poses = (uint64_t)cache->entity_count * cache->frame_count;
+    for (uint64_t i = 0; i < poses; i++) present += onescope_pose_is_present(&cache->poses[i]);
+    uint64_t least = present * ONESCOPE_OTS_KEYFRAME_MIN_BYTES;
+    if (least <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK;
+    char expected[96];
+    snprintf(expected, sizeof expected, "at most %zu bytes (the .anm output limit)",
+             ONESCOPE_MAX_INPUT_BYTES);
+    return onescope_os_fail(
+        error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size", expected,
+        "at least %llu bytes (%llu keyframes of at least %u bytes each)", (unsigned long long)least,
+        (unsigned long long)present, ONESCOPE_OTS_KEYFRAME_MIN_BYTES);
+}
+
 static onescope_code from_pose_cache(const onescope_pose_cache *cache,
                                      const onescope_ots_from_cache_options *options,
                                      const onescope_allocator *a, onescope_ots_clip **out,
@@ -385,6 +518,7 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
                                 "a struct from onescope_ots_from_cache_options_default()",
                                 "one without its cookie (zeroed or built by hand)");
     OS_TRY(onescope_pose_cache_validate(cache, name, error));
+    OS_TRY(anm_check_size(cache, name, error));
     onescope_ots_from_cache_options o =
         options ? *options : onescope_ots_from_cache_options_default();
     int64_t last = cache->start_step + (int64_t)cache->frame_count - 1;
@@ -492,6 +626,28 @@ onescope_code onescope_ots_anm_to_pose_cache(const void *data, size_t size, cons
     return rc;
 }
 
+onescope_code onescope_ots_anm_to_pose_cache_file(const void *data, size_t size, const char *name,
+                                                  const onescope_parse_options *options,
+                                                  const onescope_ots_bake_options *bake,
+                                                  const char *path,
+                                                  const onescope_pose_writer_options *writer,
+                                                  uint64_t *frames, onescope_error *error) {
+    if (frames != NULL) *frames = 0;
+    onescope_ots_bake_options o = bake ? *bake : onescope_ots_bake_options_default();
+    if (o.name == NULL) o.name = name ? name : "anm to ospc";
+    if (path == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, o.name, OS_NO_OFFSET, "path",
+                                "non-NULL", NULL);
+    const onescope_allocator *a = options ? options->allocator : NULL;
+    onescope_ots_clip *clip = NULL;
+    size_t *parents = NULL;
+    OS_TRY(onescope_os_ots_clip_parse(data, size, name, options, &clip, &parents, error));
+    onescope_code rc = bake_to_file(clip, parents, &o, o.name, path, writer, a, frames, error);
+    onescope_os_free(a, parents);
+    onescope_ots_clip_free(clip);
+    return rc;
+}
+
 onescope_code onescope_ots_pose_cache_to_anm(const onescope_pose_cache *cache,
                                              const onescope_ots_from_cache_options *options,
                                              const onescope_allocator *a, onescope_buffer *out,
@@ -508,5 +664,7 @@ onescope_code onescope_ots_pose_cache_to_anm(const onescope_pose_cache *cache,
     OS_TRY(onescope_ots_clip_from_pose_cache(cache, options, a, &clip, error));
     onescope_code rc = onescope_os_ots_clip_write_checked(clip, a, out, error);
     onescope_ots_clip_free(clip);
+    if (rc != ONESCOPE_OK && error != NULL) /* the writer's own limit names the input too */
+        onescope_os_copy_text(error->input, sizeof error->input, name);
     return rc;
 }

@@ -107,6 +107,12 @@ onescope_code onescope_soa_world_view(onescope_soa_world *world, onescope_soa_vi
     return unsupported(error, "soa_world_view");
 }
 
+onescope_code onescope_soa_world_poses(const onescope_soa_world *world, onescope_pose *out,
+                                       size_t count, onescope_error *error) {
+    (void)world, (void)out, (void)count;
+    return unsupported(error, "soa_world_poses");
+}
+
 onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t steps, float dt,
                                         int substeps, onescope_soa_step_fn on_step, void *user,
                                         const onescope_allocator *allocator,
@@ -956,9 +962,11 @@ onescope_code onescope_soa_world_view(onescope_soa_world *world, onescope_soa_vi
 
 /* ---- recording ---- */
 
-static void record_frame(const onescope_soa_world *w, onescope_pose_cache *c, uint32_t frame) {
+/* One frame: every body's pose as a pose cache holds it (removed bodies absent). The one
+ * frame code of record and of onescope_soa_world_poses. */
+static void fill_poses(const onescope_soa_world *w, onescope_pose *poses) {
     for (uint32_t i = 0; i < w->live.count; i++) {
-        onescope_pose *p = &c->poses[(size_t)frame * c->entity_count + i];
+        onescope_pose *p = &poses[i];
         if (w->kind[i] == ONESCOPE_SOA_REMOVED) {
             p->position[0] = NAN;
             p->position[1] = p->position[2] = 0.0f;
@@ -973,6 +981,24 @@ static void record_frame(const onescope_soa_world *w, onescope_pose_cache *c, ui
         p->rotation[2] = w->lane[L_QZ][i];
         p->rotation[3] = w->lane[L_QW][i];
     }
+}
+
+static void record_frame(const onescope_soa_world *w, onescope_pose_cache *c, uint32_t frame) {
+    fill_poses(w, &c->poses[(size_t)frame * c->entity_count]);
+}
+
+onescope_code onescope_soa_world_poses(const onescope_soa_world *world, onescope_pose *out,
+                                       size_t count, onescope_error *error) {
+    static const char in[] = "soa_world_poses";
+    if (world == NULL || out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET,
+                                world ? "out" : "world", "a non-NULL pointer", "NULL");
+    if (count != world->live.count)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "count",
+                                "one pose per body (the world's body count)", "%zu for %u bodies",
+                                count, world->live.count);
+    fill_poses(world, out);
+    return ONESCOPE_OK;
 }
 
 onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t steps, float dt,

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "test_util.h"
@@ -226,11 +228,210 @@ static void test_ghost_absent_and_refusals(void **state) {
     onescope_replay_free(r);
 }
 
+/* ---- onescope_ghost_write: streamed, byte for byte the in-memory ghost ---- */
+
+static void scratch(char *out, size_t room, const char *leaf) {
+    snprintf(out, room, "/tmp/test_ghost-%ld-%s", (long)getpid(), leaf);
+}
+
+static bool exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static onescope_buffer slurp(const char *path) {
+    onescope_buffer b;
+    onescope_error err;
+    assert_int_equal(onescope_file_read(path, 0, NULL, &b, &err), ONESCOPE_OK);
+    return b;
+}
+
+static void test_ghost_write_same_bytes(void **state) {
+    (void)state;
+    onescope_replay *r = committed_replay("test-link-right.ostm");
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 140;
+    o.frames = 30;
+    o.offset[0] = -7;
+    o.label = "streamed";
+    o.replay_name = "x/test-link-right.ostm";
+    onescope_error err;
+    onescope_pose_cache *c;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
+    onescope_buffer want;
+    assert_int_equal(onescope_pose_cache_write(c, NULL, &want, &err), ONESCOPE_OK);
+    char path[256];
+    scratch(path, sizeof path, "same.ospc");
+    onescope_ghost_result res;
+    /* a tiny writer buffer: many write(2)s, the same bytes */
+    onescope_pose_writer_options wo = onescope_pose_writer_options_default();
+    wo.buffer_bytes = 100;
+    assert_int_equal(onescope_ghost_write(r, &o, path, &wo, NULL, &res, &err), ONESCOPE_OK);
+    assert_int_equal(res.entity_count, c->entity_count);
+    assert_int_equal(res.frame_count, 30);
+    assert_true(res.start_step == 140);
+    onescope_buffer got = slurp(path);
+    assert_int_equal(got.size, want.size);
+    assert_memory_equal(got.data, want.data, want.size);
+    onescope_buffer_free(&got);
+    /* NULL writer options and result: the defaults */
+    assert_int_equal(onescope_ghost_write(r, &o, path, NULL, NULL, NULL, &err), ONESCOPE_OK);
+    got = slurp(path);
+    assert_memory_equal(got.data, want.data, want.size);
+    onescope_buffer_free(&got);
+    onescope_buffer_free(&want);
+    onescope_pose_cache_free(c);
+    unlink(path);
+    onescope_replay_free(r);
+}
+
+/* Past the segment limit: refused from the counts, naming the input and the limit, with no
+ * file or partial left; with segments: consecutive valid caches holding every frame. */
+static void test_ghost_write_limit_and_segments(void **state) {
+    (void)state;
+    onescope_replay *r = committed_replay("test-10000.ostm");
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 0;
+    o.frames = 200;
+    o.name = "runs/long.ostm";
+    char path[256], partial[300], seg[300];
+    scratch(path, sizeof path, "seg.ospc");
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    onescope_pose_writer_options wo = onescope_pose_writer_options_default();
+    wo.max_segment_bytes = 64 * 1024; /* about 35 frames of 64 bodies */
+    onescope_error err;
+    assert_int_equal(onescope_ghost_write(r, &o, path, &wo, NULL, NULL, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    assert_string_equal(err.input, "runs/long.ostm");
+    assert_string_equal(err.field, "output size");
+    assert_non_null(strstr(err.expected, "at most 65536 bytes"));
+    assert_non_null(strstr(err.found, "(200 frames of "));
+    assert_false(exists(path));
+    assert_false(exists(partial));
+
+    wo.segments = true;
+    onescope_ghost_result res;
+    assert_int_equal(onescope_ghost_write(r, &o, path, &wo, NULL, &res, &err), ONESCOPE_OK);
+    assert_int_equal(res.frame_count, 200);
+    uint64_t frames = 0;
+    int64_t next = 0;
+    onescope_pose_cache *whole;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &whole, &err), ONESCOPE_OK);
+    for (int k = 0; frames < 200; k++) {
+        if (k == 0)
+            snprintf(seg, sizeof seg, "%s", path);
+        else
+            snprintf(seg, sizeof seg, "/tmp/test_ghost-%ld-seg-%04d.ospc", (long)getpid(), k);
+        onescope_pose_cache *c;
+        assert_int_equal(onescope_pose_cache_read_file(seg, NULL, &c, &err), ONESCOPE_OK);
+        assert_true(c->start_step == next);
+        for (uint32_t f = 0; f < c->frame_count; f++)
+            assert_memory_equal(onescope_pose_cache_pose(c, f, 0),
+                                onescope_pose_cache_pose(whole, (uint32_t)(frames + f), 0),
+                                sizeof(onescope_pose) * c->entity_count);
+        frames += c->frame_count;
+        next += c->frame_count;
+        onescope_pose_cache_free(c);
+        unlink(seg);
+        assert_true(k < 10);
+    }
+    assert_int_equal(frames, 200);
+    onescope_pose_cache_free(whole);
+
+    /* refusals of the options come first, named; nothing is created */
+    o.frames = 0;
+    assert_int_equal(onescope_ghost_write(r, &o, path, NULL, NULL, NULL, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.input, "runs/long.ostm");
+    assert_int_equal(onescope_ghost_write(NULL, &o, path, NULL, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ghost_write(r, &o, NULL, NULL, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    o.frames = 1;
+    /* the writer's own refusals keep the output's name */
+    assert_int_equal(onescope_ghost_write(r, &o, "-", NULL, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.input, "-");
+    assert_false(exists(path));
+    onescope_replay_free(r);
+}
+
+/* A ghost past 256 MiB (150 000 frames of 64 bodies, 268.8 MB) is refused by both calls
+ * after the counting pass and before the poses are allocated: no allocation above 1 MiB. */
+typedef struct big_alloc {
+    onescope_allocator a;
+    size_t largest;
+} big_alloc;
+
+static void *big_alloc_fn(void *user, size_t size) {
+    big_alloc *b = user;
+    if (size > b->largest) b->largest = size;
+    return malloc(size);
+}
+
+static void big_free_fn(void *user, void *p) {
+    (void)user;
+    free(p);
+}
+
+static void test_ghost_refused_before_allocating(void **state) {
+    (void)state;
+    onescope_sim_setup setup = {3, 64, 7};
+    onescope_error err;
+    onescope_replay *r;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &r, &err), ONESCOPE_OK);
+    for (int i = 0; i < 150000; i++)
+        assert_int_equal(onescope_replay_append_step(r, NULL, 0, &err), ONESCOPE_OK);
+    big_alloc b = {{big_alloc_fn, big_free_fn, NULL}, 0};
+    b.a.user = &b;
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.frames = 150000;
+    o.name = "big.ostm";
+    onescope_pose_cache *c = NULL;
+    assert_int_equal(onescope_ghost_create(r, &o, &b.a, &c, &err), ONESCOPE_E_TOO_LARGE);
+    assert_null(c);
+    assert_string_equal(err.input, "big.ostm");
+    assert_non_null(strstr(err.expected, "268435456"));
+    char path[256];
+    scratch(path, sizeof path, "big.ospc");
+    assert_int_equal(onescope_ghost_write(r, &o, path, NULL, &b.a, NULL, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    assert_string_equal(err.input, "big.ostm");
+    assert_false(exists(path));
+    assert_true(b.largest < ((size_t)1 << 20));
+    onescope_replay_free(r);
+}
+
+static onescope_code ghost_write_walk(const onescope_allocator *a, void *ctx) {
+    const onescope_replay *r = ctx;
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 3;
+    o.frames = 4;
+    char path[256];
+    scratch(path, sizeof path, "walk.ospc");
+    onescope_error err;
+    onescope_code rc = onescope_ghost_write(r, &o, path, NULL, a, NULL, &err);
+    char partial[300];
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    assert_false(exists(partial));
+    unlink(path);
+    return rc;
+}
+
+static void test_ghost_write_alloc_failure(void **state) {
+    (void)state;
+    onescope_replay *r = committed_replay("test-2d-600.ostm");
+    assert_true(test_alloc_walk(ghost_write_walk, r) > 3);
+    onescope_replay_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ghost_of_attached_replay),
         cmocka_unit_test(test_ghost_file),
         cmocka_unit_test(test_ghost_absent_and_refusals),
+        cmocka_unit_test(test_ghost_write_same_bytes),
+        cmocka_unit_test(test_ghost_write_limit_and_segments),
+        cmocka_unit_test(test_ghost_refused_before_allocating),
+        cmocka_unit_test(test_ghost_write_alloc_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "ots_internal.h"
@@ -1915,6 +1917,188 @@ static void building_allocation_failure(void **state) {
     assert_true(test_alloc_walk(create_clip_with, NULL) >= 4);
 }
 
+/* ---- streamed bakes and output sizes (issue 14 item 3) ---- */
+
+static bool file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* A clip of `pegs` root pegs (one keyframe each) over frames 0..last, as compact text. */
+static char *long_clip(unsigned pegs, long last) {
+    size_t room = 4096 + (size_t)pegs * 200;
+    char *t = malloc(room);
+    assert_non_null(t);
+    int n = snprintf(t, room,
+                     "{\"format\":\"octo_anm\",\"version\":4,\"source\":\"maya\","
+                     "\"frame_range\":[0,%ld],\"fps\":24.0,\"coordinate_system\":{\"up\":\"y\","
+                     "\"hand\":\"right\",\"unit\":\"meters\",\"rot_order\":\"xyz\","
+                     "\"rot_repr_anim\":\"euler_deg\",\"rot_repr_rest\":\"quat_wxyz\"},\"pegs\":[",
+                     last);
+    for (unsigned i = 0; i < pegs; i++)
+        n += snprintf(t + n, room - (size_t)n,
+                      "%s{\"name\":\"p%02u\",\"parent\":null,\"rest_pivot\":[0,0,0],"
+                      "\"rest_rotation\":[1,0,0,0],\"keyframes\":[{\"frame\":0,\"pos\":[%u,0,0],"
+                      "\"rot_quat\":[1,0,0,0],\"scl\":[1,1,1],\"interp\":\"LINEAR\"}]}",
+                      i ? "," : "", i, i);
+    snprintf(t + n, room - (size_t)n, "],\"cameras\":[]}");
+    return t;
+}
+
+static void bake_to_file_streams(void **state) {
+    (void)state;
+    char path[256], partial[300];
+    snprintf(path, sizeof path, "/tmp/test_ots-%ld.ospc", (long)getpid());
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    onescope_error err;
+    /* byte for byte the in-memory bake, composed and world space alike */
+    for (int world = 0; world < 2; world++) {
+        onescope_ots_bake_options b = onescope_ots_bake_options_default();
+        b.world_space = world != 0;
+        onescope_pose_cache *pc;
+        assert_int_equal(onescope_ots_anm_to_pose_cache(clip_text, strlen(clip_text), "in.anm",
+                                                        NULL, &b, &pc, &err),
+                         ONESCOPE_OK);
+        onescope_buffer want;
+        assert_int_equal(onescope_pose_cache_write(pc, NULL, &want, &err), ONESCOPE_OK);
+        uint64_t frames = 0;
+        onescope_pose_writer_options wo = onescope_pose_writer_options_default();
+        wo.buffer_bytes = 64;
+        assert_int_equal(onescope_ots_anm_to_pose_cache_file(clip_text, strlen(clip_text), "in.anm",
+                                                             NULL, &b, path, &wo, &frames, &err),
+                         ONESCOPE_OK);
+        assert_int_equal(frames, pc->frame_count);
+        onescope_buffer got;
+        assert_int_equal(onescope_file_read(path, 0, NULL, &got, &err), ONESCOPE_OK);
+        assert_int_equal(got.size, want.size);
+        assert_memory_equal(got.data, want.data, want.size);
+        onescope_buffer_free(&got);
+        onescope_buffer_free(&want);
+        onescope_pose_cache_free(pc);
+    }
+    unlink(path);
+
+    /* 40 pegs over 4 194 304 frames (4.7 GB of poses): refused from the counts, at once and
+     * in memory too, naming the input and the limit; nothing is created */
+    char *t = long_clip(40, 4194303);
+    assert_true(strlen(t) < 8000);
+    assert_int_equal(onescope_ots_anm_to_pose_cache_file(t, strlen(t), "long.anm", NULL, NULL, path,
+                                                         NULL, NULL, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    assert_string_equal(err.input, "long.anm");
+    assert_string_equal(err.field, "output size");
+    assert_non_null(strstr(err.expected, "at most 268435456 bytes"));
+    assert_non_null(strstr(err.found, "4194304 frames of 40 pegs"));
+    assert_false(file_exists(path));
+    assert_false(file_exists(partial));
+    onescope_pose_cache *pc = NULL;
+    assert_int_equal(
+        onescope_ots_anm_to_pose_cache(t, strlen(t), "long.anm", NULL, NULL, &pc, &err),
+        ONESCOPE_E_TOO_LARGE);
+    assert_null(pc);
+    assert_string_equal(err.input, "long.anm");
+    free(t);
+
+    /* segments: a small limit rolls over; every segment valid, start steps continuing */
+    t = long_clip(3, 99);
+    onescope_pose_writer_options wo = onescope_pose_writer_options_default();
+    wo.max_segment_bytes = 2048;
+    assert_int_equal(onescope_ots_anm_to_pose_cache_file(t, strlen(t), "seg.anm", NULL, NULL, path,
+                                                         &wo, NULL, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    assert_string_equal(err.input, "seg.anm");
+    assert_false(file_exists(path));
+    wo.segments = true;
+    uint64_t frames = 0;
+    assert_int_equal(onescope_ots_anm_to_pose_cache_file(t, strlen(t), "seg.anm", NULL, NULL, path,
+                                                         &wo, &frames, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(frames, 100);
+    int64_t next = 0;
+    for (int k = 0; next < 100; k++) {
+        char seg[300];
+        if (k == 0)
+            snprintf(seg, sizeof seg, "%s", path);
+        else
+            snprintf(seg, sizeof seg, "/tmp/test_ots-%ld-%04d.ospc", (long)getpid(), k);
+        assert_int_equal(onescope_pose_cache_read_file(seg, NULL, &pc, &err), ONESCOPE_OK);
+        assert_true(pc->start_step == next);
+        assert_true(pc->poses[2].position[0] == 2.0f);
+        next += pc->frame_count;
+        onescope_pose_cache_free(pc);
+        unlink(seg);
+        assert_true(k < 40);
+    }
+    /* a bad clip and a NULL path: the parser's error, ARGUMENT */
+    assert_int_equal(
+        onescope_ots_anm_to_pose_cache_file("{", 1, "bad.anm", NULL, NULL, path, NULL, NULL, &err),
+        ONESCOPE_E_SYNTAX);
+    assert_int_equal(onescope_ots_anm_to_pose_cache_file(t, strlen(t), "seg.anm", NULL, NULL, NULL,
+                                                         NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    /* the writer's refusal names the output */
+    assert_int_equal(onescope_ots_anm_to_pose_cache_file(t, strlen(t), "seg.anm", NULL, NULL, "-",
+                                                         NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.input, "-");
+    free(t);
+}
+
+static onescope_code bake_file_walk(const onescope_allocator *a, void *ctx) {
+    (void)ctx;
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/test_ots-walk-%ld.ospc", (long)getpid());
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = a;
+    onescope_error err;
+    onescope_code rc = onescope_ots_anm_to_pose_cache_file(clip_text, strlen(clip_text), "in.anm",
+                                                           &o, NULL, path, NULL, NULL, &err);
+    unlink(path);
+    return rc;
+}
+
+static void bake_to_file_allocation_failure(void **state) {
+    (void)state;
+    assert_true(test_alloc_walk(bake_file_walk, NULL) > 3);
+}
+
+/* The .anm writer spends at least ONESCOPE_OTS_KEYFRAME_MIN_BYTES per keyframe even with the
+ * shortest numbers, and a cache whose keyframes alone pass the limit is refused before the
+ * clip is built, naming the input. */
+static void anm_output_sized_first(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_pose_cache *pc;
+    assert_int_equal(onescope_pose_cache_create(3, 2, 10, NULL, &pc, &err), ONESCOPE_OK);
+    onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    onescope_buffer one, two;
+    pc->frame_count = 1; /* one keyframe per peg, frame 0, every number 0 or 1 */
+    assert_int_equal(onescope_ots_pose_cache_to_anm(pc, &from, NULL, &one, &err), ONESCOPE_OK);
+    pc->frame_count = 10;
+    assert_int_equal(onescope_ots_pose_cache_to_anm(pc, &from, NULL, &two, &err), ONESCOPE_OK);
+    assert_true(two.size - one.size >= 18 * (size_t)ONESCOPE_OTS_KEYFRAME_MIN_BYTES);
+    onescope_buffer_free(&one);
+    onescope_buffer_free(&two);
+    onescope_pose_cache_free(pc);
+
+    /* 65536 entities x 14 frames = 917 504 keyframes: at least 275 MB of JSON */
+    assert_int_equal(onescope_pose_cache_create(3, 65536, 14, NULL, &pc, &err), ONESCOPE_OK);
+    from.name = "big.ospc";
+    onescope_buffer out;
+    assert_int_equal(onescope_ots_pose_cache_to_anm(pc, &from, NULL, &out, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    assert_null(out.data);
+    assert_string_equal(err.input, "big.ospc");
+    assert_non_null(strstr(err.found, "917504 keyframes"));
+    /* absent poses make no keyframe: one in 64 present fits */
+    for (size_t i = 0; i < (size_t)65536 * 14; i++)
+        if (i % 64 != 0) pc->poses[i].position[0] = NAN;
+    onescope_ots_clip *clip = NULL;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &clip, &err), ONESCOPE_OK);
+    onescope_ots_clip_free(clip);
+    onescope_pose_cache_free(pc);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(samples_parse),
@@ -1946,6 +2130,9 @@ int main(void) {
         cmocka_unit_test(building_allocation_failure),
         cmocka_unit_test(conversions_check_once),
         cmocka_unit_test(conversions_allocation_failure),
+        cmocka_unit_test(bake_to_file_streams),
+        cmocka_unit_test(bake_to_file_allocation_failure),
+        cmocka_unit_test(anm_output_sized_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

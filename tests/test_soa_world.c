@@ -1466,6 +1466,48 @@ static void test_concurrent_create_destroy(void **state) {
     for (int k = 0; k < 8; k++) assert_int_equal(failures[k], 0);
 }
 
+/* onescope_soa_world_poses fills exactly the frame record stores, step after step, and
+ * refuses a wrong count or NULLs. */
+static void test_world_poses_match_record(void **state) {
+    (void)state;
+    enum { N = 20 };
+    onescope_error err;
+    onescope_soa_world *a = callback_world(), *b = callback_world();
+    onescope_pose_cache *rec = NULL;
+    assert_int_equal(onescope_soa_world_record(a, N, DT, SUB, NULL, NULL, NULL, &rec, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(onescope_soa_world_remove_body(b, 3, &err), ONESCOPE_OK);
+    onescope_soa_world *c = callback_world();
+    assert_int_equal(onescope_soa_world_remove_body(c, 3, &err), ONESCOPE_OK);
+    onescope_pose_cache *rec2 = NULL;
+    assert_int_equal(onescope_soa_world_record(c, N, DT, SUB, NULL, NULL, NULL, &rec2, &err),
+                     ONESCOPE_OK);
+    uint32_t n = rec2->entity_count;
+    onescope_pose frame[16];
+    assert_true(n <= 16);
+    for (uint32_t f = 0; f <= N; f++) {
+        if (f > 0) assert_int_equal(onescope_soa_world_step(b, DT, SUB, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_soa_world_poses(b, frame, n, &err), ONESCOPE_OK);
+        for (uint32_t i = 0; i < n; i++) {
+            const onescope_pose *want = onescope_pose_cache_pose(rec2, f, i);
+            if (!onescope_pose_is_present(want)) {
+                assert_false(onescope_pose_is_present(&frame[i]));
+                continue;
+            }
+            assert_memory_equal(&frame[i], want, sizeof frame[i]);
+        }
+    }
+    assert_int_equal(onescope_soa_world_poses(b, frame, n - 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "count");
+    assert_int_equal(onescope_soa_world_poses(NULL, frame, n, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_soa_world_poses(b, NULL, n, &err), ONESCOPE_E_ARGUMENT);
+    onescope_pose_cache_free(rec);
+    onescope_pose_cache_free(rec2);
+    onescope_soa_world_free(a);
+    onescope_soa_world_free(b);
+    onescope_soa_world_free(c);
+}
+
 int main(void) {
     if (!onescope_soa_world_available()) {
         /* the stubs must say so rather than pretend */
@@ -1481,6 +1523,7 @@ int main(void) {
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gravity_and_rest),
+        cmocka_unit_test(test_world_poses_match_record),
         cmocka_unit_test(test_lane_addresses_stable),
         cmocka_unit_test(test_two_runs_byte_equal),
         cmocka_unit_test(test_one_ulp_diverges),

@@ -38,11 +38,37 @@ ONESCOPE_API onescope_ghost_options onescope_ghost_options_default(void);
  * "body N"), absent (NaN x) in frames where the body is removed or not spawned yet, positions
  * + offset in mm (metres per unit 0.001, unit "mm"), identity rotations, start step = the host
  * step of row `from`. RANGE for frames 0, from + frames past the last row, an offset outside
- * +-ONESCOPE_GHOST_MAX_OFFSET, a non-zero z offset in 2D, or a start step above INT64_MAX. */
+ * +-ONESCOPE_GHOST_MAX_OFFSET, a non-zero z offset in 2D, or a start step above INT64_MAX.
+ * TOO_LARGE, before the poses are allocated, for a cache whose file would pass 256 MiB (it
+ * could not be written; onescope_ghost_write with segments can). */
 ONESCOPE_API onescope_code onescope_ghost_create(const onescope_replay *replay,
                                                  const onescope_ghost_options *options,
                                                  const onescope_allocator *allocator,
                                                  onescope_pose_cache **out, onescope_error *error);
+
+/* What onescope_ghost_write wrote. */
+typedef struct onescope_ghost_result {
+    uint32_t entity_count; /* bodies at the last frame: one entity each */
+    uint32_t frame_count;  /* frames written, over every segment */
+    int64_t start_step;    /* the first file's start step */
+} onescope_ghost_result;
+
+/* The ghost onescope_ghost_create would make, written frame by frame to path through a
+ * streaming pose writer (onescope_pose_writer_open) while the replay runs, so memory is one
+ * world, one frame and the writer's buffer, whatever the frame count; the file is byte for
+ * byte what onescope_pose_cache_write_file would write of the ghost. writer_options NULL
+ * means the defaults. Without writer_options->segments a ghost whose file would pass the
+ * segment limit (256 MiB, or max_segment_bytes when smaller) is refused with
+ * ONESCOPE_E_TOO_LARGE naming options->name and the limit, from the body count and the frame
+ * count, before a pose is computed or a file created; with segments it rolls over into
+ * PATH-0001.ospc, ... (docs/pose-cache.md, "Segments"). The refusals of onescope_ghost_create
+ * apply. A failure leaves no partial file and path as it was (except a failed final rename,
+ * whose partial is kept for onescope_pose_cache_recover). result may be NULL. "-" is refused
+ * (the writer needs a file): write onescope_ghost_create's cache instead. */
+ONESCOPE_API onescope_code onescope_ghost_write(
+    const onescope_replay *replay, const onescope_ghost_options *options, const char *path,
+    const onescope_pose_writer_options *writer_options, const onescope_allocator *allocator,
+    onescope_ghost_result *result, onescope_error *error);
 
 #ifdef __cplusplus
 }

@@ -334,6 +334,11 @@ ONESCOPE_API onescope_code onescope_ots_clip_from_pose_cache(
 
 /* ---- one-shot conversions: the clip is checked once ---- */
 
+/* The fewest bytes the .anm writer spends on one keyframe (every number at its shortest,
+ * "0.0"), which sizes a cache's .anm before it is built. tests/test_ots.c holds the writer to
+ * it. */
+#define ONESCOPE_OTS_KEYFRAME_MIN_BYTES 300u
+
 /* .anm text -> OSPC: onescope_ots_clip_parse then onescope_ots_clip_to_pose_cache, except
  * that the clip the parser has just checked is not checked again. The cache is made with
  * options->allocator; parse failures name `name`, conversion failures bake->name (or name
@@ -342,8 +347,26 @@ ONESCOPE_API onescope_code onescope_ots_anm_to_pose_cache(
     const void *data, size_t size, const char *name, const onescope_parse_options *options,
     const onescope_ots_bake_options *bake, onescope_pose_cache **out, onescope_error *error);
 
+/* .anm text -> an OSPC file at path, baked frame by frame through a streaming pose writer
+ * (onescope_pose_writer_open): memory is the clip, one frame and the writer's buffer, however
+ * long the frame range; the file is byte for byte what onescope_ots_anm_to_pose_cache then
+ * onescope_pose_cache_write_file would write. Without writer->segments (writer NULL: the
+ * defaults) a bake whose file would pass the segment limit (256 MiB, or max_segment_bytes when
+ * smaller) is refused with ONESCOPE_E_TOO_LARGE naming bake->name (or name) and the limit,
+ * from the peg count and the frame range, before a frame is sampled or a file created; with
+ * segments it rolls over (docs/pose-cache.md, "Segments"). Failures leave no partial and path
+ * as it was. *frames (may be NULL) gets the frames written. "-" is refused. */
+ONESCOPE_API onescope_code onescope_ots_anm_to_pose_cache_file(
+    const void *data, size_t size, const char *name, const onescope_parse_options *options,
+    const onescope_ots_bake_options *bake, const char *path,
+    const onescope_pose_writer_options *writer, uint64_t *frames, onescope_error *error);
+
 /* OSPC -> .anm text: onescope_ots_clip_from_pose_cache then onescope_ots_clip_write, except
- * that the clip checked after it is built is not checked again before it is written. */
+ * that the clip checked after it is built is not checked again before it is written. The
+ * JSON's size is bounded from below by the cache first (every present pose becomes a keyframe
+ * of at least ONESCOPE_OTS_KEYFRAME_MIN_BYTES): a cache whose .anm would certainly pass the
+ * 256 MiB output limit is refused with ONESCOPE_E_TOO_LARGE naming options->name before the
+ * clip or the JSON is built. */
 ONESCOPE_API onescope_code onescope_ots_pose_cache_to_anm(
     const onescope_pose_cache *cache, const onescope_ots_from_cache_options *options,
     const onescope_allocator *allocator, onescope_buffer *out, onescope_error *error);

@@ -232,6 +232,16 @@ ONESCOPE_API onescope_code onescope_soa_world_record(onescope_soa_world *world, 
                                                      onescope_pose_cache **out,
                                                      onescope_error *error);
 
+/* Fills out[0..count) with the world's current frame exactly as onescope_soa_world_record
+ * records it (pose i is body i: position and rotation from the lanes; a removed body absent,
+ * NaN x). count must be the body count (view.live->count), else ONESCOPE_E_ARGUMENT. With
+ * onescope_soa_world_record(world, 0, ...) for the head (frame 0, every entity), a loop of
+ * onescope_soa_world_step and this call appends a recording to a streaming pose writer
+ * frame by frame (onescope box3d-dump does). */
+ONESCOPE_API onescope_code onescope_soa_world_poses(const onescope_soa_world *world,
+                                                    onescope_pose *out, size_t count,
+                                                    onescope_error *error);
+
 #ifdef __cplusplus
 }
 #endif

@@ -79,6 +79,21 @@ expect_grep "type.json: line 1, column 48: bodies\[0\].position\[1\]: expected a
 if [ ! -e "$SCRATCH/never.ospc" ] && [ -z "$(ls "$SCRATCH" | grep tmp-)" ]; then ok; else bad "a refused scene left a file"; fi
 expect_exit 1 "$ONESCOPE" box3d-dump "$SCRATCH/missing.json" "$SCRATCH/never.ospc" --steps 2
 
+# streamed frame by frame: the same bytes as the in-memory recording sent to standard output;
+# a dump past the file limit (1000 bodies, 10000 steps: 280 MB) is refused before a step runs
+expect_exit 0 "$ONESCOPE" box3d-dump "$SCRATCH/scene.json" - --steps 120
+cmp -s "$SCRATCH/out" "$SCRATCH/run.ospc" && ok || bad "streamed dump differs from the in-memory one"
+expect_exit 0 "$ONESCOPE" box3d-dump "$SCRATCH/scene.json" "$SCRATCH/seg.ospc" --steps 120 --segments
+cmp -s "$SCRATCH/seg.ospc" "$SCRATCH/run.ospc" && ok || bad "--segments changed a small dump"
+expect_exit 2 "$ONESCOPE" box3d-dump "$SCRATCH/scene.json" - --steps 2 --segments
+python3 -c '
+import json, sys
+b = [{"kind": "sphere", "position": [(i % 32) * 2.0, 1 + (i // 32) * 2.0, 0], "size": [0.5, 0, 0]} for i in range(1000)]
+json.dump({"gravity": [0, 0, 0], "bodies": b}, open(sys.argv[1], "w"))' "$SCRATCH/wide.json"
+expect_exit 1 "$ONESCOPE" box3d-dump "$SCRATCH/wide.json" "$SCRATCH/wide.ospc" --steps 10000
+expect_grep "wide.json: output size: expected at most 268435456 bytes (the pose-cache file limit; ask for --segments), found .* bytes (10001 frames of 1000 bodies)" "$SCRATCH/err"
+[ ! -e "$SCRATCH/wide.ospc" ] && [ ! -e "$SCRATCH/wide.ospc.partial" ] && ok || bad "a refused dump left a file"
+
 # usage
 expect_exit 0 "$ONESCOPE" box3d-dump --help
 expect_grep "usage: onescope box3d-dump" "$SCRATCH/out"

@@ -55,6 +55,17 @@ expect_exit 1 "$ONESCOPE" ghost "$S/same.ostm" "$S/same.ostm" --from 0 --frames 
 cmp -s "$S/same.ostm" "$TD/test-2d-600.ostm" && ok || bad "ghost overwrote its replay"
 expect_exit 0 "$ONESCOPE" ghost --help
 
+# streamed through the pose writer: --segments takes the same small ghost unchanged; '-' keeps
+# the in-memory path with the same bytes; --segments with '-' is a usage error
+expect_exit 0 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" "$S/seg.ospc" --from 200 --frames 40 \
+    --offset 400,0,0 --label "ghost of test-2d-600.ostm, 400 mm to the right" --segments
+cmp -s "$S/seg.ospc" "$TD/test-2d-ghost.ospc" && ok || bad "ghost --segments differs"
+"$ONESCOPE" ghost "$TD/test-2d-600.ostm" - --from 200 --frames 40 --offset 400,0,0 \
+    --label "ghost of test-2d-600.ostm, 400 mm to the right" >"$S/stdout.ospc"
+cmp -s "$S/stdout.ospc" "$TD/test-2d-ghost.ospc" && ok || bad "ghost to standard output differs"
+expect_exit 2 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" - --from 0 --frames 1 --segments
+[ ! -e "$S/seg.ospc.partial" ] && [ ! -e "$S/no.ospc.partial" ] && ok || bad "a partial was left"
+
 # gen-testdata's command line; that its files equal testdata/ byte for byte is the testdata
 # stage of scripts/test.sh (it compares against several builds, which one ctest cannot).
 expect_exit 0 "$ONESCOPE" -q gen-testdata "$S/td"

@@ -110,4 +110,42 @@ printf '{"format": "octo_pvt"}' >"$SCRATCH/nover.pvt"
 expect_exit 1 "$ONESCOPE" validate "$SCRATCH/nover.pvt"
 expect_grep 'nover.pvt: line 1, column 1: version: expected a key "version", found none' "$SCRATCH/err"
 
+# issue 14 item 3: a 7 KB .anm of 40 pegs over 4 194 304 frames is refused from its counts at
+# once (it used to bake 4.6 GB first), naming the input and the limit; no file, no partial
+python3 - "$SCRATCH/long.anm" <<'PY'
+import json, sys
+pegs = [{"name": "p%02d" % i, "parent": None, "rest_pivot": [0, 0, 0], "rest_rotation": [1, 0, 0, 0],
+         "keyframes": [{"frame": 0, "pos": [i, 0, 0], "rot_quat": [1, 0, 0, 0], "scl": [1, 1, 1],
+                        "interp": "LINEAR"}]} for i in range(40)]
+d = {"format": "octo_anm", "version": 4, "source": "maya", "frame_range": [0, 4194303], "fps": 24.0,
+     "coordinate_system": {"up": "y", "hand": "right", "unit": "meters", "rot_order": "xyz",
+                           "rot_repr_anim": "euler_deg", "rot_repr_rest": "quat_wxyz"},
+     "pegs": pegs, "cameras": []}
+open(sys.argv[1], "w").write(json.dumps(d, separators=(",", ":")))
+PY
+expect_exit 1 "$ONESCOPE" convert "$SCRATCH/long.anm" "$SCRATCH/long.ospc"
+expect_grep "long.anm: output size: expected at most 268435456 bytes (the pose-cache file limit; ask for segments), found 4697621689 bytes (4194304 frames of 40 pegs)" "$SCRATCH/err"
+[ "$(wc -l <"$SCRATCH/err")" -eq 1 ] && ok || bad "the refusal is not one line"
+[ ! -e "$SCRATCH/long.ospc" ] && [ ! -e "$SCRATCH/long.ospc.partial" ] && ok || bad "a refused bake left a file"
+# the streamed bake equals the in-memory one (standard output); --segments is taken, not with '-'
+expect_exit 0 "$ONESCOPE" convert --segments "$SCRATCH/clip.anm" "$SCRATCH/seg.ospc"
+"$ONESCOPE" convert "$SCRATCH/clip.anm" - <"$SCRATCH/clip.anm" >"$SCRATCH/mem.ospc"
+cmp -s "$SCRATCH/seg.ospc" "$SCRATCH/mem.ospc" && ok || bad "streamed bake differs from the in-memory one"
+expect_exit 2 "$ONESCOPE" convert --segments "$SCRATCH/clip.anm" -
+expect_grep "segments needs a file OUT" "$SCRATCH/err"
+# a cache whose .anm would pass 256 MiB is refused from its size, naming the input
+python3 - "$SCRATCH/wide.ospc" <<'PY'
+import struct, sys
+ents, frames = 65536, 14
+head = b"OSPC" + struct.pack("<HHBBH", 1, 0, 3, 0, 0) + struct.pack("<IIqd", ents, frames, 0, 0.0)
+parts = [head, b"\0\0" * 6]
+parts += [struct.pack("<QB3x3f", i + 1, 0, 0, 0, 0) + b"\0\0" for i in range(ents)]
+parts.append(struct.pack("<7f", 0, 0, 0, 0, 0, 0, 1) * (ents * frames))
+open(sys.argv[1], "wb").write(b"".join(parts))
+PY
+expect_exit 0 "$ONESCOPE" -q validate "$SCRATCH/wide.ospc"
+expect_exit 1 "$ONESCOPE" convert "$SCRATCH/wide.ospc" "$SCRATCH/wide.anm"
+expect_grep "wide.ospc: output size: expected at most 268435456 bytes (the .anm output limit), found at least 275251200 bytes (917504 keyframes" "$SCRATCH/err"
+[ ! -e "$SCRATCH/wide.anm" ] && ok || bad "a refused conversion left a file"
+
 finish
