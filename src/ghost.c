@@ -290,7 +290,7 @@ static onescope_code ghost_write(const onescope_replay *replay,
         result->frame_count = (uint32_t)frames;
         result->start_step = head->start_step;
     }
-    onescope_pose_writer_free(w); /* unclosed after a failure: removes the partial */
+    onescope_pose_writer_discard(w); /* a failed run leaves no partial behind */
     onescope_pose_cache_free(head);
     return rc;
 }

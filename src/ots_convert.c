@@ -441,7 +441,7 @@ static onescope_code bake_to_file(const onescope_ots_clip *clip, const size_t *p
             rc = onescope_pose_writer_append(w, head->poses, clip->peg_count, error);
     }
     if (rc == ONESCOPE_OK) rc = onescope_pose_writer_close(w, frames, error);
-    onescope_pose_writer_free(w); /* unclosed after a failure: removes the partial */
+    onescope_pose_writer_discard(w); /* a failed run leaves no partial behind */
     onescope_pose_cache_free(head);
     bake_release(a, &b);
     return rc;

@@ -36,6 +36,7 @@ struct onescope_pose_writer {
     uint64_t frames;         /* over every segment */
     writer_state state;
     bool bytes_lost; /* an I/O failure: the buffer may not follow the file's bytes */
+    bool committed;  /* close succeeded: the partial is now the target */
 };
 
 onescope_pose_writer_options onescope_pose_writer_options_default(void) {
@@ -320,8 +321,17 @@ onescope_code onescope_pose_writer_close(onescope_pose_writer *w, uint64_t *fram
         w->bytes_lost = true;
         return rc;
     }
+    w->committed = true;
     if (frames != NULL) *frames = w->frames;
     return ONESCOPE_OK;
+}
+
+void onescope_pose_writer_discard(onescope_pose_writer *w) {
+    if (w == NULL) return;
+    if (w->fd >= 0) onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
+    w->fd = -1;
+    if (!w->committed) onescope_os_file_remove(w->partial_path);
+    release(w);
 }
 
 void onescope_pose_writer_free(onescope_pose_writer *w) {

@@ -150,6 +150,28 @@ static void write_then_read(void **state) {
     assert_false(d.segments);
 }
 
+/* discard abandons: no partial, no target; after a good close it leaves the target alone. */
+static void discard_abandons(void **state) {
+    (void)state;
+    char path[512], partial[600];
+    path_in(path, sizeof path, "discard.ospc");
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    onescope_pose_writer *w = open_writer(path, NULL);
+    append_frames(w, 0, 3);
+    assert_true(exists(partial));
+    onescope_pose_writer_discard(w);
+    assert_false(exists(partial));
+    assert_false(exists(path));
+    w = open_writer(path, NULL);
+    append_frames(w, 0, 2);
+    onescope_error err;
+    assert_int_equal(onescope_pose_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_pose_writer_discard(w);
+    check_cache(path, 2, 0, 50);
+    onescope_pose_writer_discard(NULL);
+    remove(path);
+}
+
 static void refusals_latch(void **state) {
     (void)state;
     char path[512], partial[600], line[512];
@@ -525,6 +547,7 @@ int main(void) {
         cmocka_unit_test(write_then_read),  cmocka_unit_test(refusals_latch),
         cmocka_unit_test(open_refusals),    cmocka_unit_test(limit_and_segments),
         cmocka_unit_test(recover_refusals), cmocka_unit_test(allocation_failures),
+        cmocka_unit_test(discard_abandons),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

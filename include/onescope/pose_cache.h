@@ -235,6 +235,11 @@ ONESCOPE_API onescope_code onescope_pose_writer_close(onescope_pose_writer *writ
  * recording); one freed after close removes nothing. */
 ONESCOPE_API void onescope_pose_writer_free(onescope_pose_writer *writer);
 
+/* Abandons the recording and releases the writer: its partial is removed (segments already
+ * closed stay). What a command that failed uses, so it leaves nothing behind; after a
+ * successful close it is the same as free. NULL is fine. */
+ONESCOPE_API void onescope_pose_writer_discard(onescope_pose_writer *writer);
+
 /* Turns a partial recording (what a writer leaves when its process dies) into a pose cache
  * of every complete frame, dropping a torn last frame, written atomically to out_path (NULL:
  * partial_path without its ".partial"). *frames_kept (may be NULL) gets the count. The

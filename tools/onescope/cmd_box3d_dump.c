@@ -54,7 +54,7 @@ static onescope_code dump_frames(const onescope_soa_scene *scene, onescope_pose_
             rc = onescope_pose_writer_append(writer, head->poses, head->entity_count, err);
     }
     if (rc == ONESCOPE_OK) rc = onescope_pose_writer_close(writer, NULL, err);
-    onescope_pose_writer_free(writer); /* unclosed after a failure: removes the partial */
+    onescope_pose_writer_discard(writer); /* a failed run leaves no partial behind */
     onescope_soa_world_free(w);
     return rc;
 }
