@@ -563,7 +563,7 @@ typedef struct file_source {
 static onescope_code file_row(void *user, uint32_t index, uint64_t *expected,
                               onescope_error *error) {
     file_source *s = user;
-    const uint8_t *p;
+    const uint8_t *p = NULL; /* set by every successful take */
     (void)index; /* rows come in order */
     OS_TRY(cursor_take(&s->rows, 8, &p, error));
     *expected = onescope_os_get_u64(p);
@@ -573,7 +573,7 @@ static onescope_code file_row(void *user, uint32_t index, uint64_t *expected,
 static onescope_code file_input(void *user, uint32_t index, const uint8_t **data, size_t *size,
                                 onescope_error *error) {
     file_source *s = user;
-    const uint8_t *p;
+    const uint8_t *p = NULL; /* set by every successful take */
     (void)index; /* inputs come in order */
     OS_TRY(cursor_take(&s->inputs, 2, &p, error));
     *size = onescope_os_get_u16(p);
