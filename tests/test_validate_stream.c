@@ -402,6 +402,42 @@ static void test_map_alloc_failures(void **state) {
     assert_true(test_alloc_walk(map_with, ONESCOPE_TESTDATA "/test-2d-ghost.ospc") >= 3);
 }
 
+/* The pose rule at every place of a block (the vector test takes four poses at a time):
+ * an infinity or NaN in any value of any pose is refused at its offset, unless that pose's
+ * x is a NaN. */
+static void test_pose_rule_every_lane(void **state) {
+    (void)state;
+    onescope_pose_cache *c;
+    onescope_error e;
+    assert_int_equal(onescope_pose_cache_create(3, 1, 11, NULL, &c, &e), ONESCOPE_OK);
+    onescope_buffer b;
+    assert_int_equal(onescope_pose_cache_write(c, NULL, &b, &e), ONESCOPE_OK);
+    onescope_pose_cache_free(c);
+    size_t poses_at = b.size - 11 * 28;
+    static const uint8_t inf[4] = {0x00, 0x00, 0x80, 0x7f}, nan[4] = {0x01, 0x00, 0xc0, 0xff};
+    for (size_t p = 0; p < 11; p++)
+        for (int k = 0; k < 7; k++)
+            for (int absent = 0; absent < 2; absent++) {
+                uint8_t *m = malloc(b.size);
+                assert_non_null(m);
+                memcpy(m, b.data, b.size);
+                uint8_t *pose = m + poses_at + 28 * p;
+                memcpy(pose + 4 * k, k % 2 ? nan : inf, 4);
+                if (absent) memcpy(pose, nan, 4);
+                onescope_code rc = onescope_pose_cache_parse(m, b.size, "x", NULL, &c, &e);
+                onescope_pose_cache_free(c);
+                if (absent) {
+                    assert_int_equal(rc, ONESCOPE_OK);
+                } else {
+                    assert_int_equal(rc, ONESCOPE_E_NOT_FINITE);
+                    assert_error_at(e, ONESCOPE_E_NOT_FINITE, poses_at + 28 * p + 4 * (size_t)k);
+                }
+                assert_same(m, b.size);
+                free(m);
+            }
+    onescope_buffer_free(&b);
+}
+
 /* ---- the OSTM push validator and the streamed verify ---- */
 
 static onescope_code ostm_parse_line(const uint8_t *d, size_t n, char *line, size_t size) {
@@ -687,6 +723,7 @@ int main(void) {
         cmocka_unit_test(test_map_matches_read_file),
         cmocka_unit_test(test_map_errors_and_copies),
         cmocka_unit_test(test_map_alloc_failures),
+        cmocka_unit_test(test_pose_rule_every_lane),
         cmocka_unit_test(test_ostm_push_matches_parser),
         cmocka_unit_test(test_ostm_validate_edges),
         cmocka_unit_test(test_verify_file_matches_read_path),
