@@ -564,7 +564,7 @@ static onescope_code file_row(void *user, uint32_t index, uint64_t *expected,
                               onescope_error *error) {
     file_source *s = user;
     const uint8_t *p = NULL; /* set by every successful take */
-    (void)index; /* rows come in order */
+    (void)index;             /* rows come in order */
     OS_TRY(cursor_take(&s->rows, 8, &p, error));
     *expected = onescope_os_get_u64(p);
     return ONESCOPE_OK;
@@ -574,7 +574,7 @@ static onescope_code file_input(void *user, uint32_t index, const uint8_t **data
                                 onescope_error *error) {
     file_source *s = user;
     const uint8_t *p = NULL; /* set by every successful take */
-    (void)index; /* inputs come in order */
+    (void)index;             /* inputs come in order */
     OS_TRY(cursor_take(&s->inputs, 2, &p, error));
     *size = onescope_os_get_u16(p);
     return cursor_take(&s->inputs, *size, data, error);
