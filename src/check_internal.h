@@ -5,6 +5,7 @@
 #define ONESCOPE_CHECK_INTERNAL_H
 
 #include "onescope/pose_cache.h"
+#include "onescope/replay.h"
 
 /* ---- OSPC push validator (src/pose_cache.c) ----
  * begin with the input's whole size (known up front: file.c has it from fstat), feed the
@@ -35,5 +36,53 @@ onescope_code onescope_os_pose_cache_parse_mapped(const void *data, size_t size,
                                                   onescope_error *error);
 /* Releases a mapping made by onescope_pose_cache_map (src/file.c). */
 void onescope_os_unmap(void *mapping, size_t size);
+
+/* ---- OSTM push validator (src/replay.c) ----
+ * The same protocol as the OSPC one. The units are the head (header, step count, snapshot
+ * length), the start snapshot, the hash rows (skipped: any bits are valid) and one step at a
+ * time (at most 2 + 65535 bytes, checked in place when a piece holds it whole). The parser
+ * and the validator share the scan functions, so the verdict is the parser's. */
+typedef struct onescope_os_ostm_check onescope_os_ostm_check;
+
+/* What the head says, with the file offsets of the parts after it. */
+typedef struct onescope_os_ostm_head {
+    onescope_sim_setup setup;
+    onescope_link_block link; /* role NONE without a link block */
+    uint16_t flags;
+    uint32_t step_count;
+    uint32_t snapshot_size; /* 0 without a start snapshot */
+    uint64_t snapshot_at;
+    uint64_t rows_at;   /* the hash rows (if flag bit 0) */
+    uint64_t inputs_at; /* step 0's length */
+} onescope_os_ostm_head;
+
+onescope_code onescope_os_ostm_check_begin(size_t total, const char *name,
+                                           const onescope_parse_options *options,
+                                           onescope_os_ostm_check **out, onescope_error *error);
+onescope_code onescope_os_ostm_check_feed(onescope_os_ostm_check *c, const void *data, size_t n);
+onescope_code onescope_os_ostm_check_end(onescope_os_ostm_check *c, onescope_error *error);
+/* After an OK end: the head, and the start snapshot's bytes (NULL without one), valid until
+ * the validator is freed. */
+const onescope_os_ostm_head *onescope_os_ostm_check_head(const onescope_os_ostm_check *c,
+                                                         const uint8_t **snapshot);
+void onescope_os_ostm_check_free(onescope_os_ostm_check *c);
+
+/* ---- verifying from any source (src/replay_run.c) ----
+ * The one verify loop: onescope_replay_verify runs it over a parsed replay, src/file.c over
+ * a file read through two cursors (rows and inputs). row() gives recorded row i, input() step
+ * i's bytes (valid until the next call); either may fail with error filled. */
+typedef struct onescope_os_replay_source {
+    onescope_code (*row)(void *user, uint32_t index, uint64_t *expected, onescope_error *error);
+    onescope_code (*input)(void *user, uint32_t index, const uint8_t **data, size_t *size,
+                           onescope_error *error);
+    void *user;
+} onescope_os_replay_source;
+
+onescope_code onescope_os_replay_verify_source(const onescope_os_ostm_head *head,
+                                               const uint8_t *snapshot,
+                                               const onescope_os_replay_source *source,
+                                               const onescope_allocator *allocator,
+                                               onescope_verify_result *result, const char *name,
+                                               onescope_error *error);
 
 #endif

@@ -303,7 +303,8 @@ onescope_code onescope_replay_write_file(const onescope_replay *r, const char *p
 
 /* ---- validation in constant memory ----
  * A regular file is read once through one fixed buffer and fed to its format's push
- * validator (OSPC: src/pose_cache.c; OSLS: the live decoder, incremental already). Everything
+ * validator (OSPC: src/pose_cache.c; OSTM: src/replay.c; OSLS: the live decoder,
+ * incremental already). Everything
  * else goes through the one read path and the format's parser, which is what the streamed
  * formats' validators reproduce byte for byte. */
 
@@ -406,6 +407,31 @@ static onescope_code stream_ospc(int fd, uint8_t *buf, size_t n, size_t total, c
     return rc;
 }
 
+/* Streams the rest of fd (buf already holds the first n bytes) into the OSTM validator.
+ * On success *keep (when not NULL) receives the validator, for the head it learnt. */
+static onescope_code stream_ostm(int fd, uint8_t *buf, size_t n, size_t total, const char *name,
+                                 const onescope_parse_options *options,
+                                 onescope_os_ostm_check **keep, onescope_error *error) {
+    onescope_os_ostm_check *c;
+    OS_TRY(onescope_os_ostm_check_begin(total, name, options, &c, error));
+    onescope_code rc = onescope_os_ostm_check_feed(c, buf, n);
+    while (rc == ONESCOPE_OK && n > 0) {
+        ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
+        if (k < 0) {
+            onescope_os_ostm_check_free(c);
+            return io_fail(error, name, "cannot read");
+        }
+        n = (size_t)k;
+        rc = onescope_os_ostm_check_feed(c, buf, n);
+    }
+    rc = onescope_os_ostm_check_end(c, error);
+    if (rc == ONESCOPE_OK && keep != NULL)
+        *keep = c;
+    else
+        onescope_os_ostm_check_free(c);
+    return rc;
+}
+
 /* Streams the rest of fd into the live decoder. */
 static onescope_code stream_osls(int fd, uint8_t *buf, size_t n, const char *name,
                                  const onescope_parse_options *options, onescope_error *error) {
@@ -476,17 +502,141 @@ onescope_code onescope_file_validate(const char *path, const onescope_parse_opti
         *format = onescope_format_detect(buf, (size_t)n);
         if (*format == ONESCOPE_FORMAT_OSPC)
             rc = stream_ospc(fd, buf, (size_t)n, (size_t)st.st_size, path, options, error);
+        else if (*format == ONESCOPE_FORMAT_OSTM)
+            rc = stream_ostm(fd, buf, (size_t)n, (size_t)st.st_size, path, options, NULL, error);
         else if (*format == ONESCOPE_FORMAT_OSLS)
             rc = stream_osls(fd, buf, (size_t)n, path, options, error);
         else if ((size_t)n < VALIDATE_BUFFER)
             /* The whole file is in the buffer already: parse it there. */
             rc = validate_bytes(*format, buf, (size_t)n, path, options, error);
         else
-            whole = true; /* a large replay or JSON file: its parser needs it all */
+            whole = true; /* a large JSON file: its parser needs it all */
     }
     close(fd);
     onescope_os_free(a, buf);
     if (whole) return validate_whole(path, options, format, error);
+    return rc;
+}
+
+/* ---- verifying a replay file without holding it ----
+ * First the file is validated through the push validator (so a bad file gets the parser's
+ * error, whatever a run would have found first), then the run reads the rows and the step
+ * inputs through two cursors over the same descriptor: rows sit before the inputs, and both
+ * advance together, one row per step. */
+
+#define ROWS_BUFFER ((size_t)64 << 10)
+
+typedef struct cursor {
+    int fd;
+    uint8_t *buf;
+    size_t cap, at, end; /* buf[at..end) holds the file from offset next - (end - at) */
+    uint64_t next;       /* file offset of the byte after buf[end - 1] */
+    const char *name;
+} cursor;
+
+/* Points *p at the next n bytes (n <= cap), reading more with pread when needed. */
+static onescope_code cursor_take(cursor *c, size_t n, const uint8_t **p, onescope_error *error) {
+    if (c->end - c->at < n) {
+        memmove(c->buf, c->buf + c->at, c->end - c->at);
+        c->end -= c->at;
+        c->at = 0;
+        while (c->end < n) {
+            ssize_t k = pread(c->fd, c->buf + c->end, c->cap - c->end, (off_t)c->next);
+            if (k < 0 && errno == EINTR) continue;
+            if (k < 0) return io_fail(error, c->name, "cannot read");
+            if (k == 0)
+                return onescope_os_fail(error, ONESCOPE_E_IO, c->name, OS_NO_OFFSET, "file size",
+                                        "the size the file had when validated",
+                                        "fewer bytes (it shrank while being verified)");
+            c->end += (size_t)k;
+            c->next += (uint64_t)k;
+        }
+    }
+    *p = c->buf + c->at;
+    c->at += n;
+    return ONESCOPE_OK;
+}
+
+typedef struct file_source {
+    cursor rows, inputs;
+} file_source;
+
+static onescope_code file_row(void *user, uint32_t index, uint64_t *expected,
+                              onescope_error *error) {
+    file_source *s = user;
+    const uint8_t *p = NULL; /* set by every successful take */
+    (void)index;             /* rows come in order */
+    OS_TRY(cursor_take(&s->rows, 8, &p, error));
+    *expected = onescope_os_get_u64(p);
+    return ONESCOPE_OK;
+}
+
+static onescope_code file_input(void *user, uint32_t index, const uint8_t **data, size_t *size,
+                                onescope_error *error) {
+    file_source *s = user;
+    const uint8_t *p = NULL; /* set by every successful take */
+    (void)index;             /* inputs come in order */
+    OS_TRY(cursor_take(&s->inputs, 2, &p, error));
+    *size = onescope_os_get_u16(p);
+    return cursor_take(&s->inputs, *size, data, error);
+}
+
+/* The whole-file way: the one read path, the parser, the verify. */
+static onescope_code verify_whole(const char *path, const onescope_parse_options *options,
+                                  onescope_verify_result *result, onescope_error *error) {
+    onescope_replay *r;
+    OS_TRY(onescope_replay_read_file(path, options, &r, error));
+    onescope_code rc = onescope_replay_verify(r, options != NULL ? options->allocator : NULL,
+                                              result, input_name(path), error);
+    onescope_replay_free(r);
+    return rc;
+}
+
+onescope_code onescope_replay_verify_file(const char *path, const onescope_parse_options *options,
+                                          onescope_verify_result *result, onescope_error *error) {
+    if (result != NULL) memset(result, 0, sizeof *result);
+    if (path == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_replay_verify_file",
+                                OS_NO_OFFSET, "path", "non-NULL", NULL);
+    if (strcmp(path, "-") == 0) return verify_whole(path, options, result, error);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return io_fail(error, path, "cannot open");
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return verify_whole(path, options, result, error);
+    }
+    onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
+    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
+    uint8_t *buf = NULL, *rows = NULL;
+    if (rc == ONESCOPE_OK) {
+        buf = onescope_os_alloc(a, VALIDATE_BUFFER);
+        rows = onescope_os_alloc(a, ROWS_BUFFER);
+        if (buf == NULL || rows == NULL)
+            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
+                                  "cannot allocate %zu bytes", VALIDATE_BUFFER + ROWS_BUFFER);
+    }
+    onescope_os_ostm_check *c = NULL;
+    if (rc == ONESCOPE_OK) {
+#ifdef POSIX_FADV_SEQUENTIAL
+        posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+        ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
+        rc = n < 0 ? io_fail(error, path, "cannot read")
+                   : stream_ostm(fd, buf, (size_t)n, (size_t)st.st_size, path, options, &c, error);
+    }
+    if (rc == ONESCOPE_OK) {
+        const uint8_t *snapshot;
+        const onescope_os_ostm_head *h = onescope_os_ostm_check_head(c, &snapshot);
+        file_source s = {{fd, rows, ROWS_BUFFER, 0, 0, h->rows_at, path},
+                         {fd, buf, VALIDATE_BUFFER, 0, 0, h->inputs_at, path}};
+        onescope_os_replay_source source = {file_row, file_input, &s};
+        rc = onescope_os_replay_verify_source(h, snapshot, &source, a, result, path, error);
+    }
+    onescope_os_ostm_check_free(c);
+    onescope_os_free(a, rows);
+    onescope_os_free(a, buf);
+    close(fd);
     return rc;
 }
 

@@ -6,6 +6,7 @@
 
 #include "internal.h"
 #include "onescope/file.h"
+#include "check_internal.h"
 #include "onescope/replay.h"
 #include "replay_internal.h"
 
@@ -297,6 +298,61 @@ static onescope_code read_header(onescope_os_reader *rd, onescope_sim_setup *set
     return onescope_sim_setup_check(setup, link, rd->name, rd->error);
 }
 
+/* reserve against the whole input (total), at file offset at: the streamed validator holds
+ * only a piece of the file but must refuse a count exactly as the parser does. */
+static onescope_code reserve_total(const onescope_os_reader *rd, size_t total, size_t at,
+                                   const char *field, uint64_t count, size_t min_elem_size) {
+    onescope_os_reader t = *rd;
+    t.size = total;
+    t.pos = at;
+    return onescope_os_reader_reserve(&t, field, count, min_elem_size);
+}
+
+/* The header, the step count and the snapshot length, from offset 0 of rd; counts are
+ * checked against total. Fills the offsets of the parts that follow. */
+static onescope_code scan_head(onescope_os_reader *rd, size_t total, onescope_os_ostm_head *h) {
+    OS_TRY(read_header(rd, &h->setup, &h->link, &h->flags));
+    size_t steps_at = rd->pos;
+    OS_TRY(onescope_os_read_u32(rd, "step count", &h->step_count));
+    if (h->step_count > ONESCOPE_OSTM_MAX_STEPS)
+        return onescope_os_reader_fail_at(rd, steps_at, ONESCOPE_E_RANGE, "step count",
+                                          "at most 16777216", "%" PRIu32, h->step_count);
+    h->snapshot_size = 0;
+    if (h->flags & ONESCOPE_OSTM_FLAG_START_SNAPSHOT) {
+        OS_TRY(onescope_os_read_u32(rd, "start snapshot length", &h->snapshot_size));
+        OS_TRY(reserve_total(rd, total, rd->pos, "start snapshot length", h->snapshot_size, 1));
+    }
+    h->snapshot_at = rd->pos;
+    h->rows_at = h->snapshot_at + h->snapshot_size;
+    h->inputs_at = h->rows_at;
+    if (h->flags & ONESCOPE_OSTM_FLAG_HASH_ROWS) h->inputs_at += 8 * ((uint64_t)h->step_count + 1);
+    return ONESCOPE_OK;
+}
+
+/* After the snapshot: the rows fit, then every step's 2-byte length fits. */
+static onescope_code scan_rows(const onescope_os_reader *rd, size_t total,
+                               const onescope_os_ostm_head *h) {
+    if (h->flags & ONESCOPE_OSTM_FLAG_HASH_ROWS)
+        OS_TRY(reserve_total(rd, total, (size_t)h->rows_at, "hash rows",
+                             (uint64_t)h->step_count + 1, 8));
+    return reserve_total(rd, total, (size_t)h->inputs_at, "step count", h->step_count, 2);
+}
+
+/* One step at rd's position: its length, its bytes, its operations. */
+static onescope_code scan_step(onescope_os_reader *rd, uint8_t dimensions, uint16_t *len) {
+    const uint8_t *p;
+    OS_TRY(onescope_os_read_u16(rd, "step input length", len));
+    size_t at = rd->pos;
+    OS_TRY(onescope_os_read_bytes(rd, "step input", *len, &p));
+    return onescope_op_check_input(dimensions, p, *len, rd->name, at, rd->error);
+}
+
+/* Step offsets are 32-bit: only reachable with max_input_bytes raised past 4 GiB. */
+static onescope_code inputs_too_large(const char *name, uint64_t at, onescope_error *error) {
+    return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, at, "step input",
+                            "at most 4 GiB of step inputs in all", "more");
+}
+
 onescope_code onescope_replay_parse(const void *data, size_t size, const char *name,
                                     const onescope_parse_options *options, onescope_replay **out,
                                     onescope_error *error) {
@@ -313,44 +369,27 @@ onescope_code onescope_replay_parse(const void *data, size_t size, const char *n
     onescope_os_reader rd;
     onescope_os_reader_init(&rd, data, size, name, error);
 
-    onescope_sim_setup setup;
-    onescope_link_block link;
-    uint16_t flags;
-    uint32_t steps, snapshot_size = 0;
+    onescope_os_ostm_head h;
     const uint8_t *snapshot = NULL, *rows = NULL;
-    OS_TRY(read_header(&rd, &setup, &link, &flags));
-    size_t steps_at = rd.pos;
-    OS_TRY(onescope_os_read_u32(&rd, "step count", &steps));
-    if (steps > ONESCOPE_OSTM_MAX_STEPS)
-        return onescope_os_reader_fail_at(&rd, steps_at, ONESCOPE_E_RANGE, "step count",
-                                          "at most 16777216", "%" PRIu32, steps);
-    if (flags & ONESCOPE_OSTM_FLAG_START_SNAPSHOT) {
-        OS_TRY(onescope_os_read_u32(&rd, "start snapshot length", &snapshot_size));
-        OS_TRY(onescope_os_reader_reserve(&rd, "start snapshot length", snapshot_size, 1));
-        size_t at = rd.pos;
+    OS_TRY(scan_head(&rd, size, &h));
+    onescope_sim_setup setup = h.setup;
+    onescope_link_block link = h.link;
+    uint32_t steps = h.step_count, snapshot_size = h.snapshot_size;
+    if (h.flags & ONESCOPE_OSTM_FLAG_START_SNAPSHOT) {
         OS_TRY(onescope_os_read_bytes(&rd, "start snapshot", snapshot_size, &snapshot));
-        OS_TRY(onescope_sim_snapshot_check(&setup, snapshot, snapshot_size, name, at, error));
+        OS_TRY(onescope_sim_snapshot_check(&setup, snapshot, snapshot_size, name, h.snapshot_at,
+                                           error));
     }
-    if (flags & ONESCOPE_OSTM_FLAG_HASH_ROWS) {
-        OS_TRY(onescope_os_reader_reserve(&rd, "hash rows", (uint64_t)steps + 1, 8));
-        OS_TRY(onescope_os_read_bytes(&rd, "hash rows", ((size_t)steps + 1) * 8, &rows));
-    }
-    /* Every step needs at least its 2-byte length: refuse counts the bytes cannot hold. */
-    OS_TRY(onescope_os_reader_reserve(&rd, "step count", steps, 2));
+    OS_TRY(scan_rows(&rd, size, &h));
+    if (h.flags & ONESCOPE_OSTM_FLAG_HASH_ROWS) rows = rd.data + h.rows_at;
+    rd.pos = (size_t)h.inputs_at;
     /* First pass: check every step without allocating, and total the input bytes. */
     size_t inputs_at = rd.pos, total = 0;
     for (uint32_t i = 0; i < steps; i++) {
         uint16_t len;
-        const uint8_t *p;
-        OS_TRY(onescope_os_read_u16(&rd, "step input length", &len));
-        size_t at = rd.pos;
-        OS_TRY(onescope_os_read_bytes(&rd, "step input", len, &p));
-        OS_TRY(onescope_op_check_input(setup.dimensions, p, len, name, at, error));
+        OS_TRY(scan_step(&rd, setup.dimensions, &len));
         total += len; /* <= size */
-        /* Step offsets are 32-bit: only reachable with max_input_bytes raised past 4 GiB. */
-        if (total > UINT32_MAX)
-            return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, at, "step input",
-                                    "at most 4 GiB of step inputs in all", "more");
+        if (total > UINT32_MAX) return inputs_too_large(name, rd.pos - len, error);
     }
     OS_TRY(onescope_os_reader_end(&rd));
 
@@ -596,4 +635,224 @@ onescope_code onescope_os_replay_record_decode(const uint8_t *p, size_t avail, u
     *size = len;
     *hash = onescope_os_get_u64(p + 4 + len);
     return ONESCOPE_OK;
+}
+
+/* ---- push validator: the parser's checks over bytes fed in pieces (src/file.c feeds it
+ * through one fixed buffer) ----
+ * Units, in file order: the head (8 bytes first, then as many as the flags say), the start
+ * snapshot, the hash rows (only counted), and each step. A unit is gathered in `unit` unless
+ * the piece fed holds it whole, then the parser's scan function runs on it with offsets moved
+ * by the unit's place in the file. The counts are checked against the whole input's size
+ * (known up front), so an input that ends early ends inside a unit, whose scan on the bytes
+ * there are fails exactly as the parser does. */
+
+enum { OSTM_HEAD, OSTM_SNAPSHOT, OSTM_ROWS, OSTM_STEPS, OSTM_DONE };
+
+#define OSTM_UNIT_MAX (2u + ONESCOPE_SIM_MAX_INPUT)
+
+struct onescope_os_ostm_check {
+    const char *name;
+    const onescope_allocator *allocator;
+    size_t total, pos; /* the input's size, bytes fed so far */
+    size_t unit_at;    /* file offset of the unit being gathered */
+    size_t have, need; /* bytes of it in unit[], bytes it needs (so far) */
+    int phase;
+    uint32_t step;      /* steps checked */
+    uint64_t rows_left; /* hash-row bytes still to pass */
+    uint64_t input_total;
+    onescope_os_ostm_head h;
+    onescope_code rc;
+    onescope_error error;
+    uint8_t snapshot[ONESCOPE_SIM_MAX_SNAPSHOT];
+    uint8_t unit[OSTM_UNIT_MAX];
+};
+
+onescope_code onescope_os_ostm_check_begin(size_t total, const char *name,
+                                           const onescope_parse_options *options,
+                                           onescope_os_ostm_check **out, onescope_error *error) {
+    if (name == NULL) name = "<ostm>";
+    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
+    *out = NULL;
+    OS_TRY(onescope_os_check_input_size(total, options, name, error));
+    onescope_os_ostm_check *c = onescope_os_calloc(a, 1, sizeof *c);
+    if (c == NULL) return nomem(error, name, "validator");
+    c->name = name;
+    c->allocator = a;
+    c->total = total;
+    c->phase = OSTM_HEAD;
+    c->need = 8; /* magic, version, flags: then the head's size is known */
+    *out = c;
+    return ONESCOPE_OK;
+}
+
+void onescope_os_ostm_check_free(onescope_os_ostm_check *c) {
+    if (c != NULL) onescope_os_free(c->allocator, c);
+}
+
+const onescope_os_ostm_head *onescope_os_ostm_check_head(const onescope_os_ostm_check *c,
+                                                         const uint8_t **snapshot) {
+    *snapshot = c->h.snapshot_size > 0 ? c->snapshot : NULL;
+    return &c->h;
+}
+
+static onescope_code ostm_failed(onescope_os_ostm_check *c, onescope_code rc, size_t base) {
+    if (c->error.has_offset) c->error.offset += base;
+    c->rc = rc;
+    c->phase = OSTM_DONE;
+    return rc;
+}
+
+/* A reader standing at file offset pos of the whole input, for checks that need no bytes. */
+static onescope_os_reader ostm_at(onescope_os_ostm_check *c, size_t pos) {
+    onescope_os_reader r;
+    onescope_os_reader_init(&r, NULL, 0, c->name, &c->error);
+    r.size = c->total;
+    r.pos = pos;
+    return r;
+}
+
+static void ostm_new_unit(onescope_os_ostm_check *c, size_t need) {
+    c->unit_at = c->pos;
+    c->have = 0;
+    c->need = need;
+}
+
+/* Moves to phase, running at once the checks that need no more bytes. */
+static onescope_code ostm_enter(onescope_os_ostm_check *c, int phase) {
+    c->phase = phase;
+    if (phase == OSTM_SNAPSHOT) {
+        uint32_t n = c->h.snapshot_size;
+        ostm_new_unit(c, n <= ONESCOPE_SIM_MAX_SNAPSHOT ? n : 0);
+        if (c->need > 0) return ONESCOPE_OK;
+        /* Empty or longer than any snapshot: the check refuses it by its size alone, without
+         * reading a byte. */
+        return ostm_failed(c,
+                           onescope_sim_snapshot_check(&c->h.setup, c->snapshot, n, c->name,
+                                                       c->h.snapshot_at, &c->error),
+                           0);
+    }
+    if (phase == OSTM_ROWS) {
+        onescope_os_reader r = ostm_at(c, c->pos);
+        onescope_code rc = scan_rows(&r, c->total, &c->h);
+        if (rc != ONESCOPE_OK) return ostm_failed(c, rc, 0);
+        c->rows_left = c->h.inputs_at - c->h.rows_at;
+        return c->rows_left > 0 ? ONESCOPE_OK : ostm_enter(c, OSTM_STEPS);
+    }
+    if (phase == OSTM_STEPS) {
+        ostm_new_unit(c, 2);
+        return c->h.step_count > 0 ? ONESCOPE_OK : ostm_enter(c, OSTM_DONE);
+    }
+    /* OSTM_DONE: the parser's end-of-input check, with what the whole input has left. */
+    onescope_os_reader r = ostm_at(c, c->pos);
+    onescope_code rc = onescope_os_reader_end(&r);
+    return rc == ONESCOPE_OK ? rc : ostm_failed(c, rc, 0);
+}
+
+/* The unit's full size once enough of it is here to know it. */
+static size_t ostm_unit_size(const onescope_os_ostm_check *c) {
+    if (c->phase == OSTM_SNAPSHOT) return c->need;
+    if (c->phase == OSTM_STEPS) return 2u + onescope_os_get_u16(c->unit); /* have >= 2 here */
+    if (c->have < 8) return 8;
+    uint16_t flags = onescope_os_get_u16(c->unit + 6);
+    if (flags & ~0x7u) return c->have; /* refused at the flags: scan now */
+    return FIXED_HEADER + ((flags & ONESCOPE_OSTM_FLAG_LINK) ? 10u : 6u) + 4u +
+           ((flags & ONESCOPE_OSTM_FLAG_START_SNAPSHOT) ? 4u : 0u);
+}
+
+/* Checks one step held whole (or, at the end of input, what there is of it) at p. */
+static onescope_code ostm_step(onescope_os_ostm_check *c, const uint8_t *p, size_t n, size_t base) {
+    onescope_os_reader r;
+    onescope_os_reader_init(&r, p, n, c->name, &c->error);
+    uint16_t len;
+    onescope_code rc = scan_step(&r, c->h.setup.dimensions, &len);
+    if (rc != ONESCOPE_OK) return ostm_failed(c, rc, base);
+    c->input_total += len;
+    if (c->input_total > UINT32_MAX)
+        return ostm_failed(c, inputs_too_large(c->name, base + 2, &c->error), 0);
+    c->step++;
+    return ONESCOPE_OK;
+}
+
+/* Runs the parser's scan of the gathered unit (complete, or cut by the end of input). */
+static onescope_code ostm_scan_unit(onescope_os_ostm_check *c) {
+    onescope_os_reader r;
+    onescope_os_reader_init(&r, c->unit, c->have, c->name, &c->error);
+    onescope_code rc;
+    if (c->phase == OSTM_HEAD) {
+        rc = scan_head(&r, c->total, &c->h);
+        if (rc != ONESCOPE_OK) return ostm_failed(c, rc, 0);
+        return ostm_enter(c, (c->h.flags & ONESCOPE_OSTM_FLAG_START_SNAPSHOT) ? OSTM_SNAPSHOT
+                                                                              : OSTM_ROWS);
+    }
+    if (c->phase == OSTM_SNAPSHOT) {
+        rc = onescope_sim_snapshot_check(&c->h.setup, c->unit, c->have, c->name, c->h.snapshot_at,
+                                         &c->error);
+        if (rc != ONESCOPE_OK) return ostm_failed(c, rc, 0);
+        memcpy(c->snapshot, c->unit, c->have);
+        return ostm_enter(c, OSTM_ROWS);
+    }
+    OS_TRY(ostm_step(c, c->unit, c->have, c->unit_at));
+    if (c->step == c->h.step_count) return ostm_enter(c, OSTM_DONE);
+    ostm_new_unit(c, 2);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_ostm_check_feed(onescope_os_ostm_check *c, const void *data, size_t n) {
+    const uint8_t *p = data;
+    if (c->rc != ONESCOPE_OK) return c->rc;
+    if (n > c->total - c->pos)
+        return ostm_failed(c,
+                           onescope_os_fail(&c->error, ONESCOPE_E_IO, c->name, OS_NO_OFFSET,
+                                            "file size", "the size the file had when opened",
+                                            "more bytes (it grew while being read)"),
+                           0);
+    while (n > 0) {
+        if (c->phase == OSTM_ROWS) {
+            size_t k = c->rows_left < n ? (size_t)c->rows_left : n;
+            p += k;
+            n -= k;
+            c->pos += k;
+            c->rows_left -= k;
+            if (c->rows_left == 0) OS_TRY(ostm_enter(c, OSTM_STEPS));
+            continue;
+        }
+        if (c->phase == OSTM_STEPS && c->have == 0 && n >= 2 && n >= 2u + onescope_os_get_u16(p)) {
+            /* The whole step is in this piece: check it where it lies. */
+            size_t k = 2u + onescope_os_get_u16(p);
+            OS_TRY(ostm_step(c, p, k, c->pos));
+            p += k;
+            n -= k;
+            c->pos += k;
+            if (c->step == c->h.step_count)
+                OS_TRY(ostm_enter(c, OSTM_DONE));
+            else
+                ostm_new_unit(c, 2);
+            continue;
+        }
+        size_t k = c->need - c->have;
+        if (k > n) k = n;
+        memcpy(c->unit + c->have, p, k);
+        c->have += k;
+        p += k;
+        n -= k;
+        c->pos += k;
+        if (c->have < c->need) continue;
+        c->need = ostm_unit_size(c);
+        if (c->have < c->need) continue;
+        OS_TRY(ostm_scan_unit(c));
+    }
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_ostm_check_end(onescope_os_ostm_check *c, onescope_error *error) {
+    if (c->rc == ONESCOPE_OK && c->pos != c->total)
+        ostm_failed(c,
+                    onescope_os_fail(&c->error, ONESCOPE_E_IO, c->name, OS_NO_OFFSET, "file size",
+                                     "the size the file had when opened",
+                                     "fewer bytes (it shrank while being read)"),
+                    0);
+    /* The input ended inside a unit: its scan on what there is fails as the parser does. */
+    if (c->rc == ONESCOPE_OK && c->phase != OSTM_DONE) ostm_scan_unit(c);
+    if (c->rc != ONESCOPE_OK && error != NULL) *error = c->error;
+    return c->rc;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_internal.h"
 #include "internal.h"
 #include "onescope/replay.h"
 #include "replay_internal.h"
@@ -55,44 +56,95 @@ onescope_code onescope_replay_run(const onescope_replay *r, const onescope_alloc
     return rc;
 }
 
-static bool compare_row(void *user, const onescope_replay_row *row) {
-    onescope_verify_result *v = user;
-    if (row->hash == row->expected) {
-        v->rows_checked++;
-        return false;
+/* The recorded rows and the step inputs of a parsed replay, as a verify source. */
+static onescope_code parsed_row(void *user, uint32_t index, uint64_t *expected,
+                                onescope_error *error) {
+    const onescope_replay *r = user;
+    (void)error;
+    *expected = r->hash_rows[index];
+    return ONESCOPE_OK;
+}
+
+static onescope_code parsed_input(void *user, uint32_t index, const uint8_t **data, size_t *size,
+                                  onescope_error *error) {
+    (void)error;
+    return onescope_replay_step_input(user, index, data, size);
+}
+
+onescope_code onescope_os_replay_verify_source(const onescope_os_ostm_head *head,
+                                               const uint8_t *snapshot,
+                                               const onescope_os_replay_source *source,
+                                               const onescope_allocator *a,
+                                               onescope_verify_result *result, const char *name,
+                                               onescope_error *error) {
+    onescope_verify_result local;
+    if (result == NULL) result = &local;
+    memset(result, 0, sizeof *result);
+    if (!(head->flags & ONESCOPE_OSTM_FLAG_HASH_ROWS))
+        return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
+                                "bit 0 set (hash rows to verify)", "0x%04x", (unsigned)head->flags);
+    /* The world at the start, as onescope_replay_start_world makes it. */
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = head->setup;
+    def.link = head->link;
+    onescope_sim *sim;
+    if (snapshot != NULL)
+        OS_TRY(onescope_sim_create_from_snapshot(&def, snapshot, head->snapshot_size,
+                                                 "start snapshot", a, &sim, error));
+    else
+        OS_TRY(onescope_sim_create(&def, a, &sim, error));
+    result->matched = true;
+    onescope_code rc = ONESCOPE_OK;
+    for (uint32_t i = 0;; i++) {
+        uint64_t expected, hash = onescope_sim_hash(sim);
+        rc = source->row(source->user, i, &expected, error);
+        if (rc != ONESCOPE_OK) break;
+        if (hash != expected) {
+            result->matched = false;
+            result->first_row = i;
+            result->first_step = onescope_sim_host_step(sim);
+            result->expected = expected;
+            result->actual = hash;
+            break;
+        }
+        result->rows_checked++;
+        if (i == head->step_count) break;
+        const uint8_t *p;
+        size_t n;
+        rc = source->input(source->user, i, &p, &n, error);
+        if (rc == ONESCOPE_OK) rc = onescope_sim_step(sim, p, n, error);
+        if (rc != ONESCOPE_OK) break;
     }
-    v->matched = false;
-    v->first_row = row->index;
-    v->first_step = row->host_step;
-    v->expected = row->expected;
-    v->actual = row->hash;
-    return true;
+    onescope_sim_free(sim);
+    if (rc != ONESCOPE_OK || result->matched) return rc;
+    char field[96];
+    snprintf(field, sizeof field, "hash row %" PRIu32 " (step %" PRIu64 ")", result->first_row,
+             result->first_step);
+    char want[32];
+    snprintf(want, sizeof want, "%016" PRIx64, result->expected);
+    return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, OS_NO_OFFSET, field, want,
+                            "%016" PRIx64, result->actual);
 }
 
 onescope_code onescope_replay_verify(const onescope_replay *r, const onescope_allocator *a,
                                      onescope_verify_result *result, const char *name,
                                      onescope_error *error) {
-    onescope_verify_result local;
-    if (result == NULL) result = &local;
-    memset(result, 0, sizeof *result);
+    if (result != NULL) memset(result, 0, sizeof *result);
     if (name == NULL) name = "<ostm>";
     if (r == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "replay",
                                 "non-NULL", NULL);
-    if (!r->has_hash_rows)
-        return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
-                                "bit 0 set (hash rows to verify)", "0x%04x",
-                                (unsigned)onescope_replay_flags(r));
-    result->matched = true;
-    OS_TRY(onescope_replay_run(r, a, compare_row, result, error));
-    if (result->matched) return ONESCOPE_OK;
-    char field[96];
-    snprintf(field, sizeof field, "hash row %" PRIu32 " (step %" PRIu64 ")", result->first_row,
-             result->first_step);
-    char expected[32];
-    snprintf(expected, sizeof expected, "%016" PRIx64, result->expected);
-    return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, OS_NO_OFFSET, field, expected,
-                            "%016" PRIx64, result->actual);
+    onescope_os_ostm_head head;
+    memset(&head, 0, sizeof head);
+    head.setup = r->setup;
+    head.link = r->link;
+    head.flags = onescope_replay_flags(r);
+    if (r->hash_rows == NULL) head.flags &= (uint16_t)~ONESCOPE_OSTM_FLAG_HASH_ROWS;
+    head.step_count = r->step_count;
+    head.snapshot_size = r->start_snapshot_size;
+    onescope_os_replay_source source = {parsed_row, parsed_input, (void *)(uintptr_t)r};
+    return onescope_os_replay_verify_source(&head, r->has_start_snapshot ? r->start_snapshot : NULL,
+                                            &source, a, result, name, error);
 }
 
 static bool store_row(void *user, const onescope_replay_row *row) {

@@ -252,7 +252,7 @@ static void test_validate_file_edges(void **state) {
     assert_int_equal(onescope_file_validate(path, NULL, &f, &e), ONESCOPE_E_MAGIC);
     test_write_file(path, "nothing known", 13);
     assert_int_equal(onescope_file_validate(path, NULL, &f, &e), ONESCOPE_E_MAGIC);
-    /* A replay larger than the buffer goes the whole-file way. */
+    /* A replay larger than the buffer is streamed too. */
     uint8_t *big = calloc(1, (1u << 20) + 10);
     assert_non_null(big);
     memcpy(big, "OSTM", 4);
@@ -402,6 +402,316 @@ static void test_map_alloc_failures(void **state) {
     assert_true(test_alloc_walk(map_with, ONESCOPE_TESTDATA "/test-2d-ghost.ospc") >= 3);
 }
 
+/* The pose rule at every place of a block (the vector test takes four poses at a time):
+ * an infinity or NaN in any value of any pose is refused at its offset, unless that pose's
+ * x is a NaN. */
+static void test_pose_rule_every_lane(void **state) {
+    (void)state;
+    onescope_pose_cache *c;
+    onescope_error e;
+    assert_int_equal(onescope_pose_cache_create(3, 1, 11, NULL, &c, &e), ONESCOPE_OK);
+    onescope_buffer b;
+    assert_int_equal(onescope_pose_cache_write(c, NULL, &b, &e), ONESCOPE_OK);
+    onescope_pose_cache_free(c);
+    size_t poses_at = b.size - 11 * 28;
+    static const uint8_t inf[4] = {0x00, 0x00, 0x80, 0x7f}, nan[4] = {0x01, 0x00, 0xc0, 0xff};
+    for (size_t p = 0; p < 11; p++)
+        for (int k = 0; k < 7; k++)
+            for (int absent = 0; absent < 2; absent++) {
+                uint8_t *m = malloc(b.size);
+                assert_non_null(m);
+                memcpy(m, b.data, b.size);
+                uint8_t *pose = m + poses_at + 28 * p;
+                memcpy(pose + 4 * k, k % 2 ? nan : inf, 4);
+                if (absent) memcpy(pose, nan, 4);
+                onescope_code rc = onescope_pose_cache_parse(m, b.size, "x", NULL, &c, &e);
+                onescope_pose_cache_free(c);
+                if (absent) {
+                    assert_int_equal(rc, ONESCOPE_OK);
+                } else {
+                    assert_int_equal(rc, ONESCOPE_E_NOT_FINITE);
+                    assert_error_at(e, ONESCOPE_E_NOT_FINITE, poses_at + 28 * p + 4 * (size_t)k);
+                }
+                assert_same(m, b.size);
+                free(m);
+            }
+    onescope_buffer_free(&b);
+}
+
+/* ---- the OSTM push validator and the streamed verify ---- */
+
+static onescope_code ostm_parse_line(const uint8_t *d, size_t n, char *line, size_t size) {
+    onescope_replay *r = NULL;
+    onescope_error e;
+    onescope_code rc = onescope_replay_parse(d, n, "x.ostm", NULL, &r, &e);
+    onescope_replay_free(r);
+    line[0] = '\0';
+    if (rc != ONESCOPE_OK) error_line(&e, line, size);
+    return rc;
+}
+
+static onescope_code ostm_push_line(const uint8_t *d, size_t n, size_t chunk, char *line,
+                                    size_t size) {
+    onescope_os_ostm_check *c;
+    onescope_error e;
+    line[0] = '\0';
+    onescope_code rc = onescope_os_ostm_check_begin(n, "x.ostm", NULL, &c, &e);
+    if (rc != ONESCOPE_OK) {
+        error_line(&e, line, size);
+        return rc;
+    }
+    static const size_t sizes[] = {1, 3, 2, 27, 29, 1000, 7, 70000};
+    size_t pos = 0;
+    for (int i = 0; pos < n; i++) {
+        size_t k = chunk ? chunk : sizes[i % 8];
+        if (k > n - pos) k = n - pos;
+        if (onescope_os_ostm_check_feed(c, d + pos, k) != ONESCOPE_OK) break;
+        pos += k;
+    }
+    rc = onescope_os_ostm_check_end(c, &e);
+    onescope_os_ostm_check_free(c);
+    if (rc != ONESCOPE_OK) error_line(&e, line, size);
+    return rc;
+}
+
+static void ostm_assert_same(const uint8_t *d, size_t n) {
+    char a[1024], b[1024];
+    static const size_t chunks[] = {0, 1, 5, 1u << 20};
+    onescope_code want = ostm_parse_line(d, n, a, sizeof a);
+    for (int i = 0; i < 4; i++) {
+        onescope_code got = ostm_push_line(d, n, chunks[i], b, sizeof b);
+        if (got != want || strcmp(a, b) != 0) {
+            print_error("size %zu chunk %zu:\n parser: %s\n stream: %s\n", n, chunks[i], a, b);
+            fail();
+        }
+    }
+}
+
+/* Every cut (a stride past the first 4 KiB), trailing bytes, each of the first 160 bytes
+ * changed four ways, then 300 bytes spread over the rest. */
+static void check_ostm_bytes(const uint8_t *d, size_t n) {
+    for (size_t len = 0; len <= n; len += len < 4096 ? 1 : 1 + n / 300) ostm_assert_same(d, len);
+    ostm_assert_same(d, n);
+    uint8_t *m = malloc(n + 8);
+    assert_non_null(m);
+    memcpy(m, d, n);
+    memcpy(m + n, "trailing", 8);
+    ostm_assert_same(m, n + 8);
+    for (size_t i = 0; i < n; i += i < 160 ? 1 : 1 + n / 300) {
+        static const uint8_t values[] = {0xFF, 0x00, 0x01, 0x80};
+        for (int v = 0; v < 4; v++) {
+            uint8_t old = m[i];
+            m[i] = values[v];
+            ostm_assert_same(m, n);
+            m[i] = old;
+        }
+    }
+    free(m);
+}
+
+static void ostm_file(const char *path) {
+    size_t n;
+    uint8_t *d = slurp(path, &n);
+    if (n < 4 || memcmp(d, "OSTM", 4) == 0) check_ostm_bytes(d, n);
+    free(d);
+}
+
+/* A replay made here with what the test data lacks: a start snapshot and hash rows with
+ * steps of up to 65535 bytes (longer than most pieces fed). */
+static void make_big_steps(onescope_buffer *out) {
+    size_t n;
+    uint8_t *d = slurp(ONESCOPE_TESTDATA "/test-10000.ostm", &n);
+    onescope_replay *src, *r;
+    onescope_error e;
+    assert_int_equal(onescope_replay_parse(d, n, "src", NULL, &src, &e), ONESCOPE_OK);
+    onescope_sim_setup setup = onescope_replay_setup(src);
+    onescope_link_block link = onescope_replay_link(src);
+    assert_int_equal(onescope_replay_create(&setup, &link, NULL, &r, &e), ONESCOPE_OK);
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = setup;
+    def.link = link;
+    onescope_sim *sim;
+    assert_int_equal(onescope_sim_create(&def, NULL, &sim, &e), ONESCOPE_OK);
+    uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
+    size_t sn = onescope_sim_snapshot(sim, snap, sizeof snap);
+    onescope_sim_free(sim);
+    assert_int_equal(onescope_replay_set_start_snapshot(r, snap, sn, &e), ONESCOPE_OK);
+    static uint8_t step[ONESCOPE_SIM_MAX_INPUT];
+    size_t used = 0;
+    for (uint32_t i = 0; i < onescope_replay_step_count(src); i++) {
+        const uint8_t *p;
+        size_t k;
+        onescope_replay_step_input(src, i, &p, &k);
+        if (used + k > sizeof step) {
+            assert_int_equal(onescope_replay_append_step(r, step, used, &e), ONESCOPE_OK);
+            assert_int_equal(onescope_replay_append_step(r, NULL, 0, &e), ONESCOPE_OK);
+            used = 0;
+        }
+        memcpy(step + used, p, k);
+        used += k;
+    }
+    assert_int_equal(onescope_replay_append_step(r, step, used, &e), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_compute_hash_rows(r, &e), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_write(r, NULL, out, &e), ONESCOPE_OK);
+    onescope_replay_free(r);
+    onescope_replay_free(src);
+    free(d);
+}
+
+static void test_ostm_push_matches_parser(void **state) {
+    (void)state;
+    for_each_file(ONESCOPE_TESTDATA, ostm_file);
+    for_each_file(CRASHERS, ostm_file);
+    onescope_buffer b;
+    make_big_steps(&b);
+    assert_true(b.size > 70000);
+    /* Cuts and changes around the long steps (the head is the first bytes). */
+    for (size_t len = 0; len <= b.size; len += 1 + b.size / 300) ostm_assert_same(b.data, len);
+    ostm_assert_same(b.data, b.size);
+    for (size_t i = 0; i < b.size; i += 1 + b.size / 200) {
+        uint8_t old = b.data[i];
+        b.data[i] = 0xFF;
+        ostm_assert_same(b.data, b.size);
+        b.data[i] = old;
+    }
+    onescope_buffer_free(&b);
+    /* Counts past what the input can hold, checked against the whole size. */
+    static const uint8_t head[] = {'O', 'S', 'T', 'M', 1, 0, 3, 0, 6, 0,    0,    0, 2,
+                                   1,   0,   0,   0,   0, 5, 0, 0, 0, 0xFF, 0xFF, 0, 0};
+    ostm_assert_same(head, sizeof head);
+    uint8_t rows[26 + 2060];
+    memcpy(rows, head, sizeof head);
+    memset(rows + sizeof head, 0, sizeof rows - sizeof head);
+    rows[22] = 0; /* an empty snapshot */
+    rows[23] = 0;
+    ostm_assert_same(rows, sizeof rows);
+    rows[22] = 12 + 32; /* a snapshot of one body, then too few rows */
+    ostm_assert_same(rows, sizeof rows);
+    rows[6] = 1; /* rows only: 6 rows need 48 bytes, then 5 steps need 10 */
+    ostm_assert_same(rows, 22 + 40);
+    ostm_assert_same(rows, 22 + 48 + 9);
+    ostm_assert_same(rows, 22 + 48 + 10);
+}
+
+static void test_ostm_validate_edges(void **state) {
+    (void)state;
+    onescope_error e;
+    onescope_os_ostm_check *c;
+    onescope_parse_options o = {.max_input_bytes = 100};
+    assert_int_equal(onescope_os_ostm_check_begin(300, NULL, &o, &c, &e), ONESCOPE_E_TOO_LARGE);
+    assert_int_equal(onescope_os_ostm_check_begin(2, NULL, NULL, &c, &e), ONESCOPE_OK);
+    assert_int_equal(onescope_os_ostm_check_feed(c, "OSTM", 4), ONESCOPE_E_IO);
+    assert_int_equal(onescope_os_ostm_check_feed(c, "OS", 2), ONESCOPE_E_IO); /* latched */
+    assert_int_equal(onescope_os_ostm_check_end(c, &e), ONESCOPE_E_IO);
+    onescope_os_ostm_check_free(c);
+    assert_int_equal(onescope_os_ostm_check_begin(8, NULL, NULL, &c, &e), ONESCOPE_OK);
+    assert_int_equal(onescope_os_ostm_check_feed(c, "OSTM", 4), ONESCOPE_OK);
+    assert_int_equal(onescope_os_ostm_check_end(c, &e), ONESCOPE_E_IO); /* it shrank */
+    onescope_os_ostm_check_free(c);
+    onescope_os_ostm_check_free(NULL);
+}
+
+/* onescope_replay_verify_file against read_file + onescope_replay_verify: code, line and
+ * result. */
+static void verify_same(const char *path) {
+    char a[1024] = "", b[1024] = "";
+    onescope_error e;
+    onescope_verify_result want, got;
+    memset(&want, 0xAA, sizeof want);
+    onescope_replay *r;
+    onescope_code wrc = onescope_replay_read_file(path, NULL, &r, &e);
+    if (wrc == ONESCOPE_OK) {
+        wrc = onescope_replay_verify(r, NULL, &want, path, &e);
+        onescope_replay_free(r);
+    } else {
+        memset(&want, 0, sizeof want);
+    }
+    if (wrc != ONESCOPE_OK) error_line(&e, a, sizeof a);
+    onescope_code grc = onescope_replay_verify_file(path, NULL, &got, &e);
+    if (grc != ONESCOPE_OK) error_line(&e, b, sizeof b);
+    if (grc != wrc || strcmp(a, b) != 0 || memcmp(&want, &got, sizeof want) != 0) {
+        print_error("%s:\n whole:  %d %s\n stream: %d %s\n", path, wrc, a, grc, b);
+        fail();
+    }
+}
+
+static void verify_cuts(const char *path) {
+    size_t n;
+    uint8_t *d = slurp(path, &n);
+    char tmp[96];
+    snprintf(tmp, sizeof tmp, "%s/v.ostm", scratch);
+    if (n >= 4 && memcmp(d, "OSTM", 4) == 0) {
+        for (size_t len = 0; len <= n; len += 1 + n / 16) {
+            test_write_file(tmp, d, len);
+            verify_same(tmp);
+        }
+        /* A changed hash row (the first and the last) and a changed step input. */
+        test_write_file(tmp, d, n);
+        verify_same(tmp);
+        onescope_replay *r;
+        onescope_error e;
+        assert_int_equal(onescope_replay_parse(d, n, "x", NULL, &r, &e), ONESCOPE_OK);
+        if (onescope_replay_has_hash_rows(r)) {
+            size_t rows_at = n - onescope_replay_input_bytes(r) -
+                             2 * (size_t)onescope_replay_step_count(r) -
+                             8 * ((size_t)onescope_replay_step_count(r) + 1);
+            for (int k = 0; k < 3; k++) {
+                size_t at = k == 0   ? rows_at
+                            : k == 1 ? rows_at + 8 * onescope_replay_step_count(r)
+                                     : n - 1;
+                d[at] ^= 1;
+                test_write_file(tmp, d, n);
+                verify_same(tmp);
+                d[at] ^= 1;
+            }
+        }
+        onescope_replay_free(r);
+    }
+    free(d);
+}
+
+static void test_verify_file_matches_read_path(void **state) {
+    (void)state;
+    for_each_file(ONESCOPE_TESTDATA, verify_same);
+    for_each_file(CRASHERS, verify_same);
+    for_each_file(ONESCOPE_TESTDATA, verify_cuts);
+    onescope_buffer b;
+    make_big_steps(&b);
+    char tmp[96];
+    snprintf(tmp, sizeof tmp, "%s/big.ostm", scratch);
+    test_write_file(tmp, b.data, b.size);
+    verify_cuts(tmp);
+    onescope_buffer_free(&b);
+    onescope_error e;
+    onescope_verify_result v;
+    assert_int_equal(onescope_replay_verify_file(NULL, NULL, &v, &e), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_verify_file("/nonexistent/x.ostm", NULL, NULL, &e),
+                     ONESCOPE_E_IO);
+    assert_int_equal(onescope_replay_verify_file(scratch, NULL, NULL, &e), ONESCOPE_E_IO);
+    onescope_parse_options o = {.max_input_bytes = 100};
+    assert_int_equal(
+        onescope_replay_verify_file(ONESCOPE_TESTDATA "/test-2d-600.ostm", &o, NULL, &e),
+        ONESCOPE_E_TOO_LARGE);
+    assert_error_at(e, ONESCOPE_E_TOO_LARGE, 100);
+    assert_int_equal(
+        onescope_replay_verify_file(ONESCOPE_TESTDATA "/test-2d-600.ostm", NULL, &v, &e),
+        ONESCOPE_OK);
+    assert_true(v.matched);
+    assert_int_equal(v.rows_checked, 601);
+}
+
+static onescope_code verify_with(const onescope_allocator *a, void *ctx) {
+    onescope_parse_options o = {.allocator = a};
+    onescope_error e;
+    return onescope_replay_verify_file(ctx, &o, NULL, &e);
+}
+
+static void test_verify_alloc_failures(void **state) {
+    (void)state;
+    assert_true(test_alloc_walk(verify_with, ONESCOPE_TESTDATA "/test-live-attach.ostm") >= 4);
+    test_alloc_walk(verify_with, ONESCOPE_TESTDATA "/test-2d-600.ostm");
+}
+
 int main(void) {
     snprintf(scratch, sizeof scratch, "/tmp/onescope-validate-%ld", (long)getpid());
     mkdir(scratch, 0700);
@@ -413,6 +723,11 @@ int main(void) {
         cmocka_unit_test(test_map_matches_read_file),
         cmocka_unit_test(test_map_errors_and_copies),
         cmocka_unit_test(test_map_alloc_failures),
+        cmocka_unit_test(test_pose_rule_every_lane),
+        cmocka_unit_test(test_ostm_push_matches_parser),
+        cmocka_unit_test(test_ostm_validate_edges),
+        cmocka_unit_test(test_verify_file_matches_read_path),
+        cmocka_unit_test(test_verify_alloc_failures),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];

@@ -28,9 +28,9 @@ ONESCOPE_API onescope_code onescope_file_write(const char *path, const void *dat
  * onescope_format_detect, and stores the format in *format (when format is not NULL;
  * ONESCOPE_FORMAT_UNKNOWN when it is none of them, with ONESCOPE_E_MAGIC). The verdict and the
  * error are exactly those of onescope_file_read followed by the format's parser, but a regular
- * file holding an OSPC pose cache or an OSLS live stream is streamed through one fixed 1 MiB
- * buffer and the format's push validator, so memory does not grow with the file. Other inputs
- * (OSTM replays, OTS JSON, standard input, pipes and devices) are read whole through
+ * file holding an OSPC pose cache, an OSTM replay or an OSLS live stream is streamed through
+ * one fixed 1 MiB buffer and the format's push validator, so memory does not grow with the
+ * file. Other inputs (OTS JSON, standard input, pipes and devices) are read whole through
  * onescope_file_read under the options' limit and parsed. */
 ONESCOPE_API onescope_code onescope_file_validate(const char *path,
                                                   const onescope_parse_options *options,

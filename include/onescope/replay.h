@@ -205,6 +205,16 @@ ONESCOPE_API onescope_code onescope_replay_recover(const char *partial_path, con
                                                    const onescope_allocator *allocator,
                                                    uint32_t *steps_kept, onescope_error *error);
 
+/* onescope_replay_read_file then onescope_replay_verify (the same result and every error the
+ * same), but a regular file is never held whole: it is validated through one 1 MiB buffer,
+ * then run with the hash rows and the step inputs read through two buffered cursors, so
+ * memory stays near 1.1 MiB whatever the replay's size. Standard input ("-"), pipes and
+ * devices are read whole. The allocator is the options'. result may be NULL. */
+ONESCOPE_API onescope_code onescope_replay_verify_file(const char *path,
+                                                       const onescope_parse_options *options,
+                                                       onescope_verify_result *result,
+                                                       onescope_error *error);
+
 #ifdef __cplusplus
 }
 #endif
