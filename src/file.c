@@ -50,7 +50,10 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
     if (fd < 0) return io_fail(error, name, "cannot open");
 
     struct stat st;
-    size_t cap = 64 * 1024;
+    /* A stream of unknown length: never more than limit + 1 bytes, the one byte that proves
+     * the input too long. */
+    size_t most = max_bytes < SIZE_MAX ? max_bytes + 1 : SIZE_MAX;
+    size_t cap = most < 64 * 1024 ? most : 64 * 1024;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         if (check_file_size(name, &st, max_bytes, error) != ONESCOPE_OK) {
             if (!is_stdin) close(fd);
@@ -79,7 +82,9 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
                                       max_bytes);
                 break;
             }
-            size_t ncap = cap > max_bytes / 2 ? max_bytes + 1 : cap * 2;
+            /* Doubling, but a doubling that would reach the limit goes to limit + 1 at once:
+             * growing from a full limit-sized buffer would hold two copies of the input. */
+            size_t ncap = cap >= max_bytes - cap ? most : cap * 2;
             uint8_t *p = onescope_os_alloc(allocator, ncap);
             if (p != NULL) memcpy(p, data, size);
             onescope_os_free(allocator, data);
