@@ -88,7 +88,8 @@ half=$(($(wc -c <"$S/long.bin") / 2))
 head -c "$half" "$S/long.bin" >"$S/long-half.bin"
 rm -f "$S/fifo"
 mkfifo "$S/fifo"
-"$ONESCOPE" live attach --save "$S/killed.ostm" <"$S/fifo" >"$S/killed.out" 2>"$S/killed.err" &
+# The bare binary, so the signal reaches the viewer itself and not a wrapper around it.
+"$ONESCOPE_BIN" live attach --save "$S/killed.ostm" <"$S/fifo" >"$S/killed.out" 2>"$S/killed.err" &
 viewer=$!
 exec 3>"$S/fifo"
 cat "$S/long-half.bin" >&3
