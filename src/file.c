@@ -51,7 +51,10 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
     if (fd < 0) return io_fail(error, name, "cannot open");
 
     struct stat st;
-    size_t cap = 64 * 1024;
+    /* A stream of unknown length: never more than limit + 1 bytes, the one byte that proves
+     * the input too long. */
+    size_t most = max_bytes < SIZE_MAX ? max_bytes + 1 : SIZE_MAX;
+    size_t cap = most < 64 * 1024 ? most : 64 * 1024;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         if (check_file_size(name, &st, max_bytes, error) != ONESCOPE_OK) {
             if (!is_stdin) close(fd);
@@ -80,7 +83,9 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
                                       max_bytes);
                 break;
             }
-            size_t ncap = cap > max_bytes / 2 ? max_bytes + 1 : cap * 2;
+            /* Doubling, but a doubling that would reach the limit goes to limit + 1 at once:
+             * growing from a full limit-sized buffer would hold two copies of the input. */
+            size_t ncap = cap >= max_bytes - cap ? most : cap * 2;
             uint8_t *p = onescope_os_alloc(allocator, ncap);
             if (p != NULL) memcpy(p, data, size);
             onescope_os_free(allocator, data);
@@ -97,10 +102,9 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
         if (n == 0) break;
         size += (size_t)n;
     }
+    /* No check of size against the limit here: the buffer never holds more than limit + 1
+     * bytes, and the loop refuses as soon as it is full with that one byte too many. */
     if (!is_stdin) close(fd);
-    if (rc == ONESCOPE_OK && size > max_bytes)
-        rc = onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes, "file size",
-                              "at most the input limit", "more than %zu bytes", max_bytes);
     if (rc != ONESCOPE_OK) {
         onescope_os_free(allocator, data);
         return rc;
@@ -883,4 +887,71 @@ onescope_code onescope_os_pose_stream_finish(onescope_os_pose_stream *s, onescop
     if (s->rc == ONESCOPE_OK && s->fd >= 0) s->rc = onescope_os_ospc_check_end(s->check, &s->error);
     if (s->rc != ONESCOPE_OK && error != NULL) *error = s->error;
     return s->rc;
+}
+
+/* ---- more file steps for the streaming writers (src/replay_writer.c): a partial read back,
+ * and a sibling temporary for the file built from it. The temporary is named and created as
+ * onescope_file_write names and creates its own. ---- */
+
+int onescope_os_file_open_read(const char *path, const char *name, onescope_error *error) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL, "cannot open %s: %s",
+                         path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL,
+                         "cannot read %s: not a regular file", path);
+        return -1;
+    }
+    return fd;
+}
+
+onescope_code onescope_os_file_read_at(int fd, uint64_t offset, void *data, size_t n, size_t *got,
+                                       const char *name, onescope_error *error) {
+    uint8_t *p = data;
+    *got = 0;
+    while (*got < n) {
+        ssize_t k = pread(fd, p + *got, n - *got, (off_t)(offset + *got));
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return io_fail(error, name, "cannot read");
+        }
+        if (k == 0) break;
+        *got += (size_t)k;
+    }
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_file_create_temp(const char *path, const onescope_allocator *a,
+                                           char **tmp_out, int *fd_out, onescope_error *error) {
+    *tmp_out = NULL;
+    *fd_out = -1;
+    size_t len = strlen(path);
+    char *tmp = onescope_os_alloc(a, len + 16);
+    if (tmp == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, "temporary name", NULL,
+                                "could not allocate memory");
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t seed = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30) ^
+                    ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)&now;
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        snprintf(tmp, len + 16, "%s.tmp-%06llx", path, (unsigned long long)(seed >> 40));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        onescope_code rc = io_fail(error, path, "cannot create a temporary file");
+        onescope_os_free(a, tmp);
+        return rc;
+    }
+    *tmp_out = tmp;
+    *fd_out = fd;
+    return ONESCOPE_OK;
 }

@@ -1,6 +1,6 @@
 /* The live viewer: feeds decoded records to its own simulation, checks the host's hashes and
- * can record what it saw as a replay. The bytes themselves are decoded in live_stream.c.
- * Rules: docs/live-stream.md. */
+ * can record what it saw as a replay, in memory or through the streaming replay writer. The
+ * bytes themselves are decoded in live_stream.c. Rules: docs/live-stream.md. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "live_internal.h"
 #include "onescope/live.h"
+#include "replay_internal.h" /* the OSTM head and file size, for the recording's limit */
 
 /* ---- viewer ---- */
 
@@ -25,7 +26,16 @@ struct onescope_live_viewer {
     uint64_t *rows;
     size_t row_count;
     size_t row_capacity;
+    char *save_path;                /* options.save_path, copied */
+    onescope_replay_writer *writer; /* from the sync until finish closes it */
+    uint64_t record_limit;          /* bytes the recorded OSTM file may have */
+    size_t head_size;               /* of that file: what precedes its hash rows */
+    uint64_t input_bytes;           /* recorded so far */
 };
+
+static bool recording(const onescope_live_viewer *v) {
+    return v->options.record || v->save_path != NULL;
+}
 
 onescope_live_viewer_options onescope_live_viewer_options_default(void) {
     onescope_live_viewer_options o;
@@ -47,6 +57,28 @@ onescope_code onescope_live_viewer_create(const onescope_live_viewer_options *op
     v->allocator = a;
     v->options = options ? *options : onescope_live_viewer_options_default();
     onescope_os_copy_text(v->name, sizeof v->name, name ? name : "live stream");
+    if (v->options.save_path != NULL &&
+        (v->options.save_path[0] == '\0' || strcmp(v->options.save_path, "-") == 0)) {
+        onescope_os_free(a, v);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_live_viewer_create",
+                                OS_NO_OFFSET, "options.save_path",
+                                "a file name (a recording cannot go to standard output)", "\"%s\"",
+                                options->save_path);
+    }
+    if (v->options.save_path != NULL) {
+        size_t n = strlen(v->options.save_path) + 1;
+        v->save_path = onescope_os_alloc(a, n);
+        if (v->save_path == NULL) {
+            onescope_os_free(a, v);
+            return onescope_os_fail(error, ONESCOPE_E_NOMEM, name ? name : "live stream",
+                                    OS_NO_OFFSET, "save path", NULL, "could not allocate memory");
+        }
+        memcpy(v->save_path, v->options.save_path, n);
+        v->options.save_path = v->save_path;
+    }
+    uint64_t limit = v->options.max_record_bytes;
+    v->record_limit =
+        limit == 0 || limit > ONESCOPE_MAX_INPUT_BYTES ? ONESCOPE_MAX_INPUT_BYTES : limit;
     *out = v;
     return ONESCOPE_OK;
 }
@@ -56,6 +88,8 @@ void onescope_live_viewer_free(onescope_live_viewer *v) {
     onescope_live_decoder_free(v->decoder);
     onescope_sim_free(v->sim);
     onescope_replay_free(v->replay);
+    onescope_replay_writer_free(v->writer); /* not closed: its partial stays, for recovery */
+    onescope_os_free(v->allocator, v->save_path);
     onescope_os_free(v->allocator, v->rows);
     onescope_os_free(v->allocator, v);
 }
@@ -94,13 +128,22 @@ static onescope_code viewer_sync(onescope_live_viewer *v, const onescope_live_re
     def.link = rec->link;
     OS_TRY(onescope_sim_create_from_snapshot(&def, rec->snapshot, rec->snapshot_size, v->name,
                                              v->allocator, &v->sim, error));
+    const onescope_link_block *link = rec->link.role != ONESCOPE_LINK_ROLE_NONE ? &rec->link : NULL;
+    if (recording(v)) {
+        /* The head of the file the recording makes: the size it starts from. */
+        uint8_t head[ONESCOPE_OS_OSTM_HEAD_MAX];
+        OS_TRY(onescope_os_replay_head_build(&rec->setup, link, rec->snapshot, rec->snapshot_size,
+                                             0, v->name, head, &v->head_size, error));
+    }
     if (v->options.record) {
-        const onescope_link_block *link =
-            rec->link.role != ONESCOPE_LINK_ROLE_NONE ? &rec->link : NULL;
         OS_TRY(onescope_replay_create(&rec->setup, link, v->allocator, &v->replay, error));
         OS_TRY(onescope_replay_set_start_snapshot(v->replay, rec->snapshot, rec->snapshot_size,
                                                   error));
     }
+    if (v->save_path != NULL)
+        OS_TRY(onescope_replay_writer_open(v->save_path, &rec->setup, link, rec->snapshot,
+                                           rec->snapshot_size, &v->options.save_options,
+                                           v->allocator, &v->writer, error));
     v->synced = true;
     return viewer_push_row(v, onescope_sim_hash(v->sim), error);
 }
@@ -134,9 +177,23 @@ static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_r
     }
     OS_TRY(
         onescope_os_live_check_step(now, rec->step, rec->offset + 5, "host step", v->name, error));
-    if (v->options.record && v->steps >= ONESCOPE_OSTM_MAX_STEPS)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, rec->offset, "recorded steps",
-                                "at most 16777216 (an OSTM file's limit)", "one more");
+    if (recording(v)) {
+        /* Refused before the step runs, so what was recorded stays a whole replay. */
+        if (v->steps >= ONESCOPE_OSTM_MAX_STEPS)
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, rec->offset, "recorded steps",
+                                    "at most 16777216 (an OSTM file's limit)", "one more");
+        uint64_t total = onescope_os_replay_file_size(v->head_size, (uint32_t)v->steps + 1,
+                                                      v->input_bytes + rec->input_size);
+        if (total > v->record_limit) {
+            char expected[96];
+            snprintf(expected, sizeof expected, "at most %" PRIu64 " bytes (%s)", v->record_limit,
+                     v->record_limit == ONESCOPE_MAX_INPUT_BYTES ? "an OSTM file's limit"
+                                                                 : "the viewer's limit");
+            return onescope_os_fail(
+                error, ONESCOPE_E_TOO_LARGE, v->name, rec->offset, "recorded replay", expected,
+                "%" PRIu64 " bytes with the step from host step %" PRIu64, total, rec->step);
+        }
+    }
     OS_TRY(onescope_sim_step(v->sim, rec->input, rec->input_size, error));
     uint64_t hash = onescope_sim_hash(v->sim);
     if (hash != rec->hash) {
@@ -148,7 +205,10 @@ static onescope_code viewer_apply(onescope_live_viewer *v, const onescope_live_r
     }
     if (v->options.record)
         OS_TRY(onescope_replay_append_step(v->replay, rec->input, rec->input_size, error));
+    if (v->writer != NULL)
+        OS_TRY(onescope_replay_writer_append(v->writer, rec->input, rec->input_size, &hash, error));
     v->steps++;
+    v->input_bytes += rec->input_size;
     return viewer_push_row(v, hash, error);
 }
 
@@ -214,6 +274,15 @@ onescope_code onescope_live_viewer_finish(onescope_live_viewer *v, onescope_erro
         return onescope_os_fail(error, ONESCOPE_E_RANGE, v->name, OS_NO_OFFSET, "probe", NULL,
                                 "no probe at or after step %" PRIu64 " before the end",
                                 v->options.from_step);
+    if (v->writer != NULL) {
+        onescope_code rc = onescope_replay_writer_close(v->writer, NULL, error);
+        if (rc != ONESCOPE_OK) {
+            v->failed = true; /* the writer keeps its partial; free leaves it there */
+            return rc;
+        }
+        onescope_replay_writer_free(v->writer);
+        v->writer = NULL;
+    }
     return ONESCOPE_OK;
 }
 

@@ -1,21 +1,14 @@
 /* The streaming OSTM writer and the recovery of its partial file. The bytes of the head and of
- * the partial's step records are src/replay.c's; this file runs the world and does the I/O.
- * Layout and rules: docs/test-module.md, "The streaming writer".
- *
- * The small file helpers below (sibling temporary, write-all, buffered read and write) are
- * static here for now: src/file.c has no streaming helpers yet. They follow its write path
- * (O_EXCL temporary in the same folder, mode 0666 under the umask, fsync, rename). */
-#define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <fcntl.h>
+ * the partial's step records are src/replay.c's; the file steps (create, write, read back,
+ * sibling temporary, sync, rename) are src/file.c's onescope_os_file_* helpers. This file
+ * runs the world and decides what goes where, through fixed buffers.
+ * Layout and rules: docs/test-module.md, "The streaming writer". */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "internal.h"
+#include "onescope/file.h"
 #include "onescope/replay.h"
 #include "replay_internal.h"
 
@@ -28,7 +21,7 @@ struct onescope_replay_writer {
     const onescope_allocator *allocator;
     char *path;    /* the target */
     char *partial; /* path + ".partial" */
-    int fd;        /* the partial, open for reading and writing; -1 when not open */
+    int fd;        /* the partial, open for writing; -1 when not open */
     uint8_t *buf;  /* steps not yet written to the partial */
     size_t buf_cap, buf_used;
     bool flush_each_step;
@@ -46,11 +39,6 @@ static onescope_code nomem(onescope_error *error, const char *name, const char *
                             "could not allocate memory");
 }
 
-static onescope_code io_fail(onescope_error *error, const char *path, const char *what) {
-    return onescope_os_fail(error, ONESCOPE_E_IO, path, OS_NO_OFFSET, NULL, NULL, "%s: %s", what,
-                            strerror(errno));
-}
-
 static char *concat(const onescope_allocator *a, const char *s, const char *t) {
     size_t n = strlen(s), m = strlen(t);
     char *p = onescope_os_alloc(a, n + m + 1);
@@ -58,61 +46,6 @@ static char *concat(const onescope_allocator *a, const char *s, const char *t) {
     memcpy(p, s, n);
     memcpy(p + n, t, m + 1);
     return p;
-}
-
-static bool write_all(int fd, const uint8_t *p, size_t n) {
-    while (n > 0) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
-/* Reads up to n bytes at offset; the count read (short only at the end), -1 on error. */
-static ssize_t read_at(int fd, uint8_t *p, size_t n, uint64_t offset) {
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = pread(fd, p + got, n - got, (off_t)(offset + got));
-        if (k < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        if (k == 0) break;
-        got += (size_t)k;
-    }
-    return (ssize_t)got;
-}
-
-/* A sibling temporary of path, as src/file.c makes one: O_EXCL, 0666 under the umask. */
-static onescope_code create_temp(const char *path, const onescope_allocator *a, char **tmp_out,
-                                 int *fd_out, onescope_error *error) {
-    size_t len = strlen(path);
-    char *tmp = onescope_os_alloc(a, len + 16);
-    if (tmp == NULL) return nomem(error, path, "temporary name");
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    uint64_t seed = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30) ^
-                    ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)&now;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        seed = seed * 6364136223846793005u + 1442695040888963407u;
-        snprintf(tmp, len + 16, "%s.tmp-%06llx", path, (unsigned long long)(seed >> 40));
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
-        onescope_code rc = io_fail(error, path, "cannot create a temporary file");
-        onescope_os_free(a, tmp);
-        return rc;
-    }
-    *tmp_out = tmp;
-    *fd_out = fd;
-    return ONESCOPE_OK;
 }
 
 /* ---- buffered reading of a partial's records and buffered writing of the final file ---- */
@@ -132,12 +65,11 @@ static ssize_t src_fill(src_reader *s, size_t want, onescope_error *error) {
     memmove(s->buf, s->buf + s->start, s->end - s->start);
     s->end -= s->start;
     s->start = 0;
-    ssize_t k = read_at(s->fd, s->buf + s->end, s->cap - s->end, s->pos + s->end);
-    if (k < 0) {
-        io_fail(error, s->name, "cannot read");
+    size_t k;
+    if (onescope_os_file_read_at(s->fd, s->pos + s->end, s->buf + s->end, s->cap - s->end, &k,
+                                 s->name, error) != ONESCOPE_OK)
         return -1;
-    }
-    s->end += (size_t)k;
+    s->end += k;
     return (ssize_t)s->end;
 }
 
@@ -151,17 +83,19 @@ typedef struct sink {
     const char *name;
     uint8_t *buf;
     size_t cap, used;
-    bool failed;
+    onescope_code rc; /* the first write failure (error filled), then nothing more is written */
+    onescope_error *error;
 } sink;
 
 static void sink_flush(sink *k) {
-    if (!k->failed && k->used > 0 && !write_all(k->fd, k->buf, k->used)) k->failed = true;
+    if (k->rc == ONESCOPE_OK && k->used > 0)
+        k->rc = onescope_os_file_write_fd(k->fd, k->buf, k->used, k->name, k->error);
     k->used = 0;
 }
 
 static void sink_put(sink *k, const void *p, size_t n) {
     const uint8_t *b = p;
-    while (n > 0 && !k->failed) {
+    while (n > 0 && k->rc == ONESCOPE_OK) {
         if (k->used == k->cap) sink_flush(k);
         size_t m = k->cap - k->used < n ? k->cap - k->used : n;
         memcpy(k->buf + k->used, b, m);
@@ -198,7 +132,7 @@ static onescope_code write_final(int src_fd, const char *src_name, const onescop
     memcpy(head, head_bytes, h->size);
     onescope_os_replay_head_set_steps(head, h, steps);
     src_reader s = {src_fd, src_name, NULL, DEFAULT_BUFFER, 0, 0, records_at};
-    sink k = {-1, out_path, NULL, DEFAULT_BUFFER, 0, false};
+    sink k = {-1, out_path, NULL, DEFAULT_BUFFER, 0, ONESCOPE_OK, error};
     char *tmp = NULL;
     onescope_code rc = ONESCOPE_OK;
     s.buf = onescope_os_alloc(a, s.cap);
@@ -208,7 +142,7 @@ static onescope_code write_final(int src_fd, const char *src_name, const onescop
         rc = nomem(error, out_path, "write buffer");
         goto done;
     }
-    rc = create_temp(out_path, a, &tmp, &k.fd, error);
+    rc = onescope_os_file_create_temp(out_path, a, &tmp, &k.fd, error);
     if (rc != ONESCOPE_OK) goto done;
     sink_put(&k, head, h->size);
     uint8_t row[8];
@@ -217,14 +151,14 @@ static onescope_code write_final(int src_fd, const char *src_name, const onescop
     const uint8_t *input;
     uint16_t size;
     uint64_t hash;
-    for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && !k.failed; i++) {
+    for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && k.rc == ONESCOPE_OK; i++) {
         rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
         onescope_os_put_u64(row, hash);
         sink_put(&k, row, 8);
     }
     s.start = s.end = 0;
     s.pos = records_at;
-    for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && !k.failed; i++) {
+    for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && k.rc == ONESCOPE_OK; i++) {
         rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
         uint8_t len[2];
         onescope_os_put_u16(len, size);
@@ -232,12 +166,13 @@ static onescope_code write_final(int src_fd, const char *src_name, const onescop
         sink_put(&k, input, size);
     }
     sink_flush(&k);
-    if (rc == ONESCOPE_OK && k.failed) rc = io_fail(error, out_path, "cannot write");
-    if (rc == ONESCOPE_OK && fsync(k.fd) != 0) rc = io_fail(error, out_path, "cannot sync");
-    if (close(k.fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, out_path, "cannot close");
-    if (rc == ONESCOPE_OK && rename(tmp, out_path) != 0)
-        rc = io_fail(error, out_path, "cannot rename into place");
-    if (rc != ONESCOPE_OK) unlink(tmp);
+    if (rc == ONESCOPE_OK) rc = k.rc;
+    if (rc == ONESCOPE_OK) rc = onescope_os_file_sync_fd(k.fd, out_path, error);
+    onescope_code closed =
+        onescope_os_file_close_fd(k.fd, out_path, rc == ONESCOPE_OK ? error : NULL);
+    if (rc == ONESCOPE_OK) rc = closed;
+    if (rc == ONESCOPE_OK) rc = onescope_os_file_rename(tmp, out_path, out_path, error);
+    if (rc != ONESCOPE_OK) onescope_os_file_remove(tmp);
 done:
     onescope_os_free(a, tmp);
     onescope_os_free(a, k.buf);
@@ -259,8 +194,8 @@ void onescope_replay_writer_free(onescope_replay_writer *w) {
     if (w->fd >= 0) {
         /* The partial stays, with every step appended (best effort: recovery keeps whatever
          * whole steps reached it). */
-        if (w->buf_used > 0) (void)write_all(w->fd, w->buf, w->buf_used);
-        close(w->fd);
+        (void)onescope_os_file_write_fd(w->fd, w->buf, w->buf_used, w->partial, NULL);
+        (void)onescope_os_file_close_fd(w->fd, w->partial, NULL);
     }
     const onescope_allocator *a = w->allocator;
     onescope_sim_free(w->sim);
@@ -322,21 +257,20 @@ onescope_code onescope_replay_writer_open(const char *path, const onescope_sim_s
                           : onescope_sim_create(&def, a, &w->sim, error);
     if (rc != ONESCOPE_OK) goto fail;
 
-    w->fd = open(w->partial, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    /* An existing partial (an earlier crash) is refused, never overwritten. */
+    w->fd = onescope_os_file_create_new(w->partial, w->path, error);
     if (w->fd < 0) {
-        rc = errno == EEXIST
-                 ? onescope_os_fail(error, ONESCOPE_E_IO, w->partial, OS_NO_OFFSET, NULL, NULL,
-                                    "a partial recording is already there (recover "
-                                    "it with onescope_replay_recover or remove it)")
-                 : io_fail(error, w->partial, "cannot create");
+        rc = ONESCOPE_E_IO;
         goto fail;
     }
     /* The head and row 0 in one write: a partial is either empty, cut inside them, or whole. */
     w->row0 = onescope_sim_hash(w->sim);
     onescope_os_put_u64(head + head_size, w->row0);
-    if (!write_all(w->fd, head, head_size + 8)) {
-        rc = io_fail(error, w->partial, "cannot write");
-        unlink(w->partial);
+    rc = onescope_os_file_write_fd(w->fd, head, head_size + 8, w->partial, error);
+    if (rc != ONESCOPE_OK) {
+        (void)onescope_os_file_close_fd(w->fd, w->partial, NULL);
+        w->fd = -1;
+        onescope_os_file_remove(w->partial);
         goto fail;
     }
     w->state = WRITER_OPEN;
@@ -371,8 +305,7 @@ static onescope_code latch(onescope_replay_writer *w, onescope_code rc) {
 }
 
 static onescope_code flush_buffer(onescope_replay_writer *w, onescope_error *error) {
-    if (w->buf_used > 0 && !write_all(w->fd, w->buf, w->buf_used))
-        return io_fail(error, w->partial, "cannot write");
+    OS_TRY(onescope_os_file_write_fd(w->fd, w->buf, w->buf_used, w->partial, error));
     w->buf_used = 0;
     return ONESCOPE_OK;
 }
@@ -427,14 +360,18 @@ onescope_code onescope_replay_writer_close(onescope_replay_writer *w, uint32_t *
     if (steps != NULL) *steps = 0;
     OS_TRY(check_open(w, "onescope_replay_writer_close", error));
     onescope_code rc = flush_buffer(w, error);
+    /* The partial is read back through a descriptor of its own: the writer's is write-only. */
+    int src = rc == ONESCOPE_OK ? onescope_os_file_open_read(w->partial, w->partial, error) : -1;
+    if (rc == ONESCOPE_OK && src < 0) rc = ONESCOPE_E_IO;
     if (rc == ONESCOPE_OK)
-        rc = write_final(w->fd, w->partial, &w->head, w->head_bytes, w->row0, w->head.size + 8,
+        rc = write_final(src, w->partial, &w->head, w->head_bytes, w->row0, w->head.size + 8,
                          w->steps, w->path, w->allocator, error);
+    if (src >= 0) (void)onescope_os_file_close_fd(src, w->partial, NULL);
     if (rc != ONESCOPE_OK) return latch(w, rc);
-    close(w->fd);
+    (void)onescope_os_file_close_fd(w->fd, w->partial, NULL);
     w->fd = -1;
-    unlink(w->partial); /* the finished file is in place; a leftover partial would be recovered
-                           to the same bytes */
+    /* the finished file is in place; a leftover partial would be recovered to the same bytes */
+    onescope_os_file_remove(w->partial);
     w->state = WRITER_CLOSED;
     if (steps != NULL) *steps = w->steps;
     return ONESCOPE_OK;
@@ -446,9 +383,9 @@ onescope_code onescope_replay_writer_close(onescope_replay_writer *w, uint32_t *
 static onescope_code read_partial_head(int fd, const char *name, uint8_t *bytes,
                                        onescope_os_replay_head *h, uint64_t *row0,
                                        uint64_t *records_at, onescope_error *error) {
-    ssize_t n = read_at(fd, bytes, ONESCOPE_OS_OSTM_HEAD_MAX + 8, 0);
-    if (n < 0) return io_fail(error, name, "cannot read");
-    OS_TRY(onescope_os_replay_head_read(bytes, (size_t)n, name, h, error));
+    size_t n;
+    OS_TRY(onescope_os_file_read_at(fd, 0, bytes, ONESCOPE_OS_OSTM_HEAD_MAX + 8, &n, name, error));
+    OS_TRY(onescope_os_replay_head_read(bytes, n, name, h, error));
     if (h->step_count != ONESCOPE_OS_OSTM_PARTIAL_MARK)
         return onescope_os_fail(error, ONESCOPE_E_MAGIC, name, h->steps_at,
                                 "partial recording mark (step count)",
@@ -458,9 +395,9 @@ static onescope_code read_partial_head(int fd, const char *name, uint8_t *bytes,
         return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
                                 "bit 0 set (a partial recording has hash rows)", "0x%04x",
                                 (unsigned)h->flags);
-    if ((size_t)n < h->size + 8)
+    if (n < h->size + 8)
         return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, name, h->size, "hash row 0", "8 bytes",
-                                "%zu bytes", (size_t)n - h->size);
+                                "%zu bytes", n - h->size);
     *row0 = onescope_os_get_u64(bytes + h->size);
     *records_at = h->size + 8;
     return ONESCOPE_OK;
@@ -517,18 +454,12 @@ onescope_code onescope_replay_recover(const char *partial, const char *out_path,
         out_path = derived;
     }
     onescope_code rc = ONESCOPE_OK;
-    struct stat sp, so;
-    int fd = open(partial, O_RDONLY | O_CLOEXEC);
+    int fd = onescope_os_file_open_read(partial, partial, error);
     if (fd < 0) {
-        rc = io_fail(error, partial, "cannot open");
+        rc = ONESCOPE_E_IO;
         goto done;
     }
-    if (fstat(fd, &sp) != 0 || !S_ISREG(sp.st_mode)) {
-        rc = onescope_os_fail(error, ONESCOPE_E_IO, partial, OS_NO_OFFSET, NULL, NULL,
-                              "cannot recover: not a regular file");
-        goto done;
-    }
-    if (stat(out_path, &so) == 0 && so.st_dev == sp.st_dev && so.st_ino == sp.st_ino) {
+    if (onescope_file_same(partial, out_path)) {
         rc = onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output",
                               "another file than the partial", "\"%s\", the same file", out_path);
         goto done;
@@ -551,7 +482,7 @@ onescope_code onescope_replay_recover(const char *partial, const char *out_path,
         rc = write_final(fd, partial, &h, head_bytes, row0, records_at, steps, out_path, a, error);
     if (rc == ONESCOPE_OK && steps_kept != NULL) *steps_kept = steps;
 done:
-    if (fd >= 0) close(fd);
+    if (fd >= 0) (void)onescope_os_file_close_fd(fd, partial, NULL);
     onescope_os_free(a, derived);
     return rc;
 }

@@ -58,9 +58,8 @@ static void test_read_limit_regular(void **state) {
     remove("test_file_limit.bin");
 }
 
-/* Reads size bytes through a pipe on standard input with the given limit. */
-static onescope_code read_pipe(size_t size, size_t limit, onescope_buffer *buf,
-                               onescope_error *err) {
+/* Runs fn(ctx) with standard input a pipe that a child fills with size bytes of 'p'. */
+static onescope_code with_pipe_stdin(size_t size, onescope_code (*fn)(void *), void *ctx) {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     fflush(NULL);
@@ -82,12 +81,110 @@ static onescope_code read_pipe(size_t size, size_t limit, onescope_buffer *buf,
     int saved = dup(STDIN_FILENO);
     assert_true(dup2(fds[0], STDIN_FILENO) >= 0);
     close(fds[0]);
-    onescope_code rc = onescope_file_read("-", limit, NULL, buf, err);
+    onescope_code rc = fn(ctx);
     assert_true(dup2(saved, STDIN_FILENO) >= 0);
     close(saved);
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     return rc;
+}
+
+typedef struct pipe_read {
+    size_t limit;
+    onescope_buffer *buf;
+    onescope_error *err;
+} pipe_read;
+
+static onescope_code pipe_read_call(void *ctx) {
+    pipe_read *p = ctx;
+    return onescope_file_read("-", p->limit, NULL, p->buf, p->err);
+}
+
+/* Reads size bytes through a pipe on standard input with the given limit. */
+static onescope_code read_pipe(size_t size, size_t limit, onescope_buffer *buf,
+                               onescope_error *err) {
+    pipe_read p = {limit, buf, err};
+    return with_pipe_stdin(size, pipe_read_call, &p);
+}
+
+/* An allocator that keeps the largest block asked for and the most bytes live at once. */
+typedef struct byte_count {
+    onescope_allocator allocator;
+    size_t largest, live, peak;
+} byte_count;
+
+static void *count_alloc(void *user, size_t size) {
+    byte_count *b = user;
+    size_t *p = malloc(sizeof(size_t) + size);
+    if (p == NULL) return NULL;
+    *p = size;
+    if (size > b->largest) b->largest = size;
+    b->live += size;
+    if (b->live > b->peak) b->peak = b->live;
+    return p + 1;
+}
+
+static void count_free(void *user, void *ptr) {
+    byte_count *b = user;
+    size_t *p = (size_t *)ptr - 1;
+    b->live -= *p;
+    free(p);
+}
+
+typedef struct counted_read {
+    onescope_parse_options options;
+    onescope_error err;
+} counted_read;
+
+static onescope_code counted_cache_read(void *ctx) {
+    counted_read *r = ctx;
+    onescope_pose_cache *c = NULL;
+    onescope_code rc = onescope_pose_cache_read_file("-", &r->options, &c, &r->err);
+    onescope_pose_cache_free(c);
+    return rc;
+}
+
+/* Issue 14 item 8: a pipe is read into a buffer that doubles, but never past limit + 1 bytes,
+ * and a doubling that would land on the limit goes to limit + 1 at once, so the input is never
+ * held twice. The limit here is twice the first buffer (64 KiB): the old growth filled a
+ * buffer of exactly the limit, then copied it into one of limit + 1 (two copies, 2x). */
+static void test_read_pipe_memory(void **state) {
+    (void)state;
+    signal(SIGPIPE, SIG_IGN);
+    const size_t limit = 128 * 1024;
+    size_t sizes[] = {limit + 1, limit, 4 * limit};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        byte_count b = {{count_alloc, count_free, NULL}, 0, 0, 0};
+        b.allocator.user = &b;
+        counted_read r;
+        memset(&r, 0, sizeof r);
+        r.options.max_input_bytes = limit;
+        r.options.allocator = &b.allocator;
+        onescope_code rc = with_pipe_stdin(sizes[i], counted_cache_read, &r);
+        if (sizes[i] > limit) {
+            assert_int_equal(rc, ONESCOPE_E_TOO_LARGE);
+            assert_error_at(r.err, ONESCOPE_E_TOO_LARGE, limit);
+            assert_string_equal(r.err.input, "<stdin>");
+        } else {
+            /* read whole, then refused by the parser: 'p' bytes are no pose cache */
+            assert_int_equal(rc, ONESCOPE_E_MAGIC);
+        }
+        assert_true(b.largest <= limit + 1);
+        /* the last doubling holds half the input beside the new buffer; never two copies */
+        assert_true(b.peak <= limit + 1 + limit / 2);
+        assert_int_equal(b.live, 0);
+    }
+    /* A limit below the first buffer's size: one buffer of limit + 1 bytes, no growth. */
+    byte_count b = {{count_alloc, count_free, NULL}, 0, 0, 0};
+    b.allocator.user = &b;
+    counted_read r;
+    memset(&r, 0, sizeof r);
+    r.options.max_input_bytes = 1000;
+    r.options.allocator = &b.allocator;
+    assert_int_equal(with_pipe_stdin(1001, counted_cache_read, &r), ONESCOPE_E_TOO_LARGE);
+    assert_error_at(r.err, ONESCOPE_E_TOO_LARGE, 1000);
+    assert_int_equal(b.largest, 1001);
+    assert_int_equal(b.peak, 1001);
 }
 
 static void test_read_limit_pipe(void **state) {
@@ -302,6 +399,7 @@ int main(void) {
         cmocka_unit_test(test_read_missing_and_directory),
         cmocka_unit_test(test_read_limit_regular),
         cmocka_unit_test(test_read_limit_pipe),
+        cmocka_unit_test(test_read_pipe_memory),
         cmocka_unit_test(test_write_failures),
         cmocka_unit_test(test_write_mode_and_same_file),
         cmocka_unit_test(test_format_conveniences),

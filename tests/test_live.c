@@ -1,9 +1,16 @@
 /* The live stream: encoder/decoder round trip, every framing error with its offset, chunked
  * delivery, truncation, the viewer (attach mid-run, saved replay, mismatches), allocation
- * failure, and random mutations decoded whole and byte by byte. */
+ * failure, random mutations decoded whole and byte by byte, and the viewer saving through the
+ * streaming replay writer (limit, failures, SIGKILL, recovery). */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "test_util.h"
@@ -798,6 +805,288 @@ static void test_viewer_mismatch(void **state) {
     free_stream(&s);
 }
 
+/* ---- the viewer recording through the streaming replay writer ---- */
+
+static char save_dir[64];
+
+static const char *save_file(const char *name) {
+    static char path[4][160];
+    static int next;
+    if (save_dir[0] == '\0') {
+        snprintf(save_dir, sizeof save_dir, "test_live_save_XXXXXX");
+        assert_non_null(mkdtemp(save_dir));
+    }
+    char *p = path[next++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", save_dir, name);
+    return p;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static bool file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static void read_all(const char *path, onescope_buffer *b) {
+    onescope_error err;
+    assert_int_equal(onescope_file_read(path, 0, NULL, b, &err), ONESCOPE_OK);
+}
+
+/* The stream offset of the STEP record that starts from host step `step`. */
+static size_t step_record_at(const stream *s, uint64_t step) {
+    size_t at = 8;
+    while (!(s->data[at] == ONESCOPE_LIVE_STEP && onescope_os_get_u64(s->data + at + 5) == step))
+        at += 5 + onescope_os_get_u32(s->data + at + 1);
+    return at;
+}
+
+/* Saved as it goes: the file is byte for byte the replay the in-memory recording makes, it
+ * appears only at finish, and the partial is gone after it. */
+static void test_viewer_saves_streaming(void **state) {
+    (void)state;
+    stream s = make_stream(3, 7, NULL, 200, 40);
+    const char *path = save_file("mid.ostm");
+    char partial[200];
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    o.from_step = 81;
+    o.record = true;
+    o.save_path = path;
+    o.save_options.buffer_bytes = 1; /* raised to one largest step: several flushes */
+    onescope_live_viewer *v;
+    onescope_error err;
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    size_t half = step_record_at(&s, 150); /* past the probe at 120, where it syncs */
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, half, &err), ONESCOPE_OK);
+    assert_true(file_exists(partial));
+    assert_false(file_exists(path));
+    assert_int_equal(onescope_live_viewer_feed(v, s.data + half, s.size - half, &err), 0);
+    assert_false(file_exists(path)); /* the END record is seen; finish puts the file there */
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+    assert_true(file_exists(path));
+    assert_false(file_exists(partial));
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK); /* nothing more to do */
+    onescope_replay *r;
+    assert_int_equal(onescope_live_viewer_replay(v, NULL, &r, &err), ONESCOPE_OK);
+    onescope_buffer want, got;
+    assert_int_equal(onescope_replay_write(r, NULL, &want, &err), ONESCOPE_OK);
+    read_all(path, &got);
+    assert_int_equal(got.size, want.size);
+    assert_memory_equal(got.data, want.data, want.size);
+    onescope_replay *saved;
+    assert_int_equal(onescope_replay_read_file(path, NULL, &saved, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_start_step(saved), 120);
+    assert_int_equal(onescope_replay_step_count(saved), 80);
+    assert_int_equal(onescope_replay_verify(saved, NULL, NULL, "saved", &err), ONESCOPE_OK);
+    onescope_replay_free(saved);
+    onescope_buffer_free(&want);
+    onescope_buffer_free(&got);
+    onescope_replay_free(r);
+    onescope_live_viewer_free(v);
+    /* the path was copied: the caller's string may go */
+    char copy[200];
+    snprintf(copy, sizeof copy, "%s", save_file("copied.ostm"));
+    o.save_path = copy;
+    o.record = false;
+    o.from_step = 0;
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    memset(copy, 'x', 20);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+    onescope_live_viewer_free(v);
+    assert_true(file_exists(save_file("copied.ostm")));
+    free_stream(&s);
+}
+
+/* Issue 14 item 4: a recording that would pass its limit is refused at the record that would
+ * pass it, before the step runs, naming the stream; no file is made, and the partial holds
+ * every step before it. The limit here is the size of the whole run's file: exactly that
+ * passes, one byte less refuses the last step. */
+static void test_viewer_save_limit(void **state) {
+    (void)state;
+    stream s = make_stream(2, 4, NULL, 100, 1000);
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    o.save_path = save_file("whole.ostm");
+    onescope_live_viewer *v;
+    onescope_error err;
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+    onescope_live_viewer_free(v);
+    onescope_buffer whole;
+    read_all(o.save_path, &whole);
+
+    o.save_path = save_file("exact.ostm");
+    o.max_record_bytes = whole.size;
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+    onescope_live_viewer_free(v);
+    assert_true(file_exists(o.save_path));
+
+    for (int in_memory = 0; in_memory < 2; in_memory++) {
+        o.save_path = in_memory ? NULL : save_file("over.ostm");
+        o.record = in_memory;
+        o.max_record_bytes = whole.size - 1;
+        assert_int_equal(onescope_live_viewer_create(&o, "stdin-like", NULL, &v, &err), 0);
+        assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_E_TOO_LARGE);
+        assert_error_at(err, ONESCOPE_E_TOO_LARGE, step_record_at(&s, 99));
+        assert_string_equal(err.input, "stdin-like");
+        char line[512];
+        onescope_error_format(&err, line, sizeof line);
+        char want[128];
+        snprintf(want, sizeof want, "expected at most %zu bytes (the viewer's limit), found %zu",
+                 whole.size - 1, whole.size);
+        assert_non_null(strstr(line, want));
+        assert_null(strchr(line, '\n'));
+        assert_int_equal(onescope_live_viewer_steps(v), 99);
+        assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_E_BAD_STATE);
+        onescope_live_viewer_free(v);
+    }
+    assert_false(file_exists(save_file("over.ostm")));
+    uint32_t kept;
+    assert_int_equal(
+        onescope_replay_recover(save_file("over.ostm.partial"), NULL, NULL, &kept, &err),
+        ONESCOPE_OK);
+    assert_int_equal(kept, 99);
+    onescope_buffer over;
+    read_all(save_file("over.ostm"), &over);
+    onescope_replay *r;
+    assert_int_equal(onescope_replay_parse(over.data, over.size, "over", NULL, &r, &err), 0);
+    assert_int_equal(onescope_replay_verify(r, NULL, NULL, "over", &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i <= 99; i++)
+        assert_int_equal(onescope_replay_hash_rows(r)[i], s.hashes[i]);
+    onescope_replay_free(r);
+    onescope_buffer_free(&over);
+    onescope_buffer_free(&whole);
+    free_stream(&s);
+}
+
+/* Refusals, and what a failed or abandoned viewer leaves: the target untouched, the partial
+ * with every checked step. */
+static void test_viewer_save_failures(void **state) {
+    (void)state;
+    stream s = make_stream(2, 4, NULL, 30, 10);
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    onescope_live_viewer *v;
+    onescope_error err;
+    o.save_path = "-";
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_E_ARGUMENT);
+    assert_null(v);
+    o.save_path = "";
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_E_ARGUMENT);
+    /* a mismatch at step 12: steps 0..11 were checked and stay in the partial */
+    uint8_t *c = malloc(s.size);
+    memcpy(c, s.data, s.size);
+    size_t at = step_record_at(&s, 12);
+    c[at + 5 + onescope_os_get_u32(c + at + 1) - 1] ^= 1;
+    o.save_path = save_file("bad.ostm");
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, c, s.size, &err), ONESCOPE_E_MISMATCH);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_E_BAD_STATE);
+    onescope_live_viewer_free(v);
+    assert_false(file_exists(o.save_path));
+    uint32_t kept;
+    assert_int_equal(
+        onescope_replay_recover(save_file("bad.ostm.partial"), NULL, NULL, &kept, &err), 0);
+    assert_int_equal(kept, 12);
+    /* the partial is still there: a second viewer to the same path refuses at its sync */
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_E_IO);
+    assert_non_null(strstr(err.found, "it exists"));
+    onescope_live_viewer_free(v);
+    /* freed before the end (an engine unwinding): the partial holds what was checked */
+    o.save_path = save_file("cut.ostm");
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, step_record_at(&s, 20), &err), 0);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_E_TRUNCATED);
+    onescope_live_viewer_free(v);
+    assert_false(file_exists(o.save_path));
+    assert_int_equal(
+        onescope_replay_recover(save_file("cut.ostm.partial"), NULL, NULL, &kept, &err), 0);
+    assert_int_equal(kept, 20);
+    /* a folder that does not exist: refused when the writer opens, at the sync */
+    o.save_path = save_file("no/such/dir.ostm");
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_E_IO);
+    onescope_live_viewer_free(v);
+    /* the target is a folder: finish cannot put the file there, latches, keeps the partial */
+    const char *folder = save_file("folder.ostm");
+    assert_int_equal(mkdir(folder, 0777), 0);
+    char inside[200];
+    snprintf(inside, sizeof inside, "%s/x", folder);
+    test_write_file(inside, "x", 1);
+    o.save_path = folder;
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_E_IO);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_E_BAD_STATE);
+    onescope_live_viewer_free(v);
+    assert_true(file_exists(save_file("folder.ostm.partial")));
+    free(c);
+    free_stream(&s);
+}
+
+/* A viewer killed with SIGKILL at points through the stream (a write per step): recovery
+ * gives exactly the steps it had checked, each with the host's hash, and the file verifies. */
+static void test_viewer_save_killed(void **state) {
+    (void)state;
+    stream s = make_stream(3, 6, NULL, 300, 50);
+    uint64_t seed = 7;
+    for (int round = 0; round < 8; round++) {
+        char name[32];
+        snprintf(name, sizeof name, "killed-%d.ostm", round);
+        const char *path = save_file(name);
+        size_t cut = 8 + (size_t)(test_rand(&seed) % (s.size - 8));
+        int fds[2];
+        assert_int_equal(pipe(fds), 0);
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            close(fds[0]);
+            onescope_live_viewer_options o = onescope_live_viewer_options_default();
+            o.save_path = path;
+            o.save_options.flush_each_step = true;
+            onescope_live_viewer *v;
+            onescope_error err;
+            if (onescope_live_viewer_create(&o, "s", NULL, &v, &err) != ONESCOPE_OK) _exit(1);
+            if (onescope_live_viewer_feed(v, s.data, cut, &err) != ONESCOPE_OK) _exit(2);
+            uint64_t steps = onescope_live_viewer_steps(v);
+            if (write(fds[1], &steps, sizeof steps) != (ssize_t)sizeof steps) _exit(3);
+            for (;;) pause(); /* killed here, the viewer still open */
+        }
+        close(fds[1]);
+        uint64_t steps = 0;
+        assert_int_equal(read(fds[0], &steps, sizeof steps), (ssize_t)sizeof steps);
+        close(fds[0]);
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status));
+        assert_false(file_exists(path));
+        char partial[200];
+        snprintf(partial, sizeof partial, "%s.partial", path);
+        uint32_t kept;
+        onescope_error err;
+        assert_int_equal(onescope_replay_recover(partial, NULL, NULL, &kept, &err), ONESCOPE_OK);
+        assert_int_equal(kept, steps);
+        onescope_replay *r;
+        assert_int_equal(onescope_replay_read_file(path, NULL, &r, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_replay_verify(r, NULL, NULL, "killed", &err), ONESCOPE_OK);
+        for (uint32_t i = 0; i <= kept; i++)
+            assert_int_equal(onescope_replay_hash_rows(r)[i], s.hashes[i]);
+        onescope_replay_free(r);
+    }
+    free_stream(&s);
+}
+
 /* ---- allocation failure ---- */
 
 /* The viewer synced late, recording, then its replay: every allocation refused in turn. */
@@ -815,6 +1104,28 @@ static onescope_code view_and_record(const onescope_allocator *a, void *ctx) {
     if (rc == ONESCOPE_OK) rc = onescope_live_viewer_replay(v, a, &r, &err);
     onescope_replay_free(r);
     onescope_live_viewer_free(v);
+    return rc;
+}
+
+/* The same, saving through the streaming writer: every allocation of the viewer, the writer
+ * and its close refused in turn. Each run starts with no file and no partial. */
+static onescope_code view_and_save(const onescope_allocator *a, void *ctx) {
+    const stream *s = ctx;
+    const char *path = save_file("walk.ostm");
+    char partial[200];
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    remove(path);
+    remove(partial);
+    onescope_error err;
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    o.save_path = path;
+    o.from_step = 15;
+    onescope_live_viewer *v = NULL;
+    onescope_code rc = onescope_live_viewer_create(&o, "s", a, &v, &err);
+    if (rc == ONESCOPE_OK) rc = onescope_live_viewer_feed(v, s->data, s->size, &err);
+    if (rc == ONESCOPE_OK) rc = onescope_live_viewer_finish(v, &err);
+    onescope_live_viewer_free(v);
+    if (rc == ONESCOPE_OK && !file_exists(path)) rc = ONESCOPE_E_IO;
     return rc;
 }
 
@@ -850,6 +1161,7 @@ static void test_alloc_failure(void **state) {
     stream s = make_stream(3, 5, NULL, 40, 10);
     /* world, decoder, payload, replay, rows at least: more than 4 allocations to refuse */
     assert_true(test_alloc_walk(view_and_record, &s) > 4);
+    assert_true(test_alloc_walk(view_and_save, &s) > 6);
     assert_true(test_alloc_walk(encode_and_decode, NULL) > 3);
     /* a huge declared length is refused before anything is allocated for it */
     uint8_t head[13] = {'O', 'S', 'L', 'S', 1, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0x7F};
@@ -920,8 +1232,14 @@ int main(void) {
         cmocka_unit_test(test_viewer_mismatch),
         cmocka_unit_test(test_viewer_records_many_rows),
         cmocka_unit_test(test_viewer_apply_checks_records),
+        cmocka_unit_test(test_viewer_saves_streaming),
+        cmocka_unit_test(test_viewer_save_limit),
+        cmocka_unit_test(test_viewer_save_failures),
+        cmocka_unit_test(test_viewer_save_killed),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_mutations),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    if (save_dir[0] != '\0') nftw(save_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return failed;
 }

@@ -142,9 +142,23 @@ typedef void (*onescope_live_row_callback)(void *user, const onescope_live_row *
  * onescope_live_viewer_options_default() returns exactly that. */
 typedef struct onescope_live_viewer_options {
     uint64_t from_step; /* sync on the first probe whose host step is >= this (default 0) */
-    bool record;        /* true: keep inputs and hashes for onescope_live_viewer_replay */
+    bool record;        /* true: keep inputs and hashes in memory for onescope_live_viewer_replay
+                           (memory grows with the steps; save_path does not) */
     onescope_live_row_callback on_row; /* may be NULL */
     void *user;
+    /* Non-NULL: record what the viewer saw into this OSTM file through the streaming replay
+     * writer (include/onescope/replay.h): the writer opens at the probe the viewer syncs on
+     * (PATH.partial from then on), every checked step is appended, and
+     * onescope_live_viewer_finish closes it (PATH appears, atomically). A viewer that fails,
+     * or is freed (or killed) before finish, leaves PATH untouched and PATH.partial holding
+     * every checked step it wrote, for onescope_replay_recover. Memory does not grow with the
+     * steps. The string is copied. */
+    const char *save_path;
+    onescope_replay_writer_options save_options; /* the writer's options; zeroed: defaults */
+    /* A recording (record or save_path) is refused, E_TOO_LARGE at the record that would
+     * take the OSTM file past this many bytes: 0 or more than ONESCOPE_MAX_INPUT_BYTES means
+     * that limit, the format's. */
+    uint64_t max_record_bytes;
 } onescope_live_viewer_options;
 
 ONESCOPE_API onescope_live_viewer_options onescope_live_viewer_options_default(void);
@@ -160,7 +174,9 @@ ONESCOPE_API void onescope_live_viewer_free(onescope_live_viewer *viewer);
 /* Applies one decoded record. Before it syncs the viewer skips records; it syncs on the first
  * probe at or after from_step (world from its snapshot). Once synced: a STEP runs the step and
  * compares the hash (MISMATCH at the record's offset when they differ), a later PROBE must
- * equal the viewer's own snapshot byte for byte (MISMATCH), END ends. A failure latches. */
+ * equal the viewer's own snapshot byte for byte (MISMATCH), END ends. When recording, a STEP
+ * that would take the replay past 16777216 steps (RANGE) or past the recording's byte limit
+ * (TOO_LARGE) is refused at its offset before it runs. A failure latches. */
 ONESCOPE_API onescope_code onescope_live_viewer_apply(onescope_live_viewer *viewer,
                                                       const onescope_live_record *record,
                                                       onescope_error *error);
@@ -169,7 +185,9 @@ ONESCOPE_API onescope_code onescope_live_viewer_apply(onescope_live_viewer *view
 ONESCOPE_API onescope_code onescope_live_viewer_feed(onescope_live_viewer *viewer, const void *data,
                                                      size_t size, onescope_error *error);
 /* At the end of the input: the stream must have ended (END) and the viewer must have synced
- * (RANGE "no probe at or after step N" otherwise). */
+ * (RANGE "no probe at or after step N" otherwise). With options.save_path it then closes the
+ * recording, which puts the file in place (a failure to, say E_IO, latches the viewer and
+ * leaves the partial). */
 ONESCOPE_API onescope_code onescope_live_viewer_finish(onescope_live_viewer *viewer,
                                                        onescope_error *error);
 

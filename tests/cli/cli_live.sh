@@ -55,18 +55,58 @@ pipeline snap --replay "$TD/test-live-attach.ostm" -- --json
 if [ $? -eq 0 ]; then ok; else bad "serve --replay test-live-attach.ostm"; cat "$S/snap.err" >&2; fi
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["rows"]; assert d["ok"] and r[0]["step"]==150 and r[-1]["step"]==400 and d["steps"]==250' "$S/snap.out"; then ok; else bad "attach --json"; cat "$S/snap.out" >&2; fi
 
-# Bad streams: exit 1 with the offset; --save is never written.
+# Bad streams: exit 1 with the offset, "ok": false; OUT is never written, and OUT.partial
+# keeps every step that was checked, which recover turns into a replay that verifies.
 "$ONESCOPE" live serve --dims 2 --bodies 4 --steps 30 >"$S/s.bin"
 size=$(wc -c <"$S/s.bin")
 cp "$S/s.bin" "$S/badhash.bin"
 printf '\x5a' | dd of="$S/badhash.bin" bs=1 seek=$((size - 14)) conv=notrunc status=none
-expect_exit 1 "$ONESCOPE" live attach --save "$S/never.ostm" <"$S/badhash.bin"
+expect_exit 1 "$ONESCOPE" live attach --json --save "$S/never.ostm" <"$S/badhash.bin"
 expect_grep "<stdin>: offset [0-9]*: hash at step 30: expected [0-9a-f]\{16\} (the host.s), found [0-9a-f]\{16\} (the viewer.s)" "$S/err"
+[ "$(wc -l <"$S/err")" -eq 1 ] && ok || bad "one line for a bad stream"
+expect_grep '"ok": false' "$S/out"
 [ ! -e "$S/never.ostm" ] && ok || bad "attach --save wrote a file for a bad stream"
+expect_exit 0 "$ONESCOPE" recover "$S/never.ostm.partial"
+expect_grep "kept 29 complete steps" "$S/out"
+expect_exit 0 "$ONESCOPE" verify "$S/never.ostm"
 head -c $((size - 5)) "$S/s.bin" >"$S/short.bin"
-expect_exit 1 "$ONESCOPE" live attach --save "$S/never.ostm" <"$S/short.bin"
+expect_exit 1 "$ONESCOPE" live attach --save "$S/short.ostm" <"$S/short.bin"
 expect_grep "offset $((size - 13)): end: expected .*, found 8 of 8 payload bytes\|offset $((size - 13)): end" "$S/err"
-[ ! -e "$S/never.ostm" ] && ok || bad "attach --save wrote a file for a truncated stream"
+[ ! -e "$S/short.ostm" ] && ok || bad "attach --save wrote a file for a truncated stream"
+expect_exit 0 "$ONESCOPE" recover "$S/short.ostm.partial" "$S/short-recovered.ostm"
+expect_grep "kept 30 complete steps" "$S/out"
+expect_exit 0 "$ONESCOPE" verify "$S/short-recovered.ostm"
+# A partial left there is never overwritten: the next attach refuses, naming it.
+expect_exit 1 "$ONESCOPE" live attach --save "$S/short.ostm" <"$S/s.bin"
+expect_grep "short.ostm.partial: it exists" "$S/err"
+[ ! -e "$S/short.ostm" ] && ok || bad "attach --save over a leftover partial wrote OUT"
+
+# A viewer killed mid-run (SIGKILL) leaves a partial that recover makes a replay of every step
+# that reached it; the saved steps are a prefix of what the viewer checked.
+"$ONESCOPE" live serve --dims 3 --bodies 8 --seed 5 --steps 40000 --probe-every 0 >"$S/long.bin"
+half=$(($(wc -c <"$S/long.bin") / 2))
+head -c "$half" "$S/long.bin" >"$S/long-half.bin"
+rm -f "$S/fifo"
+mkfifo "$S/fifo"
+# The bare binary, so the signal reaches the viewer itself and not a wrapper around it.
+"$ONESCOPE_BIN" live attach --save "$S/killed.ostm" <"$S/fifo" >"$S/killed.out" 2>"$S/killed.err" &
+viewer=$!
+exec 3>"$S/fifo"
+cat "$S/long-half.bin" >&3
+# Wait (no deadline: the viewer is blocked reading once it has taken every byte) until the
+# viewer has printed a row near the end of what it was given, then kill it.
+last=$(("$ONESCOPE" live attach 2>/dev/null <"$S/long-half.bin" || true) | tail -1 | cut -d' ' -f2)
+while ! grep -q "^step $last " "$S/killed.out" && kill -0 "$viewer" 2>/dev/null; do sleep 0.05; done
+kill -9 "$viewer"
+wait "$viewer" 2>/dev/null
+exec 3>&-
+[ ! -e "$S/killed.ostm" ] && ok || bad "a killed viewer left OUT"
+expect_exit 0 "$ONESCOPE" recover "$S/killed.ostm.partial"
+kept=$(sed -n 's/.*kept \([0-9]*\) complete step.*/\1/p' "$S/out")
+[ "${kept:-0}" -gt 0 ] && [ "$kept" -le "$last" ] && ok || bad "recovered $kept steps of $last checked"
+expect_exit 0 "$ONESCOPE" verify "$S/killed.ostm"
+"$ONESCOPE" replay "$S/killed.ostm" >"$S/killed.rows"
+head -n $((kept + 1)) "$S/killed.out" | cmp -s - "$S/killed.rows" && ok || bad "recovered rows are not the viewer's first rows"
 printf 'OSTM\1\0\0\0' >"$S/magic.bin"
 expect_exit 1 "$ONESCOPE" live attach <"$S/magic.bin"
 expect_grep "offset 0: magic: expected \"OSLS\"" "$S/err"

@@ -184,8 +184,12 @@ static void attach_help(void) {
            "after host step STEP (default 0), runs every step record and checks its own world\n"
            "hash against the host's. Prints 'step S hash H' for the probe's step and after each\n"
            "step (--json: one document {\"from\", \"rows\": [{\"step\", \"hash\"}], \"steps\"}).\n"
-           "--save writes what it saw as an OSTM replay (start snapshot, inputs, hash rows)\n"
-           "once the stream has ended cleanly.\n"
+           "--save records what it saw as an OSTM replay (start snapshot, inputs, hash rows)\n"
+           "as it goes, into OUT.partial, and puts OUT in place once the stream has ended\n"
+           "cleanly; memory does not grow with the steps. A stream whose recording would pass\n"
+           "the format's 256 MiB is refused at the step that would. After a bad or refused\n"
+           "stream (or a kill) OUT is untouched and OUT.partial holds every step checked:\n"
+           "'onescope recover OUT.partial' turns it into a replay.\n"
            "exit: 0 every hash matched and the stream ended; 1 a hash disagreement, a bad or\n"
            "truncated stream, no probe at or after STEP; 2 usage\n");
 }
@@ -229,7 +233,7 @@ static int cmd_live_attach(int argc, char **argv) {
             return cli_usage_error("live attach", "unknown argument '%s'", a);
         }
     }
-    o.record = save != NULL;
+    o.save_path = save;
     o.on_row = print_row;
     o.user = &p;
     onescope_error err;
@@ -259,21 +263,14 @@ static int cmd_live_attach(int argc, char **argv) {
         rc = ONESCOPE_E_IO;
         err.code = ONESCOPE_OK;
     } else if (rc == ONESCOPE_OK) {
-        rc = onescope_live_viewer_finish(view, &err);
+        rc = onescope_live_viewer_finish(view, &err); /* with --save: OUT appears here */
     }
+    /* "ok" only once everything, the saved file included, is done. */
     uint64_t steps = onescope_live_viewer_steps(view);
     if (p.json)
         printf("\n  ],\n  \"steps\": %" PRIu64 ",\n  \"ok\": %s\n}\n", steps,
                rc == ONESCOPE_OK ? "true" : "false");
     fflush(stdout);
-    if (rc == ONESCOPE_OK && save != NULL) {
-        onescope_replay *r;
-        rc = onescope_live_viewer_replay(view, NULL, &r, &err);
-        if (rc == ONESCOPE_OK) {
-            rc = onescope_replay_write_file(r, save, &err);
-            onescope_replay_free(r);
-        }
-    }
     onescope_live_viewer_free(view);
     if (rc != ONESCOPE_OK) {
         if (err.code != ONESCOPE_OK) cli_print_error(&err);
