@@ -3,8 +3,11 @@
 # turn, rebuilds one build folder, runs the ctest suites and counts the mutant as killed when
 # a suite fails (or the build does). The file is restored after each mutant, also on Ctrl-C.
 #
-#   bash scripts/mutate.sh [-j N] [-k] [FILTER]
+#   bash scripts/mutate.sh [-j N] [-k] [-n LIST] [--sanitize] [FILTER]
 #     -j N    parallel build and ctest jobs (default 2)
+#     -n LIST only the mutants with these indices (comma-separated, as the report numbers them)
+#     --sanitize  build with -DONESCOPE_SANITIZE=address,undefined (build/mutate-asan), as the
+#             CI's sanitizer stage runs the suites: memory slips then die too (about 2x slower)
 #     -k      keep going through the suites after the first failure (slower; the default
 #             stops at the first failing suite, which is all a kill needs)
 #     FILTER  only mutants whose file contains FILTER (e.g. live_stream)
@@ -17,21 +20,24 @@
 # a mutant that hangs one is killed by the timeout.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-jobs=2 stop=--stop-on-failure filter=
+jobs=2 stop=--stop-on-failure filter= only= sanitize=
 while [ $# -gt 0 ]; do
     case $1 in
         -j) jobs=$2; shift 2 ;;
         -k) stop=; shift ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -n) only=",$2,"; shift 2 ;;
+        --sanitize) sanitize=-DONESCOPE_SANITIZE=address,undefined; shift ;;
+        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
         *) filter=$1; shift ;;
     esac
 done
 list="$here/scripts/mutants.txt"
-build="$here/build/mutate"
+build="$here/build/mutate${sanitize:+-asan}"
 exclude='^(reimpl_test_module|test_testdata|install_consumer|cli_atomic|cli_record_kill|exported_symbols|contract_complete)$'
 log="$build/mutate.log"
 
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc >/dev/null || exit 2
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc $sanitize >/dev/null ||
+    exit 2
 cmake --build "$build" -j "$jobs" >/dev/null 2>&1 || { echo "the unmutated tree does not build"; exit 2; }
 : >"$log"
 if ! (cd "$build" && ctest -j "$jobs" -E "$exclude" --timeout 120 >>"$log" 2>&1); then
@@ -92,6 +98,7 @@ modules=$(printf '%s\n' "${files[@]}" | sort -u | wc -l)
 for i in "${!files[@]}"; do
     f=${files[$i]}
     case $f in *"$filter"*) ;; *) continue ;; esac
+    if [ -n "$only" ]; then case $only in *",$i,"*) ;; *) continue ;; esac; fi
     total=$((total + 1))
     cp "$here/$f" "$saved"
     current="$here/$f"
