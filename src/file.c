@@ -2,8 +2,10 @@
  * rename), and every format's _read_file/_write_file built on those two. The format files
  * (src/pose_cache.c, src/replay.c, ...) only turn bytes into structs and back. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +130,162 @@ static bool write_all(int fd, const uint8_t *p, size_t n) {
     return true;
 }
 
+/* ---- where a write lands (docs/hardening.md, "### files") ----
+ * A regular file (or none) is replaced atomically, keeping an existing file's mode and owner;
+ * a symlink is followed and the file it names is replaced, so the link stays a link (a
+ * dangling link gets its target created, as a shell's `>` would); a device, FIFO or socket
+ * is written in place, never replaced by a regular file. */
+
+static char *copy_path(const onescope_allocator *a, const char *s, size_t n) {
+    char *p = onescope_os_alloc(a, n + 1);
+    if (p != NULL) {
+        memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+/* The name a dangling symlink chain ends at (lstat finds nothing there); NULL when out of
+ * memory. */
+static char *follow_dangling(const onescope_allocator *a, const char *path) {
+    char *cur = copy_path(a, path, strlen(path));
+    /* stat() has just said ENOENT, so this chain ends; the bound only guards against links
+     * changed meanwhile. */
+    for (int hops = 0; cur != NULL && hops < 40; hops++) {
+        struct stat st;
+        char link[PATH_MAX];
+        ssize_t n;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode) ||
+            (n = readlink(cur, link, sizeof link - 1)) < 0)
+            return cur; /* the name to create; a vanished link fails at the create */
+        link[n] = '\0';
+        /* A relative link is relative to the directory holding it. */
+        const char *slash = strrchr(cur, '/');
+        size_t dir = link[0] == '/' || slash == NULL ? 0 : (size_t)(slash - cur) + 1;
+        char *next = onescope_os_alloc(a, dir + (size_t)n + 1);
+        if (next != NULL) {
+            memcpy(next, cur, dir);
+            memcpy(next + dir, link, (size_t)n + 1);
+        }
+        onescope_os_free(a, cur);
+        cur = next;
+    }
+    return cur;
+}
+
+onescope_code onescope_os_target_resolve(const char *path, const char *name,
+                                         const onescope_allocator *a, onescope_os_target *out,
+                                         onescope_error *error) {
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode) ||
+            S_ISSOCK(st.st_mode)) {
+            /* The path itself, links and all: /dev/stdout's /proc links only open this way. */
+            out->special = true;
+            out->path = copy_path(a, path, strlen(path));
+        } else if (S_ISREG(st.st_mode)) {
+            out->exists = true;
+            out->mode = (uint32_t)(st.st_mode & 07777);
+            out->uid = (uint32_t)st.st_uid;
+            out->gid = (uint32_t)st.st_gid;
+            char *real = realpath(path, NULL);
+            if (real == NULL) return io_fail(error, name, "cannot resolve the output's links");
+            out->path = copy_path(a, real, strlen(real));
+            free(real);
+        } else {
+            /* A directory: the rename onto it fails and says so. */
+            out->path = copy_path(a, path, strlen(path));
+        }
+    } else if (errno == ENOENT) {
+        out->path = follow_dangling(a, path);
+    } else {
+        return io_fail(error, name, "cannot inspect the output");
+    }
+    if (out->path == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "cannot allocate the output's name");
+    return ONESCOPE_OK;
+}
+
+void onescope_os_target_free(onescope_os_target *t, const onescope_allocator *a) {
+    onescope_os_free(a, t->path);
+    t->path = NULL;
+}
+
+onescope_code onescope_os_target_adopt(const onescope_os_target *t, int fd, const char *name,
+                                       onescope_error *error) {
+    if (!t->exists) return ONESCOPE_OK;
+    /* Owner first: chown clears set-id bits, the chmod after it restores them. Only root
+     * may give a file away, so EPERM just leaves the writer as owner. */
+    if (fchown(fd, (uid_t)t->uid, (gid_t)t->gid) != 0 && errno != EPERM)
+        return io_fail(error, name, "cannot keep the output's owner");
+    if (fchmod(fd, (mode_t)t->mode) != 0)
+        return io_fail(error, name, "cannot keep the output's mode");
+    return ONESCOPE_OK;
+}
+
+/* ".tmp-" and six hex digits after the (possibly shortened) file name. */
+#define TEMP_SUFFIX_LEN 11
+
+onescope_code onescope_os_target_create_temp(const onescope_os_target *t,
+                                             const onescope_allocator *a, const char *name,
+                                             int *fd_out, char **tmp_out, onescope_error *error) {
+    *fd_out = -1;
+    *tmp_out = NULL;
+    const char *slash = strrchr(t->path, '/');
+    size_t dir = slash != NULL ? (size_t)(slash - t->path) + 1 : 0;
+    size_t base = strlen(t->path + dir);
+    /* The temporary sits in the same directory (rename is atomic only there) and must be a
+     * legal name there: a long name's base is cut, at a UTF-8 character boundary. */
+    if (base > NAME_MAX - TEMP_SUFFIX_LEN) {
+        base = NAME_MAX - TEMP_SUFFIX_LEN;
+        while (base > 0 && ((uint8_t)t->path[dir + base] & 0xC0) == 0x80) base--;
+    }
+    size_t room = dir + base + TEMP_SUFFIX_LEN + 1;
+    char *tmp = onescope_os_alloc(a, room);
+    if (tmp == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "cannot allocate a temporary name");
+    /* Not mkstemp: it creates mode 0600, and fixing that needs the process umask, which
+     * another thread may be using. open() lets the kernel apply the umask; a file being
+     * replaced lends its own permissions, so its bytes are never readable by more people
+     * while they are written than they are now. */
+    mode_t mode = t->exists ? (mode_t)(t->mode & 0666) : 0666;
+    int fd = -1;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t seed = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30) ^
+                    ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)&now;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        snprintf(tmp, room, "%.*s.tmp-%06llx", (int)(dir + base), t->path,
+                 (unsigned long long)(seed >> 40));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        onescope_code rc = io_fail(error, name, "cannot create a temporary file");
+        onescope_os_free(a, tmp);
+        return rc;
+    }
+    *fd_out = fd;
+    *tmp_out = tmp;
+    return ONESCOPE_OK;
+}
+
+/* A device, FIFO or socket: open it as it is and write; no fsync (pipes refuse it, and a
+ * device's data is the device's business). A FIFO blocks until someone reads it. */
+static onescope_code write_special(const char *path, const void *data, size_t size,
+                                   onescope_error *error) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return io_fail(error, path, "cannot open");
+    onescope_code rc =
+        write_all(fd, data, size) ? ONESCOPE_OK : io_fail(error, path, "cannot write");
+    if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, path, "cannot close");
+    return rc;
+}
+
 onescope_code onescope_file_write(const char *path, const void *data, size_t size,
                                   onescope_error *error) {
     if (path == NULL || (data == NULL && size > 0))
@@ -138,39 +296,31 @@ onescope_code onescope_file_write(const char *path, const void *data, size_t siz
             return io_fail(error, "<stdout>", "cannot write");
         return ONESCOPE_OK;
     }
-    size_t len = strlen(path);
-    char *tmp = onescope_os_alloc(NULL, len + 16);
-    if (tmp == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
-                                "cannot allocate a temporary name");
-    /* Not mkstemp: it creates mode 0600, and fixing that needs the process umask, which
-     * another thread may be using. open() with 0666 lets the kernel apply the umask. */
-    int fd = -1;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    uint64_t seed = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30) ^
-                    ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)&now;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        seed = seed * 6364136223846793005u + 1442695040888963407u;
-        snprintf(tmp, len + 16, "%s.tmp-%06llx", path, (unsigned long long)(seed >> 40));
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
-        onescope_code rc = io_fail(error, path, "cannot create a temporary file");
-        onescope_os_free(NULL, tmp);
+    onescope_os_target t;
+    OS_TRY(onescope_os_target_resolve(path, path, NULL, &t, error));
+    if (t.special) {
+        onescope_code rc = write_special(t.path, data, size, error);
+        onescope_os_target_free(&t, NULL);
         return rc;
     }
-    onescope_code rc = ONESCOPE_OK;
+    char *tmp;
+    int fd;
+    onescope_code rc = onescope_os_target_create_temp(&t, NULL, path, &fd, &tmp, error);
+    if (rc != ONESCOPE_OK) {
+        onescope_os_target_free(&t, NULL);
+        return rc;
+    }
     if (!write_all(fd, data, size))
         rc = io_fail(error, path, "cannot write");
     else if (fsync(fd) != 0)
         rc = io_fail(error, path, "cannot sync");
+    if (rc == ONESCOPE_OK) rc = onescope_os_target_adopt(&t, fd, path, error);
     if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, path, "cannot close");
-    if (rc == ONESCOPE_OK && rename(tmp, path) != 0)
+    if (rc == ONESCOPE_OK && rename(tmp, t.path) != 0)
         rc = io_fail(error, path, "cannot rename into place");
     if (rc != ONESCOPE_OK) unlink(tmp);
     onescope_os_free(NULL, tmp);
+    onescope_os_target_free(&t, NULL);
     return rc;
 }
 
@@ -231,7 +381,7 @@ onescope_code onescope_os_file_rename(const char *from, const char *to, const ch
 }
 
 void onescope_os_file_remove(const char *path) {
-    (void)unlink(path);
+    if (path != NULL) (void)unlink(path);
 }
 
 bool onescope_file_same(const char *a, const char *b) {

@@ -222,7 +222,7 @@ onescope_code onescope_os_file_close_fd(int fd, const char *name, onescope_error
 /* rename(from, to): atomic within one directory. */
 onescope_code onescope_os_file_rename(const char *from, const char *to, const char *name,
                                       onescope_error *error);
-/* unlink, ignoring failures (used to clean up). */
+/* unlink, ignoring failures and a NULL path (used to clean up). */
 void onescope_os_file_remove(const char *path);
 /* Opens path for reading; -1 with error filled when it cannot, or is not a regular file. */
 int onescope_os_file_open_read(const char *path, const char *name, onescope_error *error);
@@ -257,5 +257,31 @@ typedef struct onescope_os_echo_buf {
 const char *onescope_os_echo(onescope_os_echo_buf *buf, const char *src);
 /* The same in an expression: a buffer that lives until the end of the enclosing block. */
 #define OS_ECHO(src) onescope_os_echo(&(onescope_os_echo_buf){{0}}, (src))
+
+/* ---- where an output lands (src/file.c; the rules: docs/hardening.md, "### files") ----
+ * Every writer that replaces a file goes resolve -> create_temp -> write/sync -> adopt ->
+ * close -> rename(tmp, target.path) -> target_free, or writes target.path in place when
+ * target.special. */
+typedef struct onescope_os_target {
+    char *path;   /* the file to replace: the path itself, or the end of its symlinks */
+    bool special; /* a device, FIFO or socket: written in place, never replaced */
+    bool exists;  /* an existing regular file: mode and owner below are kept */
+    uint32_t mode, uid, gid;
+} onescope_os_target;
+
+/* Decides where a write to path goes; name is what errors name. */
+onescope_code onescope_os_target_resolve(const char *path, const char *name,
+                                         const onescope_allocator *a, onescope_os_target *out,
+                                         onescope_error *error);
+void onescope_os_target_free(onescope_os_target *t, const onescope_allocator *a);
+/* Creates a fresh temporary beside t->path whose name fits NAME_MAX (a long base is cut),
+ * with at most the existing file's permissions. *tmp_out is allocated with a. */
+onescope_code onescope_os_target_create_temp(const onescope_os_target *t,
+                                             const onescope_allocator *a, const char *name,
+                                             int *fd_out, char **tmp_out, onescope_error *error);
+/* Gives fd (about to be renamed onto t->path) the replaced file's mode and owner (an owner
+ * change refused with EPERM is ignored: only root may give files away). */
+onescope_code onescope_os_target_adopt(const onescope_os_target *t, int fd, const char *name,
+                                       onescope_error *error);
 
 #endif

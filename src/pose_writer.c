@@ -18,11 +18,12 @@ typedef enum writer_state { WRITER_OPEN, WRITER_LATCHED, WRITER_CLOSED } writer_
 
 struct onescope_pose_writer {
     const onescope_allocator *allocator;
-    char *path;         /* what the caller asked for: segment 0 */
-    char *segment_path; /* the current segment's target */
-    char *partial_path; /* the current segment's partial */
-    size_t path_room;   /* bytes allocated for each of the two above */
-    int fd;             /* the current partial, or -1 */
+    char *path;                /* what the caller asked for: segment 0 */
+    char *segment_path;        /* the current segment's target */
+    char *partial_path;        /* the current segment's partial, beside its target's file */
+    size_t path_room;          /* bytes allocated for path and segment_path */
+    onescope_os_target target; /* where the current segment lands (symlinks followed) */
+    int fd;                    /* the current partial, or -1 */
     uint8_t *buffer;
     size_t buffer_size, buffer_used;
     onescope_buffer head; /* the head's bytes, frame count = the partial marker */
@@ -62,9 +63,28 @@ static void segment_name(char *out, size_t room, const char *path, uint32_t k) {
     snprintf(out, room, "%.*s-%04lu%s", (int)(dot - path), path, (unsigned long)k, dot);
 }
 
-static void set_segment_paths(onescope_pose_writer *w) {
+/* Names the current segment and decides where it lands by the rules every output follows
+ * (src/file.c): a symlink is followed, so the partial sits beside the file the link names
+ * and the rename replaces that file; a device, FIFO or socket is refused, since a recording
+ * patches its head at close and renames into place. */
+static onescope_code set_segment_paths(onescope_pose_writer *w, onescope_error *error) {
+    const onescope_allocator *a = w->allocator;
     segment_name(w->segment_path, w->path_room, w->path, w->segment);
-    snprintf(w->partial_path, w->path_room, "%s%s", w->segment_path, PARTIAL_SUFFIX);
+    onescope_os_target_free(&w->target, a);
+    onescope_os_free(a, w->partial_path);
+    w->partial_path = NULL;
+    OS_TRY(onescope_os_target_resolve(w->segment_path, w->segment_path, a, &w->target, error));
+    if (w->target.special)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->segment_path, OS_NO_OFFSET, "output",
+                                "a regular file (a recording is renamed into place)",
+                                "a device, FIFO or socket");
+    size_t room = strlen(w->target.path) + sizeof PARTIAL_SUFFIX;
+    w->partial_path = onescope_os_alloc(a, room);
+    if (w->partial_path == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, w->segment_path, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate the partial's name");
+    snprintf(w->partial_path, room, "%s%s", w->target.path, PARTIAL_SUFFIX);
+    return ONESCOPE_OK;
 }
 
 /* Every failure after open goes through here: the writer refuses further work. */
@@ -75,10 +95,12 @@ static onescope_code latch(onescope_pose_writer *w, onescope_code rc) {
 }
 
 static onescope_code start_segment(onescope_pose_writer *w, onescope_error *error) {
-    set_segment_paths(w);
+    OS_TRY(set_segment_paths(w, error));
     onescope_os_put_u64(w->head.data + ONESCOPE_OS_OSPC_START_STEP_AT, (uint64_t)w->segment_start);
     w->fd = onescope_os_file_create_new(w->partial_path, w->segment_path, error);
     if (w->fd < 0) return ONESCOPE_E_IO;
+    /* A file being replaced keeps its mode and owner, from the partial's first byte on. */
+    OS_TRY(onescope_os_target_adopt(&w->target, w->fd, w->segment_path, error));
     w->segment_frames = 0;
     /* The head goes out at once: from here on the partial is recoverable. */
     return onescope_os_file_write_fd(w->fd, w->head.data, w->head.size, w->segment_path, error);
@@ -105,7 +127,7 @@ static onescope_code finish_segment(onescope_pose_writer *w, onescope_error *err
     w->fd = -1;
     if (rc == ONESCOPE_OK) rc = closed;
     if (rc == ONESCOPE_OK)
-        rc = onescope_os_file_rename(w->partial_path, w->segment_path, w->segment_path, error);
+        rc = onescope_os_file_rename(w->partial_path, w->target.path, w->segment_path, error);
     return rc;
 }
 
@@ -129,6 +151,7 @@ static void release(onescope_pose_writer *w) {
     onescope_os_free(a, w->path);
     onescope_os_free(a, w->segment_path);
     onescope_os_free(a, w->partial_path);
+    onescope_os_target_free(&w->target, a);
     onescope_os_free(a, w);
 }
 
@@ -174,13 +197,11 @@ onescope_code onescope_pose_writer_open(const char *path, const onescope_pose_ca
     w->segments = options->segments;
     w->segment_start = head->start_step;
     w->buffer_size = options->buffer_bytes != 0 ? options->buffer_bytes : DEFAULT_BUFFER_BYTES;
-    w->path_room = strlen(path) + sizeof PARTIAL_SUFFIX + 16; /* "-NNNN..." and ".partial" */
+    w->path_room = strlen(path) + 16; /* room for "-NNNN..." */
     w->path = copy_string(a, path, w->path_room);
     w->segment_path = onescope_os_alloc(a, w->path_room);
-    w->partial_path = onescope_os_alloc(a, w->path_room);
     w->buffer = onescope_os_alloc(a, w->buffer_size);
-    if (w->path == NULL || w->segment_path == NULL || w->partial_path == NULL ||
-        w->buffer == NULL) {
+    if (w->path == NULL || w->segment_path == NULL || w->buffer == NULL) {
         release(w);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
                                 "could not allocate the writer's buffer");
@@ -303,8 +324,9 @@ onescope_code onescope_pose_writer_close(onescope_pose_writer *w, uint64_t *fram
         onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
         w->fd = -1;
         w->state = WRITER_CLOSED;
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, w->partial_path, OS_NO_OFFSET, "close",
-                                "an open writer",
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE,
+                                w->partial_path != NULL ? w->partial_path : w->segment_path,
+                                OS_NO_OFFSET, "close", "an open writer",
                                 "one that failed earlier; the partial is kept for recover");
     }
     w->state = WRITER_CLOSED;

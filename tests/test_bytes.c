@@ -175,6 +175,12 @@ static void utf8_rules(void **state) {
     assert_false(onescope_os_utf8_valid((const uint8_t *)"ab\xc0\xaf", 4, &bad)); /* overlong '/' */
     assert_int_equal(bad, 2);
     assert_false(onescope_os_utf8_valid((const uint8_t *)"\xed\xa0\x80", 3, &bad)); /* surrogate */
+    /* the whole surrogate range: the last one, U+DFFF, too, at its first byte; the code
+     * points just outside it are fine */
+    assert_false(onescope_os_utf8_valid((const uint8_t *)"ab\xed\xbf\xbf", 5, &bad));
+    assert_int_equal(bad, 2);
+    assert_true(onescope_os_utf8_valid((const uint8_t *)"\xed\x9f\xbf", 3, &bad)); /* U+D7FF */
+    assert_true(onescope_os_utf8_valid((const uint8_t *)"\xee\x80\x80", 3, &bad)); /* U+E000 */
     assert_false(
         onescope_os_utf8_valid((const uint8_t *)"\xf4\x90\x80\x80", 4, &bad));   /* > U+10FFFF */
     assert_false(onescope_os_utf8_valid((const uint8_t *)"x\xe2\x82", 3, &bad)); /* cut short */

@@ -242,6 +242,190 @@ static void test_write_mode_and_same_file(void **state) {
     remove("test_file_out.bin");
 }
 
+static bool file_holds(const char *path, const char *want) {
+    onescope_buffer buf;
+    onescope_error err;
+    if (onescope_file_read(path, 0, NULL, &buf, &err) != ONESCOPE_OK) return false;
+    bool same = buf.size == strlen(want) && memcmp(buf.data, want, buf.size) == 0;
+    onescope_buffer_free(&buf);
+    return same;
+}
+
+/* How many names in the current directory contain ".tmp-": a failed or finished write
+ * leaves none. */
+static int temporaries_left(void) {
+    FILE *p = popen("ls -a | grep -c '\\.tmp-'", "r");
+    assert_non_null(p);
+    int n = -1;
+    assert_int_equal(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
+/* Each kind of thing OUT can name (docs/hardening.md, "### files"). */
+static void test_write_special_files(void **state) {
+    (void)state;
+    onescope_error err;
+    struct stat st;
+    /* /dev/null is written in place and stays a device. */
+    assert_int_equal(onescope_file_write("/dev/null", "abc", 3, &err), ONESCOPE_OK);
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+
+    /* A FIFO with a reader: the reader gets the bytes, the FIFO stays a FIFO. */
+    remove("test_file.fifo");
+    assert_int_equal(mkfifo("test_file.fifo", 0600), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(onescope_file_write("test_file.fifo", "through", 7, NULL) == ONESCOPE_OK ? 0 : 1);
+    int fd = open("test_file.fifo", O_RDONLY);
+    assert_true(fd >= 0);
+    char got[16];
+    size_t n = 0;
+    for (ssize_t k; (k = read(fd, got + n, sizeof got - n)) > 0;) n += (size_t)k;
+    close(fd);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(n, 7);
+    assert_memory_equal(got, "through", 7);
+    assert_int_equal(lstat("test_file.fifo", &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    remove("test_file.fifo");
+    assert_int_equal(temporaries_left(), 0);
+}
+
+static void test_write_symlinks(void **state) {
+    (void)state;
+    onescope_error err;
+    struct stat st;
+    /* A link to an existing file: the file is replaced, the link stays a link. */
+    remove("test_file_link");
+    test_write_file("test_file_real.bin", "old", 3);
+    assert_int_equal(symlink("test_file_real.bin", "test_file_link"), 0);
+    assert_int_equal(onescope_file_write("test_file_link", "new!", 4, &err), ONESCOPE_OK);
+    assert_int_equal(lstat("test_file_link", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_true(file_holds("test_file_real.bin", "new!"));
+    remove("test_file_link");
+    remove("test_file_real.bin");
+
+    /* A dangling link through a second link and a relative name in another directory:
+     * its target is created where the chain ends. */
+    mkdir("test_file_dir", 0755);
+    remove("test_file_dir/target.bin");
+    remove("test_file_dir/inner");
+    remove("test_file_link");
+    assert_int_equal(symlink("target.bin", "test_file_dir/inner"), 0);
+    assert_int_equal(symlink("test_file_dir/inner", "test_file_link"), 0);
+    assert_int_equal(onescope_file_write("test_file_link", "made", 4, &err), ONESCOPE_OK);
+    assert_int_equal(lstat("test_file_link", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(lstat("test_file_dir/inner", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_true(file_holds("test_file_dir/target.bin", "made"));
+    /* An absolute link works the same way. */
+    char cwd[512], abs[600];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(abs, sizeof abs, "%s/test_file_dir/target.bin", cwd);
+    remove("test_file_link");
+    assert_int_equal(symlink(abs, "test_file_link"), 0);
+    assert_int_equal(onescope_file_write("test_file_link", "abs", 3, &err), ONESCOPE_OK);
+    assert_true(file_holds("test_file_dir/target.bin", "abs"));
+    remove("test_file_link");
+    remove("test_file_dir/inner");
+    remove("test_file_dir/target.bin");
+    rmdir("test_file_dir");
+
+    /* A loop of links: one line saying so, nothing created. */
+    remove("test_file_loop_a");
+    remove("test_file_loop_b");
+    assert_int_equal(symlink("test_file_loop_b", "test_file_loop_a"), 0);
+    assert_int_equal(symlink("test_file_loop_a", "test_file_loop_b"), 0);
+    assert_int_equal(onescope_file_write("test_file_loop_a", "x", 1, &err), ONESCOPE_E_IO);
+    assert_string_equal(err.input, "test_file_loop_a");
+    assert_non_null(strstr(err.found, "cannot inspect the output"));
+    remove("test_file_loop_a");
+    remove("test_file_loop_b");
+    assert_int_equal(temporaries_left(), 0);
+}
+
+static void test_write_keeps_mode(void **state) {
+    (void)state;
+    onescope_error err;
+    struct stat st;
+    test_write_file("test_file_mode.bin", "old", 3);
+    assert_int_equal(chmod("test_file_mode.bin", 0600), 0);
+    assert_int_equal(onescope_file_write("test_file_mode.bin", "secret", 6, &err), ONESCOPE_OK);
+    assert_int_equal(stat("test_file_mode.bin", &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+    assert_int_equal(st.st_uid, getuid());
+    assert_true(file_holds("test_file_mode.bin", "secret"));
+    /* An unusual mode (group-writable, no read for others) comes back exactly. */
+    assert_int_equal(chmod("test_file_mode.bin", 0660), 0);
+    assert_int_equal(onescope_file_write("test_file_mode.bin", "x", 1, &err), ONESCOPE_OK);
+    assert_int_equal(stat("test_file_mode.bin", &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0660);
+    /* As root the owner is kept too (others may not give files away: EPERM is ignored). */
+    if (getuid() == 0) {
+        assert_int_equal(chown("test_file_mode.bin", 1, 1), 0);
+        assert_int_equal(onescope_file_write("test_file_mode.bin", "y", 1, &err), ONESCOPE_OK);
+        assert_int_equal(stat("test_file_mode.bin", &st), 0);
+        assert_int_equal(st.st_uid, 1);
+        assert_int_equal(st.st_gid, 1);
+        assert_int_equal(st.st_mode & 07777, 0660);
+    }
+    remove("test_file_mode.bin");
+}
+
+/* Long names: the temporary's base is cut so that it fits NAME_MAX, in the same directory,
+ * and never in the middle of a UTF-8 character. */
+static void test_write_long_names(void **state) {
+    (void)state;
+    onescope_error err;
+    for (size_t len = 240; len <= 255; len += 5) {
+        char name[256];
+        memset(name, 'n', len);
+        name[len] = '\0';
+        assert_int_equal(onescope_file_write(name, "long", 4, &err), ONESCOPE_OK);
+        assert_true(file_holds(name, "long"));
+        assert_int_equal(onescope_file_write(name, "again", 5, &err), ONESCOPE_OK);
+        assert_true(file_holds(name, "again"));
+        remove(name);
+    }
+    assert_int_equal(temporaries_left(), 0);
+
+    /* The temporary's own name, seen through the helper: 2-byte characters straddling the
+     * cut point, in a subdirectory. */
+    char path[300] = "sub/";
+    for (size_t i = 0; i < 125; i++) memcpy(path + 4 + 2 * i, "\xc3\xa9", 2); /* 250 bytes */
+    path[254] = '\0';
+    onescope_os_target t = {.path = path};
+    mkdir("sub", 0755);
+    int fd;
+    char *tmp;
+    assert_int_equal(onescope_os_target_create_temp(&t, NULL, "x", &fd, &tmp, &err), ONESCOPE_OK);
+    close(fd);
+    const char *base = tmp + 4;
+    assert_memory_equal(tmp, "sub/", 4);
+    assert_true(strlen(base) <= 255);
+    size_t kept = strlen(base) - 11;
+    assert_int_equal(kept % 2, 0); /* whole characters only */
+    assert_true(kept >= 242);
+    assert_memory_equal(base, path + 4, kept);
+    assert_memory_equal(base + kept, ".tmp-", 5);
+    remove(tmp);
+    onescope_os_free(NULL, tmp);
+    rmdir("sub");
+    /* No directory there: the one-line error names the output. */
+    assert_int_equal(onescope_os_target_create_temp(&t, NULL, "x", &fd, &tmp, &err), ONESCOPE_E_IO);
+    assert_int_equal(fd, -1);
+    assert_null(tmp);
+    assert_string_equal(err.input, "x");
+}
+
 /* Runs read(path) with standard input coming from the file at from. */
 static onescope_code with_stdin(const char *from, onescope_code (*read)(void *), void *ctx) {
     int fd = open(from, O_RDONLY);
@@ -402,6 +586,10 @@ int main(void) {
         cmocka_unit_test(test_read_pipe_memory),
         cmocka_unit_test(test_write_failures),
         cmocka_unit_test(test_write_mode_and_same_file),
+        cmocka_unit_test(test_write_special_files),
+        cmocka_unit_test(test_write_symlinks),
+        cmocka_unit_test(test_write_keeps_mode),
+        cmocka_unit_test(test_write_long_names),
         cmocka_unit_test(test_format_conveniences),
         cmocka_unit_test(test_strerror),
         cmocka_unit_test(test_format),

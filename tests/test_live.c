@@ -233,6 +233,49 @@ static void test_link_probe(void **state) {
     free_stream(&s);
 }
 
+/* Offset of the second probe record of a stream (the first follows the 8-byte header). */
+static size_t second_probe(const uint8_t *d) {
+    size_t at = 8 + 5 + onescope_os_get_u32(d + 9);
+    while (d[at] != ONESCOPE_LIVE_PROBE) at += 5 + onescope_os_get_u32(d + at + 1);
+    return at;
+}
+
+/* A later probe whose seed, body count or dimensions differ from the first probe's is
+ * ONESCOPE_E_MISMATCH at its setup (docs/live-stream.md), each field on its own: the later
+ * probe comes whole from another host's stream, so its snapshot is valid for its setup. */
+static void test_probe_setup_mismatch(void **state) {
+    (void)state;
+    stream a = make_stream(3, 4, NULL, 12, 5);
+    size_t at = second_probe(a.data);
+    /* the seed alone: patched in place (the snapshot does not hold it) */
+    uint8_t *c = malloc(a.size);
+    memcpy(c, a.data, a.size);
+    assert_int_equal(c[at + 6 + 2], 5);
+    c[at + 6 + 2] = 6;
+    /* reported at the first byte that differs (docs/live-stream.md): the seed's */
+    expect_decode_error(c, a.size, ONESCOPE_E_MISMATCH, at + 6 + 2);
+    free(c);
+    /* the body count alone (its byte, P+L+1), then the dimensions alone (P+L) */
+    const uint8_t others[2][2] = {{3, 5}, {2, 4}};
+    for (int k = 0; k < 2; k++) {
+        stream b = make_stream(others[k][0], others[k][1], NULL, 12, 5);
+        size_t bt = second_probe(b.data);
+        size_t rec = 5 + onescope_os_get_u32(b.data + bt + 1);
+        size_t n = at + rec;
+        c = malloc(n);
+        memcpy(c, a.data, at);
+        memcpy(c + at, b.data + bt, rec);
+        onescope_error err;
+        assert_int_equal(onescope_live_decode(c, n, "s", NULL, NULL, NULL, &err),
+                         ONESCOPE_E_MISMATCH);
+        assert_error_at(err, ONESCOPE_E_MISMATCH, at + 6 + (k == 0 ? 1 : 0));
+        assert_non_null(strstr(err.expected, "first probe"));
+        free(c);
+        free_stream(&b);
+    }
+    free_stream(&a);
+}
+
 /* The largest probe: 64 bodies and a link block fill the 2071-byte limit exactly. */
 static void test_largest_probe(void **state) {
     (void)state;
@@ -1222,6 +1265,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_link_probe),
+        cmocka_unit_test(test_probe_setup_mismatch),
         cmocka_unit_test(test_largest_probe),
         cmocka_unit_test(test_chunked_delivery),
         cmocka_unit_test(test_truncated),

@@ -2099,9 +2099,42 @@ static void anm_output_sized_first(void **state) {
     onescope_pose_cache_free(pc);
 }
 
+/* rig and clip creation give every camera working defaults (ots.h): fov 40 degrees
+ * (vertical), near 0.1, far 1000; everything else zero. */
+static void check_camera_defaults(const onescope_ots_camera *cams, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        assert_true(cams[i].fov == 40.0);
+        assert_true(cams[i].near_plane == 0.1);
+        assert_true(cams[i].far_plane == 1000.0);
+        assert_int_equal(cams[i].fov_axis, ONESCOPE_OTS_FOV_VERTICAL);
+        assert_false(cams[i].is_default);
+        assert_false(cams[i].override_fov);
+        assert_true(cams[i].near_field == 0.0 && cams[i].far_field == 0.0);
+        assert_true(cams[i].angle == 0.0 && cams[i].offset_z == 0.0 && cams[i].pivot_y == 0.0);
+        assert_null(cams[i].name);
+        assert_null(cams[i].peg);
+    }
+}
+
+static void camera_defaults_on_create(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_ots_rig *r;
+    assert_int_equal(onescope_ots_rig_create(1, 3, NULL, &r, &err), ONESCOPE_OK);
+    assert_int_equal(r->camera_count, 3);
+    check_camera_defaults(r->cameras, r->camera_count);
+    onescope_ots_rig_free(r);
+    onescope_ots_clip *c;
+    assert_int_equal(onescope_ots_clip_create(1, 2, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->camera_count, 2);
+    check_camera_defaults(c->cameras, c->camera_count);
+    onescope_ots_clip_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(samples_parse),
+        cmocka_unit_test(camera_defaults_on_create),
         cmocka_unit_test(version_must_match),
         cmocka_unit_test(syntax_and_numbers),
         cmocka_unit_test(types_and_missing_keys),

@@ -477,6 +477,58 @@ static void recover_refusals(void **state) {
 
 /* ---- allocation failure at every site ---- */
 
+/* The target kinds (docs/hardening.md, "### files"): a symlink is followed and stays a link,
+ * the partial sits beside the file it names; a 0600 file stays 0600; a device is refused
+ * before anything is created. */
+static void target_kinds(void **state) {
+    (void)state;
+    char real[512], link[512], partial[600];
+    path_in(real, sizeof real, "kind-real.ospc");
+    path_in(link, sizeof link, "kind-link.ospc");
+    remove(real);
+    remove(link);
+    assert_int_equal(symlink("kind-real.ospc", link), 0); /* relative, dangling for now */
+    onescope_pose_writer *w = open_writer(link, NULL);
+    snprintf(partial, sizeof partial, "%s.partial", real);
+    assert_true(exists(partial)); /* beside the file the link names */
+    append_frames(w, 0, 2);
+    onescope_error err;
+    assert_int_equal(onescope_pose_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_pose_writer_free(w);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    check_cache(real, 2, 0, 50);
+    assert_false(exists(partial));
+
+    /* Recording again over the (now existing) 0600 target through the link. */
+    assert_int_equal(chmod(real, 0600), 0);
+    w = open_writer(link, NULL);
+    assert_int_equal(stat(partial, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600); /* from the partial's first byte on */
+    append_frames(w, 0, 3);
+    assert_int_equal(onescope_pose_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_pose_writer_free(w);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(stat(real, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    check_cache(real, 3, 0, 50);
+
+    /* A device: refused, and /dev/null stays a device. */
+    onescope_pose_cache *h = make_head();
+    assert_int_equal(onescope_pose_writer_open("/dev/null", h, NULL, NULL, &w, &err),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_pose_cache_free(h);
+    assert_null(w);
+    assert_string_equal(err.input, "/dev/null");
+    assert_non_null(strstr(err.found, "device"));
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    remove(real);
+    remove(link);
+}
+
 static onescope_code record_fn(const onescope_allocator *a, void *ctx) {
     (void)ctx;
     char path[512];
@@ -513,8 +565,9 @@ static onescope_code recover_fn(const onescope_allocator *a, void *ctx) {
 
 static void allocation_failures(void **state) {
     (void)state;
-    /* open: head poses, id set, head bytes, writer, path, two names, buffer. */
-    assert_int_equal(test_alloc_walk(record_fn, NULL), 8);
+    /* open: head poses, id set, head bytes, writer, path, segment name, buffer, and per
+     * segment the resolved target and the partial's name (a second segment rolls). */
+    assert_int_equal(test_alloc_walk(record_fn, NULL), 11);
     char path[512], partial[600];
     path_in(path, sizeof path, "alloc-src.ospc");
     snprintf(partial, sizeof partial, "%s.partial", path);
@@ -548,6 +601,7 @@ int main(void) {
         cmocka_unit_test(open_refusals),    cmocka_unit_test(limit_and_segments),
         cmocka_unit_test(recover_refusals), cmocka_unit_test(allocation_failures),
         cmocka_unit_test(discard_abandons),
+        cmocka_unit_test(target_kinds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

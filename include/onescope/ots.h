@@ -215,8 +215,10 @@ ONESCOPE_API onescope_code onescope_ots_clip_parse(const void *data, size_t size
 
 /* ---- building ---- */
 
-/* Allocate a zeroed rig/clip with header defaults and the given array sizes (entries
- * zeroed: rotations are set to the identity, scale_factor 1, scl 1). Fill, validate, write. */
+/* Allocate a rig/clip with header defaults and the given array sizes. Entries start zeroed
+ * except: rotations are the identity, scale_factor 1, scl 1, and every camera gets fov 40
+ * (degrees, vertical), near_plane 0.1 and far_plane 1000 (names stay NULL: set them).
+ * Fill, validate, write. */
 ONESCOPE_API onescope_code onescope_ots_rig_create(size_t bone_count, size_t camera_count,
                                                    const onescope_allocator *allocator,
                                                    onescope_ots_rig **out, onescope_error *error);

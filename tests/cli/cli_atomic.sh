@@ -81,5 +81,45 @@ if [ ! -e "$SCRATCH/never.ospc" ]; then ok; else bad "invalid input created OUT"
 left=$(find "$SCRATCH" -name '*.tmp-*' | wc -l)
 if [ "$left" -eq 0 ]; then ok; else bad "$left temporary files left after normal failures"; fi
 
+# What OUT names decides how it is written (docs/hardening.md, "### files"). A small cache:
+small="$SRC/testdata/test-2d-ghost.ospc"
+# /dev/null is written in place and stays a character device.
+expect_exit 0 "$ONESCOPE" rewrite "$small" /dev/null
+if [ -c /dev/null ]; then ok; else bad "/dev/null is no longer a device"; fi
+# A FIFO with a reader gets the bytes and stays a FIFO.
+mkfifo "$SCRATCH/fifo"
+cat "$SCRATCH/fifo" >"$SCRATCH/from-fifo" &
+reader=$!
+expect_exit 0 "$ONESCOPE" rewrite "$small" "$SCRATCH/fifo"
+wait "$reader"
+if [ -p "$SCRATCH/fifo" ]; then ok; else bad "the FIFO was replaced"; fi
+if cmp -s "$SCRATCH/from-fifo" "$small"; then ok; else bad "the FIFO's reader got other bytes"; fi
+# A symlink: the file it names is replaced, the link stays a link.
+cp "$SCRATCH/old" "$SCRATCH/real.ospc"
+ln -s real.ospc "$SCRATCH/link.ospc"
+expect_exit 0 "$ONESCOPE" rewrite "$small" "$SCRATCH/link.ospc"
+if [ -L "$SCRATCH/link.ospc" ]; then ok; else bad "the symlink was replaced"; fi
+if cmp -s "$SCRATCH/real.ospc" "$small"; then ok; else bad "the link's file was not written"; fi
+# A dangling symlink: its target is created.
+ln -s made.ospc "$SCRATCH/dangling.ospc"
+expect_exit 0 "$ONESCOPE" rewrite "$small" "$SCRATCH/dangling.ospc"
+if [ -L "$SCRATCH/dangling.ospc" ] && cmp -s "$SCRATCH/made.ospc" "$small"; then ok
+else bad "the dangling link's target was not created"; fi
+# A 0600 file stays 0600.
+cp "$SCRATCH/old" "$SCRATCH/private.ospc"
+chmod 600 "$SCRATCH/private.ospc"
+expect_exit 0 "$ONESCOPE" rewrite "$small" "$SCRATCH/private.ospc"
+mode=$(stat -c %a "$SCRATCH/private.ospc")
+if [ "$mode" = 600 ]; then ok; else bad "a 0600 file came back $mode"; fi
+# A 250-character name (and the longest legal one): the temporary fits NAME_MAX.
+for len in 250 255; do
+    long="$SCRATCH/$(printf 'l%.0s' $(seq 1 "$len"))"
+    expect_exit 0 "$ONESCOPE" rewrite "$small" "$long"
+    if cmp -s "$long" "$small"; then ok; else bad "the $len-character name was not written"; fi
+    rm -f "$long"
+done
+left=$(find "$SCRATCH" -name '*.tmp-*' | wc -l)
+if [ "$left" -eq 0 ]; then ok; else bad "$left temporary files left by the target kinds"; fi
+
 rm -f "$SCRATCH/big.ospc" "$out"
 finish
