@@ -443,8 +443,9 @@ static int plot_field(plot_figure *f, const plot_args *a, const input *in) {
     snprintf(label, sizeof label, "%s per %s", o->field, o->location_name);
     plot_legend_line(f, in->label, (plot_rgb){60, 60, 60}, PLOT_SOLID);
     plot_legend_scale(f, o->ramp, lo, hi, label);
-    snprintf(label, sizeof label, "host step %" PRId64 ", values %" PRId32 " to %" PRId32, a->step,
-             dmin, dmax);
+    snprintf(label, sizeof label, "host step %" PRId64, a->step);
+    plot_legend_text(f, label);
+    snprintf(label, sizeof label, "values %" PRId32 " to %" PRId32, dmin, dmax);
     plot_legend_text(f, label);
     return CLI_OK;
 }
