@@ -36,6 +36,8 @@ extern const cli_format cli_format_ostm;
 extern const cli_format cli_format_pvt;
 extern const cli_format cli_format_anm;
 extern const cli_format cli_format_osls;
+/* dump --poses (fmt_ospc.c): takes dump's arguments, prints pose values; returns the exit code. */
+int cli_ospc_dump_poses(int argc, char **argv);
 
 /* The format of data (onescope_format_detect), or NULL (an error naming the input is
  * filled). */

@@ -61,9 +61,13 @@ int cmd_validate(int argc, char **argv) {
 int cmd_dump(int argc, char **argv) {
     const char *path = NULL;
     bool json = false;
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], "--poses") == 0) return cli_ospc_dump_poses(argc, argv);
     for (int i = 0; i < argc; i++) {
         if (cli_is_help(argv[i])) {
             printf("usage: onescope dump FILE [--json]\n"
+                   "       onescope dump CACHE.ospc --poses [--frames A:B] [--entity ID] "
+                   "[--csv|--json]\n"
                    "Prints the header, the entities or bodies and the counts of FILE.\n"
                    "--json prints one JSON document whose keys are the format's field names.\n"
                    "exit: 0 ok, 1 invalid or unreadable, 2 usage\n");

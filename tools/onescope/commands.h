@@ -14,5 +14,6 @@ int cmd_ghost(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_gen_testdata(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif

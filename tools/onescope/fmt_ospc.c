@@ -1,5 +1,6 @@
 /* The CLI's view of OSPC pose caches: validate, dump, rewrite. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -97,3 +98,178 @@ static onescope_code rewrite(const uint8_t *data, size_t size, const char *name,
 }
 
 const cli_format cli_format_ospc = {ONESCOPE_FORMAT_OSPC, validate, dump, rewrite};
+
+/* ---- dump --poses: the pose values themselves ---- */
+
+/* The shortest decimal that reads back as the same float. */
+static void put_float(FILE *out, float v) {
+    char buf[32];
+    if (v == (float)(int32_t)v && v > -1e9f && v < 1e9f) { /* whole numbers (millimetres) */
+        fprintf(out, "%" PRId32, (int32_t)v);
+        return;
+    }
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, (double)v);
+        if (strtof(buf, NULL) == v) break;
+    }
+    fputs(buf, out);
+}
+
+static bool parse_frames(const char *s, uint64_t *a, uint64_t *b) {
+    const char *colon = strchr(s, ':');
+    if (colon == NULL) return false;
+    char first[24];
+    size_t n = (size_t)(colon - s);
+    if (n >= sizeof first) return false;
+    memcpy(first, s, n);
+    first[n] = '\0';
+    *a = 0;
+    *b = UINT32_MAX;
+    if (n > 0 && !cli_parse_u64(first, UINT32_MAX, a)) return false;
+    if (colon[1] != '\0' && !cli_parse_u64(colon + 1, UINT32_MAX, b)) return false;
+    return *a <= *b;
+}
+
+static void help_poses(void) {
+    printf("usage: onescope dump CACHE.ospc --poses [--frames A:B] [--entity ID] [--csv|--json]\n"
+           "Prints one row per frame and entity: frame, step, entity id, name, present, position\n"
+           "x y z (in the cache's units; metres per unit in the header line) and rotation x y z w\n"
+           "(the all-zero quaternion printed as the identity). Floats are the shortest decimals\n"
+           "that read back exactly. --frames keeps frames A to B (0-based, inclusive; A: or :B\n"
+           "leave an end open), --entity one entity by id. Absent poses print as absent (CSV:\n"
+           "empty fields; JSON: \"present\": false, no position).\n"
+           "exit: 0 ok, 1 an invalid file or a frame or entity it does not hold, 2 usage\n");
+}
+
+int cli_ospc_dump_poses(int argc, char **argv) {
+    const char *path = NULL;
+    bool csv = false, json = false, have_entity = false;
+    uint64_t f0 = 0, f1 = UINT32_MAX, id = 0;
+    bool have_frames = false;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            help_poses();
+            return CLI_OK;
+        } else if (strcmp(a, "--poses") == 0) {
+            continue;
+        } else if (strcmp(a, "--csv") == 0 || strcmp(a, "--json") == 0) {
+            if (csv || json) return cli_usage_error("dump", "--csv and --json: choose one");
+            *(strcmp(a, "--csv") == 0 ? &csv : &json) = true;
+        } else if (strcmp(a, "--frames") == 0 || strcmp(a, "--entity") == 0) {
+            if (i + 1 >= argc) return cli_usage_error("dump", "%s needs a value", a);
+            const char *v = argv[++i];
+            if (strcmp(a, "--frames") == 0) {
+                if (!parse_frames(v, &f0, &f1))
+                    return cli_usage_error("dump",
+                                           "--frames must be A:B with frames A <= B, not '%s'", v);
+                have_frames = true;
+            } else {
+                if (!cli_parse_u64(v, UINT64_MAX, &id) || id == 0)
+                    return cli_usage_error(
+                        "dump", "--entity must be an entity id (1 or more), not '%s'", v);
+                have_entity = true;
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_usage_error("dump", "unknown option '%s'", a);
+        } else if (path != NULL) {
+            return cli_usage_error("dump", "takes one FILE");
+        } else {
+            path = a;
+        }
+    }
+    if (path == NULL) return cli_usage_error("dump", "needs a FILE");
+    const char *name = cli_input_name(path);
+    onescope_error err;
+    onescope_pose_cache *c;
+    /* mapped: the poses are read in place, so memory does not grow with the file */
+    if (onescope_pose_cache_map(path, NULL, &c, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    uint32_t e0 = 0, e1 = c->entity_count; /* entity indices [e0, e1) */
+    if (have_entity) {
+        for (e0 = 0; e0 < c->entity_count && c->entities[e0].id != id; e0++) continue;
+        if (e0 == c->entity_count) {
+            fprintf(stderr, "%s: --entity: none of its %" PRIu32 " entities has id %" PRIu64 "\n",
+                    name, c->entity_count, id);
+            onescope_pose_cache_free(c);
+            return CLI_FAIL;
+        }
+        e1 = e0 + 1;
+    }
+    if (have_frames && f0 >= c->frame_count) {
+        fprintf(stderr, "%s: --frames: frame %" PRIu64 " is past its last frame %" PRIu32 "\n",
+                name, f0, c->frame_count - 1);
+        onescope_pose_cache_free(c);
+        return CLI_FAIL;
+    }
+    if (f1 >= c->frame_count) f1 = c->frame_count - 1;
+    FILE *out = stdout;
+    if (csv)
+        fputs("frame,step,entity,name,present,x,y,z,qx,qy,qz,qw\n", out);
+    else if (json)
+        fprintf(out, "{\"file\": "), cli_json_string(out, name, strlen(name)),
+            fputs(", \"metres_per_unit\": ", out), cli_json_double(out, c->metres_per_unit),
+            fputs(", \"poses\": [", out);
+    else
+        fprintf(
+            out,
+            "%-7s %-9s %-7s %-16s %-8s position (units; metres per unit %g) | rotation x y z w\n",
+            "frame", "step", "entity", "name", "present", c->metres_per_unit);
+    bool first = true;
+    for (uint64_t f = f0; f <= f1; f++) {
+        for (uint32_t e = e0; e < e1; e++) {
+            const onescope_pose *p = onescope_pose_cache_pose(c, (uint32_t)f, e);
+            const onescope_pose_entity *en = &c->entities[e];
+            bool present = onescope_pose_is_present(p);
+            float q[4];
+            onescope_pose_rotation(p, q);
+            int64_t step = c->start_step + (int64_t)f;
+            if (json) {
+                fprintf(out,
+                        "%s\n  {\"frame\": %" PRIu64 ", \"step\": %" PRId64 ", \"entity\": %" PRIu64
+                        ", \"name\": ",
+                        first ? "" : ",", f, step, en->id);
+                cli_json_string(out, en->name.data, en->name.length);
+                fprintf(out, ", \"present\": %s", present ? "true" : "false");
+                if (present) {
+                    for (int k = 0; k < 7; k++) {
+                        fputs(k == 0   ? ", \"position\": ["
+                              : k == 3 ? "], \"rotation\": ["
+                                       : ", ",
+                              out);
+                        put_float(out, k < 3 ? p->position[k] : q[k - 3]);
+                    }
+                    fputc(']', out);
+                }
+                fputc('}', out);
+            } else if (csv) {
+                fprintf(out, "%" PRIu64 ",%" PRId64 ",%" PRIu64 ",", f, step, en->id);
+                /* a name is quoted as JSON would: commas and quotes cannot split the row */
+                cli_json_string(out, en->name.data, en->name.length);
+                fprintf(out, ",%d", present);
+                for (int k = 0; k < 7; k++) {
+                    fputc(',', out);
+                    if (present) put_float(out, k < 3 ? p->position[k] : q[k - 3]);
+                }
+                fputc('\n', out);
+            } else {
+                fprintf(out, "%-7" PRIu64 " %-9" PRId64 " %-7" PRIu64 " ", f, step, en->id);
+                cli_json_string(out, en->name.data, en->name.length);
+                fprintf(out, "%*s %-8s", en->name.length + 2 < 16 ? 16 - (en->name.length + 2) : 0,
+                        "", present ? "yes" : "absent");
+                if (present)
+                    for (int k = 0; k < 7; k++) {
+                        fputs(k == 3 ? " | " : " ", out);
+                        put_float(out, k < 3 ? p->position[k] : q[k - 3]);
+                    }
+                fputc('\n', out);
+            }
+            first = false;
+        }
+    }
+    if (json) fputs("\n]}\n", out);
+    onescope_pose_cache_free(c);
+    return CLI_OK;
+}

@@ -22,6 +22,7 @@ static const command commands[] = {
     {"ghost", cmd_ghost, "write a replay's bodies over some steps as a pose cache"},
     {"diff", cmd_diff, "why two replays or pose caches differ: first step, stage, values"},
     {"recover", cmd_recover, "turn a killed recording's PATH.partial into a valid file"},
+    {"plot", cmd_plot, "draw trajectories, a field or a diff as SVG or PNG"},
     {"gen-testdata", cmd_gen_testdata, "write every file of testdata/ into a folder"},
 };
 

@@ -1,0 +1,115 @@
+# CLI contract for plot: every plot kind from testdata/, as SVG (parsed, rendered by rsvg-convert)
+# and PNG (decoded), and what is drawn checked by tests/cli/plot_check.py.
+. "$(dirname "$0")/common.sh"
+T="$SRC/testdata"
+PY=/usr/bin/python3
+CHECK="$SRC/tests/cli/plot_check.py"
+
+"$ONESCOPE" plot "$T/test-2d-600.ostm" -o "$SCRATCH/probe.svg" >"$SCRATCH/out" 2>"$SCRATCH/err"
+if grep -q "no plot support" "$SCRATCH/err"; then
+    if [ "$(wc -l <"$SCRATCH/err")" -eq 1 ] && [ ! -e "$SCRATCH/probe.svg" ]; then
+        echo "SKIPPED: built without cairo"
+        exit 77
+    fi
+    echo "FAIL: the no-plot refusal is not one line or left a file" >&2
+    exit 1
+fi
+if ! command -v rsvg-convert >/dev/null; then echo "SKIPPED: rsvg-convert missing (scripts/deps.sh)"; exit 77; fi
+
+check() { if "$PY" "$CHECK" "$@" >>"$SCRATCH/checks" 2>&1; then ok; else bad "plot_check $*"; tail -3 "$SCRATCH/checks" >&2; fi; }
+# render NAME ARGS...: the same plot as SVG and PNG; the SVG parsed and rendered by rsvg-convert
+render() {
+    local name=$1
+    shift
+    expect_exit 0 "$ONESCOPE" plot "$@" -o "$SCRATCH/$name.svg"
+    expect_exit 0 "$ONESCOPE" plot "$@" -o "$SCRATCH/$name.png"
+    check png "$SCRATCH/$name.png"
+    if rsvg-convert "$SCRATCH/$name.svg" -o "$SCRATCH/$name-rsvg.png"; then ok; else bad "rsvg-convert $name.svg"; fi
+    check png "$SCRATCH/$name-rsvg.png"
+}
+
+# 2D replay: the bodies' colours where their trajectories pass (positions from dump --poses)
+render r2d "$T/test-2d-600.ostm" --from 0 --to 300
+check svg "$SCRATCH/r2d.svg" test-2d-600.ostm spawn removal "link hand-over"
+"$ONESCOPE" -q ghost "$T/test-2d-600.ostm" "$SCRATCH/all.ospc" --from 0 --frames 301
+"$ONESCOPE" dump "$SCRATCH/all.ospc" --poses --csv >"$SCRATCH/all.csv"
+check colours "$SCRATCH/r2d.svg" "$SCRATCH/r2d.png" "$SCRATCH/all.csv"
+check colours "$SCRATCH/r2d.svg" "$SCRATCH/r2d-rsvg.png" "$SCRATCH/all.csv"
+# the script spawns and removes: both are marked
+grep -q 'class="spawn"' "$SCRATCH/r2d.svg" && grep -q 'class="removal"' "$SCRATCH/r2d.svg" && ok || bad "no spawn or removal marker"
+
+# a ghost over its replay: the legend names both; the ghost's colours sit 400 mm right
+render ghost "$T/test-2d-600.ostm" "$T/test-2d-ghost.ospc" --from 200 --to 239
+check svg "$SCRATCH/ghost.svg" test-2d-600.ostm test-2d-ghost.ospc
+"$ONESCOPE" dump "$T/test-2d-ghost.ospc" --poses --csv >"$SCRATCH/ghost.csv"
+check colours "$SCRATCH/ghost.svg" "$SCRATCH/ghost.png" "$SCRATCH/ghost.csv"
+
+# 3D: top and side views; the link pair's hand-over is marked in the receiver
+render r3d "$T/test-link-right.ostm" "$T/test-link-left.ostm"
+check svg "$SCRATCH/r3d.svg" test-link-right.ostm test-link-left.ostm
+[ "$(grep -c 'class="handover"' "$SCRATCH/r3d.svg")" -ge 2 ] && ok || bad "no hand-over in both views"
+grep -q 'data-name="top x-z"' "$SCRATCH/r3d.svg" && grep -q 'data-name="side x-y"' "$SCRATCH/r3d.svg" && ok || bad "3D views"
+
+# pose cache alone
+render cache "$T/test-2d-ghost.ospc"
+check colours "$SCRATCH/cache.svg" "$SCRATCH/cache.png" "$SCRATCH/ghost.csv"
+
+# fields: every cell's value recomputed from replay --json --state; the scale covers them
+"$ONESCOPE" replay "$T/test-field-2d.ostm" --json --state >"$SCRATCH/f2.json"
+"$ONESCOPE" replay "$T/test-field-3d.ostm" --json --state >"$SCRATCH/f3.json"
+render dens "$T/test-field-2d.ostm" --field density --step 150
+check field "$SCRATCH/dens.svg" "$SCRATCH/f2.json" density 150
+render occ "$T/test-field-3d.ostm" --field occupancy --step 100
+check field "$SCRATCH/occ.svg" "$SCRATCH/f3.json" occupancy 100
+
+# diff: the ghost is its replay 400 mm to the right at every step, so the line is flat at 400
+render diff --diff "$T/test-2d-600.ostm" "$T/test-2d-ghost.ospc"
+check flat "$SCRATCH/diff.svg" 400
+check svg "$SCRATCH/diff.svg" test-2d-600.ostm test-2d-ghost.ospc
+
+# the 10 000-step replay: simplified, so the SVG stays small
+expect_exit 0 "$ONESCOPE" plot "$T/test-10000.ostm" -o "$SCRATCH/big.svg"
+[ "$(wc -c <"$SCRATCH/big.svg")" -lt 4000000 ] && ok || bad "big.svg is $(wc -c <"$SCRATCH/big.svg") bytes"
+
+# bad input to every option: one line, exit 2 (usage) or 1 (bad file); OUT never created
+one_line() { if [ "$(wc -l <"$SCRATCH/err")" -eq 1 ]; then ok; else bad "not one line:"; cat "$SCRATCH/err" >&2; fi; }
+usage() { expect_exit 2 "$ONESCOPE" plot "$@"; one_line; }
+usage "$T/test-2d-600.ostm"
+usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.pdf"
+usage "$T/test-2d-600.ostm" -o
+usage -o "$SCRATCH/x.svg"
+usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --from 10 --to 5
+usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --from -1
+usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --to ten
+usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --width 10
+usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --height 99999
+usage "$T/test-field-2d.ostm" -o "$SCRATCH/x.svg" --field heat --step 1
+usage "$T/test-field-2d.ostm" -o "$SCRATCH/x.svg" --field density
+usage "$T/test-field-2d.ostm" -o "$SCRATCH/x.svg" --step 3
+usage "$T/test-field-2d.ostm" "$T/test-field-3d.ostm" -o "$SCRATCH/x.svg" --field density --step 3
+usage --diff "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg"
+usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --colour red
+usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.jpg"
+expect_grep "OUT must end in .svg or .png" "$SCRATCH/err"
+fails() { expect_exit 1 "$ONESCOPE" plot "$@"; one_line; [ ! -e "$SCRATCH/x.svg" ] && ok || bad "x.svg created: $*"; }
+fails "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --from 700
+expect_grep "test-2d-600.ostm: holds host steps 0 to 600, none in --from/--to" "$SCRATCH/err"
+fails "$T/test-2d-600.ostm" "$T/test-10000.ostm" -o "$SCRATCH/x.svg"
+expect_grep "one is 2D, the other 3D" "$SCRATCH/err"
+fails "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --field density --step 5
+expect_grep "has no fields" "$SCRATCH/err"
+fails "$T/test-2d-ghost.ospc" -o "$SCRATCH/x.svg" --field density --step 5
+fails "$T/test-field-2d.ostm" -o "$SCRATCH/x.svg" --field density --step 301
+expect_grep "outside its host steps 0 to 300" "$SCRATCH/err"
+fails --diff "$T/test-2d-ghost.ospc" "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --from 300
+printf 'not a cache' >"$SCRATCH/junk.bin"
+fails "$SCRATCH/junk.bin" -o "$SCRATCH/x.svg"
+expect_grep "junk.bin: offset 0: plot draws OSTM replays and OSPC pose caches" "$SCRATCH/err"
+fails "$SCRATCH/missing.ostm" -o "$SCRATCH/x.svg"
+head -c 100 "$T/test-2d-600.ostm" >"$SCRATCH/cut.ostm"
+fails "$SCRATCH/cut.ostm" -o "$SCRATCH/x.svg"
+# an input named like a picture is never overwritten by the picture
+cp "$T/test-2d-ghost.ospc" "$SCRATCH/same.svg"
+expect_exit 1 "$ONESCOPE" plot "$SCRATCH/same.svg" -o "$SCRATCH/same.svg"
+cmp -s "$SCRATCH/same.svg" "$T/test-2d-ghost.ospc" && ok || bad "plot overwrote its input"
+finish

@@ -1,0 +1,694 @@
+/* onescope plot INPUT... -o OUT.svg|OUT.png: trajectories, fields and diffs as pictures
+ * (docs/plot.md). Drawing goes through tools/plot/; this file only reads the inputs with the
+ * public API and decides what to draw. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+#ifndef ONESCOPE_HAVE_CAIRO
+
+int cmd_plot(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "onescope plot: this build has no plot support (cairo was not found when it "
+                    "was configured)\n");
+    return CLI_FAIL;
+}
+
+#else
+
+#include "../plot/plot.h"
+
+#define MAX_INPUTS 8
+
+static void help(void) {
+    printf(
+        "usage: onescope plot INPUT... -o OUT.svg|OUT.png [--from STEP] [--to STEP]\n"
+        "                     [--width PX] [--height PX] [--title TEXT]\n"
+        "       onescope plot REPLAY.ostm --field density|occupancy --step STEP -o OUT\n"
+        "       onescope plot --diff A B -o OUT\n"
+        "Draws OSTM replays (the bodies' trajectories, run through the test module) and OSPC\n"
+        "pose caches (the entities' paths), overlaid with a legend naming each input; 2D as x-y,\n"
+        "3D as a top (x-z) and a side (x-y) view. Bodies and entities are coloured by index;\n"
+        "spawns, removals and link hand-overs are marked. --from/--to keep host steps in a\n"
+        "range (inclusive). --field draws a replay's field on the 8 x 8 floor grid at a host\n"
+        "step, with a colour scale. --diff draws the largest distance between the entities of A\n"
+        "and B (caches, or replays as their bodies) at every common step. The format comes from\n"
+        "OUT's extension; --width and --height default to 1000 x 760 (3D: 1400 x 760).\n"
+        "exit: 0 written; 1 an input is invalid or cannot be drawn (OUT is not created); 2 "
+        "usage\n");
+}
+
+typedef struct input {
+    const char *path;
+    const char *name;
+    const char *label;       /* the file name without its folder, for the title and legend */
+    onescope_replay *replay; /* exactly one of replay and cache */
+    onescope_pose_cache *cache;
+    uint8_t dimensions;
+    double scale; /* metres per stored unit (replays 0.001; unitless caches 1) */
+    bool unitless;
+} input;
+
+typedef struct plot_args {
+    const char *out;
+    plot_format format;
+    int64_t from, to; /* host steps, inclusive */
+    int width, height;
+    const char *title;
+    bool have_field, diff;
+    onescope_field_id field;
+    int64_t step;
+} plot_args;
+
+static void free_inputs(input *in, int n) {
+    for (int i = 0; i < n; i++) {
+        onescope_replay_free(in[i].replay);
+        onescope_pose_cache_free(in[i].cache);
+    }
+}
+
+/* Reads one input through the library's read path and detection. */
+static bool load(input *in) {
+    onescope_error err;
+    onescope_buffer buf;
+    in->name = cli_input_name(in->path);
+    const char *slash = strrchr(in->name, '/');
+    in->label = slash && slash[1] ? slash + 1 : in->name;
+    if (onescope_file_read(in->path, 0, NULL, &buf, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return false;
+    }
+    onescope_format format = onescope_format_detect(buf.data, buf.size);
+    onescope_code rc = ONESCOPE_OK;
+    if (format == ONESCOPE_FORMAT_OSTM) {
+        rc = onescope_replay_parse(buf.data, buf.size, in->name, NULL, &in->replay, &err);
+        if (rc == ONESCOPE_OK) {
+            in->dimensions = onescope_replay_setup(in->replay).dimensions;
+            in->scale = 0.001;
+        }
+    } else if (format == ONESCOPE_FORMAT_OSPC) {
+        rc = onescope_pose_cache_parse(buf.data, buf.size, in->name, NULL, &in->cache, &err);
+        if (rc == ONESCOPE_OK) {
+            in->dimensions = in->cache->dimensions;
+            in->unitless = in->cache->metres_per_unit == 0;
+            in->scale = in->unitless ? 1 : in->cache->metres_per_unit;
+        }
+    } else {
+        fprintf(stderr, "%s: offset 0: plot draws OSTM replays and OSPC pose caches, found %s\n",
+                in->name,
+                format == ONESCOPE_FORMAT_UNKNOWN ? "no known format"
+                                                  : onescope_format_name(format));
+        onescope_buffer_free(&buf);
+        return false;
+    }
+    onescope_buffer_free(&buf);
+    if (rc != ONESCOPE_OK) cli_print_error(&err);
+    return rc == ONESCOPE_OK;
+}
+
+static int64_t first_step(const input *in) {
+    return in->replay ? (int64_t)onescope_replay_start_step(in->replay) : in->cache->start_step;
+}
+static int64_t last_step(const input *in) {
+    return in->replay ? first_step(in) + onescope_replay_step_count(in->replay)
+                      : in->cache->start_step + (int64_t)in->cache->frame_count - 1;
+}
+
+/* The axes of the views: 2D one x-y view; 3D a top view (x, z) and a side view (x, y). */
+static const int view_axes[2][2] = {{0, 2}, {0, 1}};
+static int view_count(uint8_t dims) {
+    return dims == 3 ? 2 : 1;
+}
+static int view_axis(uint8_t dims, int view, int k) {
+    return dims == 3 ? view_axes[view][k] : k;
+}
+
+typedef struct bounds {
+    double lo[3], hi[3];
+    bool any;
+} bounds;
+
+static void grow(bounds *b, int axis, double v) {
+    if (v < b->lo[axis]) b->lo[axis] = v;
+    if (v > b->hi[axis]) b->hi[axis] = v;
+}
+
+static void add_bounds(const input *in, const plot_args *a, bounds *b) {
+    if (in->replay) { /* the world's box */
+        for (int k = 0; k < 3; k++) {
+            grow(b, k, 0);
+            grow(b, k, ONESCOPE_SIM_BOX * in->scale);
+        }
+        b->any = true;
+        return;
+    }
+    const onescope_pose_cache *c = in->cache;
+    for (uint32_t f = 0; f < c->frame_count; f++) {
+        int64_t step = c->start_step + f;
+        if (step < a->from || step > a->to) continue;
+        for (uint32_t e = 0; e < c->entity_count; e++) {
+            const onescope_pose *p = onescope_pose_cache_pose(c, f, e);
+            if (!onescope_pose_is_present(p)) continue;
+            for (int k = 0; k < 3; k++) grow(b, k, p->position[k] * in->scale);
+            b->any = true;
+        }
+    }
+}
+
+/* ---- trajectories of a replay ---- */
+
+typedef struct body_track {
+    bool seen, alive;
+    int32_t pos[3];
+    plot_path *path[2];
+} body_track;
+
+typedef struct replay_draw {
+    plot_figure *f;
+    const plot_args *a;
+    const input *in;
+    plot_dash dash;
+    double unit; /* plotted units per metre */
+    onescope_link_info link;
+    body_track bodies[ONESCOPE_SIM_MAX_BODIES];
+    uint64_t marks;
+} replay_draw;
+
+static void mark(replay_draw *d, plot_marker kind, uint32_t body, const int32_t pos[3]) {
+    for (int v = 0; v < view_count(d->in->dimensions); v++)
+        plot_marker_at(
+            d->f, v, kind, pos[view_axis(d->in->dimensions, v, 0)] * d->in->scale * d->unit,
+            pos[view_axis(d->in->dimensions, v, 1)] * d->in->scale * d->unit, plot_palette(body));
+    d->marks++;
+}
+
+static bool replay_row(void *user, const onescope_replay_row *row) {
+    replay_draw *d = user;
+    int64_t step = (int64_t)row->host_step;
+    if (step < d->a->from) return false;
+    if (step > d->a->to) return true;
+    uint8_t dims = d->in->dimensions;
+    bool first_row = step == d->a->from || row->index == 0;
+    for (uint32_t i = 0; i < onescope_sim_body_count(row->sim); i++) {
+        onescope_sim_body_state s;
+        onescope_sim_body(row->sim, i, &s);
+        body_track *t = &d->bodies[i];
+        bool handover = d->link.kind != ONESCOPE_LINK_KIND_NONE && d->link.body == i &&
+                        (uint64_t)d->link.step == row->host_step;
+        if (!t->seen) {
+            t->seen = true;
+            for (int v = 0; v < view_count(dims); v++)
+                t->path[v] = plot_path_begin(d->f, v, plot_palette(i), d->dash, 2);
+            /* a body the world gains after the first drawn row was spawned (or handed over) */
+            if (s.alive && !first_row)
+                mark(d, handover ? PLOT_MARK_HANDOVER : PLOT_MARK_SPAWN, i, s.position);
+        } else if (t->alive && !s.alive) {
+            mark(d, handover ? PLOT_MARK_HANDOVER : PLOT_MARK_REMOVE, i, t->pos);
+        } else if (!t->alive && s.alive) {
+            mark(d, handover ? PLOT_MARK_HANDOVER : PLOT_MARK_SPAWN, i, s.position);
+        }
+        if (s.alive) {
+            /* a move faster than the world allows is a teleport: the line breaks there */
+            bool jump = false;
+            for (int k = 0; k < 3 && t->alive; k++)
+                jump |= abs(s.position[k] - t->pos[k]) > ONESCOPE_SIM_MAX_SPEED;
+            for (int v = 0; v < view_count(dims); v++) {
+                if (jump || !t->alive) plot_path_break(t->path[v]);
+                plot_path_point(t->path[v],
+                                s.position[view_axis(dims, v, 0)] * d->in->scale * d->unit,
+                                s.position[view_axis(dims, v, 1)] * d->in->scale * d->unit);
+            }
+            memcpy(t->pos, s.position, sizeof t->pos);
+        } else {
+            for (int v = 0; v < view_count(dims); v++) plot_path_break(t->path[v]);
+        }
+        t->alive = s.alive != 0;
+    }
+    return false;
+}
+
+static bool draw_replay(plot_figure *f, const plot_args *a, const input *in, plot_dash dash,
+                        double unit) {
+    replay_draw *d = calloc(1, sizeof *d);
+    if (d == NULL) return false;
+    d->f = f;
+    d->a = a;
+    d->in = in;
+    d->dash = dash;
+    d->unit = unit;
+    d->link = onescope_link_describe(&(onescope_link_block){
+        onescope_replay_link(in->replay).role, onescope_replay_link(in->replay).body,
+        onescope_replay_link(in->replay).transfer_step});
+    onescope_error err;
+    onescope_code rc = onescope_replay_run(in->replay, NULL, replay_row, d, &err);
+    for (uint32_t i = 0; i < ONESCOPE_SIM_MAX_BODIES; i++)
+        for (int v = 0; v < 2; v++) plot_path_end(d->bodies[i].path[v]);
+    free(d);
+    if (rc != ONESCOPE_OK) cli_print_error(&err);
+    return rc == ONESCOPE_OK;
+}
+
+/* ---- entity paths of a pose cache ---- */
+
+static void draw_cache(plot_figure *f, const plot_args *a, const input *in, plot_dash dash,
+                       double unit) {
+    const onescope_pose_cache *c = in->cache;
+    uint8_t dims = c->dimensions;
+    for (uint32_t e = 0; e < c->entity_count; e++) {
+        plot_path *path[2] = {NULL, NULL};
+        for (int v = 0; v < view_count(dims); v++)
+            path[v] = plot_path_begin(f, v, plot_palette(e), dash, 2);
+        bool was = false, first = true;
+        const onescope_pose *last = NULL;
+        for (uint32_t fr = 0; fr < c->frame_count; fr++) {
+            int64_t step = c->start_step + fr;
+            if (step < a->from || step > a->to) continue;
+            const onescope_pose *p = onescope_pose_cache_pose(c, fr, e);
+            bool now = onescope_pose_is_present(p);
+            const onescope_pose *at = now ? p : last;
+            if (!first && now != was && at != NULL)
+                for (int v = 0; v < view_count(dims); v++)
+                    plot_marker_at(f, v, now ? PLOT_MARK_SPAWN : PLOT_MARK_REMOVE,
+                                   at->position[view_axis(dims, v, 0)] * in->scale * unit,
+                                   at->position[view_axis(dims, v, 1)] * in->scale * unit,
+                                   plot_palette(e));
+            for (int v = 0; v < view_count(dims); v++) {
+                if (now)
+                    plot_path_point(path[v], p->position[view_axis(dims, v, 0)] * in->scale * unit,
+                                    p->position[view_axis(dims, v, 1)] * in->scale * unit);
+                else
+                    plot_path_break(path[v]);
+            }
+            if (now) last = p;
+            was = now;
+            first = false;
+        }
+        for (int v = 0; v < view_count(dims); v++) plot_path_end(path[v]);
+    }
+}
+
+static const char *const axis_names[3] = {"x", "y", "z"};
+
+static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int n) {
+    uint8_t dims = in[0].dimensions;
+    bounds b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, false};
+    for (int i = 0; i < n; i++) {
+        if (in[i].dimensions != dims || in[i].unitless != in[0].unitless) {
+            fprintf(stderr, "%s: cannot be overlaid on %s: %s\n", in[i].name, in[0].name,
+                    in[i].dimensions != dims
+                        ? "one is 2D, the other 3D"
+                        : "one has metres per unit 0 (no unit), the other a unit");
+            return CLI_FAIL;
+        }
+        if (last_step(&in[i]) < a->from || first_step(&in[i]) > a->to) {
+            fprintf(stderr,
+                    "%s: holds host steps %" PRId64 " to %" PRId64 ", none in --from/--to\n",
+                    in[i].name, first_step(&in[i]), last_step(&in[i]));
+            return CLI_FAIL;
+        }
+        add_bounds(&in[i], a, &b);
+    }
+    if (!b.any) {
+        fprintf(stderr, "%s: no entity is present in the steps drawn\n", in[0].name);
+        return CLI_FAIL;
+    }
+    double span = 0;
+    for (int k = 0; k < 3; k++)
+        if (b.hi[k] - b.lo[k] > span) span = b.hi[k] - b.lo[k];
+    plot_unit u = in[0].unitless ? (plot_unit){"units", 1} : plot_unit_for_span(span);
+    plot_panels(f, view_count(dims));
+    for (int v = 0; v < view_count(dims); v++) {
+        int ax = view_axis(dims, v, 0), ay = view_axis(dims, v, 1);
+        double pad = span * 0.02;
+        char xl[64], yl[64], name[16];
+        snprintf(xl, sizeof xl, "%s (%s)", axis_names[ax], u.name);
+        snprintf(yl, sizeof yl, "%s (%s)", axis_names[ay], u.name);
+        snprintf(name, sizeof name, "%s", dims == 2 ? "x-y" : v == 0 ? "top x-z" : "side x-y");
+        plot_panel_setup(f, v, name, (b.lo[ax] - pad) * u.per_metre, (b.hi[ax] + pad) * u.per_metre,
+                         (b.lo[ay] - pad) * u.per_metre, (b.hi[ay] + pad) * u.per_metre, true, xl,
+                         yl);
+        plot_panel_axes(f, v);
+    }
+    for (int i = 0; i < n; i++) {
+        plot_dash dash = (plot_dash)(i % PLOT_DASH_COUNT);
+        if (in[i].replay) {
+            if (!draw_replay(f, a, &in[i], dash, u.per_metre)) return CLI_FAIL;
+        } else {
+            draw_cache(f, a, &in[i], dash, u.per_metre);
+        }
+        plot_legend_line(f, in[i].label, (plot_rgb){60, 60, 60}, dash);
+    }
+    plot_legend_marker(f, "spawn", PLOT_MARK_SPAWN);
+    plot_legend_marker(f, "removal", PLOT_MARK_REMOVE);
+    plot_legend_marker(f, "link hand-over", PLOT_MARK_HANDOVER);
+    plot_legend_text(f, "colour: body / entity index");
+    if (dims == 3) plot_legend_text(f, "left: top view, right: side");
+    return CLI_OK;
+}
+
+/* ---- a field at a step ---- */
+
+typedef struct field_run {
+    int64_t step;
+    bool found;
+    onescope_code rc;
+    onescope_error err;
+    int32_t values[ONESCOPE_SIM_GRID_TRIANGLES];
+    onescope_field_id field;
+} field_run;
+
+static bool field_row(void *user, const onescope_replay_row *row) {
+    field_run *r = user;
+    if ((int64_t)row->host_step != r->step) return false;
+    r->found = true;
+    r->rc = onescope_sim_field(row->sim, r->field, r->values, ONESCOPE_SIM_GRID_TRIANGLES, &r->err);
+    return true;
+}
+
+static int plot_field(plot_figure *f, const plot_args *a, const input *in) {
+    if (in->replay == NULL) {
+        fprintf(stderr, "%s: --field draws a replay's field; this is a pose cache\n", in->name);
+        return CLI_FAIL;
+    }
+    if (onescope_replay_link(in->replay).role == ONESCOPE_LINK_ROLE_NONE) {
+        fprintf(stderr, "%s: has no fields (no link block); --field needs a replay with one\n",
+                in->name);
+        return CLI_FAIL;
+    }
+    if (a->step < first_step(in) || a->step > last_step(in)) {
+        fprintf(stderr,
+                "%s: --step %" PRId64 " is outside its host steps %" PRId64 " to %" PRId64 "\n",
+                in->name, a->step, first_step(in), last_step(in));
+        return CLI_FAIL;
+    }
+    field_run r = {.step = a->step, .field = a->field};
+    onescope_error err;
+    if (onescope_replay_run(in->replay, NULL, field_row, &r, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    if (r.rc != ONESCOPE_OK) {
+        cli_print_error(&r.err);
+        return CLI_FAIL;
+    }
+    const onescope_field_overlay *o = onescope_field_describe(a->field);
+    int32_t dmin = INT32_MAX, dmax = INT32_MIN;
+    for (uint32_t i = 0; i < o->value_count; i++) {
+        if (r.values[i] < dmin) dmin = r.values[i];
+        if (r.values[i] > dmax) dmax = r.values[i];
+    }
+    /* the ramp spans the overlay's range, widened to the values so the scale covers them */
+    double lo = dmin < o->value_min ? dmin : o->value_min;
+    double hi = dmax > o->value_max ? dmax : o->value_max;
+    uint8_t dims = in->dimensions;
+    const char *floor_axis = dims == 3 ? "z" : "y";
+    char xl[32], yl[32];
+    snprintf(xl, sizeof xl, "x (m)");
+    snprintf(yl, sizeof yl, "%s (m)", floor_axis);
+    plot_panels(f, 1);
+    plot_panel_setup(f, 0, "floor", -0.2, 10.2, -0.2, 10.2, true, xl, yl);
+    const double cell = 1.25; /* metres */
+    for (uint32_t i = 0; i < o->value_count; i++) {
+        double t = (r.values[i] - lo) / (hi - lo);
+        double xy[8];
+        int npts;
+        if (o->location == ONESCOPE_FIELD_AT_VERTEX) { /* a tile around the vertex */
+            double cx = (i % 9) * cell, cy = (double)(i / 9) * cell;
+            double x0 = fmax(cx - cell / 2, 0), x1 = fmin(cx + cell / 2, 10);
+            double y0 = fmax(cy - cell / 2, 0), y1 = fmin(cy + cell / 2, 10);
+            double q[8] = {x0, y0, x1, y0, x1, y1, x0, y1};
+            memcpy(xy, q, sizeof q);
+            npts = 4;
+        } else { /* triangle 2c lower-left, 2c + 1 upper-right (docs/test-module.md) */
+            uint32_t c = i / 2;
+            double x = (c % 8) * cell, y = (double)(c / 8) * cell;
+            if (i % 2 == 0) {
+                double q[6] = {x, y, x + cell, y, x, y + cell};
+                memcpy(xy, q, sizeof q);
+            } else {
+                double q[6] = {x + cell, y, x + cell, y + cell, x, y + cell};
+                memcpy(xy, q, sizeof q);
+            }
+            npts = 3;
+        }
+        plot_cell(f, 0, xy, npts, plot_ramp(o->ramp, t), r.values[i]);
+    }
+    plot_panel_axes(f, 0);
+    char label[96];
+    snprintf(label, sizeof label, "%s per %s", o->field, o->location_name);
+    plot_legend_line(f, in->label, (plot_rgb){60, 60, 60}, PLOT_SOLID);
+    plot_legend_scale(f, o->ramp, lo, hi, label);
+    snprintf(label, sizeof label, "host step %" PRId64, a->step);
+    plot_legend_text(f, label);
+    snprintf(label, sizeof label, "values %" PRId32 " to %" PRId32, dmin, dmax);
+    plot_legend_text(f, label);
+    return CLI_OK;
+}
+
+/* ---- the per-step error of a diff ---- */
+
+typedef struct id_index {
+    uint64_t id;
+    uint32_t index;
+} id_index;
+
+static int by_id(const void *x, const void *y) {
+    const id_index *a = x, *b = y;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* A replay as its bodies over every row (the ghost of the whole run). */
+static bool as_cache(input *in) {
+    if (in->cache) return true;
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 0;
+    o.frames = onescope_replay_step_count(in->replay) + 1;
+    o.name = in->name;
+    onescope_error err;
+    if (onescope_ghost_create(in->replay, &o, NULL, &in->cache, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return false;
+    }
+    in->scale = in->cache->metres_per_unit;
+    return true;
+}
+
+static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
+    if (!as_cache(&in[0]) || !as_cache(&in[1])) return CLI_FAIL;
+    const onescope_pose_cache *ca = in[0].cache, *cb = in[1].cache;
+    bool unitless = ca->metres_per_unit == 0 || cb->metres_per_unit == 0;
+    double sa = unitless ? 1 : ca->metres_per_unit, sb = unitless ? 1 : cb->metres_per_unit;
+    int64_t lo = ca->start_step > cb->start_step ? ca->start_step : cb->start_step;
+    int64_t hi = last_step(&in[0]) < last_step(&in[1]) ? last_step(&in[0]) : last_step(&in[1]);
+    if (lo < a->from) lo = a->from;
+    if (hi > a->to) hi = a->to;
+    if (lo > hi) {
+        fprintf(stderr,
+                "%s: holds host steps %" PRId64 " to %" PRId64 ", %s %" PRId64 " to %" PRId64
+                ": no common step to compare\n",
+                in[0].name, first_step(&in[0]), last_step(&in[0]), in[1].name, first_step(&in[1]),
+                last_step(&in[1]));
+        return CLI_FAIL;
+    }
+    /* b's entities by id, for matching a's */
+    id_index *ids = malloc((cb->entity_count ? cb->entity_count : 1) * sizeof *ids);
+    double *err = malloc((size_t)(hi - lo + 1) * sizeof *err);
+    if (ids == NULL || err == NULL) {
+        free(ids);
+        free(err);
+        fprintf(stderr, "onescope plot: out of memory\n");
+        return CLI_FAIL;
+    }
+    for (uint32_t e = 0; e < cb->entity_count; e++) ids[e] = (id_index){cb->entities[e].id, e};
+    qsort(ids, cb->entity_count, sizeof *ids, by_id);
+    double top = 0;
+    for (int64_t s = lo; s <= hi; s++) {
+        uint32_t fa = (uint32_t)(s - ca->start_step), fb = (uint32_t)(s - cb->start_step);
+        double m = -1;
+        for (uint32_t e = 0; e < ca->entity_count; e++) {
+            id_index key = {ca->entities[e].id, 0};
+            const id_index *hit = bsearch(&key, ids, cb->entity_count, sizeof *ids, by_id);
+            if (hit == NULL) continue;
+            const onescope_pose *pa = onescope_pose_cache_pose(ca, fa, e);
+            const onescope_pose *pb = onescope_pose_cache_pose(cb, fb, hit->index);
+            if (!onescope_pose_is_present(pa) || !onescope_pose_is_present(pb)) continue;
+            double d2 = 0;
+            for (int k = 0; k < 3; k++) {
+                double dk = pa->position[k] * sa - pb->position[k] * sb;
+                d2 += dk * dk;
+            }
+            if (sqrt(d2) > m) m = sqrt(d2);
+        }
+        err[s - lo] = m;
+        if (m > top) top = m;
+    }
+    free(ids);
+    plot_unit u = unitless ? (plot_unit){"units", 1} : plot_unit_for_span(top);
+    char yl[64];
+    snprintf(yl, sizeof yl, "largest distance (%s)", u.name);
+    plot_panels(f, 1);
+    plot_panel_setup(f, 0, "diff", (double)lo, hi > lo ? (double)hi : (double)lo + 1.0, 0,
+                     top > 0 ? top * 1.1 * u.per_metre : 1, false, "host step", yl);
+    plot_panel_axes(f, 0);
+    plot_path *p = plot_path_begin(f, 0, plot_palette(0), PLOT_SOLID, 2);
+    for (int64_t s = lo; s <= hi; s++) {
+        if (err[s - lo] < 0)
+            plot_path_break(p); /* no entity present on both sides */
+        else
+            plot_path_point(p, (double)s, err[s - lo] * u.per_metre);
+    }
+    plot_path_end(p);
+    free(err);
+    plot_legend_text(f, "A:");
+    plot_legend_line(f, in[0].label, (plot_rgb){60, 60, 60}, PLOT_SOLID);
+    plot_legend_text(f, "B:");
+    plot_legend_line(f, in[1].label, (plot_rgb){60, 60, 60}, PLOT_DASHED);
+    plot_legend_line(f, "largest distance, matched ids", plot_palette(0), PLOT_SOLID);
+    return CLI_OK;
+}
+
+/* ---- options ---- */
+
+static bool parse_step(const char *s, int64_t *out) {
+    uint64_t v;
+    if (!cli_parse_u64(s, INT64_MAX, &v)) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+int cmd_plot(int argc, char **argv) {
+    plot_args a = {.from = 0, .to = INT64_MAX, .width = 0, .height = 0, .step = -1};
+    input in[MAX_INPUTS];
+    memset(in, 0, sizeof in);
+    int n = 0;
+    bool options_done = false;
+    for (int i = 0; i < argc; i++) {
+        const char *o = argv[i];
+        if (!options_done && cli_is_help(o)) {
+            help();
+            return CLI_OK;
+        }
+        if (!options_done && strcmp(o, "--") == 0) {
+            options_done = true;
+        } else if (!options_done && strcmp(o, "--diff") == 0) {
+            a.diff = true;
+        } else if (!options_done && (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0 ||
+                                     strcmp(o, "--from") == 0 || strcmp(o, "--to") == 0 ||
+                                     strcmp(o, "--width") == 0 || strcmp(o, "--height") == 0 ||
+                                     strcmp(o, "--title") == 0 || strcmp(o, "--field") == 0 ||
+                                     strcmp(o, "--step") == 0)) {
+            if (i + 1 >= argc) return cli_usage_error("plot", "%s needs a value", o);
+            const char *v = argv[++i];
+            uint64_t px;
+            if (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) {
+                a.out = v;
+            } else if (strcmp(o, "--from") == 0 || strcmp(o, "--to") == 0) {
+                if (!parse_step(v, strcmp(o, "--from") == 0 ? &a.from : &a.to))
+                    return cli_usage_error("plot", "%s must be a host step (0 or more), not '%s'",
+                                           o, v);
+            } else if (strcmp(o, "--step") == 0) {
+                if (!parse_step(v, &a.step))
+                    return cli_usage_error("plot",
+                                           "--step must be a host step (0 or more), not '%s'", v);
+            } else if (strcmp(o, "--width") == 0 || strcmp(o, "--height") == 0) {
+                if (!cli_parse_u64(v, 8192, &px) || px < 200)
+                    return cli_usage_error("plot", "%s must be 200..8192 pixels, not '%s'", o, v);
+                *(strcmp(o, "--width") == 0 ? &a.width : &a.height) = (int)px;
+            } else if (strcmp(o, "--title") == 0) {
+                a.title = v;
+            } else if (strcmp(v, "density") == 0 || strcmp(v, "occupancy") == 0) {
+                a.have_field = true;
+                a.field =
+                    strcmp(v, "density") == 0 ? ONESCOPE_FIELD_DENSITY : ONESCOPE_FIELD_OCCUPANCY;
+            } else {
+                return cli_usage_error("plot", "--field must be density or occupancy, not '%s'", v);
+            }
+        } else if (!options_done && o[0] == '-' && o[1] != '\0') {
+            return cli_usage_error("plot", "unknown option '%s'", o);
+        } else if (n == MAX_INPUTS) {
+            return cli_usage_error("plot", "takes at most %d inputs", MAX_INPUTS);
+        } else {
+            in[n++].path = o;
+        }
+    }
+    if (a.out == NULL) return cli_usage_error("plot", "needs -o OUT.svg or -o OUT.png");
+    size_t len = strlen(a.out);
+    if (len > 4 && strcmp(a.out + len - 4, ".svg") == 0)
+        a.format = PLOT_SVG;
+    else if (len > 4 && strcmp(a.out + len - 4, ".png") == 0)
+        a.format = PLOT_PNG;
+    else
+        return cli_usage_error("plot", "OUT must end in .svg or .png, not '%s'", a.out);
+    if (n == 0) return cli_usage_error("plot", "needs at least one INPUT");
+    if (a.from > a.to)
+        return cli_usage_error("plot", "--from %" PRId64 " is after --to %" PRId64, a.from, a.to);
+    if (a.have_field != (a.step >= 0))
+        return cli_usage_error("plot", "--field and --step go together");
+    if (a.have_field && (n != 1 || a.diff))
+        return cli_usage_error("plot", "--field draws one replay");
+    if (a.diff && n != 2) return cli_usage_error("plot", "--diff compares two inputs, A and B");
+    for (int i = 0; i < n; i++)
+        if (cli_refuse_same_file("plot", in[i].path, a.out)) return CLI_FAIL;
+
+    for (int i = 0; i < n; i++)
+        if (!load(&in[i])) {
+            free_inputs(in, n);
+            return CLI_FAIL;
+        }
+    bool wide = !a.have_field && !a.diff && in[0].dimensions == 3;
+    if (a.width == 0) a.width = wide ? 1400 : 1000;
+    if (a.height == 0) a.height = 760;
+    /* the default title names the files */
+    char title[512];
+    if (a.title == NULL) {
+        size_t at = (size_t)snprintf(title, sizeof title, "%s",
+                                     a.diff         ? "diff: "
+                                     : a.have_field ? "field: "
+                                                    : "");
+        for (int i = 0; i < n && at < sizeof title; i++)
+            at += (size_t)snprintf(title + at, sizeof title - at, "%s%s",
+                                   i ? (a.diff ? " vs " : ", ") : "", in[i].label);
+        if (a.have_field && at < sizeof title)
+            snprintf(title + at, sizeof title - at, " %s at step %" PRId64,
+                     a.field == ONESCOPE_FIELD_DENSITY ? "density" : "occupancy", a.step);
+        a.title = title;
+    }
+    plot_figure *f = plot_figure_create(a.format, a.width, a.height, a.title);
+    int status = f == NULL      ? CLI_FAIL
+                 : a.have_field ? plot_field(f, &a, &in[0])
+                 : a.diff       ? plot_diff(f, &a, in)
+                                : plot_trajectories(f, &a, in, n);
+    free_inputs(in, n);
+    if (status == CLI_OK) {
+        uint8_t *data;
+        size_t size;
+        onescope_error err;
+        if (!plot_figure_render(f, &data, &size)) {
+            fprintf(stderr, "%s: drawing failed (out of memory or cairo error); not written\n",
+                    a.out);
+            status = CLI_FAIL;
+        } else {
+            if (onescope_file_write(a.out, data, size, &err) != ONESCOPE_OK) {
+                cli_print_error(&err);
+                status = CLI_FAIL;
+            } else if (cli.verbose) {
+                uint64_t kept, given;
+                plot_path_counts(f, &kept, &given);
+                fprintf(stderr, "%s: %zu bytes, %" PRIu64 " of %" PRIu64 " points kept\n", a.out,
+                        size, kept, given);
+            }
+            free(data);
+        }
+    } else if (f == NULL) {
+        fprintf(stderr, "onescope plot: out of memory\n");
+    }
+    plot_figure_free(f);
+    return status;
+}
+
+#endif
