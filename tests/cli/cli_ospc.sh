@@ -115,7 +115,9 @@ expect_grep "inf.ospc: offset" "$SCRATCH/err"
 [ ! -s "$SCRATCH/out" ] && ok || bad "dump of an invalid file printed something on stdout"
 expect_exit 2 "$ONESCOPE" dump
 expect_exit 2 "$ONESCOPE" dump "$SCRATCH/good.ospc" --yaml
-expect_exit 2 "$ONESCOPE" dump "$SCRATCH/good.ospc" "$SCRATCH/rich.ospc"
+# dump takes many files (issue 13): each after a "==> FILE <==" line
+expect_exit 0 "$ONESCOPE" dump "$SCRATCH/good.ospc" "$SCRATCH/rich.ospc"
+expect_grep "==> .*rich.ospc <==" "$SCRATCH/out"
 expect_exit 0 "$ONESCOPE" dump --help
 
 # rewrite: byte-exact, atomic, never for invalid input, never onto itself, - for stdio

@@ -64,4 +64,9 @@ fi
     $(printf '%s\n' "$static_libs" | sed 's/-lonescope\( \|$\)/-l:libonescope.a\1/')
 "$prefix/pc-consumer-static" | grep -q "wrote" || fail "pkg-config --static consumer"
 [ -x "$prefix/bin/onescope" ] || fail "no CLI installed"
+# found as a user would: the man page and the bash completion (docs/cli.md)
+[ -f "$prefix/share/man/man1/onescope.1" ] || fail "no man page in share/man/man1"
+[ -f "$prefix/share/bash-completion/completions/onescope" ] || fail "no bash completion installed"
+bash -c '. "$1" && complete -p onescope' _ "$prefix/share/bash-completion/completions/onescope" \
+    >/dev/null || fail "the installed completion does not load"
 echo "1 passed, 0 failed"

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -43,9 +44,9 @@ void cli_print_error(const onescope_error *error) {
 int cli_usage_error(const char *command, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "onescope %s: ", command);
+    fprintf(stderr, command[0] ? "onescope %s: " : "onescope: ", command);
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see 'onescope %s --help')\n", command);
+    fprintf(stderr, " (see 'onescope%s%s --help')\n", command[0] ? " " : "", command);
     va_end(ap);
     return CLI_USAGE;
 }
@@ -55,6 +56,18 @@ bool cli_refuse_same_file(const char *command, const char *in, const char *out) 
     fprintf(stderr, "%s: refusing to overwrite the input %s with the output of 'onescope %s'\n",
             out, in, command);
     return true;
+}
+
+bool cli_check_output(const char *command, const char *in, const char *out) {
+    if (strcmp(out, "-") == 0) return true;
+    if (in != NULL && cli_refuse_same_file(command, in, out)) return false;
+    if (!cli.no_clobber) return true;
+    /* any kind of file counts (also a dangling symbolic link: rename would replace it) */
+    struct stat st;
+    if (lstat(out, &st) != 0) return true;
+    fprintf(stderr, "%s: exists, not replaced (--no-clobber given to 'onescope %s')\n", out,
+            command);
+    return false;
 }
 
 bool cli_is_help(const char *arg) {

@@ -12,8 +12,9 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 /* Global flags every command accepts. */
 typedef struct cli_globals {
-    bool quiet;   /* -q: no progress or success lines */
-    bool verbose; /* -v */
+    bool quiet;      /* -q: no progress or success lines */
+    bool verbose;    /* -v: timings and counts on stderr */
+    bool no_clobber; /* -n: an existing output is refused (cli_check_output) */
 } cli_globals;
 extern cli_globals cli;
 
@@ -54,6 +55,11 @@ int cli_usage_error(const char *command, const char *fmt, ...)
     ;
 /* True (after printing why) when OUT names the same file as IN; "-" is never the same file. */
 bool cli_refuse_same_file(const char *command, const char *in, const char *out);
+/* The one overwrite rule (docs/cli.md): true when the command may write OUT. False, after one
+ * line on stderr, when OUT is the input IN (IN may be NULL) or, under -n/--no-clobber, when OUT
+ * already exists. "-" (standard output) is always allowed. Every command that writes calls it
+ * before it reads its input, so a refused run does no work. */
+bool cli_check_output(const char *command, const char *in, const char *out);
 /* True when arg is -h or --help. */
 bool cli_is_help(const char *arg);
 /* Name used for "-" in messages. */
@@ -67,5 +73,9 @@ void cli_json_double(FILE *out, double v);
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 /* count comma-separated decimal i32 values ("400,0,0"), nothing else. */
 bool cli_parse_i32_list(const char *s, int32_t *out, size_t count);
+
+#include "args.h"
+
+#include "args.h"
 
 #endif

@@ -59,52 +59,45 @@ static onescope_code dump_frames(const onescope_soa_scene *scene, onescope_pose_
     return rc;
 }
 
+enum { OPT_STEPS, OPT_SEGMENTS };
+static const cli_option options[] = {
+    [OPT_STEPS] = {"steps", 's', "N", "how many steps, 1 or more (required; N + 1 frames)"},
+    [OPT_SEGMENTS] = {"segments", 0, NULL, "past 256 MiB: roll over into OUT-0001.ospc, ..."},
+};
+const cli_spec cli_spec_box3d_dump = {
+    .name = "box3d-dump",
+    .operands = "SCENE.json OUT.ospc",
+    .about = "Builds a Box3D world from the JSON scene (docs/soa-world.md), steps it N times\n"
+             "and writes every body's pose before the first step and after each step as an\n"
+             "OSPC pose cache (N + 1 frames, metres). '-' reads the scene from standard input\n"
+             "or writes the cache to standard output. Frames are written as the world runs,\n"
+             "so memory does not grow with N. A dump past the 256 MiB file limit is refused\n"
+             "before anything is written, or with --segments rolls over into OUT-0001.ospc,\n"
+             "... (docs/pose-cache.md, \"Segments\"; not with OUT '-').\n",
+    .exit_codes = "0 written, 1 invalid scene, no Box3D in this build or unwritable OUT, 2 usage",
+    .options = options,
+    .count = sizeof options / sizeof options[0],
+    .writes = true,
+};
+
 int cmd_box3d_dump(int argc, char **argv) {
-    const char *paths[2] = {NULL, NULL};
-    int n = 0;
-    long long steps = -1;
-    bool dashdash = false;
     onescope_pose_writer_options wo = onescope_pose_writer_options_default();
-    for (int i = 0; i < argc; i++) {
-        if (!dashdash && cli_is_help(argv[i])) {
-            printf(
-                "usage: onescope box3d-dump SCENE.json OUT.ospc --steps N [--segments]\n"
-                "Builds a Box3D world from the JSON scene (docs/soa-world.md), steps it N times\n"
-                "and writes every body's pose before the first step and after each step as an\n"
-                "OSPC pose cache (N + 1 frames, metres). '-' reads the scene from standard input\n"
-                "or writes the cache to standard output. Frames are written as the world runs,\n"
-                "so memory does not grow with N. A dump past the 256 MiB file limit is refused\n"
-                "before anything is written, or with --segments rolls over into OUT-0001.ospc,\n"
-                "... (docs/pose-cache.md, \"Segments\"; not with OUT '-').\n"
-                "exit: 0 written, 1 invalid scene, no Box3D in this build or unwritable OUT, 2 "
-                "usage\n");
-            return CLI_OK;
-        }
-        if (!dashdash && strcmp(argv[i], "--") == 0) {
-            dashdash = true;
-        } else if (!dashdash && strcmp(argv[i], "--steps") == 0) {
-            if (i + 1 >= argc) return cli_usage_error("box3d-dump", "--steps needs a number");
-            char *end = NULL;
-            steps = strtoll(argv[++i], &end, 10);
-            if (end == argv[i] || *end != '\0' || steps < 1 || steps > (long long)SCENE_MAX_STEPS)
-                return cli_usage_error("box3d-dump", "--steps wants 1..%u, got '%s'",
-                                       SCENE_MAX_STEPS, argv[i]);
-        } else if (!dashdash && strcmp(argv[i], "--segments") == 0) {
-            wo.segments = true;
-        } else if (!dashdash && argv[i][0] == '-' && argv[i][1] != '\0') {
-            return cli_usage_error("box3d-dump", "unknown option '%s'", argv[i]);
-        } else {
-            if (n == 2) return cli_usage_error("box3d-dump", "takes SCENE.json and OUT.ospc");
-            paths[n++] = argv[i];
-        }
-    }
-    if (n != 2) return cli_usage_error("box3d-dump", "takes SCENE.json and OUT.ospc");
-    if (steps < 0) return cli_usage_error("box3d-dump", "needs --steps N");
+    cli_args a;
+    int status = cli_parse(&cli_spec_box3d_dump, argc, argv, 2, 2, &a);
+    if (status != CLI_PARSE_RUN) return status;
+    const char *const paths[2] = {a.operands[0], a.operands[1]};
+    if (!a.seen[OPT_STEPS]) return cli_usage_error("box3d-dump", "needs --steps N");
+    const char *sv = a.value[OPT_STEPS];
+    char *end = NULL;
+    long long steps = strtoll(sv, &end, 10);
+    if (end == sv || *end != '\0' || steps < 1 || steps > (long long)SCENE_MAX_STEPS)
+        return cli_usage_error("box3d-dump", "--steps wants 1..%u, got '%s'", SCENE_MAX_STEPS, sv);
+    wo.segments = a.seen[OPT_SEGMENTS];
     bool to_stdout = strcmp(paths[1], "-") == 0;
     if (wo.segments && to_stdout)
         return cli_usage_error("box3d-dump", "--segments needs a file OUT, not '-'");
     const char *name = cli_input_name(paths[0]);
-    if (cli_refuse_same_file("box3d-dump", paths[0], paths[1])) return CLI_FAIL;
+    if (!cli_check_output("box3d-dump", paths[0], paths[1])) return CLI_FAIL;
     onescope_error err;
     onescope_buffer in;
     if (onescope_file_read(paths[0], 0, NULL, &in, &err) != ONESCOPE_OK) {
@@ -114,7 +107,7 @@ int cmd_box3d_dump(int argc, char **argv) {
     onescope_parse_options opts = onescope_parse_options_default();
     onescope_soa_scene *scene = NULL;
     onescope_pose_cache *cache = NULL;
-    int status = CLI_FAIL;
+    status = CLI_FAIL;
     onescope_code rc = onescope_soa_scene_parse(in.data, in.size, name, &opts, &scene, &err);
     onescope_buffer_free(&in);
     if (rc == ONESCOPE_OK && !onescope_soa_world_available()) {

@@ -12,71 +12,65 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static int help(void) {
-    printf("usage: onescope convert IN OUT [--fps N] [--source harmony|blender|maya] [--world]\n"
-           "                        [--segments]\n"
-           "Converts an OTS .anm clip to an OSPC pose cache (every peg baked at every frame of\n"
-           "frame_range), or an OSPC pose cache to an .anm clip (one peg per entity, one LINEAR\n"
-           "keyframe per present frame). The direction comes from IN's content; OUT must not\n"
-           "carry the other extension ('-' for standard input or output).\n"
-           "  --fps N      frame rate written into the .anm (default 24)\n"
-           "  --source S   source application written into the .anm (default blender)\n"
-           "  --world      .anm values are already world space: do not compose parents\n"
-           "  --segments   .anm -> .ospc past the 256 MiB file limit: roll over into\n"
-           "               OUT-0001.ospc, ... (docs/pose-cache.md); without it such a bake is\n"
-           "               refused before anything is written. Not with OUT '-'\n"
-           "A bake is written frame by frame (memory does not grow with the frame range); an\n"
-           ".anm that would pass 256 MiB is refused from the cache's size before it is built.\n"
-           "exit: 0 ok, 1 IN invalid or not convertible or OUT not written, 2 usage\n");
-    return CLI_OK;
-}
+enum { OPT_FPS, OPT_SOURCE, OPT_WORLD, OPT_SEGMENTS };
+static const cli_option options[] = {
+    [OPT_FPS] = {"fps", 0, "N", "frame rate written into the .anm (default 24)"},
+    [OPT_SOURCE] = {"source", 0, "APP",
+                    "harmony, blender or maya: written into the .anm (default blender)"},
+    [OPT_WORLD] = {"world", 0, NULL, ".anm values are already world space: do not compose parents"},
+    [OPT_SEGMENTS] = {"segments", 0, NULL,
+                      ".anm -> .ospc past 256 MiB: roll over into OUT-0001.ospc, ..."},
+};
+const cli_spec cli_spec_convert = {
+    .name = "convert",
+    .operands = "IN OUT",
+    .about = "Converts an OTS .anm clip to an OSPC pose cache (every peg baked at every frame of\n"
+             "frame_range), or an OSPC pose cache to an .anm clip (one peg per entity, one LINEAR\n"
+             "keyframe per present frame). The direction comes from IN's content; OUT must not\n"
+             "carry the other extension ('-' for standard input or output).\n"
+             "A bake is written frame by frame (memory does not grow with the frame range); a\n"
+             "bake past the 256 MiB file limit is refused before anything is written, unless\n"
+             "--segments (docs/pose-cache.md; not with OUT '-'); an .anm that would pass 256 MiB\n"
+             "is refused from the cache's size before it is built.\n",
+    .exit_codes = "0 ok, 1 IN invalid or not convertible or OUT not written, 2 usage",
+    .options = options,
+    .count = sizeof options / sizeof options[0],
+    .writes = true,
+};
 
 int cmd_convert(int argc, char **argv) {
-    const char *paths[2];
-    int n = 0;
     onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
     onescope_ots_bake_options bake = onescope_ots_bake_options_default();
-    bool only_paths = false;
     onescope_pose_writer_options wo = onescope_pose_writer_options_default();
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only_paths && cli_is_help(a)) return help();
-        if (!only_paths && strcmp(a, "--") == 0) {
-            only_paths = true;
-        } else if (!only_paths && strcmp(a, "--fps") == 0) {
-            if (++i >= argc) return cli_usage_error("convert", "--fps needs a value");
-            char *end;
-            from.fps = strtod(argv[i], &end);
-            if (*end != '\0' || end == argv[i] || !isfinite(from.fps) || !(from.fps > 0))
-                return cli_usage_error("convert", "--fps wants a number above 0, not '%s'",
-                                       argv[i]);
-        } else if (!only_paths && strcmp(a, "--source") == 0) {
-            if (++i >= argc) return cli_usage_error("convert", "--source needs a value");
-            if (strcmp(argv[i], "harmony") == 0)
-                from.source = ONESCOPE_OTS_SOURCE_HARMONY;
-            else if (strcmp(argv[i], "blender") == 0)
-                from.source = ONESCOPE_OTS_SOURCE_BLENDER;
-            else if (strcmp(argv[i], "maya") == 0)
-                from.source = ONESCOPE_OTS_SOURCE_MAYA;
-            else
-                return cli_usage_error(
-                    "convert", "--source wants harmony, blender or maya, not '%s'", argv[i]);
-        } else if (!only_paths && strcmp(a, "--world") == 0) {
-            bake.world_space = true;
-        } else if (!only_paths && strcmp(a, "--segments") == 0) {
-            wo.segments = true;
-        } else if (!only_paths && a[0] == '-' && a[1] != '\0') {
-            return cli_usage_error("convert", "unknown option '%s'", a);
-        } else {
-            if (n == 2) return cli_usage_error("convert", "takes IN and OUT");
-            paths[n++] = a;
-        }
+    cli_args a;
+    int status = cli_parse(&cli_spec_convert, argc, argv, 2, 2, &a);
+    if (status != CLI_PARSE_RUN) return status;
+    const char *const paths[2] = {a.operands[0], a.operands[1]};
+    if (a.seen[OPT_FPS]) {
+        const char *v = a.value[OPT_FPS];
+        char *end;
+        from.fps = strtod(v, &end);
+        if (*end != '\0' || end == v || !isfinite(from.fps) || !(from.fps > 0))
+            return cli_usage_error("convert", "--fps wants a number above 0, not '%s'", v);
     }
-    if (n != 2) return cli_usage_error("convert", "takes IN and OUT");
+    if (a.seen[OPT_SOURCE]) {
+        const char *v = a.value[OPT_SOURCE];
+        if (strcmp(v, "harmony") == 0)
+            from.source = ONESCOPE_OTS_SOURCE_HARMONY;
+        else if (strcmp(v, "blender") == 0)
+            from.source = ONESCOPE_OTS_SOURCE_BLENDER;
+        else if (strcmp(v, "maya") == 0)
+            from.source = ONESCOPE_OTS_SOURCE_MAYA;
+        else
+            return cli_usage_error("convert", "--source wants harmony, blender or maya, not '%s'",
+                                   v);
+    }
+    bake.world_space = a.seen[OPT_WORLD];
+    wo.segments = a.seen[OPT_SEGMENTS];
     bool to_stdout = strcmp(paths[1], "-") == 0;
     if (wo.segments && to_stdout)
         return cli_usage_error("convert", "--segments needs a file OUT, not '-'");
-    if (cli_refuse_same_file("convert", paths[0], paths[1])) return CLI_FAIL;
+    if (!cli_check_output("convert", paths[0], paths[1])) return CLI_FAIL;
     const char *in_name = cli_input_name(paths[0]);
     from.name = in_name;
     bake.name = in_name;

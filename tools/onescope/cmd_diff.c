@@ -7,22 +7,32 @@
 #include "cli.h"
 #include "commands.h"
 
-static void help(void) {
-    printf("usage: onescope diff A B [--json] [--max N] [--position-tolerance METRES]\n"
-           "                         [--angle-tolerance DEGREES] [--offset X,Y,Z]\n"
-           "A.ostm B.ostm: runs both replays in lockstep, stage by stage, and prints the setup\n"
-           "  differences, the first step and stage where the worlds differ, every value that\n"
-           "  differs there (at most --max, default 16; the count of all is given) and the\n"
-           "  first operation of that step whose inputs differ.\n"
-           "A.ospc B.ospc: header and entity differences (entities matched by id), then the\n"
-           "  frames both hold (aligned by step): the first frame and entity past tolerance and\n"
-           "  one summary line per entity (max distance and its step, RMS, max angle).\n"
-           "  Tolerances are exact (0) by default; exact comparisons also give ULPs.\n"
-           "RUN.ostm CACHE.ospc: the replay's bodies (entity id = body + 1, mm, plus --offset)\n"
-           "  against the cache's frames, the same report as for two caches.\n"
-           "--json: one JSON document on stdout (docs/diff.md lists every key).\n"
-           "exit: 0 the same; 1 different, or a file invalid or unreadable; 2 usage\n");
-}
+enum { OPT_JSON, OPT_MAX, OPT_POSITION, OPT_ANGLE, OPT_OFFSET };
+static const cli_option options[] = {
+    [OPT_JSON] = {"json", 0, NULL, "one JSON document on stdout (docs/cli.md lists every key)"},
+    [OPT_MAX] = {"max", 'm', "N", "print at most N differing values of a replay step (default 16)"},
+    [OPT_POSITION] = {"position-tolerance", 0, "METRES", "position tolerance (default 0: exact)"},
+    [OPT_ANGLE] = {"angle-tolerance", 0, "DEGREES", "rotation tolerance (default 0: exact)"},
+    [OPT_OFFSET] = {"offset", 'o', "X,Y,Z", "RUN.ostm CACHE.ospc: shift the replay's bodies, mm"},
+};
+const cli_spec cli_spec_diff = {
+    .name = "diff",
+    .operands = "A B",
+    .about = "A.ostm B.ostm: runs both replays in lockstep, stage by stage, and prints the setup\n"
+             "  differences, the first step and stage where the worlds differ, every value that\n"
+             "  differs there (at most --max; the count of all is given) and the first operation\n"
+             "  of that step whose inputs differ.\n"
+             "A.ospc B.ospc: header and entity differences (entities matched by id), then the\n"
+             "  frames both hold (aligned by step): the first frame and entity past tolerance and\n"
+             "  one summary line per entity (max distance and its step, RMS, max angle).\n"
+             "  Tolerances are exact (0) by default; exact comparisons also give ULPs.\n"
+             "RUN.ostm CACHE.ospc: the replay's bodies (entity id = body + 1, mm, plus --offset)\n"
+             "  against the cache's frames, the same report as for two caches.\n"
+             "Files only: '-' (standard input) is not taken. Output: docs/diff.md.\n",
+    .exit_codes = "0 the same; 1 different, or a file invalid or unreadable; 2 usage",
+    .options = options,
+    .count = sizeof options / sizeof options[0],
+};
 
 typedef struct diff_args {
     const char *path[2];
@@ -288,58 +298,35 @@ static bool parse_double(const char *s, double *out) {
 }
 
 static int parse_args(int argc, char **argv, diff_args *a) {
-    int n = 0;
-    bool rest = false;
-    for (int i = 0; i < argc; i++) {
-        const char *s = argv[i];
-        if (!rest && strcmp(s, "--") == 0) {
-            rest = true;
-            continue;
-        }
-        if (!rest && cli_is_help(s)) {
-            help();
-            return -1;
-        }
-        if (!rest && strcmp(s, "--json") == 0) {
-            a->json = true;
-            continue;
-        }
-        if (!rest && (strcmp(s, "--max") == 0 || strcmp(s, "--position-tolerance") == 0 ||
-                      strcmp(s, "--angle-tolerance") == 0 || strcmp(s, "--offset") == 0)) {
-            if (i + 1 >= argc) return cli_usage_error("diff", "%s needs a value", s);
-            const char *v = argv[++i];
-            uint64_t u;
-            if (strcmp(s, "--max") == 0) {
-                if (!cli_parse_u64(v, UINT32_MAX, &u) || u == 0)
-                    return cli_usage_error("diff", "--max must be a count of at least 1");
-                a->o.max_items = (uint32_t)u;
-            } else if (strcmp(s, "--offset") == 0) {
-                if (!cli_parse_i32_list(v, a->o.offset, 3))
-                    return cli_usage_error("diff", "offset must be X,Y,Z in mm");
-            } else if (!parse_double(v, strcmp(s, "--max") == 0 ? NULL
-                                        : s[2] == 'p'           ? &a->o.position_tolerance
-                                                                : &a->o.angle_tolerance)) {
-                return cli_usage_error("diff", "%s must be a number >= 0", s);
-            }
-            continue;
-        }
-        if (!rest && s[0] == '-' && s[1] != '\0')
-            return cli_usage_error("diff", "unknown option '%s'", s);
-        if (n == 2) return cli_usage_error("diff", "takes exactly two files");
-        a->path[n++] = s;
+    cli_args p;
+    int status = cli_parse(&cli_spec_diff, argc, argv, 2, 2, &p);
+    if (status != CLI_PARSE_RUN) return status;
+    a->json = p.seen[OPT_JSON];
+    uint64_t u;
+    if (p.seen[OPT_MAX]) {
+        if (!cli_parse_u64(p.value[OPT_MAX], UINT32_MAX, &u) || u == 0)
+            return cli_usage_error("diff", "--max must be a count of at least 1");
+        a->o.max_items = (uint32_t)u;
     }
-    if (n != 2) return cli_usage_error("diff", "takes exactly two files");
-    for (int k = 0; k < 2; k++)
+    if (p.seen[OPT_OFFSET] && !cli_parse_i32_list(p.value[OPT_OFFSET], a->o.offset, 3))
+        return cli_usage_error("diff", "offset must be X,Y,Z in mm");
+    if (p.seen[OPT_POSITION] && !parse_double(p.value[OPT_POSITION], &a->o.position_tolerance))
+        return cli_usage_error("diff", "--position-tolerance must be a number >= 0");
+    if (p.seen[OPT_ANGLE] && !parse_double(p.value[OPT_ANGLE], &a->o.angle_tolerance))
+        return cli_usage_error("diff", "--angle-tolerance must be a number >= 0");
+    for (int k = 0; k < 2; k++) {
+        a->path[k] = p.operands[k];
         if (strcmp(a->path[k], "-") == 0)
             return cli_usage_error("diff", "files only: '-' (standard input) is not taken");
-    return 0;
+    }
+    return CLI_PARSE_RUN;
 }
 
 int cmd_diff(int argc, char **argv) {
     diff_args a;
     memset(&a, 0, sizeof a);
     int rc = parse_args(argc, argv, &a);
-    if (rc != 0) return rc < 0 ? CLI_OK : rc;
+    if (rc != CLI_PARSE_RUN) return rc;
     a.o.name_a = a.path[0];
     a.o.name_b = a.path[1];
     onescope_error err;
@@ -397,7 +384,7 @@ int cmd_diff(int argc, char **argv) {
             print_cache(&a, dc, stdout);
         }
         fputs("}\n", stdout);
-    } else if (code == ONESCOPE_OK) {
+    } else if (code == ONESCOPE_OK && !(cli.quiet && !different)) {
         if (dr != NULL)
             print_replay(&a, dr, stdout);
         else

@@ -59,67 +59,64 @@ int cmd_validate(int argc, char **argv) {
 }
 
 int cmd_dump(int argc, char **argv) {
-    const char *path = NULL;
-    bool json = false;
-    for (int i = 0; i < argc; i++)
+    /* The pose table of one cache is its own mode with its own options (fmt_ospc.c). */
+    for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "--poses") == 0) return cli_ospc_dump_poses(argc, argv);
-    for (int i = 0; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            printf("usage: onescope dump FILE [--json]\n"
-                   "       onescope dump CACHE.ospc --poses [--frames A:B] [--entity ID] "
-                   "[--csv|--json]\n"
-                   "Prints the header, the entities or bodies and the counts of FILE.\n"
-                   "--json prints one JSON document whose keys are the format's field names.\n"
-                   "exit: 0 ok, 1 invalid or unreadable, 2 usage\n");
-            return CLI_OK;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = true;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return cli_usage_error("dump", "unknown option '%s'", argv[i]);
-        } else if (path != NULL) {
-            return cli_usage_error("dump", "takes one FILE");
-        } else {
-            path = argv[i];
+    static const cli_option options[] = {
+        {"json", 0, NULL, "one JSON document per file, keys the format's field names"},
+    };
+    static const cli_spec spec = {
+        .name = "dump",
+        .operands = "FILE...",
+        .about = "Prints the header, the entities or bodies and the counts of each FILE (with\n"
+                 "more than one, each after a line '==> FILE <=='; with --json, one document\n"
+                 "after another). Goes on past a bad file: its one line goes to stderr.\n"
+                 "onescope dump CACHE.ospc --poses [--frames A:B] [--entity ID] [--csv|--json]\n"
+                 "prints the poses themselves as a table.\n",
+        .exit_codes = "0 ok, 1 any file invalid or unreadable, 2 usage",
+        .options = options,
+        .count = 1,
+    };
+    cli_args a;
+    int status = cli_parse(&spec, argc, argv, 1, -1, &a);
+    if (status != CLI_PARSE_RUN) return status;
+    bool json = a.seen[0];
+    for (int i = 0; i < a.operand_count; i++) {
+        const char *path = a.operands[i];
+        if (a.operand_count > 1 && !json)
+            printf("%s==> %s <==\n", i ? "\n" : "", cli_input_name(path));
+        onescope_buffer buf;
+        const cli_format *f = load(path, &buf);
+        if (f == NULL) {
+            status = CLI_FAIL;
+            continue;
+        }
+        onescope_error err;
+        onescope_code rc = f->dump(buf.data, buf.size, cli_input_name(path), json, stdout, &err);
+        onescope_buffer_free(&buf);
+        if (rc != ONESCOPE_OK) {
+            cli_print_error(&err);
+            status = CLI_FAIL;
         }
     }
-    if (path == NULL) return cli_usage_error("dump", "needs a FILE");
-    onescope_buffer buf;
-    const cli_format *f = load(path, &buf);
-    if (f == NULL) return CLI_FAIL;
-    onescope_error err;
-    onescope_code rc = f->dump(buf.data, buf.size, cli_input_name(path), json, stdout, &err);
-    onescope_buffer_free(&buf);
-    if (rc != ONESCOPE_OK) {
-        cli_print_error(&err);
-        return CLI_FAIL;
-    }
-    return CLI_OK;
+    return status == CLI_PARSE_RUN ? CLI_OK : status;
 }
 
 int cmd_rewrite(int argc, char **argv) {
-    const char *paths[2];
-    int n = 0;
-    bool options_done = false;
-    for (int i = 0; i < argc; i++) {
-        if (!options_done && strcmp(argv[i], "--") == 0) {
-            options_done = true;
-            continue;
-        }
-        if (!options_done && cli_is_help(argv[i])) {
-            printf("usage: onescope rewrite [--] IN OUT\n"
-                   "Parses IN and writes it to OUT with the library's writer ('-' for standard\n"
-                   "input or output). OUT is written atomically and is not created when IN is\n"
-                   "invalid.\n"
-                   "exit: 0 ok, 1 IN invalid or OUT not written, 2 usage\n");
-            return CLI_OK;
-        }
-        if (!options_done && argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage_error("rewrite", "unknown option '%s'", argv[i]);
-        if (n == 2) return cli_usage_error("rewrite", "takes IN and OUT");
-        paths[n++] = argv[i];
-    }
-    if (n != 2) return cli_usage_error("rewrite", "takes IN and OUT");
-    if (cli_refuse_same_file("rewrite", paths[0], paths[1])) return CLI_FAIL;
+    static const cli_spec spec = {
+        .name = "rewrite",
+        .operands = "IN OUT",
+        .about = "Parses IN and writes it to OUT with the library's writer ('-' for standard\n"
+                 "input or output). OUT is written atomically and is not created when IN is\n"
+                 "invalid.\n",
+        .exit_codes = "0 ok, 1 IN invalid or OUT not written, 2 usage",
+        .writes = true,
+    };
+    cli_args a;
+    int status = cli_parse(&spec, argc, argv, 2, 2, &a);
+    if (status != CLI_PARSE_RUN) return status;
+    char **paths = a.operands;
+    if (!cli_check_output("rewrite", paths[0], paths[1])) return CLI_FAIL;
     onescope_buffer in, out;
     const cli_format *f = load(paths[0], &in);
     if (f == NULL) return CLI_FAIL;

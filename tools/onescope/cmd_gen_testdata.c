@@ -11,6 +11,7 @@
 typedef struct gen_out {
     const char *dir;
     bool failed; /* a file could not be written (already reported) */
+    unsigned files;
     onescope_error err;
 } gen_out;
 
@@ -24,6 +25,11 @@ static int write_one(void *user, const char *name, const void *data, size_t size
         return 1;
     }
     snprintf(path, n, "%s/%s", g->dir, name);
+    if (!cli_check_output("gen-testdata", NULL, path)) {
+        g->failed = true;
+        free(path);
+        return 1;
+    }
     if (onescope_file_write(path, data, size, &g->err) != ONESCOPE_OK) {
         cli_print_error(&g->err);
         g->failed = true;
@@ -31,27 +37,26 @@ static int write_one(void *user, const char *name, const void *data, size_t size
         return 1;
     }
     if (!cli.quiet) printf("%s (%zu bytes)\n", path, size);
+    g->files++;
     free(path);
     return 0;
 }
 
+const cli_spec cli_spec_gen_testdata = {
+    .name = "gen-testdata",
+    .operands = "DIR",
+    .about = "Writes every file of testdata/ (see testdata/README.md) into DIR, byte for\n"
+             "byte, each atomically, and prints one line per file. DIR is created when it does\n"
+             "not exist (one level). With -n, a file that exists stops the run before it.\n",
+    .exit_codes = "0 written, 1 a file could not be written or exists under -n, 2 usage",
+    .writes = true,
+};
+
 int cmd_gen_testdata(int argc, char **argv) {
-    const char *dir = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            printf("usage: onescope gen-testdata DIR\n"
-                   "Writes every file of testdata/ (see testdata/README.md) into DIR, byte for\n"
-                   "byte, each atomically. DIR is created when it does not exist (one level).\n"
-                   "exit: 0 written, 1 a file could not be written, 2 usage\n");
-            return CLI_OK;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return cli_usage_error("gen-testdata", "unknown option '%s'", argv[i]);
-        } else if (dir != NULL) {
-            return cli_usage_error("gen-testdata", "takes one DIR");
-        } else {
-            dir = argv[i];
-        }
-    }
+    cli_args a;
+    int status = cli_parse(&cli_spec_gen_testdata, argc, argv, 1, 1, &a);
+    if (status != CLI_PARSE_RUN) return status;
+    const char *dir = a.operands[0];
     if (dir == NULL || strcmp(dir, "-") == 0) return cli_usage_error("gen-testdata", "needs a DIR");
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "onescope gen-testdata: %s: %s\n", dir, strerror(errno));
@@ -65,5 +70,6 @@ int cmd_gen_testdata(int argc, char **argv) {
         if (!g.failed) cli_print_error(&err);
         return CLI_FAIL;
     }
+    if (cli.verbose) fprintf(stderr, "onescope gen-testdata: %u files in %s\n", g.files, dir);
     return CLI_OK;
 }

@@ -6,71 +6,58 @@
 #include "cli.h"
 #include "commands.h"
 
-static void help(void) {
-    printf("usage: onescope ghost REPLAY.ostm OUT.ospc --from ROW --frames N [--offset X,Y,Z]\n"
-           "                      [--label TEXT] [--segments]\n"
-           "Runs the replay and writes its bodies' positions for N frames as a pose cache\n"
-           "(docs/ghost.md): frame k is the world at hash row ROW + k (ROW steps after the\n"
-           "replay's start), one sphere per body, absent bodies as absent entities, every\n"
-           "position shifted by the offset in millimetres (integers, default 0,0,0; z must be\n"
-           "0 for a 2D replay). Frames are written as the replay runs, so memory does not grow\n"
-           "with N. A ghost past the 256 MiB file limit is refused before anything is written,\n"
-           "or with --segments rolls over into OUT-0001.ospc, OUT-0002.ospc, ...\n"
-           "(docs/pose-cache.md, \"Segments\"; not with OUT '-').\n"
-           "exit: 0 written; 1 an invalid replay or frames past its end (OUT is not created);\n"
-           "2 usage\n");
-}
+enum { OPT_FROM, OPT_FRAMES, OPT_OFFSET, OPT_LABEL, OPT_SEGMENTS };
+static const cli_option options[] = {
+    [OPT_FROM] = {"from", 0, "ROW", "first frame: the world at hash row ROW (required)"},
+    [OPT_FRAMES] = {"frames", 0, "N", "how many frames, at least 1 (required)"},
+    [OPT_OFFSET] = {"offset", 'o', "X,Y,Z",
+                    "shift every position, whole millimetres (default 0,0,0)"},
+    [OPT_LABEL] = {"label", 0, "TEXT", "the cache's label text"},
+    [OPT_SEGMENTS] = {"segments", 0, NULL, "past 256 MiB: roll over into OUT-0001.ospc, ..."},
+};
+const cli_spec cli_spec_ghost = {
+    .name = "ghost",
+    .operands = "REPLAY.ostm OUT.ospc",
+    .about = "Runs the replay and writes its bodies' positions for N frames as a pose cache\n"
+             "(docs/ghost.md): frame k is the world at hash row ROW + k (ROW steps after the\n"
+             "replay's start), one sphere per body, absent bodies as absent entities, every\n"
+             "position shifted by the offset (z must be 0 for a 2D replay). Frames are written\n"
+             "as the replay runs, so memory does not grow with N. A ghost past the 256 MiB file\n"
+             "limit is refused before anything is written, or with --segments rolls over into\n"
+             "OUT-0001.ospc, OUT-0002.ospc, ... (docs/pose-cache.md, \"Segments\"; not with\n"
+             "OUT '-').\n",
+    .exit_codes = "0 written; 1 an invalid replay or frames past its end (OUT is not created); "
+                  "2 usage",
+    .options = options,
+    .count = sizeof options / sizeof options[0],
+    .writes = true,
+};
 
 int cmd_ghost(int argc, char **argv) {
-    const char *paths[2] = {NULL, NULL};
-    int npaths = 0;
-    bool have_from = false, have_frames = false;
     onescope_pose_writer_options wo = onescope_pose_writer_options_default();
     onescope_ghost_options o = onescope_ghost_options_default();
     uint64_t v;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            help();
-            return CLI_OK;
-        }
-        if (strcmp(a, "--from") == 0 || strcmp(a, "--frames") == 0 || strcmp(a, "--offset") == 0 ||
-            strcmp(a, "--label") == 0) {
-            if (i + 1 >= argc) return cli_usage_error("ghost", "%s needs a value", a);
-            const char *val = argv[++i];
-            if (strcmp(a, "--from") == 0) {
-                if (!cli_parse_u64(val, UINT32_MAX, &v))
-                    return cli_usage_error("ghost", "--from must be a row number, not '%s'", val);
-                o.from = (uint32_t)v;
-                have_from = true;
-            } else if (strcmp(a, "--frames") == 0) {
-                if (!cli_parse_u64(val, UINT32_MAX, &v) || v == 0)
-                    return cli_usage_error("ghost", "--frames must be a positive number, not '%s'",
-                                           val);
-                o.frames = (uint32_t)v;
-                have_frames = true;
-            } else if (strcmp(a, "--offset") == 0) {
-                if (!cli_parse_i32_list(val, o.offset, 3))
-                    return cli_usage_error(
-                        "ghost", "--offset must be X,Y,Z in whole millimetres, not '%s'", val);
-            } else {
-                o.label = val;
-            }
-        } else if (strcmp(a, "--segments") == 0) {
-            wo.segments = true;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_usage_error("ghost", "unknown option '%s'", a);
-        } else if (npaths == 2) {
-            return cli_usage_error("ghost", "takes one REPLAY.ostm and one OUT.ospc");
-        } else {
-            paths[npaths++] = a;
-        }
-    }
-    if (npaths != 2) return cli_usage_error("ghost", "needs REPLAY.ostm and OUT.ospc");
-    if (!have_from || !have_frames) return cli_usage_error("ghost", "needs --from and --frames");
+    cli_args a;
+    int status = cli_parse(&cli_spec_ghost, argc, argv, 2, 2, &a);
+    if (status != CLI_PARSE_RUN) return status;
+    const char *const paths[2] = {a.operands[0], a.operands[1]};
+    if (!a.seen[OPT_FROM] || !a.seen[OPT_FRAMES])
+        return cli_usage_error("ghost", "needs --from and --frames");
+    if (!cli_parse_u64(a.value[OPT_FROM], UINT32_MAX, &v))
+        return cli_usage_error("ghost", "--from must be a row number, not '%s'", a.value[OPT_FROM]);
+    o.from = (uint32_t)v;
+    if (!cli_parse_u64(a.value[OPT_FRAMES], UINT32_MAX, &v) || v == 0)
+        return cli_usage_error("ghost", "--frames must be a positive number, not '%s'",
+                               a.value[OPT_FRAMES]);
+    o.frames = (uint32_t)v;
+    if (a.seen[OPT_OFFSET] && !cli_parse_i32_list(a.value[OPT_OFFSET], o.offset, 3))
+        return cli_usage_error("ghost", "--offset must be X,Y,Z in whole millimetres, not '%s'",
+                               a.value[OPT_OFFSET]);
+    if (a.seen[OPT_LABEL]) o.label = a.value[OPT_LABEL];
+    wo.segments = a.seen[OPT_SEGMENTS];
     if (wo.segments && strcmp(paths[1], "-") == 0)
         return cli_usage_error("ghost", "--segments needs a file OUT, not '-'");
-    if (cli_refuse_same_file("ghost", paths[0], paths[1])) return CLI_FAIL;
+    if (!cli_check_output("ghost", paths[0], paths[1])) return CLI_FAIL;
     onescope_error err;
     onescope_replay *r;
     if (onescope_replay_read_file(paths[0], NULL, &r, &err) != ONESCOPE_OK) {

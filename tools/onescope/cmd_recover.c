@@ -3,20 +3,23 @@
  * streaming writer. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 
-static void help(void) {
-    printf("usage: onescope recover PARTIAL [OUT]\n"
-           "Turns a partial recording (PATH.partial, left by a writer whose process died)\n"
-           "into a valid file holding every complete frame or step; a torn last one is dropped.\n"
-           "OUT defaults to PARTIAL without its \".partial\". PARTIAL is never changed; OUT\n"
-           "is written atomically. Prints how many frames or steps it kept.\n"
-           "exit: 0 recovered; 1 not a partial recording, nothing complete, or an I/O error;\n"
-           "2 usage\n");
-}
+const cli_spec cli_spec_recover = {
+    .name = "recover",
+    .operands = "PARTIAL [OUT]",
+    .about = "Turns a partial recording (PATH.partial, left by a writer whose process died)\n"
+             "into a valid file holding every complete frame or step; a torn last one is dropped.\n"
+             "OUT defaults to PARTIAL without its \".partial\". PARTIAL is never changed; OUT\n"
+             "is written atomically. Prints how many frames or steps it kept.\n",
+    .exit_codes = "0 recovered; 1 not a partial recording, nothing complete, an I/O error, "
+                  "or OUT exists under -n; 2 usage",
+    .writes = true,
+};
 
 /* Which format the partial claims to be, from its first bytes (the library's detection). */
 static onescope_format partial_format(const char *path) {
@@ -61,25 +64,27 @@ static int recover_replay(const char *partial, const char *out) {
 }
 
 int cmd_recover(int argc, char **argv) {
-    const char *args[2] = {NULL, NULL};
-    int n = 0;
-    bool options = true;
-    for (int i = 0; i < argc; i++) {
-        if (options && strcmp(argv[i], "--") == 0) {
-            options = false;
-            continue;
+    cli_args a;
+    int status = cli_parse(&cli_spec_recover, argc, argv, 1, 2, &a);
+    if (status != CLI_PARSE_RUN) return status;
+    const char *args[2] = {a.operands[0], a.operand_count == 2 ? a.operands[1] : NULL};
+    if (args[1] != NULL && !cli_check_output("recover", args[0], args[1])) return CLI_FAIL;
+    if (args[1] == NULL && cli.no_clobber) {
+        /* the default OUT: PARTIAL without ".partial" (the library refuses other names) */
+        size_t n = strlen(args[0]), suffix = strlen(".partial");
+        if (n > suffix && strcmp(args[0] + n - suffix, ".partial") == 0) {
+            char *out = malloc(n - suffix + 1);
+            if (out == NULL) {
+                fprintf(stderr, "onescope recover: out of memory\n");
+                return CLI_FAIL;
+            }
+            memcpy(out, args[0], n - suffix);
+            out[n - suffix] = '\0';
+            bool allowed = cli_check_output("recover", NULL, out);
+            free(out);
+            if (!allowed) return CLI_FAIL;
         }
-        if (options && cli_is_help(argv[i])) {
-            help();
-            return CLI_OK;
-        }
-        if (options && argv[i][0] == '-')
-            return cli_usage_error("recover", "unknown option '%s'", argv[i]);
-        if (n == 2) return cli_usage_error("recover", "takes PARTIAL and at most one OUT");
-        args[n++] = argv[i];
     }
-    if (n == 0) return cli_usage_error("recover", "needs a PARTIAL file");
-    if (args[1] != NULL && cli_refuse_same_file("recover", args[0], args[1])) return CLI_FAIL;
     switch (partial_format(args[0])) {
         case ONESCOPE_FORMAT_OSTM: return recover_replay(args[0], args[1]);
         /* Anything else goes to the pose-cache recovery, whose error names the file and what

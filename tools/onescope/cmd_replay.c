@@ -11,6 +11,8 @@ typedef struct replay_print {
     bool json;
     bool state;
     uint32_t mismatches;
+    uint32_t rows;
+    bool quiet; /* -q without --json: no step lines */
 } replay_print;
 
 static void print_state_text(FILE *out, const onescope_sim *sim) {
@@ -38,6 +40,8 @@ static bool print_row(void *user, const onescope_replay_row *row) {
     replay_print *p = user;
     bool bad = row->has_expected && row->expected != row->hash;
     p->mismatches += bad;
+    p->rows++;
+    if (p->quiet) return false;
     if (p->json) {
         fprintf(p->out,
                 "%s\n    {\"index\": %" PRIu32 ", \"step\": %" PRIu64 ", \"hash\": \"%016" PRIx64
@@ -57,33 +61,29 @@ static bool print_row(void *user, const onescope_replay_row *row) {
     return false;
 }
 
+enum { OPT_JSON, OPT_STATE };
+static const cli_option options[] = {
+    [OPT_JSON] = {"json", 0, NULL, "print one JSON document (docs/cli.md lists its keys)"},
+    [OPT_STATE] = {"state", 0, NULL, "also print gravity and every body after each step"},
+};
+const cli_spec cli_spec_replay = {
+    .name = "replay",
+    .operands = "FILE.ostm",
+    .about = "Runs the replay and prints the world hash at every host step, from the start\n"
+             "step to the last (a recorded row that differs is marked MISMATCH). -q prints\n"
+             "nothing but errors (--json is still printed).\n",
+    .exit_codes = "0 ran (use 'onescope verify' to check), 1 invalid or unreadable, 2 usage",
+    .options = options,
+    .count = sizeof options / sizeof options[0],
+};
+
 int cmd_replay(int argc, char **argv) {
-    const char *path = NULL;
-    replay_print p = {stdout, false, false, 0};
-    for (int i = 0; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            printf(
-                "usage: onescope replay FILE.ostm [--json] [--state]\n"
-                "Runs the replay and prints the world hash at every host step, from the start\n"
-                "step to the last (a recorded row that differs is marked MISMATCH).\n"
-                "--state also prints gravity and every body after each step.\n"
-                "--json prints one JSON document {\"rows\": [{\"index\", \"step\", \"hash\",\n"
-                "\"expected\", \"match\", \"gravity\", \"bodies\"}]}.\n"
-                "exit: 0 ran (use 'onescope verify' to check), 1 invalid or unreadable, 2 usage\n");
-            return CLI_OK;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            p.json = true;
-        } else if (strcmp(argv[i], "--state") == 0) {
-            p.state = true;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return cli_usage_error("replay", "unknown option '%s'", argv[i]);
-        } else if (path != NULL) {
-            return cli_usage_error("replay", "takes one FILE.ostm");
-        } else {
-            path = argv[i];
-        }
-    }
-    if (path == NULL) return cli_usage_error("replay", "needs a FILE.ostm");
+    cli_args a;
+    int status = cli_parse(&cli_spec_replay, argc, argv, 1, 1, &a);
+    if (status != CLI_PARSE_RUN) return status;
+    const char *path = a.operands[0];
+    replay_print p = {stdout, a.seen[OPT_JSON], a.seen[OPT_STATE], 0, 0, false};
+    p.quiet = cli.quiet && !p.json;
     onescope_error err;
     onescope_replay *r;
     if (onescope_replay_read_file(path, NULL, &r, &err) != ONESCOPE_OK) {
@@ -102,6 +102,9 @@ int cmd_replay(int argc, char **argv) {
     onescope_code rc = onescope_replay_run(r, NULL, print_row, &p, &err);
     onescope_replay_free(r);
     if (p.json) fprintf(p.out, "\n  ],\n  \"mismatches\": %" PRIu32 "\n}\n", p.mismatches);
+    if (cli.verbose)
+        fprintf(stderr, "onescope replay: %s: %" PRIu32 " rows, %" PRIu32 " mismatches\n",
+                cli_input_name(path), p.rows, p.mismatches);
     if (rc != ONESCOPE_OK) {
         cli_print_error(&err);
         return CLI_FAIL;

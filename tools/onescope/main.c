@@ -1,5 +1,6 @@
 /* onescope: record, check and replay simulations. Dispatches to one function per command. */
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -12,7 +13,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"validate", cmd_validate, "check each file against its format"},
-    {"dump", cmd_dump, "print a file's header, entities and counts (--json)"},
+    {"dump", cmd_dump, "print files' headers, entities and counts (--json)"},
     {"rewrite", cmd_rewrite, "parse a file and write it again with the library's writer"},
     {"verify", cmd_verify, "re-simulate OSTM replays and compare every hash row"},
     {"replay", cmd_replay, "run an OSTM replay and print per-step hashes (--json, --state)"},
@@ -27,40 +28,51 @@ static const command commands[] = {
 };
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: onescope [-q] [-v] COMMAND [ARGS...]\n\ncommands:\n");
+    fprintf(out, "usage: onescope [OPTIONS] COMMAND [ARGS...]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'onescope COMMAND --help' describes a command. libonescope %s\n",
+    fprintf(out, "\nglobal options (before or after COMMAND):\n");
+    cli_print_global_options(out);
+    fprintf(out,
+            "\n'onescope COMMAND --help' describes a command; 'man onescope' all of them.\n"
+            "libonescope %s\n",
             ONESCOPE_VERSION_STRING);
 }
 
+static const cli_spec main_spec = {
+    .name = "",
+    .operands = "COMMAND",
+    .about = "",
+    .exit_codes = "",
+    .stop_at_operand = true,
+    .print_help = usage,
+};
+
+static double seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 int main(int argc, char **argv) {
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (strcmp(argv[i], "--version") == 0) {
-            printf("onescope %s\n", ONESCOPE_VERSION_STRING);
-            return CLI_OK;
-        } else if (strcmp(argv[i], "-q") == 0) {
-            cli.quiet = true;
-        } else if (strcmp(argv[i], "-v") == 0) {
-            cli.verbose = true;
-        } else {
-            fprintf(stderr, "onescope: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return CLI_USAGE;
-        }
-    }
-    if (i >= argc) {
+    cli_args a;
+    int rc = cli_parse(&main_spec, argc - 1, argv + 1, 0, -1, &a);
+    if (rc != CLI_PARSE_RUN) return rc;
+    if (a.operand_count == 0) {
         usage(stderr);
         return CLI_USAGE;
     }
-    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++)
-        if (strcmp(argv[i], commands[k].name) == 0)
-            return commands[k].run(argc - i - 1, argv + i + 1);
-    fprintf(stderr, "onescope: unknown command '%s'\n", argv[i]);
-    usage(stderr);
+    /* "onescope -- CMD ...": the one "--" has been used, so every word after CMD is an operand */
+    cli_operands_only = a.dashdash;
+    const char *name = a.operands[0];
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        if (strcmp(name, commands[k].name) != 0) continue;
+        double t0 = seconds();
+        rc = commands[k].run(a.operand_count - 1, a.operands + 1);
+        if (cli.verbose)
+            fprintf(stderr, "onescope %s: exit %d after %.3f s\n", name, rc, seconds() - t0);
+        return rc;
+    }
+    fprintf(stderr, "onescope: unknown command '%s' (see 'onescope --help')\n", name);
     return CLI_USAGE;
 }

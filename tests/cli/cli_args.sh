@@ -1,0 +1,90 @@
+# The one argument parser (issue 13 item 6): "--" in each position, every spelling of the
+# options, combined flags, global options after the command, the overwrite rule, and never
+# exit 0 after skipping a named file.
+. "$(dirname "$0")/common.sh"
+TD="$SRC/testdata"
+S=$SCRATCH
+R=$TD/test-2d-600.ostm
+G=$TD/test-2d-ghost.ospc
+cp "$G" "$S/-dash.ospc"
+
+# "--" before the command, between options and operands, after the operands
+for args in "-- replay $R" "replay -- $R" "replay --json -- $R" "replay $R --" "-q -- dump $G" \
+    "dump -- $G" "dump --json -- $G $R" "dump $G --" "diff -- $R $R" "diff --json -- $R $R" \
+    "diff $R $R --" "-- diff $R $R"; do
+    expect_exit 0 "$ONESCOPE" $args
+done
+cd "$S" || exit 1
+expect_exit 0 "$ONESCOPE" dump -- -dash.ospc   # a name starting with '-' after "--"
+expect_exit 2 "$ONESCOPE" dump -dash.ospc      # ... and an unknown option without it
+cd - >/dev/null || exit 1
+expect_exit 2 "$ONESCOPE" -- replay --json "$R"     # "--" before the command: all operands
+expect_exit 2 "$ONESCOPE" -- ghost "$R" "$S/a.ospc" --from 0 --frames 2
+expect_exit 0 "$ONESCOPE" ghost --from 0 --frames 2 -- "$R" "$S/g1.ospc"
+expect_exit 0 "$ONESCOPE" ghost "$R" "$S/g2.ospc" --from 0 --frames 2 --
+expect_exit 1 "$ONESCOPE" -q -- recover --help # "--help" is a file name here
+expect_grep "^--help: " "$S/err"
+expect_exit 0 "$ONESCOPE" convert -- "$G" "$S/c.anm"
+expect_exit 0 "$ONESCOPE" convert "$G" "$S/c2.anm" --
+expect_exit 0 "$ONESCOPE" rewrite -- "$G" "$S/rw.ospc"
+expect_exit 0 "$ONESCOPE" rewrite "$G" "$S/rw2.ospc" --
+expect_exit 0 "$ONESCOPE" gen-testdata -q -- "$S/td"
+expect_exit 0 "$ONESCOPE" gen-testdata "$S/td2" -q --
+
+# every spelling gives the same bytes
+expect_exit 0 "$ONESCOPE" ghost "$R" "$S/s0.ospc" --from 3 --frames 4 --offset 400,0,0
+for sp in "--from=3 --frames=4 --offset=400,0,0" "--from 3 --frames 4 -o 400,0,0" \
+    "--frames=4 -o400,0,0 --from 3"; do
+    expect_exit 0 "$ONESCOPE" ghost "$R" "$S/s1.ospc" $sp
+    if cmp -s "$S/s0.ospc" "$S/s1.ospc"; then ok; else bad "ghost $sp: different bytes"; fi
+done
+"$ONESCOPE" diff --max 1 "$TD/test-link-left.ostm" "$TD/test-link-right.ostm" >"$S/m0"
+for sp in "--max=1" "-m 1" "-m1"; do
+    "$ONESCOPE" diff $sp "$TD/test-link-left.ostm" "$TD/test-link-right.ostm" >"$S/m1"
+    if cmp -s "$S/m0" "$S/m1"; then ok; else bad "diff $sp: different output"; fi
+done
+expect_exit 0 "$ONESCOPE" convert --fps=30 --source maya "$G" "$S/f.anm"
+expect_exit 0 "$ONESCOPE" convert --fps 30 --source=maya "$G" "$S/f2.anm"
+if cmp -s "$S/f.anm" "$S/f2.anm"; then ok; else bad "convert spellings differ"; fi
+
+# combined flags and global options after the command
+expect_exit 0 "$ONESCOPE" replay -qv "$R"
+[ -s "$S/out" ] && bad "replay -q printed step lines" || ok
+expect_grep "onescope replay: exit 0 after" "$S/err"
+expect_exit 0 "$ONESCOPE" replay "$R" -q
+[ -s "$S/out" ] && bad "-q after the operand" || ok
+expect_exit 0 "$ONESCOPE" ghost "$R" "$S/q.ospc" --from 0 --frames 2 -q
+[ -s "$S/err" ] && bad "ghost -q printed" || ok
+for c in replay dump diff ghost convert recover rewrite gen-testdata box3d-dump; do
+    expect_exit 0 "$ONESCOPE" $c --version
+    expect_grep "^onescope [0-9]" "$S/out"
+    expect_exit 0 "$ONESCOPE" $c -h
+done
+
+# usage errors: exit 2, one line naming the command
+for args in "replay --jso $R" "replay --json=1 $R" "ghost $R x --from" "diff -m" "replay -x $R" \
+    "replay" "replay $R $R" "box3d-dump -s"; do
+    expect_exit 2 "$ONESCOPE" $args
+    [ "$(wc -l <"$S/err")" -eq 1 ] && ok || bad "$args: not one line"
+    expect_grep "^onescope [a-z0-9-]*: " "$S/err"
+done
+
+# the overwrite rule: replaced by default, refused with -n (unchanged), never the input
+echo old >"$S/keep.ospc"
+expect_exit 1 "$ONESCOPE" ghost -n "$R" "$S/keep.ospc" --from 0 --frames 2
+expect_grep "exists, not replaced" "$S/err"
+[ "$(cat "$S/keep.ospc")" = old ] && ok || bad "-n replaced the file"
+expect_exit 1 "$ONESCOPE" rewrite --no-clobber "$G" "$S/keep.ospc"
+expect_exit 1 "$ONESCOPE" convert -n "$G" "$S/keep.ospc"
+expect_exit 1 "$ONESCOPE" gen-testdata -n "$S/td"
+expect_exit 0 "$ONESCOPE" ghost "$R" "$S/keep.ospc" --from 0 --frames 2
+expect_exit 0 "$ONESCOPE" validate "$S/keep.ospc"
+expect_exit 1 "$ONESCOPE" rewrite "$G" "$G"
+expect_exit 2 "$ONESCOPE" replay -n "$R"   # only commands that write take -n
+
+# never exit 0 after skipping or failing to read a named file
+expect_exit 1 "$ONESCOPE" dump "$G" "$S/missing.ospc"
+expect_exit 1 "$ONESCOPE" dump -- "$G" "-missing.ospc"
+expect_exit 1 "$ONESCOPE" dump --json "$S/missing.ospc" "$G"
+expect_exit 1 "$ONESCOPE" diff -- "$R" "-missing.ostm"
+finish
