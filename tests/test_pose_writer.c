@@ -600,8 +600,7 @@ int main(void) {
         cmocka_unit_test(write_then_read),  cmocka_unit_test(refusals_latch),
         cmocka_unit_test(open_refusals),    cmocka_unit_test(limit_and_segments),
         cmocka_unit_test(recover_refusals), cmocka_unit_test(allocation_failures),
-        cmocka_unit_test(discard_abandons),
-        cmocka_unit_test(target_kinds),
+        cmocka_unit_test(discard_abandons), cmocka_unit_test(target_kinds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
