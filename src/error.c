@@ -110,6 +110,11 @@ size_t onescope_os_escape(char *dst, size_t size, const char *src, size_t n) {
     return escape_into(dst, size, src ? src : "", n, true);
 }
 
+size_t onescope_error_escape(char *dst, size_t size, const char *text, size_t length) {
+    if (dst == NULL || size == 0) return 0;
+    return onescope_os_escape(dst, size, text, length);
+}
+
 const char *onescope_os_echo(onescope_os_echo_buf *buf, const char *src) {
     onescope_os_escape(buf->text, sizeof buf->text, src, src ? strlen(src) : 0);
     return buf->text;

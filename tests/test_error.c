@@ -387,13 +387,36 @@ static void test_parsers_print_one_line(void **state) {
     assert_true(refused > 600);
 }
 
+/* The public escape is the library's own: one printable line whatever the text. */
+static void public_escape(void **state) {
+    (void)state;
+    char out[64];
+    const char name[] = "x.anm\nx.anm: valid anm\x1b[31m";
+    size_t n = onescope_error_escape(out, sizeof out, name, sizeof name - 1);
+    assert_string_equal(out, "x.anm\\nx.anm: valid anm\\x1B[31m");
+    assert_int_equal(n, strlen(out));
+    char small[8];
+    onescope_error_escape(small, sizeof small, "abcdefghij", 10);
+    assert_string_equal(small, "abcd...");
+    assert_int_equal(onescope_error_escape(NULL, 4, "a", 1), 0);
+    assert_int_equal(onescope_error_escape(out, 0, "a", 1), 0);
+    assert_int_equal(onescope_error_escape(out, sizeof out, NULL, 3), 0);
+    assert_string_equal(out, "");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names),         cmocka_unit_test(test_shapes),
-        cmocka_unit_test(test_short_buffer),  cmocka_unit_test(test_long_fields),
-        cmocka_unit_test(test_clear),         cmocka_unit_test(test_parsers_print_one_line),
-        cmocka_unit_test(test_escape),        cmocka_unit_test(test_escape_truncation),
-        cmocka_unit_test(test_copy_text_cut), cmocka_unit_test(test_format_escapes),
+        cmocka_unit_test(public_escape),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_short_buffer),
+        cmocka_unit_test(test_long_fields),
+        cmocka_unit_test(test_clear),
+        cmocka_unit_test(test_parsers_print_one_line),
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_escape_truncation),
+        cmocka_unit_test(test_copy_text_cut),
+        cmocka_unit_test(test_format_escapes),
         cmocka_unit_test(test_parser_echoes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,14 @@ ONESCOPE_API size_t onescope_error_format(const onescope_error *error, char *buf
 /* Clears an error to ONESCOPE_OK. */
 ONESCOPE_API void onescope_error_clear(onescope_error *error);
 
+/* The library's one escape for input text shown to a person (file names in a tool's own
+ * lines, say): control bytes become \n, \r, \t or \xNN, invalid UTF-8 bytes \xNN, '"' and
+ * '\\' get a backslash, and line separators, C1 controls and bidirectional overrides \uNNNN,
+ * so the text stays one printable line no input can forge. Writes at most size - 1 bytes and a
+ * NUL (nothing when size is 0); text that does not fit ends with "..." after a whole character
+ * or escape. Returns the length written. */
+ONESCOPE_API size_t onescope_error_escape(char *dst, size_t size, const char *text, size_t length);
+
 #ifdef __cplusplus
 }
 #endif

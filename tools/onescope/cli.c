@@ -54,7 +54,7 @@ int cli_usage_error(const char *command, const char *fmt, ...) {
 bool cli_refuse_same_file(const char *command, const char *in, const char *out) {
     if (strcmp(in, "-") == 0 || strcmp(out, "-") == 0 || !onescope_file_same(in, out)) return false;
     fprintf(stderr, "%s: refusing to overwrite the input %s with the output of 'onescope %s'\n",
-            out, in, command);
+            cli_shown(out), cli_shown(in), command);
     return true;
 }
 
@@ -76,6 +76,16 @@ bool cli_is_help(const char *arg) {
 
 const char *cli_input_name(const char *path) {
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+const char *cli_shown(const char *path) {
+    /* A few rotating buffers, so one line can show several names; per thread for verify -j. */
+    static _Thread_local char shown[4][1024];
+    static _Thread_local unsigned next;
+    char *buf = shown[next++ % 4];
+    const char *name = cli_input_name(path);
+    onescope_error_escape(buf, sizeof shown[0], name, strlen(name));
+    return buf;
 }
 
 void cli_json_string(FILE *out, const char *s, size_t n) {

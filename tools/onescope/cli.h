@@ -64,6 +64,10 @@ bool cli_check_output(const char *command, const char *in, const char *out);
 bool cli_is_help(const char *arg);
 /* Name used for "-" in messages. */
 const char *cli_input_name(const char *path);
+/* The name as a person sees it in the CLI's own lines (not in library errors, which escape
+ * the input name themselves): cli_input_name, escaped (onescope_error_escape), so a file name
+ * holding a newline or an escape sequence cannot forge or colour a line. */
+const char *cli_shown(const char *path);
 
 /* JSON output helpers: a quoted, escaped string; the shortest double that reads back equal. */
 void cli_json_string(FILE *out, const char *s, size_t n);

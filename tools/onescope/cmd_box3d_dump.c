@@ -134,7 +134,8 @@ int cmd_box3d_dump(int argc, char **argv) {
         goto done;
     }
     if (!cli.quiet && strcmp(paths[1], "-") != 0)
-        printf("%s: %u bodies, %lld steps -> %s\n", name, scene->body_count, steps, paths[1]);
+        printf("%s: %u bodies, %lld steps -> %s\n", cli_shown(name), scene->body_count, steps,
+               cli_shown(paths[1]));
     status = CLI_OK;
 done:
     onescope_pose_cache_free(cache);

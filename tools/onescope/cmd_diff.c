@@ -389,7 +389,7 @@ int cmd_diff(int argc, char **argv) {
             print_replay(&a, dr, stdout);
         else
             print_cache(&a, dc, stdout);
-        printf("%s and %s: %s\n", a.path[0], a.path[1], status);
+        printf("%s and %s: %s\n", cli_shown(a.path[0]), cli_shown(a.path[1]), status);
     }
     if (code != ONESCOPE_OK) fprintf(stderr, "%s\n", line);
     onescope_diff_replay_free(dr);

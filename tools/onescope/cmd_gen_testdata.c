@@ -36,7 +36,7 @@ static int write_one(void *user, const char *name, const void *data, size_t size
         free(path);
         return 1;
     }
-    if (!cli.quiet) printf("%s (%zu bytes)\n", path, size);
+    if (!cli.quiet) printf("%s (%zu bytes)\n", cli_shown(path), size);
     g->files++;
     free(path);
     return 0;

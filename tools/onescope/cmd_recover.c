@@ -35,10 +35,13 @@ static onescope_format partial_format(const char *path) {
  * library refuses any other name without an OUT, so the suffix is there). */
 static void say_kept(const char *partial, const char *out, uint32_t kept, const char *unit) {
     if (cli.quiet) return;
-    size_t n = strlen(partial), suffix = strlen(".partial");
-    int stem = out != NULL ? (int)strlen(out) : (int)(n >= suffix ? n - suffix : n);
-    printf("%s: kept %" PRIu32 " complete %s%s in %.*s\n", partial, kept, unit,
-           kept == 1 ? "" : "s", stem, out != NULL ? out : partial);
+    char derived[4096];
+    if (out == NULL) {
+        size_t n = strlen(partial), suffix = strlen(".partial");
+        snprintf(derived, sizeof derived, "%.*s", (int)(n >= suffix ? n - suffix : n), partial);
+    }
+    printf("%s: kept %" PRIu32 " complete %s%s in %s\n", cli_shown(partial), kept, unit,
+           kept == 1 ? "" : "s", cli_shown(out != NULL ? out : derived));
 }
 
 static int recover_pose_cache(const char *partial, const char *out) {
