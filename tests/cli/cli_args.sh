@@ -55,7 +55,8 @@ expect_exit 0 "$ONESCOPE" replay "$R" -q
 [ -s "$S/out" ] && bad "-q after the operand" || ok
 expect_exit 0 "$ONESCOPE" ghost "$R" "$S/q.ospc" --from 0 --frames 2 -q
 [ -s "$S/err" ] && bad "ghost -q printed" || ok
-for c in replay dump diff ghost convert recover rewrite gen-testdata box3d-dump; do
+for c in replay dump diff ghost convert recover rewrite gen-testdata box3d-dump verify validate \
+    "live serve" "live attach" live plot; do
     expect_exit 0 "$ONESCOPE" $c --version
     expect_grep "^onescope [0-9]" "$S/out"
     expect_exit 0 "$ONESCOPE" $c -h
@@ -81,6 +82,22 @@ expect_exit 0 "$ONESCOPE" ghost "$R" "$S/keep.ospc" --from 0 --frames 2
 expect_exit 0 "$ONESCOPE" validate "$S/keep.ospc"
 expect_exit 1 "$ONESCOPE" rewrite "$G" "$G"
 expect_exit 2 "$ONESCOPE" replay -n "$R"   # only commands that write take -n
+
+# verify, validate, live: "--" in each position, spellings, -q on live attach
+for args in "verify -- $R" "verify $R --" "verify -j2 -- $R" "validate -- $G" "validate $G --" \
+    "-- validate $G"; do
+    expect_exit 0 "$ONESCOPE" $args
+done
+"$ONESCOPE" live serve --steps=30 --seed 4 >"$S/l1.osls"
+"$ONESCOPE" live serve --seed=4 --steps 30 -- >"$S/l2.osls"
+cmp -s "$S/l1.osls" "$S/l2.osls" && ok || bad "live serve spellings differ"
+"$ONESCOPE" live attach -q <"$S/l1.osls" >"$S/out" 2>/dev/null && [ ! -s "$S/out" ] && ok || bad "live attach -q printed"
+"$ONESCOPE" live -q attach --json <"$S/l1.osls" | python3 -c 'import json,sys; json.load(sys.stdin)' && ok || bad "attach -q --json"
+echo old >"$S/keep.ostm"
+expect_exit 1 "$ONESCOPE" live attach -n --save "$S/keep.ostm" <"$S/l1.osls"
+[ "$(cat "$S/keep.ostm")" = old ] && ok || bad "live attach -n replaced the file"
+expect_exit 2 "$ONESCOPE" live serve --dim 3
+expect_exit 2 "$ONESCOPE" validate --json "$G"
 
 # never exit 0 after skipping or failing to read a named file
 expect_exit 1 "$ONESCOPE" dump "$G" "$S/missing.ospc"

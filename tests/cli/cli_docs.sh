@@ -25,6 +25,13 @@ for p in "test-2d-600.ostm test-2d-600.ostm" "test-link-left.ostm test-link-righ
 done
 "$ONESCOPE" diff --json "$TD/test-2d-ghost.ospc" "$S/h.ospc" >>"$S/diff.json"
 "$ONESCOPE" diff --json "$TD/test-2d-ghost.ospc" "$S/missing.ospc" >>"$S/diff.json" 2>/dev/null
+python3 - "$TD/test-2d-600.ostm" "$S/bad.ostm" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[1622] ^= 1  # a bit of hash row 200
+open(sys.argv[2], 'wb').write(b)
+PY
+"$ONESCOPE" verify --json "$TD/test-2d-600.ostm" "$S/bad.ostm" "$S/missing.ostm" >"$S/verify.json" 2>/dev/null
 for c in validate dump rewrite verify replay convert box3d-dump "live serve" "live attach" ghost \
     diff recover gen-testdata; do
     "$ONESCOPE" $c --help >"$S/help-${c/ /-}.txt"
@@ -79,7 +86,7 @@ def keys(name):
 for title, name in [('dump --json of an OSPC pose cache', 'ospc'), ('dump --json of an OSTM replay', 'ostm'),
                     ('dump --json of an OSLS live stream', 'osls'), ('dump --json of an OTS .anm clip', 'anm'),
                     ('dump --json of an OTS .pvt rig', 'pvt'), ('replay --json', 'replay'),
-                    ('live attach --json', 'attach'), ('diff --json', 'diff')]:
+                    ('live attach --json', 'attach'), ('diff --json', 'diff'), ('verify --json', 'verify')]:
     documented = {k: set(t.split(' or ')) for k, t in re.findall(r'^\| `([^`]+)` \| ([a-z ]+?) \|$', section(title), re.M)}
     real = keys(name)
     for k in sorted(set(documented) ^ set(real)):

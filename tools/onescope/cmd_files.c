@@ -21,30 +21,18 @@ static const cli_format *load(const char *path, onescope_buffer *buf) {
 }
 
 int cmd_validate(int argc, char **argv) {
-    /* First pass: options and usage; files are the arguments after "--" or not starting with
-     * '-' ("-" itself is standard input). */
-    int first_file = argc, files = 0;
-    for (int i = 0; i < argc; i++) {
-        if (first_file == argc && cli_is_help(argv[i])) {
-            printf("usage: onescope validate [--] FILE...\n"
-                   "Checks each file against its format (OSPC, OSTM, OSLS, .pvt or .anm, found\n"
-                   "from its content). Prints one line per bad file on stderr.\n"
-                   "exit: 0 all valid, 1 any invalid or unreadable, 2 usage\n");
-            return CLI_OK;
-        }
-        if (first_file == argc && strcmp(argv[i], "--") == 0) {
-            first_file = i + 1;
-            continue;
-        }
-        if (first_file == argc && argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage_error("validate", "unknown option '%s'", argv[i]);
-        files++;
-    }
-    if (files == 0) return cli_usage_error("validate", "needs at least one FILE");
-    int status = CLI_OK;
-    for (int i = 0; i < argc; i++) {
-        if (i < first_file && strcmp(argv[i], "--") == 0) continue;
-        const char *path = argv[i];
+    static const cli_spec spec = {
+        .name = "validate",
+        .operands = "FILE...",
+        .about = "Checks each file against its format (OSPC, OSTM, OSLS, .pvt or .anm, found\n"
+                 "from its content). Prints one line per bad file on stderr.\n",
+        .exit_codes = "0 all valid, 1 any invalid or unreadable, 2 usage",
+    };
+    cli_args a;
+    int status = cli_parse(&spec, argc, argv, 1, -1, &a);
+    if (status != CLI_PARSE_RUN) return status;
+    for (int i = 0; i < a.operand_count; i++) {
+        const char *path = a.operands[i];
         /* The library streams what it can, so memory stays flat whatever the file's size. */
         onescope_error err;
         onescope_format format;
@@ -55,7 +43,7 @@ int cmd_validate(int argc, char **argv) {
             printf("%s: valid %s\n", cli_input_name(path), onescope_format_name(format));
         }
     }
-    return status;
+    return status == CLI_FAIL ? CLI_FAIL : CLI_OK;
 }
 
 int cmd_dump(int argc, char **argv) {

@@ -11,19 +11,31 @@
 
 /* ---- serve ---- */
 
-static void serve_help(void) {
-    printf("usage: onescope live serve [--dims D --bodies N --seed S | --replay FILE.ostm]\n"
-           "                           [--steps N] [--probe-every K] [--link ROLE,BODY,STEP]\n"
-           "Runs a world and writes its live stream (docs/live-stream.md) to standard output:\n"
-           "a probe, then one step record per step (its input and the host's hash after it),\n"
-           "another probe before every step whose host step is a multiple of K (default 100;\n"
-           "0: only the first probe), and an end record.\n"
-           "Without --replay the world comes from the setup (default 3D, 8 bodies, seed 1)\n"
-           "and plays the deterministic test-data input script seeded with the world's seed\n"
-           "(default 1000 steps); --link gives it a link block. With --replay it starts where\n"
-           "the replay starts and plays the replay's inputs (default all of them).\n"
-           "exit: 0 streamed, 1 an unreadable replay or a failed write, 2 usage\n");
-}
+enum { S_DIMS, S_BODIES, S_SEED, S_REPLAY, S_STEPS, S_PROBE, S_LINK };
+static const cli_option serve_options[] = {
+    [S_DIMS] = {"dims", 0, "D", "2 or 3 (default 3)"},
+    [S_BODIES] = {"bodies", 0, "N", "1 to 64 (default 8)"},
+    [S_SEED] = {"seed", 0, "S", "the setup's seed (default 1)"},
+    [S_REPLAY] = {"replay", 0, "FILE.ostm", "play a replay instead of the setup and script"},
+    [S_STEPS] = {"steps", 0, "N", "steps to stream (default 1000, or the replay's)"},
+    [S_PROBE] = {"probe-every", 0, "K", "a probe before every host step K divides (default 100)"},
+    [S_LINK] = {"link", 0, "ROLE,BODY,STEP", "a link block"},
+};
+const cli_spec cli_spec_live_serve = {
+    .name = "live serve",
+    .operands = "",
+    .about = "Runs a world and writes its live stream (docs/live-stream.md) to standard output:\n"
+             "a probe, then one step record per step (its input and the host's hash after it),\n"
+             "another probe before every step whose host step is a multiple of K (default 100;\n"
+             "0: only the first probe), and an end record.\n"
+             "Without --replay the world comes from the setup (default 3D, 8 bodies, seed 1)\n"
+             "and plays the deterministic test-data input script seeded with the world's seed\n"
+             "(default 1000 steps); --link gives it a link block. With --replay it starts where\n"
+             "the replay starts and plays the replay's inputs (default all of them).\n",
+    .exit_codes = "0 streamed, 1 an unreadable replay or a failed write, 2 usage",
+    .options = serve_options,
+    .count = sizeof serve_options / sizeof serve_options[0],
+};
 
 static bool write_all(const uint8_t *p, size_t n) {
     while (n > 0) {
@@ -57,59 +69,53 @@ static int cmd_live_serve(int argc, char **argv) {
     bool have_setup = false, have_steps = false, have_link = false;
     const char *replay_path = NULL;
     uint64_t steps = 1000, probe_every = 100, v;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (cli_is_help(a)) {
-            serve_help();
-            return CLI_OK;
-        }
-        bool takes = strcmp(a, "--dims") == 0 || strcmp(a, "--bodies") == 0 ||
-                     strcmp(a, "--seed") == 0 || strcmp(a, "--replay") == 0 ||
-                     strcmp(a, "--steps") == 0 || strcmp(a, "--probe-every") == 0 ||
-                     strcmp(a, "--link") == 0;
-        if (!takes) return cli_usage_error("live serve", "unknown argument '%s'", a);
-        if (val == NULL) return cli_usage_error("live serve", "%s needs a value", a);
-        i++;
-        if (strcmp(a, "--dims") == 0) {
-            if (!cli_parse_u64(val, 3, &v) || v < 2)
-                return cli_usage_error("live serve", "--dims must be 2 or 3, not '%s'", val);
-            def.setup.dimensions = (uint8_t)v;
-            have_setup = true;
-        } else if (strcmp(a, "--bodies") == 0) {
-            if (!cli_parse_u64(val, 64, &v) || v < 1)
-                return cli_usage_error("live serve", "--bodies must be 1 to 64, not '%s'", val);
-            def.setup.body_count = (uint8_t)v;
-            have_setup = true;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (!cli_parse_u64(val, UINT32_MAX, &v))
-                return cli_usage_error("live serve", "--seed must be 0 to 4294967295, not '%s'",
-                                       val);
-            def.setup.seed = (uint32_t)v;
-            have_setup = true;
-        } else if (strcmp(a, "--replay") == 0) {
-            replay_path = val;
-        } else if (strcmp(a, "--steps") == 0) {
-            if (!cli_parse_u64(val, UINT32_MAX, &steps))
-                return cli_usage_error("live serve", "--steps must be a number, not '%s'", val);
-            have_steps = true;
-        } else if (strcmp(a, "--probe-every") == 0) {
-            if (!cli_parse_u64(val, UINT32_MAX, &probe_every))
-                return cli_usage_error("live serve", "--probe-every must be a number, not '%s'",
-                                       val);
-        } else {
-            int32_t l[3];
-            if (!cli_parse_i32_list(val, l, 3) || l[0] < 1 || l[0] > 3 || l[1] < 0 || l[1] > 63 ||
-                l[2] < 0 || l[2] > 65535)
-                return cli_usage_error("live serve",
-                                       "--link must be ROLE,BODY,STEP (role 1-3, body 0-63, "
-                                       "step 0-65535), not '%s'",
-                                       val);
-            def.link.role = (uint8_t)l[0];
-            def.link.body = (uint8_t)l[1];
-            def.link.transfer_step = (uint16_t)l[2];
-            have_link = true;
-        }
+    cli_args ca;
+    int parsed = cli_parse(&cli_spec_live_serve, argc, argv, 0, 0, &ca);
+    if (parsed != CLI_PARSE_RUN) return parsed;
+    if (ca.seen[S_DIMS]) {
+        if (!cli_parse_u64(ca.value[S_DIMS], 3, &v) || v < 2)
+            return cli_usage_error("live serve", "--dims must be 2 or 3, not '%s'",
+                                   ca.value[S_DIMS]);
+        def.setup.dimensions = (uint8_t)v;
+        have_setup = true;
+    }
+    if (ca.seen[S_BODIES]) {
+        if (!cli_parse_u64(ca.value[S_BODIES], 64, &v) || v < 1)
+            return cli_usage_error("live serve", "--bodies must be 1 to 64, not '%s'",
+                                   ca.value[S_BODIES]);
+        def.setup.body_count = (uint8_t)v;
+        have_setup = true;
+    }
+    if (ca.seen[S_SEED]) {
+        if (!cli_parse_u64(ca.value[S_SEED], UINT32_MAX, &v))
+            return cli_usage_error("live serve", "--seed must be 0 to 4294967295, not '%s'",
+                                   ca.value[S_SEED]);
+        def.setup.seed = (uint32_t)v;
+        have_setup = true;
+    }
+    if (ca.seen[S_REPLAY]) replay_path = ca.value[S_REPLAY];
+    if (ca.seen[S_STEPS]) {
+        if (!cli_parse_u64(ca.value[S_STEPS], UINT32_MAX, &steps))
+            return cli_usage_error("live serve", "--steps must be a number, not '%s'",
+                                   ca.value[S_STEPS]);
+        have_steps = true;
+    }
+    if (ca.seen[S_PROBE] && !cli_parse_u64(ca.value[S_PROBE], UINT32_MAX, &probe_every))
+        return cli_usage_error("live serve", "--probe-every must be a number, not '%s'",
+                               ca.value[S_PROBE]);
+    if (ca.seen[S_LINK]) {
+        int32_t l[3];
+        const char *val = ca.value[S_LINK];
+        if (!cli_parse_i32_list(val, l, 3) || l[0] < 1 || l[0] > 3 || l[1] < 0 || l[1] > 63 ||
+            l[2] < 0 || l[2] > 65535)
+            return cli_usage_error("live serve",
+                                   "--link must be ROLE,BODY,STEP (role 1-3, body 0-63, "
+                                   "step 0-65535), not '%s'",
+                                   val);
+        def.link.role = (uint8_t)l[0];
+        def.link.body = (uint8_t)l[1];
+        def.link.transfer_step = (uint16_t)l[2];
+        have_link = true;
     }
     if (replay_path != NULL && (have_setup || have_link))
         return cli_usage_error("live serve",
@@ -178,21 +184,33 @@ static int cmd_live_serve(int argc, char **argv) {
 
 /* ---- attach ---- */
 
-static void attach_help(void) {
-    printf("usage: onescope live attach [--from STEP] [--save OUT.ostm] [--json]\n"
-           "Reads a live stream from standard input, starts its world at the first probe at or\n"
-           "after host step STEP (default 0), runs every step record and checks its own world\n"
-           "hash against the host's. Prints 'step S hash H' for the probe's step and after each\n"
-           "step (--json: one document {\"from\", \"rows\": [{\"step\", \"hash\"}], \"steps\"}).\n"
-           "--save records what it saw as an OSTM replay (start snapshot, inputs, hash rows)\n"
-           "as it goes, into OUT.partial, and puts OUT in place once the stream has ended\n"
-           "cleanly; memory does not grow with the steps. A stream whose recording would pass\n"
-           "the format's 256 MiB is refused at the step that would. After a bad or refused\n"
-           "stream (or a kill) OUT is untouched and OUT.partial holds every step checked:\n"
-           "'onescope recover OUT.partial' turns it into a replay.\n"
-           "exit: 0 every hash matched and the stream ended; 1 a hash disagreement, a bad or\n"
-           "truncated stream, no probe at or after STEP; 2 usage\n");
-}
+enum { A_FROM, A_SAVE, A_JSON };
+static const cli_option attach_options[] = {
+    [A_FROM] = {"from", 0, "STEP", "start at the first probe at or after STEP (default 0)"},
+    [A_SAVE] = {"save", 0, "OUT.ostm", "record what it saw as a replay"},
+    [A_JSON] = {"json", 0, NULL, "one JSON document (docs/cli.md)"},
+};
+const cli_spec cli_spec_live_attach = {
+    .name = "live attach",
+    .operands = "",
+    .about =
+        "Reads a live stream from standard input, starts its world at the first probe at or\n"
+        "after host step STEP (default 0), runs every step record and checks its own world\n"
+        "hash against the host's. Prints 'step S hash H' for the probe's step and after each\n"
+        "step (not with -q; --json: one document {\"from\", \"rows\": [{\"step\", \"hash\"}],\n"
+        "\"steps\"}, -q or not).\n"
+        "--save records what it saw as an OSTM replay (start snapshot, inputs, hash rows)\n"
+        "as it goes, into OUT.partial, and puts OUT in place once the stream has ended\n"
+        "cleanly; memory does not grow with the steps. A stream whose recording would pass\n"
+        "the format's 256 MiB is refused at the step that would. After a bad or refused\n"
+        "stream (or a kill) OUT is untouched and OUT.partial holds every step checked:\n"
+        "'onescope recover OUT.partial' turns it into a replay.\n",
+    .exit_codes = "0 every hash matched and the stream ended; 1 a hash disagreement, a bad or "
+                  "truncated stream, no probe at or after STEP, OUT refused; 2 usage",
+    .options = attach_options,
+    .count = sizeof attach_options / sizeof attach_options[0],
+    .writes = true,
+};
 
 typedef struct attach_print {
     bool json;
@@ -204,7 +222,7 @@ static void print_row(void *user, const onescope_live_row *row) {
     if (p->json)
         printf("%s\n    {\"step\": %" PRIu64 ", \"hash\": \"%016" PRIx64 "\"}", p->rows ? "," : "",
                row->step, row->hash);
-    else
+    else if (!cli.quiet)
         printf("step %" PRIu64 " hash %016" PRIx64 "\n", row->step, row->hash);
     p->rows++;
 }
@@ -213,25 +231,16 @@ static int cmd_live_attach(int argc, char **argv) {
     onescope_live_viewer_options o = onescope_live_viewer_options_default();
     const char *save = NULL;
     attach_print p = {false, 0};
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            attach_help();
-            return CLI_OK;
-        } else if (strcmp(a, "--json") == 0) {
-            p.json = true;
-        } else if (strcmp(a, "--from") == 0 || strcmp(a, "--save") == 0) {
-            if (i + 1 >= argc) return cli_usage_error("live attach", "%s needs a value", a);
-            const char *val = argv[++i];
-            if (strcmp(a, "--save") == 0) {
-                save = val;
-            } else if (!cli_parse_u64(val, UINT64_MAX, &o.from_step)) {
-                return cli_usage_error("live attach", "--from must be a step number, not '%s'",
-                                       val);
-            }
-        } else {
-            return cli_usage_error("live attach", "unknown argument '%s'", a);
-        }
+    cli_args ca;
+    int parsed = cli_parse(&cli_spec_live_attach, argc, argv, 0, 0, &ca);
+    if (parsed != CLI_PARSE_RUN) return parsed;
+    p.json = ca.seen[A_JSON];
+    if (ca.seen[A_FROM] && !cli_parse_u64(ca.value[A_FROM], UINT64_MAX, &o.from_step))
+        return cli_usage_error("live attach", "--from must be a step number, not '%s'",
+                               ca.value[A_FROM]);
+    if (ca.seen[A_SAVE]) {
+        save = ca.value[A_SAVE];
+        if (!cli_check_output("live attach", NULL, save)) return CLI_FAIL;
     }
     o.save_path = save;
     o.on_row = print_row;
@@ -284,16 +293,26 @@ static int cmd_live_attach(int argc, char **argv) {
 
 /* ---- dispatcher ---- */
 
+static void live_help(FILE *out) {
+    fprintf(out, "usage: onescope live serve|attach [ARGS...]\n"
+                 "  serve   run a world and write its live stream to standard output\n"
+                 "  attach  read a live stream from standard input and check every hash\n"
+                 "'onescope live serve --help' and 'onescope live attach --help' say more.\n");
+}
+
 int cmd_live(int argc, char **argv) {
-    if (argc >= 1 && cli_is_help(argv[0])) {
-        printf("usage: onescope live serve|attach [ARGS...]\n"
-               "  serve   run a world and write its live stream to standard output\n"
-               "  attach  read a live stream from standard input and check every hash\n"
-               "'onescope live serve --help' and 'onescope live attach --help' say more.\n");
-        return CLI_OK;
-    }
-    if (argc < 1) return cli_usage_error("live", "needs 'serve' or 'attach'");
-    if (strcmp(argv[0], "serve") == 0) return cmd_live_serve(argc - 1, argv + 1);
-    if (strcmp(argv[0], "attach") == 0) return cmd_live_attach(argc - 1, argv + 1);
-    return cli_usage_error("live", "unknown subcommand '%s' (serve or attach)", argv[0]);
+    static const cli_spec spec = {
+        .name = "live",
+        .operands = "serve|attach",
+        .stop_at_operand = true, /* the subcommand reads its own options */
+        .print_help = live_help,
+    };
+    cli_args a;
+    int parsed = cli_parse(&spec, argc, argv, 1, -1, &a);
+    if (parsed != CLI_PARSE_RUN) return parsed;
+    if (a.dashdash) cli_operands_only = true;
+    const char *sub = a.operands[0];
+    if (strcmp(sub, "serve") == 0) return cmd_live_serve(a.operand_count - 1, a.operands + 1);
+    if (strcmp(sub, "attach") == 0) return cmd_live_attach(a.operand_count - 1, a.operands + 1);
+    return cli_usage_error("live", "unknown subcommand '%s' (serve or attach)", sub);
 }

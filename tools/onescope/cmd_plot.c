@@ -25,8 +25,9 @@ int cmd_plot(int argc, char **argv) {
 
 #define MAX_INPUTS 8
 
-static void help(void) {
-    printf(
+static void help_to(FILE *out) {
+    fprintf(
+        out,
         "usage: onescope plot INPUT... -o OUT.svg|OUT.png [--from STEP] [--to STEP]\n"
         "                     [--width PX] [--height PX] [--title TEXT]\n"
         "       onescope plot REPLAY.ostm --field density|occupancy --step STEP -o OUT\n"
@@ -561,60 +562,74 @@ static bool parse_step(const char *s, int64_t *out) {
     return true;
 }
 
+enum {
+    OPT_OUTPUT,
+    OPT_FROM,
+    OPT_TO,
+    OPT_WIDTH,
+    OPT_HEIGHT,
+    OPT_TITLE,
+    OPT_FIELD,
+    OPT_STEP,
+    OPT_DIFF
+};
+static const cli_option options[] = {
+    [OPT_OUTPUT] = {"output", 'o', "OUT", "OUT.svg or OUT.png (required)"},
+    [OPT_FROM] = {"from", 0, "STEP", "first host step drawn (default 0)"},
+    [OPT_TO] = {"to", 0, "STEP", "last host step drawn (default the end)"},
+    [OPT_WIDTH] = {"width", 0, "PX", "200..8192 pixels (default 1000, 3D 1400)"},
+    [OPT_HEIGHT] = {"height", 0, "PX", "200..8192 pixels (default 760)"},
+    [OPT_TITLE] = {"title", 0, "TEXT", "the title (default the inputs' names)"},
+    [OPT_FIELD] = {"field", 0, "NAME", "density or occupancy: one replay's field at --step"},
+    [OPT_STEP] = {"step", 0, "STEP", "the host step of --field"},
+    [OPT_DIFF] = {"diff", 0, NULL, "the largest distance between A and B at every step"},
+};
+static const cli_spec plot_spec = {
+    .name = "plot",
+    .operands = "INPUT...",
+    .exit_codes = "0 written; 1 an input is invalid or cannot be drawn (OUT is not created); 2 "
+                  "usage",
+    .options = options,
+    .count = sizeof options / sizeof options[0],
+    .writes = true,
+    .print_help = help_to,
+};
+
 int cmd_plot(int argc, char **argv) {
     plot_args a = {.from = 0, .to = INT64_MAX, .width = 0, .height = 0, .step = -1};
     input in[MAX_INPUTS];
     memset(in, 0, sizeof in);
-    int n = 0;
-    bool options_done = false;
-    for (int i = 0; i < argc; i++) {
-        const char *o = argv[i];
-        if (!options_done && cli_is_help(o)) {
-            help();
-            return CLI_OK;
-        }
-        if (!options_done && strcmp(o, "--") == 0) {
-            options_done = true;
-        } else if (!options_done && strcmp(o, "--diff") == 0) {
-            a.diff = true;
-        } else if (!options_done && (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0 ||
-                                     strcmp(o, "--from") == 0 || strcmp(o, "--to") == 0 ||
-                                     strcmp(o, "--width") == 0 || strcmp(o, "--height") == 0 ||
-                                     strcmp(o, "--title") == 0 || strcmp(o, "--field") == 0 ||
-                                     strcmp(o, "--step") == 0)) {
-            if (i + 1 >= argc) return cli_usage_error("plot", "%s needs a value", o);
-            const char *v = argv[++i];
-            uint64_t px;
-            if (strcmp(o, "-o") == 0 || strcmp(o, "--output") == 0) {
-                a.out = v;
-            } else if (strcmp(o, "--from") == 0 || strcmp(o, "--to") == 0) {
-                if (!parse_step(v, strcmp(o, "--from") == 0 ? &a.from : &a.to))
-                    return cli_usage_error("plot", "%s must be a host step (0 or more), not '%s'",
-                                           o, v);
-            } else if (strcmp(o, "--step") == 0) {
-                if (!parse_step(v, &a.step))
-                    return cli_usage_error("plot",
-                                           "--step must be a host step (0 or more), not '%s'", v);
-            } else if (strcmp(o, "--width") == 0 || strcmp(o, "--height") == 0) {
-                if (!cli_parse_u64(v, 8192, &px) || px < 200)
-                    return cli_usage_error("plot", "%s must be 200..8192 pixels, not '%s'", o, v);
-                *(strcmp(o, "--width") == 0 ? &a.width : &a.height) = (int)px;
-            } else if (strcmp(o, "--title") == 0) {
-                a.title = v;
-            } else if (strcmp(v, "density") == 0 || strcmp(v, "occupancy") == 0) {
-                a.have_field = true;
-                a.field =
-                    strcmp(v, "density") == 0 ? ONESCOPE_FIELD_DENSITY : ONESCOPE_FIELD_OCCUPANCY;
-            } else {
-                return cli_usage_error("plot", "--field must be density or occupancy, not '%s'", v);
-            }
-        } else if (!options_done && o[0] == '-' && o[1] != '\0') {
-            return cli_usage_error("plot", "unknown option '%s'", o);
-        } else if (n == MAX_INPUTS) {
-            return cli_usage_error("plot", "takes at most %d inputs", MAX_INPUTS);
-        } else {
-            in[n++].path = o;
-        }
+    cli_args ca;
+    int parsed = cli_parse(&plot_spec, argc, argv, 0, -1, &ca);
+    if (parsed != CLI_PARSE_RUN) return parsed;
+    if (ca.operand_count > MAX_INPUTS)
+        return cli_usage_error("plot", "takes at most %d inputs", MAX_INPUTS);
+    int n = ca.operand_count;
+    for (int i = 0; i < n; i++) in[i].path = ca.operands[i];
+    a.diff = ca.seen[OPT_DIFF];
+    if (ca.seen[OPT_OUTPUT]) a.out = ca.value[OPT_OUTPUT];
+    if (ca.seen[OPT_TITLE]) a.title = ca.value[OPT_TITLE];
+    for (int k = OPT_FROM; k <= OPT_TO; k++)
+        if (ca.seen[k] && !parse_step(ca.value[k], k == OPT_FROM ? &a.from : &a.to))
+            return cli_usage_error("plot", "--%s must be a host step (0 or more), not '%s'",
+                                   options[k].name, ca.value[k]);
+    if (ca.seen[OPT_STEP] && !parse_step(ca.value[OPT_STEP], &a.step))
+        return cli_usage_error("plot", "--step must be a host step (0 or more), not '%s'",
+                               ca.value[OPT_STEP]);
+    for (int k = OPT_WIDTH; k <= OPT_HEIGHT; k++) {
+        uint64_t px;
+        if (!ca.seen[k]) continue;
+        if (!cli_parse_u64(ca.value[k], 8192, &px) || px < 200)
+            return cli_usage_error("plot", "--%s must be 200..8192 pixels, not '%s'",
+                                   options[k].name, ca.value[k]);
+        *(k == OPT_WIDTH ? &a.width : &a.height) = (int)px;
+    }
+    if (ca.seen[OPT_FIELD]) {
+        const char *v = ca.value[OPT_FIELD];
+        if (strcmp(v, "density") != 0 && strcmp(v, "occupancy") != 0)
+            return cli_usage_error("plot", "--field must be density or occupancy, not '%s'", v);
+        a.have_field = true;
+        a.field = strcmp(v, "density") == 0 ? ONESCOPE_FIELD_DENSITY : ONESCOPE_FIELD_OCCUPANCY;
     }
     if (a.out == NULL) return cli_usage_error("plot", "needs -o OUT.svg or -o OUT.png");
     size_t len = strlen(a.out);
@@ -634,6 +649,7 @@ int cmd_plot(int argc, char **argv) {
     if (a.diff && n != 2) return cli_usage_error("plot", "--diff compares two inputs, A and B");
     for (int i = 0; i < n; i++)
         if (cli_refuse_same_file("plot", in[i].path, a.out)) return CLI_FAIL;
+    if (!cli_check_output("plot", NULL, a.out)) return CLI_FAIL; /* -n */
 
     for (int i = 0; i < n; i++)
         if (!load(&in[i])) {

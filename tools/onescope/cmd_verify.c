@@ -1,67 +1,480 @@
-/* onescope verify FILE.ostm...: re-simulates each replay and compares every hash row. */
+/* onescope verify FILE.ostm...: re-simulates each replay and compares every hash row; built
+ * for CI (worker threads, JSON, JUnit, shards, folders). */
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "commands.h"
 
-static void help(void) {
-    printf("usage: onescope verify FILE.ostm...\n"
-           "Re-simulates each replay from its setup or start snapshot and compares the world\n"
-           "hash at every step with the file's hash rows. Goes on through every file.\n"
-           "A mismatch prints the file, the first differing hash row and host step, and the\n"
-           "expected and actual hash as 16 hex digits.\n"
-           "exit: 0 every file matches; 1 a mismatch, an invalid or unreadable file, or a\n"
-           "file without hash rows; 2 usage\n");
+enum { OPT_JOBS, OPT_JSON, OPT_JUNIT, OPT_SHARD, OPT_RECURSIVE };
+static const cli_option options[] = {
+    [OPT_JOBS] = {"jobs", 'j', "N", "verify N files at once, 1 to 256 (default 1)"},
+    [OPT_JSON] = {"json", 0, NULL, "one JSON object per file, then a summary (docs/cli.md)"},
+    [OPT_JUNIT] = {"junit", 0, "FILE", "also write a JUnit XML report to FILE"},
+    [OPT_SHARD] = {"shard", 0, "K/N", "only the files i with i mod N = K - 1 (K in 1..N)"},
+    [OPT_RECURSIVE] = {"recursive", 'r', NULL, "a folder stands for every *.ostm under it"},
+};
+const cli_spec cli_spec_verify = {
+    .name = "verify",
+    .operands = "FILE.ostm...",
+    .about = "Re-simulates each replay from its setup or start snapshot and compares the world\n"
+             "hash at every step with the file's hash rows (streamed: memory does not grow\n"
+             "with the replay). Goes on through every file; results are printed in argument\n"
+             "order whatever -j. A mismatch prints the error line on stderr, then on stdout\n"
+             "the operations of the step that produced the differing row and the 'onescope\n"
+             "diff' command that explains it. With -r a folder is replaced by its *.ostm files\n"
+             "(all depths, sorted by path). --shard K/N keeps file i (0-based, in that\n"
+             "expanded order) when i mod N is K - 1, so N runs with K = 1..N cover each file\n"
+             "once. A file that cannot be read is invalid: nothing is ever skipped.\n",
+    .exit_codes = "0 every file matches; 1 a mismatch, an invalid or unreadable file, a file "
+                  "without hash rows, or the JUnit report not written; 2 usage",
+    .options = options,
+    .count = sizeof options / sizeof options[0],
+    .writes = true,
+};
+
+typedef enum { ST_OK, ST_MISMATCH, ST_INVALID, ST_NO_ROWS } verify_status;
+static const char *const status_names[] = {"ok", "mismatch", "invalid", "no_hash_rows"};
+
+#define MAX_SHOWN_OPS 16
+
+/* One file's verdict, filled by a worker and printed by the main thread. */
+typedef struct verify_item {
+    char *path; /* owned */
+    verify_status status;
+    onescope_verify_result v;
+    char line[1024];   /* the error line (empty when ok) */
+    bool has_step;     /* the differing row came after a step (row > 0) */
+    bool ops_read;     /* the step's operations were read */
+    uint32_t op_count; /* every operation of that step */
+    onescope_op ops[MAX_SHOWN_OPS];
+    bool done;
+} verify_item;
+
+typedef struct verify_queue {
+    verify_item *items;
+    size_t count;
+    size_t next; /* the next item a worker takes */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+} verify_queue;
+
+/* Reads the operations of step index (the one whose result is hash row index + 1). The whole
+ * replay is read here, but only for a mismatch, which ends the check anyway. */
+static void read_step_ops(verify_item *it, uint32_t index) {
+    onescope_error err;
+    onescope_replay *r;
+    if (onescope_replay_read_file(it->path, NULL, &r, &err) != ONESCOPE_OK) return;
+    const uint8_t *data;
+    size_t size;
+    if (onescope_replay_step_input(r, index, &data, &size) == ONESCOPE_OK) {
+        onescope_op_reader rd;
+        onescope_op op;
+        onescope_op_reader_init(&rd, onescope_replay_setup(r).dimensions, data, size,
+                                cli_input_name(it->path), 0);
+        it->ops_read = true;
+        while (onescope_op_reader_next(&rd, &op, &err) == 1) {
+            if (it->op_count < MAX_SHOWN_OPS) it->ops[it->op_count] = op;
+            it->op_count++;
+        }
+    }
+    onescope_replay_free(r);
 }
 
-/* Verifies one file: 0 when it matches, 1 otherwise (the reason printed on stderr). */
-static int verify_one(const char *path) {
-    const char *name = cli_input_name(path);
+static void verify_item_run(verify_item *it) {
     onescope_error err;
-    onescope_verify_result v;
-    /* A regular file is streamed (memory does not grow with the replay); the verdict and the
-     * line are those of reading it whole. */
-    if (onescope_replay_verify_file(path, NULL, &v, &err) != ONESCOPE_OK) {
-        cli_print_error(&err);
-        return 1;
+    memset(&it->v, 0, sizeof it->v);
+    onescope_code rc = onescope_replay_verify_file(it->path, NULL, &it->v, &err);
+    if (rc == ONESCOPE_OK) {
+        it->status = ST_OK;
+        return;
     }
-    if (!cli.quiet) printf("%s: ok, %" PRIu32 " hash rows match\n", name, v.rows_checked);
-    return 0;
+    onescope_error_format(&err, it->line, sizeof it->line);
+    if (rc == ONESCOPE_E_MISMATCH) {
+        it->status = ST_MISMATCH;
+        it->has_step = it->v.first_row > 0;
+        /* "-" was read whole by the check and cannot be read again */
+        if (it->has_step && strcmp(it->path, "-") != 0) read_step_ops(it, it->v.first_row - 1);
+    } else if (rc == ONESCOPE_E_FLAGS && strncmp(err.expected, "bit 0 set", 9) == 0) {
+        it->status = ST_NO_ROWS;
+    } else {
+        it->status = ST_INVALID;
+    }
+}
+
+static void *worker(void *arg) {
+    verify_queue *q = arg;
+    for (;;) {
+        pthread_mutex_lock(&q->lock);
+        size_t i = q->next < q->count ? q->next++ : q->count;
+        pthread_mutex_unlock(&q->lock);
+        if (i == q->count) return NULL;
+        verify_item_run(&q->items[i]);
+        pthread_mutex_lock(&q->lock);
+        q->items[i].done = true;
+        pthread_cond_broadcast(&q->changed);
+        pthread_mutex_unlock(&q->lock);
+    }
+}
+
+/* ---- collecting the files ---- */
+
+typedef struct path_list {
+    char **paths;
+    size_t count, capacity;
+} path_list;
+
+static bool push(path_list *l, const char *path) {
+    if (l->count == l->capacity) {
+        size_t cap = l->capacity ? 2 * l->capacity : 64;
+        char **p = realloc(l->paths, cap * sizeof *p);
+        if (p == NULL) return false;
+        l->paths = p;
+        l->capacity = cap;
+    }
+    l->paths[l->count] = strdup(path);
+    return l->paths[l->count++] != NULL;
+}
+
+static int compare_paths(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool ends_with_ostm(const char *name) {
+    size_t n = strlen(name);
+    return n > 5 && strcmp(name + n - 5, ".ostm") == 0;
+}
+
+/* Adds every *.ostm under dir (any depth). A folder that cannot be listed is kept as a path
+ * of its own, so that it is reported invalid rather than skipped. Symbolic links to folders
+ * are not followed (no loops). */
+static bool walk(path_list *l, const char *dir) {
+    DIR *d = opendir(dir);
+    if (d == NULL) return push(l, dir);
+    bool ok = true;
+    struct dirent *e;
+    while (ok && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        size_t n = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = malloc(n);
+        if (p == NULL) {
+            ok = false;
+            break;
+        }
+        snprintf(p, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            ok = walk(l, p);
+        else if (ends_with_ostm(e->d_name))
+            ok = push(l, p);
+        free(p);
+    }
+    closedir(d);
+    return ok;
+}
+
+/* ---- printing ---- */
+
+static const char *const op_names[] = {"?", "impulse", "teleport", "remove", "gravity", "spawn"};
+
+static void print_op(FILE *out, const onescope_op *op, bool json) {
+    const char *name = op->code < 6 ? op_names[op->code] : "?";
+    if (json)
+        fprintf(out,
+                "{\"op\": \"%s\", \"code\": %u, \"body\": %u, \"values\": [%" PRId32 ", %" PRId32
+                ", %" PRId32 "]}",
+                name, op->code, op->body, op->value[0], op->value[1], op->value[2]);
+    else if (op->code == ONESCOPE_OP_GRAVITY)
+        fprintf(out, "gravity %" PRId32, op->value[0]);
+    else if (op->code == ONESCOPE_OP_REMOVE)
+        fprintf(out, "remove body %u", op->body);
+    else if (op->code == ONESCOPE_OP_SPAWN)
+        fprintf(out, "spawn (%" PRId32 ", %" PRId32 ", %" PRId32 ")", op->value[0], op->value[1],
+                op->value[2]);
+    else
+        fprintf(out, "%s body %u (%" PRId32 ", %" PRId32 ", %" PRId32 ")", name, op->body,
+                op->value[0], op->value[1], op->value[2]);
+}
+
+/* The path quoted for a POSIX shell when it holds anything but safe characters. */
+static void print_shell_word(FILE *out, const char *s) {
+    if (s[0] != '\0' &&
+        strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                  "0123456789_-./+,:@%") == strlen(s) &&
+        s[0] != '-') {
+        fputs(s, out);
+        return;
+    }
+    fputc('\'', out);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputs("'\\''", out);
+        else
+            fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+    }
+    fputc('\'', out);
+}
+
+/* The diff that explains a mismatch: this replay against the same inputs recorded where the
+ * hash rows were written (one replay holds only hashes, not the other side's world). */
+static void print_diff_command(FILE *out, const char *path) {
+    fputs("onescope diff -- ", out);
+    print_shell_word(out, path);
+    fputs(" THEIRS.ostm", out);
+}
+
+static void print_text(const verify_item *it) {
+    const char *name = cli_input_name(it->path);
+    if (it->status == ST_OK) {
+        if (!cli.quiet) printf("%s: ok, %" PRIu32 " hash rows match\n", name, it->v.rows_checked);
+        return;
+    }
+    fprintf(stderr, "%s\n", it->line);
+    if (it->status != ST_MISMATCH) return;
+    if (!it->has_step) {
+        printf("%s: row 0 is the start world, before any step: the setup or start snapshot "
+               "differs\n",
+               name);
+    } else if (it->ops_read) {
+        printf("%s: step %" PRIu32 " (host step %" PRIu64 ") ran %" PRIu32 " operation%s%s", name,
+               it->v.first_row - 1, it->v.first_step - 1, it->op_count,
+               it->op_count == 1 ? "" : "s", it->op_count ? ":" : "");
+        for (uint32_t k = 0; k < it->op_count && k < MAX_SHOWN_OPS; k++) {
+            fputs(k ? ", " : " ", stdout);
+            print_op(stdout, &it->ops[k], false);
+        }
+        if (it->op_count > MAX_SHOWN_OPS)
+            printf(", ... %" PRIu32 " more", it->op_count - MAX_SHOWN_OPS);
+        putchar('\n');
+    }
+    printf("%s: to see why: ", name);
+    print_diff_command(stdout, it->path);
+    printf("  (THEIRS.ostm: the same inputs recorded by the engine that wrote the hash rows)\n");
+}
+
+static void print_json(const verify_item *it) {
+    const char *name = cli_input_name(it->path);
+    printf("{\"file\": ");
+    cli_json_string(stdout, name, strlen(name));
+    printf(", \"status\": \"%s\", \"rows_checked\": %" PRIu32, status_names[it->status],
+           it->v.rows_checked);
+    if (it->status == ST_MISMATCH) {
+        printf(", \"row\": %" PRIu32 ", \"step\": %" PRIu64 ", \"expected\": \"%016" PRIx64
+               "\", \"actual\": \"%016" PRIx64 "\"",
+               it->v.first_row, it->v.first_step, it->v.expected, it->v.actual);
+    } else {
+        printf(", \"row\": null, \"step\": null, \"expected\": null, \"actual\": null");
+    }
+    printf(", \"error\": ");
+    if (it->status == ST_OK)
+        printf("null");
+    else
+        cli_json_string(stdout, it->line, strlen(it->line));
+    printf(", \"ops\": ");
+    if (it->status == ST_MISMATCH && it->ops_read) {
+        printf("[");
+        for (uint32_t k = 0; k < it->op_count && k < MAX_SHOWN_OPS; k++) {
+            if (k) printf(", ");
+            print_op(stdout, &it->ops[k], true);
+        }
+        printf("], \"op_count\": %" PRIu32, it->op_count);
+    } else {
+        printf("null, \"op_count\": null");
+    }
+    printf(", \"diff\": ");
+    if (it->status == ST_MISMATCH) {
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *m = open_memstream(&buf, &n);
+        if (m != NULL) {
+            print_diff_command(m, it->path);
+            fclose(m);
+            cli_json_string(stdout, buf, n);
+        } else {
+            printf("null");
+        }
+        free(buf);
+    } else {
+        printf("null");
+    }
+    printf("}\n");
+}
+
+/* XML text: the five special characters as entities; bytes XML 1.0 cannot hold (controls) and
+ * bytes past ASCII (a name need not be UTF-8) as '?'. */
+static void xml_text(FILE *out, const char *s) {
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+            case '&': fputs("&amp;", out); break;
+            case '<': fputs("&lt;", out); break;
+            case '>': fputs("&gt;", out); break;
+            case '"': fputs("&quot;", out); break;
+            case '\'': fputs("&apos;", out); break;
+            default: fputc(c < 0x20 || c >= 0x7f ? '?' : c, out);
+        }
+    }
+}
+
+/* The JUnit report, built in memory and written atomically with onescope_file_write. */
+static bool write_junit(const char *path, const verify_item *items, size_t n,
+                        const size_t counts[4]) {
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *m = open_memstream(&buf, &size);
+    if (m == NULL) {
+        fprintf(stderr, "onescope verify: %s: out of memory\n", path);
+        return false;
+    }
+    fprintf(m,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<testsuites name=\"onescope verify\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n"
+            "  <testsuite name=\"onescope verify\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+            "skipped=\"0\">\n",
+            n, counts[ST_MISMATCH], counts[ST_INVALID] + counts[ST_NO_ROWS], n, counts[ST_MISMATCH],
+            counts[ST_INVALID] + counts[ST_NO_ROWS]);
+    for (size_t i = 0; i < n; i++) {
+        const verify_item *it = &items[i];
+        fputs("    <testcase classname=\"onescope.verify\" name=\"", m);
+        xml_text(m, cli_input_name(it->path));
+        if (it->status == ST_OK) {
+            fputs("\"/>\n", m);
+            continue;
+        }
+        fprintf(m, "\">\n      <%s type=\"%s\" message=\"",
+                it->status == ST_MISMATCH ? "failure" : "error", status_names[it->status]);
+        xml_text(m, it->line);
+        fputs("\">", m);
+        xml_text(m, it->line);
+        fprintf(m, "</%s>\n    </testcase>\n", it->status == ST_MISMATCH ? "failure" : "error");
+    }
+    fputs("  </testsuite>\n</testsuites>\n", m);
+    if (fclose(m) != 0) {
+        free(buf);
+        fprintf(stderr, "onescope verify: %s: out of memory\n", path);
+        return false;
+    }
+    onescope_error err;
+    bool ok = onescope_file_write(path, buf, size, &err) == ONESCOPE_OK;
+    if (!ok) cli_print_error(&err);
+    free(buf);
+    return ok;
+}
+
+/* "K/N" with 1 <= K <= N. */
+static bool parse_shard(const char *s, uint64_t *k, uint64_t *n) {
+    const char *slash = strchr(s, '/');
+    if (slash == NULL || slash - s > 20) return false;
+    char left[24];
+    memcpy(left, s, (size_t)(slash - s));
+    left[slash - s] = '\0';
+    return cli_parse_u64(left, UINT32_MAX, k) && cli_parse_u64(slash + 1, UINT32_MAX, n) &&
+           *k >= 1 && *k <= *n;
 }
 
 int cmd_verify(int argc, char **argv) {
-    int first = 0;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            first = i + 1;
-            break;
+    cli_args a;
+    int status = cli_parse(&cli_spec_verify, argc, argv, 1, -1, &a);
+    if (status != CLI_PARSE_RUN) return status;
+    uint64_t jobs = 1, shard_k = 1, shard_n = 1;
+    if (a.seen[OPT_JOBS] && (!cli_parse_u64(a.value[OPT_JOBS], 256, &jobs) || jobs == 0))
+        return cli_usage_error("verify", "-j must be 1 to 256, not '%s'", a.value[OPT_JOBS]);
+    if (a.seen[OPT_SHARD] && !parse_shard(a.value[OPT_SHARD], &shard_k, &shard_n))
+        return cli_usage_error("verify", "--shard must be K/N with 1 <= K <= N, not '%s'",
+                               a.value[OPT_SHARD]);
+    bool json = a.seen[OPT_JSON];
+    const char *junit = a.seen[OPT_JUNIT] ? a.value[OPT_JUNIT] : NULL;
+    if (junit != NULL && !cli_check_output("verify", NULL, junit)) return CLI_FAIL;
+
+    path_list all = {0};
+    bool ok = true;
+    for (int i = 0; ok && i < a.operand_count; i++) {
+        const char *p = a.operands[i];
+        struct stat st;
+        if (a.seen[OPT_RECURSIVE] && strcmp(p, "-") != 0 && stat(p, &st) == 0 &&
+            S_ISDIR(st.st_mode)) {
+            size_t from = all.count;
+            ok = walk(&all, p);
+            /* a folder without one replay is an error, not an empty pass */
+            if (ok && all.count == from) ok = push(&all, p);
+            if (ok) qsort(all.paths + from, all.count - from, sizeof *all.paths, compare_paths);
+        } else {
+            ok = push(&all, p); /* a folder without -r fails to read: invalid, never skipped */
         }
-        if (cli_is_help(argv[i])) {
-            help();
-            return CLI_OK;
-        }
-        if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage_error("verify", "unknown option '%s'", argv[i]);
     }
-    if (first >= argc) return cli_usage_error("verify", "needs at least one FILE.ostm");
-    int total = argc - first, failed = 0;
-    char *bad = calloc((size_t)total, 1); /* which files failed, for the summary */
-    if (bad == NULL) {
+    verify_item *items = ok ? calloc(all.count ? all.count : 1, sizeof *items) : NULL;
+    if (items == NULL) {
+        for (size_t i = 0; i < all.count; i++) free(all.paths[i]);
+        free(all.paths);
         fprintf(stderr, "onescope verify: out of memory\n");
         return CLI_FAIL;
     }
-    for (int i = 0; i < total; i++) {
-        bad[i] = (char)verify_one(argv[first + i]);
-        failed += bad[i];
+    size_t n = 0;
+    for (size_t i = 0; i < all.count; i++) {
+        if (i % shard_n == shard_k - 1)
+            items[n++].path = all.paths[i];
+        else
+            free(all.paths[i]);
+    }
+    free(all.paths);
+
+    verify_queue q = {.items = items, .count = n};
+    pthread_mutex_init(&q.lock, NULL);
+    pthread_cond_init(&q.changed, NULL);
+    pthread_t threads[256];
+    size_t started = 0;
+    for (size_t i = 0; jobs > 1 && i + 1 < jobs && i < n; i++) {
+        if (pthread_create(&threads[started], NULL, worker, &q) != 0) break;
+        started++;
+    }
+    size_t counts[4] = {0};
+    for (size_t i = 0; i < n; i++) {
+        /* the main thread works too, and prints each file once every earlier one is printed */
+        pthread_mutex_lock(&q.lock);
+        while (!items[i].done) {
+            size_t mine = q.next < q.count ? q.next++ : q.count;
+            if (mine < q.count) {
+                pthread_mutex_unlock(&q.lock);
+                verify_item_run(&items[mine]);
+                pthread_mutex_lock(&q.lock);
+                items[mine].done = true;
+                pthread_cond_broadcast(&q.changed);
+            } else {
+                pthread_cond_wait(&q.changed, &q.lock);
+            }
+        }
+        pthread_mutex_unlock(&q.lock);
+        counts[items[i].status]++;
+        if (json)
+            print_json(&items[i]);
+        else
+            print_text(&items[i]);
+        fflush(stdout);
+    }
+    for (size_t i = 0; i < started; i++) pthread_join(threads[i], NULL);
+    pthread_mutex_destroy(&q.lock);
+    pthread_cond_destroy(&q.changed);
+
+    size_t failed = n - counts[ST_OK];
+    if (json) {
+        printf("{\"files\": %zu, \"ok\": %zu, \"mismatch\": %zu, \"invalid\": %zu, "
+               "\"no_hash_rows\": %zu, \"shard\": \"%" PRIu64 "/%" PRIu64 "\"}\n",
+               n, counts[ST_OK], counts[ST_MISMATCH], counts[ST_INVALID], counts[ST_NO_ROWS],
+               shard_k, shard_n);
     }
     if (failed) {
-        fprintf(stderr, "onescope verify: %d of %d files failed:", failed, total);
-        for (int i = 0; i < total; i++)
-            if (bad[i]) fprintf(stderr, " %s", cli_input_name(argv[first + i]));
+        fprintf(stderr, "onescope verify: %zu of %zu files failed:", failed, n);
+        for (size_t i = 0; i < n; i++)
+            if (items[i].status != ST_OK) fprintf(stderr, " %s", cli_input_name(items[i].path));
         fputc('\n', stderr);
     }
-    free(bad);
-    return failed ? CLI_FAIL : CLI_OK;
+    bool junit_ok = junit == NULL || write_junit(junit, items, n, counts);
+    for (size_t i = 0; i < n; i++) free(items[i].path);
+    free(items);
+    return failed || !junit_ok ? CLI_FAIL : CLI_OK;
 }

@@ -22,6 +22,6 @@ int cmd_plot(int argc, char **argv);
 /* The option tables of the commands on the one parser (args.h); dump's and rewrite's live
  * inside their functions. */
 extern const cli_spec cli_spec_replay, cli_spec_convert, cli_spec_box3d_dump, cli_spec_ghost,
-    cli_spec_diff, cli_spec_gen_testdata, cli_spec_recover;
+    cli_spec_diff, cli_spec_gen_testdata, cli_spec_recover, cli_spec_verify;
 
 #endif

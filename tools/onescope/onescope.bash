@@ -24,11 +24,11 @@ _onescope() {
     validate) opts="" ;;
     dump) opts="--json" ;;
     rewrite) opts="-n --no-clobber" ;;
-    verify) opts="" ;;
+    verify) opts="-j --jobs --json --junit --shard -r --recursive -n --no-clobber" ;;
     replay) opts="--json --state" ;;
     convert) opts="--fps --source --world --segments -n --no-clobber" ;;
     box3d-dump) opts="-s --steps --segments -n --no-clobber" ;;
-    live) opts="serve attach --dims --bodies --seed --replay --steps --probe-every --link --from --save --json" ;;
+    live) opts="serve attach --dims --bodies --seed --replay --steps --probe-every --link --from --save --json -n --no-clobber" ;;
     ghost) opts="--from --frames -o --offset --label --segments -n --no-clobber" ;;
     diff) opts="--json -m --max --position-tolerance --angle-tolerance -o --offset" ;;
     recover) opts="-n --no-clobber" ;;
