@@ -321,7 +321,8 @@ def diff(
     the entities, not the frames). Options mirror onescope_diff_options: ``max_items`` values
     listed at most (0: 16), ``position_tolerance`` in metres and ``angle_tolerance`` in degrees
     (both 0: exact), ``offset`` in mm added to every replay position (replay vs cache),
-    ``name_a``/``name_b`` the names in errors (default: the paths or the objects' names),
+    ``name_a``/``name_b`` the inputs' names in the library's messages (default: the paths or
+    the objects' names; a file's own error always names its path),
     ``max_input_bytes`` the parser's limit for files read here (0: the library's).
 
     Returns a :class:`ReplayDiff` or a :class:`CacheDiff` (truthy when different). Raises
