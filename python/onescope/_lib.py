@@ -576,7 +576,14 @@ _PROTOTYPES = {
     "onescope_diff_replay_free": (None, [_P(DiffReplay)]),
     "onescope_diff_caches": (
         c_int,
-        [_P(PoseCacheStruct), _P(PoseCacheStruct), _P(DiffOptions), c_void_p, _P(_P(DiffCache)), _E],
+        [
+            _P(PoseCacheStruct),
+            _P(PoseCacheStruct),
+            _P(DiffOptions),
+            c_void_p,
+            _P(_P(DiffCache)),
+            _E,
+        ],
     ),
     "onescope_diff_cache_files": (
         c_int,
