@@ -186,7 +186,6 @@ def main(argv):
         print(f"ratio {name + ' / C':14s} {t[name] / c_time:6.2f} best/best, "
               f"{median[name]:6.2f} median per round{goal}")
     print(f"ratio pure / Python   {pure_time / t['Python']:6.1f}  (goal >= 10)")
-    py_sum = sums["Python"]
     # Tolerance. Every float32 value is exact in float64, so a float64 sum of n of them in any
     # order is within n * 2^-53 * S of the exact sum (S = sum |x|): C, einsum and naive differ
     # by at most twice that. fast_sum adds ROWS values per column in float32 first (ROWS - 1

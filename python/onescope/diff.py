@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from .errors import FormatError, check, path_bytes
+from .errors import check, path_bytes
 from .pose_cache import PoseCache
 from .replay import Op, Replay
 
