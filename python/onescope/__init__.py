@@ -1,5 +1,6 @@
-"""libonescope from Python: pose caches as NumPy views, replays, the integer simulation and
-OTS .pvt/.anm files, over the installed shared library (ctypes; every rule stays in C).
+"""libonescope from Python: pose caches as NumPy views, replays, the integer simulation, OTS
+.pvt/.anm files and the diff of two runs, over the installed shared library (ctypes; every
+rule stays in C).
 
 Find the library: $ONESCOPE_LIBRARY, else ctypes.util.find_library("onescope"), else
 /usr/local/lib. Errors raise :class:`FormatError`. Guide: docs/python.md.
@@ -7,7 +8,7 @@ Find the library: $ONESCOPE_LIBRARY, else ctypes.util.find_library("onescope"), 
 
 from ._lib import library_path
 from .errors import Code, FormatError
-from .diff import diff
+from .diff import CacheDiff, EntityDiff, FirstPast, HeaderItem, ReplayDiff, Value, diff
 from .ots import Bone, Clip, Peg, Rig, euler_to_quat, quat_to_euler_xyz
 from .pose_cache import SHAPES, TEXT_FIELDS, Entity, PoseCache, PoseWriter, recover
 from .replay import Link, Op, Replay, RunResult, Setup, Sim, VerifyResult
@@ -35,6 +36,12 @@ __all__ = [
     "euler_to_quat",
     "quat_to_euler_xyz",
     "diff",
+    "ReplayDiff",
+    "CacheDiff",
+    "EntityDiff",
+    "FirstPast",
+    "HeaderItem",
+    "Value",
     "library_path",
     "library_version",
 ]

@@ -276,6 +276,115 @@ class OtsFromCacheOptions(Structure):
     ]
 
 
+# ---- diff.h ----
+
+DIFF_MAX_HEADERS = 16
+
+
+class DiffOptions(Structure):
+    _fields_ = [
+        ("max_items", c_uint32),
+        ("position_tolerance", c_double),
+        ("angle_tolerance", c_double),
+        ("offset", c_int32 * 3),
+        ("name_a", c_char_p),
+        ("name_b", c_char_p),
+        ("parse", ParseOptions),
+    ]
+
+
+class DiffHeader(Structure):
+    _fields_ = [("field", c_char_p), ("a", c_char * 80), ("b", c_char * 80)]
+
+
+class DiffValue(Structure):
+    _fields_ = [
+        ("what", c_int),
+        ("index", c_uint32),
+        ("axis", c_uint8),
+        ("a", c_int64),
+        ("b", c_int64),
+    ]
+
+
+class DiffReplay(Structure):
+    _fields_ = [
+        ("different", c_bool),
+        ("header_count", c_uint32),
+        ("header", DiffHeader * DIFF_MAX_HEADERS),
+        ("steps_compared", c_uint32),
+        ("diverged", c_bool),
+        ("at_start", c_bool),
+        ("step", c_uint32),
+        ("host_step_a", c_uint64),
+        ("host_step_b", c_uint64),
+        ("stage", c_int),
+        ("value_total", c_uint32),
+        ("value_count", c_uint32),
+        ("values", POINTER(DiffValue)),
+        ("inputs_differ", c_bool),
+        ("op_index", c_uint32),
+        ("has_op_a", c_bool),
+        ("has_op_b", c_bool),
+        ("op_a", Op),
+        ("op_b", Op),
+        ("has_input_step", c_bool),
+        ("first_input_step", c_uint32),
+        ("allocator", c_void_p),
+    ]
+
+
+class DiffEntity(Structure):
+    _fields_ = [
+        ("id", c_uint64),
+        ("in_a", c_bool),
+        ("in_b", c_bool),
+        ("index_a", c_uint32),
+        ("index_b", c_uint32),
+        ("frames_compared", c_uint32),
+        ("presence_flips", c_uint32),
+        ("max_distance", c_double),
+        ("max_distance_step", c_int64),
+        ("rms_distance", c_double),
+        ("max_angle", c_double),
+        ("max_angle_step", c_int64),
+        ("max_ulps", c_uint64),
+        ("past_tolerance", c_bool),
+        ("first_past_step", c_int64),
+    ]
+
+
+class DiffCache(Structure):
+    _fields_ = [
+        ("different", c_bool),
+        ("past_tolerance", c_bool),
+        ("header_count", c_uint32),
+        ("header", DiffHeader * DIFF_MAX_HEADERS),
+        ("unitless", c_bool),
+        ("exact", c_bool),
+        ("compares_rotation", c_bool),
+        ("first_step_a", c_int64),
+        ("last_step_a", c_int64),
+        ("first_step_b", c_int64),
+        ("last_step_b", c_int64),
+        ("overlap_frames", c_uint32),
+        ("overlap_first", c_int64),
+        ("overlap_last", c_int64),
+        ("only_in_a", c_uint32),
+        ("only_in_b", c_uint32),
+        ("entity_count", c_uint32),
+        ("entities", POINTER(DiffEntity)),
+        ("has_first", c_bool),
+        ("first_step", c_int64),
+        ("first_id", c_uint64),
+        ("first_distance", c_double),
+        ("first_angle", c_double),
+        ("first_presence", c_bool),
+        ("max_ulps", c_uint64),
+        ("allocator", c_void_p),
+    ]
+
+
 # Every mirrored struct with the C name it mirrors, for the ABI test.
 MIRRORED = {
     "onescope_allocator": Allocator,
@@ -305,6 +414,12 @@ MIRRORED = {
     "onescope_ots_sample": OtsSample,
     "onescope_ots_bake_options": OtsBakeOptions,
     "onescope_ots_from_cache_options": OtsFromCacheOptions,
+    "onescope_diff_options": DiffOptions,
+    "onescope_diff_header": DiffHeader,
+    "onescope_diff_value": DiffValue,
+    "onescope_diff_replay": DiffReplay,
+    "onescope_diff_entity": DiffEntity,
+    "onescope_diff_cache": DiffCache,
 }
 
 library_path = _find()
@@ -450,6 +565,39 @@ _PROTOTYPES = {
     "onescope_format_name": (c_char_p, [c_int]),
     "onescope_file_read": (c_int, [c_char_p, c_size_t, c_void_p, _P(Buffer), _E]),
     "onescope_file_write": (c_int, [c_char_p, c_void_p, c_size_t, _E]),
+    "onescope_file_validate": (c_int, [c_char_p, _opts, _P(c_int), _E]),
+    "onescope_sim_stage_name": (c_char_p, [c_int]),
+    # diff.h
+    "onescope_diff_what_name": (c_char_p, [c_int]),
+    "onescope_diff_replays": (
+        c_int,
+        [c_void_p, c_void_p, _P(DiffOptions), c_void_p, _P(_P(DiffReplay)), _E],
+    ),
+    "onescope_diff_replay_free": (None, [_P(DiffReplay)]),
+    "onescope_diff_caches": (
+        c_int,
+        [
+            _P(PoseCacheStruct),
+            _P(PoseCacheStruct),
+            _P(DiffOptions),
+            c_void_p,
+            _P(_P(DiffCache)),
+            _E,
+        ],
+    ),
+    "onescope_diff_cache_files": (
+        c_int,
+        [c_char_p, c_char_p, _P(DiffOptions), c_void_p, _P(_P(DiffCache)), _E],
+    ),
+    "onescope_diff_replay_cache": (
+        c_int,
+        [c_void_p, _P(PoseCacheStruct), _P(DiffOptions), c_void_p, _P(_P(DiffCache)), _E],
+    ),
+    "onescope_diff_replay_cache_file": (
+        c_int,
+        [c_void_p, c_char_p, _P(DiffOptions), c_void_p, _P(_P(DiffCache)), _E],
+    ),
+    "onescope_diff_cache_free": (None, [_P(DiffCache)]),
 }
 
 for _name, (_res, _args) in _PROTOTYPES.items():
