@@ -67,6 +67,12 @@ render diff --diff "$T/test-2d-600.ostm" "$T/test-2d-ghost.ospc"
 check flat "$SCRATCH/diff.svg" 400
 check svg "$SCRATCH/diff.svg" test-2d-600.ostm test-2d-ghost.ospc
 
+# a figure over 4096 x 4096 pixels is drawn at its own size (no 2x supersampling): the
+# trajectories are still there in the bodies' colours
+"$ONESCOPE" plot "$T/test-2d-600.ostm" --from 0 --to 300 --width 8192 --height 2100 -o "$SCRATCH/wide.svg"
+expect_exit 0 "$ONESCOPE" plot "$T/test-2d-600.ostm" --from 0 --to 300 --width 8192 --height 2100 -o "$SCRATCH/wide.png"
+check colours "$SCRATCH/wide.svg" "$SCRATCH/wide.png" "$SCRATCH/all.csv"
+
 # the 10 000-step replay: simplified, so the SVG stays small
 expect_exit 0 "$ONESCOPE" plot "$T/test-10000.ostm" -o "$SCRATCH/big.svg"
 [ "$(wc -c <"$SCRATCH/big.svg")" -lt 4000000 ] && ok || bad "big.svg is $(wc -c <"$SCRATCH/big.svg") bytes"
