@@ -136,7 +136,7 @@ stage_valgrind() {
     stage "valgrind: CLI tests (gcc-O2 build)"
     local memcheck="valgrind -q --error-exitcode=99 --leak-check=full"
     memcheck+=" --errors-for-leak-kinds=definite"
-    (cd build/gcc-O2 && ONESCOPE_WRAPPER="$memcheck" ctest --output-on-failure -R '^cli_')
+    (cd build/gcc-O2 && ONESCOPE_WRAPPER="$memcheck" ctest --output-on-failure -j"$jobs" -R '^cli_')
     stage "valgrind: fuzz corpus replays (gcc-O2 build)"
     local replay name
     for replay in build/gcc-O2/tests/fuzz/*_replay; do
