@@ -1672,6 +1672,7 @@ static onescope_pose_cache *make_cache(uint64_t seed, uint32_t entities, uint32_
     uint64_t s = seed;
     assert_int_equal(onescope_pose_cache_create(3, entities, frames, NULL, &pc, &err), ONESCOPE_OK);
     pc->start_step = 100;
+    pc->metres_per_unit = 1; /* a unitless cache is refused */
     for (uint32_t e = 0; e < entities; e++) {
         char name[32];
         snprintf(name, sizeof name, "body %u", e);
@@ -1699,6 +1700,7 @@ static void cache_to_clip_and_back(void **state) {
     onescope_error err;
     onescope_ots_from_cache_options o = onescope_ots_from_cache_options_default();
     o.fps = 60;
+    o.keys_all = true; /* one keyframe per present frame */
     assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &o, NULL, &c, &err), ONESCOPE_OK);
     assert_int_equal(c->peg_count, 4);
     assert_true(c->header.fps == 60);
@@ -2070,7 +2072,9 @@ static void anm_output_sized_first(void **state) {
     onescope_error err;
     onescope_pose_cache *pc;
     assert_int_equal(onescope_pose_cache_create(3, 2, 10, NULL, &pc, &err), ONESCOPE_OK);
+    pc->metres_per_unit = 1;
     onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    from.keys_all = true; /* still poses: otherwise one key each */
     onescope_buffer one, two;
     pc->frame_count = 1; /* one keyframe per peg, frame 0, every number 0 or 1 */
     assert_int_equal(onescope_ots_pose_cache_to_anm(pc, &from, NULL, &one, &err), ONESCOPE_OK);
@@ -2083,6 +2087,7 @@ static void anm_output_sized_first(void **state) {
 
     /* 65536 entities x 14 frames = 917 504 keyframes: at least 275 MB of JSON */
     assert_int_equal(onescope_pose_cache_create(3, 65536, 14, NULL, &pc, &err), ONESCOPE_OK);
+    pc->metres_per_unit = 1;
     from.name = "big.ospc";
     onescope_buffer out;
     assert_int_equal(onescope_ots_pose_cache_to_anm(pc, &from, NULL, &out, &err),
