@@ -2136,6 +2136,226 @@ static void camera_defaults_on_create(void **state) {
     onescope_ots_clip_free(c);
 }
 
+/* ---- conversions that keep meaning (issue 16, item 3) ---- */
+
+/* Every present pose of a and b is the same bits (b may be 3D where a is 2D). */
+static void assert_present_poses_equal(const onescope_pose_cache *a, const onescope_pose_cache *b) {
+    assert_int_equal(a->entity_count, b->entity_count);
+    assert_int_equal(a->frame_count, b->frame_count);
+    assert_true(a->start_step == b->start_step);
+    size_t present = 0;
+    for (uint32_t f = 0; f < a->frame_count; f++)
+        for (uint32_t e = 0; e < a->entity_count; e++) {
+            const onescope_pose *x = onescope_pose_cache_pose(a, f, e),
+                                *y = onescope_pose_cache_pose(b, f, e);
+            if (!onescope_pose_is_present(x)) continue;
+            present++;
+            float qx[4], qy[4];
+            onescope_pose_rotation(x, qx);
+            onescope_pose_rotation(y, qy);
+            assert_memory_equal(x->position, y->position, sizeof x->position);
+            assert_memory_equal(qx, qy, sizeof qx);
+        }
+    assert_true(present > 0);
+}
+
+/* cache -> .anm text -> cache with the bake options given. */
+static onescope_pose_cache *through_anm(const onescope_pose_cache *pc,
+                                        const onescope_ots_from_cache_options *from,
+                                        const onescope_ots_bake_options *bake) {
+    onescope_error err;
+    onescope_buffer text;
+    assert_int_equal(onescope_ots_pose_cache_to_anm(pc, from, NULL, &text, &err), ONESCOPE_OK);
+    onescope_pose_cache *back = NULL;
+    assert_int_equal(
+        onescope_ots_anm_to_pose_cache(text.data, text.size, "t.anm", NULL, bake, &back, &err),
+        ONESCOPE_OK);
+    onescope_buffer_free(&text);
+    return back;
+}
+
+static void convert_keeps_units(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_pose_cache *pc;
+    assert_int_equal(
+        onescope_pose_cache_read_file(ONESCOPE_TESTDATA "/test-2d-ghost.ospc", NULL, &pc, &err),
+        ONESCOPE_OK);
+    assert_true(pc->metres_per_unit == 0.001);
+    onescope_ots_clip *c;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_OK);
+    /* positions are metres: exactly the float times 0.001, in double */
+    const onescope_pose *p0 = onescope_pose_cache_pose(pc, 0, 0);
+    assert_true(c->pegs[0].keyframes[0].pos[0] == (double)p0->position[0] * 0.001);
+    assert_true(c->pegs[0].keyframes[0].pos[1] == (double)p0->position[1] * 0.001);
+    assert_true(fabs(p0->position[0]) > 1); /* millimetres: a test that can fail */
+    assert_int_equal(c->header.coordinate_system.up, ONESCOPE_OTS_UP_Y);
+    onescope_ots_clip_free(c);
+    /* back in millimetres: every present pose bit for bit, unit name "mm" */
+    onescope_ots_bake_options mm = onescope_ots_bake_options_default();
+    mm.metres_per_unit = 0.001;
+    onescope_pose_cache *back = through_anm(pc, NULL, &mm);
+    assert_present_poses_equal(pc, back);
+    assert_true(back->metres_per_unit == 0.001);
+    assert_string_equal(back->text[ONESCOPE_POSE_TEXT_UNIT_NAME].data, "mm");
+    onescope_pose_cache_free(back);
+    /* and in metres by default: the same positions, divided by 1000 (rounded to float) */
+    back = through_anm(pc, NULL, NULL);
+    assert_true(back->metres_per_unit == 1.0);
+    assert_true(onescope_pose_cache_pose(back, 0, 0)->position[0] ==
+                (float)((double)p0->position[0] * 0.001));
+    onescope_pose_cache_free(back);
+    /* centimetres get their name; an odd unit none */
+    mm.metres_per_unit = 0.01;
+    back = through_anm(pc, NULL, &mm);
+    assert_string_equal(back->text[ONESCOPE_POSE_TEXT_UNIT_NAME].data, "cm");
+    assert_true(onescope_pose_cache_pose(back, 0, 0)->position[0] ==
+                (float)((double)p0->position[0] * 0.001 / 0.01));
+    onescope_pose_cache_free(back);
+    mm.metres_per_unit = 0.3048;
+    back = through_anm(pc, NULL, &mm);
+    assert_int_equal(back->text[ONESCOPE_POSE_TEXT_UNIT_NAME].length, 0);
+    onescope_pose_cache_free(back);
+    /* a bad bake unit is refused */
+    onescope_buffer text;
+    assert_int_equal(onescope_ots_pose_cache_to_anm(pc, NULL, NULL, &text, &err), ONESCOPE_OK);
+    const double bad[] = {-1.0, NAN, INFINITY};
+    for (int i = 0; i < 3; i++) {
+        mm.metres_per_unit = bad[i];
+        back = NULL;
+        assert_int_equal(
+            onescope_ots_anm_to_pose_cache(text.data, text.size, "t.anm", NULL, &mm, &back, &err),
+            ONESCOPE_E_ARGUMENT);
+        assert_string_equal(err.field, "metres_per_unit");
+        assert_null(back);
+    }
+    onescope_buffer_free(&text);
+    /* the cache's own unit is the only one it takes */
+    onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    from.metres_per_unit = 0.001;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err), ONESCOPE_OK);
+    onescope_ots_clip_free(c);
+    from.metres_per_unit = 1;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(err.found, "the cache has 0.001"));
+    from.metres_per_unit = -2;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "metres_per_unit");
+    /* a unitless cache is refused unless a unit is given for it */
+    pc->metres_per_unit = 0;
+    from = onescope_ots_from_cache_options_default();
+    from.name = "bare.ospc";
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_null(c);
+    assert_string_equal(err.input, "bare.ospc");
+    assert_non_null(strstr(err.found, "unitless"));
+    from.metres_per_unit = 0.01;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err), ONESCOPE_OK);
+    assert_true(c->pegs[0].keyframes[0].pos[0] == (double)p0->position[0] * 0.01);
+    onescope_ots_clip_free(c);
+    onescope_pose_cache_free(pc);
+}
+
+static void convert_keeps_up_axis(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_pose_cache *pc = make_cache(3, 2, 6, false), *back;
+    onescope_ots_clip *c;
+    onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    for (int up = 0; up < 3; up++) {
+        /* a clip with this up axis -> cache -> clip: the axis comes back */
+        from.up_given = true;
+        from.up = (onescope_ots_up)up;
+        back = through_anm(pc, &from, NULL);
+        const onescope_text *label = &back->text[ONESCOPE_POSE_TEXT_LABEL];
+        if (up == ONESCOPE_OTS_UP_Y)
+            assert_int_equal(label->length, 0); /* the default is not written */
+        else
+            assert_string_equal(label->data, up == 0 ? "up=x" : "up=z");
+        assert_int_equal(onescope_ots_clip_from_pose_cache(back, NULL, NULL, &c, &err),
+                         ONESCOPE_OK);
+        assert_int_equal(c->header.coordinate_system.up, up);
+        onescope_ots_clip_free(c);
+        /* an --up that contradicts the recorded axis is refused; the same one is fine */
+        from.up = (onescope_ots_up)((up + 1) % 3);
+        onescope_code rc = onescope_ots_clip_from_pose_cache(back, &from, NULL, &c, &err);
+        if (up == ONESCOPE_OTS_UP_Y) {
+            assert_int_equal(rc, ONESCOPE_OK); /* y records nothing: the option decides */
+            assert_int_equal(c->header.coordinate_system.up, (up + 1) % 3);
+            onescope_ots_clip_free(c);
+        } else {
+            assert_int_equal(rc, ONESCOPE_E_ARGUMENT);
+            assert_string_equal(err.field, "up");
+            assert_null(c);
+        }
+        onescope_pose_cache_free(back);
+    }
+    /* no option and no label: y */
+    from = onescope_ots_from_cache_options_default();
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->header.coordinate_system.up, ONESCOPE_OTS_UP_Y);
+    onescope_ots_clip_free(c);
+    from.up_given = true;
+    from.up = (onescope_ots_up)7;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.expected, "x, y or z");
+    onescope_pose_cache_free(pc);
+}
+
+static void convert_keeps_needed_keys(void **state) {
+    (void)state;
+    onescope_error err;
+    /* entity 0 still, 1 moving at a steady pace, 2 random with gaps, 3 still then moving */
+    onescope_pose_cache *pc = make_cache(5, 4, 200, false);
+    for (uint32_t f = 0; f < 200; f++) {
+        onescope_pose *p = &pc->poses[(size_t)f * 4];
+        p[0] = pc->poses[0];
+        p[1] = pc->poses[1];
+        p[1].position[0] = (float)f * 0.5f; /* exact in float, and so on the line */
+        if (f % 7 == 3) p[2].position[0] = NAN;
+        if (f < 120) p[3] = pc->poses[3];
+    }
+    onescope_ots_clip *c;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->pegs[0].keyframe_count, 1); /* a still entity is one key */
+    assert_int_equal(c->pegs[0].keyframes[0].interp, ONESCOPE_OTS_CONSTANT);
+    /* steady: one LINEAR key per KEY_SPAN (64) frames, plus the last */
+    assert_true(c->pegs[1].keyframe_count >= 4 && c->pegs[1].keyframe_count <= 5);
+    assert_true(c->pegs[2].keyframe_count < 200);
+    assert_true(c->pegs[3].keyframe_count < 80 + 2);
+    assert_int_equal(c->pegs[3].keyframes[0].interp, ONESCOPE_OTS_CONSTANT);
+    assert_int_equal(c->pegs[3].keyframes[1].frame, 100 + 120); /* the first change */
+    onescope_ots_clip_free(c);
+    /* every present pose comes back bit for bit, reduced or not */
+    onescope_pose_cache *back = through_anm(pc, NULL, NULL);
+    assert_present_poses_equal(pc, back);
+    onescope_pose_cache_free(back);
+    onescope_ots_from_cache_options all = onescope_ots_from_cache_options_default();
+    all.keys_all = true;
+    back = through_anm(pc, &all, NULL);
+    assert_present_poses_equal(pc, back);
+    onescope_pose_cache_free(back);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &all, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->pegs[0].keyframe_count, 200);
+    assert_int_equal(c->pegs[2].keyframe_count, 200 - 29);
+    onescope_ots_clip_free(c);
+    /* the size floor counts the keys written: a still 65536 x 14 cache fits */
+    onescope_pose_cache *big;
+    assert_int_equal(onescope_pose_cache_create(3, 65536, 14, NULL, &big, &err), ONESCOPE_OK);
+    big->metres_per_unit = 1;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(big, NULL, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->pegs[65535].keyframe_count, 1);
+    onescope_ots_clip_free(c);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(big, &all, NULL, &c, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    onescope_pose_cache_free(big);
+    onescope_pose_cache_free(pc);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(samples_parse),
@@ -2171,6 +2391,9 @@ int main(void) {
         cmocka_unit_test(bake_to_file_streams),
         cmocka_unit_test(bake_to_file_allocation_failure),
         cmocka_unit_test(anm_output_sized_first),
+        cmocka_unit_test(convert_keeps_units),
+        cmocka_unit_test(convert_keeps_up_axis),
+        cmocka_unit_test(convert_keeps_needed_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
