@@ -384,8 +384,8 @@ ONESCOPE_API onescope_code onescope_ots_anm_to_pose_cache_file(
 
 /* OSPC -> .anm text: onescope_ots_clip_from_pose_cache then onescope_ots_clip_write, except
  * that the clip checked after it is built is not checked again before it is written. The
- * JSON's size is bounded from below by the cache first (every present pose becomes a keyframe
- * of at least ONESCOPE_OTS_KEYFRAME_MIN_BYTES): a cache whose .anm would certainly pass the
+ * JSON's size is bounded from below by the cache first (every keyframe it will write takes at
+ * least ONESCOPE_OTS_KEYFRAME_MIN_BYTES): a cache whose .anm would certainly pass the
  * 256 MiB output limit is refused with ONESCOPE_E_TOO_LARGE naming options->name before the
  * clip or the JSON is built. */
 ONESCOPE_API onescope_code onescope_ots_pose_cache_to_anm(
