@@ -2356,6 +2356,71 @@ static void convert_keeps_needed_keys(void **state) {
     onescope_pose_cache_free(pc);
 }
 
+/* ---- syntax errors in the library's words (issue 16, item 4) ---- */
+
+static void syntax_in_plain_words(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        size_t size; /* 0: strlen */
+        uint32_t line, column;
+        const char *found;
+    } cases[] = {
+        {"{\"format\": \"octo_anm\", \"version\": 4,}", 0, 1, 37, "a trailing comma"},
+        {"{\"format\": \"octo_anm\", \"version\": [4,\n]}", 0, 2, 1, "a trailing comma"},
+        {"{\"format\": \"octo_anm\", \"version\": 4", 0, 1, 35, "the end of the file inside"},
+        {"{\"format\": \"octo_anm\", \"version\": 4, \"x\": \"ab", 0, 1, 45,
+         "an unterminated string"},
+        {"{\"format\": \"octo_anm\", \"x\": \"a\nb\"}", 0, 1, 30, "an unterminated string"},
+        {"{\"format\": \"octo_anm\"} x", 0, 1, 24, "more text after the end"},
+        {"{\"format\": \"octo_anm\", \"a\": tru}", 0, 1, 31, "'tru', which is none of those"},
+        {"{\"format\": \"octo_anm\" \"version\": 4}", 0, 1, 31, "with no comma"},
+        {"{\"format\": \"octo_anm\", x: 1}", 0, 1, 24, "a bare word where a key"},
+        {"{\"format\": \"octo_anm\", 'x': 1}", 0, 1, 24, "a single-quoted key"},
+        {"{\"format\": \"octo_anm\", \"x\" 1}", 0, 1, 28, "no ':' after it"},
+        {"{\"format\": \"octo_anm\", \"x\": \"\\q\"}", 0, 1, 31, "an unknown escape"},
+        {"\xef\xbb\xbf{\"format\": \"octo_anm\"}", 0, 1, 1, "a UTF-8 byte-order mark"},
+        {"\xff\xfe{\0}\0", 6, 1, 1, "UTF-16 little-endian text (with a byte-order mark)"},
+        {"\0{\0}", 4, 1, 1, "UTF-16 big-endian text: save"},
+        {"\n  hello", 0, 2, 3, "text that is not JSON, starting with 'h'"},
+        {"\x01", 0, 1, 1, "starting with byte 01"},
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = cases[i].size ? cases[i].size : strlen(cases[i].text);
+        onescope_error err;
+        onescope_ots_clip *c = NULL;
+        onescope_code rc = onescope_ots_clip_parse(cases[i].text, n, "s.anm", NULL, &c, &err);
+        char line[512];
+        onescope_error_format(&err, line, sizeof line);
+        if (rc != ONESCOPE_E_SYNTAX || err.line != cases[i].line || err.column != cases[i].column ||
+            strstr(err.found, cases[i].found) == NULL || strstr(line, "expected") == NULL ||
+            strstr(line, " near ") != NULL) {
+            print_message("case %zu: %s (rc %d)\n", i, line, (int)rc);
+            bad++;
+        }
+        assert_null(c);
+    }
+    assert_int_equal(bad, 0);
+    /* the same for a rig, and detection still names what the text claims to be */
+    onescope_error err;
+    onescope_ots_rig *r = NULL;
+    static const char bom_rig[] = "\xef\xbb\xbf{\"format\": \"octo_pvt\"}";
+    assert_int_equal(onescope_ots_detect(bom_rig, sizeof bom_rig - 1), ONESCOPE_OTS_PVT);
+    assert_int_equal(onescope_ots_rig_parse(bom_rig, sizeof bom_rig - 1, "r.pvt", NULL, &r, &err),
+                     ONESCOPE_E_SYNTAX);
+    assert_non_null(strstr(err.found, "byte-order mark"));
+    static const char be[] = "\0{\0\"\0f\0o\0r\0m\0a\0t\0\"\0:\0\"\0o\0c\0t\0o\0_\0a\0n\0m\0\"\0}";
+    assert_int_equal(onescope_ots_detect(be, sizeof be - 1), ONESCOPE_OTS_ANM);
+    static const char odd[] = "\xfe\xff\0{\x30\x42";
+    assert_int_equal(onescope_ots_detect(odd, sizeof odd - 1), ONESCOPE_OTS_NONE);
+    /* a message not recognised keeps jansson's own words */
+    onescope_ots_clip *c = NULL;
+    assert_int_equal(onescope_ots_clip_parse("{\"a\": \"\x01\"}", 10, "u.anm", NULL, &c, &err),
+                     ONESCOPE_E_SYNTAX);
+    assert_non_null(strstr(err.found, "control character"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(samples_parse),
@@ -2394,6 +2459,7 @@ int main(void) {
         cmocka_unit_test(convert_keeps_units),
         cmocka_unit_test(convert_keeps_up_axis),
         cmocka_unit_test(convert_keeps_needed_keys),
+        cmocka_unit_test(syntax_in_plain_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
