@@ -201,4 +201,16 @@ expect_exit 2 "$ONESCOPE" convert --up z "$SCRATCH/clip.anm" "$SCRATCH/bad.ospc"
 expect_grep "is for a pose cache IN" "$SCRATCH/err"
 expect_exit 2 "$ONESCOPE" convert --keys all "$SCRATCH/clip.anm" "$SCRATCH/bad.ospc"
 
+# OTS syntax errors in plain words, with line:column (docs/ots.md, section 1)
+printf '\357\273\277{"format": "octo_anm", "version": 4}' >"$SCRATCH/bom.anm"
+expect_exit 1 "$ONESCOPE" validate "$SCRATCH/bom.anm"
+expect_grep "bom.anm: line 1, column 1: expected UTF-8 JSON text with no byte-order mark, found a UTF-8 byte-order mark" "$SCRATCH/err"
+python3 -c "import sys; open(sys.argv[1], 'wb').write('{\"format\": \"octo_pvt\", \"version\": 4}'.encode('utf-16'))" "$SCRATCH/u16.pvt"
+expect_exit 1 "$ONESCOPE" validate "$SCRATCH/u16.pvt"
+expect_grep "u16.pvt: line 1, column 1: expected UTF-8 JSON text, found UTF-16 little-endian text (with a byte-order mark)" "$SCRATCH/err"
+printf '{"format": "octo_anm",\n "version": 4,\n}' >"$SCRATCH/comma.anm"
+expect_exit 1 "$ONESCOPE" validate "$SCRATCH/comma.anm"
+expect_grep "comma.anm: line 3, column 1: expected a value after each comma, found a trailing comma" "$SCRATCH/err"
+if [ "$(wc -l <"$SCRATCH/err")" -eq 1 ]; then ok; else bad "a syntax error is not one line"; fi
+
 finish
