@@ -627,17 +627,24 @@ static size_t entity_keys(const onescope_pose_cache *cache, uint32_t e, double m
     return n;
 }
 
-/* Every keyframe to be written (counted by a dry run of entity_keys) takes at least
+/* Every keyframe to be written (every present pose, or when that is too many for the limit,
+ * the count a dry run of entity_keys gives) takes at least
  * ONESCOPE_OTS_KEYFRAME_MIN_BYTES of JSON:
  * when those alone pass the output limit the .anm could never be written, so it is refused
  * from the cache before a keyframe (about twice its JSON in memory) is built. */
 static onescope_code anm_check_size(const onescope_pose_cache *cache, double mpu, bool all,
                                     const char *name, onescope_error *error) {
-    uint64_t present = 0; /* the keyframes to be written */
-    for (uint32_t e = 0; e < cache->entity_count; e++)
-        present += entity_keys(cache, e, mpu, all, NULL);
+    uint64_t present = 0, poses = (uint64_t)cache->entity_count * cache->frame_count;
+    for (uint64_t i = 0; i < poses; i++) present += onescope_pose_is_present(&cache->poses[i]);
     uint64_t least = present * ONESCOPE_OTS_KEYFRAME_MIN_BYTES;
-    if (least <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK;
+    if (least <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK; /* fewer keys fit too */
+    if (!all) { /* a dry run of the key choice counts the keys to be written */
+        present = 0;
+        for (uint32_t e = 0; e < cache->entity_count; e++)
+            present += entity_keys(cache, e, mpu, all, NULL);
+        least = present * ONESCOPE_OTS_KEYFRAME_MIN_BYTES;
+        if (least <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK;
+    }
     char expected[96];
     snprintf(expected, sizeof expected, "at most %zu bytes (the .anm output limit)",
              ONESCOPE_MAX_INPUT_BYTES);
@@ -718,7 +725,7 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "start step",
                                 "frames that fit a 32-bit .anm frame number", "last step %lld",
                                 (long long)last);
-    uint32_t ne = cache->entity_count;
+    uint32_t ne = cache->entity_count, nf = cache->frame_count;
     onescope_ots_clip *clip;
     OS_TRY(onescope_ots_clip_create(ne, 0, a, &clip, error));
     clip->header.fps = o.fps;
@@ -739,10 +746,13 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
         if ((rc = onescope_ots_clip_set_peg_text(clip, e, ONESCOPE_OTS_TEXT_NAME, pname, error)) !=
             ONESCOPE_OK)
             break;
-        /* counted first, so the array is the size of what is kept */
-        size_t keys = entity_keys(cache, e, mpu, o.keys_all, NULL);
-        if ((rc = onescope_ots_clip_set_keyframe_count(clip, e, keys, error)) != ONESCOPE_OK) break;
-        entity_keys(cache, e, mpu, o.keys_all, peg->keyframes);
+        size_t present = 0;
+        for (uint32_t f = 0; f < nf; f++)
+            present += onescope_pose_is_present(&cache->poses[(size_t)f * ne + e]) != 0;
+        /* room for a key per present frame; the keys kept are the first of them */
+        if ((rc = onescope_ots_clip_set_keyframe_count(clip, e, present, error)) != ONESCOPE_OK)
+            break;
+        peg->keyframe_count = entity_keys(cache, e, mpu, o.keys_all, peg->keyframes);
     }
     if (rc == ONESCOPE_OK) rc = onescope_ots_clip_validate(clip, name, error);
     if (rc != ONESCOPE_OK) {
