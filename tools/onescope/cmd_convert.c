@@ -28,9 +28,9 @@ const cli_spec cli_spec_convert = {
     .name = "convert",
     .operands = "IN OUT",
     .about = "Converts an OTS .anm clip to an OSPC pose cache (every peg baked at every frame of\n"
-             "frame_range), or an OSPC pose cache to an .anm clip (one peg per entity, the keyframes\n"
-             "needed to give back every pose). The direction comes from IN's content; OUT must not\n"
-             "carry the other extension ('-' for standard input or output).\n"
+             "frame_range), or an OSPC pose cache to an .anm clip (one peg per entity, the\n"
+             "keyframes needed to give back every pose). The direction comes from IN's content;\n"
+             "OUT must not carry the other extension ('-' for standard input or output).\n"
              "A bake is written frame by frame (memory does not grow with the frame range); a\n"
              "bake past the 256 MiB file limit is refused before anything is written, unless\n"
              "--segments (docs/pose-cache.md; not with OUT '-'); an .anm that would pass 256 MiB\n"
