@@ -232,6 +232,7 @@ typedef struct bake_run {
     size_t *order;
     double *world; /* 7 per peg: position, then quaternion w x y z */
     bool compose;
+    double metres_per_unit; /* the cache's: positions in metres are divided by it */
     int64_t frames;
     const char *name;
 } bake_run;
@@ -246,11 +247,15 @@ static onescope_code bake_prepare(const onescope_ots_clip *clip, const size_t *p
                                   const onescope_allocator *a, bake_run *b, onescope_error *error) {
     memset(b, 0, sizeof *b);
     OS_TRY(bake_limits(clip, name, error));
+    if (!isfinite(o->metres_per_unit) || o->metres_per_unit < 0)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "metres_per_unit",
+                                "0 (metres) or a positive finite number", "%g", o->metres_per_unit);
     b->clip = clip;
     b->parents = parents;
     b->name = name;
     b->frames = (int64_t)clip->frame_range[1] - clip->frame_range[0] + 1;
     b->compose = !o->world_space;
+    b->metres_per_unit = o->metres_per_unit == 0 ? 1.0 : o->metres_per_unit;
     size_t n = clip->peg_count;
     ots_ctx c;
     onescope_os_json_ctx_init(&c, name, a, error);
@@ -294,16 +299,29 @@ done:
     return rc;
 }
 
-/* The cache without its poses (one frame): 3D, one point entity per peg, unit "m". */
+/* The unit names the bake writes for the usual metres per unit; other values get none. */
+static const char *unit_name(double mpu) {
+    return mpu == 1.0 ? "m" : mpu == 0.01 ? "cm" : mpu == 0.001 ? "mm" : "";
+}
+
+/* The cache's label for the clip's up axis: y (the default both ways) writes none. */
+static const char *const up_labels[3] = {"up=x", "up=y", "up=z"};
+
+/* The cache without its poses (one frame): 3D, one point entity per peg, in the asked unit,
+ * the up axis in the label unless it is y. */
 static onescope_code bake_head(const bake_run *b, const onescope_allocator *a,
                                onescope_pose_cache **out, onescope_error *error) {
     const onescope_ots_clip *clip = b->clip;
     onescope_pose_cache *cache;
     OS_TRY(onescope_pose_cache_create(3, (uint32_t)clip->peg_count, 1, a, &cache, error));
     cache->start_step = clip->frame_range[0];
-    cache->metres_per_unit = 1.0;
-    onescope_code rc =
-        onescope_pose_cache_set_text(cache, ONESCOPE_POSE_TEXT_UNIT_NAME, "m", 1, error);
+    cache->metres_per_unit = b->metres_per_unit;
+    const char *unit = unit_name(b->metres_per_unit);
+    onescope_code rc = onescope_pose_cache_set_text(cache, ONESCOPE_POSE_TEXT_UNIT_NAME, unit,
+                                                    strlen(unit), error);
+    onescope_ots_up up = clip->header.coordinate_system.up;
+    if (rc == ONESCOPE_OK && up != ONESCOPE_OTS_UP_Y)
+        rc = onescope_pose_cache_set_text(cache, ONESCOPE_POSE_TEXT_LABEL, up_labels[up], 4, error);
     for (size_t i = 0; i < clip->peg_count && rc == ONESCOPE_OK; i++) {
         size_t len = strlen(clip->pegs[i].name);
         if (len > ONESCOPE_OSPC_MAX_TEXT)
@@ -344,7 +362,7 @@ static onescope_code bake_frame(bake_run *b, int64_t f, onescope_pose *poses,
             memcpy(w + 3, s.rot_quat, 4 * sizeof *w);
         }
         onescope_pose *p = &poses[i];
-        for (int k = 0; k < 3; k++) p->position[k] = (float)w[k];
+        for (int k = 0; k < 3; k++) p->position[k] = (float)(w[k] / b->metres_per_unit);
         p->rotation[0] = (float)w[4];
         p->rotation[1] = (float)w[5];
         p->rotation[2] = (float)w[6];
@@ -353,7 +371,7 @@ static onescope_code bake_frame(bake_run *b, int64_t f, onescope_pose *poses,
             if (!isfinite(p->position[k]))
                 return onescope_os_fail(error, ONESCOPE_E_RANGE, b->name, OS_NO_OFFSET, "position",
                                         "a world position that fits a 32-bit float",
-                                        "%g at frame %.0f", w[k], frame);
+                                        "%g at frame %.0f", w[k] / b->metres_per_unit, frame);
     }
     return ONESCOPE_OK;
 }
@@ -485,15 +503,148 @@ onescope_ots_from_cache_options onescope_ots_from_cache_options_default(void) {
     return o;
 }
 
-/* Every present pose becomes a keyframe of at least ONESCOPE_OTS_KEYFRAME_MIN_BYTES of JSON:
+/* One cache pose as the bake gives it back: position in the cache's unit, rotation x y z w
+ * (all zero read as the identity). */
+typedef struct cache_pose {
+    float position[3];
+    float rotation[4];
+} cache_pose;
+
+static cache_pose pose_of(const onescope_pose *p) {
+    cache_pose c;
+    memcpy(c.position, p->position, sizeof c.position);
+    onescope_pose_rotation(p, c.rotation);
+    return c;
+}
+
+static bool same_pose(const cache_pose *a, const cache_pose *b) {
+    return memcmp(a, b, sizeof *a) == 0; /* bits: -0 and 0 differ */
+}
+
+static void set_key(onescope_ots_keyframe *kf, int32_t frame, const cache_pose *p, double mpu) {
+    memset(kf, 0, sizeof *kf); /* no handles */
+    kf->frame = frame;
+    for (int i = 0; i < 3; i++) kf->pos[i] = p->position[i] * mpu;
+    kf->rot_quat[0] = p->rotation[3];
+    kf->rot_quat[1] = p->rotation[0];
+    kf->rot_quat[2] = p->rotation[1];
+    kf->rot_quat[3] = p->rotation[2];
+    kf->has_rot_quat = true;
+    kf->has_rot = true;
+    onescope_ots_quat_to_euler_xyz(kf->rot_quat, kf->rot);
+    kf->scl[0] = kf->scl[1] = kf->scl[2] = 1;
+    kf->interp = ONESCOPE_OTS_LINEAR;
+}
+
+/* Whether the bake of keys a (LINEAR) and b gives back pose p at frame f, bit for bit. */
+static bool reproduces(const onescope_ots_keyframe ab[2], double f, const cache_pose *p,
+                       double mpu) {
+    onescope_ots_peg peg;
+    memset(&peg, 0, sizeof peg);
+    peg.keyframes = (onescope_ots_keyframe *)ab;
+    peg.keyframe_count = 2;
+    onescope_ots_sample s;
+    onescope_ots_peg_sample(&peg, ONESCOPE_OTS_ROT_XYZ, f, &s);
+    cache_pose got;
+    for (int k = 0; k < 3; k++) got.position[k] = (float)(s.pos[k] / mpu);
+    got.rotation[0] = (float)s.rot_quat[1];
+    got.rotation[1] = (float)s.rot_quat[2];
+    got.rotation[2] = (float)s.rot_quat[3];
+    got.rotation[3] = (float)s.rot_quat[0];
+    return same_pose(&got, p);
+}
+
+/* The longest LINEAR segment tried from one key: bounds the search to KEY_SPAN^2 / 2 samples
+ * per key, so time stays linear in the frames for any motion. */
+#define KEY_SPAN 64
+
+/* Entity e's keyframes: written into keys (room for every present frame) unless it is NULL;
+ * returns how many. A run of equal poses is one CONSTANT key; otherwise each key reaches,
+ * LINEAR, as far as every frame in between still comes back exactly. */
+static size_t entity_keys(const onescope_pose_cache *cache, uint32_t e, double mpu, bool all,
+                          onescope_ots_keyframe *keys) {
+    uint32_t ne = cache->entity_count, nf = cache->frame_count;
+    const onescope_pose *poses = cache->poses;
+#define PRESENT(f) onescope_pose_is_present(&poses[(size_t)(f)*ne + e])
+#define POSE(f) pose_of(&poses[(size_t)(f)*ne + e])
+#define STEP(f) ((int32_t)(cache->start_step + (f)))
+    size_t n = 0;
+    onescope_ots_keyframe cur; /* the key being decided; stored when the next one starts */
+    uint32_t f = 0;
+    while (f < nf) {
+        if (!PRESENT(f)) {
+            f++;
+            continue;
+        }
+        uint32_t last = f; /* the run of present frames f..last */
+        while (last + 1 < nf && PRESENT(last + 1)) last++;
+        uint32_t i = f;
+        cache_pose pi = POSE(i);
+        set_key(&cur, STEP(i), &pi, mpu);
+        while (i < last) {
+            uint32_t next = i + 1;
+            cache_pose pn = POSE(next);
+            if (!all && same_pose(&pn, &pi)) {
+                /* held: CONSTANT to the first frame that differs (or past the run) */
+                while (next <= last) {
+                    cache_pose q = POSE(next);
+                    if (!same_pose(&q, &pi)) break;
+                    next++;
+                }
+                cur.interp = ONESCOPE_OTS_CONSTANT;
+                if (next > last) break;
+            } else if (!all) {
+                onescope_ots_keyframe ab[2];
+                ab[0] = cur;
+                uint32_t limit = last - i < KEY_SPAN ? last : i + KEY_SPAN;
+                for (uint32_t b = i + 2; b <= limit; b++) {
+                    cache_pose pb = POSE(b);
+                    set_key(&ab[1], STEP(b), &pb, mpu);
+                    bool ok = true;
+                    for (uint32_t g = i + 1; g < b && ok; g++) {
+                        cache_pose pg = POSE(g);
+                        ok = reproduces(ab, (double)STEP(g), &pg, mpu);
+                    }
+                    if (!ok) break;
+                    next = b;
+                }
+            }
+            if (keys != NULL) keys[n] = cur;
+            n++;
+            i = next;
+            pi = POSE(i);
+            set_key(&cur, STEP(i), &pi, mpu);
+        }
+        /* nothing interpolates into an absent frame: hold the pose across the gap */
+        if (last + 1 < nf) cur.interp = ONESCOPE_OTS_CONSTANT;
+        if (keys != NULL) keys[n] = cur;
+        n++;
+        f = last + 1;
+    }
+#undef PRESENT
+#undef POSE
+#undef STEP
+    return n;
+}
+
+/* Every keyframe to be written (every present pose, or when that is too many for the limit,
+ * the count a dry run of entity_keys gives) takes at least
+ * ONESCOPE_OTS_KEYFRAME_MIN_BYTES of JSON:
  * when those alone pass the output limit the .anm could never be written, so it is refused
  * from the cache before a keyframe (about twice its JSON in memory) is built. */
-static onescope_code anm_check_size(const onescope_pose_cache *cache, const char *name,
-                                    onescope_error *error) {
+static onescope_code anm_check_size(const onescope_pose_cache *cache, double mpu, bool all,
+                                    const char *name, onescope_error *error) {
     uint64_t present = 0, poses = (uint64_t)cache->entity_count * cache->frame_count;
     for (uint64_t i = 0; i < poses; i++) present += onescope_pose_is_present(&cache->poses[i]);
     uint64_t least = present * ONESCOPE_OTS_KEYFRAME_MIN_BYTES;
-    if (least <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK;
+    if (least <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK; /* fewer keys fit too */
+    if (!all) { /* a dry run of the key choice counts the keys to be written */
+        present = 0;
+        for (uint32_t e = 0; e < cache->entity_count; e++)
+            present += entity_keys(cache, e, mpu, all, NULL);
+        least = present * ONESCOPE_OTS_KEYFRAME_MIN_BYTES;
+        if (least <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK;
+    }
     char expected[96];
     snprintf(expected, sizeof expected, "at most %zu bytes (the .anm output limit)",
              ONESCOPE_MAX_INPUT_BYTES);
@@ -501,6 +652,50 @@ static onescope_code anm_check_size(const onescope_pose_cache *cache, const char
         error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "output size", expected,
         "at least %llu bytes (%llu keyframes of at least %u bytes each)", (unsigned long long)least,
         (unsigned long long)present, ONESCOPE_OTS_KEYFRAME_MIN_BYTES);
+}
+
+/* The .anm's up axis: the option, or the cache's label, or y; a contradiction is refused. */
+static onescope_code anm_up(const onescope_pose_cache *cache,
+                            const onescope_ots_from_cache_options *o, const char *name,
+                            onescope_ots_up *up, onescope_error *error) {
+    const onescope_text *label = &cache->text[ONESCOPE_POSE_TEXT_LABEL];
+    int recorded = -1;
+    for (int i = 0; i < 3; i++)
+        if (label->length == 4 && memcmp(label->data, up_labels[i], 4) == 0) recorded = i;
+    if (o->up_given && (int)o->up >= 0 && (int)o->up < 3) {
+        if (recorded >= 0 && recorded != (int)o->up)
+            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "up",
+                                    "the up axis the cache records", "%s (the cache says %s)",
+                                    onescope_os_ots_up_names[o->up],
+                                    onescope_os_ots_up_names[recorded]);
+        *up = o->up;
+    } else if (o->up_given) {
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "up", "x, y or z",
+                                "%d", (int)o->up);
+    } else {
+        *up = recorded >= 0 ? (onescope_ots_up)recorded : ONESCOPE_OTS_UP_Y;
+    }
+    return ONESCOPE_OK;
+}
+
+/* The metres per unit positions are multiplied by: the cache's own or the option's. */
+static onescope_code anm_unit(const onescope_pose_cache *cache,
+                              const onescope_ots_from_cache_options *o, const char *name,
+                              double *mpu, onescope_error *error) {
+    double asked = o->metres_per_unit, own = cache->metres_per_unit;
+    if (!isfinite(asked) || asked < 0)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "metres_per_unit",
+                                "0 (the cache's own) or a positive finite number", "%g", asked);
+    if (own == 0 && asked == 0)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "metres per unit",
+                                "a cache with a unit, or one given for it (CLI --unit)",
+                                "a unitless cache (metres per unit 0)");
+    if (own != 0 && asked != 0 && asked != own)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "metres per unit",
+                                "no unit given, or the cache's own", "%g (the cache has %g)", asked,
+                                own);
+    *mpu = own != 0 ? own : asked;
+    return ONESCOPE_OK;
 }
 
 static onescope_code from_pose_cache(const onescope_pose_cache *cache,
@@ -518,9 +713,13 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
                                 "a struct from onescope_ots_from_cache_options_default()",
                                 "one without its cookie (zeroed or built by hand)");
     OS_TRY(onescope_pose_cache_validate(cache, name, error));
-    OS_TRY(anm_check_size(cache, name, error));
     onescope_ots_from_cache_options o =
         options ? *options : onescope_ots_from_cache_options_default();
+    double mpu;
+    onescope_ots_up up;
+    OS_TRY(anm_unit(cache, &o, name, &mpu, error));
+    OS_TRY(anm_up(cache, &o, name, &up, error));
+    OS_TRY(anm_check_size(cache, mpu, o.keys_all, name, error));
     int64_t last = cache->start_step + (int64_t)cache->frame_count - 1;
     if (last > INT32_MAX)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "start step",
@@ -531,6 +730,7 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
     OS_TRY(onescope_ots_clip_create(ne, 0, a, &clip, error));
     clip->header.fps = o.fps;
     clip->header.source = o.source;
+    clip->header.coordinate_system.up = up;
     clip->frame_range[0] = (int32_t)cache->start_step;
     clip->frame_range[1] = (int32_t)last;
     onescope_code rc = ONESCOPE_OK;
@@ -549,29 +749,10 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
         size_t present = 0;
         for (uint32_t f = 0; f < nf; f++)
             present += onescope_pose_is_present(&cache->poses[(size_t)f * ne + e]) != 0;
+        /* room for a key per present frame; the keys kept are the first of them */
         if ((rc = onescope_ots_clip_set_keyframe_count(clip, e, present, error)) != ONESCOPE_OK)
             break;
-        size_t k = 0;
-        for (uint32_t f = 0; f < nf; f++) {
-            const onescope_pose *p = &cache->poses[(size_t)f * ne + e];
-            if (!onescope_pose_is_present(p)) continue;
-            onescope_ots_keyframe *kf = &peg->keyframes[k++];
-            kf->frame = (int32_t)(cache->start_step + f);
-            for (int i = 0; i < 3; i++) kf->pos[i] = p->position[i];
-            float q[4];
-            onescope_pose_rotation(p, q);
-            kf->rot_quat[0] = q[3];
-            kf->rot_quat[1] = q[0];
-            kf->rot_quat[2] = q[1];
-            kf->rot_quat[3] = q[2];
-            kf->has_rot_quat = true;
-            kf->has_rot = true;
-            onescope_ots_quat_to_euler_xyz(kf->rot_quat, kf->rot);
-            /* nothing interpolates into an absent frame: hold the pose across the gap */
-            bool gap =
-                f + 1 < nf && !onescope_pose_is_present(&cache->poses[(size_t)(f + 1) * ne + e]);
-            kf->interp = gap ? ONESCOPE_OTS_CONSTANT : ONESCOPE_OTS_LINEAR;
-        }
+        peg->keyframe_count = entity_keys(cache, e, mpu, o.keys_all, peg->keyframes);
     }
     if (rc == ONESCOPE_OK) rc = onescope_ots_clip_validate(clip, name, error);
     if (rc != ONESCOPE_OK) {

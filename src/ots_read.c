@@ -300,6 +300,130 @@ static onescope_code version_first(ots_ctx *c, const char *text, size_t size,
     return ONESCOPE_E_VERSION;
 }
 
+/* ---- text that is not UTF-8 JSON, and jansson's messages in our words ---- */
+
+static bool utf16_text(const unsigned char *u, size_t size, bool *big_endian, bool *bom) {
+    *bom = size >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF));
+    *big_endian = *bom && u[0] == 0xFE;
+    if (*bom) return true;
+    /* ASCII in UTF-16: every other byte zero ('{' 00 or 00 '{') */
+    if (size >= 2 && u[0] != 0 && u[1] == 0) return true;
+    if (size >= 2 && u[0] == 0 && u[1] != 0) {
+        *big_endian = true;
+        return true;
+    }
+    return false;
+}
+
+/* A byte-order mark, UTF-16 or text that cannot start a JSON value, said plainly before
+ * jansson sees it (it would report a raw byte). */
+static onescope_code plain_text_checks(ots_ctx *c, const char *text, size_t size) {
+    const unsigned char *u = (const unsigned char *)text;
+    bool big, bom;
+    onescope_code rc;
+    size_t at = 0;
+    if (size >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
+        rc = onescope_os_fail(c->error, ONESCOPE_E_SYNTAX, c->name, 0, NULL,
+                              "UTF-8 JSON text with no byte-order mark",
+                              "a UTF-8 byte-order mark (bytes ef bb bf): save the file without it");
+    } else if (utf16_text(u, size, &big, &bom)) {
+        rc = onescope_os_fail(c->error, ONESCOPE_E_SYNTAX, c->name, 0, NULL, "UTF-8 JSON text",
+                              "UTF-16 %s text%s: save the file as UTF-8",
+                              big ? "big-endian" : "little-endian",
+                              bom ? " (with a byte-order mark)" : "");
+    } else {
+        at = onescope_os_json_skip_ws(text, size, 0);
+        if (at >= size || strchr("{[\"-0123456789tfn", text[at]) != NULL) return ONESCOPE_OK;
+        char shown[16];
+        if (u[at] >= 0x20 && u[at] < 0x7F)
+            snprintf(shown, sizeof shown, "'%c'", text[at]);
+        else
+            snprintf(shown, sizeof shown, "byte %02x", u[at]);
+        rc = onescope_os_fail(c->error, ONESCOPE_E_SYNTAX, c->name, at, NULL,
+                              "a JSON document (an object starting with '{')",
+                              "text that is not JSON, starting with %s", shown);
+    }
+    if (c->error != NULL) {
+        uint32_t line = 1, column = 1;
+        if (at > 0) onescope_os_json_line_column(text, at, &line, &column);
+        c->error->line = line;
+        c->error->column = column;
+    }
+    return rc;
+}
+
+/* The last character before offset at that is not white space (0 when none). */
+static char before(const char *text, size_t at) {
+    while (at > 0) {
+        char ch = text[--at];
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') return ch;
+    }
+    return 0;
+}
+
+static bool starts(const char *s, const char *prefix) {
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Rewrites a syntax error's expected and found from jansson's wording into the library's;
+ * a message not recognised keeps jansson's words (they name the token). */
+static void rephrase_syntax(onescope_error *e, const char *text, size_t size,
+                            const json_error_t *je) {
+    if (e == NULL || e->code != ONESCOPE_E_SYNTAX) return;
+    const char *m = je->text, *exp = NULL, *found = NULL;
+    size_t at = je->position > 0 ? (size_t)je->position : 0;
+    if (at > size) at = size;
+    /* jansson's position is just past the token it quotes after " near '" */
+    const char *near = strstr(m, " near '");
+    size_t tok = near ? strlen(near + 7) : 0;
+    if (tok > 0) tok--; /* the closing quote */
+    char prev = before(text, at >= tok ? at - tok : 0);
+    bool at_end = strstr(m, "end of file") != NULL || strstr(m, "premature end") != NULL;
+    if (prev == ',' &&
+        (starts(m, "string or '}' expected near '}'") || starts(m, "unexpected token near ']'"))) {
+        exp = "a value after each comma";
+        found = "a trailing comma before the closing bracket (JSON allows none)";
+    } else if (strstr(m, "unexpected newline") != NULL ||
+               (at_end && strstr(m, "near '\"") != NULL)) {
+        exp = "a string closed by '\"' on the same line";
+        found = "an unterminated string";
+    } else if (starts(m, "end of file expected")) {
+        exp = "nothing after the document's closing '}'";
+        found = "more text after the end of the document";
+    } else if (at_end) {
+        exp = "every '{' and '[' closed";
+        found = "the end of the file inside an object or array";
+    } else if (starts(m, "string or '}' expected near '''")) {
+        exp = "keys in double quotes";
+        found = "a single-quoted key";
+    } else if (starts(m, "string or '}' expected")) {
+        exp = "a key in double quotes";
+        found = "a bare word where a key belongs";
+    } else if (starts(m, "'}' expected") || starts(m, "']' expected")) {
+        exp = "a comma between two members";
+        found = "a value right after another with no comma";
+    } else if (starts(m, "':' expected")) {
+        exp = "':' after a key";
+        found = "a key with no ':' after it";
+    } else if (starts(m, "invalid escape")) {
+        exp = "an escape JSON knows (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)";
+        found = "an unknown escape in a string";
+    } else if (near != NULL && (starts(m, "invalid token") || starts(m, "unexpected token"))) {
+        exp = "a JSON value: a number, a double-quoted string, true, false, null, { or [";
+    }
+    if (exp == NULL) return;
+    onescope_os_copy_text(e->expected, sizeof e->expected, exp);
+    if (found != NULL) {
+        onescope_os_copy_text(e->found, sizeof e->found, found);
+    } else { /* name the token itself */
+        char word[48];
+        size_t n = tok < sizeof word - 1 ? tok : sizeof word - 1;
+        memcpy(word, near + 7, n);
+        word[n] = '\0';
+        snprintf(e->found, sizeof e->found, "'%s', which is none of those", word);
+    }
+}
+
 /* Reads the document and its format and version; *root is the tree to walk. */
 static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
                                const onescope_parse_options *o, onescope_ots_kind want,
@@ -308,11 +432,14 @@ static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
     if (data == NULL && size > 0)
         return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "data",
                                 "non-NULL", NULL);
+    if (data != NULL) OS_TRY(plain_text_checks(c, data, size));
     json_error_t je;
     *root = json_loadb(data ? data : "", size, JSON_REJECT_DUPLICATES, &je);
     if (*root == NULL) {
         OS_TRY(version_first(c, data, size, want));
-        return onescope_os_json_load_fail(c->error, c->name, data, size, &je);
+        onescope_code rc = onescope_os_json_load_fail(c->error, c->name, data, size, &je);
+        rephrase_syntax(c->error, data ? data : "", size, &je);
+        return rc;
     }
     c->text = data;
     c->size = size;
@@ -624,6 +751,21 @@ onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {
     const char *s = data;
     size_t n = size;
     if (s == NULL) return ONESCOPE_OTS_NONE;
+    /* a BOM or UTF-16 text is still the file it names, so the parser can say what is wrong */
+    const unsigned char *u = data;
+    bool big, bom;
+    if (n >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
+        s += 3;
+        n -= 3;
+    } else if (utf16_text(u, n, &big, &bom)) {
+        char narrow[2048]; /* a quick look at the first 2048 characters */
+        size_t m = 0;
+        for (size_t i = bom ? 2 : 0; i + 1 < n && m < sizeof narrow; i += 2) {
+            unsigned char hi = u[i + !big], lo = u[i + big];
+            narrow[m++] = hi == 0 && lo > 0 && lo < 0x80 ? (char)lo : '?';
+        }
+        return onescope_ots_detect(narrow, m);
+    }
     size_t p = onescope_os_json_skip_ws(s, n, 0);
     if (p >= n || s[p] != '{') return ONESCOPE_OTS_NONE;
     static const char key[] = "\"format\"";

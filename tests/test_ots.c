@@ -1672,6 +1672,7 @@ static onescope_pose_cache *make_cache(uint64_t seed, uint32_t entities, uint32_
     uint64_t s = seed;
     assert_int_equal(onescope_pose_cache_create(3, entities, frames, NULL, &pc, &err), ONESCOPE_OK);
     pc->start_step = 100;
+    pc->metres_per_unit = 1; /* a unitless cache is refused */
     for (uint32_t e = 0; e < entities; e++) {
         char name[32];
         snprintf(name, sizeof name, "body %u", e);
@@ -1699,6 +1700,7 @@ static void cache_to_clip_and_back(void **state) {
     onescope_error err;
     onescope_ots_from_cache_options o = onescope_ots_from_cache_options_default();
     o.fps = 60;
+    o.keys_all = true; /* one keyframe per present frame */
     assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &o, NULL, &c, &err), ONESCOPE_OK);
     assert_int_equal(c->peg_count, 4);
     assert_true(c->header.fps == 60);
@@ -2070,7 +2072,9 @@ static void anm_output_sized_first(void **state) {
     onescope_error err;
     onescope_pose_cache *pc;
     assert_int_equal(onescope_pose_cache_create(3, 2, 10, NULL, &pc, &err), ONESCOPE_OK);
+    pc->metres_per_unit = 1;
     onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    from.keys_all = true; /* still poses: otherwise one key each */
     onescope_buffer one, two;
     pc->frame_count = 1; /* one keyframe per peg, frame 0, every number 0 or 1 */
     assert_int_equal(onescope_ots_pose_cache_to_anm(pc, &from, NULL, &one, &err), ONESCOPE_OK);
@@ -2083,6 +2087,7 @@ static void anm_output_sized_first(void **state) {
 
     /* 65536 entities x 14 frames = 917 504 keyframes: at least 275 MB of JSON */
     assert_int_equal(onescope_pose_cache_create(3, 65536, 14, NULL, &pc, &err), ONESCOPE_OK);
+    pc->metres_per_unit = 1;
     from.name = "big.ospc";
     onescope_buffer out;
     assert_int_equal(onescope_ots_pose_cache_to_anm(pc, &from, NULL, &out, &err),
@@ -2131,6 +2136,291 @@ static void camera_defaults_on_create(void **state) {
     onescope_ots_clip_free(c);
 }
 
+/* ---- conversions that keep meaning (issue 16, item 3) ---- */
+
+/* Every present pose of a and b is the same bits (b may be 3D where a is 2D). */
+static void assert_present_poses_equal(const onescope_pose_cache *a, const onescope_pose_cache *b) {
+    assert_int_equal(a->entity_count, b->entity_count);
+    assert_int_equal(a->frame_count, b->frame_count);
+    assert_true(a->start_step == b->start_step);
+    size_t present = 0;
+    for (uint32_t f = 0; f < a->frame_count; f++)
+        for (uint32_t e = 0; e < a->entity_count; e++) {
+            const onescope_pose *x = onescope_pose_cache_pose(a, f, e),
+                                *y = onescope_pose_cache_pose(b, f, e);
+            if (!onescope_pose_is_present(x)) continue;
+            present++;
+            float qx[4], qy[4];
+            onescope_pose_rotation(x, qx);
+            onescope_pose_rotation(y, qy);
+            assert_memory_equal(x->position, y->position, sizeof x->position);
+            assert_memory_equal(qx, qy, sizeof qx);
+        }
+    assert_true(present > 0);
+}
+
+/* cache -> .anm text -> cache with the bake options given. */
+static onescope_pose_cache *through_anm(const onescope_pose_cache *pc,
+                                        const onescope_ots_from_cache_options *from,
+                                        const onescope_ots_bake_options *bake) {
+    onescope_error err;
+    onescope_buffer text;
+    assert_int_equal(onescope_ots_pose_cache_to_anm(pc, from, NULL, &text, &err), ONESCOPE_OK);
+    onescope_pose_cache *back = NULL;
+    assert_int_equal(
+        onescope_ots_anm_to_pose_cache(text.data, text.size, "t.anm", NULL, bake, &back, &err),
+        ONESCOPE_OK);
+    onescope_buffer_free(&text);
+    return back;
+}
+
+static void convert_keeps_units(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_pose_cache *pc;
+    assert_int_equal(
+        onescope_pose_cache_read_file(ONESCOPE_TESTDATA "/test-2d-ghost.ospc", NULL, &pc, &err),
+        ONESCOPE_OK);
+    assert_true(pc->metres_per_unit == 0.001);
+    onescope_ots_clip *c;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_OK);
+    /* positions are metres: exactly the float times 0.001, in double */
+    const onescope_pose *p0 = onescope_pose_cache_pose(pc, 0, 0);
+    assert_true(c->pegs[0].keyframes[0].pos[0] == (double)p0->position[0] * 0.001);
+    assert_true(c->pegs[0].keyframes[0].pos[1] == (double)p0->position[1] * 0.001);
+    assert_true(fabs(p0->position[0]) > 1); /* millimetres: a test that can fail */
+    assert_int_equal(c->header.coordinate_system.up, ONESCOPE_OTS_UP_Y);
+    onescope_ots_clip_free(c);
+    /* back in millimetres: every present pose bit for bit, unit name "mm" */
+    onescope_ots_bake_options mm = onescope_ots_bake_options_default();
+    mm.metres_per_unit = 0.001;
+    onescope_pose_cache *back = through_anm(pc, NULL, &mm);
+    assert_present_poses_equal(pc, back);
+    assert_true(back->metres_per_unit == 0.001);
+    assert_string_equal(back->text[ONESCOPE_POSE_TEXT_UNIT_NAME].data, "mm");
+    onescope_pose_cache_free(back);
+    /* and in metres by default: the same positions, divided by 1000 (rounded to float) */
+    back = through_anm(pc, NULL, NULL);
+    assert_true(back->metres_per_unit == 1.0);
+    assert_true(onescope_pose_cache_pose(back, 0, 0)->position[0] ==
+                (float)((double)p0->position[0] * 0.001));
+    onescope_pose_cache_free(back);
+    /* centimetres get their name; an odd unit none */
+    mm.metres_per_unit = 0.01;
+    back = through_anm(pc, NULL, &mm);
+    assert_string_equal(back->text[ONESCOPE_POSE_TEXT_UNIT_NAME].data, "cm");
+    assert_true(onescope_pose_cache_pose(back, 0, 0)->position[0] ==
+                (float)((double)p0->position[0] * 0.001 / 0.01));
+    onescope_pose_cache_free(back);
+    mm.metres_per_unit = 0.3048;
+    back = through_anm(pc, NULL, &mm);
+    assert_int_equal(back->text[ONESCOPE_POSE_TEXT_UNIT_NAME].length, 0);
+    onescope_pose_cache_free(back);
+    /* a bad bake unit is refused */
+    onescope_buffer text;
+    assert_int_equal(onescope_ots_pose_cache_to_anm(pc, NULL, NULL, &text, &err), ONESCOPE_OK);
+    const double bad[] = {-1.0, NAN, INFINITY};
+    for (int i = 0; i < 3; i++) {
+        mm.metres_per_unit = bad[i];
+        back = NULL;
+        assert_int_equal(
+            onescope_ots_anm_to_pose_cache(text.data, text.size, "t.anm", NULL, &mm, &back, &err),
+            ONESCOPE_E_ARGUMENT);
+        assert_string_equal(err.field, "metres_per_unit");
+        assert_null(back);
+    }
+    onescope_buffer_free(&text);
+    /* the cache's own unit is the only one it takes */
+    onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    from.metres_per_unit = 0.001;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err), ONESCOPE_OK);
+    onescope_ots_clip_free(c);
+    from.metres_per_unit = 1;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(err.found, "the cache has 0.001"));
+    from.metres_per_unit = -2;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "metres_per_unit");
+    /* a unitless cache is refused unless a unit is given for it */
+    pc->metres_per_unit = 0;
+    from = onescope_ots_from_cache_options_default();
+    from.name = "bare.ospc";
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_null(c);
+    assert_string_equal(err.input, "bare.ospc");
+    assert_non_null(strstr(err.found, "unitless"));
+    from.metres_per_unit = 0.01;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err), ONESCOPE_OK);
+    assert_true(c->pegs[0].keyframes[0].pos[0] == (double)p0->position[0] * 0.01);
+    onescope_ots_clip_free(c);
+    onescope_pose_cache_free(pc);
+}
+
+static void convert_keeps_up_axis(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_pose_cache *pc = make_cache(3, 2, 6, false), *back;
+    onescope_ots_clip *c;
+    onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    for (int up = 0; up < 3; up++) {
+        /* a clip with this up axis -> cache -> clip: the axis comes back */
+        from.up_given = true;
+        from.up = (onescope_ots_up)up;
+        back = through_anm(pc, &from, NULL);
+        const onescope_text *label = &back->text[ONESCOPE_POSE_TEXT_LABEL];
+        if (up == ONESCOPE_OTS_UP_Y)
+            assert_int_equal(label->length, 0); /* the default is not written */
+        else
+            assert_string_equal(label->data, up == 0 ? "up=x" : "up=z");
+        assert_int_equal(onescope_ots_clip_from_pose_cache(back, NULL, NULL, &c, &err),
+                         ONESCOPE_OK);
+        assert_int_equal(c->header.coordinate_system.up, up);
+        onescope_ots_clip_free(c);
+        /* an --up that contradicts the recorded axis is refused; the same one is fine */
+        from.up = (onescope_ots_up)((up + 1) % 3);
+        onescope_code rc = onescope_ots_clip_from_pose_cache(back, &from, NULL, &c, &err);
+        if (up == ONESCOPE_OTS_UP_Y) {
+            assert_int_equal(rc, ONESCOPE_OK); /* y records nothing: the option decides */
+            assert_int_equal(c->header.coordinate_system.up, (up + 1) % 3);
+            onescope_ots_clip_free(c);
+        } else {
+            assert_int_equal(rc, ONESCOPE_E_ARGUMENT);
+            assert_string_equal(err.field, "up");
+            assert_null(c);
+        }
+        onescope_pose_cache_free(back);
+    }
+    /* no option and no label: y */
+    from = onescope_ots_from_cache_options_default();
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->header.coordinate_system.up, ONESCOPE_OTS_UP_Y);
+    onescope_ots_clip_free(c);
+    from.up_given = true;
+    from.up = (onescope_ots_up)7;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &from, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.expected, "x, y or z");
+    onescope_pose_cache_free(pc);
+}
+
+static void convert_keeps_needed_keys(void **state) {
+    (void)state;
+    onescope_error err;
+    /* entity 0 still, 1 moving at a steady pace, 2 random with gaps, 3 still then moving */
+    onescope_pose_cache *pc = make_cache(5, 4, 200, false);
+    for (uint32_t f = 0; f < 200; f++) {
+        onescope_pose *p = &pc->poses[(size_t)f * 4];
+        p[0] = pc->poses[0];
+        p[1] = pc->poses[1];
+        p[1].position[0] = (float)f * 0.5f; /* exact in float, and so on the line */
+        if (f % 7 == 3) p[2].position[0] = NAN;
+        if (f < 120) p[3] = pc->poses[3];
+    }
+    onescope_ots_clip *c;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->pegs[0].keyframe_count, 1); /* a still entity is one key */
+    assert_int_equal(c->pegs[0].keyframes[0].interp, ONESCOPE_OTS_CONSTANT);
+    /* steady: one LINEAR key per KEY_SPAN (64) frames, plus the last */
+    assert_true(c->pegs[1].keyframe_count >= 4 && c->pegs[1].keyframe_count <= 5);
+    assert_true(c->pegs[2].keyframe_count < 200);
+    assert_true(c->pegs[3].keyframe_count < 80 + 2);
+    assert_int_equal(c->pegs[3].keyframes[0].interp, ONESCOPE_OTS_CONSTANT);
+    assert_int_equal(c->pegs[3].keyframes[1].frame, 100 + 120); /* the first change */
+    onescope_ots_clip_free(c);
+    /* every present pose comes back bit for bit, reduced or not */
+    onescope_pose_cache *back = through_anm(pc, NULL, NULL);
+    assert_present_poses_equal(pc, back);
+    onescope_pose_cache_free(back);
+    onescope_ots_from_cache_options all = onescope_ots_from_cache_options_default();
+    all.keys_all = true;
+    back = through_anm(pc, &all, NULL);
+    assert_present_poses_equal(pc, back);
+    onescope_pose_cache_free(back);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, &all, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->pegs[0].keyframe_count, 200);
+    assert_int_equal(c->pegs[2].keyframe_count, 200 - 29);
+    onescope_ots_clip_free(c);
+    /* the size floor counts the keys written: a still 65536 x 14 cache fits */
+    onescope_pose_cache *big;
+    assert_int_equal(onescope_pose_cache_create(3, 65536, 14, NULL, &big, &err), ONESCOPE_OK);
+    big->metres_per_unit = 1;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(big, NULL, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->pegs[65535].keyframe_count, 1);
+    onescope_ots_clip_free(c);
+    assert_int_equal(onescope_ots_clip_from_pose_cache(big, &all, NULL, &c, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    onescope_pose_cache_free(big);
+    onescope_pose_cache_free(pc);
+}
+
+/* ---- syntax errors in the library's words (issue 16, item 4) ---- */
+
+static void syntax_in_plain_words(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        size_t size; /* 0: strlen */
+        uint32_t line, column;
+        const char *found;
+    } cases[] = {
+        {"{\"format\": \"octo_anm\", \"version\": 4,}", 0, 1, 37, "a trailing comma"},
+        {"{\"format\": \"octo_anm\", \"version\": [4,\n]}", 0, 2, 1, "a trailing comma"},
+        {"{\"format\": \"octo_anm\", \"version\": 4", 0, 1, 35, "the end of the file inside"},
+        {"{\"format\": \"octo_anm\", \"version\": 4, \"x\": \"ab", 0, 1, 45,
+         "an unterminated string"},
+        {"{\"format\": \"octo_anm\", \"x\": \"a\nb\"}", 0, 1, 30, "an unterminated string"},
+        {"{\"format\": \"octo_anm\"} x", 0, 1, 24, "more text after the end"},
+        {"{\"format\": \"octo_anm\", \"a\": tru}", 0, 1, 31, "'tru', which is none of those"},
+        {"{\"format\": \"octo_anm\" \"version\": 4}", 0, 1, 31, "with no comma"},
+        {"{\"format\": \"octo_anm\", x: 1}", 0, 1, 24, "a bare word where a key"},
+        {"{\"format\": \"octo_anm\", 'x': 1}", 0, 1, 24, "a single-quoted key"},
+        {"{\"format\": \"octo_anm\", \"x\" 1}", 0, 1, 28, "no ':' after it"},
+        {"{\"format\": \"octo_anm\", \"x\": \"\\q\"}", 0, 1, 31, "an unknown escape"},
+        {"\xef\xbb\xbf{\"format\": \"octo_anm\"}", 0, 1, 1, "a UTF-8 byte-order mark"},
+        {"\xff\xfe{\0}\0", 6, 1, 1, "UTF-16 little-endian text (with a byte-order mark)"},
+        {"\0{\0}", 4, 1, 1, "UTF-16 big-endian text: save"},
+        {"\n  hello", 0, 2, 3, "text that is not JSON, starting with 'h'"},
+        {"\x01", 0, 1, 1, "starting with byte 01"},
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = cases[i].size ? cases[i].size : strlen(cases[i].text);
+        onescope_error err;
+        onescope_ots_clip *c = NULL;
+        onescope_code rc = onescope_ots_clip_parse(cases[i].text, n, "s.anm", NULL, &c, &err);
+        char line[512];
+        onescope_error_format(&err, line, sizeof line);
+        if (rc != ONESCOPE_E_SYNTAX || err.line != cases[i].line || err.column != cases[i].column ||
+            strstr(err.found, cases[i].found) == NULL || strstr(line, "expected") == NULL ||
+            strstr(line, " near ") != NULL) {
+            print_message("case %zu: %s (rc %d)\n", i, line, (int)rc);
+            bad++;
+        }
+        assert_null(c);
+    }
+    assert_int_equal(bad, 0);
+    /* the same for a rig, and detection still names what the text claims to be */
+    onescope_error err;
+    onescope_ots_rig *r = NULL;
+    static const char bom_rig[] = "\xef\xbb\xbf{\"format\": \"octo_pvt\"}";
+    assert_int_equal(onescope_ots_detect(bom_rig, sizeof bom_rig - 1), ONESCOPE_OTS_PVT);
+    assert_int_equal(onescope_ots_rig_parse(bom_rig, sizeof bom_rig - 1, "r.pvt", NULL, &r, &err),
+                     ONESCOPE_E_SYNTAX);
+    assert_non_null(strstr(err.found, "byte-order mark"));
+    static const char be[] = "\0{\0\"\0f\0o\0r\0m\0a\0t\0\"\0:\0\"\0o\0c\0t\0o\0_\0a\0n\0m\0\"\0}";
+    assert_int_equal(onescope_ots_detect(be, sizeof be - 1), ONESCOPE_OTS_ANM);
+    static const char odd[] = "\xfe\xff\0{\x30\x42";
+    assert_int_equal(onescope_ots_detect(odd, sizeof odd - 1), ONESCOPE_OTS_NONE);
+    /* a message not recognised keeps jansson's own words */
+    onescope_ots_clip *c = NULL;
+    assert_int_equal(onescope_ots_clip_parse("{\"a\": \"\x01\"}", 10, "u.anm", NULL, &c, &err),
+                     ONESCOPE_E_SYNTAX);
+    assert_non_null(strstr(err.found, "control character"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(samples_parse),
@@ -2166,6 +2456,10 @@ int main(void) {
         cmocka_unit_test(bake_to_file_streams),
         cmocka_unit_test(bake_to_file_allocation_failure),
         cmocka_unit_test(anm_output_sized_first),
+        cmocka_unit_test(convert_keeps_units),
+        cmocka_unit_test(convert_keeps_up_axis),
+        cmocka_unit_test(convert_keeps_needed_keys),
+        cmocka_unit_test(syntax_in_plain_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -304,12 +304,17 @@ typedef struct onescope_ots_bake_options {
      * parent chain to world space; true: they are already world space (CLI --world). */
     bool world_space;
     const char *name; /* input name for error messages (e.g. the .anm path); NULL: "anm to ospc" */
+    /* The cache's unit: positions (metres in OTS) are divided by it. 0 (default): 1, metres.
+     * 1, 0.01 and 0.001 get the unit names "m", "cm" and "mm"; other values none. */
+    double metres_per_unit;
 } onescope_ots_bake_options;
 ONESCOPE_API onescope_ots_bake_options onescope_ots_bake_options_default(void);
 
 /* .anm -> OSPC: one point entity per peg (id index + 1, name = peg name), every frame of
  * frame_range sampled (frame k = frame_range[0] + k, start_step = frame_range[0], which must
- * be >= 0), metres_per_unit 1, unit name "m". Scale and cameras are not carried. */
+ * be >= 0), metres_per_unit from the options (default 1, unit name "m"). An up axis other
+ * than y is recorded as the cache's label "up=x" or "up=z". Scale and cameras are not
+ * carried. */
 ONESCOPE_API onescope_code onescope_ots_clip_to_pose_cache(const onescope_ots_clip *clip,
                                                            const onescope_ots_bake_options *options,
                                                            const onescope_allocator *allocator,
@@ -323,13 +328,27 @@ typedef struct onescope_ots_from_cache_options {
     double fps;                 /* default 24 */
     onescope_ots_source source; /* default blender */
     const char *name;           /* input name for error messages; NULL: "ospc to anm" */
-    uint32_t private_cookie;    /* set by _default(); do not touch */
+    /* The cache's metres per unit when it has none (metres_per_unit 0, "unitless"); 0
+     * (default): the cache's own, and a unitless cache is refused. A cache with a unit of its
+     * own refuses a different value. Positions are multiplied by it into OTS metres. */
+    double metres_per_unit;
+    /* The .anm's up axis: up_given false (default) takes it from the cache's label ("up=x",
+     * "up=y" or "up=z", what the bake records), else y; true sets `up`, and a cache whose
+     * label names another axis is refused. */
+    bool up_given;
+    onescope_ots_up up;
+    /* false (default): only the keyframes needed to give back every present pose exactly;
+     * true: one keyframe per present frame. */
+    bool keys_all;
+    uint32_t private_cookie; /* set by _default(); do not touch */
 } onescope_ots_from_cache_options;
 ONESCOPE_API onescope_ots_from_cache_options onescope_ots_from_cache_options_default(void);
 
-/* OSPC -> .anm: one root peg per entity, one LINEAR keyframe per frame where the entity is
- * present (CONSTANT before a gap, so nothing interpolates across absent frames), with
- * rot_quat and the matching Euler xyz degrees. */
+/* OSPC -> .anm: one root peg per entity, positions in metres (times the cache's metres per
+ * unit), keyframes with rot_quat and the matching Euler xyz degrees. By default only the
+ * keyframes that sampling (LINEAR, or CONSTANT over a still run) needs to give back every
+ * present pose bit for bit; with keys_all one LINEAR keyframe per present frame. The last
+ * keyframe before an absent frame is CONSTANT, so nothing interpolates across a gap. */
 ONESCOPE_API onescope_code onescope_ots_clip_from_pose_cache(
     const onescope_pose_cache *cache, const onescope_ots_from_cache_options *options,
     const onescope_allocator *allocator, onescope_ots_clip **out, onescope_error *error);
@@ -365,8 +384,8 @@ ONESCOPE_API onescope_code onescope_ots_anm_to_pose_cache_file(
 
 /* OSPC -> .anm text: onescope_ots_clip_from_pose_cache then onescope_ots_clip_write, except
  * that the clip checked after it is built is not checked again before it is written. The
- * JSON's size is bounded from below by the cache first (every present pose becomes a keyframe
- * of at least ONESCOPE_OTS_KEYFRAME_MIN_BYTES): a cache whose .anm would certainly pass the
+ * JSON's size is bounded from below by the cache first (every keyframe it will write takes at
+ * least ONESCOPE_OTS_KEYFRAME_MIN_BYTES): a cache whose .anm would certainly pass the
  * 256 MiB output limit is refused with ONESCOPE_E_TOO_LARGE naming options->name before the
  * clip or the JSON is built. */
 ONESCOPE_API onescope_code onescope_ots_pose_cache_to_anm(

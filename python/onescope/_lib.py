@@ -264,7 +264,7 @@ class OtsSample(Structure):
 
 
 class OtsBakeOptions(Structure):
-    _fields_ = [("world_space", c_bool), ("name", c_char_p)]
+    _fields_ = [("world_space", c_bool), ("name", c_char_p), ("metres_per_unit", c_double)]
 
 
 class OtsFromCacheOptions(Structure):
@@ -272,6 +272,10 @@ class OtsFromCacheOptions(Structure):
         ("fps", c_double),
         ("source", c_int),
         ("name", c_char_p),
+        ("metres_per_unit", c_double),
+        ("up_given", c_bool),
+        ("up", c_int),
+        ("keys_all", c_bool),
         ("private_cookie", c_uint32),
     ]
 

@@ -47,10 +47,10 @@ def test_positions_and_rotations_equal_the_cli_conversion(path, tmp_path):
     assert onescope.PoseCache.open(path).to_anm() == out.read_bytes()
     clip = onescope.Clip.open(out)
     cache = onescope.PoseCache.open(path)
-    # Every peg is a root with one LINEAR key per present frame: sampling at a present frame
-    # gives the stored position back.
+    # Every peg is a root whose keys give every present pose back: sampling at a present frame
+    # gives the stored position, in metres (docs/ots.md 7.0), divided back into the cache's unit.
     pos_all = [clip.sample(f)[0] for f in range(cache.start_step, cache.start_step + cache.frame_count)]
-    sampled = np.array(pos_all, dtype=np.float32)
+    sampled = (np.array(pos_all, dtype=np.float64) / cache.metres_per_unit).astype(np.float32)
     present = cache.present
     assert np.array_equal(sampled[present], cache.positions[present])
 

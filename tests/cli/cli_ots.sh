@@ -144,8 +144,73 @@ parts.append(struct.pack("<7f", 0, 0, 0, 0, 0, 0, 1) * (ents * frames))
 open(sys.argv[1], "wb").write(b"".join(parts))
 PY
 expect_exit 0 "$ONESCOPE" -q validate "$SCRATCH/wide.ospc"
-expect_exit 1 "$ONESCOPE" convert "$SCRATCH/wide.ospc" "$SCRATCH/wide.anm"
+expect_exit 1 "$ONESCOPE" convert --keys all --unit m "$SCRATCH/wide.ospc" "$SCRATCH/wide.anm"
 expect_grep "wide.ospc: output size: expected at most 268435456 bytes (the .anm output limit), found at least 275251200 bytes (917504 keyframes" "$SCRATCH/err"
 [ ! -e "$SCRATCH/wide.anm" ] && ok || bad "a refused conversion left a file"
+
+# conversions that keep meaning: the unit, the up axis, the keyframes (docs/ots.md, section 7)
+G="$SRC/testdata/test-2d-ghost.ospc"
+expect_exit 0 "$ONESCOPE" convert "$G" "$SCRATCH/mm.anm"
+# body 0 starts at 3744 mm, 9810 mm: 3.744 m, 9.81 m in the .anm (labelled metres)
+expect_grep '"unit": "meters"' "$SCRATCH/mm.anm"
+if python3 - "$SCRATCH/mm.anm" <<'PY'; then ok; else bad "cache in mm -> .anm not in metres"; fi
+import json, sys
+clip = json.load(open(sys.argv[1]))
+k = clip["pegs"][0]["keyframes"][0]
+sys.exit(0 if k["pos"][:2] == [3744 * 0.001, 9810 * 0.001] and clip["coordinate_system"]["up"] == "y" else 1)
+PY
+# back in millimetres: every pose as it was
+expect_exit 0 "$ONESCOPE" convert --unit mm "$SCRATCH/mm.anm" "$SCRATCH/mm.ospc"
+"$ONESCOPE" dump --poses --csv "$G" >"$SCRATCH/poses-a.csv"
+"$ONESCOPE" dump --poses --csv "$SCRATCH/mm.ospc" >"$SCRATCH/poses-b.csv"
+# every row present in the original is the same text (absent ones come back held)
+if paste -d '|' "$SCRATCH/poses-a.csv" "$SCRATCH/poses-b.csv" |
+    awk -F'|' 'NR > 1 { split($1, a, ","); if (a[5] == 1) { n++; if ($1 != $2) bad++ } }
+               END { exit !(n > 800 && bad == 0) }'; then ok; else bad "mm round trip changed poses"; fi
+expect_exit 0 "$ONESCOPE" -q dump "$SCRATCH/mm.ospc"
+expect_grep 'unit name        "mm"' "$SCRATCH/out"
+# a unitless cache needs --unit
+expect_exit 1 "$ONESCOPE" convert "$SCRATCH/wide.ospc" "$SCRATCH/wide.anm"
+expect_grep "wide.ospc: metres per unit: expected a cache with a unit, or one given for it (CLI --unit), found a unitless cache" "$SCRATCH/err"
+expect_exit 1 "$ONESCOPE" convert --unit cm "$G" "$SCRATCH/x.anm"
+expect_grep "found 0.01 (the cache has 0.001)" "$SCRATCH/err"
+# a still entity is one key; --keys all keeps every frame
+expect_exit 0 "$ONESCOPE" convert --unit 1 "$SCRATCH/wide.ospc" "$SCRATCH/still.anm"
+if python3 - "$SCRATCH/still.anm" <<'PY'; then ok; else bad "a still entity is not one key"; fi
+import json, sys
+pegs = json.load(open(sys.argv[1]))["pegs"]
+sys.exit(0 if len(pegs) == 65536 and all(len(p["keyframes"]) == 1 for p in pegs) else 1)
+PY
+expect_exit 0 "$ONESCOPE" convert --keys all "$SCRATCH/clip.ospc" "$SCRATCH/all.anm"
+if [ "$(grep -c '"frame"' "$SCRATCH/all.anm")" -eq 24 ]; then ok; else bad "--keys all is not a key per frame"; fi
+# the up axis: a z-up clip to a cache and back stays z up; --up for a cache without one
+sed 's/"up": "y"/"up": "z"/' "$SCRATCH/clip.anm" >"$SCRATCH/zup.anm"
+expect_exit 0 "$ONESCOPE" convert "$SCRATCH/zup.anm" "$SCRATCH/zup.ospc"
+expect_exit 0 "$ONESCOPE" convert "$SCRATCH/zup.ospc" "$SCRATCH/zup-back.anm"
+expect_grep '"up": "z"' "$SCRATCH/zup-back.anm"
+expect_exit 1 "$ONESCOPE" convert --up y "$SCRATCH/zup.ospc" "$SCRATCH/zup-y.anm"
+expect_grep "zup.ospc: up: expected the up axis the cache records, found y (the cache says z)" "$SCRATCH/err"
+expect_exit 0 "$ONESCOPE" convert --up x "$G" "$SCRATCH/xup.anm"
+expect_grep '"up": "x"' "$SCRATCH/xup.anm"
+# bad values of the new options
+for bad_opt in "--unit 0" "--unit -1" "--unit furlong" "--unit 1e999" "--up w" "--up yy" "--keys some"; do
+    expect_exit 2 "$ONESCOPE" convert $bad_opt "$G" "$SCRATCH/bad.anm"
+    expect_grep "convert: ${bad_opt%% *} wants" "$SCRATCH/err"
+done
+expect_exit 2 "$ONESCOPE" convert --up z "$SCRATCH/clip.anm" "$SCRATCH/bad.ospc"
+expect_grep "is for a pose cache IN" "$SCRATCH/err"
+expect_exit 2 "$ONESCOPE" convert --keys all "$SCRATCH/clip.anm" "$SCRATCH/bad.ospc"
+
+# OTS syntax errors in plain words, with line:column (docs/ots.md, section 1)
+printf '\357\273\277{"format": "octo_anm", "version": 4}' >"$SCRATCH/bom.anm"
+expect_exit 1 "$ONESCOPE" validate "$SCRATCH/bom.anm"
+expect_grep "bom.anm: line 1, column 1: expected UTF-8 JSON text with no byte-order mark, found a UTF-8 byte-order mark" "$SCRATCH/err"
+python3 -c "import sys; open(sys.argv[1], 'wb').write('{\"format\": \"octo_pvt\", \"version\": 4}'.encode('utf-16'))" "$SCRATCH/u16.pvt"
+expect_exit 1 "$ONESCOPE" validate "$SCRATCH/u16.pvt"
+expect_grep "u16.pvt: line 1, column 1: expected UTF-8 JSON text, found UTF-16 little-endian text (with a byte-order mark)" "$SCRATCH/err"
+printf '{"format": "octo_anm",\n "version": 4,\n}' >"$SCRATCH/comma.anm"
+expect_exit 1 "$ONESCOPE" validate "$SCRATCH/comma.anm"
+expect_grep "comma.anm: line 3, column 1: expected a value after each comma, found a trailing comma" "$SCRATCH/err"
+if [ "$(wc -l <"$SCRATCH/err")" -eq 1 ]; then ok; else bad "a syntax error is not one line"; fi
 
 finish

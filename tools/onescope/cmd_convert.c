@@ -12,7 +12,7 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-enum { OPT_FPS, OPT_SOURCE, OPT_WORLD, OPT_SEGMENTS };
+enum { OPT_FPS, OPT_SOURCE, OPT_WORLD, OPT_SEGMENTS, OPT_UNIT, OPT_UP, OPT_KEYS };
 static const cli_option options[] = {
     [OPT_FPS] = {"fps", 0, "N", "frame rate written into the .anm (default 24)"},
     [OPT_SOURCE] = {"source", 0, "APP",
@@ -20,18 +20,23 @@ static const cli_option options[] = {
     [OPT_WORLD] = {"world", 0, NULL, ".anm values are already world space: do not compose parents"},
     [OPT_SEGMENTS] = {"segments", 0, NULL,
                       ".anm -> .ospc past 256 MiB: roll over into OUT-0001.ospc, ..."},
+    [OPT_UNIT] = {"unit", 0, "U", "the cache's unit: m, cm, mm or metres per unit (default m)"},
+    [OPT_UP] = {"up", 0, "AXIS", "x, y or z: the .anm's up axis (default: the cache's, else y)"},
+    [OPT_KEYS] = {"keys", 0, "WHICH", "needed (default) or all: which .anm keyframes to write"},
 };
 const cli_spec cli_spec_convert = {
     .name = "convert",
     .operands = "IN OUT",
     .about = "Converts an OTS .anm clip to an OSPC pose cache (every peg baked at every frame of\n"
-             "frame_range), or an OSPC pose cache to an .anm clip (one peg per entity, one LINEAR\n"
-             "keyframe per present frame). The direction comes from IN's content; OUT must not\n"
-             "carry the other extension ('-' for standard input or output).\n"
+             "frame_range), or an OSPC pose cache to an .anm clip (one peg per entity, the\n"
+             "keyframes needed to give back every pose). The direction comes from IN's content;\n"
+             "OUT must not carry the other extension ('-' for standard input or output).\n"
              "A bake is written frame by frame (memory does not grow with the frame range); a\n"
              "bake past the 256 MiB file limit is refused before anything is written, unless\n"
              "--segments (docs/pose-cache.md; not with OUT '-'); an .anm that would pass 256 MiB\n"
-             "is refused from the cache's size before it is built.\n",
+             "is refused from the cache's size before it is built.\n"
+             "Positions are metres in the .anm and the cache's unit in the .ospc (docs/ots.md,\n"
+             "section 7); a z- or x-up clip's axis is kept in the cache's label.\n",
     .exit_codes = "0 ok, 1 IN invalid or not convertible or OUT not written, 2 usage",
     .options = options,
     .count = sizeof options / sizeof options[0],
@@ -64,6 +69,37 @@ int cmd_convert(int argc, char **argv) {
         else
             return cli_usage_error("convert", "--source wants harmony, blender or maya, not '%s'",
                                    v);
+    }
+    if (a.seen[OPT_UNIT]) {
+        const char *v = a.value[OPT_UNIT];
+        double mpu;
+        char *end = NULL;
+        if (strcmp(v, "m") == 0)
+            mpu = 1.0;
+        else if (strcmp(v, "cm") == 0)
+            mpu = 0.01;
+        else if (strcmp(v, "mm") == 0)
+            mpu = 0.001;
+        else
+            mpu = strtod(v, &end);
+        if ((end != NULL && (*end != '\0' || end == v)) || !isfinite(mpu) || !(mpu > 0))
+            return cli_usage_error(
+                "convert", "--unit wants m, cm, mm or a number of metres above 0, not '%s'", v);
+        from.metres_per_unit = mpu;
+        bake.metres_per_unit = mpu;
+    }
+    if (a.seen[OPT_UP]) {
+        const char *v = a.value[OPT_UP];
+        if (strlen(v) != 1 || v[0] < 'x' || v[0] > 'z')
+            return cli_usage_error("convert", "--up wants x, y or z, not '%s'", v);
+        from.up_given = true;
+        from.up = (onescope_ots_up)(v[0] - 'x');
+    }
+    if (a.seen[OPT_KEYS]) {
+        const char *v = a.value[OPT_KEYS];
+        if (strcmp(v, "all") != 0 && strcmp(v, "needed") != 0)
+            return cli_usage_error("convert", "--keys wants needed or all, not '%s'", v);
+        from.keys_all = strcmp(v, "all") == 0;
     }
     bake.world_space = a.seen[OPT_WORLD];
     wo.segments = a.seen[OPT_SEGMENTS];
@@ -102,6 +138,12 @@ int cmd_convert(int argc, char **argv) {
         return cli_usage_error("convert", "IN is %s, so OUT '%s' should not end in %s",
                                from_ospc ? "a pose cache" : "an .anm clip", paths[1],
                                from_ospc ? ".ospc" : ".anm");
+    }
+    if (!from_ospc && (a.seen[OPT_UP] || a.seen[OPT_KEYS])) {
+        onescope_buffer_free(&in);
+        return cli_usage_error("convert", "--%s is for a pose cache IN (an .anm keeps its own %s)",
+                               a.seen[OPT_UP] ? "up" : "keys",
+                               a.seen[OPT_UP] ? "up axis" : "keyframes");
     }
     onescope_buffer out = {NULL, 0, NULL};
     onescope_code rc;

@@ -26,7 +26,7 @@ _onescope() {
     rewrite) opts="-n --no-clobber" ;;
     verify) opts="-j --jobs --json --junit --shard -r --recursive -n --no-clobber" ;;
     replay) opts="--json --state" ;;
-    convert) opts="--fps --source --world --segments -n --no-clobber" ;;
+    convert) opts="--fps --source --world --segments --unit --up --keys -n --no-clobber" ;;
     box3d-dump) opts="-s --steps --segments -n --no-clobber" ;;
     live) opts="serve attach --dims --bodies --seed --replay --steps --probe-every --link --from --save --json -n --no-clobber" ;;
     ghost) opts="--from --frames -o --offset --label --segments -n --no-clobber" ;;
@@ -38,6 +38,12 @@ _onescope() {
         COMPREPLY=($(compgen -W "$opts $globals" -- "$cur"))
     elif [[ $cmd == convert && ${COMP_WORDS[COMP_CWORD - 1]} == --source ]]; then
         COMPREPLY=($(compgen -W "harmony blender maya" -- "$cur"))
+    elif [[ $cmd == convert && ${COMP_WORDS[COMP_CWORD - 1]} == --unit ]]; then
+        COMPREPLY=($(compgen -W "m cm mm" -- "$cur"))
+    elif [[ $cmd == convert && ${COMP_WORDS[COMP_CWORD - 1]} == --up ]]; then
+        COMPREPLY=($(compgen -W "x y z" -- "$cur"))
+    elif [[ $cmd == convert && ${COMP_WORDS[COMP_CWORD - 1]} == --keys ]]; then
+        COMPREPLY=($(compgen -W "needed all" -- "$cur"))
     elif [[ $cmd == live && $((COMP_CWORD - i)) -eq 1 ]]; then
         COMPREPLY=($(compgen -W "serve attach" -- "$cur"))
     else
