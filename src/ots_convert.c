@@ -715,8 +715,8 @@ static onescope_code from_pose_cache(const onescope_pose_cache *cache,
     OS_TRY(onescope_pose_cache_validate(cache, name, error));
     onescope_ots_from_cache_options o =
         options ? *options : onescope_ots_from_cache_options_default();
-    double mpu;
-    onescope_ots_up up;
+    double mpu = 1.0; /* both set by anm_unit and anm_up when they succeed */
+    onescope_ots_up up = ONESCOPE_OTS_UP_Y;
     OS_TRY(anm_unit(cache, &o, name, &mpu, error));
     OS_TRY(anm_up(cache, &o, name, &up, error));
     OS_TRY(anm_check_size(cache, mpu, o.keys_all, name, error));
