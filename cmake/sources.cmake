@@ -26,6 +26,7 @@ set(ONESCOPE_SOURCES
   src/diff.c
   src/diff_cache.c
   src/json_pos.c
+  src/json_reader.c
   src/soa_scene.c
   src/soa_scene_world.c
   src/version.c

@@ -4,6 +4,8 @@
 #ifndef ONESCOPE_CHECK_INTERNAL_H
 #define ONESCOPE_CHECK_INTERNAL_H
 
+#include "json_reader.h"
+#include "onescope/ots.h"
 #include "onescope/pose_cache.h"
 #include "onescope/replay.h"
 
@@ -84,5 +86,16 @@ onescope_code onescope_os_replay_verify_source(const onescope_os_ostm_head *head
                                                const onescope_allocator *allocator,
                                                onescope_verify_result *result, const char *name,
                                                onescope_error *error);
+
+/* ---- OTS .pvt / .anm (ots_read.c) ---- */
+
+/* Checks a whole .pvt or .anm text that arrives in chunks (first, then whatever more hands
+ * out; json_reader.h) without keeping its keyframes: memory is the reader's and the names and
+ * parents of the bones, pegs and cameras, whatever the text's size. The verdict and the
+ * errors (options->on_error, max_errors) are those of the parser. */
+onescope_code onescope_os_ots_check_stream(onescope_ots_kind kind, const void *first, size_t size,
+                                           onescope_os_jr_more *more, void *user, const char *name,
+                                           const onescope_parse_options *options,
+                                           onescope_error *error);
 
 #endif

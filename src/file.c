@@ -616,8 +616,72 @@ static onescope_code stream_osls(int fd, uint8_t *buf, size_t n, const char *nam
     return rc;
 }
 
+/* The OTS reader's next chunk: the buffer refilled from the file. */
+typedef struct ots_source {
+    int fd;
+    uint8_t *buf;
+    const char *name;
+} ots_source;
+
+static bool ots_more(void *user, const uint8_t **data, size_t *size, onescope_error *error) {
+    ots_source *s = user;
+    ssize_t k = read_some(s->fd, s->buf, VALIDATE_BUFFER);
+    if (k < 0) {
+        io_fail(error, s->name, "cannot read");
+        return false;
+    }
+    *data = s->buf;
+    *size = (size_t)k;
+    return true;
+}
+
+/* Streams a .pvt or .anm (buf holds its first n bytes) through the OTS reader, which checks
+ * each keyframe as it passes and keeps none. */
+static onescope_code stream_ots(int fd, uint8_t *buf, size_t n, onescope_format f, const char *name,
+                                const onescope_parse_options *options, onescope_error *error) {
+    ots_source s = {fd, buf, name};
+    return onescope_os_ots_check_stream(f == ONESCOPE_FORMAT_PVT ? ONESCOPE_OTS_PVT
+                                                                 : ONESCOPE_OTS_ANM,
+                                        buf, n, ots_more, &s, name, options, error);
+}
+
+/* Counts the errors the format's reader hands to the caller's on_error, so that a format
+ * that stops at its first error (or a file that cannot be opened) still hands over exactly
+ * one. */
+typedef struct error_relay {
+    onescope_error_fn *on_error;
+    void *user;
+    uint32_t count;
+} error_relay;
+
+static void relay(void *user, const onescope_error *e) {
+    error_relay *r = user;
+    r->count++;
+    r->on_error(r->user, e);
+}
+
+static onescope_code validate_path(const char *path, const onescope_parse_options *options,
+                                   onescope_format *format, onescope_error *error);
+
 onescope_code onescope_file_validate(const char *path, const onescope_parse_options *options,
                                      onescope_format *format, onescope_error *error) {
+    onescope_format unused;
+    if (format == NULL) format = &unused;
+    if (options == NULL || options->on_error == NULL)
+        return validate_path(path, options, format, error);
+    error_relay r = {options->on_error, options->on_error_user, 0};
+    onescope_parse_options o = *options;
+    o.on_error = relay;
+    o.on_error_user = &r;
+    onescope_error local;
+    if (error == NULL) error = &local;
+    onescope_code rc = validate_path(path, &o, format, error);
+    if (rc != ONESCOPE_OK && r.count == 0) options->on_error(options->on_error_user, error);
+    return rc;
+}
+
+static onescope_code validate_path(const char *path, const onescope_parse_options *options,
+                                   onescope_format *format, onescope_error *error) {
     onescope_format unused;
     if (format == NULL) format = &unused;
     *format = ONESCOPE_FORMAT_UNKNOWN;
@@ -648,7 +712,6 @@ onescope_code onescope_file_validate(const char *path, const onescope_parse_opti
 #ifdef POSIX_FADV_SEQUENTIAL
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-    bool whole = false;
     ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
     if (n < 0) {
         rc = io_fail(error, path, "cannot read");
@@ -660,15 +723,13 @@ onescope_code onescope_file_validate(const char *path, const onescope_parse_opti
             rc = stream_ostm(fd, buf, (size_t)n, (size_t)st.st_size, path, options, NULL, error);
         else if (*format == ONESCOPE_FORMAT_OSLS)
             rc = stream_osls(fd, buf, (size_t)n, path, options, error);
-        else if ((size_t)n < VALIDATE_BUFFER)
-            /* The whole file is in the buffer already: parse it there. */
-            rc = validate_bytes(*format, buf, (size_t)n, path, options, error);
+        else if (*format == ONESCOPE_FORMAT_PVT || *format == ONESCOPE_FORMAT_ANM)
+            rc = stream_ots(fd, buf, (size_t)n, *format, path, options, error);
         else
-            whole = true; /* a large JSON file: its parser needs it all */
+            rc = validate_bytes(*format, buf, (size_t)n, path, options, error);
     }
     close(fd);
     onescope_os_free(a, buf);
-    if (whole) return validate_whole(path, options, format, error);
     return rc;
 }
 

@@ -284,13 +284,36 @@ onescope_code onescope_os_json_fail(onescope_os_json_ctx *c, onescope_code code,
         c->error->has_offset = 1;
         c->error->offset = pos;
         onescope_os_json_line_column(c->text, pos, &c->error->line, &c->error->column);
+    } else if (c->error != NULL && c->locate != NULL) {
+        c->error->has_offset = 1;
+        c->locate(c->locate_user, c->segs, depth, &c->error->offset, &c->error->line,
+                  &c->error->column);
     }
+    if (c->sink != NULL && c->error != NULL) onescope_os_json_sink_add(c->sink, c->error);
     return code;
 }
 
 onescope_code onescope_os_json_nomem(onescope_os_json_ctx *c) {
-    return onescope_os_fail(c->error, ONESCOPE_E_NOMEM, c->name, OS_NO_OFFSET, NULL, NULL,
-                            "could not allocate memory");
+    onescope_os_fail(c->error, ONESCOPE_E_NOMEM, c->name, OS_NO_OFFSET, NULL, NULL,
+                     "could not allocate memory");
+    /* running out of memory ends the reading, whatever room the sink has */
+    if (c->sink != NULL && c->error != NULL) {
+        onescope_os_json_sink_add(c->sink, c->error);
+        c->sink->max = c->sink->count;
+    }
+    return ONESCOPE_E_NOMEM;
+}
+
+bool onescope_os_json_sink_add(onescope_os_json_sink *s, const onescope_error *err) {
+    if (s->count == 0 && s->first != NULL && s->first != err) *s->first = *err;
+    s->count++;
+    if (s->on_error != NULL) s->on_error(s->user, err);
+    return s->count >= s->max;
+}
+
+bool onescope_os_json_stop(const onescope_os_json_ctx *c, onescope_code rc) {
+    if (rc == ONESCOPE_OK) return false;
+    return c->sink == NULL || c->sink->count >= c->sink->max;
 }
 
 /* ---- walking an array's elements (one pass, positions kept as it goes) ---- */

@@ -18,6 +18,21 @@ typedef struct onescope_os_json_seg {
  * a failure also gets the offset, line and column of the deepest part of the path in text;
  * without it (checking structs built in code) only the path. */
 #define ONESCOPE_OS_JSON_MAX_DEPTH 12
+
+/* Where the errors of a reader that goes on past an error go (issue 16): each error is
+ * handed to on_error as it is found (when set), the first is also copied to *first, and
+ * once max errors have been found the reader stops. */
+typedef struct onescope_os_json_sink {
+    onescope_error *first;
+    onescope_error_fn *on_error;
+    void *user;
+    uint32_t max, count;
+} onescope_os_json_sink;
+
+/* Counts err (ctx->error after a failure) in the sink; true when the reader must stop (no
+ * sink, or it is full). */
+bool onescope_os_json_sink_add(onescope_os_json_sink *s, const onescope_error *err);
+
 typedef struct onescope_os_json_ctx {
     const char *name; /* input name */
     onescope_error *error;
@@ -27,7 +42,17 @@ typedef struct onescope_os_json_ctx {
     const char *root_field; /* the field named when the path is empty; NULL: none */
     onescope_os_json_seg segs[ONESCOPE_OS_JSON_MAX_DEPTH];
     int depth; /* may pass the maximum: deeper steps are not recorded */
+    /* A streamed text (text NULL): the reader says where the value at a path is. */
+    void (*locate)(void *user, const onescope_os_json_seg *segs, int depth, uint64_t *offset,
+                   uint32_t *line, uint32_t *column);
+    void *locate_user;
+    /* NULL: a failure is only written to error. Else it is also counted here. */
+    onescope_os_json_sink *sink;
 } onescope_os_json_ctx;
+
+/* Whether a check that has just returned rc must stop there: rc is a failure and there is
+ * no sink to go on with, or the sink is full. */
+bool onescope_os_json_stop(const onescope_os_json_ctx *c, onescope_code rc);
 
 void onescope_os_json_ctx_init(onescope_os_json_ctx *c, const char *name,
                                const onescope_allocator *a, onescope_error *error);

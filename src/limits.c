@@ -1,14 +1,16 @@
 /* Input limits: the parse options' defaults and the size checks every parser and writer
  * makes before anything else. A zeroed onescope_parse_options means the defaults, so every
  * reader of max_input_bytes goes through onescope_os_input_limit(). */
+#include <string.h>
 #include <stdio.h>
 
 #include "internal.h"
 
 onescope_parse_options onescope_parse_options_default(void) {
     onescope_parse_options o;
+    memset(&o, 0, sizeof o);
     o.max_input_bytes = ONESCOPE_MAX_INPUT_BYTES; /* 0 would mean the same */
-    o.allocator = NULL;
+    o.max_errors = 1;
     return o;
 }
 

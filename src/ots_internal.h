@@ -4,6 +4,7 @@
 #define ONESCOPE_OTS_INTERNAL_H
 
 #include "internal.h"
+#include "check_internal.h" /* onescope_os_ots_check_stream */
 #include "json_pos.h"
 #include "onescope/ots.h"
 
@@ -33,6 +34,29 @@ char *onescope_os_ots_strdup_n(const onescope_allocator *a, const char *s, size_
 /* NOT_FINITE at key (and index, when n > 1) for the first value that is not finite. */
 onescope_code onescope_os_ots_check_finite(ots_ctx *c, const char *key, const double *v, int n);
 
+/* The rules one element at a time, for a reader that checks each element as it passes (the
+ * path to the element is pushed by the caller; each pushes its own keys). */
+onescope_code onescope_os_ots_check_text(ots_ctx *c, const char *key, const char *s, bool required);
+onescope_code onescope_os_ots_check_quat(ots_ctx *c, const char *key, const double *q);
+onescope_code onescope_os_ots_check_fps(ots_ctx *c, double fps);
+onescope_code onescope_os_ots_check_scale_factor(ots_ctx *c, double scale);
+onescope_code onescope_os_ots_check_frame_range(ots_ctx *c, const int32_t range[2]);
+onescope_code onescope_os_ots_check_bone(ots_ctx *c, const onescope_ots_bone *b, double scale);
+/* A peg's own fields, not its keyframes. */
+onescope_code onescope_os_ots_check_peg(ots_ctx *c, const onescope_ots_peg *p);
+onescope_code onescope_os_ots_check_keyframe(ots_ctx *c, const onescope_ots_keyframe *k);
+/* A keyframe's frame after the one before it in the same peg. */
+onescope_code onescope_os_ots_check_frame_order(ots_ctx *c, int32_t previous, int32_t frame);
+onescope_code onescope_os_ots_check_camera(ots_ctx *c, const onescope_ots_camera *k);
+/* The checks across a whole array (pushing its key): camera names, and names, parents and
+ * loops of bones or pegs (parents as for onescope_os_ots_clip_rules). With a sink on c they
+ * report every failure, not only the first. */
+onescope_code onescope_os_ots_check_camera_names(ots_ctx *c, const onescope_ots_camera *cams,
+                                                 size_t n);
+onescope_code onescope_os_ots_check_bones(ots_ctx *c, const onescope_ots_bone *bones, size_t n);
+onescope_code onescope_os_ots_check_pegs(ots_ctx *c, const onescope_ots_peg *pegs, size_t n,
+                                         size_t *parents);
+
 /* Every rule of a rig, or of a clip. For a clip, parents (peg_count entries, or NULL)
  * receives each peg's parent index or SIZE_MAX (a root, or a parent naming no peg), from
  * the same single pass of the hierarchy check, so a caller that needs the hierarchy does
@@ -45,6 +69,8 @@ onescope_code onescope_os_ots_clip_rules(ots_ctx *c, const onescope_ots_clip *cl
  * process: a test hook (tests/test_ots.c proves that a conversion checks a clip once).
  * Relaxed atomic counters, so concurrent calls stay well defined. */
 unsigned long onescope_os_ots_clip_rule_runs(void);
+/* Counts one run of the clip rules: the reader's, which checks a clip as it reads it. */
+void onescope_os_ots_clip_rules_ran(void);
 unsigned long onescope_os_ots_hierarchy_runs(void);
 /* Name comparisons made by the uniqueness and parent checks in this process (a test hook:
  * tests/test_ots.c bounds them by n log n for names crafted to collide under any hash). */

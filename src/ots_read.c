@@ -1,6 +1,8 @@
-/* OTS v4 reader: JSON text (through jansson's tree) into rigs and clips, then the rules of
- * ots_rules.c. Rules: docs/ots.md. */
-#include <jansson.h>
+/* OTS v4 reader: JSON text, through the pull reader of json_reader.c, into rigs and clips,
+ * each value checked as it passes with the rules of ots_rules.c. The same reader checks a
+ * file streamed through one buffer without keeping its keyframes (onescope_file_validate),
+ * and can go on past an error to report the next ones (options->on_error). Rules and the
+ * order errors come in: docs/ots.md. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,295 +14,436 @@ static const char version_message[] =
     "unsupported version %lld (this build writes/reads v4; no backward migration \xe2\x80\x94 "
     "re-export from the source DCC)";
 
-/* ---- reading: jansson's tree into the structs ---- */
+/* Where a bone's, peg's or camera's name and parent values are, for the checks across a
+ * whole array that run once it has been read. */
+typedef struct element_at {
+    onescope_os_jr_pos object, name, parent;
+} element_at;
 
-static const char *type_name(const json_t *v) {
-    switch (json_typeof(v)) {
-        case JSON_OBJECT: return "an object";
-        case JSON_ARRAY: return "an array";
-        case JSON_STRING: return "a string";
-        case JSON_INTEGER: return "an integer";
-        case JSON_REAL: return "a real number";
-        case JSON_TRUE: return "true";
-        case JSON_FALSE: return "false";
-        case JSON_NULL: return "null";
+/* The members of the element whose rules are being run, for errors at its keys. */
+typedef struct member_table {
+    const char *const *keys;
+    const onescope_os_jr_pos *at;
+    uint32_t seen;
+    int n, depth; /* depth: the element's own path depth */
+    onescope_os_jr_pos object;
+} member_table;
+
+typedef struct ots_in {
+    onescope_os_jr r;
+    ots_ctx c;
+    onescope_error scratch; /* every error is written here first */
+    onescope_error first;
+    onescope_os_json_sink sink;
+    bool keep_keyframes;   /* false: each keyframe is checked, then dropped */
+    onescope_os_jr_pos at; /* the value being read */
+    const member_table *table;
+    element_at *elements, *cams; /* of the bones or pegs, and of the cameras */
+    size_t elements_cap, cams_cap;
+    const char *elements_key; /* "bones" or "pegs" */
+    bool across;              /* the checks across whole arrays are running */
+    onescope_ots_keyframe scratch_key;
+    size_t key_cap;    /* room in the current peg's keyframes */
+    bool has_previous; /* in the current peg */
+    int32_t previous;
+    double scale;       /* a rig's scale_factor once read; 0 before */
+    bool bones_waiting; /* bones read before the scale factor */
+} ots_in;
+
+/* ---- where errors point ---- */
+
+static void locate(void *user, const onescope_os_json_seg *segs, int depth, uint64_t *offset,
+                   uint32_t *line, uint32_t *column) {
+    ots_in *in = user;
+    onescope_os_jr_pos p = in->at;
+    const member_table *t = in->table;
+    if (t != NULL) {
+        p = t->object;
+        if (depth > t->depth && t->depth < ONESCOPE_OS_JSON_MAX_DEPTH && segs[t->depth].key)
+            for (int k = 0; k < t->n; k++)
+                if ((t->seen >> k & 1) && strcmp(t->keys[k], segs[t->depth].key) == 0) p = t->at[k];
+    } else if (in->across && depth == 3 && segs[0].key && !segs[1].key && segs[2].key) {
+        /* pegs[i].name, bones[i].parent, cameras[i].name: an array already read */
+        const element_at *e = NULL;
+        size_t i = segs[1].index;
+        if (in->elements_key && strcmp(segs[0].key, in->elements_key) == 0 && i < in->elements_cap)
+            e = in->elements;
+        else if (strcmp(segs[0].key, "cameras") == 0 && i < in->cams_cap)
+            e = in->cams;
+        if (e != NULL) {
+            e += i;
+            p = strcmp(segs[2].key, "name") == 0     ? e->name
+                : strcmp(segs[2].key, "parent") == 0 ? e->parent
+                                                     : e->object;
+        }
     }
-    return "a value";
+    *offset = p.offset;
+    *line = p.line;
+    *column = p.column;
 }
 
-/* A value of the wrong type at key (pushed by the caller). */
-static onescope_code wrong_type(ots_ctx *c, const char *expected, const json_t *v) {
-    return onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "%s", type_name(v));
+/* ---- going on after an error ---- */
+
+/* After a failure rc inside a value of the container open at reader depth depth: when the
+ * reading may go on (the error is counted and there is room for more), skips the rest of the
+ * value and returns OK; else rc. */
+static onescope_code go_on(ots_in *in, onescope_code rc, int depth) {
+    if (rc == ONESCOPE_OK) return ONESCOPE_OK;
+    if (in->r.failed || onescope_os_json_stop(&in->c, rc)) return rc;
+    while (in->r.depth > depth) OS_TRY(onescope_os_jr_next(&in->r));
+    return ONESCOPE_OK;
 }
 
-static onescope_code missing(ots_ctx *c, const char *key) {
-    char expected[80];
-    snprintf(expected, sizeof expected, "a key \"%s\"", key);
-    onescope_os_json_push_key(c, key);
-    onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "none");
-    onescope_os_json_pop(c);
+/* A failure after which nothing else is worth reporting (the wrong format or version). */
+static onescope_code fatal(ots_in *in, onescope_code rc) {
+    if (rc != ONESCOPE_OK) in->sink.max = in->sink.count;
     return rc;
 }
 
-/* Sorts obj's members into vals by the keys table; an unknown key is refused. */
-static onescope_code members(ots_ctx *c, json_t *obj, const char *const *keys, int nkeys,
-                             json_t **vals, const char *what) {
-    if (!json_is_object(obj)) {
-        char expected[80];
-        snprintf(expected, sizeof expected, "an object (%s)", what);
-        return wrong_type(c, expected, obj);
-    }
-    for (int i = 0; i < nkeys; i++) vals[i] = NULL;
-    const char *key;
-    json_t *v;
-    json_object_foreach(obj, key, v) {
-        int i = 0;
-        while (i < nkeys && strcmp(keys[i], key) != 0) i++;
-        if (i == nkeys) {
-            char expected[96];
-            snprintf(expected, sizeof expected, "only the keys OTS v4 defines for %s", what);
-            onescope_os_json_push_key(c, key);
-            onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected,
-                                                     "unknown key \"%s\"", OS_ECHO(key));
-            onescope_os_json_pop(c);
+static onescope_code wrong_type(ots_in *in, const char *expected) {
+    in->at = in->r.at;
+    return onescope_os_json_fail(&in->c, ONESCOPE_E_TYPE, expected, "%s",
+                                 onescope_os_jr_kind_name(&in->r));
+}
+
+/* ---- values (the reader on the value's first token; each reads the value to its end) ---- */
+
+static onescope_code rd_number(ots_in *in, double *out) {
+    if (in->r.kind != OS_JR_NUMBER) return wrong_type(in, "a number");
+    *out = in->r.number;
+    return ONESCOPE_OK;
+}
+
+static const char *vec_expected(size_t n) {
+    return n == 2   ? "an array of 2 numbers"
+           : n == 3 ? "an array of 3 numbers"
+                    : "an array of 4 numbers";
+}
+
+/* An array of exactly n numbers. */
+static onescope_code rd_vec(ots_in *in, size_t n, double *out) {
+    onescope_os_jr *r = &in->r;
+    if (r->kind != OS_JR_ARRAY) return wrong_type(in, vec_expected(n));
+    onescope_os_jr_pos start = r->at;
+    size_t count = 0;
+    for (;;) {
+        OS_TRY(onescope_os_jr_next(r));
+        if (r->kind == OS_JR_ARRAY_END) break;
+        if (r->kind != OS_JR_NUMBER) {
+            onescope_os_json_push_index(&in->c, count);
+            onescope_code rc = wrong_type(in, "a number");
+            onescope_os_json_pop(&in->c);
             return rc;
         }
-        vals[i] = v;
+        if (count < n) out[count] = r->number;
+        count++;
     }
+    if (count == n) return ONESCOPE_OK;
+    in->at = start;
+    return onescope_os_json_fail(&in->c, ONESCOPE_E_LENGTH, vec_expected(n), "%zu elements", count);
+}
+
+/* An integer in [lo, hi]; a real with a whole value is taken too. */
+static onescope_code rd_int(ots_in *in, long long lo, long long hi, long long *out) {
+    onescope_os_jr *r = &in->r;
+    in->at = r->at;
+    if (r->kind != OS_JR_NUMBER) return wrong_type(in, "an integer");
+    if (r->is_integer) {
+        *out = r->integer;
+    } else if (r->number == floor(r->number) && r->number >= -9.2e18 && r->number <= 9.2e18) {
+        *out = (long long)r->number;
+    } else {
+        return wrong_type(in, "an integer");
+    }
+    if (*out >= lo && *out <= hi) return ONESCOPE_OK;
+    char expected[80];
+    snprintf(expected, sizeof expected, "an integer from %lld to %lld", lo, hi);
+    return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, expected, "%lld", *out);
+}
+
+static onescope_code rd_str(ots_in *in, char **out, bool nullable) {
+    onescope_os_jr *r = &in->r;
+    if (nullable && r->kind == OS_JR_NULL) return ONESCOPE_OK;
+    if (r->kind != OS_JR_STRING) return wrong_type(in, nullable ? "a string or null" : "a string");
+    *out = onescope_os_ots_strdup_n(in->c.a, r->text, r->len);
+    return *out == NULL ? onescope_os_json_nomem(&in->c) : ONESCOPE_OK;
+}
+
+static onescope_code rd_bool(ots_in *in, bool *out) {
+    if (in->r.kind != OS_JR_TRUE && in->r.kind != OS_JR_FALSE)
+        return wrong_type(in, "true or false");
+    *out = in->r.kind == OS_JR_TRUE;
     return ONESCOPE_OK;
 }
 
-static onescope_code rd_number(ots_ctx *c, const char *key, json_t *v, double *out, bool required) {
-    if (v == NULL) return required ? missing(c, key) : ONESCOPE_OK;
-    if (!json_is_number(v)) {
-        onescope_os_json_push_key(c, key);
-        onescope_code rc = wrong_type(c, "a number", v);
-        onescope_os_json_pop(c);
-        return rc;
-    }
-    *out = json_number_value(v);
-    return onescope_os_ots_check_finite(c, key, out, 1);
-}
-
-/* An array of exactly n numbers (key NULL: the value itself, already pushed). */
-static onescope_code rd_vec(ots_ctx *c, const char *key, json_t *v, size_t n, double *out,
-                            bool required) {
-    if (v == NULL) return required ? missing(c, key) : ONESCOPE_OK;
-    onescope_code rc = ONESCOPE_OK;
-    if (key) onescope_os_json_push_key(c, key);
-    const char *expected = n == 2   ? "an array of 2 numbers"
-                           : n == 3 ? "an array of 3 numbers"
-                                    : "an array of 4 numbers";
-    if (!json_is_array(v)) {
-        rc = wrong_type(c, expected, v);
-    } else if (json_array_size(v) != n) {
-        rc = onescope_os_json_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements",
-                                   json_array_size(v));
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            json_t *e = json_array_get(v, i);
-            if (!json_is_number(e)) {
-                onescope_os_json_push_index(c, i);
-                rc = wrong_type(c, "a number", e);
-                onescope_os_json_pop(c);
-                break;
-            }
-            out[i] = json_number_value(e);
-        }
-        if (rc == ONESCOPE_OK) rc = onescope_os_ots_check_finite(c, NULL, out, (int)n);
-    }
-    if (key) onescope_os_json_pop(c);
-    return rc;
-}
-
-/* An integer in [lo, hi]; a real with a whole value is accepted too. */
-static onescope_code rd_int(ots_ctx *c, const char *key, json_t *v, long long lo, long long hi,
-                            long long *out) {
-    if (v == NULL) return missing(c, key);
-    onescope_code rc = ONESCOPE_OK;
-    if (key) onescope_os_json_push_key(c, key);
-    double d = json_is_real(v) ? json_real_value(v) : 0.5;
-    if (json_is_integer(v)) {
-        *out = json_integer_value(v);
-    } else if (d == floor(d) && d >= -9.2e18 && d <= 9.2e18) {
-        *out = (long long)d;
-    } else {
-        rc = wrong_type(c, "an integer", v);
-    }
-    if (rc == ONESCOPE_OK && (*out < lo || *out > hi)) {
-        char expected[80];
-        snprintf(expected, sizeof expected, "an integer from %lld to %lld", lo, hi);
-        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "%lld", *out);
-    }
-    if (key) onescope_os_json_pop(c);
-    return rc;
-}
-
-enum { STR_OPTIONAL = 0, STR_REQUIRED = 1, STR_NULLABLE = 2 };
-
-static onescope_code rd_str(ots_ctx *c, const char *key, json_t *v, char **out, int flags) {
-    if (v == NULL) return (flags & STR_REQUIRED) ? missing(c, key) : ONESCOPE_OK;
-    if ((flags & STR_NULLABLE) && json_is_null(v)) return ONESCOPE_OK;
-    if (!json_is_string(v)) {
-        onescope_os_json_push_key(c, key);
-        onescope_code rc =
-            wrong_type(c, (flags & STR_NULLABLE) ? "a string or null" : "a string", v);
-        onescope_os_json_pop(c);
-        return rc;
-    }
-    *out = onescope_os_ots_strdup_n(c->a, json_string_value(v), json_string_length(v));
-    return *out == NULL ? onescope_os_json_nomem(c) : ONESCOPE_OK;
-}
-
-static onescope_code rd_bool(ots_ctx *c, const char *key, json_t *v, bool *out, bool required) {
-    if (v == NULL) return required ? missing(c, key) : ONESCOPE_OK;
-    if (!json_is_boolean(v)) {
-        onescope_os_json_push_key(c, key);
-        onescope_code rc = wrong_type(c, "true or false", v);
-        onescope_os_json_pop(c);
-        return rc;
-    }
-    *out = json_is_true(v);
-    return ONESCOPE_OK;
-}
-
-static onescope_code rd_enum(ots_ctx *c, const char *key, json_t *v, const char *const *names,
-                             int count, const char *expected, unsigned *out) {
-    if (v == NULL) return missing(c, key);
-    onescope_code rc = ONESCOPE_OK;
-    onescope_os_json_push_key(c, key);
-    if (!json_is_string(v)) {
-        rc = wrong_type(c, expected, v);
-    } else {
-        const char *s = json_string_value(v);
-        int i = 0;
-        while (i < count && strcmp(names[i], s) != 0) i++;
-        if (i == count)
-            rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%s\"", OS_ECHO(s));
-        else
+static onescope_code rd_enum(ots_in *in, const char *const *names, int count, const char *expected,
+                             unsigned *out) {
+    if (in->r.kind != OS_JR_STRING) return wrong_type(in, expected);
+    for (int i = 0; i < count; i++)
+        if (strcmp(names[i], in->r.text) == 0) {
             *out = (unsigned)i;
-    }
-    onescope_os_json_pop(c);
-    return rc;
+            return ONESCOPE_OK;
+        }
+    return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, expected, "\"%s\"", OS_ECHO(in->r.text));
 }
 
-#define RD_ENUM(c, key, v, names, expected, field)                                                 \
+#define RD_ENUM(in, names, expected, field)                                                        \
     do {                                                                                           \
         unsigned e_ = 0;                                                                           \
-        OS_TRY(rd_enum((c), (key), (v), (names), OTS_COUNT(names), (expected), &e_));              \
+        OS_TRY(rd_enum((in), (names), OTS_COUNT(names), (expected), &e_));                         \
         (field) = e_;                                                                              \
     } while (0)
 
-static onescope_code rd_header(ots_ctx *c, json_t *source, json_t *fps, json_t *cs,
-                               onescope_ots_header *h) {
-    RD_ENUM(c, "source", source, onescope_os_ots_source_names, "harmony, blender or maya",
-            h->source);
-    OS_TRY(rd_number(c, "fps", fps, &h->fps, true));
-    if (cs == NULL) return missing(c, "coordinate_system");
-    static const char *const keys[] = {"up",        "hand",          "unit",
-                                       "rot_order", "rot_repr_anim", "rot_repr_rest"};
-    json_t *v[6];
-    onescope_os_json_push_key(c, "coordinate_system");
-    onescope_ots_coordinate_system *s = &h->coordinate_system;
-    OS_TRY(members(c, cs, keys, 6, v, "coordinate_system"));
-    RD_ENUM(c, "up", v[0], onescope_os_ots_up_names, "x, y or z", s->up);
-    RD_ENUM(c, "hand", v[1], onescope_os_ots_hand_names, "right or left", s->hand);
-    RD_ENUM(c, "unit", v[2], onescope_os_ots_unit_names, "meters", s->unit);
-    RD_ENUM(c, "rot_order", v[3], onescope_os_ots_rot_order_names, "xyz, xzy, yxz, yzx, zxy or zyx",
-            s->rot_order);
-    RD_ENUM(c, "rot_repr_anim", v[4], onescope_os_ots_repr_names, "euler_deg or quat_wxyz",
-            s->rot_repr_anim);
-    RD_ENUM(c, "rot_repr_rest", v[5], onescope_os_ots_repr_names, "euler_deg or quat_wxyz",
-            s->rot_repr_rest);
-    onescope_os_json_pop(c);
+/* ---- objects and arrays ---- */
+
+typedef struct object_spec {
+    const char *what; /* "a peg" */
+    const char *const *keys;
+    int n;
+    uint32_t required; /* bit k: keys[k] must be there */
+} object_spec;
+
+/* Reads the value of member `key` (the reader on its first token) into obj. */
+typedef onescope_code member_fn(ots_in *in, int key, void *obj);
+
+/* An object member by member in file order: an unknown key, a key given twice, a value the
+ * member refuses, and (at the end, pointing at the '{') each required key that is missing are
+ * errors. *t (when not NULL) receives where each member's value is, for the rules run on the
+ * whole element after it. */
+static onescope_code rd_object(ots_in *in, const object_spec *o, member_fn *fn, void *obj,
+                               onescope_os_jr_pos *member_at, member_table *t) {
+    onescope_os_jr *r = &in->r;
+    if (r->kind != OS_JR_OBJECT) {
+        char expected[80];
+        snprintf(expected, sizeof expected, "an object (%s)", o->what);
+        return wrong_type(in, expected);
+    }
+    onescope_os_jr_pos start = r->at;
+    int depth = r->depth, path = in->c.depth;
+    uint32_t seen = 0;
+    for (;;) {
+        OS_TRY(onescope_os_jr_next(r));
+        if (r->kind == OS_JR_OBJECT_END) break;
+        int k = 0;
+        while (k < o->n && strcmp(o->keys[k], r->text) != 0) k++;
+        char unknown[ONESCOPE_OS_ECHO_MAX + 1] = "";
+        if (k == o->n) onescope_os_copy_text(unknown, sizeof unknown, r->text);
+        OS_TRY(onescope_os_jr_next(r));
+        in->at = r->at;
+        onescope_code rc;
+        onescope_os_json_push_key(&in->c, k < o->n ? o->keys[k] : unknown);
+        if (k == o->n) {
+            char expected[96];
+            snprintf(expected, sizeof expected, "only the keys OTS v4 defines for %s", o->what);
+            rc = onescope_os_json_fail(&in->c, ONESCOPE_E_TYPE, expected, "unknown key \"%s\"",
+                                       OS_ECHO(unknown));
+        } else if (seen >> k & 1) {
+            rc = onescope_os_json_fail(&in->c, ONESCOPE_E_DUPLICATE, "each key once per object",
+                                       "\"%s\" a second time", o->keys[k]);
+        } else {
+            seen |= 1u << k;
+            if (member_at != NULL) member_at[k] = r->at;
+            rc = fn(in, k, obj);
+        }
+        in->c.depth = path;
+        OS_TRY(go_on(in, rc, depth));
+    }
+    if (t != NULL) {
+        t->keys = o->keys;
+        t->at = member_at;
+        t->seen = seen;
+        t->n = o->n;
+        t->depth = path;
+        t->object = start;
+    }
+    for (int k = 0; k < o->n; k++) {
+        if (!(o->required >> k & 1) || (seen >> k & 1)) continue;
+        char expected[80];
+        snprintf(expected, sizeof expected, "a key \"%s\"", o->keys[k]);
+        in->at = start;
+        onescope_os_json_push_key(&in->c, o->keys[k]);
+        onescope_code rc = onescope_os_json_fail(&in->c, ONESCOPE_E_TYPE, expected, "none");
+        in->c.depth = path;
+        if (onescope_os_json_stop(&in->c, rc)) return rc;
+    }
     return ONESCOPE_OK;
 }
 
-/* An array value at key: its elements are read by the caller. */
-static onescope_code rd_array(ots_ctx *c, const char *key, json_t *v, size_t *count) {
-    if (v == NULL) return missing(c, key);
-    if (json_is_array(v)) {
-        *count = json_array_size(v);
-        return ONESCOPE_OK;
+/* Reads element i of an array (the reader on its first token). */
+typedef onescope_code element_fn(ots_in *in, size_t i, void *obj);
+
+/* An array whose elements fn reads; an element that fails is skipped when the reading goes
+ * on. */
+static onescope_code rd_elements(ots_in *in, element_fn *fn, void *obj) {
+    onescope_os_jr *r = &in->r;
+    if (r->kind != OS_JR_ARRAY) return wrong_type(in, "an array");
+    int depth = r->depth, path = in->c.depth;
+    for (size_t i = 0;; i++) {
+        OS_TRY(onescope_os_jr_next(r));
+        if (r->kind == OS_JR_ARRAY_END) return ONESCOPE_OK;
+        in->at = r->at;
+        onescope_os_json_push_index(&in->c, i);
+        onescope_code rc = fn(in, i, obj);
+        in->c.depth = path;
+        OS_TRY(go_on(in, rc, depth));
     }
-    onescope_os_json_push_key(c, key);
-    onescope_code rc = wrong_type(c, "an array", v);
-    onescope_os_json_pop(c);
+}
+
+/* Makes room for element i of an array of elem-byte entries (new entries zeroed). */
+static bool room(ots_in *in, void **arr, size_t *cap, size_t i, size_t elem) {
+    if (i < *cap) return true;
+    size_t n = *cap ? *cap : 4, bytes;
+    while (n <= i) n *= 2;
+    if (!onescope_os_mul_size(n, elem, &bytes)) return false;
+    void *p = onescope_os_calloc(in->c.a, n, elem);
+    if (p == NULL) return false;
+    if (*cap) memcpy(p, *arr, *cap * elem);
+    onescope_os_free(in->c.a, *arr);
+    *arr = p;
+    *cap = n;
+    return true;
+}
+
+/* Room for element i of the bones, pegs or cameras' positions. */
+static onescope_code element_room(ots_in *in, element_at **e, size_t *cap, size_t i,
+                                  onescope_os_jr_pos object) {
+    if (!room(in, (void **)e, cap, i, sizeof **e)) return onescope_os_json_nomem(&in->c);
+    (*e)[i].object = (*e)[i].name = (*e)[i].parent = object;
+    return ONESCOPE_OK;
+}
+
+static void element_names_at(element_at *e, const member_table *t, int name_key, int parent_key) {
+    if (t->seen >> name_key & 1) e->name = t->at[name_key];
+    if (parent_key >= 0 && (t->seen >> parent_key & 1)) e->parent = t->at[parent_key];
+}
+
+/* ---- the header: source, fps, coordinate_system ---- */
+
+static onescope_code cs_member(ots_in *in, int key, void *obj) {
+    onescope_ots_coordinate_system *s = obj;
+    switch (key) {
+        case 0: RD_ENUM(in, onescope_os_ots_up_names, "x, y or z", s->up); break;
+        case 1: RD_ENUM(in, onescope_os_ots_hand_names, "right or left", s->hand); break;
+        case 2: RD_ENUM(in, onescope_os_ots_unit_names, "meters", s->unit); break;
+        case 3:
+            RD_ENUM(in, onescope_os_ots_rot_order_names, "xyz, xzy, yxz, yzx, zxy or zyx",
+                    s->rot_order);
+            break;
+        case 4:
+            RD_ENUM(in, onescope_os_ots_repr_names, "euler_deg or quat_wxyz", s->rot_repr_anim);
+            break;
+        default:
+            RD_ENUM(in, onescope_os_ots_repr_names, "euler_deg or quat_wxyz", s->rot_repr_rest);
+    }
+    return ONESCOPE_OK;
+}
+
+static onescope_code rd_coordinate_system(ots_in *in, onescope_ots_coordinate_system *s) {
+    static const char *const keys[] = {"up",        "hand",          "unit",
+                                       "rot_order", "rot_repr_anim", "rot_repr_rest"};
+    static const object_spec spec = {"coordinate_system", keys, 6, 0x3F};
+    return rd_object(in, &spec, cs_member, s, NULL, NULL);
+}
+
+/* The format and version keys: anything else about a file of another format or version would
+ * only be noise, so their errors end the reading. */
+static onescope_code rd_format(ots_in *in, onescope_ots_kind want) {
+    static const char *const formats[] = {"octo_pvt", "octo_anm"};
+    const char *name = want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm";
+    unsigned kind = 0;
+    OS_TRY(fatal(in, rd_enum(in, formats, 2, name, &kind)));
+    if (kind + 1 == (unsigned)want) return ONESCOPE_OK;
+    return fatal(in,
+                 onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, name, "\"%s\"", formats[kind]));
+}
+
+static onescope_code rd_version(ots_in *in) {
+    long long version = 0;
+    OS_TRY(fatal(in, rd_int(in, LLONG_MIN, LLONG_MAX, &version)));
+    if (version == ONESCOPE_OTS_VERSION) return ONESCOPE_OK;
+    return fatal(in,
+                 onescope_os_json_fail(&in->c, ONESCOPE_E_VERSION, NULL, version_message, version));
+}
+
+/* A rule of ots_rules.c that names its own key, for the member being read (on the path
+ * already). */
+#define RULE_OF_MEMBER(in, call)                                                                   \
+    do {                                                                                           \
+        (in)->c.depth--;                                                                           \
+        onescope_code rc_ = (call);                                                                \
+        (in)->c.depth++;                                                                           \
+        return rc_;                                                                                \
+    } while (0)
+
+static onescope_code rd_fps(ots_in *in, double *fps) {
+    OS_TRY(rd_number(in, fps));
+    RULE_OF_MEMBER(in, onescope_os_ots_check_fps(&in->c, *fps));
+}
+
+/* ---- cameras (both formats) ---- */
+
+static const char *const camera_keys[] = {
+    "name",         "peg",        "path",      "is_default", "fov",       "fov_axis",
+    "override_fov", "near_plane", "far_plane", "near_field", "far_field", "angle",
+    "offset_x",     "offset_y",   "offset_z",  "pivot_x",    "pivot_y",   "rig"};
+
+static onescope_code camera_member(ots_in *in, int key, void *obj) {
+    onescope_ots_camera *k = obj;
+    double *nums[10] = {&k->near_plane, &k->far_plane, &k->near_field, &k->far_field, &k->angle,
+                        &k->offset_x,   &k->offset_y,  &k->offset_z,   &k->pivot_x,   &k->pivot_y};
+    switch (key) {
+        case 0: return rd_str(in, &k->name, false);
+        case 1: return rd_str(in, &k->peg, true);
+        case 2: return rd_str(in, &k->path, false);
+        case 3: return rd_bool(in, &k->is_default);
+        case 4: return rd_number(in, &k->fov);
+        case 5:
+            RD_ENUM(in, onescope_os_ots_fov_axis_names, "vertical or horizontal", k->fov_axis);
+            return ONESCOPE_OK;
+        case 6: return rd_bool(in, &k->override_fov);
+        case 17: return rd_str(in, &k->rig, false);
+        default: return rd_number(in, nums[key - 7]);
+    }
+}
+
+typedef struct camera_list {
+    onescope_ots_camera **cams;
+    size_t *count, cap;
+} camera_list;
+
+static onescope_code camera_element(ots_in *in, size_t i, void *obj) {
+    camera_list *l = obj;
+    static const object_spec spec = {"a camera", camera_keys, 18, 0x1FFFB};
+    if (!room(in, (void **)l->cams, &l->cap, i, sizeof **l->cams))
+        return onescope_os_json_nomem(&in->c);
+    onescope_ots_camera *k = &(*l->cams)[i];
+    *l->count = i + 1;
+    OS_TRY(element_room(in, &in->cams, &in->cams_cap, i, in->r.at));
+    onescope_os_jr_pos at[18];
+    member_table t;
+    uint32_t before = in->sink.count;
+    OS_TRY(rd_object(in, &spec, camera_member, k, at, &t));
+    element_names_at(&in->cams[i], &t, 0, -1);
+    if (in->sink.count != before) return ONESCOPE_OK;
+    in->table = &t; /* the rules' errors point at the camera's members */
+    onescope_code rc = onescope_os_ots_check_camera(&in->c, k);
+    in->table = NULL;
     return rc;
 }
 
-static onescope_code rd_camera(ots_ctx *c, json_t *obj, onescope_ots_camera *k) {
-    static const char *const keys[] = {
-        "name",         "peg",        "path",      "is_default", "fov",       "fov_axis",
-        "override_fov", "near_plane", "far_plane", "near_field", "far_field", "angle",
-        "offset_x",     "offset_y",   "offset_z",  "pivot_x",    "pivot_y",   "rig"};
-    json_t *v[18];
-    OS_TRY(members(c, obj, keys, 18, v, "a camera"));
-    OS_TRY(rd_str(c, "name", v[0], &k->name, STR_REQUIRED));
-    OS_TRY(rd_str(c, "peg", v[1], &k->peg, STR_REQUIRED | STR_NULLABLE));
-    OS_TRY(rd_str(c, "path", v[2], &k->path, STR_OPTIONAL));
-    OS_TRY(rd_bool(c, "is_default", v[3], &k->is_default, true));
-    OS_TRY(rd_number(c, "fov", v[4], &k->fov, true));
-    RD_ENUM(c, "fov_axis", v[5], onescope_os_ots_fov_axis_names, "vertical or horizontal",
-            k->fov_axis);
-    OS_TRY(rd_bool(c, "override_fov", v[6], &k->override_fov, true));
-    double *nums[11] = {
-        &k->near_plane, &k->far_plane, &k->near_field, &k->far_field, &k->angle, &k->offset_x,
-        &k->offset_y,   &k->offset_z,  &k->pivot_x,    &k->pivot_y,   NULL};
-    for (int i = 0; i < 10; i++) OS_TRY(rd_number(c, keys[7 + i], v[7 + i], nums[i], true));
-    return rd_str(c, "rig", v[17], &k->rig, STR_OPTIONAL);
+static onescope_code rd_cameras(ots_in *in, onescope_ots_camera **cams, size_t *count) {
+    camera_list l = {cams, count, 0};
+    return rd_elements(in, camera_element, &l);
 }
 
-static onescope_code rd_cameras(ots_ctx *c, json_t *v, onescope_ots_camera **out, size_t *count) {
-    size_t n = 0;
-    OS_TRY(rd_array(c, "cameras", v, &n));
-    *out = onescope_os_calloc(c->a, n, sizeof **out);
-    if (*out == NULL) return onescope_os_json_nomem(c);
-    *count = n;
-    onescope_os_json_push_key(c, "cameras");
-    for (size_t i = 0; i < n; i++) {
-        onescope_os_json_push_index(c, i);
-        OS_TRY(rd_camera(c, json_array_get(v, i), &(*out)[i]));
-        onescope_os_json_pop(c);
-    }
-    onescope_os_json_pop(c);
-    return ONESCOPE_OK;
+/* The camera names, once every camera has one. */
+static onescope_code camera_names(ots_in *in, const onescope_ots_camera *cams, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (cams[i].name == NULL) return ONESCOPE_OK; /* reported already */
+    return onescope_os_ots_check_camera_names(&in->c, cams, n);
 }
 
-/* The light pass for a document the strict parse refused (a duplicate key, 1e999, a syntax
- * error further on): when its top level still shows the format being read and an integer
- * version other than 4, the version message wins, as for a document that parses (docs/ots.md
- * 1). The scan only follows the top level's members and stops at the first it cannot read;
- * returns ONESCOPE_OK when it finds nothing to report. */
-static onescope_code version_first(ots_ctx *c, const char *text, size_t size,
-                                   onescope_ots_kind want) {
-    static const onescope_os_json_seg fmt_key[1] = {{"format", 0}}, ver_key[1] = {{"version", 0}};
-    size_t root = onescope_os_json_skip_ws(text, size, 0);
-    size_t f = onescope_os_json_locate(text, size, fmt_key, 1);
-    size_t v = onescope_os_json_locate(text, size, ver_key, 1);
-    const char *fmt = want == ONESCOPE_OTS_PVT ? "\"octo_pvt\"" : "\"octo_anm\"";
-    if (f == root || v == root || v >= size || size - f < 10 || memcmp(text + f, fmt, 10) != 0)
-        return ONESCOPE_OK;
-    /* an integer literal of at most 18 digits, so it fits a long long */
-    size_t p = v + (text[v] == '-'), digits = 0;
-    long long version = 0;
-    while (p < size && text[p] >= '0' && text[p] <= '9' && digits < 18) {
-        version = version * 10 + (text[p++] - '0');
-        digits++;
-    }
-    bool more = p < size && (text[p] == '.' || text[p] == 'e' || text[p] == 'E' ||
-                             (text[p] >= '0' && text[p] <= '9')); /* a real, or 19+ digits */
-    if (text[v] == '-') version = -version;
-    if (digits == 0 || more || version == ONESCOPE_OTS_VERSION) return ONESCOPE_OK;
-    c->text = text;
-    c->size = size;
-    onescope_os_json_push_key(c, "version");
-    onescope_os_json_fail(c, ONESCOPE_E_VERSION, NULL, version_message, version);
-    onescope_os_json_pop(c);
-    return ONESCOPE_E_VERSION;
-}
-
-/* ---- text that is not UTF-8 JSON, and jansson's messages in our words ---- */
+/* ---- text that is not UTF-8 JSON, said plainly ---- */
 
 static bool utf16_text(const unsigned char *u, size_t size, bool *big_endian, bool *bom) {
     *bom = size >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF));
@@ -316,7 +459,7 @@ static bool utf16_text(const unsigned char *u, size_t size, bool *big_endian, bo
 }
 
 /* A byte-order mark, UTF-16 or text that cannot start a JSON value, said plainly before
- * jansson sees it (it would report a raw byte). */
+ * the reader sees it (it would report a raw byte). */
 static onescope_code plain_text_checks(ots_ctx *c, const char *text, size_t size) {
     const unsigned char *u = (const unsigned char *)text;
     bool big, bom;
@@ -352,123 +495,6 @@ static onescope_code plain_text_checks(ots_ctx *c, const char *text, size_t size
     return rc;
 }
 
-/* The last character before offset at that is not white space (0 when none). */
-static char before(const char *text, size_t at) {
-    while (at > 0) {
-        char ch = text[--at];
-        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') return ch;
-    }
-    return 0;
-}
-
-static bool starts(const char *s, const char *prefix) {
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* Rewrites a syntax error's expected and found from jansson's wording into the library's;
- * a message not recognised keeps jansson's words (they name the token). */
-static void rephrase_syntax(onescope_error *e, const char *text, size_t size,
-                            const json_error_t *je) {
-    if (e == NULL || e->code != ONESCOPE_E_SYNTAX) return;
-    const char *m = je->text, *exp = NULL, *found = NULL;
-    size_t at = je->position > 0 ? (size_t)je->position : 0;
-    if (at > size) at = size;
-    /* jansson's position is just past the token it quotes after " near '" */
-    const char *near = strstr(m, " near '");
-    size_t tok = near ? strlen(near + 7) : 0;
-    if (tok > 0) tok--; /* the closing quote */
-    char prev = before(text, at >= tok ? at - tok : 0);
-    bool at_end = strstr(m, "end of file") != NULL || strstr(m, "premature end") != NULL;
-    if (prev == ',' &&
-        (starts(m, "string or '}' expected near '}'") || starts(m, "unexpected token near ']'"))) {
-        exp = "a value after each comma";
-        found = "a trailing comma before the closing bracket (JSON allows none)";
-    } else if (strstr(m, "unexpected newline") != NULL ||
-               (at_end && strstr(m, "near '\"") != NULL)) {
-        exp = "a string closed by '\"' on the same line";
-        found = "an unterminated string";
-    } else if (starts(m, "end of file expected")) {
-        exp = "nothing after the document's closing '}'";
-        found = "more text after the end of the document";
-    } else if (at_end) {
-        exp = "every '{' and '[' closed";
-        found = "the end of the file inside an object or array";
-    } else if (starts(m, "string or '}' expected near '''")) {
-        exp = "keys in double quotes";
-        found = "a single-quoted key";
-    } else if (starts(m, "string or '}' expected")) {
-        exp = "a key in double quotes";
-        found = "a bare word where a key belongs";
-    } else if (starts(m, "'}' expected") || starts(m, "']' expected")) {
-        exp = "a comma between two members";
-        found = "a value right after another with no comma";
-    } else if (starts(m, "':' expected")) {
-        exp = "':' after a key";
-        found = "a key with no ':' after it";
-    } else if (starts(m, "invalid escape")) {
-        exp = "an escape JSON knows (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)";
-        found = "an unknown escape in a string";
-    } else if (near != NULL && (starts(m, "invalid token") || starts(m, "unexpected token"))) {
-        exp = "a JSON value: a number, a double-quoted string, true, false, null, { or [";
-    }
-    if (exp == NULL) return;
-    onescope_os_copy_text(e->expected, sizeof e->expected, exp);
-    if (found != NULL) {
-        onescope_os_copy_text(e->found, sizeof e->found, found);
-    } else { /* name the token itself */
-        char word[48];
-        size_t n = tok < sizeof word - 1 ? tok : sizeof word - 1;
-        memcpy(word, near + 7, n);
-        word[n] = '\0';
-        snprintf(e->found, sizeof e->found, "'%s', which is none of those", word);
-    }
-}
-
-/* Reads the document and its format and version; *root is the tree to walk. */
-static onescope_code load_root(ots_ctx *c, const void *data, size_t size,
-                               const onescope_parse_options *o, onescope_ots_kind want,
-                               json_t **root) {
-    OS_TRY(onescope_os_check_input_size(size, o, c->name, c->error));
-    if (data == NULL && size > 0)
-        return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "data",
-                                "non-NULL", NULL);
-    if (data != NULL) OS_TRY(plain_text_checks(c, data, size));
-    json_error_t je;
-    *root = json_loadb(data ? data : "", size, JSON_REJECT_DUPLICATES, &je);
-    if (*root == NULL) {
-        OS_TRY(version_first(c, data, size, want));
-        onescope_code rc = onescope_os_json_load_fail(c->error, c->name, data, size, &je);
-        rephrase_syntax(c->error, data ? data : "", size, &je);
-        return rc;
-    }
-    c->text = data;
-    c->size = size;
-    if (!json_is_object(*root)) return wrong_type(c, "a JSON object", *root);
-    json_t *f = json_object_get(*root, "format");
-    if (f == NULL) return missing(c, "format");
-    static const char *const formats[] = {"octo_pvt", "octo_anm"};
-    unsigned kind = 0;
-    OS_TRY(rd_enum(c, "format", f, formats, 2, want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm",
-                   &kind));
-    if (kind + 1 != (unsigned)want) {
-        onescope_os_json_push_key(c, "format");
-        onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE,
-                                                 want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm",
-                                                 "\"%s\"", formats[kind]);
-        onescope_os_json_pop(c);
-        return rc;
-    }
-    long long version = 0;
-    OS_TRY(rd_int(c, "version", json_object_get(*root, "version"), LLONG_MIN, LLONG_MAX, &version));
-    if (version != ONESCOPE_OTS_VERSION) {
-        onescope_os_json_push_key(c, "version");
-        onescope_os_json_fail(c, ONESCOPE_E_VERSION, NULL, version_message, version);
-        onescope_os_json_pop(c);
-        return ONESCOPE_E_VERSION;
-    }
-    return ONESCOPE_OK;
-}
-
 /* The value x / s whose product with s gives x back, when a nearby one does. */
 static double unscale(double x, double s) {
     double p = x / s;
@@ -483,212 +509,435 @@ static double unscale(double x, double s) {
     return p;
 }
 
-static onescope_code rd_bone(ots_ctx *c, json_t *obj, onescope_ots_bone *b, double scale) {
-    static const char *const keys[] = {"name", "parent", "pivot",    "rotation",
-                                       "path", "rig",    "is_camera"};
-    json_t *v[7];
-    OS_TRY(members(c, obj, keys, 7, v, "a bone"));
-    OS_TRY(rd_str(c, "name", v[0], &b->name, STR_REQUIRED));
-    OS_TRY(rd_str(c, "parent", v[1], &b->parent, STR_REQUIRED | STR_NULLABLE));
-    OS_TRY(rd_vec(c, "pivot", v[2], 3, b->pivot, true));
-    for (int k = 0; k < 3; k++) b->pivot[k] = unscale(b->pivot[k], scale);
-    OS_TRY(rd_vec(c, "rotation", v[3], 4, b->rotation, true));
-    OS_TRY(rd_str(c, "path", v[4], &b->path, STR_OPTIONAL));
-    OS_TRY(rd_str(c, "rig", v[5], &b->rig, STR_OPTIONAL));
-    return rd_bool(c, "is_camera", v[6], &b->is_camera, false);
+/* ---- .pvt ---- */
+
+static const char *const bone_keys[] = {"name", "parent", "pivot",    "rotation",
+                                        "path", "rig",    "is_camera"};
+
+static onescope_code bone_member(ots_in *in, int key, void *obj) {
+    onescope_ots_bone *b = obj;
+    switch (key) {
+        case 0: return rd_str(in, &b->name, false);
+        case 1: return rd_str(in, &b->parent, true);
+        case 2: return rd_vec(in, 3, b->pivot);
+        case 3: return rd_vec(in, 4, b->rotation);
+        case 4: return rd_str(in, &b->path, false);
+        case 5: return rd_str(in, &b->rig, false);
+        default: return rd_bool(in, &b->is_camera);
+    }
 }
 
-static onescope_code parse_rig(ots_ctx *c, json_t *root, onescope_ots_rig *r) {
+/* A bone's pivot without the scale factor, then its rules. */
+static onescope_code bone_rules(ots_in *in, onescope_ots_bone *b) {
+    for (int k = 0; k < 3; k++) b->pivot[k] = unscale(b->pivot[k], in->scale);
+    return onescope_os_ots_check_bone(&in->c, b, in->scale);
+}
+
+typedef struct bone_list {
+    onescope_ots_rig *rig;
+    size_t cap;
+} bone_list;
+
+static onescope_code bone_element(ots_in *in, size_t i, void *obj) {
+    bone_list *l = obj;
+    static const object_spec spec = {"a bone", bone_keys, 7, 0x0F};
+    if (!room(in, (void **)&l->rig->bones, &l->cap, i, sizeof *l->rig->bones))
+        return onescope_os_json_nomem(&in->c);
+    onescope_ots_bone *b = &l->rig->bones[i];
+    l->rig->bone_count = i + 1;
+    b->rotation[0] = 1;
+    OS_TRY(element_room(in, &in->elements, &in->elements_cap, i, in->r.at));
+    onescope_os_jr_pos at[7];
+    member_table t;
+    uint32_t before = in->sink.count;
+    OS_TRY(rd_object(in, &spec, bone_member, b, at, &t));
+    element_names_at(&in->elements[i], &t, 0, 1);
+    if (in->sink.count != before) return ONESCOPE_OK;
+    if (!(in->scale > 0)) { /* the scale factor comes later in the file */
+        in->bones_waiting = true;
+        return ONESCOPE_OK;
+    }
+    in->table = &t;
+    onescope_code rc = bone_rules(in, b);
+    in->table = NULL;
+    return rc;
+}
+
+typedef struct rig_read {
+    onescope_ots_rig *rig;
+    bone_list bones;
+    size_t camera_cap;
+} rig_read;
+
+static onescope_code rig_member(ots_in *in, int key, void *obj) {
+    rig_read *rr = obj;
+    onescope_ots_rig *r = rr->rig;
+    switch (key) {
+        case 0: return rd_format(in, ONESCOPE_OTS_PVT);
+        case 1: return rd_version(in);
+        case 2:
+            RD_ENUM(in, onescope_os_ots_source_names, "harmony, blender or maya", r->header.source);
+            return ONESCOPE_OK;
+        case 3: return rd_str(in, &r->name, false);
+        case 4:
+            OS_TRY(rd_number(in, &r->scale_factor));
+            if (r->scale_factor > 0) in->scale = r->scale_factor;
+            RULE_OF_MEMBER(in, onescope_os_ots_check_scale_factor(&in->c, r->scale_factor));
+        case 5:
+            RD_ENUM(in, onescope_os_ots_pivot_space_names, "local or armature", r->pivot_space);
+            return ONESCOPE_OK;
+        case 6: return rd_fps(in, &r->header.fps);
+        case 7: return rd_coordinate_system(in, &r->header.coordinate_system);
+        case 8: return rd_elements(in, bone_element, &rr->bones);
+        default: return rd_cameras(in, &r->cameras, &r->camera_count);
+    }
+}
+
+static onescope_code rd_rig(ots_in *in, onescope_ots_rig *r) {
     static const char *const keys[] = {"format",       "version",     "source", "name",
                                        "scale_factor", "pivot_space", "fps",    "coordinate_system",
                                        "bones",        "cameras"};
-    json_t *v[10];
-    OS_TRY(members(c, root, keys, 10, v, "a .pvt file"));
-    OS_TRY(rd_header(c, v[2], v[6], v[7], &r->header));
-    OS_TRY(rd_str(c, "name", v[3], &r->name, STR_REQUIRED));
-    OS_TRY(rd_number(c, "scale_factor", v[4], &r->scale_factor, true));
-    if (!(r->scale_factor > 0)) {
-        onescope_os_json_push_key(c, "scale_factor");
-        return onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g",
-                                     r->scale_factor);
+    static const object_spec spec = {"a .pvt file", keys, 10, 0x3FF};
+    rig_read rr = {r, {r, 0}, 0};
+    in->elements_key = "bones";
+    uint32_t before = in->sink.count;
+    OS_TRY(rd_object(in, &spec, rig_member, &rr, NULL, NULL));
+    if (in->bones_waiting && in->scale > 0) {
+        /* bones that came before the scale factor: checked now, at their objects */
+        in->across = true;
+        onescope_os_json_push_key(&in->c, "bones");
+        for (size_t i = 0; i < r->bone_count; i++) {
+            onescope_os_json_push_index(&in->c, i);
+            in->at = in->elements[i].object;
+            onescope_code rc = bone_rules(in, &r->bones[i]);
+            onescope_os_json_pop(&in->c);
+            if (onescope_os_json_stop(&in->c, rc)) return rc;
+        }
+        onescope_os_json_pop(&in->c);
     }
-    RD_ENUM(c, "pivot_space", v[5], onescope_os_ots_pivot_space_names, "local or armature",
-            r->pivot_space);
-    size_t n = 0;
-    OS_TRY(rd_array(c, "bones", v[8], &n));
-    r->bones = onescope_os_calloc(c->a, n, sizeof *r->bones);
-    if (r->bones == NULL) return onescope_os_json_nomem(c);
-    r->bone_count = n;
-    onescope_os_json_push_key(c, "bones");
-    for (size_t i = 0; i < n; i++) {
-        onescope_os_json_push_index(c, i);
-        OS_TRY(rd_bone(c, json_array_get(v[8], i), &r->bones[i], r->scale_factor));
-        onescope_os_json_pop(c);
-    }
-    onescope_os_json_pop(c);
-    return rd_cameras(c, v[9], &r->cameras, &r->camera_count);
+    if (in->sink.count != before) return ONESCOPE_OK; /* names may be missing */
+    in->across = true;
+    onescope_code rc = camera_names(in, r->cameras, r->camera_count);
+    if (onescope_os_json_stop(&in->c, rc)) return rc;
+    return onescope_os_ots_check_bones(&in->c, r->bones, r->bone_count);
 }
 
-static onescope_code rd_handles(ots_ctx *c, json_t *obj, onescope_ots_keyframe *k) {
-    json_t *v[3];
-    onescope_os_json_push_key(c, "handles");
-    OS_TRY(members(c, obj, onescope_os_ots_channel_names, 3, v, "handles"));
-    for (int ch = 0; ch < 3; ch++) {
-        if (v[ch] == NULL) continue;
-        onescope_os_json_push_key(c, onescope_os_ots_channel_names[ch]);
-        if (!json_is_array(v[ch])) return wrong_type(c, "an array of 0 or 3 axes", v[ch]);
-        size_t axes = json_array_size(v[ch]);
-        if (axes != 0 && axes != 3)
-            return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, "an array of 0 or 3 axes",
-                                         "%zu elements", axes);
-        k->handle_axes[ch] = (uint8_t)axes;
-        for (size_t ax = 0; ax < axes; ax++) {
-            json_t *pair = json_array_get(v[ch], ax);
-            onescope_ots_handle *h = &k->handles[ch][ax];
-            const char *expected = "[] or [[left_frame, left_value], [right_frame, right_value]]";
-            onescope_os_json_push_index(c, ax);
-            if (!json_is_array(pair)) return wrong_type(c, expected, pair);
-            size_t m = json_array_size(pair);
-            if (m != 0 && m != 2)
-                return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, expected, "%zu elements", m);
-            if (m == 2) {
-                h->present = true;
-                onescope_os_json_push_index(c, 0);
-                OS_TRY(rd_vec(c, NULL, json_array_get(pair, 0), 2, h->left, true));
-                onescope_os_json_pop(c);
-                onescope_os_json_push_index(c, 1);
-                OS_TRY(rd_vec(c, NULL, json_array_get(pair, 1), 2, h->right, true));
-                onescope_os_json_pop(c);
-            }
-            onescope_os_json_pop(c);
-        }
-        onescope_os_json_pop(c);
+/* ---- .anm ---- */
+
+static onescope_code rd_handle_axis(ots_in *in, onescope_ots_handle *h) {
+    static const char expected[] = "[] or [[left_frame, left_value], [right_frame, right_value]]";
+    onescope_os_jr *r = &in->r;
+    if (r->kind != OS_JR_ARRAY) return wrong_type(in, expected);
+    onescope_os_jr_pos start = r->at;
+    size_t m = 0;
+    for (;; m++) {
+        OS_TRY(onescope_os_jr_next(r));
+        if (r->kind == OS_JR_ARRAY_END) break;
+        onescope_os_json_push_index(&in->c, m);
+        onescope_code rc =
+            m < 2 ? rd_vec(in, 2, m == 0 ? h->left : h->right) : onescope_os_jr_skip(r);
+        onescope_os_json_pop(&in->c);
+        OS_TRY(rc);
     }
-    onescope_os_json_pop(c);
+    h->present = m == 2;
+    if (m == 0 || m == 2) return ONESCOPE_OK;
+    in->at = start;
+    return onescope_os_json_fail(&in->c, ONESCOPE_E_LENGTH, expected, "%zu elements", m);
+}
+
+static onescope_code handles_member(ots_in *in, int ch, void *obj) {
+    static const char expected[] = "an array of 0 or 3 axes";
+    onescope_ots_keyframe *k = obj;
+    onescope_os_jr *r = &in->r;
+    if (r->kind != OS_JR_ARRAY) return wrong_type(in, expected);
+    onescope_os_jr_pos start = r->at;
+    size_t axes = 0;
+    for (;; axes++) {
+        OS_TRY(onescope_os_jr_next(r));
+        if (r->kind == OS_JR_ARRAY_END) break;
+        onescope_os_json_push_index(&in->c, axes);
+        onescope_code rc =
+            axes < 3 ? rd_handle_axis(in, &k->handles[ch][axes]) : onescope_os_jr_skip(r);
+        onescope_os_json_pop(&in->c);
+        OS_TRY(rc);
+    }
+    if (axes != 0 && axes != 3) {
+        in->at = start;
+        return onescope_os_json_fail(&in->c, ONESCOPE_E_LENGTH, expected, "%zu elements", axes);
+    }
+    k->handle_axes[ch] = (uint8_t)axes;
     return ONESCOPE_OK;
 }
 
-static onescope_code rd_keyframe(ots_ctx *c, json_t *obj, onescope_ots_keyframe *k) {
+static onescope_code keyframe_member(ots_in *in, int key, void *obj) {
+    onescope_ots_keyframe *k = obj;
+    long long frame = 0;
+    switch (key) {
+        case 0:
+            OS_TRY(rd_int(in, INT32_MIN, INT32_MAX, &frame));
+            k->frame = (int32_t)frame;
+            return ONESCOPE_OK;
+        case 1: return rd_vec(in, 3, k->pos);
+        case 2: k->has_rot = true; return rd_vec(in, 3, k->rot);
+        case 3: k->has_rot_quat = true; return rd_vec(in, 4, k->rot_quat);
+        case 4: return rd_vec(in, 3, k->scl);
+        case 5:
+            RD_ENUM(in, onescope_os_ots_interp_names, "BEZIER, LINEAR or CONSTANT", k->interp);
+            return ONESCOPE_OK;
+        default: {
+            static const object_spec spec = {"handles", onescope_os_ots_channel_names, 3, 0};
+            return rd_object(in, &spec, handles_member, k, NULL, NULL);
+        }
+    }
+}
+
+static onescope_code keyframe_element(ots_in *in, size_t i, void *obj) {
     static const char *const keys[] = {"frame", "pos",    "rot",    "rot_quat",
                                        "scl",   "interp", "handles"};
-    json_t *v[7];
-    OS_TRY(members(c, obj, keys, 7, v, "a keyframe"));
-    long long frame = 0;
-    OS_TRY(rd_int(c, "frame", v[0], INT32_MIN, INT32_MAX, &frame));
-    k->frame = (int32_t)frame;
-    OS_TRY(rd_vec(c, "pos", v[1], 3, k->pos, true));
-    OS_TRY(rd_vec(c, "rot", v[2], 3, k->rot, false));
-    k->has_rot = v[2] != NULL;
-    OS_TRY(rd_vec(c, "rot_quat", v[3], 4, k->rot_quat, false));
-    k->has_rot_quat = v[3] != NULL;
-    OS_TRY(rd_vec(c, "scl", v[4], 3, k->scl, true));
-    RD_ENUM(c, "interp", v[5], onescope_os_ots_interp_names, "BEZIER, LINEAR or CONSTANT",
-            k->interp);
-    return v[6] ? rd_handles(c, v[6], k) : ONESCOPE_OK;
+    static const object_spec spec = {"a keyframe", keys, 7, 0x33};
+    onescope_ots_peg *p = obj;
+    onescope_ots_keyframe *k = &in->scratch_key;
+    if (in->keep_keyframes) {
+        if (!room(in, (void **)&p->keyframes, &in->key_cap, i, sizeof *p->keyframes))
+            return onescope_os_json_nomem(&in->c);
+        k = &p->keyframes[i];
+        p->keyframe_count = i + 1;
+    }
+    memset(k, 0, sizeof *k);
+    onescope_os_jr_pos at[7];
+    member_table t;
+    uint32_t before = in->sink.count;
+    OS_TRY(rd_object(in, &spec, keyframe_member, k, at, &t));
+    if (in->sink.count != before) {
+        in->has_previous = false; /* its frame cannot be trusted to order the next */
+        return ONESCOPE_OK;
+    }
+    in->table = &t;
+    onescope_code rc = onescope_os_ots_check_keyframe(&in->c, k);
+    if (rc == ONESCOPE_OK && in->has_previous)
+        rc = onescope_os_ots_check_frame_order(&in->c, in->previous, k->frame);
+    in->table = NULL;
+    in->has_previous = true;
+    in->previous = k->frame;
+    return rc;
 }
 
-static onescope_code rd_peg(ots_ctx *c, json_t *obj, onescope_ots_peg *p) {
-    static const char *const keys[] = {"name",       "path",          "parent",
+static const char *const peg_keys[] = {"name",       "path",          "parent",
                                        "rest_pivot", "rest_rotation", "rig",
                                        "is_camera",  "source_modes",  "keyframes"};
-    json_t *v[9];
-    OS_TRY(members(c, obj, keys, 9, v, "a peg"));
-    OS_TRY(rd_str(c, "name", v[0], &p->name, STR_REQUIRED));
-    OS_TRY(rd_str(c, "path", v[1], &p->path, STR_OPTIONAL));
-    OS_TRY(rd_str(c, "parent", v[2], &p->parent, STR_REQUIRED | STR_NULLABLE));
-    OS_TRY(rd_vec(c, "rest_pivot", v[3], 3, p->rest_pivot, true));
-    OS_TRY(rd_vec(c, "rest_rotation", v[4], 4, p->rest_rotation, true));
-    OS_TRY(rd_str(c, "rig", v[5], &p->rig, STR_OPTIONAL));
-    OS_TRY(rd_bool(c, "is_camera", v[6], &p->is_camera, false));
-    if (v[7] != NULL) {
-        static const char *const mkeys[] = {"position", "rotation", "scale", "enable_3d"};
-        json_t *m[4];
-        onescope_os_json_push_key(c, "source_modes");
-        OS_TRY(members(c, v[7], mkeys, 4, m, "source_modes"));
-        OS_TRY(rd_str(c, "position", m[0], &p->source_modes.position, STR_REQUIRED));
-        OS_TRY(rd_str(c, "rotation", m[1], &p->source_modes.rotation, STR_REQUIRED));
-        OS_TRY(rd_str(c, "scale", m[2], &p->source_modes.scale, STR_REQUIRED));
-        OS_TRY(rd_bool(c, "enable_3d", m[3], &p->source_modes.enable_3d, true));
-        onescope_os_json_pop(c);
-        p->has_source_modes = true;
+
+static onescope_code modes_member(ots_in *in, int key, void *obj) {
+    onescope_ots_source_modes *m = obj;
+    switch (key) {
+        case 0: return rd_str(in, &m->position, false);
+        case 1: return rd_str(in, &m->rotation, false);
+        case 2: return rd_str(in, &m->scale, false);
+        default: return rd_bool(in, &m->enable_3d);
     }
-    size_t n = 0;
-    OS_TRY(rd_array(c, "keyframes", v[8], &n));
-    p->keyframes = onescope_os_calloc(c->a, n, sizeof *p->keyframes);
-    if (p->keyframes == NULL) return onescope_os_json_nomem(c);
-    p->keyframe_count = n;
-    onescope_os_json_push_key(c, "keyframes");
-    for (size_t i = 0; i < n; i++) {
-        onescope_os_json_push_index(c, i);
-        OS_TRY(rd_keyframe(c, json_array_get(v[8], i), &p->keyframes[i]));
-        onescope_os_json_pop(c);
-    }
-    onescope_os_json_pop(c);
-    return ONESCOPE_OK;
 }
 
-static onescope_code parse_clip(ots_ctx *c, json_t *root, onescope_ots_clip *k) {
+static onescope_code peg_member(ots_in *in, int key, void *obj) {
+    onescope_ots_peg *p = obj;
+    switch (key) {
+        case 0: return rd_str(in, &p->name, false);
+        case 1: return rd_str(in, &p->path, false);
+        case 2: return rd_str(in, &p->parent, true);
+        case 3: return rd_vec(in, 3, p->rest_pivot);
+        case 4: return rd_vec(in, 4, p->rest_rotation);
+        case 5: return rd_str(in, &p->rig, false);
+        case 6: return rd_bool(in, &p->is_camera);
+        case 7: {
+            static const char *const keys[] = {"position", "rotation", "scale", "enable_3d"};
+            static const object_spec spec = {"source_modes", keys, 4, 0x0F};
+            p->has_source_modes = true;
+            return rd_object(in, &spec, modes_member, &p->source_modes, NULL, NULL);
+        }
+        default:
+            in->has_previous = false;
+            in->key_cap = 0;
+            return rd_elements(in, keyframe_element, p);
+    }
+}
+
+typedef struct peg_list {
+    onescope_ots_clip *clip;
+    size_t cap;
+} peg_list;
+
+static onescope_code peg_element(ots_in *in, size_t i, void *obj) {
+    static const object_spec spec = {"a peg", peg_keys, 9, 0x11D};
+    peg_list *l = obj;
+    if (!room(in, (void **)&l->clip->pegs, &l->cap, i, sizeof *l->clip->pegs))
+        return onescope_os_json_nomem(&in->c);
+    onescope_ots_peg *p = &l->clip->pegs[i];
+    l->clip->peg_count = i + 1;
+    p->rest_rotation[0] = 1;
+    OS_TRY(element_room(in, &in->elements, &in->elements_cap, i, in->r.at));
+    onescope_os_jr_pos at[9];
+    member_table t;
+    uint32_t before = in->sink.count;
+    OS_TRY(rd_object(in, &spec, peg_member, p, at, &t));
+    element_names_at(&in->elements[i], &t, 0, 2);
+    if (in->sink.count != before) return ONESCOPE_OK;
+    in->table = &t;
+    onescope_code rc = onescope_os_ots_check_peg(&in->c, p);
+    in->table = NULL;
+    return rc;
+}
+
+typedef struct clip_read {
+    onescope_ots_clip *clip;
+    peg_list pegs;
+} clip_read;
+
+static onescope_code frame_range(ots_in *in, int32_t range[2]) {
+    static const char expected[] = "an array [first, last]";
+    onescope_os_jr *r = &in->r;
+    if (r->kind != OS_JR_ARRAY) return wrong_type(in, expected);
+    onescope_os_jr_pos start = r->at;
+    size_t n = 0;
+    for (;; n++) {
+        OS_TRY(onescope_os_jr_next(r));
+        if (r->kind == OS_JR_ARRAY_END) break;
+        long long f = 0;
+        onescope_os_json_push_index(&in->c, n);
+        onescope_code rc = rd_int(in, INT32_MIN, INT32_MAX, &f);
+        onescope_os_json_pop(&in->c);
+        OS_TRY(rc);
+        if (n < 2) range[n] = (int32_t)f;
+    }
+    in->at = start;
+    if (n != 2)
+        return onescope_os_json_fail(&in->c, ONESCOPE_E_LENGTH, expected, "%zu elements", n);
+    RULE_OF_MEMBER(in, onescope_os_ots_check_frame_range(&in->c, range));
+}
+
+static onescope_code clip_member(ots_in *in, int key, void *obj) {
+    clip_read *cr = obj;
+    onescope_ots_clip *k = cr->clip;
+    switch (key) {
+        case 0: return rd_format(in, ONESCOPE_OTS_ANM);
+        case 1: return rd_version(in);
+        case 2:
+            RD_ENUM(in, onescope_os_ots_source_names, "harmony, blender or maya", k->header.source);
+            return ONESCOPE_OK;
+        case 3: return frame_range(in, k->frame_range);
+        case 4: return rd_fps(in, &k->header.fps);
+        case 5: return rd_coordinate_system(in, &k->header.coordinate_system);
+        case 6: return rd_elements(in, peg_element, &cr->pegs);
+        default: return rd_cameras(in, &k->cameras, &k->camera_count);
+    }
+}
+
+static onescope_code rd_clip(ots_in *in, onescope_ots_clip *k, size_t **parents) {
     static const char *const keys[] = {"format", "version",           "source", "frame_range",
                                        "fps",    "coordinate_system", "pegs",   "cameras"};
-    json_t *v[8];
-    OS_TRY(members(c, root, keys, 8, v, "an .anm file"));
-    OS_TRY(rd_header(c, v[2], v[4], v[5], &k->header));
-    if (v[3] == NULL) return missing(c, "frame_range");
-    onescope_os_json_push_key(c, "frame_range");
-    if (!json_is_array(v[3])) return wrong_type(c, "an array [first, last]", v[3]);
-    if (json_array_size(v[3]) != 2)
-        return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, "an array [first, last]", "%zu elements",
-                                     json_array_size(v[3]));
-    for (size_t i = 0; i < 2; i++) {
-        long long f = 0;
-        onescope_os_json_push_index(c, i);
-        OS_TRY(rd_int(c, NULL, json_array_get(v[3], i), INT32_MIN, INT32_MAX, &f));
-        onescope_os_json_pop(c);
-        k->frame_range[i] = (int32_t)f;
+    static const object_spec spec = {"an .anm file", keys, 8, 0xFF};
+    clip_read cr = {k, {k, 0}};
+    in->elements_key = "pegs";
+    uint32_t before = in->sink.count;
+    OS_TRY(rd_object(in, &spec, clip_member, &cr, NULL, NULL));
+    if (in->sink.count != before) return ONESCOPE_OK; /* names may be missing */
+    in->across = true;
+    onescope_os_ots_clip_rules_ran();
+    onescope_code rc = camera_names(in, k->cameras, k->camera_count);
+    if (onescope_os_json_stop(&in->c, rc)) return rc;
+    size_t *p = NULL;
+    if (parents != NULL) {
+        p = onescope_os_calloc(in->c.a, k->peg_count ? k->peg_count : 1, sizeof *p);
+        if (p == NULL) return onescope_os_json_nomem(&in->c);
+        *parents = p;
     }
-    onescope_os_json_pop(c);
-    size_t n = 0;
-    OS_TRY(rd_array(c, "pegs", v[6], &n));
-    k->pegs = onescope_os_calloc(c->a, n, sizeof *k->pegs);
-    if (k->pegs == NULL) return onescope_os_json_nomem(c);
-    k->peg_count = n;
-    onescope_os_json_push_key(c, "pegs");
-    for (size_t i = 0; i < n; i++) {
-        onescope_os_json_push_index(c, i);
-        OS_TRY(rd_peg(c, json_array_get(v[6], i), &k->pegs[i]));
-        onescope_os_json_pop(c);
+    return onescope_os_ots_check_pegs(&in->c, k->pegs, k->peg_count, p);
+}
+
+/* ---- the whole text ---- */
+
+static void in_init(ots_in *in, const char *name, const onescope_parse_options *o, const void *data,
+                    size_t size, onescope_os_jr_more *more, void *user) {
+    memset(in, 0, sizeof *in);
+    const onescope_allocator *a = o != NULL ? o->allocator : NULL;
+    onescope_os_json_ctx_init(&in->c, name, a, &in->scratch);
+    in->c.locate = locate;
+    in->c.locate_user = in;
+    in->c.sink = &in->sink;
+    in->sink.first = &in->first;
+    in->sink.max = 1;
+    if (o != NULL && o->on_error != NULL) {
+        in->sink.on_error = o->on_error;
+        in->sink.user = o->on_error_user;
+        in->sink.max = o->max_errors ? o->max_errors : 1;
     }
-    onescope_os_json_pop(c);
-    return rd_cameras(c, v[7], &k->cameras, &k->camera_count);
+    in->keep_keyframes = true;
+    onescope_os_jr_init(&in->r, name, a, &in->scratch, data, size, more, user);
+}
+
+/* Reads the text into *rig or *clip (whichever is not NULL); returns the first error's code
+ * and copies it to error. */
+static onescope_code in_run(ots_in *in, const void *first, size_t size, onescope_ots_rig *rig,
+                            onescope_ots_clip *clip, size_t **parents, onescope_error *error) {
+    onescope_code rc = ONESCOPE_OK;
+    if (first != NULL) rc = plain_text_checks(&in->c, first, size);
+    if (rc == ONESCOPE_OK) rc = onescope_os_jr_next(&in->r);
+    if (rc == ONESCOPE_OK) {
+        in->at = in->r.at;
+        if (in->r.kind != OS_JR_OBJECT)
+            rc = wrong_type(in, "a JSON object");
+        else
+            rc = rig != NULL ? rd_rig(in, rig) : rd_clip(in, clip, parents);
+    }
+    /* only white space may follow the document (or the reading stopped at an error) */
+    if (rc == ONESCOPE_OK && in->sink.count < in->sink.max) rc = onescope_os_jr_next(&in->r);
+    /* an error that ended the reading and was not counted yet: the reader's, or one before
+     * the reading started */
+    if (rc != ONESCOPE_OK && (in->r.failed || in->sink.count == 0))
+        onescope_os_json_sink_add(&in->sink, &in->scratch);
+    if (in->sink.count > 0) {
+        rc = in->first.code;
+        if (error != NULL) *error = in->first;
+    }
+    onescope_os_jr_free(&in->r);
+    onescope_os_free(in->c.a, in->elements);
+    onescope_os_free(in->c.a, in->cams);
+    return rc;
+}
+
+/* The options' size limit and the arguments, before the text is read. */
+static onescope_code check_arguments(const void *data, size_t size, const char *name,
+                                     const onescope_parse_options *options, const void *out,
+                                     onescope_error *error) {
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
+    OS_TRY(onescope_os_check_input_size(size, options, name, error));
+    if (data == NULL && size > 0)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "data", "non-NULL",
+                                NULL);
+    return ONESCOPE_OK;
 }
 
 onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *name,
                                      const onescope_parse_options *options, onescope_ots_rig **out,
                                      onescope_error *error) {
-    if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
-                                NULL);
-    *out = NULL;
+    if (out != NULL) *out = NULL;
+    OS_TRY(check_arguments(data, size, name, options, out, error));
     const onescope_allocator *a = options ? options->allocator : NULL;
-    ots_ctx c;
-    onescope_os_json_ctx_init(&c, name, a, error);
-    json_t *root = NULL;
-    onescope_code rc = load_root(&c, data, size, options, ONESCOPE_OTS_PVT, &root);
-    onescope_ots_rig *r = NULL;
-    if (rc == ONESCOPE_OK) {
-        r = onescope_os_calloc(a, 1, sizeof *r);
-        if (r == NULL) rc = onescope_os_json_nomem(&c);
+    onescope_ots_rig *r = onescope_os_calloc(a, 1, sizeof *r);
+    if (r == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate memory");
+    r->allocator = a;
+    ots_in in;
+    in_init(&in, name, options, data ? data : "", size, NULL, NULL);
+    onescope_code rc = in_run(&in, data ? data : "", size, r, NULL, NULL, error);
+    if (rc == ONESCOPE_OK && (r->bones == NULL || r->cameras == NULL)) {
+        /* empty arrays are still arrays */
+        if (r->bones == NULL) r->bones = onescope_os_calloc(a, 1, sizeof *r->bones);
+        if (r->cameras == NULL) r->cameras = onescope_os_calloc(a, 1, sizeof *r->cameras);
+        if (r->bones == NULL || r->cameras == NULL)
+            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                  "could not allocate memory");
     }
-    if (rc == ONESCOPE_OK) {
-        r->allocator = a;
-        c.depth = 0;
-        rc = parse_rig(&c, root, r);
-    }
-    if (rc == ONESCOPE_OK) {
-        c.depth = 0;
-        rc = onescope_os_ots_rig_rules(&c, r);
-    }
-    json_decref(root);
     if (rc != ONESCOPE_OK) {
         onescope_ots_rig_free(r);
         return rc;
@@ -702,42 +951,35 @@ onescope_code onescope_os_ots_clip_parse(const void *data, size_t size, const ch
                                          onescope_ots_clip **out, size_t **parents,
                                          onescope_error *error) {
     if (parents != NULL) *parents = NULL;
-    if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
-                                NULL);
-    *out = NULL;
+    if (out != NULL) *out = NULL;
+    OS_TRY(check_arguments(data, size, name, options, out, error));
     const onescope_allocator *a = options ? options->allocator : NULL;
-    ots_ctx c;
-    onescope_os_json_ctx_init(&c, name, a, error);
-    json_t *root = NULL;
-    onescope_code rc = load_root(&c, data, size, options, ONESCOPE_OTS_ANM, &root);
-    onescope_ots_clip *k = NULL;
+    onescope_ots_clip *k = onescope_os_calloc(a, 1, sizeof *k);
+    if (k == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate memory");
+    k->allocator = a;
+    ots_in in;
+    in_init(&in, name, options, data ? data : "", size, NULL, NULL);
     size_t *p = NULL;
-    if (rc == ONESCOPE_OK) {
-        k = onescope_os_calloc(a, 1, sizeof *k);
-        if (k == NULL) rc = onescope_os_json_nomem(&c);
+    onescope_code rc = in_run(&in, data ? data : "", size, NULL, k, &p, error);
+    if (rc == ONESCOPE_OK && (k->pegs == NULL || k->cameras == NULL)) {
+        if (k->pegs == NULL) k->pegs = onescope_os_calloc(a, 1, sizeof *k->pegs);
+        if (k->cameras == NULL) k->cameras = onescope_os_calloc(a, 1, sizeof *k->cameras);
+        if (k->pegs == NULL || k->cameras == NULL)
+            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                  "could not allocate memory");
     }
-    if (rc == ONESCOPE_OK) {
-        k->allocator = a;
-        c.depth = 0;
-        rc = parse_clip(&c, root, k);
-    }
-    if (rc == ONESCOPE_OK && parents != NULL) {
-        p = onescope_os_calloc(a, k->peg_count ? k->peg_count : 1, sizeof *p);
-        if (p == NULL) rc = onescope_os_json_nomem(&c);
-    }
-    if (rc == ONESCOPE_OK) {
-        c.depth = 0;
-        rc = onescope_os_ots_clip_rules(&c, k, p);
-    }
-    json_decref(root);
     if (rc != ONESCOPE_OK) {
         onescope_os_free(a, p);
         onescope_ots_clip_free(k);
         return rc;
     }
     *out = k;
-    if (parents != NULL) *parents = p;
+    if (parents != NULL)
+        *parents = p;
+    else
+        onescope_os_free(a, p);
     return ONESCOPE_OK;
 }
 
@@ -745,6 +987,31 @@ onescope_code onescope_ots_clip_parse(const void *data, size_t size, const char 
                                       const onescope_parse_options *options,
                                       onescope_ots_clip **out, onescope_error *error) {
     return onescope_os_ots_clip_parse(data, size, name, options, out, NULL, error);
+}
+
+onescope_code onescope_os_ots_check_stream(onescope_ots_kind kind, const void *first, size_t size,
+                                           onescope_os_jr_more *more, void *user, const char *name,
+                                           const onescope_parse_options *options,
+                                           onescope_error *error) {
+    const onescope_allocator *a = options ? options->allocator : NULL;
+    onescope_ots_rig *r = NULL;
+    onescope_ots_clip *k = NULL;
+    if (kind == ONESCOPE_OTS_PVT)
+        r = onescope_os_calloc(a, 1, sizeof *r);
+    else
+        k = onescope_os_calloc(a, 1, sizeof *k);
+    if (r == NULL && k == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate memory");
+    if (r != NULL) r->allocator = a;
+    if (k != NULL) k->allocator = a;
+    ots_in in;
+    in_init(&in, name, options, first, size, more, user);
+    in.keep_keyframes = false;
+    onescope_code rc = in_run(&in, first, size, r, k, NULL, error);
+    onescope_ots_rig_free(r);
+    onescope_ots_clip_free(k);
+    return rc;
 }
 
 onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {

@@ -47,7 +47,7 @@ onescope_code onescope_os_ots_check_finite(ots_ctx *c, const char *key, const do
     return ONESCOPE_OK;
 }
 
-static onescope_code check_quat(ots_ctx *c, const char *key, const double *q) {
+onescope_code onescope_os_ots_check_quat(ots_ctx *c, const char *key, const double *q) {
     OS_TRY(onescope_os_ots_check_finite(c, key, q, 4));
     if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
         onescope_os_json_push_key(c, key);
@@ -59,7 +59,8 @@ static onescope_code check_quat(ots_ctx *c, const char *key, const double *q) {
     return ONESCOPE_OK;
 }
 
-static onescope_code check_text(ots_ctx *c, const char *key, const char *s, bool required) {
+onescope_code onescope_os_ots_check_text(ots_ctx *c, const char *key, const char *s,
+                                         bool required) {
     onescope_code rc = ONESCOPE_OK;
     onescope_os_json_push_key(c, key);
     size_t bad;
@@ -84,16 +85,21 @@ static onescope_code check_enum(ots_ctx *c, const char *key, int v, int count,
     return rc;
 }
 
+onescope_code onescope_os_ots_check_fps(ots_ctx *c, double fps) {
+    onescope_code rc = ONESCOPE_OK;
+    onescope_os_json_push_key(c, "fps");
+    if (!isfinite(fps))
+        rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", fps);
+    else if (!(fps > 0))
+        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a frame rate above 0", "%g", fps);
+    onescope_os_json_pop(c);
+    return rc;
+}
+
 static onescope_code check_header(ots_ctx *c, const onescope_ots_header *h) {
     OS_TRY(check_enum(c, "source", (int)h->source, OTS_COUNT(onescope_os_ots_source_names),
                       "harmony, blender or maya"));
-    onescope_os_json_push_key(c, "fps");
-    onescope_code rc = ONESCOPE_OK;
-    if (!isfinite(h->fps))
-        rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", h->fps);
-    else if (!(h->fps > 0))
-        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a frame rate above 0", "%g", h->fps);
-    onescope_os_json_pop(c);
+    onescope_code rc = onescope_os_ots_check_fps(c, h->fps);
     OS_TRY(rc);
     const onescope_ots_coordinate_system *s = &h->coordinate_system;
     onescope_os_json_push_key(c, "coordinate_system");
@@ -115,33 +121,36 @@ static onescope_code check_header(ots_ctx *c, const onescope_ots_header *h) {
     return rc;
 }
 
-static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *cams, size_t n);
+onescope_code onescope_os_ots_check_camera(ots_ctx *c, const onescope_ots_camera *k) {
+    double nums[11] = {k->fov,       k->near_plane, k->far_plane, k->near_field,
+                       k->far_field, k->angle,      k->offset_x,  k->offset_y,
+                       k->offset_z,  k->pivot_x,    k->pivot_y};
+    static const char *const num_keys[11] = {"fov",       "near_plane", "far_plane", "near_field",
+                                             "far_field", "angle",      "offset_x",  "offset_y",
+                                             "offset_z",  "pivot_x",    "pivot_y"};
+    onescope_code rc;
+    if ((rc = onescope_os_ots_check_text(c, "name", k->name, true)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_text(c, "peg", k->peg, false)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_text(c, "path", k->path, false)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_text(c, "rig", k->rig, false)) == ONESCOPE_OK)
+        rc = check_enum(c, "fov_axis", (int)k->fov_axis, OTS_COUNT(onescope_os_ots_fov_axis_names),
+                        "vertical or horizontal");
+    for (int j = 0; j < 11 && rc == ONESCOPE_OK; j++)
+        rc = onescope_os_ots_check_finite(c, num_keys[j], &nums[j], 1);
+    return rc;
+}
 
 static onescope_code check_cameras(ots_ctx *c, const onescope_ots_camera *cams, size_t n) {
     onescope_os_json_push_key(c, "cameras");
     onescope_code rc = ONESCOPE_OK;
     for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
-        const onescope_ots_camera *k = &cams[i];
         onescope_os_json_push_index(c, i);
-        double nums[11] = {k->fov,       k->near_plane, k->far_plane, k->near_field,
-                           k->far_field, k->angle,      k->offset_x,  k->offset_y,
-                           k->offset_z,  k->pivot_x,    k->pivot_y};
-        static const char *const num_keys[11] = {
-            "fov",      "near_plane", "far_plane", "near_field", "far_field", "angle",
-            "offset_x", "offset_y",   "offset_z",  "pivot_x",    "pivot_y"};
-        if ((rc = check_text(c, "name", k->name, true)) == ONESCOPE_OK &&
-            (rc = check_text(c, "peg", k->peg, false)) == ONESCOPE_OK &&
-            (rc = check_text(c, "path", k->path, false)) == ONESCOPE_OK &&
-            (rc = check_text(c, "rig", k->rig, false)) == ONESCOPE_OK)
-            rc = check_enum(c, "fov_axis", (int)k->fov_axis,
-                            OTS_COUNT(onescope_os_ots_fov_axis_names), "vertical or horizontal");
-        for (int j = 0; j < 11 && rc == ONESCOPE_OK; j++)
-            rc = onescope_os_ots_check_finite(c, num_keys[j], &nums[j], 1);
+        rc = onescope_os_ots_check_camera(c, &cams[i]);
         onescope_os_json_pop(c);
     }
-    if (rc == ONESCOPE_OK) rc = camera_names_unique(c, cams, n);
     onescope_os_json_pop(c);
-    return rc;
+    OS_TRY(rc);
+    return onescope_os_ots_check_camera_names(c, cams, n);
 }
 
 /* Names are unique per rig tag; a parent names an element of the same rig tag, or nothing
@@ -249,57 +258,73 @@ static size_t find_any_rig(sorted_names *t, const char *name) {
     return t->idx[k];
 }
 
-/* The duplicate the old in-order scan reported: the lowest index that repeats an earlier
- * key (*dup), and that earlier element (*first); false when every key is unique. In a run of
- * equal keys the first two entries are the two lowest indices, so only they can be it. */
-static bool first_duplicate(sorted_names *t, size_t *dup, size_t *first) {
-    *dup = SIZE_MAX;
-    for (size_t k = 1; k < t->n; k++) {
-        if (k >= 2 && elem_cmp(t, t->idx[k - 2], t->idx[k - 1]) == 0) continue;
-        if (elem_cmp(t, t->idx[k - 1], t->idx[k]) == 0 && t->idx[k] < *dup) {
-            *dup = t->idx[k];
-            *first = t->idx[k - 1];
-        }
-    }
-    return *dup != SIZE_MAX;
-}
-
 static void count_compares(const sorted_names *t) {
     atomic_fetch_add_explicit(&name_compares, t->compares, memory_order_relaxed);
 }
 
-/* Camera names are unique in a file ("cameras" is on the path already). */
-static onescope_code camera_names_unique(ots_ctx *c, const onescope_ots_camera *cams, size_t n) {
+/* Reports each element whose key repeats an earlier element's, in index order (so the first
+ * report is the lowest such index), naming that earlier element; it stops at the first when
+ * the checks stop at one error. first_of: n entries of scratch. The array's key ("pegs",
+ * "cameras") is on the path already. */
+static onescope_code report_duplicates(ots_ctx *c, sorted_names *t, size_t *first_of,
+                                       const char *what, const char *expected) {
+    const element_view *v = t->v;
+    for (size_t i = 0; i < t->n; i++) first_of[i] = SIZE_MAX;
+    /* a run of equal keys is in file order: its first entry is the element the rest repeat */
+    size_t run = 0;
+    for (size_t k = 1; k < t->n; k++) {
+        if (elem_cmp(t, t->idx[run], t->idx[k]) == 0)
+            first_of[t->idx[k]] = t->idx[run];
+        else
+            run = k;
+    }
+    onescope_code rc = ONESCOPE_OK;
+    for (size_t i = 0; i < t->n; i++) {
+        if (first_of[i] == SIZE_MAX) continue;
+        onescope_os_json_push_index(c, i);
+        onescope_os_json_push_key(c, "name");
+        onescope_code r = onescope_os_json_fail(
+            c, ONESCOPE_E_DUPLICATE, expected, "\"%s\" again (first at %s[%zu])",
+            OS_ECHO(view_str(v, i, v->name_off)), what, first_of[i]);
+        c->depth -= 2;
+        if (rc == ONESCOPE_OK) rc = r;
+        if (onescope_os_json_stop(c, r)) break;
+    }
+    return rc;
+}
+
+onescope_code onescope_os_ots_check_camera_names(ots_ctx *c, const onescope_ots_camera *cams,
+                                                 size_t n) {
     if (n < 2) return ONESCOPE_OK;
     element_view v = {cams, sizeof *cams, offsetof(onescope_ots_camera, name), SIZE_MAX, SIZE_MAX};
     sorted_names t = {&v, onescope_os_calloc(c->a, n, sizeof(size_t)), n, 0};
     size_t *tmp = onescope_os_calloc(c->a, n, sizeof *tmp);
-    onescope_code rc = ONESCOPE_OK;
-    size_t i, e;
+    onescope_code rc;
+    onescope_os_json_push_key(c, "cameras");
     if (t.idx == NULL || tmp == NULL) {
         rc = onescope_os_json_nomem(c);
     } else {
         sort_names(&t, tmp);
-        if (first_duplicate(&t, &i, &e)) {
-            onescope_os_json_push_index(c, i);
-            onescope_os_json_push_key(c, "name");
-            rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a camera name used once",
-                                       "\"%s\" again (first at cameras[%zu])",
-                                       OS_ECHO(cams[i].name), e);
-            c->depth -= 2;
-        }
+        rc = report_duplicates(c, &t, tmp, "cameras", "a camera name used once");
     }
+    onescope_os_json_pop(c);
     count_compares(&t);
     onescope_os_free(c->a, t.idx);
     onescope_os_free(c->a, tmp);
     return rc;
 }
 
+/* Keeps the first failure in *rc; true when the checks must stop there. */
+static bool failed(ots_ctx *c, onescope_code *rc, onescope_code r) {
+    if (*rc == ONESCOPE_OK) *rc = r;
+    return onescope_os_json_stop(c, r);
+}
+
 static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n, const char *what,
                                      size_t *parents_out) {
     atomic_fetch_add_explicit(&hierarchy_runs, 1, memory_order_relaxed);
     sorted_names t = {v, onescope_os_calloc(c->a, n ? n : 1, sizeof(size_t)), n, 0};
-    /* the merge buffer, then (sorting done) the loop walk's state bytes */
+    /* the merge buffer, then the duplicates' scratch, then the loop walk's state bytes */
     size_t *tmp = onescope_os_calloc(c->a, n ? n : 1, sizeof *tmp);
     size_t *parents =
         parents_out ? parents_out : onescope_os_calloc(c->a, n ? n : 1, sizeof *parents);
@@ -309,36 +334,30 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
         goto done;
     }
     sort_names(&t, tmp);
+    onescope_os_json_push_key(c, what);
+    bool stop = failed(c, &rc, report_duplicates(c, &t, tmp, what, "a name used once per rig tag"));
     unsigned char *state = (unsigned char *)tmp;
     memset(state, 0, n);
-    onescope_os_json_push_key(c, what);
-    size_t dup, e;
-    if (first_duplicate(&t, &dup, &e)) {
-        onescope_os_json_push_index(c, dup);
-        onescope_os_json_push_key(c, "name");
-        rc = onescope_os_json_fail(c, ONESCOPE_E_DUPLICATE, "a name used once per rig tag",
-                                   "\"%s\" again (first at %s[%zu])",
-                                   OS_ECHO(view_str(v, dup, v->name_off)), what, e);
-        c->depth -= 2;
-    }
-    for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
+    for (size_t i = 0; i < n && !stop; i++) {
         const char *parent = view_str(v, i, v->parent_off);
         parents[i] = SIZE_MAX;
         if (parent == NULL) continue;
         if (strcmp(parent, view_str(v, i, v->name_off)) == 0) {
             onescope_os_json_push_index(c, i);
             onescope_os_json_push_key(c, "parent");
-            rc =
-                onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a parent other than the element itself",
-                                      "\"%s\"", OS_ECHO(parent));
+            stop = failed(c, &rc,
+                          onescope_os_json_fail(c, ONESCOPE_E_RANGE,
+                                                "a parent other than the element itself", "\"%s\"",
+                                                OS_ECHO(parent)));
             c->depth -= 2;
-            break;
+            continue; /* no parent: it is not a loop too */
         }
         parents[i] = find_same_rig(&t, view_str(v, i, v->rig_off), parent);
         if (parents[i] == SIZE_MAX) parents[i] = find_any_rig(&t, parent);
     }
-    /* Loops: walk each chain, marking 1 on the current walk and 2 once known to end. */
-    for (size_t i = 0; i < n && rc == ONESCOPE_OK; i++) {
+    /* Loops: walk each chain, marking 1 on the current walk and 2 once known to end; each
+     * loop is reported once, at the element the walk that found it came back to. */
+    for (size_t i = 0; i < n && !stop; i++) {
         size_t j = i;
         while (j != SIZE_MAX && state[j] == 0) {
             state[j] = 1;
@@ -347,9 +366,10 @@ static onescope_code check_hierarchy(ots_ctx *c, const element_view *v, size_t n
         if (j != SIZE_MAX && state[j] == 1) {
             onescope_os_json_push_index(c, j);
             onescope_os_json_push_key(c, "parent");
-            rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a parent chain that ends at a root",
-                                       "a loop through \"%s\"",
-                                       OS_ECHO(view_str(v, j, v->name_off)));
+            stop = failed(c, &rc,
+                          onescope_os_json_fail(
+                              c, ONESCOPE_E_RANGE, "a parent chain that ends at a root",
+                              "a loop through \"%s\"", OS_ECHO(view_str(v, j, v->name_off))));
             c->depth -= 2;
         }
         for (j = i; j != SIZE_MAX && state[j] == 1; j = parents[j]) state[j] = 2;
@@ -363,6 +383,44 @@ done:
     return rc;
 }
 
+onescope_code onescope_os_ots_check_bones(ots_ctx *c, const onescope_ots_bone *bones, size_t n) {
+    element_view v = {bones, sizeof(onescope_ots_bone), offsetof(onescope_ots_bone, name),
+                      offsetof(onescope_ots_bone, parent), offsetof(onescope_ots_bone, rig)};
+    return check_hierarchy(c, &v, n, "bones", NULL);
+}
+
+onescope_code onescope_os_ots_check_pegs(ots_ctx *c, const onescope_ots_peg *pegs, size_t n,
+                                         size_t *parents) {
+    element_view v = {pegs, sizeof(onescope_ots_peg), offsetof(onescope_ots_peg, name),
+                      offsetof(onescope_ots_peg, parent), offsetof(onescope_ots_peg, rig)};
+    return check_hierarchy(c, &v, n, "pegs", parents);
+}
+
+onescope_code onescope_os_ots_check_scale_factor(ots_ctx *c, double scale) {
+    onescope_code rc = ONESCOPE_OK;
+    onescope_os_json_push_key(c, "scale_factor");
+    if (!isfinite(scale))
+        rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", scale);
+    else if (!(scale > 0))
+        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", scale);
+    onescope_os_json_pop(c);
+    return rc;
+}
+
+onescope_code onescope_os_ots_check_bone(ots_ctx *c, const onescope_ots_bone *b, double scale) {
+    onescope_code rc;
+    if ((rc = onescope_os_ots_check_text(c, "name", b->name, true)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_text(c, "parent", b->parent, false)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_text(c, "path", b->path, false)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_text(c, "rig", b->rig, false)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_finite(c, "pivot", b->pivot, 3)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_quat(c, "rotation", b->rotation)) == ONESCOPE_OK) {
+        double scaled[3] = {b->pivot[0] * scale, b->pivot[1] * scale, b->pivot[2] * scale};
+        rc = onescope_os_ots_check_finite(c, "pivot", scaled, 3);
+    }
+    return rc;
+}
+
 onescope_code onescope_os_ots_rig_rules(ots_ctx *c, const onescope_ots_rig *r) {
     OS_TRY(check_header(c, &r->header));
     onescope_os_json_push_key(c, "name");
@@ -371,16 +429,8 @@ onescope_code onescope_os_ots_rig_rules(ots_ctx *c, const onescope_ots_rig *r) {
                            : ONESCOPE_OK;
     onescope_os_json_pop(c);
     OS_TRY(rc);
-    OS_TRY(check_text(c, "name", r->name, false));
-    onescope_os_json_push_key(c, "scale_factor");
-    if (!isfinite(r->scale_factor))
-        rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g",
-                                   r->scale_factor);
-    else if (!(r->scale_factor > 0))
-        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g",
-                                   r->scale_factor);
-    onescope_os_json_pop(c);
-    OS_TRY(rc);
+    OS_TRY(onescope_os_ots_check_text(c, "name", r->name, false));
+    OS_TRY(onescope_os_ots_check_scale_factor(c, r->scale_factor));
     OS_TRY(check_enum(c, "pivot_space", (int)r->pivot_space,
                       OTS_COUNT(onescope_os_ots_pivot_space_names), "local or armature"));
     if (r->bone_count > 0 && r->bones == NULL)
@@ -388,18 +438,8 @@ onescope_code onescope_os_ots_rig_rules(ots_ctx *c, const onescope_ots_rig *r) {
                                 "an array", "NULL");
     onescope_os_json_push_key(c, "bones");
     for (size_t i = 0; i < r->bone_count && rc == ONESCOPE_OK; i++) {
-        const onescope_ots_bone *b = &r->bones[i];
         onescope_os_json_push_index(c, i);
-        if ((rc = check_text(c, "name", b->name, true)) == ONESCOPE_OK &&
-            (rc = check_text(c, "parent", b->parent, false)) == ONESCOPE_OK &&
-            (rc = check_text(c, "path", b->path, false)) == ONESCOPE_OK &&
-            (rc = check_text(c, "rig", b->rig, false)) == ONESCOPE_OK &&
-            (rc = onescope_os_ots_check_finite(c, "pivot", b->pivot, 3)) == ONESCOPE_OK &&
-            (rc = check_quat(c, "rotation", b->rotation)) == ONESCOPE_OK) {
-            double scaled[3] = {b->pivot[0] * r->scale_factor, b->pivot[1] * r->scale_factor,
-                                b->pivot[2] * r->scale_factor};
-            rc = onescope_os_ots_check_finite(c, "pivot", scaled, 3);
-        }
+        rc = onescope_os_ots_check_bone(c, &r->bones[i], r->scale_factor);
         onescope_os_json_pop(c);
     }
     onescope_os_json_pop(c);
@@ -408,15 +448,13 @@ onescope_code onescope_os_ots_rig_rules(ots_ctx *c, const onescope_ots_rig *r) {
         return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "cameras",
                                 "an array", "NULL");
     OS_TRY(check_cameras(c, r->cameras, r->camera_count));
-    element_view v = {r->bones, sizeof(onescope_ots_bone), offsetof(onescope_ots_bone, name),
-                      offsetof(onescope_ots_bone, parent), offsetof(onescope_ots_bone, rig)};
-    return check_hierarchy(c, &v, r->bone_count, "bones", NULL);
+    return onescope_os_ots_check_bones(c, r->bones, r->bone_count);
 }
 
-static onescope_code check_keyframe(ots_ctx *c, const onescope_ots_keyframe *k) {
+onescope_code onescope_os_ots_check_keyframe(ots_ctx *c, const onescope_ots_keyframe *k) {
     OS_TRY(onescope_os_ots_check_finite(c, "pos", k->pos, 3));
     if (k->has_rot) OS_TRY(onescope_os_ots_check_finite(c, "rot", k->rot, 3));
-    if (k->has_rot_quat) OS_TRY(check_quat(c, "rot_quat", k->rot_quat));
+    if (k->has_rot_quat) OS_TRY(onescope_os_ots_check_quat(c, "rot_quat", k->rot_quat));
     if (!k->has_rot && !k->has_rot_quat)
         return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a key \"rot_quat\" or \"rot\"",
                                      "neither");
@@ -450,53 +488,73 @@ static onescope_code check_keyframe(ots_ctx *c, const onescope_ots_keyframe *k) 
     return rc;
 }
 
-onescope_code onescope_os_ots_clip_rules(ots_ctx *c, const onescope_ots_clip *k, size_t *parents) {
-    atomic_fetch_add_explicit(&clip_rule_runs, 1, memory_order_relaxed);
-    OS_TRY(check_header(c, &k->header));
-    onescope_code rc = ONESCOPE_OK;
-    if (k->frame_range[0] > k->frame_range[1]) {
-        onescope_os_json_push_key(c, "frame_range");
-        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "[first, last] with first <= last",
-                                   "[%ld, %ld]", (long)k->frame_range[0], (long)k->frame_range[1]);
+onescope_code onescope_os_ots_check_frame_order(ots_ctx *c, int32_t previous, int32_t frame) {
+    if (frame > previous) return ONESCOPE_OK;
+    onescope_os_json_push_key(c, "frame");
+    onescope_code rc = onescope_os_json_fail(
+        c, frame == previous ? ONESCOPE_E_DUPLICATE : ONESCOPE_E_RANGE,
+        "a frame after the previous keyframe's", "%ld after %ld", (long)frame, (long)previous);
+    onescope_os_json_pop(c);
+    return rc;
+}
+
+onescope_code onescope_os_ots_check_frame_range(ots_ctx *c, const int32_t range[2]) {
+    if (range[0] <= range[1]) return ONESCOPE_OK;
+    onescope_os_json_push_key(c, "frame_range");
+    onescope_code rc =
+        onescope_os_json_fail(c, ONESCOPE_E_RANGE, "[first, last] with first <= last", "[%ld, %ld]",
+                              (long)range[0], (long)range[1]);
+    onescope_os_json_pop(c);
+    return rc;
+}
+
+onescope_code onescope_os_ots_check_peg(ots_ctx *c, const onescope_ots_peg *p) {
+    onescope_code rc;
+    if ((rc = onescope_os_ots_check_text(c, "name", p->name, true)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_text(c, "path", p->path, false)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_text(c, "parent", p->parent, false)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_finite(c, "rest_pivot", p->rest_pivot, 3)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_quat(c, "rest_rotation", p->rest_rotation)) == ONESCOPE_OK &&
+        (rc = onescope_os_ots_check_text(c, "rig", p->rig, false)) == ONESCOPE_OK &&
+        p->has_source_modes) {
+        onescope_os_json_push_key(c, "source_modes");
+        if ((rc = onescope_os_ots_check_text(c, "position", p->source_modes.position, true)) ==
+                ONESCOPE_OK &&
+            (rc = onescope_os_ots_check_text(c, "rotation", p->source_modes.rotation, true)) ==
+                ONESCOPE_OK)
+            rc = onescope_os_ots_check_text(c, "scale", p->source_modes.scale, true);
         onescope_os_json_pop(c);
-        return rc;
     }
+    return rc;
+}
+
+void onescope_os_ots_clip_rules_ran(void) {
+    atomic_fetch_add_explicit(&clip_rule_runs, 1, memory_order_relaxed);
+}
+
+onescope_code onescope_os_ots_clip_rules(ots_ctx *c, const onescope_ots_clip *k, size_t *parents) {
+    onescope_os_ots_clip_rules_ran();
+    OS_TRY(check_header(c, &k->header));
+    OS_TRY(onescope_os_ots_check_frame_range(c, k->frame_range));
     if ((k->peg_count > 0 && k->pegs == NULL) || (k->camera_count > 0 && k->cameras == NULL))
         return onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "pegs",
                                 "an array", "NULL");
+    onescope_code rc = ONESCOPE_OK;
     onescope_os_json_push_key(c, "pegs");
     for (size_t i = 0; i < k->peg_count && rc == ONESCOPE_OK; i++) {
         const onescope_ots_peg *p = &k->pegs[i];
         onescope_os_json_push_index(c, i);
-        if ((rc = check_text(c, "name", p->name, true)) == ONESCOPE_OK &&
-            (rc = check_text(c, "path", p->path, false)) == ONESCOPE_OK &&
-            (rc = check_text(c, "parent", p->parent, false)) == ONESCOPE_OK &&
-            (rc = onescope_os_ots_check_finite(c, "rest_pivot", p->rest_pivot, 3)) == ONESCOPE_OK &&
-            (rc = check_quat(c, "rest_rotation", p->rest_rotation)) == ONESCOPE_OK &&
-            (rc = check_text(c, "rig", p->rig, false)) == ONESCOPE_OK && p->has_source_modes) {
-            onescope_os_json_push_key(c, "source_modes");
-            if ((rc = check_text(c, "position", p->source_modes.position, true)) == ONESCOPE_OK &&
-                (rc = check_text(c, "rotation", p->source_modes.rotation, true)) == ONESCOPE_OK)
-                rc = check_text(c, "scale", p->source_modes.scale, true);
-            onescope_os_json_pop(c);
-        }
+        rc = onescope_os_ots_check_peg(c, p);
         if (rc == ONESCOPE_OK && p->keyframe_count > 0 && p->keyframes == NULL)
             rc = onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "keyframes",
                                   "an array", "NULL");
         onescope_os_json_push_key(c, "keyframes");
         for (size_t j = 0; j < p->keyframe_count && rc == ONESCOPE_OK; j++) {
             onescope_os_json_push_index(c, j);
-            rc = check_keyframe(c, &p->keyframes[j]);
-            if (rc == ONESCOPE_OK && j > 0 && p->keyframes[j].frame <= p->keyframes[j - 1].frame) {
-                onescope_os_json_push_key(c, "frame");
-                rc = onescope_os_json_fail(
-                    c,
-                    p->keyframes[j].frame == p->keyframes[j - 1].frame ? ONESCOPE_E_DUPLICATE
-                                                                       : ONESCOPE_E_RANGE,
-                    "a frame after the previous keyframe's", "%ld after %ld",
-                    (long)p->keyframes[j].frame, (long)p->keyframes[j - 1].frame);
-                onescope_os_json_pop(c);
-            }
+            rc = onescope_os_ots_check_keyframe(c, &p->keyframes[j]);
+            if (rc == ONESCOPE_OK && j > 0)
+                rc = onescope_os_ots_check_frame_order(c, p->keyframes[j - 1].frame,
+                                                       p->keyframes[j].frame);
             onescope_os_json_pop(c);
         }
         onescope_os_json_pop(c);
@@ -505,9 +563,7 @@ onescope_code onescope_os_ots_clip_rules(ots_ctx *c, const onescope_ots_clip *k,
     onescope_os_json_pop(c);
     OS_TRY(rc);
     OS_TRY(check_cameras(c, k->cameras, k->camera_count));
-    element_view v = {k->pegs, sizeof(onescope_ots_peg), offsetof(onescope_ots_peg, name),
-                      offsetof(onescope_ots_peg, parent), offsetof(onescope_ots_peg, rig)};
-    return check_hierarchy(c, &v, k->peg_count, "pegs", parents);
+    return onescope_os_ots_check_pegs(c, k->pegs, k->peg_count, parents);
 }
 
 onescope_code onescope_ots_rig_validate(const onescope_ots_rig *r, const char *name,

@@ -235,14 +235,15 @@ static void version_must_match(void **state) {
 
 static void syntax_and_numbers(void **state) {
     (void)state;
-    expect_clip_edit("\"fps\": 24.0,", "\"fps\": 24.0, \"fps\": 25.0,", ONESCOPE_E_DUPLICATE, NULL,
-                     6, 20);
+    /* a key given twice: the second one's value */
+    expect_clip_edit("\"fps\": 24.0,", "\"fps\": 24.0, \"fps\": 25.0,", ONESCOPE_E_DUPLICATE, "fps",
+                     6, 23);
     expect_clip_edit("\"unit\": \"meters\",", "\"unit\": \"meters\", \"up\": \"y\",",
-                     ONESCOPE_E_DUPLICATE, NULL, 7, 74);
-    expect_clip_edit("\"fps\": 24.0", "\"fps\": NaN", ONESCOPE_E_NOT_FINITE, NULL, 6, 12);
+                     ONESCOPE_E_DUPLICATE, "coordinate_system.up", 7, 77);
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": NaN", ONESCOPE_E_NOT_FINITE, NULL, 6, 10);
     expect_clip_edit("\"fps\": 24.0", "\"fps\": Infinity", ONESCOPE_E_NOT_FINITE, NULL, 0, 0);
     expect_clip_edit("\"fps\": 24.0", "\"fps\": -Infinity", ONESCOPE_E_NOT_FINITE, NULL, 0, 0);
-    expect_clip_edit("\"fps\": 24.0", "\"fps\": 1e999", ONESCOPE_E_NOT_FINITE, NULL, 6, 14);
+    expect_clip_edit("\"fps\": 24.0", "\"fps\": 1e999", ONESCOPE_E_NOT_FINITE, NULL, 6, 10);
     expect_clip_edit("\"pos\": [1.0, 2.0, 3.0]", "\"pos\": [1.0, -1e400, 3.0]",
                      ONESCOPE_E_NOT_FINITE, NULL, 0, 0);
     expect_clip_edit("\"frame\": 5", "\"frame\": 99999999999999999999", ONESCOPE_E_RANGE, NULL, 0,
@@ -2367,18 +2368,19 @@ static void syntax_in_plain_words(void **state) {
         const char *found;
     } cases[] = {
         {"{\"format\": \"octo_anm\", \"version\": 4,}", 0, 1, 37, "a trailing comma"},
-        {"{\"format\": \"octo_anm\", \"version\": [4,\n]}", 0, 2, 1, "a trailing comma"},
-        {"{\"format\": \"octo_anm\", \"version\": 4", 0, 1, 35, "the end of the file inside"},
-        {"{\"format\": \"octo_anm\", \"version\": 4, \"x\": \"ab", 0, 1, 45,
+        {"{\"format\": \"octo_anm\", \"frame_range\": [4,\n]}", 0, 2, 1, "a trailing comma"},
+        /* the end of the text: its offset, one past the last character */
+        {"{\"format\": \"octo_anm\", \"version\": 4", 0, 1, 36, "the end of the file inside"},
+        /* an unterminated string: where it starts */
+        {"{\"format\": \"octo_anm\", \"version\": 4, \"x\": \"ab", 0, 1, 43,
          "an unterminated string"},
-        {"{\"format\": \"octo_anm\", \"x\": \"a\nb\"}", 0, 1, 30, "an unterminated string"},
-        {"{\"format\": \"octo_anm\"} x", 0, 1, 24, "more text after the end"},
-        {"{\"format\": \"octo_anm\", \"a\": tru}", 0, 1, 31, "'tru', which is none of those"},
-        {"{\"format\": \"octo_anm\" \"version\": 4}", 0, 1, 31, "with no comma"},
+        {"{\"format\": \"octo_anm\", \"x\": \"a\nb\"}", 0, 1, 29, "an unterminated string"},
+        {"{\"format\": \"octo_anm\", \"a\": tru}", 0, 1, 29, "'tru', which is none of those"},
+        {"{\"format\": \"octo_anm\" \"version\": 4}", 0, 1, 23, "with no comma"},
         {"{\"format\": \"octo_anm\", x: 1}", 0, 1, 24, "a bare word where a key"},
         {"{\"format\": \"octo_anm\", 'x': 1}", 0, 1, 24, "a single-quoted key"},
         {"{\"format\": \"octo_anm\", \"x\" 1}", 0, 1, 28, "no ':' after it"},
-        {"{\"format\": \"octo_anm\", \"x\": \"\\q\"}", 0, 1, 31, "an unknown escape"},
+        {"{\"format\": \"octo_anm\", \"x\": \"\\q\"}", 0, 1, 30, "an unknown escape"},
         {"\xef\xbb\xbf{\"format\": \"octo_anm\"}", 0, 1, 1, "a UTF-8 byte-order mark"},
         {"\xff\xfe{\0}\0", 6, 1, 1, "UTF-16 little-endian text (with a byte-order mark)"},
         {"\0{\0}", 4, 1, 1, "UTF-16 big-endian text: save"},
@@ -2414,8 +2416,19 @@ static void syntax_in_plain_words(void **state) {
     assert_int_equal(onescope_ots_detect(be, sizeof be - 1), ONESCOPE_OTS_ANM);
     static const char odd[] = "\xfe\xff\0{\x30\x42";
     assert_int_equal(onescope_ots_detect(odd, sizeof odd - 1), ONESCOPE_OTS_NONE);
-    /* a message not recognised keeps jansson's own words */
+    /* text after a whole document, at its first character */
     onescope_ots_clip *c = NULL;
+    size_t len = strlen(clip_text);
+    char *more = malloc(len + 3);
+    assert_non_null(more);
+    memcpy(more, clip_text, len);
+    memcpy(more + len, " x", 3);
+    assert_int_equal(onescope_ots_clip_parse(more, len + 2, "m.anm", NULL, &c, &err),
+                     ONESCOPE_E_SYNTAX);
+    assert_int_equal(err.offset, len + 1);
+    assert_non_null(strstr(err.found, "more text after the end"));
+    free(more);
+    /* a raw control character inside a string */
     assert_int_equal(onescope_ots_clip_parse("{\"a\": \"\x01\"}", 10, "u.anm", NULL, &c, &err),
                      ONESCOPE_E_SYNTAX);
     assert_non_null(strstr(err.found, "control character"));

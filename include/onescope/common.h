@@ -33,12 +33,26 @@ typedef struct onescope_allocator {
     void *user;
 } onescope_allocator;
 
+struct onescope_error;
+/* Receives one error of an input (see onescope_parse_options.on_error). */
+typedef void onescope_error_fn(void *user, const struct onescope_error *error);
+
 /* Limits applied by every parser before it looks at anything else, and the allocator the
  * parsed object is born with. Zero means the default in every field, so a zeroed struct
  * (or a NULL pointer to one) and onescope_parse_options_default() behave the same. */
 typedef struct onescope_parse_options {
     size_t max_input_bytes;              /* 0: ONESCOPE_MAX_INPUT_BYTES (256 MiB) */
     const onescope_allocator *allocator; /* NULL: libc */
+    /* Every error, not only the first (OTS .pvt/.anm, and onescope_file_validate): with
+     * on_error set, the OTS reader goes on past an error in a value or an element and hands
+     * each error it finds to on_error, in file order, until max_errors (0: 1) have been found
+     * or a syntax error ends the text; the call still fails with the first error, which is
+     * also in *error. The other formats stop at their first error; onescope_file_validate
+     * hands it to on_error too, so a caller prints every error from one place. NULL: only the
+     * first error, in *error. */
+    onescope_error_fn *on_error;
+    void *on_error_user;
+    uint32_t max_errors;
 } onescope_parse_options;
 
 #define ONESCOPE_MAX_INPUT_BYTES ((size_t)256 * 1024 * 1024)

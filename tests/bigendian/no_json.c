@@ -2,6 +2,7 @@
  * the generic file and format code still names the OTS entry points. These stand-ins refuse, so
  * the drivers link; the cross checks never read JSON. Built only when ONESCOPE_CROSS_JSON is off.
  */
+#include "check_internal.h"
 #include "internal.h"
 #include "onescope/ots.h"
 
@@ -41,4 +42,17 @@ void onescope_ots_rig_free(onescope_ots_rig *rig) {
 }
 void onescope_ots_clip_free(onescope_ots_clip *clip) {
     (void)clip;
+}
+
+onescope_code onescope_os_ots_check_stream(onescope_ots_kind kind, const void *first, size_t size,
+                                           onescope_os_jr_more *more, void *user, const char *name,
+                                           const onescope_parse_options *options,
+                                           onescope_error *error) {
+    (void)kind;
+    (void)first;
+    (void)size;
+    (void)more;
+    (void)user;
+    (void)options;
+    return no_json(name, error);
 }

@@ -51,7 +51,7 @@ expect_grep "clip.anm: valid anm" "$SCRATCH/out"
 expect_grep "rig.pvt: valid pvt" "$SCRATCH/out"
 expect_exit 1 "$ONESCOPE" validate "$SCRATCH/clip.anm" "$SCRATCH/v3.anm" "$SCRATCH/dup.anm" "$SCRATCH/enum.anm" "$SCRATCH/inf.anm"
 expect_grep "v3.anm: line 3, column 14: version: unsupported version 3 (this build writes/reads v4; no backward migration — re-export from the source DCC)" "$SCRATCH/err"
-expect_grep "dup.anm: line 6, column 20: expected each key once per object" "$SCRATCH/err"
+expect_grep "dup.anm: line 6, column 23: fps: expected each key once per object" "$SCRATCH/err"
 expect_grep 'enum.anm: line 18, column [0-9]*: pegs\[1\].keyframes\[0\].interp: expected BEZIER, LINEAR or CONSTANT, found "SMOOTH"' "$SCRATCH/err"
 expect_grep "inf.anm: line 5, column [0-9]*: expected a finite number" "$SCRATCH/err"
 if [ "$(wc -l <"$SCRATCH/err")" -eq 4 ]; then ok; else bad "one line per bad file"; fi
