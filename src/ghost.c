@@ -187,12 +187,10 @@ static onescope_code ghost_head(const onescope_replay *replay, const onescope_gh
 /* Refuses, from the head and the frame count alone, a ghost whose file would pass limit:
  * before a pose is computed or a byte written (the limit is checked, not discovered). */
 static onescope_code check_size(const onescope_pose_cache *head, uint32_t frames, uint64_t limit,
-                                const onescope_allocator *a, onescope_error *error) {
-    onescope_buffer bytes;
-    OS_TRY(onescope_pose_cache_write(head, a, &bytes, error)); /* head + one frame */
-    uint64_t frame_bytes = (uint64_t)head->entity_count * ONESCOPE_OSPC_POSE_BYTES;
-    uint64_t total = bytes.size + (uint64_t)(frames - 1) * frame_bytes;
-    onescope_buffer_free(&bytes);
+                                onescope_error *error) {
+    uint64_t total;
+    OS_TRY(onescope_pose_cache_head_size(head, &total, error));
+    total += (uint64_t)frames * head->entity_count * ONESCOPE_OSPC_POSE_BYTES;
     if (total <= limit) return ONESCOPE_OK;
     char expected[128];
     snprintf(expected, sizeof expected, "at most %" PRIu64 " bytes (the pose-cache file limit%s)",
@@ -216,7 +214,7 @@ static onescope_code ghost_create(const onescope_replay *replay,
     OS_TRY(ghost_plan(replay, options, a, &o, &g, error));
     onescope_pose_cache *c;
     OS_TRY(ghost_head(replay, &o, &g, a, &c, error));
-    onescope_code rc = check_size(c, o.frames, ONESCOPE_MAX_INPUT_BYTES, a, error);
+    onescope_code rc = check_size(c, o.frames, ONESCOPE_MAX_INPUT_BYTES, error);
     if (rc == ONESCOPE_OK) {
         /* the head's one frame grows to every frame; the size check bounds it */
         onescope_pose *poses =
@@ -271,7 +269,7 @@ static onescope_code ghost_write(const onescope_replay *replay,
     uint64_t limit = wo.max_segment_bytes == 0 || wo.max_segment_bytes > ONESCOPE_MAX_INPUT_BYTES
                          ? ONESCOPE_MAX_INPUT_BYTES
                          : wo.max_segment_bytes;
-    onescope_code rc = wo.segments ? ONESCOPE_OK : check_size(head, o.frames, limit, a, error);
+    onescope_code rc = wo.segments ? ONESCOPE_OK : check_size(head, o.frames, limit, error);
     (void)relabel(rc, options, error);
     onescope_pose_writer *w = NULL;
     if (rc == ONESCOPE_OK) rc = onescope_pose_writer_open(path, head, &wo, a, &w, error);

@@ -379,13 +379,10 @@ static onescope_code bake_frame(bake_run *b, int64_t f, onescope_pose *poses,
 /* Refuses, from the pegs and the frame range alone, a bake whose file would pass limit:
  * before a frame is sampled or a byte written. */
 static onescope_code bake_check_size(const onescope_pose_cache *head, int64_t frames,
-                                     uint64_t limit, const char *name, const onescope_allocator *a,
-                                     onescope_error *error) {
-    onescope_buffer bytes;
-    OS_TRY(onescope_pose_cache_write(head, a, &bytes, error)); /* head + one frame */
-    uint64_t frame_bytes = (uint64_t)head->entity_count * ONESCOPE_OSPC_POSE_BYTES;
-    uint64_t total = bytes.size + (uint64_t)(frames - 1) * frame_bytes;
-    onescope_buffer_free(&bytes);
+                                     uint64_t limit, const char *name, onescope_error *error) {
+    uint64_t total;
+    OS_TRY(onescope_pose_cache_head_size(head, &total, error));
+    total += (uint64_t)frames * head->entity_count * ONESCOPE_OSPC_POSE_BYTES;
     if (total <= limit) return ONESCOPE_OK;
     char expected[128];
     snprintf(expected, sizeof expected,
@@ -407,7 +404,7 @@ static onescope_code bake_checked(const onescope_ots_clip *clip, const size_t *p
     onescope_pose_cache *cache = NULL;
     onescope_code rc = bake_head(&b, a, &cache, error);
     if (rc == ONESCOPE_OK)
-        rc = bake_check_size(cache, b.frames, ONESCOPE_MAX_INPUT_BYTES, name, a, error);
+        rc = bake_check_size(cache, b.frames, ONESCOPE_MAX_INPUT_BYTES, name, error);
     if (rc == ONESCOPE_OK) {
         /* the head's one frame grows to every frame; the size check bounds it */
         size_t n = clip->peg_count;
@@ -447,8 +444,7 @@ static onescope_code bake_to_file(const onescope_ots_clip *clip, const size_t *p
                          : wo.max_segment_bytes;
     onescope_pose_cache *head = NULL;
     onescope_code rc = bake_head(&b, a, &head, error);
-    if (rc == ONESCOPE_OK && !wo.segments)
-        rc = bake_check_size(head, b.frames, limit, name, a, error);
+    if (rc == ONESCOPE_OK && !wo.segments) rc = bake_check_size(head, b.frames, limit, name, error);
     if (rc != ONESCOPE_OK && error != NULL)
         onescope_os_copy_text(error->input, sizeof error->input, name);
     onescope_pose_writer *w = NULL;

@@ -684,6 +684,15 @@ static size_t text_bytes(const onescope_text *t) {
     return 2 + (size_t)t->length;
 }
 
+/* The encoded head: fixed fields, the six texts, every entity with its name. In 64 bits, so
+ * even an unchecked cache (up to 2^32 entities of 65535-byte names) cannot overflow it. */
+static uint64_t head_bytes(const onescope_pose_cache *c) {
+    uint64_t total = HEADER_BYTES;
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) total += text_bytes(&c->text[i]);
+    for (uint32_t i = 0; i < c->entity_count; i++) total += 24 + text_bytes(&c->entities[i].name);
+    return total;
+}
+
 static onescope_code validate_text(onescope_os_reader *r, size_t at, const char *field,
                                    const onescope_text *t) {
     OS_TRY(check_text_length(r, at, field, t->length));
@@ -760,9 +769,7 @@ onescope_code onescope_pose_cache_write(const onescope_pose_cache *c,
     memset(out, 0, sizeof *out);
     OS_TRY(onescope_pose_cache_validate(c, name, error));
 
-    size_t total = HEADER_BYTES, pose_bytes;
-    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) total += text_bytes(&c->text[i]);
-    for (uint32_t i = 0; i < c->entity_count; i++) total += 24 + text_bytes(&c->entities[i].name);
+    size_t total = (size_t)head_bytes(c), pose_bytes; /* validated: at most about 69 MB */
     size_t pose_count = (size_t)c->entity_count * c->frame_count;
     if (!onescope_os_mul_size(pose_count, ONESCOPE_OSPC_POSE_BYTES, &pose_bytes) ||
         !onescope_os_add_size(total, pose_bytes, &total))
@@ -1195,6 +1202,17 @@ void onescope_os_ospc_put_poses(uint8_t *dst, const onescope_pose *poses, size_t
     const float *src = &poses[0].position[0];
     for (size_t i = 0; i < count * 7; i++) onescope_os_put_u32(dst + 4 * i, f32_bits(src[i]));
 #endif
+}
+
+onescope_code onescope_pose_cache_head_size(const onescope_pose_cache *cache, uint64_t *size,
+                                            onescope_error *error) {
+    if (size != NULL) *size = 0;
+    if (cache == NULL || size == NULL || (cache->entities == NULL && cache->entity_count > 0))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_head_size",
+                                OS_NO_OFFSET, NULL, NULL,
+                                "cache, its entities and size must not be NULL");
+    *size = head_bytes(cache);
+    return ONESCOPE_OK;
 }
 
 /* The head is the writer's own output for a one-frame cache, cut before its poses: the same

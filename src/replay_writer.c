@@ -1,7 +1,8 @@
 /* The streaming OSTM writer and the recovery of its partial file. The bytes of the head and of
  * the partial's step records are src/replay.c's; the file steps (create, write, read back,
- * sibling temporary, sync, rename) are src/file.c's onescope_os_file_* helpers. This file
- * runs the world and decides what goes where, through fixed buffers.
+ * sync, rename) are src/file.c's onescope_os_file_* helpers, and where the finished file
+ * lands (symlinks, mode and owner, devices) its onescope_os_target_* rules, as for every
+ * other output. This file runs the world and decides what goes where, through fixed buffers.
  * Layout and rules: docs/test-module.md, "The streaming writer". */
 #include <inttypes.h>
 #include <stdio.h>
@@ -120,10 +121,20 @@ static onescope_code next_record(src_reader *s, uint8_t dimensions, const uint8_
     return ONESCOPE_OK;
 }
 
+/* A recording is renamed into place, so a device, FIFO or socket cannot take it: refused
+ * as the pose writer refuses one, before anything is created. */
+static onescope_code refuse_special(const char *name, onescope_error *error) {
+    return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "output",
+                            "a regular file (a recording is renamed into place)",
+                            "a device, FIFO or socket");
+}
+
 /* Writes the OSTM file for the first `steps` records of the partial at src (records start at
  * records_at, after row 0) to out_path: head with the count, row 0 and every record's hash,
  * then every input. Two passes over the partial, each through the fixed buffers, so memory
- * does not grow with the steps. Atomic: a sibling temporary, fsync, rename. */
+ * does not grow with the steps. Lands as every output does (src/file.c's target rules): a
+ * temporary beside the file out_path ends at (symlinks followed, a dangling one's target
+ * created), with an existing file's mode and owner, fsync, rename. */
 static onescope_code write_final(int src_fd, const char *src_name, const onescope_os_replay_head *h,
                                  const uint8_t *head_bytes, uint64_t row0, uint64_t records_at,
                                  uint32_t steps, const char *out_path, const onescope_allocator *a,
@@ -133,6 +144,7 @@ static onescope_code write_final(int src_fd, const char *src_name, const onescop
     onescope_os_replay_head_set_steps(head, h, steps);
     src_reader s = {src_fd, src_name, NULL, DEFAULT_BUFFER, 0, 0, records_at};
     sink k = {-1, out_path, NULL, DEFAULT_BUFFER, 0, ONESCOPE_OK, error};
+    onescope_os_target t = {NULL, false, false, 0, 0, 0};
     char *tmp = NULL;
     onescope_code rc = ONESCOPE_OK;
     s.buf = onescope_os_alloc(a, s.cap);
@@ -142,38 +154,45 @@ static onescope_code write_final(int src_fd, const char *src_name, const onescop
         rc = nomem(error, out_path, "write buffer");
         goto done;
     }
-    rc = onescope_os_file_create_temp(out_path, a, &tmp, &k.fd, error);
+    rc = onescope_os_target_resolve(out_path, out_path, a, &t, error);
+    if (rc == ONESCOPE_OK && t.special) rc = refuse_special(out_path, error);
+    if (rc == ONESCOPE_OK) rc = onescope_os_target_create_temp(&t, a, out_path, &k.fd, &tmp, error);
     if (rc != ONESCOPE_OK) goto done;
-    sink_put(&k, head, h->size);
-    uint8_t row[8];
-    onescope_os_put_u64(row, row0);
-    sink_put(&k, row, 8);
-    const uint8_t *input;
-    uint16_t size;
-    uint64_t hash;
-    for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && k.rc == ONESCOPE_OK; i++) {
-        rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
-        onescope_os_put_u64(row, hash);
+    /* A file being replaced keeps its mode and owner, from the temporary's first byte on. */
+    rc = onescope_os_target_adopt(&t, k.fd, out_path, error);
+    if (rc == ONESCOPE_OK) {
+        sink_put(&k, head, h->size);
+        uint8_t row[8];
+        onescope_os_put_u64(row, row0);
         sink_put(&k, row, 8);
+        const uint8_t *input;
+        uint16_t size;
+        uint64_t hash;
+        for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && k.rc == ONESCOPE_OK; i++) {
+            rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
+            onescope_os_put_u64(row, hash);
+            sink_put(&k, row, 8);
+        }
+        s.start = s.end = 0;
+        s.pos = records_at;
+        for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && k.rc == ONESCOPE_OK; i++) {
+            rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
+            uint8_t len[2];
+            onescope_os_put_u16(len, size);
+            sink_put(&k, len, 2);
+            sink_put(&k, input, size);
+        }
+        sink_flush(&k);
+        if (rc == ONESCOPE_OK) rc = k.rc;
     }
-    s.start = s.end = 0;
-    s.pos = records_at;
-    for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && k.rc == ONESCOPE_OK; i++) {
-        rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
-        uint8_t len[2];
-        onescope_os_put_u16(len, size);
-        sink_put(&k, len, 2);
-        sink_put(&k, input, size);
-    }
-    sink_flush(&k);
-    if (rc == ONESCOPE_OK) rc = k.rc;
     if (rc == ONESCOPE_OK) rc = onescope_os_file_sync_fd(k.fd, out_path, error);
     onescope_code closed =
         onescope_os_file_close_fd(k.fd, out_path, rc == ONESCOPE_OK ? error : NULL);
     if (rc == ONESCOPE_OK) rc = closed;
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_rename(tmp, out_path, out_path, error);
+    if (rc == ONESCOPE_OK) rc = onescope_os_file_rename(tmp, t.path, out_path, error);
     if (rc != ONESCOPE_OK) onescope_os_file_remove(tmp);
 done:
+    onescope_os_target_free(&t, a);
     onescope_os_free(a, tmp);
     onescope_os_free(a, k.buf);
     onescope_os_free(a, s.buf);
@@ -232,6 +251,13 @@ onescope_code onescope_replay_writer_open(const char *path, const onescope_sim_s
     OS_TRY(onescope_os_replay_head_build(setup, link, snapshot, snapshot_size,
                                          ONESCOPE_OS_OSTM_PARTIAL_MARK, path, head, &head_size,
                                          error));
+    /* Where close will land (src/file.c's rules): a device is refused now, before a partial
+     * is created beside it. close resolves again, so a link changed meanwhile is followed. */
+    onescope_os_target t;
+    OS_TRY(onescope_os_target_resolve(path, path, a, &t, error));
+    bool special = t.special;
+    onescope_os_target_free(&t, a);
+    if (special) return refuse_special(path, error);
     onescope_replay_writer *w = onescope_os_calloc(a, 1, sizeof *w);
     if (w == NULL) return nomem(error, path, "replay writer");
     w->allocator = a;

@@ -77,6 +77,7 @@ CALL(onescope_pose_cache_set_text, NULL, ONESCOPE_POSE_TEXT_UNIT_NAME, "m", 1, e
 CALL(onescope_pose_cache_set_entity_name, NULL, 0, "n", 1, e)
 CALL(onescope_pose_cache_validate, NULL, "p", e)
 CALL(onescope_pose_cache_write, NULL, NULL, NULL, e)
+CALL(onescope_pose_cache_head_size, NULL, NULL, e)
 CALL(onescope_pose_cache_read_file, NULL, NULL, NULL, e)
 CALL(onescope_pose_cache_map, NULL, NULL, NULL, e)
 CALL(onescope_pose_cache_write_file, NULL, "never-written.ospc", e)
@@ -199,6 +200,7 @@ static const contract_row rows[] = {
     ROW(onescope_pose_cache_set_entity_name),
     ROW(onescope_pose_cache_validate),
     ROW(onescope_pose_cache_write),
+    ROW(onescope_pose_cache_head_size),
     ROW(onescope_pose_cache_read_file),
     ROW(onescope_pose_cache_map),
     ROW(onescope_pose_cache_write_file),

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pose_head.h"
 #include "test_util.h"
 
 /* ---- a small valid cache and where its fields sit ----
@@ -733,6 +734,74 @@ static void generated_round_trips(void **state) {
     }
 }
 
+/* onescope_pose_cache_head_size is where the written file's first pose starts: for a cache
+ * with every text and entity name set (lengths 0 to 1024, multi-byte characters), and for
+ * every generated cache. */
+static void head_size_is_the_written_head(void **state) {
+    (void)state;
+    onescope_pose_cache *c;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_create(3, 5, 4, NULL, &c, &err), ONESCOPE_OK);
+    static char long_text[1024];
+    memset(long_text, 'x', sizeof long_text);
+    const char *texts[ONESCOPE_POSE_TEXT_COUNT] = {
+        "mm", "test-module", "1.2.3", "scene \xC3\xA9t\xC3\xA9", "run.ostm", NULL};
+    for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++)
+        assert_int_equal(onescope_pose_cache_set_text(c, (onescope_pose_text_field)i,
+                                                      texts[i] ? texts[i] : long_text,
+                                                      texts[i] ? strlen(texts[i]) : 1024, &err),
+                         ONESCOPE_OK); /* the label is the 1024-byte one */
+    const char *names[5] = {"", "body 1", "\xE2\x82\xAC", "\xF0\x9F\x98\x80 four", NULL};
+    for (uint32_t i = 0; i < 5; i++)
+        assert_int_equal(onescope_pose_cache_set_entity_name(c, i, names[i] ? names[i] : long_text,
+                                                             names[i] ? strlen(names[i]) : 1000,
+                                                             &err),
+                         ONESCOPE_OK);
+    for (uint32_t f = 0; f < 4; f++)
+        for (uint32_t e = 0; e < 5; e++) {
+            onescope_pose p = {{(float)f, (float)e, 7.0f}, {0, 0, 0, 1}};
+            assert_int_equal(onescope_pose_cache_set_pose(c, f, e, &p, &err), ONESCOPE_OK);
+        }
+    uint64_t head = 0;
+    assert_int_equal(onescope_pose_cache_head_size(c, &head, &err), ONESCOPE_OK);
+    /* 36 fixed, 6 texts (2 each + 2, 11, 5, 11, 8, 1024), 5 entities (26 each + 0, 6, 3, 9,
+     * 1000) */
+    assert_int_equal(head, 36 + 12 + 2 + 11 + 5 + 11 + 8 + 1024 + 5 * 26 + 6 + 3 + 9 + 1000);
+    onescope_buffer b = write_ok(c);
+    assert_int_equal(b.size, head + 4 * 5 * ONESCOPE_OSPC_POSE_BYTES);
+    uint8_t first[ONESCOPE_OSPC_POSE_BYTES]; /* frame 0 entity 0 starts right after the head */
+    onescope_os_ospc_put_poses(first, onescope_pose_cache_pose(c, 0, 0), 1);
+    assert_memory_equal(b.data + head, first, sizeof first);
+    onescope_buffer_free(&b);
+    /* Counts and lengths only: a cache the writer refuses (shape 9) still has a head size. */
+    c->entities[1].shape = 9;
+    uint64_t again = 0;
+    assert_int_equal(onescope_pose_cache_head_size(c, &again, &err), ONESCOPE_OK);
+    assert_int_equal(again, head);
+    /* What it refuses. */
+    again = 5;
+    assert_int_equal(onescope_pose_cache_head_size(NULL, &again, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(err.code, ONESCOPE_E_ARGUMENT);
+    assert_int_equal(again, 0);
+    assert_int_equal(onescope_pose_cache_head_size(c, NULL, NULL), ONESCOPE_E_ARGUMENT);
+    onescope_pose_entity *kept = c->entities;
+    c->entities = NULL;
+    assert_int_equal(onescope_pose_cache_head_size(c, &again, &err), ONESCOPE_E_ARGUMENT);
+    c->entities = kept;
+    onescope_pose_cache_free(c);
+
+    uint64_t rs = 777;
+    for (int iter = 0; iter < 200; iter++) {
+        c = rand_cache(&rs);
+        assert_int_equal(onescope_pose_cache_head_size(c, &head, &err), ONESCOPE_OK);
+        b = write_ok(c);
+        assert_int_equal(b.size, head + (uint64_t)c->frame_count * c->entity_count *
+                                            ONESCOPE_OSPC_POSE_BYTES);
+        onescope_buffer_free(&b);
+        onescope_pose_cache_free(c);
+    }
+}
+
 /* ---- allocation failure at every site (test_alloc_walk: each refusal NOMEM, no leak) ---- */
 
 typedef struct bytes_ctx {
@@ -1384,6 +1453,7 @@ int main(void) {
         cmocka_unit_test(writer_refuses_output_over_the_limit),
         cmocka_unit_test(huge_counts_fail_before_any_allocation),
         cmocka_unit_test(generated_round_trips),
+        cmocka_unit_test(head_size_is_the_written_head),
         cmocka_unit_test(parse_allocation_failure),
         cmocka_unit_test(write_allocation_failure),
         cmocka_unit_test(create_and_set_text_allocation_failure),

@@ -1,6 +1,7 @@
 /* The streaming replay writer and recovery (src/replay_writer.c): round trips, every refusal,
  * torn and damaged partials, allocation failure at every site, and a kill test that SIGKILLs a
  * recording child at random points and recovers what it left. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -702,6 +703,159 @@ static void write_failures_are_reported(void **state) {
     assert_int_equal(kept, 5);
 }
 
+/* ---- where the finished file lands (docs/hardening.md, "### files") ---- */
+
+/* Temporaries ("NAME.tmp-XXXXXX") left in the test folder. */
+static int temporaries_left(void) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e = readdir(d); e != NULL; e = readdir(d))
+        n += strstr(e->d_name, ".tmp-") != NULL;
+    closedir(d);
+    return n;
+}
+
+static mode_t mode_of(const char *path) {
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_mode & 07777;
+}
+
+static bool is_link(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+/* A recording of `steps` steps closed onto path. */
+static void record_onto(const char *path, uint32_t steps) {
+    onescope_replay_writer *w = open_writer(path);
+    append_steps(w, 0, steps);
+    onescope_error err;
+    assert_int_equal(onescope_replay_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_replay_writer_free(w);
+}
+
+static void assert_replay_of(const char *path, uint32_t steps) {
+    onescope_replay *r = read_replay(path);
+    assert_steps(r, steps);
+    assert_verifies(r);
+    onescope_replay_free(r);
+}
+
+/* close replaces an existing file keeping its mode, follows a symlink (which stays a link),
+ * creates a dangling link's target, and refuses a device before anything is created. */
+static void close_lands_like_every_output(void **state) {
+    (void)state;
+    /* A 0640 file: the replaced file's mode, not the umask's 0644 (or 0666). */
+    char plain[600];
+    snprintf(plain, sizeof plain, "%s", tmp_path("kind-0640.ostm"));
+    test_write_file(plain, "old", 3);
+    assert_int_equal(chmod(plain, 0640), 0);
+    record_onto(plain, 7);
+    assert_int_equal(mode_of(plain), 0640);
+    assert_replay_of(plain, 7);
+
+    /* A symlink to an existing file: the file at its end is replaced, the link stays. */
+    char real[600], link[600];
+    snprintf(real, sizeof real, "%s", tmp_path("kind-real.ostm"));
+    snprintf(link, sizeof link, "%s", tmp_path("kind-link.ostm"));
+    test_write_file(real, "old", 3);
+    assert_int_equal(chmod(real, 0600), 0);
+    assert_int_equal(symlink("kind-real.ostm", link), 0); /* relative to its folder */
+    record_onto(link, 9);
+    assert_true(is_link(link));
+    assert_int_equal(mode_of(real), 0600);
+    assert_replay_of(real, 9);
+
+    /* A dangling symlink: its target is created, the link stays. */
+    char target[600], dangling[600];
+    snprintf(target, sizeof target, "%s", tmp_path("kind-new.ostm"));
+    snprintf(dangling, sizeof dangling, "%s", tmp_path("kind-dangling.ostm"));
+    assert_false(exists(target));
+    assert_int_equal(symlink(target, dangling), 0); /* absolute */
+    record_onto(dangling, 4);
+    assert_true(is_link(dangling));
+    assert_replay_of(target, 4);
+    assert_int_equal(temporaries_left(), 0);
+
+    /* A device: refused at open like the pose writer refuses one; /dev/null stays a device
+     * and no partial is created beside it. */
+    onescope_replay_writer *w = (onescope_replay_writer *)&w;
+    onescope_error err;
+    assert_int_equal(
+        onescope_replay_writer_open("/dev/null", &setup2d, NULL, NULL, 0, NULL, NULL, &w, &err),
+        ONESCOPE_E_ARGUMENT);
+    assert_null(w);
+    assert_int_equal(err.code, ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.input, "/dev/null");
+    assert_non_null(strstr(err.found, "device"));
+    struct stat st;
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_false(exists("/dev/null.partial"));
+    unlink(plain);
+    unlink(link);
+    unlink(real);
+    unlink(dangling);
+    unlink(target);
+}
+
+/* recover writes its output the same way: through a symlink onto a 0640 file, through a
+ * dangling one, and never over a device. */
+static void recover_lands_like_every_output(void **state) {
+    (void)state;
+    char source[600], partial[700], real[600], link[600], target[600], dangling[600];
+    snprintf(source, sizeof source, "%s", tmp_path("rkind.ostm"));
+    snprintf(partial, sizeof partial, "%s.partial", source);
+    snprintf(real, sizeof real, "%s", tmp_path("rkind-real.ostm"));
+    snprintf(link, sizeof link, "%s", tmp_path("rkind-link.ostm"));
+    snprintf(target, sizeof target, "%s", tmp_path("rkind-new.ostm"));
+    snprintf(dangling, sizeof dangling, "%s", tmp_path("rkind-dangling.ostm"));
+    make_partial(source, 11);
+    onescope_buffer before = read_bytes(partial);
+
+    test_write_file(real, "old", 3);
+    assert_int_equal(chmod(real, 0640), 0);
+    assert_int_equal(symlink("rkind-real.ostm", link), 0);
+    uint32_t kept = 0;
+    onescope_error err;
+    assert_int_equal(onescope_replay_recover(partial, link, NULL, &kept, &err), ONESCOPE_OK);
+    assert_int_equal(kept, 11);
+    assert_true(is_link(link));
+    assert_int_equal(mode_of(real), 0640);
+    assert_replay_of(real, 11);
+
+    assert_int_equal(symlink("rkind-new.ostm", dangling), 0);
+    assert_int_equal(onescope_replay_recover(partial, dangling, NULL, &kept, &err), ONESCOPE_OK);
+    assert_true(is_link(dangling));
+    assert_replay_of(target, 11);
+
+    /* A device cannot take a file that is renamed into place: refused, /dev/null stays. */
+    kept = 99;
+    assert_int_equal(onescope_replay_recover(partial, "/dev/null", NULL, &kept, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(kept, 0);
+    assert_string_equal(err.input, "/dev/null");
+    assert_non_null(strstr(err.found, "device"));
+    struct stat st;
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_int_equal(temporaries_left(), 0);
+
+    /* The partial itself is never changed. */
+    onescope_buffer after = read_bytes(partial);
+    assert_int_equal(after.size, before.size);
+    assert_memory_equal(after.data, before.data, before.size);
+    onescope_buffer_free(&before);
+    onescope_buffer_free(&after);
+    unlink(partial);
+    unlink(link);
+    unlink(real);
+    unlink(dangling);
+    unlink(target);
+}
+
 /* ---- the kill test ---- */
 
 /* The child: records forever, one step per append, each written at once, and reports every
@@ -786,6 +940,8 @@ int main(void) {
         cmocka_unit_test(allocation_failure_everywhere),
         cmocka_unit_test(null_error_and_zeroed_options),
         cmocka_unit_test(write_failures_are_reported),
+        cmocka_unit_test(close_lands_like_every_output),
+        cmocka_unit_test(recover_lands_like_every_output),
         cmocka_unit_test(killed_recordings_recover),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);

@@ -115,6 +115,14 @@ ONESCOPE_API onescope_code onescope_pose_cache_write(const onescope_pose_cache *
                                                      const onescope_allocator *allocator,
                                                      onescope_buffer *out, onescope_error *error);
 
+/* The bytes the written file holds before its first pose (the fixed fields, the six texts,
+ * the entities and their names), from the cache's counts and lengths alone: a file of F
+ * frames is *size + F * entity_count * 28 bytes. So a caller can refuse an output past a
+ * limit before computing a pose. Nothing is validated (onescope_pose_cache_validate does);
+ * a NULL cache or size, or NULL entities with a count: ONESCOPE_E_ARGUMENT, *size 0. */
+ONESCOPE_API onescope_code onescope_pose_cache_head_size(const onescope_pose_cache *cache,
+                                                         uint64_t *size, onescope_error *error);
+
 /* The pose of an entity in a frame, or NULL when either index is out of range. */
 ONESCOPE_API const onescope_pose *onescope_pose_cache_pose(const onescope_pose_cache *cache,
                                                            uint32_t frame, uint32_t entity);

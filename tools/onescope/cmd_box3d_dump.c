@@ -11,15 +11,14 @@
 
 #define SCENE_MAX_STEPS (ONESCOPE_OSPC_MAX_FRAMES - 1u)
 
-/* The file a recording would make: the head's bytes (what one frame adds is known) plus one
- * frame per step. Refused from the counts alone, before a step runs or a file is created. */
+/* The file a recording would make: the head's bytes plus frame 0 and one frame per step.
+ * Refused from the counts alone, before a step runs or a file is created. */
 static onescope_code check_size(const onescope_pose_cache *head, uint32_t steps, uint64_t limit,
                                 const char *name, onescope_error *err) {
-    onescope_buffer bytes;
-    onescope_code rc = onescope_pose_cache_write(head, NULL, &bytes, err); /* head + frame 0 */
+    uint64_t total;
+    onescope_code rc = onescope_pose_cache_head_size(head, &total, err);
     if (rc != ONESCOPE_OK) return rc;
-    uint64_t total = bytes.size + (uint64_t)steps * head->entity_count * ONESCOPE_OSPC_POSE_BYTES;
-    onescope_buffer_free(&bytes);
+    total += ((uint64_t)steps + 1) * head->entity_count * ONESCOPE_OSPC_POSE_BYTES;
     if (total <= limit) return ONESCOPE_OK;
     memset(err, 0, sizeof *err);
     err->code = ONESCOPE_E_TOO_LARGE;
