@@ -41,7 +41,7 @@ if [ ! -s "$A" ]; then
         while [ $i -lt "$ENTITIES" ]; do
             [ $i -gt 0 ] && printf ',\n'
             printf '{"name": "b%04d", "kind": "sphere", "position": [%d, 0, %d], "size": [0.5, 0, 0],' \
-                $i $((i % 20 * 2)) $((i / 20 * 2))
+                $i $((i % 20 * 2)) $(((i / 20) * 2))
             printf ' "linear_velocity": [0.1, 0.%d, 0.05], "angular_velocity": [0, 1, 0]}' $((i % 7))
             i=$((i + 1))
         done
@@ -57,12 +57,16 @@ fi
 echo "$A: $(wc -c <"$A") bytes"
 T=$D/times.txt
 : >"$T"
-# one timed run: "LABEL wall user sys peak_KiB" appended to $T; the command's exit code checked
+# one timed run: "LABEL wall user sys peak_KiB" appended to $T; the command's exit code checked.
+# Wall: GNU date's nanoseconds around GNU time (which counts 0.01 s steps); CPU and peak: GNU time.
 run() {
     label=$1
     shift
-    /usr/bin/time -o "$D/one.txt" -f "%e %U %S %M %x" "$@" >/dev/null
-    read -r e u s m x <"$D/one.txt"
+    t0=$(date +%s%N)
+    /usr/bin/time -o "$D/one.txt" -f "%U %S %M %x" "$@" >/dev/null
+    t1=$(date +%s%N)
+    e=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
+    read -r u s m x <"$D/one.txt"
     if [ "$x" != 0 ]; then
         echo "$0: '$*' exited $x" >&2
         exit 1
@@ -95,7 +99,10 @@ END {
     printf "%-14s %10s %10s %10s\n", "", "min", "median", "max"
     row("A wall s", aw, "%10.3f"); row("A cpu s", ac, "%10.3f"); row("A peak MiB", am, "%10.1f")
     row("B wall s", bw, "%10.3f"); row("B cpu s", bc, "%10.3f"); row("B peak MiB", bm, "%10.1f")
-    for (i = 1; i <= n; i++) { rw[i] = bw[i] > 0 ? aw[i] / bw[i] : 0; rc[i] = bc[i] > 0 ? ac[i] / bc[i] : 0 }
-    row("A/B wall", rw, "%10.2f"); row("A/B cpu", rc, "%10.2f")
-    print "(GNU time counts 0.01 s steps: a B of a few hundredths of a second makes the ratios coarse)"
+    zc = 0
+    for (i = 1; i <= n; i++) { rw[i] = aw[i] / bw[i]; if (bc[i] > 0) rc[i] = ac[i] / bc[i]; else zc = 1 }
+    row("A/B wall", rw, "%10.2f")
+    if (zc) print "A/B cpu        n/a: B used 0 CPU seconds (GNU time counts 0.01 s steps) in a pair"
+    else row("A/B cpu", rc, "%10.2f")
+    print "(wall includes starting GNU time, ~1 ms; CPU seconds come in 0.01 s steps)"
 }' "$T"
