@@ -464,6 +464,18 @@ onescope_code onescope_replay_write_file(const onescope_replay *r, const char *p
 
 #define VALIDATE_BUFFER ((size_t)1 << 20)
 
+/* A read buffer that starts on a page: read(2) copies into a buffer 16 bytes past a page
+ * boundary about five times slower than into an aligned one (measured on this project's
+ * x86-64 machines: validate of a 250 MiB cache went from 4.6x cat's time to near it).
+ * *raw is what to free. */
+#define READ_ALIGN ((size_t)4096)
+static uint8_t *read_buffer(const onescope_allocator *a, size_t size, void **raw) {
+    *raw = onescope_os_alloc(a, size + READ_ALIGN);
+    if (*raw == NULL) return NULL;
+    uintptr_t p = (uintptr_t)*raw;
+    return (uint8_t *)*raw + ((READ_ALIGN - p % READ_ALIGN) % READ_ALIGN);
+}
+
 /* The error a file of no known format gets. */
 static onescope_code unknown_format(const uint8_t *data, size_t size, const char *name,
                                     onescope_error *error) {
@@ -703,7 +715,8 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
         return rc;
     }
     const onescope_allocator *a = options != NULL ? options->allocator : NULL;
-    uint8_t *buf = onescope_os_alloc(a, VALIDATE_BUFFER);
+    void *raw;
+    uint8_t *buf = read_buffer(a, VALIDATE_BUFFER, &raw);
     if (buf == NULL) {
         close(fd);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
@@ -729,7 +742,7 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
             rc = validate_bytes(*format, buf, (size_t)n, path, options, error);
     }
     close(fd);
-    onescope_os_free(a, buf);
+    onescope_os_free(a, raw);
     return rc;
 }
 
@@ -824,9 +837,10 @@ onescope_code onescope_replay_verify_file(const char *path, const onescope_parse
     onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
     const onescope_allocator *a = options != NULL ? options->allocator : NULL;
     uint8_t *buf = NULL, *rows = NULL;
+    void *raw = NULL, *rows_raw = NULL;
     if (rc == ONESCOPE_OK) {
-        buf = onescope_os_alloc(a, VALIDATE_BUFFER);
-        rows = onescope_os_alloc(a, ROWS_BUFFER);
+        buf = read_buffer(a, VALIDATE_BUFFER, &raw);
+        rows = read_buffer(a, ROWS_BUFFER, &rows_raw);
         if (buf == NULL || rows == NULL)
             rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
                                   "cannot allocate %zu bytes", VALIDATE_BUFFER + ROWS_BUFFER);
@@ -849,8 +863,8 @@ onescope_code onescope_replay_verify_file(const char *path, const onescope_parse
         rc = onescope_os_replay_verify_source(h, snapshot, &source, a, result, path, error);
     }
     onescope_os_ostm_check_free(c);
-    onescope_os_free(a, rows);
-    onescope_os_free(a, buf);
+    onescope_os_free(a, rows_raw);
+    onescope_os_free(a, raw);
     close(fd);
     return rc;
 }

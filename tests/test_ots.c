@@ -2434,6 +2434,108 @@ static void syntax_in_plain_words(void **state) {
     assert_non_null(strstr(err.found, "control character"));
 }
 
+/* ---- every error of a file (issue 16, item 4) ---- */
+
+typedef struct error_list {
+    int count;
+    char field[16][96];
+    onescope_code code[16];
+    uint32_t line[16];
+} error_list;
+
+static void collect(void *user, const onescope_error *e) {
+    error_list *l = user;
+    if (l->count < 16) {
+        snprintf(l->field[l->count], sizeof l->field[0], "%s", e->field);
+        l->code[l->count] = e->code;
+        l->line[l->count] = e->line;
+    }
+    l->count++;
+}
+
+static onescope_code parse_listing(const char *text, uint32_t max, error_list *l,
+                                   onescope_error *err) {
+    memset(l, 0, sizeof *l);
+    onescope_parse_options o = onescope_parse_options_default();
+    o.on_error = collect;
+    o.on_error_user = l;
+    o.max_errors = max;
+    onescope_ots_clip *c = (onescope_ots_clip *)1;
+    onescope_code rc = onescope_ots_clip_parse(text, strlen(text), "e.anm", &o, &c, err);
+    if (rc == ONESCOPE_OK) onescope_ots_clip_free(c);
+    return rc;
+}
+
+static void every_error_in_file_order(void **state) {
+    (void)state;
+    /* four errors in four places: a peg name, a keyframe's interp, a keyframe's missing pos,
+     * a camera's fov; then the duplicate peg name found once the array is read */
+    char *t1 = edit(clip_text, "\"name\": \"root-P\"", "\"name\": 7");
+    char *t2 = edit(t1, "\"interp\": \"BEZIER\"", "\"interp\": \"SMOOTH\"");
+    char *t3 = edit(t2, "\"pos\": [1.0, 2.0, 3.0], ", "");
+    char *t4 = edit(t3, "\"fov\": 40.0", "\"fov\": \"wide\"");
+    error_list l;
+    onescope_error err;
+    assert_int_equal(parse_listing(t4, 50, &l, &err), ONESCOPE_E_TYPE);
+    static const char *const want[] = {"pegs[0].name", "pegs[1].keyframes[0].interp",
+                                       "pegs[1].keyframes[1].pos", "cameras[0].fov"};
+    assert_int_equal(l.count, 4);
+    for (int i = 0; i < 4; i++)
+        if (strcmp(l.field[i], want[i]) != 0)
+            fail_msg("error %d: %s, wanted %s", i, l.field[i], want[i]);
+    assert_true(l.line[0] < l.line[1] && l.line[1] < l.line[2] && l.line[2] < l.line[3]);
+    /* the call's own error is the first one */
+    assert_string_equal(err.field, "pegs[0].name");
+    /* the cap: two, and the call still fails with the first */
+    assert_int_equal(parse_listing(t4, 2, &l, &err), ONESCOPE_E_TYPE);
+    assert_int_equal(l.count, 2);
+    assert_string_equal(err.field, "pegs[0].name");
+    /* without on_error, the first error only, as before */
+    onescope_ots_clip *c;
+    assert_int_equal(onescope_ots_clip_parse(t4, strlen(t4), "e.anm", NULL, &c, &err),
+                     ONESCOPE_E_TYPE);
+    assert_string_equal(err.field, "pegs[0].name");
+    /* max_errors 0 means one */
+    assert_int_equal(parse_listing(t4, 0, &l, &err), ONESCOPE_E_TYPE);
+    assert_int_equal(l.count, 1);
+    /* the checks across arrays run when the elements read cleanly: two duplicate names */
+    char *d1 = edit(clip_text, "\"name\": \"hip-P\"", "\"name\": \"root-P\"");
+    char *d0 = edit(d1, "\"rig\": \"ship\", ", "");
+    char *d2 = edit(d0, "\"parent\": \"root-P\"", "\"parent\": null");
+    char *d3 = edit(d2, "\"pivot_y\": 0.0}\n",
+                    "\"pivot_y\": 0.0},\n    {\"name\": \"cam\", \"peg\": null, \"is_default\": "
+                    "false, \"fov\": 40.0, \"fov_axis\": \"vertical\", \"override_fov\": false, "
+                    "\"near_plane\": 0.1, \"far_plane\": 100.0, \"near_field\": 0.5, "
+                    "\"far_field\": 50.0, \"angle\": 0.0, \"offset_x\": 0.0, \"offset_y\": 0.0, "
+                    "\"offset_z\": 12.0, \"pivot_x\": 0.0, \"pivot_y\": 0.0}\n");
+    assert_int_equal(parse_listing(d3, 50, &l, &err), ONESCOPE_E_DUPLICATE);
+    assert_int_equal(l.count, 2);
+    assert_string_equal(l.field[0], "cameras[1].name");
+    assert_string_equal(l.field[1], "pegs[1].name");
+    /* a syntax error ends the list: the errors before it, then it */
+    size_t n = strlen(t4);
+    char *cut = malloc(n);
+    memcpy(cut, t4, n - 8);
+    cut[n - 8] = '\0';
+    assert_int_equal(parse_listing(cut, 50, &l, &err), ONESCOPE_E_TYPE);
+    assert_int_equal(l.count, 5);
+    assert_int_equal(l.code[4], ONESCOPE_E_SYNTAX);
+    /* a file of another version: that error alone, however many would follow */
+    char *v3 = edit(t4, "\"version\": 4", "\"version\": 3");
+    assert_int_equal(parse_listing(v3, 50, &l, &err), ONESCOPE_E_VERSION);
+    assert_int_equal(l.count, 1);
+    free(v3);
+    free(cut);
+    free(d0);
+    free(d1);
+    free(d2);
+    free(d3);
+    free(t1);
+    free(t2);
+    free(t3);
+    free(t4);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(samples_parse),
@@ -2473,6 +2575,7 @@ int main(void) {
         cmocka_unit_test(convert_keeps_up_axis),
         cmocka_unit_test(convert_keeps_needed_keys),
         cmocka_unit_test(syntax_in_plain_words),
+        cmocka_unit_test(every_error_in_file_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

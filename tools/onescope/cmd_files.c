@@ -1,4 +1,5 @@
 /* The format-generic commands: validate, dump, rewrite. The format comes from the bytes. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "cli.h"
@@ -20,25 +21,53 @@ static const cli_format *load(const char *path, onescope_buffer *buf) {
     return f;
 }
 
+/* Prints each error of a file as the library finds it, one line each, and counts them. */
+static void print_each(void *user, const onescope_error *error) {
+    (*(uint64_t *)user)++;
+    cli_print_error(error);
+}
+
+#define VALIDATE_MAX_ERRORS 20u
+
 int cmd_validate(int argc, char **argv) {
+    static const cli_option options[] = {
+        {"max-errors", 0, "N",
+         "list up to N errors of a .pvt or .anm file, 1 to 100000 (default 20)"},
+    };
     static const cli_spec spec = {
         .name = "validate",
         .operands = "FILE...",
         .about = "Checks each file against its format (OSPC, OSTM, OSLS, .pvt or .anm, found\n"
-                 "from its content). Prints one line per bad file on stderr.\n",
+                 "from its content). Prints one line per error on stderr: the binary formats\n"
+                 "stop at their first error, a .pvt or .anm lists every error up to\n"
+                 "--max-errors (a syntax error ends the list). Files are streamed: memory does\n"
+                 "not grow with their size.\n",
         .exit_codes = "0 all valid, 1 any invalid or unreadable, 2 usage",
+        .options = options,
+        .count = 1,
     };
     cli_args a;
     int status = cli_parse(&spec, argc, argv, 1, -1, &a);
     if (status != CLI_PARSE_RUN) return status;
+    uint64_t max = VALIDATE_MAX_ERRORS;
+    if (a.seen[0] && (!cli_parse_u64(a.value[0], 100000, &max) || max == 0))
+        return cli_usage_error("validate", "--max-errors must be 1 to 100000, not '%s'",
+                               a.value[0]);
+    onescope_parse_options o = onescope_parse_options_default();
+    o.on_error = print_each;
+    o.max_errors = (uint32_t)max;
     for (int i = 0; i < a.operand_count; i++) {
         const char *path = a.operands[i];
-        /* The library streams what it can, so memory stays flat whatever the file's size. */
         onescope_error err;
         onescope_format format;
-        if (onescope_file_validate(path, NULL, &format, &err) != ONESCOPE_OK) {
-            cli_print_error(&err);
+        uint64_t errors = 0;
+        o.on_error_user = &errors;
+        if (onescope_file_validate(path, &o, &format, &err) != ONESCOPE_OK) {
             status = CLI_FAIL;
+            if (errors == max && max > 1)
+                fprintf(stderr,
+                        "%s: stopped at %" PRIu64 " errors (--max-errors); there may be more\n",
+                        cli_input_name(path), max);
         } else if (!cli.quiet) {
             printf("%s: valid %s\n", cli_input_name(path), onescope_format_name(format));
         }

@@ -21,7 +21,7 @@ _onescope() {
     fi
     local opts=""
     case $cmd in
-    validate) opts="" ;;
+    validate) opts="--max-errors" ;;
     dump) opts="--json" ;;
     rewrite) opts="-n --no-clobber" ;;
     verify) opts="-j --jobs --json --junit --shard -r --recursive -n --no-clobber" ;;
