@@ -1,4 +1,5 @@
 /* The pull JSON reader: json_reader.h. */
+#include <float.h>
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
@@ -46,8 +47,9 @@ void onescope_os_jr_free(onescope_os_jr *r) {
 
 /* ---- bytes ---- */
 
-/* The next byte, or -1 at the end of the text (or after a read error: r->failed). */
-static int peek(onescope_os_jr *r) {
+/* The chunk after the last one; -1 at the end of the text (or after a read error:
+ * r->failed), else its first byte. */
+static int refill(onescope_os_jr *r) {
     while (r->i >= r->n) {
         if (r->eof || r->failed) return -1;
         r->base += r->n;
@@ -68,7 +70,12 @@ static int peek(onescope_os_jr *r) {
     return r->p[r->i];
 }
 
-static void take(onescope_os_jr *r) {
+/* The next byte, or -1 at the end of the text. */
+static inline int peek(onescope_os_jr *r) {
+    return r->i < r->n ? r->p[r->i] : refill(r);
+}
+
+static inline void take(onescope_os_jr *r) {
     uint8_t b = r->p[r->i++];
     if (b == '\n') {
         r->line++;
@@ -76,6 +83,12 @@ static void take(onescope_os_jr *r) {
     } else if ((b & 0xC0) != 0x80) { /* a continuation byte is part of the same character */
         r->column++;
     }
+}
+
+/* Takes n bytes of the chunk that are ASCII and not line breaks. */
+static inline void take_plain(onescope_os_jr *r, size_t n) {
+    r->i += n;
+    r->column += (uint32_t)n;
 }
 
 static onescope_os_jr_pos here(const onescope_os_jr *r) {
@@ -101,9 +114,20 @@ static onescope_code fail_at(onescope_os_jr *r, onescope_os_jr_pos at, onescope_
 
 static void skip_ws(onescope_os_jr *r) {
     for (;;) {
-        int c = peek(r);
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return;
-        take(r);
+        while (r->i < r->n) {
+            uint8_t c = r->p[r->i];
+            if (c == ' ' || c == '\t' || c == '\r') {
+                r->i++;
+                r->column++;
+            } else if (c == '\n') {
+                r->i++;
+                r->line++;
+                r->column = 1;
+            } else {
+                return;
+            }
+        }
+        if (refill(r) < 0) return;
     }
 }
 
@@ -114,11 +138,12 @@ onescope_os_jr_pos onescope_os_jr_here(onescope_os_jr *r) {
 
 /* ---- strings ---- */
 
+/* Appends to the current string; its length never passes twice the limit (the caller
+ * checks the limit between runs, and a run is at most the limit plus one). */
 static bool put(onescope_os_jr *r, const uint8_t *s, size_t n) {
     if (r->len + n + 1 > r->cap) {
         size_t cap = r->cap ? r->cap : 64;
         while (cap < r->len + n + 1) cap *= 2;
-        if (cap > ONESCOPE_OS_JR_MAX_STRING + 8) cap = ONESCOPE_OS_JR_MAX_STRING + 8;
         char *t = onescope_os_alloc(r->a, cap);
         if (t == NULL) return false;
         if (r->len) memcpy(t, r->text, r->len);
@@ -285,9 +310,15 @@ static onescope_code read_string(onescope_os_jr *r, onescope_os_jr_pos start) {
             continue;
         }
         if (c < 0x80) {
-            uint8_t b = (uint8_t)c;
-            take(r);
-            if (!put(r, &b, 1)) return nomem(r);
+            /* a run of plain characters, copied at once */
+            size_t n = 1;
+            while (r->i + n < r->n && n <= ONESCOPE_OS_JR_MAX_STRING) {
+                uint8_t b = r->p[r->i + n];
+                if (b == '"' || b == '\\' || b < 0x20 || b >= 0x80) break;
+                n++;
+            }
+            if (!put(r, r->p + r->i, n)) return nomem(r);
+            take_plain(r, n);
             continue;
         }
         int lo, hi, tail = utf8_tail(c, &lo, &hi);
@@ -343,13 +374,49 @@ static bool number_syntax(const char *s, bool *integer) {
     return *s == '\0';
 }
 
-/* strtod in the C locale's terms whatever the process's locale is. */
-static double c_strtod(char *s) {
-    const struct lconv *lc = localeconv();
-    char point = lc != NULL && lc->decimal_point != NULL ? lc->decimal_point[0] : '.';
-    if (point != '.' && point != '\0') {
+/* Powers of ten a double holds exactly. */
+static const double exact_tens[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The number s (valid JSON syntax) as the nearest double. When its digits make an integer
+ * below 2^53 and its power of ten is at most 22 either way, one multiplication or division of
+ * two exact doubles is correctly rounded (Clinger's fast path): most numbers a writer prints.
+ * Everything else goes to strtod, in the C locale's terms whatever the process's locale. */
+static double to_double(onescope_os_jr *r, char *s) {
+    const char *p = s;
+    bool neg = *p == '-';
+    if (neg) p++;
+    uint64_t m = 0;
+    int digits = 0, exp10 = 0;
+    for (; *p >= '0' && *p <= '9'; p++, digits++) m = m * 10 + (uint64_t)(*p - '0');
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, digits++, exp10--) m = m * 10 + (uint64_t)(*p - '0');
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        bool eneg = *p == '-';
+        if (*p == '+' || *p == '-') p++;
+        int e = 0;
+        for (; *p >= '0' && *p <= '9'; p++)
+            if (e < 10000) e = e * 10 + (*p - '0');
+        exp10 += eneg ? -e : e;
+    }
+    /* (only where double arithmetic is done in double: FLT_EVAL_METHOD 0, not x87) */
+    if (FLT_EVAL_METHOD == 0 && digits <= 15 && m < ((uint64_t)1 << 53) && exp10 >= -22 &&
+        exp10 <= 22) {
+        double v = (double)m;
+        v = exp10 < 0 ? v / exact_tens[-exp10] : v * exact_tens[exp10];
+        return neg ? -v : v;
+    }
+    if (r->point == 0) {
+        const struct lconv *lc = localeconv();
+        r->point = lc != NULL && lc->decimal_point != NULL && lc->decimal_point[0] != '\0'
+                       ? lc->decimal_point[0]
+                       : '.';
+    }
+    if (r->point != '.') {
         char *dot = strchr(s, '.');
-        if (dot != NULL) *dot = point;
+        if (dot != NULL) *dot = r->point;
     }
     return strtod(s, NULL);
 }
@@ -363,7 +430,7 @@ static onescope_code read_word(onescope_os_jr *r, onescope_os_jr_pos start) {
             return fail_at(r, start, ONESCOPE_E_SYNTAX, "a number of at most 400 characters",
                            "a longer one");
         w[n++] = (char)r->p[r->i];
-        take(r);
+        take_plain(r, 1); /* word characters are ASCII */
     }
     if (r->failed) return r->failed;
     w[n] = '\0';
@@ -422,7 +489,7 @@ static onescope_code read_word(onescope_os_jr *r, onescope_os_jr_pos start) {
         r->integer = w[0] == '-' ? (long long)(0 - v) : (long long)v;
         r->is_integer = true;
     }
-    r->number = c_strtod(w);
+    r->number = to_double(r, w);
     if (!isfinite(r->number))
         return fail_at(r, start, ONESCOPE_E_NOT_FINITE, "a finite number",
                        "%s, too large for a double", w);
