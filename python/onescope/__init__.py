@@ -8,6 +8,7 @@ Find the library: $ONESCOPE_LIBRARY, else ctypes.util.find_library("onescope"), 
 
 from ._lib import library_path
 from .errors import Code, FormatError
+from .files import validate
 from .diff import CacheDiff, EntityDiff, FirstPast, HeaderItem, ReplayDiff, Value, diff
 from .ots import Bone, Clip, Peg, Rig, euler_to_quat, quat_to_euler_xyz
 from .pose_cache import SHAPES, TEXT_FIELDS, Entity, PoseCache, PoseWriter, recover
@@ -16,6 +17,7 @@ from .replay import Link, Op, Replay, RunResult, Setup, Sim, VerifyResult
 __all__ = [
     "Code",
     "FormatError",
+    "validate",
     "PoseCache",
     "PoseWriter",
     "Entity",

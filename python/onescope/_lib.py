@@ -57,7 +57,13 @@ class Allocator(Structure):
 
 
 class ParseOptions(Structure):
-    _fields_ = [("max_input_bytes", c_size_t), ("allocator", POINTER(Allocator))]
+    _fields_ = [
+        ("max_input_bytes", c_size_t),
+        ("allocator", POINTER(Allocator)),
+        ("on_error", c_void_p),  # an ErrorCallback, or None
+        ("on_error_user", c_void_p),
+        ("max_errors", c_uint32),
+    ]
 
 
 class Buffer(Structure):
@@ -77,6 +83,8 @@ class Error(Structure):
         ("found", c_char * 160),
     ]
 
+# void onescope_error_fn(void *user, const onescope_error *error)
+ErrorCallback = ctypes.CFUNCTYPE(None, c_void_p, POINTER(Error))
 
 # ---- pose_cache.h ----
 
