@@ -36,9 +36,6 @@ onescope_code onescope_os_pose_cache_parse_mapped(const void *data, size_t size,
                                                   const onescope_parse_options *options,
                                                   bool *borrowed, onescope_pose_cache **out,
                                                   onescope_error *error);
-/* Releases a mapping made by onescope_pose_cache_map (src/file.c). */
-void onescope_os_unmap(void *mapping, size_t size);
-
 /* ---- OSTM push validator (src/replay.c) ----
  * The same protocol as the OSPC one. The units are the head (header, step count, snapshot
  * length), the start snapshot, the hash rows (skipped: any bits are valid) and one step at a

@@ -871,7 +871,7 @@ onescope_code onescope_replay_verify_file(const char *path, const onescope_parse
 
 /* ---- the memory-mapped pose cache ---- */
 
-void onescope_os_unmap(void *mapping, size_t size) {
+static void unmap(void *mapping, size_t size) {
     munmap(mapping, size);
 }
 
@@ -906,6 +906,7 @@ onescope_code onescope_pose_cache_map(const char *path, const onescope_parse_opt
     if (rc == ONESCOPE_OK && borrowed) {
         (*out)->mapping = map;
         (*out)->mapping_size = size;
+        (*out)->release_mapping = unmap;
     } else if (map != NULL) {
         munmap(map, size);
     }

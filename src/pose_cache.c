@@ -37,10 +37,10 @@ void onescope_pose_cache_free(onescope_pose_cache *c) {
     if (c->entities != NULL)
         for (uint32_t i = 0; i < c->entity_count; i++) free_text(a, &c->entities[i].name);
     onescope_os_free(a, c->entities);
-    if (c->mapping != NULL)
-        onescope_os_unmap(c->mapping, c->mapping_size); /* poses point into it */
-    else
+    if (c->mapping == NULL)
         onescope_os_free(a, c->poses);
+    else if (c->release_mapping != NULL)
+        c->release_mapping(c->mapping, c->mapping_size); /* poses point into it */
     onescope_os_free(a, c);
 }
 

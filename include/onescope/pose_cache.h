@@ -66,9 +66,11 @@ typedef struct onescope_pose_cache {
     const onescope_allocator *allocator;
     /* Set by onescope_pose_cache_map when poses point into a read-only mapping of the file
      * (never write through poses then; the setters refuse such a cache); NULL otherwise.
-     * Owned by the cache: onescope_pose_cache_free unmaps it. */
+     * Owned by the cache: onescope_pose_cache_free hands it to release_mapping, which the
+     * mapped open sets with it (the file code releases what it mapped; do not touch). */
     void *mapping;
     size_t mapping_size;
+    void (*release_mapping)(void *mapping, size_t size);
 } onescope_pose_cache;
 
 /* Parses an OSPC v1 file from memory. options may be NULL (defaults). On success *out

@@ -116,6 +116,7 @@ class PoseCacheStruct(Structure):
         ("allocator", c_void_p),
         ("mapping", c_void_p),
         ("mapping_size", c_size_t),
+        ("release_mapping", c_void_p),
     ]
 
 
