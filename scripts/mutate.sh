@@ -3,7 +3,9 @@
 # turn, rebuilds one build folder, runs the ctest suites and counts the mutant as killed when
 # a suite fails (or the build does). The file is restored after each mutant, also on Ctrl-C.
 #
-#   bash scripts/mutate.sh [-j N] [-k] [-n LIST] [--sanitize] [FILTER]
+#   bash scripts/mutate.sh [-j N] [-k] [-n LIST] [--sanitize] [--check] [FILTER]
+#     --check only checks that every mutant's snippet occurs exactly once in its file (the
+#             ctest 'mutants_list' runs it, so the list follows the code it mutates)
 #     -j N    parallel build and ctest jobs (default 2)
 #     -n LIST only the mutants with these indices (comma-separated, as the report numbers them)
 #     --sanitize  build with -DONESCOPE_SANITIZE=address,undefined (build/mutate-asan), as the
@@ -20,14 +22,15 @@
 # a mutant that hangs one is killed by the timeout.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-jobs=2 stop=--stop-on-failure filter= only= sanitize=
+jobs=2 stop=--stop-on-failure filter= only= sanitize= check=
 while [ $# -gt 0 ]; do
     case $1 in
         -j) jobs=$2; shift 2 ;;
         -k) stop=; shift ;;
         -n) only=",$2,"; shift 2 ;;
         --sanitize) sanitize=-DONESCOPE_SANITIZE=address,undefined; shift ;;
-        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        --check) check=1; shift ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
         *) filter=$1; shift ;;
     esac
 done
@@ -35,15 +38,6 @@ list="$here/scripts/mutants.txt"
 build="$here/build/mutate${sanitize:+-asan}"
 exclude='^(reimpl_test_module|test_testdata|install_consumer|cli_atomic|cli_record_kill|exported_symbols|contract_complete)$'
 log="$build/mutate.log"
-
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc $sanitize >/dev/null ||
-    exit 2
-cmake --build "$build" -j "$jobs" >/dev/null 2>&1 || { echo "the unmutated tree does not build"; exit 2; }
-: >"$log"
-if ! (cd "$build" && ctest -j "$jobs" -E "$exclude" --timeout 120 >>"$log" 2>&1); then
-    echo "the unmutated tree fails its suites (see $log); fix that first"
-    exit 2
-fi
 
 # The one file currently mutated and its saved copy: restored on any exit.
 current= saved="$build/mutate.saved"
@@ -91,6 +85,35 @@ while IFS= read -r line || [ -n "$line" ]; do
     esac
 done <"$list"
 flush
+
+if [ -n "$check" ]; then
+    bad=0
+    for i in "${!files[@]}"; do
+        python3 - "$here/${files[$i]}" "${froms[$i]}" <<'PY' || bad=$((bad + 1))
+import sys
+path, old = sys.argv[1:3]
+try:
+    n = open(path, encoding="utf-8").read().count(old)
+except OSError as e:
+    sys.exit("%s: %s" % (path, e.strerror))
+if n != 1:
+    sys.exit("%s: the snippet occurs %d times, not once: %s" % (path, n, old))
+PY
+    done
+    echo "${#files[@]} mutants, $bad with a snippet that is not in its file exactly once"
+    [ "$bad" -eq 0 ]
+    exit
+fi
+
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc $sanitize >/dev/null ||
+    exit 2
+cmake --build "$build" -j "$jobs" >/dev/null 2>&1 || { echo "the unmutated tree does not build"; exit 2; }
+: >"$log"
+if ! (cd "$build" && ctest -j "$jobs" -E "$exclude" --timeout 120 >>"$log" 2>&1); then
+    echo "the unmutated tree fails its suites (see $log); fix that first"
+    exit 2
+fi
+
 
 killed=0 survived=0 broken=0 total=0
 survivors=()
