@@ -87,21 +87,33 @@ done <"$list"
 flush
 
 if [ -n "$check" ]; then
-    bad=0
-    for i in "${!files[@]}"; do
-        python3 - "$here/${files[$i]}" "${froms[$i]}" <<'PY' || bad=$((bad + 1))
+    # one interpreter for the whole list (the list's own parser above has run already)
+    python3 - "$here" "$list" <<'PY'
 import sys
-path, old = sys.argv[1:3]
-try:
-    n = open(path, encoding="utf-8").read().count(old)
-except OSError as e:
-    sys.exit("%s: %s" % (path, e.strerror))
-if n != 1:
-    sys.exit("%s: the snippet occurs %d times, not once: %s" % (path, n, old))
+here, path = sys.argv[1:3]
+mutants, cur = [], {}
+for line in open(path, encoding="utf-8").read().split("\n") + [""]:
+    if line.startswith("#"):
+        continue
+    if not line:
+        if "file" in cur:
+            mutants.append(cur)
+        cur = {}
+        continue
+    key, _, value = line.partition(": ")
+    cur[key] = value
+bad = 0
+for m in mutants:
+    try:
+        n = open(here + "/" + m["file"], encoding="utf-8").read().count(m["from"])
+    except OSError as e:
+        n = -1
+    if n != 1:
+        bad += 1
+        print("%s: the snippet occurs %s, not once: %s" % (m["file"], "no file" if n < 0 else "%d times" % n, m["from"]))
+print("%d mutants, %d with a snippet that is not in its file exactly once" % (len(mutants), bad))
+sys.exit(1 if bad else 0)
 PY
-    done
-    echo "${#files[@]} mutants, $bad with a snippet that is not in its file exactly once"
-    [ "$bad" -eq 0 ]
     exit
 fi
 
