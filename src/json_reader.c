@@ -2,6 +2,7 @@
 #include <float.h>
 #include <limits.h>
 #include <locale.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -374,6 +375,24 @@ static bool number_syntax(const char *s, bool *integer) {
     return *s == '\0';
 }
 
+/* The C locale, made once: strtod under it reads '.' whatever the process's locale is (a
+ * locale with ',' or a multi-byte decimal point would cut "1.5" to 1). uselocale is per thread,
+ * so other threads keep theirs. */
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+static void make_c_locale(void) {
+    c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+static double c_strtod(const char *s) {
+    pthread_once(&c_locale_once, make_c_locale);
+    if (c_locale == (locale_t)0) return strtod(s, NULL); /* cannot be: "C" always exists */
+    locale_t old = uselocale(c_locale);
+    double v = strtod(s, NULL);
+    uselocale(old);
+    return v;
+}
+
 /* Powers of ten a double holds exactly. */
 static const double exact_tens[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -382,8 +401,8 @@ static const double exact_tens[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  
 /* The number s (valid JSON syntax) as the nearest double. When its digits make an integer
  * below 2^53 and its power of ten is at most 22 either way, one multiplication or division of
  * two exact doubles is correctly rounded (Clinger's fast path): most numbers a writer prints.
- * Everything else goes to strtod, in the C locale's terms whatever the process's locale. */
-static double to_double(onescope_os_jr *r, char *s) {
+ * Everything else goes to strtod in the C locale. */
+static double to_double(const char *s) {
     const char *p = s;
     bool neg = *p == '-';
     if (neg) p++;
@@ -408,17 +427,7 @@ static double to_double(onescope_os_jr *r, char *s) {
         v = exp10 < 0 ? v / exact_tens[-exp10] : v * exact_tens[exp10];
         return neg ? -v : v;
     }
-    if (r->point == 0) {
-        const struct lconv *lc = localeconv();
-        r->point = lc != NULL && lc->decimal_point != NULL && lc->decimal_point[0] != '\0'
-                       ? lc->decimal_point[0]
-                       : '.';
-    }
-    if (r->point != '.') {
-        char *dot = strchr(s, '.');
-        if (dot != NULL) *dot = r->point;
-    }
-    return strtod(s, NULL);
+    return c_strtod(s);
 }
 
 /* A number or a bare word (true, false, null), the reader at its first character. */
@@ -489,7 +498,7 @@ static onescope_code read_word(onescope_os_jr *r, onescope_os_jr_pos start) {
         r->integer = w[0] == '-' ? (long long)(0 - v) : (long long)v;
         r->is_integer = true;
     }
-    r->number = to_double(r, w);
+    r->number = to_double(w);
     if (!isfinite(r->number))
         return fail_at(r, start, ONESCOPE_E_NOT_FINITE, "a finite number",
                        "%s, too large for a double", w);
@@ -527,6 +536,12 @@ static onescope_code trailing_comma(onescope_os_jr *r) {
 }
 
 static onescope_code read_value(onescope_os_jr *r, int c) {
+    if (r->state == S_DOCUMENT && (c < 0x80 ? strchr("{[\"-0123456789tfn", c) == NULL : true))
+        /* prose, a log, a BOM-less UTF-16 file...: said plainly, not as a bad token */
+        return fail_at(r, r->at, ONESCOPE_E_SYNTAX, "a JSON document (an object starting with '{')",
+                       c >= 0x20 && c < 0x7F ? "text that is not JSON, starting with '%c'"
+                                             : "text that is not JSON, starting with byte %02x",
+                       (unsigned)c);
     if (c == '{') return open_container(r, true);
     if (c == '[') return open_container(r, false);
     if (c == '"') {

@@ -62,7 +62,6 @@ typedef struct onescope_os_jr {
     uint8_t open[ONESCOPE_OS_JR_MAX_DEPTH]; /* 1: object, 0: array */
     int state;
     size_t cap;
-    char point; /* the locale's decimal point, once a number needs strtod; 0 before */
     const char *name;
     const onescope_allocator *a;
     onescope_error *error;

@@ -29,6 +29,18 @@ typedef struct member_table {
     onescope_os_jr_pos object;
 } member_table;
 
+/* The text's first three bytes (fewer when it is shorter), gathered from as many chunks as
+ * that takes, and the rest handed on to the reader unchanged. */
+typedef struct head_source {
+    uint8_t head[3];
+    size_t head_n;
+    const uint8_t *rest; /* the unread part of the last chunk gathered */
+    size_t rest_n;
+    bool rest_given;
+    onescope_os_jr_more *more;
+    void *user;
+} head_source;
+
 typedef struct ots_in {
     onescope_os_jr r;
     ots_ctx c;
@@ -48,6 +60,8 @@ typedef struct ots_in {
     int32_t previous;
     double scale;       /* a rig's scale_factor once read; 0 before */
     bool bones_waiting; /* bones read before the scale factor */
+    head_source head;   /* the text's first bytes, for the byte-order mark and UTF-16 */
+    bool head_failed;   /* reading them failed (error in scratch) */
 } ots_in;
 
 /* ---- where errors point ---- */
@@ -458,41 +472,60 @@ static bool utf16_text(const unsigned char *u, size_t size, bool *big_endian, bo
     return false;
 }
 
-/* A byte-order mark, UTF-16 or text that cannot start a JSON value, said plainly before
- * the reader sees it (it would report a raw byte). */
-static onescope_code plain_text_checks(ots_ctx *c, const char *text, size_t size) {
-    const unsigned char *u = (const unsigned char *)text;
+/* A byte-order mark or UTF-16, said plainly before the reader sees the text (it would
+ * report a raw byte); head is the text's first bytes (3 are enough). Text that cannot start a
+ * JSON value is the reader's to say. */
+static onescope_code plain_text_checks(ots_ctx *c, const uint8_t *u, size_t size) {
     bool big, bom;
-    onescope_code rc;
-    size_t at = 0;
-    if (size >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
+    onescope_code rc = ONESCOPE_OK;
+    if (size >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF)
         rc = onescope_os_fail(c->error, ONESCOPE_E_SYNTAX, c->name, 0, NULL,
                               "UTF-8 JSON text with no byte-order mark",
                               "a UTF-8 byte-order mark (bytes ef bb bf): save the file without it");
-    } else if (utf16_text(u, size, &big, &bom)) {
+    else if (utf16_text(u, size, &big, &bom))
         rc = onescope_os_fail(c->error, ONESCOPE_E_SYNTAX, c->name, 0, NULL, "UTF-8 JSON text",
                               "UTF-16 %s text%s: save the file as UTF-8",
                               big ? "big-endian" : "little-endian",
                               bom ? " (with a byte-order mark)" : "");
-    } else {
-        at = onescope_os_json_skip_ws(text, size, 0);
-        if (at >= size || strchr("{[\"-0123456789tfn", text[at]) != NULL) return ONESCOPE_OK;
-        char shown[16];
-        if (u[at] >= 0x20 && u[at] < 0x7F)
-            snprintf(shown, sizeof shown, "'%c'", text[at]);
-        else
-            snprintf(shown, sizeof shown, "byte %02x", u[at]);
-        rc = onescope_os_fail(c->error, ONESCOPE_E_SYNTAX, c->name, at, NULL,
-                              "a JSON document (an object starting with '{')",
-                              "text that is not JSON, starting with %s", shown);
-    }
-    if (c->error != NULL) {
-        uint32_t line = 1, column = 1;
-        if (at > 0) onescope_os_json_line_column(text, at, &line, &column);
-        c->error->line = line;
-        c->error->column = column;
-    }
+    if (rc != ONESCOPE_OK && c->error != NULL) c->error->line = c->error->column = 1;
     return rc;
+}
+
+static bool head_more(void *user, const uint8_t **data, size_t *size, onescope_error *error) {
+    head_source *h = user;
+    if (!h->rest_given) {
+        h->rest_given = true;
+        *data = h->rest;
+        *size = h->rest_n;
+        if (h->rest_n > 0 || h->more == NULL) return true;
+    }
+    if (h->more == NULL) {
+        *data = NULL;
+        *size = 0;
+        return true;
+    }
+    return h->more(h->user, data, size, error);
+}
+
+/* Fills h from first and then more; false on a read error (error filled). */
+static bool gather_head(head_source *h, const uint8_t *first, size_t size, onescope_error *error) {
+    const uint8_t *p = first;
+    size_t n = first != NULL ? size : 0;
+    for (;;) {
+        size_t k = n < 3 - h->head_n ? n : 3 - h->head_n;
+        if (k) memcpy(h->head + h->head_n, p, k);
+        h->head_n += k;
+        h->rest = p + k;
+        h->rest_n = n - k;
+        if (h->head_n == 3 || h->more == NULL) return true;
+        if (!h->more(h->user, &p, &n, error)) return false;
+        if (p == NULL || n == 0) {
+            h->more = NULL; /* the end of the text */
+            h->rest = NULL;
+            h->rest_n = 0;
+            return true;
+        }
+    }
 }
 
 /* The value x / s whose product with s gives x back, when a nearby one does. */
@@ -869,15 +902,22 @@ static void in_init(ots_in *in, const char *name, const onescope_parse_options *
         in->sink.max = o->max_errors ? o->max_errors : 1;
     }
     in->keep_keyframes = true;
-    onescope_os_jr_init(&in->r, name, a, &in->scratch, data, size, more, user);
+    /* the reader starts after the head's bytes, which it is handed first */
+    in->head.more = more;
+    in->head.user = user;
+    in->head_failed = !gather_head(&in->head, data, size, &in->scratch);
+    onescope_os_jr_init(&in->r, name, a, &in->scratch, in->head.head, in->head.head_n, head_more,
+                        &in->head);
 }
 
 /* Reads the text into *rig or *clip (whichever is not NULL); returns the first error's code
  * and copies it to error. */
 static onescope_code in_run(ots_in *in, const void *first, size_t size, onescope_ots_rig *rig,
                             onescope_ots_clip *clip, size_t **parents, onescope_error *error) {
-    onescope_code rc = ONESCOPE_OK;
-    if (first != NULL) rc = plain_text_checks(&in->c, first, size);
+    (void)first;
+    (void)size;
+    onescope_code rc = in->head_failed ? in->scratch.code
+                                       : plain_text_checks(&in->c, in->head.head, in->head.head_n);
     if (rc == ONESCOPE_OK) rc = onescope_os_jr_next(&in->r);
     if (rc == ONESCOPE_OK) {
         in->at = in->r.at;
