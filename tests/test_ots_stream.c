@@ -327,7 +327,7 @@ static int each_file(const char *dir, const char *ext, onescope_ots_kind kind, f
     qsort(names, (size_t)count, sizeof names[0], (int (*)(const void *, const void *))strcmp);
     for (int i = 0; i < count; i++) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(path, sizeof path, "%.500s/%.255s", dir, names[i]);
         size_t n = 0;
         uint8_t *d = read_file(path, &n);
         if (d == NULL) continue;
