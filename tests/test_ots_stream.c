@@ -423,6 +423,66 @@ static void test_big_clip(void **state) {
     free(b.s);
 }
 
+/* A read error from `more`: the stream's verdict is that error, after any found before it. */
+typedef struct failing {
+    feeder f;
+    int calls, fail_at;
+} failing;
+
+static bool failing_more(void *user, const uint8_t **data, size_t *size, onescope_error *error) {
+    failing *x = user;
+    if (++x->calls == x->fail_at) {
+        onescope_os_fail(error, ONESCOPE_E_IO, "s.anm", OS_NO_OFFSET, NULL, NULL, "cannot read");
+        return false;
+    }
+    return feed_more(&x->f, data, size, error);
+}
+
+static void test_read_error(void **state) {
+    (void)state;
+    strbuf b = {0};
+    big_clip(&b, 1, 200);
+    for (int every = 0; every <= 1; every++) {
+        for (int bad_first = 0; bad_first <= 1; bad_first++) {
+            strbuf text = {0};
+            sb_put(&text, b.s, b.n);
+            if (bad_first) {
+                char *at = strstr(text.s, "\"frame\": 2,");
+                assert_non_null(at);
+                at[9] = '1'; /* frame 1 twice, in the first piece */
+            }
+            verdict v;
+            memset(&v, 0, sizeof v);
+            onescope_parse_options o = options_for(&v, every);
+            failing x = {{(uint8_t *)text.s, text.n, 1024, 1024}, 0, 5};
+            onescope_error e;
+            onescope_code rc = onescope_os_ots_check_stream(ONESCOPE_OTS_ANM, text.s, 1024,
+                                                            failing_more, &x, "s.anm", &o, &e);
+            finish(&v, rc, &e);
+            /* no reading after the failure; none at all when the first error ends it */
+            assert_int_equal(x.calls, bad_first && !every ? 0 : 5);
+            if (!bad_first) {
+                assert_int_equal(rc, ONESCOPE_E_IO);
+                assert_string_equal(v.line, "s.anm: cannot read");
+            } else {
+                assert_int_not_equal(rc, ONESCOPE_E_IO);
+                assert_null(strstr(v.line, "cannot read"));
+            }
+            if (every) {
+                /* the list ends with the read error, after the rule error when there is one */
+                size_t want = bad_first ? 2 : 1;
+                size_t lines = 0;
+                for (size_t k = 0; k < v.all.n; k++) lines += v.all.s[k] == '\n';
+                assert_int_equal(lines, want);
+                assert_non_null(strstr(v.all.s, "s.anm: cannot read\n"));
+            }
+            verdict_free(&v);
+            free(text.s);
+        }
+    }
+    free(b.s);
+}
+
 /* The plain-text checks (a byte-order mark, UTF-16, text that is not JSON) look at the text's
  * start, which a stream must see whole however small its first piece. */
 static void test_plain_text_starts(void **state) {
@@ -471,6 +531,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_matches_parse),
         cmocka_unit_test(test_big_clip),
+        cmocka_unit_test(test_read_error),
         cmocka_unit_test(test_plain_text_starts),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
