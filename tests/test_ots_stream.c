@@ -231,6 +231,28 @@ static size_t member_end(const uint8_t *d, size_t n, size_t key) {
     return n;
 }
 
+/* Just past the object or array that opens at d[i]; n when it does not close. */
+static size_t object_end(const uint8_t *d, size_t n, size_t i) {
+    int depth = 0;
+    bool in_string = false;
+    for (; i < n; i++) {
+        uint8_t c = d[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return n;
+}
+
 typedef void mutant_fn(const char *label, onescope_ots_kind kind, const uint8_t *d, size_t n);
 
 static void mutate(const char *label, onescope_ots_kind kind, const uint8_t *d, size_t n,
@@ -275,6 +297,23 @@ static void mutate(const char *label, onescope_ots_kind kind, const uint8_t *d, 
         memcpy(m + end + extra, d + end, n - end);
         snprintf(what, sizeof what, "%s member at %zu repeated", label, i);
         fn(what, kind, m, n + extra);
+    }
+    /* an element of an array (a bone, a peg, a camera, a keyframe) repeated: the same name
+     * twice, a keyframe out of order */
+    for (int k = 0; k < 4 && n > 0; k++) {
+        size_t at = (size_t)(test_rand(seed) % n), i = at;
+        while (i < n && !(d[i] == '{' && i > 0)) i++;
+        size_t before = i;
+        while (before > 0 && strchr(" \t\r\n", d[before - 1]) != NULL) before--;
+        if (i >= n || before == 0 || (d[before - 1] != '[' && d[before - 1] != ',')) continue;
+        size_t end = object_end(d, n, i);
+        if (end >= n) continue;
+        memcpy(m, d, end);
+        m[end] = ',';
+        memcpy(m + end + 1, d + i, end - i);
+        memcpy(m + end + 1 + (end - i), d + end, n - end);
+        snprintf(what, sizeof what, "%s element at %zu repeated", label, i);
+        fn(what, kind, m, n + 1 + (end - i));
     }
     /* a number turned into a string */
     for (int k = 0; k < 4; k++) {
