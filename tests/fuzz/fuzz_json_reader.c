@@ -181,16 +181,6 @@ static void ots_part(const uint8_t *text, size_t n, uint8_t mode) {
     const uint8_t *first;
     size_t first_size;
     pieces_more(&p, &first, &first_size, &es);
-    /* The first piece holds the text's start through its first character after white space
-     * and at least 3 bytes: the plain-text checks (a BOM, UTF-16) see the first piece only
-     * (see the BUG in tests/test_ots_stream.c). */
-    size_t start = onescope_os_json_skip_ws((const char *)text, n, 0) + 1;
-    if (start < 3) start = 3;
-    if (start > n) start = n;
-    if (first_size < start) {
-        first_size = start;
-        p.pos = start;
-    }
     onescope_code rs =
         onescope_os_ots_check_stream(kind, text, first_size, pieces_more, &p, "fuzz", &o, &es);
 
