@@ -2,7 +2,7 @@
 # Installs the Debian packages libonescope needs (when run as root and any is missing).
 # Box3D is not a Debian package: see README.md ("Installing Box3D") for installing it by hand.
 set -euo pipefail
-packages=(build-essential cmake pkg-config libcmocka-dev libxxhash-dev libjansson-dev
+packages=(build-essential cmake pkg-config libcmocka-dev libxxhash-dev
           python3 clang clang-format llvm libclang-rt-14-dev valgrind gcovr
           python3-numpy python3-pytest python3-setuptools python3-pip
           gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user gcc-12-multilib

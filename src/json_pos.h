@@ -1,10 +1,8 @@
-/* Private helpers for the jansson-based text parsers (OTS, SoA scene): a JSON path, the
- * position of a path's value in the raw text (jansson keeps no positions for values), and
- * one mapping of jansson's load errors onto onescope_error. */
+/* Private helpers for the JSON text parsers (OTS, SoA scene), which read with the pull reader of
+ * json_reader.h: the JSON path of the value being read or checked, where its errors go, and
+ * where they point (the reader's positions, through a locate callback). */
 #ifndef ONESCOPE_JSON_POS_H
 #define ONESCOPE_JSON_POS_H
-
-#include <jansson.h>
 
 #include "internal.h"
 
@@ -14,9 +12,9 @@ typedef struct onescope_os_json_seg {
     size_t index;
 } onescope_os_json_seg;
 
-/* Where a failure goes and the JSON path being read or checked. With text set (parsing),
- * a failure also gets the offset, line and column of the deepest part of the path in text;
- * without it (checking structs built in code) only the path. */
+/* Where a failure goes and the JSON path being read or checked. With locate set (parsing),
+ * a failure also gets the offset, line and column the reader gives for the path; without it
+ * (checking structs built in code) only the path. */
 #define ONESCOPE_OS_JSON_MAX_DEPTH 12
 
 /* Where the errors of a reader that goes on past an error go (issue 16): each error is
@@ -37,12 +35,10 @@ typedef struct onescope_os_json_ctx {
     const char *name; /* input name */
     onescope_error *error;
     const onescope_allocator *a;
-    const char *text; /* the document, or NULL */
-    size_t size;
     const char *root_field; /* the field named when the path is empty; NULL: none */
     onescope_os_json_seg segs[ONESCOPE_OS_JSON_MAX_DEPTH];
     int depth; /* may pass the maximum: deeper steps are not recorded */
-    /* A streamed text (text NULL): the reader says where the value at a path is. */
+    /* The reader says where the value at a path is (NULL: no position). */
     void (*locate)(void *user, const onescope_os_json_seg *segs, int depth, uint64_t *offset,
                    uint32_t *line, uint32_t *column);
     void *locate_user;
@@ -67,43 +63,11 @@ onescope_code onescope_os_json_nomem(onescope_os_json_ctx *c);
 /* The first position at or after p that is not JSON white space (n when none). */
 size_t onescope_os_json_skip_ws(const char *s, size_t n, size_t p);
 
+/* 1-based line and column (in characters, as the reader counts them) of byte offset pos. */
+void onescope_os_json_line_column(const char *text, size_t pos, uint32_t *line, uint32_t *column);
+
 /* Writes the path as text ("bodies[0].size[1]"), cut to fit size. */
 void onescope_os_json_path_text(const onescope_os_json_seg *segs, int count, char *buf,
                                 size_t size);
-
-/* Byte offset where the value named by the path starts in text, which must be valid JSON
- * (call only after json_loadb accepted it). When part of the path does not exist (a missing
- * key), the offset of the deepest part that does. An empty path: the root value. */
-size_t onescope_os_json_locate(const char *text, size_t size, const onescope_os_json_seg *segs,
-                               int count);
-
-/* 1-based line and column (in characters, as jansson counts them) of byte offset pos. */
-void onescope_os_json_line_column(const char *text, size_t pos, uint32_t *line, uint32_t *column);
-/* Moves *line and *column (those of byte offset from) on to byte offset to. */
-void onescope_os_json_advance(const char *text, size_t from, size_t to, uint32_t *line,
-                              uint32_t *column);
-
-/* The elements of one array in valid JSON text, in order, each with its offset, line and
- * column, for one pass over the text in all (computing each element's position from the
- * start of the text made listing n elements quadratic, issue 14). init takes the offset of
- * the array (onescope_os_json_locate) and stops at its first element; next moves to the
- * element after. When pos is not an array (the path was not found), every element gets pos,
- * as onescope_os_json_locate would give. */
-typedef struct onescope_os_json_cursor {
-    const char *text;
-    size_t size, pos;
-    uint32_t line, column;
-    bool in_array;
-} onescope_os_json_cursor;
-
-void onescope_os_json_cursor_init(onescope_os_json_cursor *k, const char *text, size_t size,
-                                  size_t pos);
-void onescope_os_json_cursor_next(onescope_os_json_cursor *k);
-
-/* Fills error for a document json_loadb refused: SYNTAX, or DUPLICATE (a key twice in one
- * object), NOT_FINITE (NaN, Infinity, a real that overflows), RANGE (an integer over 64 bits),
- * UTF8 or NOMEM; offset, line and column are jansson's. Returns the code. */
-onescope_code onescope_os_json_load_fail(onescope_error *error, const char *name, const char *data,
-                                         size_t size, const json_error_t *je);
 
 #endif

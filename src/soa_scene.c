@@ -1,6 +1,6 @@
-/* The SoA world's JSON scene: text -> the scene struct (jansson, positions by json_pos.h).
- * Building a world from it and recording is src/soa_scene_world.c. Format and messages:
- * docs/soa-world.md, "Scene". */
+/* The SoA world's JSON scene: text -> the scene struct, read in one pass by the pull reader of
+ * json_reader.c, each value checked as it passes. Building a world from it and recording is
+ * src/soa_scene_world.c. Format and messages: docs/soa-world.md, "Scene". */
 #include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,337 +8,390 @@
 
 #include "internal.h"
 #include "json_pos.h"
+#include "json_reader.h"
 #include "onescope/soa_scene.h"
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* The JSON path context (json_pos.h), shared with the OTS parser. */
-typedef onescope_os_json_ctx scene_ctx;
+typedef struct scene_in {
+    onescope_os_jr r;
+    onescope_os_json_ctx c; /* the JSON path (json_pos.h), shared with the OTS reader */
+    onescope_os_jr_pos at;  /* where an error points: the value read, or the object missing a key */
+} scene_in;
 
-static const char *kind_of(const json_t *v) {
-    switch (json_typeof(v)) {
-        case JSON_OBJECT: return "an object";
-        case JSON_ARRAY: return "an array";
-        case JSON_STRING: return "a string";
-        case JSON_INTEGER: return "an integer";
-        case JSON_REAL: return "a number";
-        case JSON_TRUE: return "true";
-        case JSON_FALSE: return "false";
-        case JSON_NULL: return "null";
-    }
-    return "a value";
+/* The position of the path's value for onescope_os_json_fail: the reader gives it for free. */
+static void locate(void *user, const onescope_os_json_seg *segs, int depth, uint64_t *offset,
+                   uint32_t *line, uint32_t *column) {
+    (void)segs, (void)depth;
+    const scene_in *in = user;
+    *offset = in->at.offset;
+    *line = in->at.line;
+    *column = in->at.column;
 }
 
-/* ---- values (each at the path already pushed) ---- */
+static const char *kind_of(const onescope_os_jr *r) {
+    return r->kind == OS_JR_NUMBER && !r->is_integer ? "a number" : onescope_os_jr_kind_name(r);
+}
 
-static onescope_code rd_float(scene_ctx *c, const json_t *v, float *out) {
-    if (!json_is_number(v))
-        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a number", "%s", kind_of(v));
-    double d = json_number_value(v);
+static onescope_code wrong_type(scene_in *in, const char *expected) {
+    in->at = in->r.at;
+    return onescope_os_json_fail(&in->c, ONESCOPE_E_TYPE, expected, "%s", kind_of(&in->r));
+}
+
+/* ---- values (the reader on the value's first token, the path pushed; each reads the value to
+ * its end) ---- */
+
+static onescope_code rd_float(scene_in *in, float *out) {
+    in->at = in->r.at;
+    if (in->r.kind != OS_JR_NUMBER) return wrong_type(in, "a number");
+    double d = in->r.number;
     if (!(d >= -FLT_MAX && d <= FLT_MAX))
-        return onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a number a float can hold", "%g", d);
+        return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, "a number a float can hold", "%g",
+                                     d);
     *out = (float)d;
     return ONESCOPE_OK;
 }
 
-static onescope_code rd_floats(scene_ctx *c, const json_t *v, float *out, size_t n) {
+/* An array of exactly n numbers. Its length is checked before its elements, so the whole array
+ * is read first and the first bad element is reported once the length is right. */
+static onescope_code rd_floats(scene_in *in, float *out, size_t n) {
     static const char *const want[] = {"", "", "an array of 2 numbers", "an array of 3 numbers",
                                        "an array of 4 numbers"};
-    if (!json_is_array(v))
-        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, want[n], "%s", kind_of(v));
-    if (json_array_size(v) != n)
-        return onescope_os_json_fail(c, ONESCOPE_E_LENGTH, want[n], "%zu elements",
-                                     json_array_size(v));
-    for (size_t k = 0; k < n; k++) {
-        onescope_os_json_push_index(c, k);
-        onescope_code rc = rd_float(c, json_array_get(v, k), &out[k]);
-        onescope_os_json_pop(c);
-        OS_TRY(rc);
+    onescope_os_jr *r = &in->r;
+    if (r->kind != OS_JR_ARRAY) return wrong_type(in, want[n]);
+    onescope_os_jr_pos start = r->at, bad_at = start;
+    size_t count = 0, bad = SIZE_MAX;
+    const char *bad_kind = NULL; /* NULL: the bad element is a number a float cannot hold */
+    double bad_value = 0.0;
+    for (;; count++) {
+        OS_TRY(onescope_os_jr_next(r));
+        if (r->kind == OS_JR_ARRAY_END) break;
+        bool number = r->kind == OS_JR_NUMBER;
+        if (bad == SIZE_MAX && (!number || !(r->number >= -FLT_MAX && r->number <= FLT_MAX))) {
+            bad = count;
+            bad_at = r->at;
+            bad_kind = number ? NULL : kind_of(r);
+            bad_value = number ? r->number : 0.0;
+        } else if (number && count < n) {
+            out[count] = (float)r->number;
+        }
+        OS_TRY(onescope_os_jr_skip(r));
     }
-    return ONESCOPE_OK;
+    in->at = start;
+    if (count != n)
+        return onescope_os_json_fail(&in->c, ONESCOPE_E_LENGTH, want[n], "%zu elements", count);
+    if (bad == SIZE_MAX) return ONESCOPE_OK;
+    in->at = bad_at;
+    onescope_os_json_push_index(&in->c, bad);
+    onescope_code rc =
+        bad_kind != NULL
+            ? onescope_os_json_fail(&in->c, ONESCOPE_E_TYPE, "a number", "%s", bad_kind)
+            : onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, "a number a float can hold", "%g",
+                                    bad_value);
+    onescope_os_json_pop(&in->c);
+    return rc;
 }
 
-static onescope_code rd_int(scene_ctx *c, const json_t *v, int32_t *out) {
-    if (!json_is_integer(v))
-        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "an integer", "%s", kind_of(v));
-    json_int_t i = json_integer_value(v);
+static onescope_code rd_int(scene_in *in, int32_t *out) {
+    in->at = in->r.at;
+    if (in->r.kind != OS_JR_NUMBER || !in->r.is_integer) return wrong_type(in, "an integer");
+    long long i = in->r.integer;
     if (i < INT32_MIN || i > INT32_MAX)
-        return onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a 32-bit integer",
-                                     "%" JSON_INTEGER_FORMAT, i);
+        return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, "a 32-bit integer", "%lld", i);
     *out = (int32_t)i;
     return ONESCOPE_OK;
 }
 
-static onescope_code rd_bool(scene_ctx *c, const json_t *v, bool *out) {
-    if (!json_is_boolean(v))
-        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "true or false", "%s", kind_of(v));
-    *out = json_is_true(v);
+static onescope_code rd_bool(scene_in *in, bool *out) {
+    in->at = in->r.at;
+    if (in->r.kind != OS_JR_TRUE && in->r.kind != OS_JR_FALSE)
+        return wrong_type(in, "true or false");
+    *out = in->r.kind == OS_JR_TRUE;
     return ONESCOPE_OK;
 }
 
 /* A word from words[1..n) (words[0] is the removed kind and never matches). */
-static onescope_code rd_word(scene_ctx *c, const json_t *v, const char *const *words, int n,
-                             const char *expected, int32_t *out) {
-    if (!json_is_string(v))
-        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
+static onescope_code rd_word(scene_in *in, const char *const *words, int n, const char *expected,
+                             int32_t *out) {
+    in->at = in->r.at;
+    if (in->r.kind != OS_JR_STRING) return wrong_type(in, expected);
     for (int k = 1; k < n; k++)
-        if (strcmp(json_string_value(v), words[k]) == 0) {
+        if (strcmp(in->r.text, words[k]) == 0) {
             *out = k;
             return ONESCOPE_OK;
         }
-    return onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "\"%s\"",
-                                 OS_ECHO(json_string_value(v)));
+    return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, expected, "\"%s\"", OS_ECHO(in->r.text));
 }
 
-/* Sorts obj's members into vals by the keys table; an unknown key is refused at its value. */
-static onescope_code members(scene_ctx *c, const json_t *obj, const char *const *keys, int nkeys,
-                             json_t **vals, const char *known) {
-    if (!json_is_object(obj))
-        return onescope_os_json_fail(c, ONESCOPE_E_TYPE, "an object", "%s", kind_of(obj));
-    for (int i = 0; i < nkeys; i++) vals[i] = NULL;
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)obj, key, v) {
-        int i = 0;
-        while (i < nkeys && strcmp(keys[i], key) != 0) i++;
-        if (i == nkeys) {
-            onescope_os_json_push_key(c, key);
-            onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, known, "an unknown key");
-            onescope_os_json_pop(c);
-            return rc;
-        }
-        vals[i] = v;
-    }
+/* A string copied out (the reader refuses \u0000, so it has no NUL inside). */
+static onescope_code rd_name(scene_in *in, char **out) {
+    in->at = in->r.at;
+    if (in->r.kind != OS_JR_STRING) return wrong_type(in, "a string");
+    *out = onescope_os_alloc(in->c.a, in->r.len + 1);
+    if (*out == NULL) return onescope_os_json_nomem(&in->c);
+    memcpy(*out, in->r.text, in->r.len + 1);
     return ONESCOPE_OK;
 }
 
-/* A required key that is absent: the path names it, the position is its object's. */
-static onescope_code missing(scene_ctx *c, const char *key, const char *expected) {
-    onescope_os_json_push_key(c, key);
-    onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "none");
-    onescope_os_json_pop(c);
-    return rc;
-}
+/* ---- objects ---- */
 
-/* Reads vals[i] (when present) under keys[i] with one of the readers below. */
-enum { F1, F2, F3, F4, I32, BOOL };
+typedef struct object_spec {
+    const char *const *keys;
+    int n;
+    const char *known;             /* the keys, for an unknown key's "expected" */
+    uint32_t required;             /* bit k: keys[k] must be there */
+    const char *const *if_missing; /* the "expected" of each required key that is absent */
+} object_spec;
 
-static onescope_code rd_member(scene_ctx *c, const char *key, const json_t *v, int type,
-                               void *out) {
-    if (v == NULL) return ONESCOPE_OK;
-    onescope_os_json_push_key(c, key);
-    onescope_code rc;
-    switch (type) {
-        case F1: rc = rd_float(c, v, out); break;
-        case F2: rc = rd_floats(c, v, out, 2); break;
-        case F3: rc = rd_floats(c, v, out, 3); break;
-        case F4: rc = rd_floats(c, v, out, 4); break;
-        case I32: rc = rd_int(c, v, out); break;
-        default: rc = rd_bool(c, v, out); break;
+/* Reads the value of member keys[key] (the reader on its first token, the key on the path). */
+typedef onescope_code member_fn(scene_in *in, int key, void *obj);
+
+/* An object member by member in file order: an unknown key (at its value), a key given twice (at
+ * the second value), a value the member refuses, and at the end each required key that is
+ * absent (the path names the key, the position is the object's '{') are errors. */
+static onescope_code rd_object(scene_in *in, const object_spec *o, member_fn *fn, void *obj) {
+    onescope_os_jr *r = &in->r;
+    if (r->kind != OS_JR_OBJECT) return wrong_type(in, "an object");
+    onescope_os_jr_pos start = r->at;
+    int path = in->c.depth;
+    uint32_t seen = 0;
+    for (;;) {
+        OS_TRY(onescope_os_jr_next(r));
+        if (r->kind == OS_JR_OBJECT_END) break;
+        int k = 0;
+        while (k < o->n && strcmp(o->keys[k], r->text) != 0) k++;
+        char unknown[ONESCOPE_OS_ECHO_MAX + 1] = "";
+        if (k == o->n) onescope_os_copy_text(unknown, sizeof unknown, r->text);
+        OS_TRY(onescope_os_jr_next(r));
+        in->at = r->at;
+        onescope_code rc;
+        onescope_os_json_push_key(&in->c, k < o->n ? o->keys[k] : unknown);
+        if (k == o->n) {
+            rc = onescope_os_json_fail(&in->c, ONESCOPE_E_TYPE, o->known, "an unknown key");
+        } else if (seen >> k & 1) {
+            rc = onescope_os_json_fail(&in->c, ONESCOPE_E_DUPLICATE, "each key once per object",
+                                       "\"%s\" a second time", o->keys[k]);
+        } else {
+            seen |= 1u << k;
+            rc = fn(in, k, obj);
+        }
+        in->c.depth = path;
+        OS_TRY(rc);
     }
-    onescope_os_json_pop(c);
-    return rc;
+    for (int k = 0; k < o->n; k++) {
+        if (!(o->required >> k & 1) || (seen >> k & 1)) continue;
+        in->at = start;
+        onescope_os_json_push_key(&in->c, o->keys[k]);
+        onescope_code rc = onescope_os_json_fail(&in->c, ONESCOPE_E_TYPE, o->if_missing[k], "none");
+        in->c.depth = path;
+        return rc;
+    }
+    return ONESCOPE_OK;
 }
 
 static const char *const body_words[] = {"", "sphere", "capsule", "box", "static_box"};
 static const char *const joint_words[] = {"", "revolute", "spherical", "weld"};
 
-static onescope_code rd_body(scene_ctx *c, const json_t *o, onescope_soa_scene_body *b) {
+static onescope_code body_member(scene_in *in, int key, void *obj) {
+    onescope_soa_scene_body *b = obj;
+    onescope_soa_body_def *d = &b->def;
+    switch (key) {
+        case 0:
+            return rd_word(in, body_words, COUNT(body_words),
+                           "\"sphere\", \"capsule\", \"box\" or \"static_box\"", &d->kind);
+        case 1: return rd_name(in, &b->name);
+        case 2: return rd_floats(in, d->position, 3);
+        case 3: return rd_floats(in, d->rotation, 4);
+        case 4: return rd_floats(in, d->linear_velocity, 3);
+        case 5: return rd_floats(in, d->angular_velocity, 3);
+        case 6: return rd_floats(in, d->size, 3);
+        case 7: return rd_float(in, &d->density);
+        case 8: return rd_float(in, &d->friction);
+        case 9: return rd_float(in, &d->restitution);
+        case 10: return rd_float(in, &d->rolling_resistance);
+        case 11: return rd_int(in, &d->parent);
+        default: return rd_int(in, &d->limb);
+    }
+}
+
+static onescope_code rd_body(scene_in *in, onescope_soa_scene_body *b) {
     static const char *const keys[] = {
         "kind", "name",    "position", "rotation",    "linear_velocity",    "angular_velocity",
         "size", "density", "friction", "restitution", "rolling_resistance", "parent",
         "limb"};
-    json_t *v[COUNT(keys)];
-    onescope_soa_body_def *d = &b->def;
-    OS_TRY(members(c, o, keys, COUNT(keys), v,
-                   "kind, name, position, rotation, linear_velocity, angular_velocity, size, "
-                   "density, friction, restitution, rolling_resistance, parent or limb"));
-    if (v[0] == NULL) return missing(c, "kind", "a key \"kind\"");
-    onescope_os_json_push_key(c, "kind");
-    onescope_code rc = rd_word(c, v[0], body_words, COUNT(body_words),
-                               "\"sphere\", \"capsule\", \"box\" or \"static_box\"", &d->kind);
-    onescope_os_json_pop(c);
-    OS_TRY(rc);
-    if (v[1] != NULL) {
-        onescope_os_json_push_key(c, "name");
-        /* json_loadb refuses \u0000, so the name has no NUL inside */
-        if (!json_is_string(v[1]))
-            rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, "a string", "%s", kind_of(v[1]));
-        onescope_os_json_pop(c);
-        OS_TRY(rc);
-        size_t n = json_string_length(v[1]);
-        b->name = onescope_os_alloc(c->a, n + 1);
-        if (b->name == NULL) return onescope_os_json_nomem(c);
-        memcpy(b->name, json_string_value(v[1]), n + 1);
+    static const char *const if_missing[] = {"a key \"kind\""};
+    static const object_spec spec = {
+        keys, COUNT(keys),
+        "kind, name, position, rotation, linear_velocity, angular_velocity, size, density, "
+        "friction, restitution, rolling_resistance, parent or limb",
+        0x1, if_missing};
+    return rd_object(in, &spec, body_member, b);
+}
+
+static onescope_code motor_member(scene_in *in, int key, void *obj) {
+    onescope_soa_joint_def *d = obj;
+    switch (key) {
+        case 0: return rd_float(in, &d->motor_speed);
+        case 1: return rd_floats(in, d->motor_velocity, 3);
+        default: return rd_float(in, &d->max_motor_torque);
     }
-    OS_TRY(rd_member(c, "position", v[2], F3, d->position));
-    OS_TRY(rd_member(c, "rotation", v[3], F4, d->rotation));
-    OS_TRY(rd_member(c, "linear_velocity", v[4], F3, d->linear_velocity));
-    OS_TRY(rd_member(c, "angular_velocity", v[5], F3, d->angular_velocity));
-    OS_TRY(rd_member(c, "size", v[6], F3, d->size));
-    OS_TRY(rd_member(c, "density", v[7], F1, &d->density));
-    OS_TRY(rd_member(c, "friction", v[8], F1, &d->friction));
-    OS_TRY(rd_member(c, "restitution", v[9], F1, &d->restitution));
-    OS_TRY(rd_member(c, "rolling_resistance", v[10], F1, &d->rolling_resistance));
-    OS_TRY(rd_member(c, "parent", v[11], I32, &d->parent));
-    return rd_member(c, "limb", v[12], I32, &d->limb);
 }
 
-static onescope_code rd_motor(scene_ctx *c, const json_t *o, onescope_soa_joint_def *d) {
-    static const char *const keys[] = {"speed", "velocity", "max_torque"};
-    json_t *v[COUNT(keys)];
-    OS_TRY(members(c, o, keys, COUNT(keys), v, "speed, velocity or max_torque"));
-    d->enable_motor = true;
-    OS_TRY(rd_member(c, "speed", v[0], F1, &d->motor_speed));
-    OS_TRY(rd_member(c, "velocity", v[1], F3, d->motor_velocity));
-    return rd_member(c, "max_torque", v[2], F1, &d->max_motor_torque);
+static onescope_code spring_member(scene_in *in, int key, void *obj) {
+    onescope_soa_joint_def *d = obj;
+    switch (key) {
+        case 0: return rd_float(in, &d->spring_hertz);
+        case 1: return rd_float(in, &d->spring_damping_ratio);
+        case 2: return rd_float(in, &d->target_angle);
+        default: return rd_floats(in, d->target_rotation, 4);
+    }
 }
 
-static onescope_code rd_spring(scene_ctx *c, const json_t *o, onescope_soa_joint_def *d) {
-    static const char *const keys[] = {"hertz", "damping_ratio", "target_angle", "target_rotation"};
-    json_t *v[COUNT(keys)];
-    OS_TRY(members(c, o, keys, COUNT(keys), v,
-                   "hertz, damping_ratio, target_angle or target_rotation"));
-    d->enable_spring = true;
-    OS_TRY(rd_member(c, "hertz", v[0], F1, &d->spring_hertz));
-    OS_TRY(rd_member(c, "damping_ratio", v[1], F1, &d->spring_damping_ratio));
-    OS_TRY(rd_member(c, "target_angle", v[2], F1, &d->target_angle));
-    return rd_member(c, "target_rotation", v[3], F4, d->target_rotation);
+static onescope_code joint_member(scene_in *in, int key, void *obj) {
+    static const char *const motor_keys[] = {"speed", "velocity", "max_torque"};
+    static const object_spec motor = {motor_keys, COUNT(motor_keys),
+                                      "speed, velocity or max_torque", 0, NULL};
+    static const char *const spring_keys[] = {"hertz", "damping_ratio", "target_angle",
+                                              "target_rotation"};
+    static const object_spec spring = {spring_keys, COUNT(spring_keys),
+                                       "hertz, damping_ratio, target_angle or target_rotation", 0,
+                                       NULL};
+    onescope_soa_joint_def *d = obj;
+    float pair[2];
+    switch (key) {
+        case 0:
+            return rd_word(in, joint_words, COUNT(joint_words),
+                           "\"revolute\", \"spherical\" or \"weld\"", &d->kind);
+        case 1: return rd_int(in, &d->body_a);
+        case 2: return rd_int(in, &d->body_b);
+        case 3: return rd_floats(in, d->anchor, 3);
+        case 4: return rd_floats(in, d->axis, 3);
+        case 5: return rd_bool(in, &d->collide_connected);
+        case 6:
+            OS_TRY(rd_floats(in, pair, 2));
+            d->enable_limit = true, d->lower_angle = pair[0], d->upper_angle = pair[1];
+            return ONESCOPE_OK;
+        case 7:
+            OS_TRY(rd_float(in, &d->cone_angle));
+            d->enable_cone_limit = true;
+            return ONESCOPE_OK;
+        case 8:
+            OS_TRY(rd_floats(in, pair, 2));
+            d->enable_twist_limit = true, d->lower_twist = pair[0], d->upper_twist = pair[1];
+            return ONESCOPE_OK;
+        case 9: d->enable_motor = true; return rd_object(in, &motor, motor_member, d);
+        default: d->enable_spring = true; return rd_object(in, &spring, spring_member, d);
+    }
 }
 
-static onescope_code rd_joint(scene_ctx *c, const json_t *o, onescope_soa_scene_joint *j) {
+static onescope_code rd_joint(scene_in *in, onescope_soa_scene_joint *j) {
     static const char *const keys[] = {
         "kind",  "body_a", "body_b", "anchor", "axis",  "collide_connected",
         "limit", "cone",   "twist",  "motor",  "spring"};
-    json_t *v[COUNT(keys)];
-    onescope_soa_joint_def *d = &j->def;
-    OS_TRY(members(c, o, keys, COUNT(keys), v,
-                   "kind, body_a, body_b, anchor, axis, collide_connected, limit, cone, twist, "
-                   "motor or spring"));
-    for (int k = 0; k < 3; k++)
-        if (v[k] == NULL) return missing(c, keys[k], k == 0 ? "a key \"kind\"" : "a body index");
-    onescope_os_json_push_key(c, "kind");
-    onescope_code rc = rd_word(c, v[0], joint_words, COUNT(joint_words),
-                               "\"revolute\", \"spherical\" or \"weld\"", &d->kind);
-    onescope_os_json_pop(c);
-    OS_TRY(rc);
-    OS_TRY(rd_member(c, "body_a", v[1], I32, &d->body_a));
-    OS_TRY(rd_member(c, "body_b", v[2], I32, &d->body_b));
-    OS_TRY(rd_member(c, "anchor", v[3], F3, d->anchor));
-    OS_TRY(rd_member(c, "axis", v[4], F3, d->axis));
-    OS_TRY(rd_member(c, "collide_connected", v[5], BOOL, &d->collide_connected));
-    float pair[2];
-    if (v[6] != NULL) {
-        OS_TRY(rd_member(c, "limit", v[6], F2, pair));
-        d->enable_limit = true, d->lower_angle = pair[0], d->upper_angle = pair[1];
-    }
-    if (v[7] != NULL) {
-        OS_TRY(rd_member(c, "cone", v[7], F1, &d->cone_angle));
-        d->enable_cone_limit = true;
-    }
-    if (v[8] != NULL) {
-        OS_TRY(rd_member(c, "twist", v[8], F2, pair));
-        d->enable_twist_limit = true, d->lower_twist = pair[0], d->upper_twist = pair[1];
-    }
-    if (v[9] != NULL) {
-        onescope_os_json_push_key(c, "motor");
-        rc = rd_motor(c, v[9], d);
-        onescope_os_json_pop(c);
-        OS_TRY(rc);
-    }
-    if (v[10] != NULL) {
-        onescope_os_json_push_key(c, "spring");
-        rc = rd_spring(c, v[10], d);
-        onescope_os_json_pop(c);
-        OS_TRY(rc);
-    }
+    static const char *const if_missing[] = {"a key \"kind\"", "a body index", "a body index"};
+    static const object_spec spec = {keys, COUNT(keys),
+                                     "kind, body_a, body_b, anchor, axis, collide_connected, "
+                                     "limit, cone, twist, motor or spring",
+                                     0x7, if_missing};
+    return rd_object(in, &spec, joint_member, &j->def);
+}
+
+/* ---- the bodies and joints arrays ---- */
+
+/* Makes room for element i of *arr (elem bytes each, *cap of them; new ones zeroed). */
+static onescope_code room(scene_in *in, void **arr, size_t *cap, size_t i, size_t elem) {
+    if (i < *cap) return ONESCOPE_OK;
+    size_t n = *cap ? *cap * 2 : 8, bytes;
+    if (!onescope_os_mul_size(n, elem, &bytes)) return onescope_os_json_nomem(&in->c);
+    void *p = onescope_os_calloc(in->c.a, n, elem);
+    if (p == NULL) return onescope_os_json_nomem(&in->c);
+    if (*cap) memcpy(p, *arr, *cap * elem);
+    onescope_os_free(in->c.a, *arr);
+    *arr = p;
+    *cap = n;
     return ONESCOPE_OK;
 }
 
-/* An array member: present and an array, or absent when optional. */
-static onescope_code rd_list(scene_ctx *c, const char *key, const json_t *v, size_t lo, size_t hi,
-                             const char *expected, size_t *count) {
-    *count = 0;
-    if (v == NULL) return lo > 0 ? missing(c, key, expected) : ONESCOPE_OK;
-    onescope_os_json_push_key(c, key);
-    onescope_code rc = ONESCOPE_OK;
-    if (!json_is_array(v))
-        rc = onescope_os_json_fail(c, ONESCOPE_E_TYPE, expected, "%s", kind_of(v));
-    else if (json_array_size(v) < lo || json_array_size(v) > hi)
-        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "%zu", json_array_size(v));
-    else
-        *count = json_array_size(v);
-    onescope_os_json_pop(c);
-    return rc;
+/* An array of lo..hi bodies (joints false) or joints, each element's line and column taken from
+ * the reader as it passes. A count out of range points at the '['; past hi the rest is only
+ * counted. */
+static onescope_code rd_list(scene_in *in, onescope_soa_scene *s, bool joints, size_t lo, size_t hi,
+                             const char *expected) {
+    onescope_os_jr *r = &in->r;
+    if (r->kind != OS_JR_ARRAY) return wrong_type(in, expected);
+    onescope_os_jr_pos start = r->at;
+    size_t count = 0, cap = 0;
+    int path = in->c.depth;
+    for (;; count++) {
+        OS_TRY(onescope_os_jr_next(r));
+        if (r->kind == OS_JR_ARRAY_END) break;
+        if (count >= hi) {
+            OS_TRY(onescope_os_jr_skip(r));
+            continue;
+        }
+        onescope_os_json_push_index(&in->c, count);
+        onescope_code rc;
+        if (!joints) {
+            OS_TRY(room(in, (void **)&s->bodies, &cap, count, sizeof *s->bodies));
+            onescope_soa_scene_body *b = &s->bodies[count];
+            b->def = onescope_soa_body_def_default();
+            b->line = r->at.line;
+            b->column = r->at.column;
+            s->body_count = (uint32_t)count + 1; /* freed with the scene from here on */
+            rc = rd_body(in, b);
+        } else {
+            OS_TRY(room(in, (void **)&s->joints, &cap, count, sizeof *s->joints));
+            onescope_soa_scene_joint *j = &s->joints[count];
+            j->def = onescope_soa_joint_def_default();
+            j->line = r->at.line;
+            j->column = r->at.column;
+            s->joint_count = (uint32_t)count + 1;
+            rc = rd_joint(in, j);
+        }
+        in->c.depth = path;
+        OS_TRY(rc);
+    }
+    if (count >= lo && count <= hi) return ONESCOPE_OK;
+    in->at = start;
+    return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, expected, "%zu", count);
 }
 
-static onescope_code rd_scene(scene_ctx *c, const json_t *root, onescope_soa_scene *s) {
+/* ---- the document ---- */
+
+static onescope_code scene_member(scene_in *in, int key, void *obj) {
+    onescope_soa_scene *s = obj;
+    switch (key) {
+        case 0: return rd_floats(in, s->world.gravity, 3);
+        case 1:
+            OS_TRY(rd_float(in, &s->dt));
+            if (s->dt > 0.0f && s->dt <= 1.0f) return ONESCOPE_OK;
+            return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, "a time step in (0, 1] s", "%g",
+                                         (double)s->dt);
+        case 2:
+            OS_TRY(rd_int(in, &s->substeps));
+            if (s->substeps >= 1 && s->substeps <= ONESCOPE_SOA_MAX_SUBSTEPS) return ONESCOPE_OK;
+            return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, "1..64 substeps", "%d",
+                                         s->substeps);
+        case 3: return rd_bool(in, &s->world.enable_sleep);
+        case 4:
+            return rd_list(in, s, false, 1, ONESCOPE_OSPC_MAX_ENTITIES,
+                           "an array of 1..65536 bodies");
+        default:
+            return rd_list(in, s, true, 0, ONESCOPE_SOA_MAX_CAPACITY,
+                           "an array of at most 1000000 joints");
+    }
+}
+
+static onescope_code rd_scene(scene_in *in, onescope_soa_scene *s) {
     static const char *const keys[] = {"gravity",      "dt",     "substeps",
                                        "enable_sleep", "bodies", "joints"};
-    json_t *v[COUNT(keys)];
-    OS_TRY(members(c, root, keys, COUNT(keys), v,
-                   "gravity, dt, substeps, enable_sleep, bodies or joints"));
-    OS_TRY(rd_member(c, "gravity", v[0], F3, s->world.gravity));
-    OS_TRY(rd_member(c, "dt", v[1], F1, &s->dt));
-    if (!(s->dt > 0.0f && s->dt <= 1.0f)) {
-        onescope_os_json_push_key(c, "dt");
-        onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a time step in (0, 1] s", "%g", (double)s->dt);
-        onescope_os_json_pop(c);
-        return ONESCOPE_E_RANGE;
-    }
-    OS_TRY(rd_member(c, "substeps", v[2], I32, &s->substeps));
-    if (s->substeps < 1 || s->substeps > ONESCOPE_SOA_MAX_SUBSTEPS) {
-        onescope_os_json_push_key(c, "substeps");
-        onescope_os_json_fail(c, ONESCOPE_E_RANGE, "1..64 substeps", "%d", s->substeps);
-        onescope_os_json_pop(c);
-        return ONESCOPE_E_RANGE;
-    }
-    OS_TRY(rd_member(c, "enable_sleep", v[3], BOOL, &s->world.enable_sleep));
-    size_t nb = 0, nj = 0;
-    OS_TRY(rd_list(c, "bodies", v[4], 1, ONESCOPE_OSPC_MAX_ENTITIES, "an array of 1..65536 bodies",
-                   &nb));
-    OS_TRY(rd_list(c, "joints", v[5], 0, ONESCOPE_SOA_MAX_CAPACITY,
-                   "an array of at most 1000000 joints", &nj));
-    /* each element's line and column by one walk over each array, not from the start */
-    onescope_os_json_cursor cur;
-    onescope_os_json_push_key(c, "bodies");
-    onescope_os_json_cursor_init(&cur, c->text, c->size,
-                                 onescope_os_json_locate(c->text, c->size, c->segs, c->depth));
-    onescope_os_json_pop(c);
-    s->bodies = onescope_os_calloc(c->a, nb, sizeof *s->bodies);
-    if (s->bodies == NULL) return onescope_os_json_nomem(c);
-    s->body_count = (uint32_t)nb;
-    for (size_t i = 0; i < nb; i++) {
-        s->bodies[i].def = onescope_soa_body_def_default();
-        s->bodies[i].line = cur.line;
-        s->bodies[i].column = cur.column;
-        onescope_os_json_cursor_next(&cur);
-        onescope_os_json_push_key(c, "bodies");
-        onescope_os_json_push_index(c, i);
-        onescope_code rc = rd_body(c, json_array_get(v[4], i), &s->bodies[i]);
-        c->depth -= 2;
-        OS_TRY(rc);
-    }
-    if (nj > 0) {
-        s->joints = onescope_os_calloc(c->a, nj, sizeof *s->joints);
-        if (s->joints == NULL) return onescope_os_json_nomem(c);
-        s->joint_count = (uint32_t)nj;
-    }
-    onescope_os_json_push_key(c, "joints");
-    onescope_os_json_cursor_init(&cur, c->text, c->size,
-                                 onescope_os_json_locate(c->text, c->size, c->segs, c->depth));
-    onescope_os_json_pop(c);
-    for (size_t i = 0; i < nj; i++) {
-        s->joints[i].def = onescope_soa_joint_def_default();
-        s->joints[i].line = cur.line;
-        s->joints[i].column = cur.column;
-        onescope_os_json_cursor_next(&cur);
-        onescope_os_json_push_key(c, "joints");
-        onescope_os_json_push_index(c, i);
-        onescope_code rc = rd_joint(c, json_array_get(v[5], i), &s->joints[i]);
-        c->depth -= 2;
-        OS_TRY(rc);
-    }
+    static const char *const if_missing[] = {NULL, NULL, NULL, NULL, "an array of 1..65536 bodies"};
+    static const object_spec spec = {keys, COUNT(keys),
+                                     "gravity, dt, substeps, enable_sleep, bodies or joints", 0x10,
+                                     if_missing};
+    OS_TRY(onescope_os_jr_next(&in->r));
+    OS_TRY(rd_object(in, &spec, scene_member, s));
+    OS_TRY(onescope_os_jr_next(&in->r)); /* nothing but white space after the object */
     s->world.body_capacity = s->body_count;
     s->world.joint_capacity = s->joint_count;
     return ONESCOPE_OK;
@@ -365,19 +418,18 @@ onescope_code onescope_soa_scene_parse(const void *data, size_t size, const char
                                 out ? "data" : "out", "a non-NULL pointer", "NULL");
     *out = NULL;
     const onescope_allocator *a = options ? options->allocator : NULL;
-    json_error_t je;
-    json_t *root = json_loadb(data ? data : "", size, JSON_REJECT_DUPLICATES, &je);
-    if (root == NULL) return onescope_os_json_load_fail(error, name, data, size, &je);
-    scene_ctx c;
-    onescope_os_json_ctx_init(&c, name, a, error);
-    c.text = data;
-    c.size = size;
-    c.root_field = "scene";
+    scene_in in;
+    onescope_os_jr_init(&in.r, name, a, error, data ? data : "", size, NULL, NULL);
+    onescope_os_json_ctx_init(&in.c, name, a, error);
+    in.c.root_field = "scene";
+    in.c.locate = locate;
+    in.c.locate_user = &in;
+    in.at = in.r.at;
     onescope_code rc = ONESCOPE_OK;
     onescope_soa_scene *s = onescope_os_calloc(a, 1, sizeof *s);
     size_t name_len = strlen(name);
     if (s == NULL) {
-        rc = onescope_os_json_nomem(&c);
+        rc = onescope_os_json_nomem(&in.c);
     } else {
         s->allocator = a;
         s->world = onescope_soa_world_def_default();
@@ -385,12 +437,12 @@ onescope_code onescope_soa_scene_parse(const void *data, size_t size, const char
         s->substeps = 4;
         s->name = onescope_os_alloc(a, name_len + 1);
         if (s->name == NULL)
-            rc = onescope_os_json_nomem(&c);
+            rc = onescope_os_json_nomem(&in.c);
         else
             memcpy(s->name, name, name_len + 1);
     }
-    if (rc == ONESCOPE_OK) rc = rd_scene(&c, root, s);
-    json_decref(root);
+    if (rc == ONESCOPE_OK) rc = rd_scene(&in, s);
+    onescope_os_jr_free(&in.r);
     if (rc != ONESCOPE_OK) {
         onescope_soa_scene_free(s);
         return rc;

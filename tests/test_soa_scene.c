@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_pos.h"
 #include "test_util.h"
 
 static const char full_scene[] =
@@ -50,10 +49,11 @@ static onescope_soa_scene *parse_ok(const char *text) {
     return s;
 }
 
-/* Every body's and joint's line and column, found by one walk over each array, equal the
- * position of its path computed from the start of the text (what the parser did before
- * issue 14 made that quadratic), under awkward spacing, strings holding brackets, commas,
- * quotes and escapes, and multibyte characters. */
+/* Every body's and joint's line and column, which the parser takes from the reader as it
+ * passes each element (one walk: issue 14 made finding each element from the start of the text
+ * quadratic), equal where the element starts, found below by a naive scan of the text, under
+ * awkward spacing, strings holding brackets, commas, quotes and escapes, and multibyte
+ * characters. */
 static void append(char **buf, size_t *len, size_t *cap, const char *piece) {
     size_t n = strlen(piece);
     while (*len + n + 1 > *cap) {
@@ -65,23 +65,71 @@ static void append(char **buf, size_t *len, size_t *cap, const char *piece) {
     *len += n;
 }
 
-static void expect_positions(const char *text, size_t nb, size_t nj) {
+/* The offsets where the elements of the array under the root's key `key` (as written in the
+ * text, escapes and all) start, at most max of them: a scan that only tracks strings, nesting
+ * and commas, independent of the parser. */
+static size_t element_starts(const char *t, const char *key, size_t *out, size_t max) {
+    size_t n = strlen(t), count = 0, klen = strlen(key), last_len = 0;
+    const char *last_key = NULL;
+    int depth = 0;
+    bool in_array = false, expect = false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = t[i];
+        if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t' || ch == ':') continue;
+        if (in_array && depth == 2 && expect && ch != ']') {
+            assert_true(count < max);
+            out[count++] = i;
+        }
+        expect = false;
+        if (ch == '"') {
+            size_t j = i + 1;
+            while (t[j] != '"') j += t[j] == '\\' ? 2 : 1;
+            if (depth == 1) last_key = t + i + 1, last_len = j - i - 1;
+            i = j;
+        } else if (ch == '{' || ch == '[') {
+            if (depth == 1 && ch == '[' && last_key != NULL && last_len == klen &&
+                memcmp(last_key, key, klen) == 0)
+                in_array = expect = true;
+            depth++;
+        } else if (ch == '}' || ch == ']') {
+            if (--depth == 1) in_array = false;
+        } else if (ch == ',' && in_array && depth == 2) {
+            expect = true;
+        }
+    }
+    return count;
+}
+
+/* Line and column from 1, columns in characters (a UTF-8 sequence counts once). */
+static void line_column_of(const char *t, size_t at, uint32_t *line, uint32_t *column) {
+    *line = *column = 1;
+    for (size_t i = 0; i < at; i++) {
+        if (t[i] == '\n')
+            ++*line, *column = 1;
+        else if (((unsigned char)t[i] & 0xC0) != 0x80)
+            ++*column;
+    }
+}
+
+static void expect_positions(const char *text, const char *bodies_key, size_t nb, size_t nj) {
     onescope_soa_scene *s = parse_ok(text);
     assert_int_equal(s->body_count, nb);
     assert_int_equal(s->joint_count, nj);
+    size_t *at = malloc((nb + nj + 1) * sizeof *at);
+    assert_non_null(at);
+    assert_int_equal(element_starts(text, bodies_key, at, nb), nb);
+    assert_int_equal(element_starts(text, "joints", at + nb, nj), nj);
     for (size_t i = 0; i < nb + nj; i++) {
-        onescope_os_json_seg segs[2] = {{i < nb ? "bodies" : "joints", 0}, {NULL, 0}};
-        segs[1].index = i < nb ? i : i - nb;
         uint32_t line, column;
-        onescope_os_json_line_column(text, onescope_os_json_locate(text, strlen(text), segs, 2),
-                                     &line, &column);
+        line_column_of(text, at[i], &line, &column);
         const onescope_soa_scene_body *b = i < nb ? &s->bodies[i] : NULL;
         const onescope_soa_scene_joint *j = i < nb ? NULL : &s->joints[i - nb];
         uint32_t got_line = b ? b->line : j->line, got_column = b ? b->column : j->column;
         if (got_line != line || got_column != column)
-            fail_msg("%s[%zu]: at %u:%u, want %u:%u", segs[0].key, segs[1].index, got_line,
-                     got_column, line, column);
+            fail_msg("%s[%zu]: at %u:%u, want %u:%u", i < nb ? "bodies" : "joints",
+                     i < nb ? i : i - nb, got_line, got_column, line, column);
     }
+    free(at);
     onescope_soa_scene_free(s);
 }
 
@@ -109,12 +157,12 @@ static void test_positions_in_one_pass(void **state) {
         append(&text, &len, &cap, piece);
     }
     append(&text, &len, &cap, "]}");
-    expect_positions(text, NB, NJ);
+    expect_positions(text, "bodies", NB, NJ);
     free(text);
-    /* an array whose key the locator cannot find: every element at the same place as before */
-    expect_positions("{\"bod\\u0069es\": [{\"kind\": \"sphere\"},\n {\"kind\": \"sphere\"}]}", 2,
-                     0);
-    expect_positions("{\"bodies\": [{\"kind\": \"sphere\"}], \"joints\": []}", 1, 0);
+    /* the key written with an escape, and an empty joints array */
+    expect_positions("{\"bod\\u0069es\": [{\"kind\": \"sphere\"},\n {\"kind\": \"sphere\"}]}",
+                     "bod\\u0069es", 2, 0);
+    expect_positions("{\"bodies\": [{\"kind\": \"sphere\"}], \"joints\": []}", "bodies", 1, 0);
 }
 
 static void test_parse_full(void **state) {
@@ -263,17 +311,20 @@ static const bad_case bad_cases[] = {
     /* columns count characters, not bytes */
     {"{\"bodies\": [{\"name\": \"\xc3\xa9t\xc3\xa9\", \"kind\": true}]}", ONESCOPE_E_TYPE,
      "bodies[0].kind", 1, 37, "true"},
-    /* a name with U+0000: jansson refuses it as syntax, at the string's end */
+    /* a name with U+0000: the reader refuses it as syntax, at the escape */
     {"{\"bodies\": [{\"kind\": \"sphere\", \"name\": \"a\\u0000b\"}]}", ONESCOPE_E_SYNTAX, "", 1,
-     49, NULL},
-    /* duplicate key, syntax, non-finite: jansson's position (the end of the duplicate key) */
-    {"{\"bodies\": [{\"kind\": \"sphere\",\n  \"kind\": \"box\"}]}", ONESCOPE_E_DUPLICATE, "", 2, 8,
-     NULL},
-    {"{\"bodies\": [1,}", ONESCOPE_E_SYNTAX, "", 1, 15, NULL},
-    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": NaN}]}", ONESCOPE_E_NOT_FINITE, "", 1, 45,
-     NULL},
-    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": 1e999}]}", ONESCOPE_E_NOT_FINITE, "", 1, 47,
-     NULL},
+     42, "\\u0000"},
+    /* a duplicate key: its path, at the second value */
+    {"{\"bodies\": [{\"kind\": \"sphere\",\n  \"kind\": \"box\"}]}", ONESCOPE_E_DUPLICATE,
+     "bodies[0].kind", 2, 11, "\"box\""},
+    /* syntax and non-finite numbers: the reader's errors, no path, at the token (the syntax
+     * error follows a valid body: values are checked as they pass, so a bad element before it
+     * would be reported first) */
+    {"{\"bodies\": [{\"kind\": \"sphere\"},}", ONESCOPE_E_SYNTAX, "", 1, 32, "}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": NaN}]}", ONESCOPE_E_NOT_FINITE, "", 1, 43,
+     "NaN"},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": 1e999}]}", ONESCOPE_E_NOT_FINITE, "", 1, 43,
+     "1e999"},
     {"", ONESCOPE_E_SYNTAX, "", 1, 1, NULL}, /* columns count from 1, even in an empty file */
 };
 
@@ -363,8 +414,8 @@ static onescope_code parse_with(const onescope_allocator *a, void *ctx) {
 
 static void test_allocation_failures(void **state) {
     (void)state;
-    /* scene, name, bodies, 4 body names, joints */
-    assert_int_equal(test_alloc_walk(parse_with, NULL), 8);
+    /* scene, name, the reader's string buffer, bodies (room for 8), 4 body names, joints */
+    assert_int_equal(test_alloc_walk(parse_with, NULL), 9);
 }
 
 /* ---- building and recording ---- */

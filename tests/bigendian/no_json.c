@@ -1,4 +1,4 @@
-/* The cross builds leave the jansson-based sources out (no jansson for s390x or i386 here), but
+/* The cross builds leave the JSON sources (OTS, the SoA scene) out, but
  * the generic file and format code still names the OTS entry points. These stand-ins refuse, so
  * the drivers link; the cross checks never read JSON. Built only when ONESCOPE_CROSS_JSON is off.
  */
@@ -14,7 +14,7 @@ onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {
 
 static onescope_code no_json(const char *name, onescope_error *error) {
     return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET, NULL, NULL,
-                            "this cross build has no JSON (jansson) support");
+                            "this cross build has no JSON support");
 }
 
 onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *name,

@@ -55,12 +55,12 @@ if cmp -s <("$ONESCOPE" dump "$SCRATCH/run.ospc" | grep -v scene) <("$ONESCOPE" 
 
 # refusals: every one gives line:column (of the offending value, or for a descriptor the
 # library refuses, of its object) and the JSON path; never an output file
-printf '{"bodies": [1,}' >"$SCRATCH/syntax.json"
+printf '{"bodies": [{"kind": "sphere"},}' >"$SCRATCH/syntax.json"
 expect_exit 1 "$ONESCOPE" box3d-dump "$SCRATCH/syntax.json" "$SCRATCH/never.ospc" --steps 2
-expect_grep "syntax.json: line 1, column 15:" "$SCRATCH/err"
+expect_grep "syntax.json: line 1, column 32:" "$SCRATCH/err"
 printf '{"bodies": [{"kind": "sphere",\n  "kind": "box"}]}' >"$SCRATCH/dup.json"
 expect_exit 1 "$ONESCOPE" box3d-dump "$SCRATCH/dup.json" "$SCRATCH/never.ospc" --steps 2
-expect_grep "dup.json: line 2, column 8: expected each key once per object, found duplicate" "$SCRATCH/err"
+expect_grep "dup.json: line 2, column 11: bodies\[0\].kind: expected each key once per object, found \"kind\" a second time" "$SCRATCH/err"
 printf '{"bodies": [{"kind": "sphere", "size": [-1, 0, 0]}]}' >"$SCRATCH/neg.json"
 expect_exit 1 "$ONESCOPE" box3d-dump "$SCRATCH/neg.json" "$SCRATCH/never.ospc" --steps 2
 expect_grep "neg.json: line 1, column 13: bodies\[0\].size\[0\]: expected a sphere radius in 0.001..1000 m, found -1" "$SCRATCH/err"
