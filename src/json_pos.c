@@ -28,21 +28,6 @@ size_t onescope_os_json_skip_ws(const char *s, size_t n, size_t p) {
     return p;
 }
 
-void onescope_os_json_line_column(const char *s, size_t pos, uint32_t *line, uint32_t *column) {
-    uint32_t l = 1, col = 1;
-    for (size_t i = 0; i < pos; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '\n') {
-            l++;
-            col = 1;
-        } else if ((ch & 0xC0) != 0x80) {
-            col++;
-        }
-    }
-    *line = l;
-    *column = col;
-}
-
 /* ---- the path context shared by the OTS and scene parsers ---- */
 
 void onescope_os_json_ctx_init(onescope_os_json_ctx *c, const char *name,

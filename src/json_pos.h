@@ -63,9 +63,6 @@ onescope_code onescope_os_json_nomem(onescope_os_json_ctx *c);
 /* The first position at or after p that is not JSON white space (n when none). */
 size_t onescope_os_json_skip_ws(const char *s, size_t n, size_t p);
 
-/* 1-based line and column (in characters, as the reader counts them) of byte offset pos. */
-void onescope_os_json_line_column(const char *text, size_t pos, uint32_t *line, uint32_t *column);
-
 /* Writes the path as text ("bodies[0].size[1]"), cut to fit size. */
 void onescope_os_json_path_text(const onescope_os_json_seg *segs, int count, char *buf,
                                 size_t size);

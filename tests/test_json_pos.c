@@ -1,5 +1,5 @@
 /* json_pos (src/json_pos.c): the JSON path context of the OTS and scene parsers. Path text,
- * white space, line:column, and the context's push/pop/fail with and without a reader to say
+ * white space, and the context's push/pop/fail with and without a reader to say
  * where the path's value is. */
 #include <string.h>
 
@@ -31,26 +31,6 @@ static void test_skip_ws(void **state) {
     assert_int_equal(onescope_os_json_skip_ws(s, strlen(s), 5), 5);
     assert_int_equal(onescope_os_json_skip_ws(s, 3, 0), 3);    /* stops at n */
     assert_int_equal(onescope_os_json_skip_ws("\v", 1, 0), 0); /* not JSON white space */
-}
-
-static void test_line_column(void **state) {
-    (void)state;
-    const char *t = "{\n  \"\xc3\xa9t\xc3\xa9\": x\n}";
-    uint32_t line, column;
-    onescope_os_json_line_column(t, 0, &line, &column);
-    assert_int_equal(line, 1);
-    assert_int_equal(column, 1);
-    onescope_os_json_line_column(t, 2, &line, &column); /* after the newline */
-    assert_int_equal(line, 2);
-    assert_int_equal(column, 1);
-    /* "x" is after 2 spaces, a quote, 3 characters in 5 bytes, a quote, a colon, a space */
-    size_t x = (size_t)(strchr(t, 'x') - t);
-    onescope_os_json_line_column(t, x, &line, &column);
-    assert_int_equal(line, 2);
-    assert_int_equal(column, 10);
-    onescope_os_json_line_column(t, strlen(t) - 1, &line, &column);
-    assert_int_equal(line, 3);
-    assert_int_equal(column, 1);
 }
 
 /* A reader's locate callback: records the path it was asked about, answers a fixed place. */
@@ -139,7 +119,6 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_path_text),
         cmocka_unit_test(test_skip_ws),
-        cmocka_unit_test(test_line_column),
         cmocka_unit_test(test_ctx),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
