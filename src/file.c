@@ -1181,3 +1181,83 @@ onescope_code onescope_os_file_create_temp(const char *path, const onescope_allo
     *fd_out = fd;
     return ONESCOPE_OK;
 }
+
+/* ---- the byte sink (file_internal.h): onescope_file_write's landing, a piece at a time ---- */
+
+struct onescope_os_file_sink {
+    const onescope_allocator *allocator;
+    onescope_os_target target;
+    char *name; /* the path the caller gave: what errors name */
+    char *tmp;  /* the temporary, or NULL when target.special */
+    int fd;
+};
+
+void onescope_os_file_sink_discard(onescope_os_file_sink *s) {
+    if (s == NULL) return;
+    const onescope_allocator *a = s->allocator;
+    if (s->fd >= 0) (void)close(s->fd);
+    onescope_os_file_remove(s->tmp);
+    onescope_os_free(a, s->tmp);
+    onescope_os_free(a, s->name);
+    onescope_os_target_free(&s->target, a);
+    onescope_os_free(a, s);
+}
+
+onescope_code onescope_os_file_sink_open(const char *path, const onescope_allocator *a,
+                                         onescope_os_file_sink **out, onescope_error *error) {
+    *out = NULL;
+    if (path == NULL || strcmp(path, "-") == 0)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, path ? path : "output", OS_NO_OFFSET,
+                                "output", "a file path (standard output cannot be taken back)",
+                                path ? "-" : "NULL");
+    onescope_os_file_sink *s = onescope_os_calloc(a, 1, sizeof *s);
+    size_t len = strlen(path);
+    char *name = s != NULL ? onescope_os_alloc(a, len + 1) : NULL;
+    if (name == NULL) {
+        onescope_os_free(a, s);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
+                                "cannot allocate the output's name");
+    }
+    memcpy(name, path, len + 1);
+    s->allocator = a;
+    s->name = name;
+    s->fd = -1;
+    onescope_code rc = onescope_os_target_resolve(path, path, a, &s->target, error);
+    if (rc == ONESCOPE_OK && s->target.special) {
+        /* a device, FIFO or socket: written in place, as write_special does */
+        s->fd = open(s->target.path, O_WRONLY | O_CLOEXEC);
+        if (s->fd < 0) rc = io_fail(error, path, "cannot open");
+    } else if (rc == ONESCOPE_OK) {
+        rc = onescope_os_target_create_temp(&s->target, a, path, &s->fd, &s->tmp, error);
+        /* a file being replaced keeps its mode and owner, from the temporary's first byte on */
+        if (rc == ONESCOPE_OK) rc = onescope_os_target_adopt(&s->target, s->fd, path, error);
+    }
+    if (rc != ONESCOPE_OK) {
+        onescope_os_file_sink_discard(s);
+        return rc;
+    }
+    *out = s;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_file_sink_write(onescope_os_file_sink *s, const void *data, size_t n,
+                                          onescope_error *error) {
+    if (!write_all(s->fd, data, n)) return io_fail(error, s->name, "cannot write");
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_file_sink_commit(onescope_os_file_sink *s, onescope_error *error) {
+    onescope_code rc = ONESCOPE_OK;
+    if (!s->target.special && fsync(s->fd) != 0) rc = io_fail(error, s->name, "cannot sync");
+    int fd = s->fd;
+    s->fd = -1;
+    if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, s->name, "cannot close");
+    if (rc == ONESCOPE_OK && s->tmp != NULL && rename(s->tmp, s->target.path) != 0)
+        rc = io_fail(error, s->name, "cannot rename into place");
+    if (rc == ONESCOPE_OK) { /* in place now: nothing left to remove */
+        onescope_os_free(s->allocator, s->tmp);
+        s->tmp = NULL;
+    }
+    onescope_os_file_sink_discard(s);
+    return rc;
+}

@@ -1,5 +1,6 @@
 /* Private to src/file.c and the running layer: a pose cache read frame by frame from a file
- * through one buffer, so a comparison's memory does not grow with the number of frames. */
+ * through one buffer, so a comparison's memory does not grow with the number of frames; and
+ * a byte sink, so a converter writes its output in pieces through the one write path. */
 #ifndef ONESCOPE_FILE_INTERNAL_H
 #define ONESCOPE_FILE_INTERNAL_H
 
@@ -21,5 +22,23 @@ onescope_code onescope_os_pose_stream_next(onescope_os_pose_stream *s, onescope_
 /* Reads and checks whatever is left after the frames taken: the file's final verdict. */
 onescope_code onescope_os_pose_stream_finish(onescope_os_pose_stream *s, onescope_error *error);
 void onescope_os_pose_stream_free(onescope_os_pose_stream *s);
+
+/* A byte sink: one output written in pieces that lands as onescope_file_write lands one
+ * buffer (docs/hardening.md, "### files"): bytes go to a temporary beside the file path ends
+ * at (symlinks followed, a dangling one's target created) with an existing file's mode and
+ * owner, and commit syncs, closes and renames it into place; a device, FIFO or socket is
+ * written in place. Until commit nothing exists at path (a device excepted); discard removes
+ * the temporary. No buffering here: each write goes to the descriptor, so the caller's own
+ * buffer decides the write size. Errors name path. "-" is refused (standard output cannot be
+ * taken back). */
+typedef struct onescope_os_file_sink onescope_os_file_sink;
+onescope_code onescope_os_file_sink_open(const char *path, const onescope_allocator *a,
+                                         onescope_os_file_sink **out, onescope_error *error);
+onescope_code onescope_os_file_sink_write(onescope_os_file_sink *s, const void *data, size_t n,
+                                          onescope_error *error);
+/* Syncs, closes and renames; frees s whatever happens (a failure removes the temporary). */
+onescope_code onescope_os_file_sink_commit(onescope_os_file_sink *s, onescope_error *error);
+/* Closes, removes the temporary and frees s; NULL is fine. */
+void onescope_os_file_sink_discard(onescope_os_file_sink *s);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "file_internal.h" /* the byte sink of onescope_ots_pose_cache_to_anm_file */
 #include "ots_internal.h"
 
 #define DEG (3.14159265358979323846 / 180.0)
@@ -694,63 +695,102 @@ static onescope_code anm_unit(const onescope_pose_cache *cache,
     return ONESCOPE_OK;
 }
 
-static onescope_code from_pose_cache(const onescope_pose_cache *cache,
-                                     const onescope_ots_from_cache_options *options,
-                                     const onescope_allocator *a, onescope_ots_clip **out,
-                                     onescope_error *error) {
-    const char *name = options && options->name ? options->name : "ospc to anm";
-    if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
-                                NULL);
-    *out = NULL;
+/* A cache -> .anm conversion once its options are checked: what both the in-memory and the
+ * file path build the clip from. */
+typedef struct anm_plan {
+    const char *name;
+    onescope_ots_from_cache_options o;
+    double mpu;
+    onescope_ots_up up;
+    int64_t last; /* the last frame number */
+} anm_plan;
+
+/* The checks before anything is built: the options, the cache, its unit and up axis, the
+ * output's size from below, the frame numbers. */
+static onescope_code anm_plan_make(const onescope_pose_cache *cache,
+                                   const onescope_ots_from_cache_options *options, anm_plan *p,
+                                   onescope_error *error) {
+    const char *name = p->name;
     if (options != NULL && options->private_cookie != FROM_CACHE_COOKIE)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET,
                                 "onescope_ots_from_cache_options",
                                 "a struct from onescope_ots_from_cache_options_default()",
                                 "one without its cookie (zeroed or built by hand)");
     OS_TRY(onescope_pose_cache_validate(cache, name, error));
-    onescope_ots_from_cache_options o =
-        options ? *options : onescope_ots_from_cache_options_default();
-    double mpu = 1.0; /* both set by anm_unit and anm_up when they succeed */
-    onescope_ots_up up = ONESCOPE_OTS_UP_Y;
-    OS_TRY(anm_unit(cache, &o, name, &mpu, error));
-    OS_TRY(anm_up(cache, &o, name, &up, error));
-    OS_TRY(anm_check_size(cache, mpu, o.keys_all, name, error));
-    int64_t last = cache->start_step + (int64_t)cache->frame_count - 1;
-    if (last > INT32_MAX)
+    p->o = options ? *options : onescope_ots_from_cache_options_default();
+    p->mpu = 1.0; /* both set by anm_unit and anm_up when they succeed */
+    p->up = ONESCOPE_OTS_UP_Y;
+    OS_TRY(anm_unit(cache, &p->o, name, &p->mpu, error));
+    OS_TRY(anm_up(cache, &p->o, name, &p->up, error));
+    OS_TRY(anm_check_size(cache, p->mpu, p->o.keys_all, name, error));
+    p->last = cache->start_step + (int64_t)cache->frame_count - 1;
+    if (p->last > INT32_MAX)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "start step",
                                 "frames that fit a 32-bit .anm frame number", "last step %lld",
-                                (long long)last);
-    uint32_t ne = cache->entity_count, nf = cache->frame_count;
+                                (long long)p->last);
+    return ONESCOPE_OK;
+}
+
+/* The clip's header with one empty peg per entity. */
+static onescope_code anm_clip_head(const onescope_pose_cache *cache, const anm_plan *p,
+                                   const onescope_allocator *a, onescope_ots_clip **out,
+                                   onescope_error *error) {
     onescope_ots_clip *clip;
-    OS_TRY(onescope_ots_clip_create(ne, 0, a, &clip, error));
-    clip->header.fps = o.fps;
-    clip->header.source = o.source;
-    clip->header.coordinate_system.up = up;
+    OS_TRY(onescope_ots_clip_create(cache->entity_count, 0, a, &clip, error));
+    clip->header.fps = p->o.fps;
+    clip->header.source = p->o.source;
+    clip->header.coordinate_system.up = p->up;
     clip->frame_range[0] = (int32_t)cache->start_step;
-    clip->frame_range[1] = (int32_t)last;
+    clip->frame_range[1] = (int32_t)p->last;
+    *out = clip;
+    return ONESCOPE_OK;
+}
+
+/* Entity e's peg name: its own, or "entity-ID" when it has none (or one with a NUL). */
+static onescope_code peg_set_name(onescope_ots_clip *clip, const onescope_pose_cache *cache,
+                                  uint32_t e, onescope_error *error) {
+    const onescope_pose_entity *ent = &cache->entities[e];
+    char fallback[40];
+    snprintf(fallback, sizeof fallback, "entity-%llu", (unsigned long long)ent->id);
+    const char *pname = ent->name.length > 0 && memchr(ent->name.data, 0, ent->name.length) == NULL
+                            ? ent->name.data
+                            : fallback;
+    return onescope_ots_clip_set_peg_text(clip, e, ONESCOPE_OTS_TEXT_NAME, pname, error);
+}
+
+/* Entity e's keyframes into its peg. */
+static onescope_code peg_set_keys(onescope_ots_clip *clip, const onescope_pose_cache *cache,
+                                  uint32_t e, const anm_plan *p, onescope_error *error) {
+    uint32_t ne = cache->entity_count, nf = cache->frame_count;
+    size_t present = 0;
+    for (uint32_t f = 0; f < nf; f++)
+        present += onescope_pose_is_present(&cache->poses[(size_t)f * ne + e]) != 0;
+    /* room for a key per present frame; the keys kept are the first of them */
+    OS_TRY(onescope_ots_clip_set_keyframe_count(clip, e, present, error));
+    onescope_ots_peg *peg = &clip->pegs[e];
+    peg->keyframe_count = entity_keys(cache, e, p->mpu, p->o.keys_all, peg->keyframes);
+    return ONESCOPE_OK;
+}
+
+static onescope_code from_pose_cache(const onescope_pose_cache *cache,
+                                     const onescope_ots_from_cache_options *options,
+                                     const onescope_allocator *a, onescope_ots_clip **out,
+                                     onescope_error *error) {
+    anm_plan p;
+    p.name = options && options->name ? options->name : "ospc to anm";
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, p.name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
+    *out = NULL;
+    OS_TRY(anm_plan_make(cache, options, &p, error));
+    onescope_ots_clip *clip;
+    OS_TRY(anm_clip_head(cache, &p, a, &clip, error));
     onescope_code rc = ONESCOPE_OK;
-    for (uint32_t e = 0; e < ne && rc == ONESCOPE_OK; e++) {
-        onescope_ots_peg *peg = &clip->pegs[e];
-        const onescope_pose_entity *ent = &cache->entities[e];
-        char fallback[40];
-        snprintf(fallback, sizeof fallback, "entity-%llu", (unsigned long long)ent->id);
-        const char *pname =
-            ent->name.length > 0 && memchr(ent->name.data, 0, ent->name.length) == NULL
-                ? ent->name.data
-                : fallback;
-        if ((rc = onescope_ots_clip_set_peg_text(clip, e, ONESCOPE_OTS_TEXT_NAME, pname, error)) !=
-            ONESCOPE_OK)
-            break;
-        size_t present = 0;
-        for (uint32_t f = 0; f < nf; f++)
-            present += onescope_pose_is_present(&cache->poses[(size_t)f * ne + e]) != 0;
-        /* room for a key per present frame; the keys kept are the first of them */
-        if ((rc = onescope_ots_clip_set_keyframe_count(clip, e, present, error)) != ONESCOPE_OK)
-            break;
-        peg->keyframe_count = entity_keys(cache, e, mpu, o.keys_all, peg->keyframes);
+    for (uint32_t e = 0; e < cache->entity_count && rc == ONESCOPE_OK; e++) {
+        rc = peg_set_name(clip, cache, e, error);
+        if (rc == ONESCOPE_OK) rc = peg_set_keys(clip, cache, e, &p, error);
     }
-    if (rc == ONESCOPE_OK) rc = onescope_ots_clip_validate(clip, name, error);
+    if (rc == ONESCOPE_OK) rc = onescope_ots_clip_validate(clip, p.name, error);
     if (rc != ONESCOPE_OK) {
         onescope_ots_clip_free(clip);
         return rc;
@@ -844,4 +884,95 @@ onescope_code onescope_ots_pose_cache_to_anm(const onescope_pose_cache *cache,
     if (rc != ONESCOPE_OK && error != NULL) /* the writer's own limit names the input too */
         onescope_os_copy_text(error->input, sizeof error->input, name);
     return rc;
+}
+
+/* The rules of one peg's keyframes, at the path the clip rules give them (pegs[i].keyframes[j]). */
+static onescope_code check_peg_keys(ots_ctx *c, const onescope_ots_peg *p, size_t i) {
+    onescope_code rc = ONESCOPE_OK;
+    onescope_os_json_push_key(c, "pegs");
+    onescope_os_json_push_index(c, i);
+    onescope_os_json_push_key(c, "keyframes");
+    for (size_t j = 0; j < p->keyframe_count && rc == ONESCOPE_OK; j++) {
+        onescope_os_json_push_index(c, j);
+        rc = onescope_os_ots_check_keyframe(c, &p->keyframes[j]);
+        if (rc == ONESCOPE_OK && j > 0)
+            rc = onescope_os_ots_check_frame_order(c, p->keyframes[j - 1].frame,
+                                                   p->keyframes[j].frame);
+        onescope_os_json_pop(c);
+    }
+    onescope_os_json_pop(c);
+    onescope_os_json_pop(c);
+    onescope_os_json_pop(c);
+    return rc;
+}
+
+/* A failure of a nested call (which names itself) names the conversion's input instead. */
+static onescope_code named(onescope_code rc, const char *name, onescope_error *error) {
+    if (rc != ONESCOPE_OK && error != NULL)
+        onescope_os_copy_text(error->input, sizeof error->input, name);
+    return rc;
+}
+
+static onescope_code sink_write(void *user, const void *data, size_t size, onescope_error *error) {
+    return onescope_os_file_sink_write(user, data, size, error);
+}
+
+/* The streamed conversion, limit being the most the file may hold (a test hook may lower
+ * it). Failures of the cache or the rules name the input; the file's own keep its path. */
+static onescope_code to_anm_file(const onescope_pose_cache *cache,
+                                 const onescope_ots_from_cache_options *options, const char *path,
+                                 uint64_t limit, onescope_error *error) {
+    anm_plan p;
+    p.name = options && options->name ? options->name : "ospc to anm";
+    if (path == NULL || strcmp(path, "-") == 0)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, p.name, OS_NO_OFFSET, "path",
+                                "a file path (\"-\": use onescope_ots_pose_cache_to_anm)",
+                                path ? "-" : "NULL");
+    OS_TRY(anm_plan_make(cache, options, &p, error));
+    const onescope_allocator *a = cache->allocator;
+    /* the names, for the rules across pegs; each peg's keyframes come one peg at a time */
+    onescope_ots_clip *clip;
+    OS_TRY(named(anm_clip_head(cache, &p, a, &clip, error), p.name, error));
+    onescope_code rc = ONESCOPE_OK;
+    for (uint32_t e = 0; e < cache->entity_count && rc == ONESCOPE_OK; e++)
+        rc = named(peg_set_name(clip, cache, e, error), p.name, error);
+    ots_ctx c;
+    onescope_os_json_ctx_init(&c, p.name, a, error);
+    /* header, frame range, every peg's own fields and the names across pegs: one pass, no
+     * keyframes yet, before the file is created */
+    if (rc == ONESCOPE_OK) rc = onescope_os_ots_clip_rules(&c, clip, NULL);
+    onescope_os_file_sink *sink = NULL;
+    onescope_os_ots_clip_stream *w = NULL;
+    if (rc == ONESCOPE_OK) rc = onescope_os_file_sink_open(path, a, &sink, error);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_ots_clip_stream_open(clip, limit, p.name, sink_write, sink, a, &w, error);
+    for (uint32_t e = 0; e < cache->entity_count && rc == ONESCOPE_OK; e++) {
+        onescope_ots_peg *peg = &clip->pegs[e];
+        rc = named(peg_set_keys(clip, cache, e, &p, error), p.name, error);
+        if (rc == ONESCOPE_OK) rc = check_peg_keys(&c, peg, e);
+        if (rc == ONESCOPE_OK) rc = onescope_os_ots_clip_stream_peg(w, peg, error);
+        onescope_os_free(a, peg->keyframes); /* one peg's keyframes at a time */
+        peg->keyframes = NULL;
+        peg->keyframe_count = 0;
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_os_ots_clip_stream_finish(w, clip, NULL, error);
+    onescope_os_ots_clip_stream_free(w);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_file_sink_commit(sink, error);
+    else
+        onescope_os_file_sink_discard(sink); /* no partial file: path stays as it was */
+    onescope_ots_clip_free(clip);
+    return rc;
+}
+
+onescope_code onescope_os_ots_pose_cache_to_anm_file_limit(
+    const onescope_pose_cache *cache, const onescope_ots_from_cache_options *options,
+    const char *path, uint64_t limit, onescope_error *error) {
+    return to_anm_file(cache, options, path, limit, error);
+}
+
+onescope_code onescope_ots_pose_cache_to_anm_file(const onescope_pose_cache *cache,
+                                                  const onescope_ots_from_cache_options *options,
+                                                  const char *path, onescope_error *error) {
+    return to_anm_file(cache, options, path, ONESCOPE_MAX_INPUT_BYTES, error);
 }

@@ -97,4 +97,34 @@ onescope_code onescope_os_ots_clip_write_checked(const onescope_ots_clip *clip,
                                                  const onescope_allocator *allocator,
                                                  onescope_buffer *out, onescope_error *error);
 
+/* ---- writing a clip a peg at a time (ots_write.c) ----
+ * The bytes of onescope_os_ots_clip_write_checked, built from the same pieces, handed to a
+ * sink in chunks of about 1 MiB as they are made: open writes everything before the first peg
+ * (from clip's header and frame range; its pegs are not read), each peg call one peg, finish
+ * the pegs' close, clip's cameras and the end. Memory is one fixed buffer. The bytes handed
+ * on never pass limit: a chunk that would is refused with ONESCOPE_E_TOO_LARGE naming name
+ * before the sink sees it. Nothing here checks the rules (the caller runs them before each
+ * piece). A failure (the sink's, the limit's, NOMEM) latches: later calls return it. */
+typedef onescope_code (*onescope_os_ots_sink)(void *user, const void *data, size_t size,
+                                              onescope_error *error);
+typedef struct onescope_os_ots_clip_stream onescope_os_ots_clip_stream;
+onescope_code onescope_os_ots_clip_stream_open(const onescope_ots_clip *clip, uint64_t limit,
+                                               const char *name, onescope_os_ots_sink sink,
+                                               void *user, const onescope_allocator *a,
+                                               onescope_os_ots_clip_stream **out,
+                                               onescope_error *error);
+onescope_code onescope_os_ots_clip_stream_peg(onescope_os_ots_clip_stream *s,
+                                              const onescope_ots_peg *peg, onescope_error *error);
+/* *total (may be NULL) gets the bytes handed to the sink. */
+onescope_code onescope_os_ots_clip_stream_finish(onescope_os_ots_clip_stream *s,
+                                                 const onescope_ots_clip *clip, uint64_t *total,
+                                                 onescope_error *error);
+void onescope_os_ots_clip_stream_free(onescope_os_ots_clip_stream *s);
+
+/* onescope_ots_pose_cache_to_anm_file with a lower output limit than 256 MiB (ots_convert.c):
+ * a test hook for a refusal half way through the file. */
+onescope_code onescope_os_ots_pose_cache_to_anm_file_limit(
+    const onescope_pose_cache *cache, const onescope_ots_from_cache_options *options,
+    const char *path, uint64_t limit, onescope_error *error);
+
 #endif

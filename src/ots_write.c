@@ -10,14 +10,46 @@
 
 /* ---- writing: indented, stable key order, shortest round-trip numbers ---- */
 
+/* The bytes go to one growing buffer, or with a sink, out in chunks of about FLUSH_BYTES
+ * (the buffer is emptied whenever it passes that), so a streamed clip's memory is fixed. */
+#define FLUSH_BYTES ((size_t)1 << 20)
+/* Room past FLUSH_BYTES for the one put that crosses it (the longest is a peg name). */
+#define FLUSH_SLACK ((size_t)64 << 10)
+
 typedef struct jw {
     onescope_os_writer w;
     int depth;
     bool first[OTS_MAX_DEPTH + 2];
+    /* streaming only (sink non-NULL) */
+    onescope_os_ots_sink sink;
+    void *user;
+    uint64_t flushed; /* bytes already handed to the sink */
+    uint64_t limit;   /* the most the sink may receive in all */
+    const char *name; /* what a size refusal names */
+    onescope_code rc; /* the first failure of a flush: latches */
+    onescope_error *error;
 } jw;
+
+/* Hands the buffer to the sink, unless that would take the output past the limit. */
+static void flush(jw *j) {
+    if (j->rc != ONESCOPE_OK || j->w.failed || j->w.size == 0) return;
+    if (j->flushed + j->w.size > j->limit) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "at most %llu bytes (the .anm output limit)",
+                 (unsigned long long)j->limit);
+        j->rc =
+            onescope_os_fail(j->error, ONESCOPE_E_TOO_LARGE, j->name, OS_NO_OFFSET, "output size",
+                             expected, "more than %llu bytes", (unsigned long long)j->limit);
+        return;
+    }
+    j->rc = j->sink(j->user, j->w.data, j->w.size, j->error);
+    j->flushed += j->w.size;
+    j->w.size = 0;
+}
 
 static void put(jw *j, const char *s, size_t n) {
     onescope_os_write_bytes(&j->w, s, n);
+    if (j->sink != NULL && j->w.size >= FLUSH_BYTES) flush(j);
 }
 static void puts_(jw *j, const char *s) {
     put(j, s, strlen(s));
@@ -327,6 +359,52 @@ onescope_code onescope_ots_clip_write(const onescope_ots_clip *k,
     return onescope_os_ots_clip_write_checked(k, allocator, out, error);
 }
 
+/* Everything before the first peg. */
+static void write_clip_head(jw *j, const onescope_ots_clip *k) {
+    write_header_start(j, "octo_anm", &k->header);
+    key(j, "frame_range");
+    put(j, "[", 1);
+    put_int(j, k->frame_range[0]);
+    put(j, ", ", 2);
+    put_int(j, k->frame_range[1]);
+    put(j, "]", 1);
+    write_coordinates(j, &k->header);
+    key(j, "pegs");
+    open_(j, "[");
+}
+
+static void write_peg(jw *j, const onescope_ots_peg *p) {
+    next_item(j);
+    open_(j, "{");
+    key_string(j, "name", p->name);
+    if (!empty(p->path)) key_string(j, "path", p->path);
+    key_name_or_null(j, "parent", p->parent);
+    key_vec(j, "rest_pivot", p->rest_pivot, 3);
+    key_vec(j, "rest_rotation", p->rest_rotation, 4);
+    if (!empty(p->rig)) key_string(j, "rig", p->rig);
+    if (p->is_camera) key_bool(j, "is_camera", true);
+    if (p->has_source_modes) {
+        key(j, "source_modes");
+        open_(j, "{");
+        key_string(j, "position", p->source_modes.position);
+        key_string(j, "rotation", p->source_modes.rotation);
+        key_string(j, "scale", p->source_modes.scale);
+        key_bool(j, "enable_3d", p->source_modes.enable_3d);
+        close_(j, "}");
+    }
+    key(j, "keyframes");
+    open_(j, "[");
+    for (size_t f = 0; f < p->keyframe_count; f++) write_keyframe(j, &p->keyframes[f]);
+    close_(j, "]");
+    close_(j, "}");
+}
+
+/* The pegs' close and the cameras; finish() writes the end. */
+static void write_clip_tail(jw *j, const onescope_ots_clip *k) {
+    close_(j, "]");
+    write_cameras(j, k->cameras, k->camera_count);
+}
+
 onescope_code onescope_os_ots_clip_write_checked(const onescope_ots_clip *k,
                                                  const onescope_allocator *allocator,
                                                  onescope_buffer *out, onescope_error *error) {
@@ -336,43 +414,81 @@ onescope_code onescope_os_ots_clip_write_checked(const onescope_ots_clip *k,
     jw j;
     memset(&j, 0, sizeof j);
     onescope_os_writer_init(&j.w, allocator);
-    write_header_start(&j, "octo_anm", &k->header);
-    key(&j, "frame_range");
-    put(&j, "[", 1);
-    put_int(&j, k->frame_range[0]);
-    put(&j, ", ", 2);
-    put_int(&j, k->frame_range[1]);
-    put(&j, "]", 1);
-    write_coordinates(&j, &k->header);
-    key(&j, "pegs");
-    open_(&j, "[");
-    for (size_t i = 0; i < k->peg_count; i++) {
-        const onescope_ots_peg *p = &k->pegs[i];
-        next_item(&j);
-        open_(&j, "{");
-        key_string(&j, "name", p->name);
-        if (!empty(p->path)) key_string(&j, "path", p->path);
-        key_name_or_null(&j, "parent", p->parent);
-        key_vec(&j, "rest_pivot", p->rest_pivot, 3);
-        key_vec(&j, "rest_rotation", p->rest_rotation, 4);
-        if (!empty(p->rig)) key_string(&j, "rig", p->rig);
-        if (p->is_camera) key_bool(&j, "is_camera", true);
-        if (p->has_source_modes) {
-            key(&j, "source_modes");
-            open_(&j, "{");
-            key_string(&j, "position", p->source_modes.position);
-            key_string(&j, "rotation", p->source_modes.rotation);
-            key_string(&j, "scale", p->source_modes.scale);
-            key_bool(&j, "enable_3d", p->source_modes.enable_3d);
-            close_(&j, "}");
-        }
-        key(&j, "keyframes");
-        open_(&j, "[");
-        for (size_t f = 0; f < p->keyframe_count; f++) write_keyframe(&j, &p->keyframes[f]);
-        close_(&j, "]");
-        close_(&j, "}");
-    }
-    close_(&j, "]");
-    write_cameras(&j, k->cameras, k->camera_count);
+    write_clip_head(&j, k);
+    for (size_t i = 0; i < k->peg_count; i++) write_peg(&j, &k->pegs[i]);
+    write_clip_tail(&j, k);
     return finish(&j, out, error);
+}
+
+/* ---- the same clip a peg at a time, through a sink ---- */
+
+struct onescope_os_ots_clip_stream {
+    jw j;
+};
+
+/* The stream's state after a call: the latched failure, or NOMEM when the buffer could not
+ * grow. */
+static onescope_code stream_state(onescope_os_ots_clip_stream *s) {
+    jw *j = &s->j;
+    if (j->rc == ONESCOPE_OK && j->w.failed)
+        j->rc = onescope_os_fail(j->error, ONESCOPE_E_NOMEM, j->name, OS_NO_OFFSET, "output", NULL,
+                                 "could not allocate the output buffer");
+    return j->rc;
+}
+
+onescope_code onescope_os_ots_clip_stream_open(const onescope_ots_clip *clip, uint64_t limit,
+                                               const char *name, onescope_os_ots_sink sink,
+                                               void *user, const onescope_allocator *a,
+                                               onescope_os_ots_clip_stream **out,
+                                               onescope_error *error) {
+    *out = NULL;
+    onescope_os_ots_clip_stream *s = onescope_os_calloc(a, 1, sizeof *s);
+    if (s == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "output", NULL,
+                                "could not allocate the writer");
+    jw *j = &s->j;
+    onescope_os_writer_init(&j->w, a);
+    j->sink = sink;
+    j->user = user;
+    j->limit = limit;
+    j->name = name;
+    j->error = error;
+    if (!onescope_os_writer_reserve_total(&j->w, FLUSH_BYTES + FLUSH_SLACK)) j->w.failed = true;
+    if (!j->w.failed) write_clip_head(j, clip);
+    onescope_code rc = stream_state(s);
+    if (rc != ONESCOPE_OK) {
+        onescope_os_ots_clip_stream_free(s);
+        return rc;
+    }
+    *out = s;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_ots_clip_stream_peg(onescope_os_ots_clip_stream *s,
+                                              const onescope_ots_peg *peg, onescope_error *error) {
+    s->j.error = error;
+    if (s->j.rc == ONESCOPE_OK && !s->j.w.failed) write_peg(&s->j, peg);
+    return stream_state(s);
+}
+
+onescope_code onescope_os_ots_clip_stream_finish(onescope_os_ots_clip_stream *s,
+                                                 const onescope_ots_clip *clip, uint64_t *total,
+                                                 onescope_error *error) {
+    jw *j = &s->j;
+    j->error = error;
+    if (j->rc == ONESCOPE_OK && !j->w.failed) {
+        write_clip_tail(j, clip);
+        close_(j, "}");
+        put(j, "\n", 1);
+        flush(j);
+    }
+    if (total != NULL) *total = j->flushed;
+    return stream_state(s);
+}
+
+void onescope_os_ots_clip_stream_free(onescope_os_ots_clip_stream *s) {
+    if (s == NULL) return;
+    const onescope_allocator *a = s->j.w.allocator;
+    onescope_os_writer_discard(&s->j.w);
+    onescope_os_free(a, s);
 }

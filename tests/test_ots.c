@@ -2536,6 +2536,301 @@ static void every_error_in_file_order(void **state) {
     free(t4);
 }
 
+/* ---- cache -> .anm file, a peg at a time (issue 12 item 7) ---- */
+
+/* A 3D cache for the file tests: entity 0 still, 1 on a line, 2 on a curve with absent
+ * frames, the rest turning; names on even entities only (the others become "entity-ID"). */
+static onescope_pose_cache *anm_file_cache(uint32_t ne, uint32_t nf, double mpu,
+                                           const onescope_allocator *a) {
+    onescope_error err;
+    onescope_pose_cache *pc = NULL;
+    if (onescope_pose_cache_create(3, ne, nf, a, &pc, &err) != ONESCOPE_OK) return NULL;
+    pc->metres_per_unit = mpu;
+    pc->start_step = 5;
+    for (uint32_t e = 0; e < ne; e++) {
+        char name[32];
+        int n = snprintf(name, sizeof name, "body %u", (unsigned)e);
+        if (e % 2 == 0 &&
+            onescope_pose_cache_set_entity_name(pc, e, name, (size_t)n, &err) != ONESCOPE_OK) {
+            onescope_pose_cache_free(pc);
+            return NULL;
+        }
+        for (uint32_t f = 0; f < nf; f++) {
+            onescope_pose *p = &pc->poses[(size_t)f * ne + e];
+            double t = f * 0.1;
+            if (e == 0) {
+                p->position[1] = 2.5f;
+            } else if (e == 1) {
+                p->position[0] = (float)f;
+            } else if (e == 2) {
+                p->position[0] = (float)sin(t);
+                p->position[2] = (float)(t * t);
+                if (f % 7 == 3) p->position[0] = NAN; /* absent */
+            } else {
+                double h = 0.5 * t * e;
+                p->rotation[1] = (float)sin(h);
+                p->rotation[3] = (float)cos(h);
+                p->position[2] = (float)(e + 0.01 * f);
+            }
+        }
+    }
+    return pc;
+}
+
+static char *anm_file_path(const char *tag) {
+    static char path[256];
+    snprintf(path, sizeof path, "/tmp/test_ots-anmfile-%s-%ld.anm", tag, (long)getpid());
+    return path;
+}
+
+/* The file call and the in-memory call on the same cache and options: the same verdict, and
+ * on success the same bytes; on failure no file. Returns the code. */
+static onescope_code anm_file_same_as_memory(const onescope_pose_cache *pc,
+                                             const onescope_ots_from_cache_options *from) {
+    const char *path = anm_file_path("same");
+    unlink(path);
+    onescope_error e1, e2;
+    onescope_buffer mem;
+    onescope_code rc = onescope_ots_pose_cache_to_anm(pc, from, NULL, &mem, &e1);
+    onescope_code frc = onescope_ots_pose_cache_to_anm_file(pc, from, path, &e2);
+    assert_int_equal(frc, rc);
+    if (rc == ONESCOPE_OK) {
+        onescope_buffer disk;
+        assert_int_equal(onescope_file_read(path, 0, NULL, &disk, &e2), ONESCOPE_OK);
+        assert_int_equal(disk.size, mem.size);
+        assert_memory_equal(disk.data, mem.data, mem.size);
+        onescope_buffer_free(&disk);
+        onescope_buffer_free(&mem);
+    } else {
+        assert_null(mem.data);
+        assert_string_equal(e2.input, e1.input);
+        assert_int_equal(access(path, F_OK), -1);
+    }
+    unlink(path);
+    return rc;
+}
+
+static void anm_file_equals_memory(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    /* a 2D cache in millimetres, from the test data */
+    onescope_pose_cache *pc;
+    assert_int_equal(
+        onescope_pose_cache_read_file(ONESCOPE_TESTDATA "/test-2d-ghost.ospc", NULL, &pc, &err),
+        ONESCOPE_OK);
+    assert_int_equal(anm_file_same_as_memory(pc, NULL), ONESCOPE_OK);
+    from.keys_all = true;
+    assert_int_equal(anm_file_same_as_memory(pc, &from), ONESCOPE_OK);
+    onescope_pose_cache_free(pc);
+    /* absent poses, a still entity, fallback names, centimetres, every up axis, both key
+     * choices; 40 x 300 with keys_all passes the 1 MiB buffer several times */
+    const uint32_t sizes[2][2] = {{5, 40}, {40, 300}};
+    for (int s = 0; s < 2; s++) {
+        pc = anm_file_cache(sizes[s][0], sizes[s][1], 0.01, NULL);
+        assert_non_null(pc);
+        for (int up = -1; up < 3; up++)
+            for (int all = 0; all < 2; all++) {
+                from = onescope_ots_from_cache_options_default();
+                from.name = "gen.ospc";
+                from.keys_all = all;
+                from.up_given = up >= 0;
+                from.up = up >= 0 ? (onescope_ots_up)up : ONESCOPE_OTS_UP_Y;
+                from.fps = 30;
+                from.source = ONESCOPE_OTS_SOURCE_MAYA;
+                assert_int_equal(anm_file_same_as_memory(pc, &from), ONESCOPE_OK);
+            }
+        onescope_pose_cache_free(pc);
+    }
+    /* the file is big enough to have been written in several pieces */
+    pc = anm_file_cache(40, 300, 0.01, NULL);
+    from = onescope_ots_from_cache_options_default();
+    from.keys_all = true;
+    const char *path = anm_file_path("big");
+    assert_int_equal(onescope_ots_pose_cache_to_anm_file(pc, &from, path, &err), ONESCOPE_OK);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(st.st_size > 3 * (1 << 20));
+    unlink(path);
+    /* an up label the cache records, and a contradiction of it */
+    assert_int_equal(onescope_pose_cache_set_text(pc, ONESCOPE_POSE_TEXT_LABEL, "up=z", 4, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(anm_file_same_as_memory(pc, NULL), ONESCOPE_OK);
+    from.up_given = true;
+    from.up = ONESCOPE_OTS_UP_X;
+    assert_int_equal(anm_file_same_as_memory(pc, &from), ONESCOPE_E_ARGUMENT);
+    onescope_pose_cache_free(pc);
+    /* refusals: a unitless cache, two pegs of one name; neither creates the file */
+    pc = anm_file_cache(4, 10, 0, NULL);
+    assert_int_equal(anm_file_same_as_memory(pc, NULL), ONESCOPE_E_ARGUMENT);
+    pc->metres_per_unit = 1;
+    assert_int_equal(onescope_pose_cache_set_entity_name(pc, 2, "body 0", 6, &err), ONESCOPE_OK);
+    from = onescope_ots_from_cache_options_default();
+    from.name = "dup.ospc";
+    onescope_code dup = anm_file_same_as_memory(pc, &from);
+    assert_true(dup != ONESCOPE_OK);
+    onescope_pose_cache_free(pc);
+}
+
+/* A file's worth of allocations, each refused in turn: no leak, no file, no temporary. */
+static bool dir_has_temporary(const char *dir, const char *prefix) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -a %s | grep -q '^%s.*\\.tmp-'", dir, prefix);
+    return system(cmd) == 0;
+}
+
+static onescope_code anm_file_walk(const onescope_allocator *a, void *ctx) {
+    (void)ctx;
+    const char *path = anm_file_path("walk");
+    onescope_pose_cache *pc = anm_file_cache(3, 12, 1, a);
+    if (pc == NULL) return ONESCOPE_E_NOMEM;
+    onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    onescope_error err;
+    onescope_code rc = onescope_ots_pose_cache_to_anm_file(pc, &from, path, &err);
+    if (rc != ONESCOPE_OK) {
+        assert_int_equal(access(path, F_OK), -1);
+        /* the conversion's failures name the input, the file's own the path */
+        assert_true(strcmp(err.input, "ospc to anm") == 0 || strcmp(err.input, path) == 0);
+    }
+    unlink(path);
+    onescope_pose_cache_free(pc);
+    return rc;
+}
+
+static void anm_file_allocation_failure(void **state) {
+    (void)state;
+    assert_true(test_alloc_walk(anm_file_walk, NULL) > 5);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "test_ots-anmfile-walk-%ld", (long)getpid());
+    assert_false(dir_has_temporary("/tmp", prefix));
+}
+
+/* A failure half way (the output limit passed, an unwritable place) leaves no file, no
+ * temporary, and an existing file as it was. */
+static void anm_file_failure_leaves_nothing(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_pose_cache *pc = anm_file_cache(40, 300, 1, NULL);
+    onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    from.keys_all = true;
+    from.name = "limit.ospc";
+    onescope_buffer mem;
+    assert_int_equal(onescope_ots_pose_cache_to_anm(pc, &from, NULL, &mem, &err), ONESCOPE_OK);
+    const char *path = anm_file_path("limit");
+    test_write_file(path, "old", 3);
+    /* one byte short of the real size: refused at the end, naming the input and the limit */
+    assert_int_equal(
+        onescope_os_ots_pose_cache_to_anm_file_limit(pc, &from, path, mem.size - 1, &err),
+        ONESCOPE_E_TOO_LARGE);
+    assert_string_equal(err.input, "limit.ospc");
+    char limit_text[64];
+    snprintf(limit_text, sizeof limit_text, "at most %zu bytes", mem.size - 1);
+    assert_non_null(strstr(err.expected, limit_text));
+    /* past the first 1 MiB piece: refused before the second is written */
+    assert_int_equal(
+        onescope_os_ots_pose_cache_to_anm_file_limit(pc, &from, path, (1u << 20) + 100, &err),
+        ONESCOPE_E_TOO_LARGE);
+    onescope_buffer disk;
+    assert_int_equal(onescope_file_read(path, 0, NULL, &disk, &err), ONESCOPE_OK);
+    assert_int_equal(disk.size, 3);
+    assert_memory_equal(disk.data, "old", 3);
+    onescope_buffer_free(&disk);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "test_ots-anmfile-limit-%ld", (long)getpid());
+    assert_false(dir_has_temporary("/tmp", prefix));
+    /* exactly the real size fits, and replaces the old file */
+    assert_int_equal(onescope_os_ots_pose_cache_to_anm_file_limit(pc, &from, path, mem.size, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(onescope_file_read(path, 0, NULL, &disk, &err), ONESCOPE_OK);
+    assert_int_equal(disk.size, mem.size);
+    assert_memory_equal(disk.data, mem.data, mem.size);
+    onescope_buffer_free(&disk);
+    unlink(path);
+    onescope_buffer_free(&mem);
+    /* a directory that does not exist: the file's own error names the path */
+    assert_int_equal(onescope_ots_pose_cache_to_anm_file(pc, &from, "/nonexistent-dir/x.anm", &err),
+                     ONESCOPE_E_IO);
+    assert_string_equal(err.input, "/nonexistent-dir/x.anm");
+    /* "-" and NULL are refused, naming the input */
+    assert_int_equal(onescope_ots_pose_cache_to_anm_file(pc, &from, "-", &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.input, "limit.ospc");
+    assert_int_equal(onescope_ots_pose_cache_to_anm_file(pc, &from, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ots_pose_cache_to_anm_file(NULL, &from, path, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(access(path, F_OK), -1);
+    /* a refused cache creates nothing either */
+    from.name = "far.ospc";
+    pc->metres_per_unit = 0;
+    assert_int_equal(onescope_ots_pose_cache_to_anm_file(pc, &from, path, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(access(path, F_OK), -1);
+    onescope_pose_cache_free(pc);
+}
+
+/* Memory: one peg's keyframes and the fixed buffer, whatever the frames. */
+typedef struct peak_count {
+    onescope_allocator allocator;
+    size_t live, peak;
+} peak_count;
+
+static void *peak_alloc(void *user, size_t size) {
+    peak_count *b = user;
+    size_t *p = malloc(sizeof(size_t) + size);
+    if (p == NULL) return NULL;
+    *p = size;
+    b->live += size;
+    if (b->live > b->peak) b->peak = b->live;
+    return p + 1;
+}
+
+static void peak_free(void *user, void *ptr) {
+    if (ptr == NULL) return;
+    peak_count *b = user;
+    size_t *p = (size_t *)ptr - 1;
+    b->live -= *p;
+    free(p);
+}
+
+/* The most bytes the file call holds at once beyond the cache, for ne x nf frames. */
+static size_t anm_file_peak(uint32_t ne, uint32_t nf, bool all) {
+    peak_count b = {{peak_alloc, peak_free, NULL}, 0, 0};
+    b.allocator.user = &b;
+    onescope_pose_cache *pc = anm_file_cache(ne, nf, 1, &b.allocator);
+    assert_non_null(pc);
+    size_t before = b.live;
+    b.peak = b.live;
+    onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
+    from.keys_all = all;
+    onescope_error err;
+    const char *path = anm_file_path("peak");
+    assert_int_equal(onescope_ots_pose_cache_to_anm_file(pc, &from, path, &err), ONESCOPE_OK);
+    unlink(path);
+    onescope_pose_cache_free(pc);
+    assert_int_equal(b.live, 0);
+    return b.peak - before;
+}
+
+static void anm_file_memory_is_one_peg(void **state) {
+    (void)state;
+    for (int all = 0; all < 2; all++) {
+        size_t one = anm_file_peak(30, 1000, all), two = anm_file_peak(30, 2000, all);
+        size_t many = anm_file_peak(120, 1000, all);
+        /* the buffer, one peg's keyframes (room for every frame), names */
+        size_t bound = ((size_t)1 << 20) + ((size_t)64 << 10) +
+                       2000 * sizeof(onescope_ots_keyframe) +
+                       120 * (sizeof(onescope_ots_peg) + 64) + 8192;
+        printf("anm file peak bytes (keys %s): 30x1000 %zu, 30x2000 %zu, 120x1000 %zu\n",
+               all ? "all" : "needed", one, two, many);
+        assert_true(one <= bound && two <= bound && many <= bound);
+        /* twice the frames: only the one peg's keyframes grow */
+        assert_true(two - one <= 1000 * sizeof(onescope_ots_keyframe) + 4096);
+        /* four times the entities: only the names grow */
+        assert_true(many - one <= 90 * (sizeof(onescope_ots_peg) + 64));
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(samples_parse),
@@ -2576,6 +2871,10 @@ int main(void) {
         cmocka_unit_test(convert_keeps_needed_keys),
         cmocka_unit_test(syntax_in_plain_words),
         cmocka_unit_test(every_error_in_file_order),
+        cmocka_unit_test(anm_file_equals_memory),
+        cmocka_unit_test(anm_file_allocation_failure),
+        cmocka_unit_test(anm_file_failure_leaves_nothing),
+        cmocka_unit_test(anm_file_memory_is_one_peg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -392,6 +392,24 @@ ONESCOPE_API onescope_code onescope_ots_pose_cache_to_anm(
     const onescope_pose_cache *cache, const onescope_ots_from_cache_options *options,
     const onescope_allocator *allocator, onescope_buffer *out, onescope_error *error);
 
+/* OSPC -> an .anm file at path, the same bytes as onescope_ots_pose_cache_to_anm then
+ * onescope_file_write, written one peg at a time: memory is one peg's keyframes, the peg
+ * names and a fixed 1 MiB output buffer, however many frames the cache holds (allocations
+ * through cache->allocator). The same checks as onescope_ots_pose_cache_to_anm, in this
+ * order: the options, the cache, its unit and up axis and the output's size from below
+ * (ONESCOPE_OTS_KEYFRAME_MIN_BYTES) before anything is built; the header and the names across
+ * pegs before the file is created; each peg's keyframes before its bytes are written; the
+ * file's real size against the 256 MiB output limit as it grows (ONESCOPE_E_TOO_LARGE naming
+ * options->name and the limit). A cache breaking several rules may so report another of them
+ * first than the in-memory call. The file lands as onescope_file_write lands one (a temporary
+ * beside it, fsync, rename; symlinks followed, an existing file's mode and owner kept, a
+ * device written in place): a failure leaves no partial file and path as it was. Failures of
+ * the cache or the rules name options->name, the file's own path. "-" is refused (use
+ * onescope_ots_pose_cache_to_anm). */
+ONESCOPE_API onescope_code onescope_ots_pose_cache_to_anm_file(
+    const onescope_pose_cache *cache, const onescope_ots_from_cache_options *options,
+    const char *path, onescope_error *error);
+
 #ifdef __cplusplus
 }
 #endif

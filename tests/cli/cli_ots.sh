@@ -201,6 +201,31 @@ expect_exit 2 "$ONESCOPE" convert --up z "$SCRATCH/clip.anm" "$SCRATCH/bad.ospc"
 expect_grep "is for a pose cache IN" "$SCRATCH/err"
 expect_exit 2 "$ONESCOPE" convert --keys all "$SCRATCH/clip.anm" "$SCRATCH/bad.ospc"
 
+# cache -> .anm file is written a peg at a time (docs/ots.md, section 7.3): the same bytes as
+# the in-memory conversion behind OUT '-', a symlink followed, a mode kept, a device written
+# in place, and a refusal leaves an existing OUT as it was
+for case in "$G|" "$G|--keys all" "$SCRATCH/clip.ospc|--keys all --fps 30" "$SCRATCH/zup.ospc|" "$G|--up z --source maya"; do
+    in=${case%%|*}
+    opts=${case#*|}
+    "$ONESCOPE" convert $opts "$in" - >"$SCRATCH/stream-mem.anm"
+    expect_exit 0 "$ONESCOPE" convert $opts "$in" "$SCRATCH/stream-file.anm"
+    if cmp -s "$SCRATCH/stream-mem.anm" "$SCRATCH/stream-file.anm"; then ok; else bad "convert $opts $in: file differs from stdout"; fi
+done
+printf 'old' >"$SCRATCH/keep.anm"
+chmod 640 "$SCRATCH/keep.anm"
+ln -sf keep.anm "$SCRATCH/link.anm"
+expect_exit 0 "$ONESCOPE" convert "$G" "$SCRATCH/link.anm"
+if [ -L "$SCRATCH/link.anm" ] && cmp -s "$SCRATCH/keep.anm" "$SCRATCH/mm.anm"; then ok; else bad "convert did not write through the symlink"; fi
+if [ "$(stat -c %a "$SCRATCH/keep.anm")" = 640 ]; then ok; else bad "convert lost OUT's mode"; fi
+printf 'old' >"$SCRATCH/keep.anm"
+expect_exit 1 "$ONESCOPE" convert --keys all --unit m "$SCRATCH/wide.ospc" "$SCRATCH/keep.anm"
+if [ "$(cat "$SCRATCH/keep.anm")" = old ]; then ok; else bad "a refused conversion changed OUT"; fi
+if ls -a "$SCRATCH" | grep -q '\.tmp-'; then bad "a temporary was left behind"; else ok; fi
+expect_exit 1 "$ONESCOPE" convert "$G" "$SCRATCH/no-such-dir/x.anm"
+expect_grep "no-such-dir/x.anm: cannot create a temporary file" "$SCRATCH/err"
+expect_exit 0 "$ONESCOPE" convert "$G" /dev/null
+if [ -c /dev/null ]; then ok; else bad "convert replaced /dev/null"; fi
+
 # OTS syntax errors in plain words, with line:column (docs/ots.md, section 1)
 printf '\357\273\277{"format": "octo_anm", "version": 4}' >"$SCRATCH/bom.anm"
 expect_exit 1 "$ONESCOPE" validate "$SCRATCH/bom.anm"

@@ -12,6 +12,19 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* Whether path is a regular file starting with the OSPC magic (format detection needs no
+ * more); anything else goes the general way, which reports what is wrong with it. */
+static bool peek_ospc(const char *path) {
+    if (strcmp(path, "-") == 0) return false;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return false;
+    char magic[4];
+    bool yes =
+        fread(magic, 1, 4, f) == 4 && onescope_format_detect(magic, 4) == ONESCOPE_FORMAT_OSPC;
+    fclose(f);
+    return yes;
+}
+
 enum { OPT_FPS, OPT_SOURCE, OPT_WORLD, OPT_SEGMENTS, OPT_UNIT, OPT_UP, OPT_KEYS };
 static const cli_option options[] = {
     [OPT_FPS] = {"fps", 0, "N", "frame rate written into the .anm (default 24)"},
@@ -34,7 +47,9 @@ const cli_spec cli_spec_convert = {
              "A bake is written frame by frame (memory does not grow with the frame range); a\n"
              "bake past the 256 MiB file limit is refused before anything is written, unless\n"
              "--segments (docs/pose-cache.md; not with OUT '-'); an .anm that would pass 256 MiB\n"
-             "is refused from the cache's size before it is built.\n"
+             "is refused from the cache's size before it is built. An .anm file is written a peg\n"
+             "at a time (memory does not grow with the frames); with OUT '-' it is built in\n"
+             "memory first, so a refusal writes nothing.\n"
              "Positions are metres in the .anm and the cache's unit in the .ospc (docs/ots.md,\n"
              "section 7); a z- or x-up clip's axis is kept in the cache's label.\n",
     .exit_codes = "0 ok, 1 IN invalid or not convertible or OUT not written, 2 usage",
@@ -110,8 +125,27 @@ int cmd_convert(int argc, char **argv) {
     const char *in_name = cli_input_name(paths[0]);
     from.name = in_name;
     bake.name = in_name;
-    onescope_buffer in;
     onescope_error err;
+    if (!to_stdout && peek_ospc(paths[0])) {
+        /* cache -> .anm file: the cache mapped, the clip written a peg at a time */
+        if (ends_with(paths[1], ".ospc"))
+            return cli_usage_error("convert",
+                                   "IN is a pose cache, so OUT '%s' should not end in "
+                                   ".ospc",
+                                   paths[1]);
+        onescope_pose_cache *cache;
+        onescope_code rc = onescope_pose_cache_map(paths[0], NULL, &cache, &err);
+        if (rc == ONESCOPE_OK) {
+            rc = onescope_ots_pose_cache_to_anm_file(cache, &from, paths[1], &err);
+            onescope_pose_cache_free(cache);
+        }
+        if (rc != ONESCOPE_OK) {
+            cli_print_error(&err);
+            return CLI_FAIL;
+        }
+        return CLI_OK;
+    }
+    onescope_buffer in;
     if (onescope_file_read(paths[0], 0, NULL, &in, &err) != ONESCOPE_OK) {
         cli_print_error(&err);
         return CLI_FAIL;
