@@ -153,8 +153,8 @@ onescope_code onescope_os_failv(onescope_error *error, onescope_code code, const
     error->has_offset = offset != OS_NO_OFFSET;
     error->offset = error->has_offset ? offset : 0;
     /* The parsers escape the input text they echo (onescope_os_escape); this pass only
-     * catches a control byte or invalid UTF-8 that reached a field some other way (a token
-     * jansson quotes), and cuts long text at a whole character with "...". */
+     * catches a control byte or invalid UTF-8 that reached a field some other way (text a
+     * caller passes in), and cuts long text at a whole character with "...". */
     if (field) escape_into(error->field, sizeof error->field, field, strlen(field), false);
     if (expected)
         escape_into(error->expected, sizeof error->expected, expected, strlen(expected), false);

@@ -266,7 +266,7 @@ static void test_format_escapes(void **state) {
     assert_int_equal(n, strlen(buf));
     assert_clean_line(buf, "raw fields");
     assert_true(n < 4 * (sizeof e.field + sizeof e.expected + sizeof e.found) + 64);
-    /* filling catches raw control bytes and invalid UTF-8 too (a token jansson quotes): the
+    /* filling catches raw control bytes and invalid UTF-8 too (text a caller passes): the
      * struct itself holds clean text, quotes left as they are */
     onescope_os_fail(&e, ONESCOPE_E_SYNTAX, "j", 0, "k\x1b", "a \"q\"\x7f", "near '\"a\n\xff'");
     assert_string_equal(e.field, "k\\x1B");
@@ -337,7 +337,7 @@ static void test_parser_echoes(void **state) {
     assert_int_equal(strlen(e.found), ONESCOPE_OS_ECHO_MAX + 2);
     onescope_error_format(&e, line, sizeof line);
     assert_clean_line(line, "10 KB value");
-    /* invalid UTF-8 in the text: jansson's message quotes the bytes; they come out escaped */
+    /* invalid UTF-8 in a key: the path quotes the bytes; they come out escaped */
     assert_int_equal(parse_clip("{\"s\xff\x1b\": 5}", &e), ONESCOPE_E_UTF8);
     onescope_error_format(&e, line, sizeof line);
     assert_clean_line(line, "invalid UTF-8");

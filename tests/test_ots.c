@@ -1193,8 +1193,7 @@ static void arguments_are_checked(void **state) {
     onescope_ots_clip *none = (onescope_ots_clip *)1;
     assert_int_equal(onescope_ots_clip_parse(NULL, 5, "c", NULL, &none, &err), ONESCOPE_E_ARGUMENT);
     assert_null(none);
-    /* NULL with size 0 is the empty text: a syntax error at 1:0 (well, jansson's), not an argument
-     * error */
+    /* NULL with size 0 is the empty text: a syntax error at 1:1, not an argument error */
     assert_int_equal(onescope_ots_clip_parse(NULL, 0, "c", NULL, &none, &err), ONESCOPE_E_SYNTAX);
     assert_int_equal(onescope_ots_rig_write(r, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_ots_clip_write(c, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);

@@ -202,10 +202,11 @@ typedef struct onescope_ots_clip {
  * not a validation): ONESCOPE_OTS_NONE when there is none. */
 ONESCOPE_API onescope_ots_kind onescope_ots_detect(const void *data, size_t size);
 
-/* Parse and validate a whole file. options may be NULL. Syntax errors carry jansson's line
- * and column; rule errors carry the JSON path in error->field and the line and column of
- * the offending value. jansson's own temporary tree is allocated through jansson's global
- * hooks, not through options->allocator; everything *out owns goes through the allocator. */
+/* Parse and validate a whole file, in one pass with the library's own JSON reader (no tree).
+ * options may be NULL. Every error carries the line, column and offset where it is; errors
+ * about a value also the JSON path in error->field. Errors come in file order; with
+ * options->on_error, every error is handed over, not only the first (docs/ots.md section 6).
+ * Every allocation, the reader's included, goes through options->allocator. */
 ONESCOPE_API onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *name,
                                                   const onescope_parse_options *options,
                                                   onescope_ots_rig **out, onescope_error *error);

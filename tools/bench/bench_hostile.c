@@ -3,8 +3,8 @@
  * process and written to a temporary file; a second child (forked from this small parent, so
  * it inherits no big heap) reads it and parses it once. Time is the parse call alone; memory
  * is the child's peak resident set (getrusage, wait4) minus what it had before reading the
- * input, so it counts the input buffer and everything the parse holds at its peak, jansson's
- * tree included. Prints numbers only: nothing here asserts a time.
+ * input, so it counts the input buffer and everything the parse holds at its peak. Prints
+ * numbers only: nothing here asserts a time.
  *
  * usage: bench_hostile [SCALE [CASE]]   SCALE multiplies every n (default 1); CASE runs one. */
 #include <errno.h>
