@@ -56,6 +56,26 @@ expect_grep 'enum.anm: line 18, column [0-9]*: pegs\[1\].keyframes\[0\].interp: 
 expect_grep "inf.anm: line 5, column [0-9]*: expected a finite number" "$SCRATCH/err"
 if [ "$(wc -l <"$SCRATCH/err")" -eq 4 ]; then ok; else bad "one line per bad file"; fi
 
+# validate lists every error of one file (file order), up to --max-errors
+sed -e 's/"interp": "BEZIER"/"interp": "SMOOTH"/' -e 's/"fps": 24.0,/"fps": "fast",/' \
+    -e 's/"is_default": true/"is_default": 1/' "$SCRATCH/clip.anm" >"$SCRATCH/three.anm"
+expect_exit 1 "$ONESCOPE" validate "$SCRATCH/three.anm"
+if [ "$(wc -l <"$SCRATCH/err")" -eq 3 ]; then ok; else bad "three errors, three lines"; fi
+if sed -n 1p "$SCRATCH/err" | grep -q ": fps: expected a number" &&
+    sed -n 2p "$SCRATCH/err" | grep -q "interp: expected BEZIER" &&
+    sed -n 3p "$SCRATCH/err" | grep -q "cameras\[0\].is_default: expected true or false"; then
+    ok
+else
+    bad "the errors are not in file order"
+fi
+expect_exit 1 "$ONESCOPE" validate --max-errors 2 "$SCRATCH/three.anm"
+if [ "$(wc -l <"$SCRATCH/err")" -eq 3 ]; then ok; else bad "two errors and the limit line"; fi
+expect_grep "three.anm: stopped at 2 errors (--max-errors); there may be more" "$SCRATCH/err"
+expect_exit 1 "$ONESCOPE" validate --max-errors 1 "$SCRATCH/three.anm"
+if [ "$(wc -l <"$SCRATCH/err")" -eq 1 ]; then ok; else bad "--max-errors 1: the first error alone"; fi
+expect_exit 2 "$ONESCOPE" validate --max-errors 0 "$SCRATCH/three.anm"
+expect_exit 2 "$ONESCOPE" validate --max-errors many "$SCRATCH/three.anm"
+
 # dump
 expect_exit 0 "$ONESCOPE" dump "$SCRATCH/clip.anm"
 expect_grep "pegs  *2" "$SCRATCH/out"
