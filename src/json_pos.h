@@ -12,9 +12,7 @@ typedef struct onescope_os_json_seg {
     size_t index;
 } onescope_os_json_seg;
 
-/* Where a failure goes and the JSON path being read or checked. With locate set (parsing),
- * a failure also gets the offset, line and column the reader gives for the path; without it
- * (checking structs built in code) only the path. */
+/* The deepest path recorded (deeper steps are counted, not kept). */
 #define ONESCOPE_OS_JSON_MAX_DEPTH 12
 
 /* Where the errors of a reader that goes on past an error go (issue 16): each error is
@@ -31,6 +29,9 @@ typedef struct onescope_os_json_sink {
  * sink, or it is full). */
 bool onescope_os_json_sink_add(onescope_os_json_sink *s, const onescope_error *err);
 
+/* Where a failure goes and the JSON path being read or checked. With locate set (parsing),
+ * a failure also gets the offset, line and column the reader gives for the path; without it
+ * (checking structs built in code) only the path. */
 typedef struct onescope_os_json_ctx {
     const char *name; /* input name */
     onescope_error *error;

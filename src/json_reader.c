@@ -101,6 +101,7 @@ static onescope_code fail_at(onescope_os_jr *r, onescope_os_jr_pos at, onescope_
                              const char *expected, const char *fmt, ...) OS_PRINTF(5, 6);
 static onescope_code fail_at(onescope_os_jr *r, onescope_os_jr_pos at, onescope_code code,
                              const char *expected, const char *fmt, ...) {
+    if (r->failed) return r->failed; /* a read error came first: it stays the error */
     va_list ap;
     va_start(ap, fmt);
     onescope_os_failv(r->error, code, r->name, at.offset, NULL, expected, fmt, ap);
@@ -398,9 +399,10 @@ static const double exact_tens[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  
                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* The number s (valid JSON syntax) as the nearest double. When its digits make an integer
- * below 2^53 and its power of ten is at most 22 either way, one multiplication or division of
- * two exact doubles is correctly rounded (Clinger's fast path): most numbers a writer prints.
+/* The number s (valid JSON syntax) as the nearest double. When it has at most 15 digits (so
+ * they make an integer below 2^53, which a double holds exactly) and its power of ten is at
+ * most 22 either way, one multiplication or division of two exact doubles is correctly
+ * rounded (Clinger's fast path): most numbers a writer prints.
  * Everything else goes to strtod in the C locale. */
 static double to_double(const char *s) {
     const char *p = s;
@@ -421,13 +423,22 @@ static double to_double(const char *s) {
         exp10 += eneg ? -e : e;
     }
     /* (only where double arithmetic is done in double: FLT_EVAL_METHOD 0, not x87) */
-    if (FLT_EVAL_METHOD == 0 && digits <= 15 && m < ((uint64_t)1 << 53) && exp10 >= -22 &&
-        exp10 <= 22) {
+    if (FLT_EVAL_METHOD == 0 && digits <= 15 && exp10 >= -22 && exp10 <= 22) {
         double v = (double)m;
         v = exp10 < 0 ? v / exact_tens[-exp10] : v * exact_tens[exp10];
         return neg ? -v : v;
     }
     return c_strtod(s);
+}
+
+/* A value the text holds whole but a double cannot: the error, without latching (the word
+ * has been read to its end, so the reader can go on after it). */
+static onescope_code value_fail(onescope_os_jr *r, onescope_os_jr_pos at, const char *expected,
+                                const char *found) {
+    fail_at(r, at, ONESCOPE_E_NOT_FINITE, expected, "%s", found);
+    r->failed = ONESCOPE_OK;
+    r->value_error = true;
+    return ONESCOPE_E_NOT_FINITE;
 }
 
 /* A number or a bare word (true, false, null), the reader at its first character. */
@@ -474,14 +485,14 @@ static onescope_code read_word(onescope_os_jr *r, onescope_os_jr_pos start) {
         }
         if (strcmp(bare, "NaN") == 0 || strcmp(bare, "nan") == 0 || strcmp(bare, "Infinity") == 0 ||
             strcmp(bare, "inf") == 0 || strcmp(bare, "infinity") == 0 || strcmp(bare, "Inf") == 0)
-            return fail_at(r, start, ONESCOPE_E_NOT_FINITE,
-                           "a finite number (JSON has no NaN or Infinity)", "%s", shown);
+            return value_fail(r, start, "a finite number (JSON has no NaN or Infinity)", shown);
         return fail_at(r, start, ONESCOPE_E_SYNTAX,
                        "a JSON value: a number, a double-quoted string, true, false, null, { or [",
                        "%s, which is none of those", shown);
     }
     r->kind = OS_JR_NUMBER;
     r->is_integer = false;
+    r->integer_syntax = integer;
     if (integer) {
         /* exactly, when it fits in 64 bits */
         const char *s = w[0] == '-' ? w + 1 : w;
@@ -493,15 +504,17 @@ static onescope_code read_word(onescope_os_jr *r, onescope_os_jr_pos start) {
             v = v * 10 + d;
         }
         unsigned long long lim = w[0] == '-' ? (unsigned long long)LLONG_MAX + 1 : LLONG_MAX;
-        if (over || v > lim)
-            return fail_at(r, start, ONESCOPE_E_RANGE, "an integer that fits in 64 bits", "%s", w);
-        r->integer = w[0] == '-' ? (long long)(0 - v) : (long long)v;
-        r->is_integer = true;
+        if (!over && v <= lim) { /* else only the double: the caller says if it wants less */
+            r->integer = w[0] != '-' ? (long long)v : v == 0 ? 0 : -(long long)(v - 1) - 1;
+            r->is_integer = true;
+        }
     }
     r->number = to_double(w);
-    if (!isfinite(r->number))
-        return fail_at(r, start, ONESCOPE_E_NOT_FINITE, "a finite number",
-                       "%s, too large for a double", w);
+    if (!isfinite(r->number)) {
+        char shown[NUMBER_MAX + 32];
+        snprintf(shown, sizeof shown, "%s, too large for a double", w);
+        return value_fail(r, start, "a finite number", shown);
+    }
     return ONESCOPE_OK;
 }
 
@@ -536,7 +549,7 @@ static onescope_code trailing_comma(onescope_os_jr *r) {
 }
 
 static onescope_code read_value(onescope_os_jr *r, int c) {
-    if (r->state == S_DOCUMENT && (c < 0x80 ? strchr("{[\"-0123456789tfn", c) == NULL : true))
+    if (r->state == S_DOCUMENT && (c == 0 || c >= 0x80 || strchr("{[\"-0123456789tfn", c) == NULL))
         /* prose, a log, a BOM-less UTF-16 file...: said plainly, not as a bad token */
         return fail_at(r, r->at, ONESCOPE_E_SYNTAX, "a JSON document (an object starting with '{')",
                        c >= 0x20 && c < 0x7F ? "text that is not JSON, starting with '%c'"
@@ -548,7 +561,10 @@ static onescope_code read_value(onescope_os_jr *r, int c) {
         OS_TRY(read_string(r, r->at));
         r->kind = OS_JR_STRING;
     } else {
-        OS_TRY(read_word(r, r->at));
+        onescope_code rc = read_word(r, r->at);
+        if (rc != ONESCOPE_OK && !r->value_error) return rc;
+        after_value(r);
+        return rc;
     }
     after_value(r);
     return ONESCOPE_OK;
@@ -579,6 +595,7 @@ static onescope_code read_key(onescope_os_jr *r, int c) {
 }
 
 onescope_code onescope_os_jr_next(onescope_os_jr *r) {
+    r->value_error = false;
     for (;;) {
         if (r->failed) return r->failed;
         skip_ws(r);
@@ -643,8 +660,10 @@ onescope_code onescope_os_jr_skip(onescope_os_jr *r) {
     if (r->kind != OS_JR_OBJECT && r->kind != OS_JR_ARRAY) return ONESCOPE_OK;
     int target = r->depth - 1;
     do {
-        OS_TRY(onescope_os_jr_next(r));
+        onescope_code rc = onescope_os_jr_next(r);
+        if (rc != ONESCOPE_OK && !r->value_error) return rc; /* a NaN skipped over is no matter */
     } while (r->depth > target || (r->kind != OS_JR_OBJECT_END && r->kind != OS_JR_ARRAY_END));
+    r->value_error = false;
     return ONESCOPE_OK;
 }
 

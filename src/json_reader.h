@@ -3,7 +3,7 @@
  * buffer. It checks the whole grammar (a token it hands out is always well placed), UTF-8,
  * escapes and numbers, and says what is wrong in one line with the byte offset, line and
  * column. Memory: the current string or number (at most ONESCOPE_OS_JR_MAX_STRING bytes) and
- * one bit per open container, whatever the size of the text. The OTS reader (ots_read.c) is
+ * one byte per open container, whatever the size of the text. The OTS reader (ots_read.c) is
  * built on it. */
 #ifndef ONESCOPE_JSON_READER_H
 #define ONESCOPE_JSON_READER_H
@@ -48,8 +48,14 @@ typedef struct onescope_os_jr {
     size_t len;
     double number;
     long long integer;
-    bool is_integer; /* the number has no fraction or exponent and fits in 64 bits */
-    int depth;       /* containers open after this token */
+    bool is_integer;     /* the number has no fraction or exponent and fits in 64 bits (integer) */
+    bool integer_syntax; /* no fraction or exponent, whatever its size (a longer one: only
+                            number) */
+    int depth;           /* containers open after this token */
+    /* The call failed on a whole value JSON holds but a double cannot (NaN, Infinity, a number
+     * too large such as 1e999): the error is filled, but the reader has read past the value and
+     * is not latched, so the caller may report it at its own path and go on. */
+    bool value_error;
 
     /* private */
     const uint8_t *p;
@@ -76,7 +82,8 @@ void onescope_os_jr_init(onescope_os_jr *r, const char *name, const onescope_all
 /* The next token. A failure fills the error (one line, with the offset, line and column) and
  * latches. */
 onescope_code onescope_os_jr_next(onescope_os_jr *r);
-/* After an OBJECT or ARRAY token: reads on to its matching end. Other tokens: nothing. */
+/* After an OBJECT or ARRAY token: reads on to its matching end (values a double cannot hold
+ * inside are passed over). Other tokens: nothing. */
 onescope_code onescope_os_jr_skip(onescope_os_jr *r);
 /* The offset, line and column of the next byte not yet read (after white space). */
 onescope_os_jr_pos onescope_os_jr_here(onescope_os_jr *r);

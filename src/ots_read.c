@@ -18,6 +18,7 @@ static const char version_message[] =
  * whole array that run once it has been read. */
 typedef struct element_at {
     onescope_os_jr_pos object, name, parent;
+    bool bad; /* an error was reported inside it */
 } element_at;
 
 /* The members of the element whose rules are being run, for errors at its keys. */
@@ -104,7 +105,10 @@ static void locate(void *user, const onescope_os_json_seg *segs, int depth, uint
 static onescope_code go_on(ots_in *in, onescope_code rc, int depth) {
     if (rc == ONESCOPE_OK) return ONESCOPE_OK;
     if (in->r.failed || onescope_os_json_stop(&in->c, rc)) return rc;
-    while (in->r.depth > depth) OS_TRY(onescope_os_jr_next(&in->r));
+    while (in->r.depth > depth) {
+        onescope_code skipped = onescope_os_jr_next(&in->r);
+        if (skipped != ONESCOPE_OK && !in->r.value_error) return skipped; /* NaN in there: moot */
+    }
     return ONESCOPE_OK;
 }
 
@@ -118,6 +122,18 @@ static onescope_code wrong_type(ots_in *in, const char *expected) {
     in->at = in->r.at;
     return onescope_os_json_fail(&in->c, ONESCOPE_E_TYPE, expected, "%s",
                                  onescope_os_jr_kind_name(&in->r));
+}
+
+/* The next token, where a value may start. A value the text holds whole but a double cannot
+ * (NaN, 1e999) is reported at the path being read, and the reading may go on after it. */
+static onescope_code next_value(ots_in *in) {
+    onescope_code rc = onescope_os_jr_next(&in->r);
+    if (rc == ONESCOPE_OK || !in->r.value_error) return rc;
+    char expected[sizeof in->scratch.expected], found[sizeof in->scratch.found];
+    memcpy(expected, in->scratch.expected, sizeof expected);
+    memcpy(found, in->scratch.found, sizeof found);
+    in->at = in->r.at;
+    return onescope_os_json_fail(&in->c, rc, expected[0] ? expected : NULL, "%s", found);
 }
 
 /* ---- values (the reader on the value's first token; each reads the value to its end) ---- */
@@ -141,14 +157,13 @@ static onescope_code rd_vec(ots_in *in, size_t n, double *out) {
     onescope_os_jr_pos start = r->at;
     size_t count = 0;
     for (;;) {
-        OS_TRY(onescope_os_jr_next(r));
+        onescope_os_json_push_index(&in->c, count);
+        onescope_code rc = next_value(in);
+        if (rc == ONESCOPE_OK && r->kind != OS_JR_ARRAY_END && r->kind != OS_JR_NUMBER)
+            rc = wrong_type(in, "a number");
+        onescope_os_json_pop(&in->c);
+        OS_TRY(rc);
         if (r->kind == OS_JR_ARRAY_END) break;
-        if (r->kind != OS_JR_NUMBER) {
-            onescope_os_json_push_index(&in->c, count);
-            onescope_code rc = wrong_type(in, "a number");
-            onescope_os_json_pop(&in->c);
-            return rc;
-        }
         if (count < n) out[count] = r->number;
         count++;
     }
@@ -166,6 +181,10 @@ static onescope_code rd_int(ots_in *in, long long lo, long long hi, long long *o
         *out = r->integer;
     } else if (r->number == floor(r->number) && r->number >= -9.2e18 && r->number <= 9.2e18) {
         *out = (long long)r->number;
+    } else if (r->integer_syntax) { /* an integer past what 64 bits hold */
+        char expected[80];
+        snprintf(expected, sizeof expected, "an integer from %lld to %lld", lo, hi);
+        return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, expected, "%.17g", r->number);
     } else {
         return wrong_type(in, "an integer");
     }
@@ -242,11 +261,17 @@ static onescope_code rd_object(ots_in *in, const object_spec *o, member_fn *fn, 
         while (k < o->n && strcmp(o->keys[k], r->text) != 0) k++;
         char unknown[ONESCOPE_OS_ECHO_MAX + 1] = "";
         if (k == o->n) onescope_os_copy_text(unknown, sizeof unknown, r->text);
-        OS_TRY(onescope_os_jr_next(r));
-        in->at = r->at;
-        onescope_code rc;
         onescope_os_json_push_key(&in->c, k < o->n ? o->keys[k] : unknown);
-        if (k == o->n) {
+        onescope_code rc = next_value(in);
+        in->at = r->at;
+        if (rc != ONESCOPE_OK) {
+            /* a value a double cannot hold, reported at this member: the key is there all the
+             * same (not reported missing later) */
+            if (k < o->n && !(seen >> k & 1)) {
+                seen |= 1u << k;
+                if (member_at != NULL) member_at[k] = r->at;
+            }
+        } else if (k == o->n) {
             char expected[96];
             snprintf(expected, sizeof expected, "only the keys OTS v4 defines for %s", o->what);
             rc = onescope_os_json_fail(&in->c, ONESCOPE_E_TYPE, expected, "unknown key \"%s\"",
@@ -293,11 +318,14 @@ static onescope_code rd_elements(ots_in *in, element_fn *fn, void *obj) {
     if (r->kind != OS_JR_ARRAY) return wrong_type(in, "an array");
     int depth = r->depth, path = in->c.depth;
     for (size_t i = 0;; i++) {
-        OS_TRY(onescope_os_jr_next(r));
-        if (r->kind == OS_JR_ARRAY_END) return ONESCOPE_OK;
-        in->at = r->at;
         onescope_os_json_push_index(&in->c, i);
-        onescope_code rc = fn(in, i, obj);
+        onescope_code rc = next_value(in);
+        if (rc == ONESCOPE_OK && r->kind == OS_JR_ARRAY_END) {
+            in->c.depth = path;
+            return ONESCOPE_OK;
+        }
+        in->at = r->at;
+        if (rc == ONESCOPE_OK) rc = fn(in, i, obj);
         in->c.depth = path;
         OS_TRY(go_on(in, rc, depth));
     }
@@ -450,10 +478,9 @@ static onescope_code rd_cameras(ots_in *in, onescope_ots_camera **cams, size_t *
     return rd_elements(in, camera_element, &l);
 }
 
-/* The camera names, once every camera has one. */
+/* The camera names (the caller runs this only when no error came before, so every camera has
+ * its name). */
 static onescope_code camera_names(ots_in *in, const onescope_ots_camera *cams, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (cams[i].name == NULL) return ONESCOPE_OK; /* reported already */
     return onescope_os_ots_check_camera_names(&in->c, cams, n);
 }
 
@@ -585,7 +612,8 @@ static onescope_code bone_element(ots_in *in, size_t i, void *obj) {
     uint32_t before = in->sink.count;
     OS_TRY(rd_object(in, &spec, bone_member, b, at, &t));
     element_names_at(&in->elements[i], &t, 0, 1);
-    if (in->sink.count != before) return ONESCOPE_OK;
+    in->elements[i].bad = in->sink.count != before;
+    if (in->elements[i].bad) return ONESCOPE_OK;
     if (!(in->scale > 0)) { /* the scale factor comes later in the file */
         in->bones_waiting = true;
         return ONESCOPE_OK;
@@ -599,7 +627,6 @@ static onescope_code bone_element(ots_in *in, size_t i, void *obj) {
 typedef struct rig_read {
     onescope_ots_rig *rig;
     bone_list bones;
-    size_t camera_cap;
 } rig_read;
 
 static onescope_code rig_member(ots_in *in, int key, void *obj) {
@@ -631,7 +658,7 @@ static onescope_code rd_rig(ots_in *in, onescope_ots_rig *r) {
                                        "scale_factor", "pivot_space", "fps",    "coordinate_system",
                                        "bones",        "cameras"};
     static const object_spec spec = {"a .pvt file", keys, 10, 0x3FF};
-    rig_read rr = {r, {r, 0}, 0};
+    rig_read rr = {r, {r, 0}};
     in->elements_key = "bones";
     uint32_t before = in->sink.count;
     OS_TRY(rd_object(in, &spec, rig_member, &rr, NULL, NULL));
@@ -640,6 +667,7 @@ static onescope_code rd_rig(ots_in *in, onescope_ots_rig *r) {
         in->across = true;
         onescope_os_json_push_key(&in->c, "bones");
         for (size_t i = 0; i < r->bone_count; i++) {
+            if (in->elements[i].bad) continue; /* reported already */
             onescope_os_json_push_index(&in->c, i);
             in->at = in->elements[i].object;
             onescope_code rc = bone_rules(in, &r->bones[i]);
@@ -664,7 +692,10 @@ static onescope_code rd_handle_axis(ots_in *in, onescope_ots_handle *h) {
     onescope_os_jr_pos start = r->at;
     size_t m = 0;
     for (;; m++) {
-        OS_TRY(onescope_os_jr_next(r));
+        onescope_os_json_push_index(&in->c, m);
+        onescope_code rn = next_value(in);
+        onescope_os_json_pop(&in->c);
+        OS_TRY(rn);
         if (r->kind == OS_JR_ARRAY_END) break;
         onescope_os_json_push_index(&in->c, m);
         onescope_code rc =
@@ -686,7 +717,10 @@ static onescope_code handles_member(ots_in *in, int ch, void *obj) {
     onescope_os_jr_pos start = r->at;
     size_t axes = 0;
     for (;; axes++) {
-        OS_TRY(onescope_os_jr_next(r));
+        onescope_os_json_push_index(&in->c, axes);
+        onescope_code rn = next_value(in);
+        onescope_os_json_pop(&in->c);
+        OS_TRY(rn);
         if (r->kind == OS_JR_ARRAY_END) break;
         onescope_os_json_push_index(&in->c, axes);
         onescope_code rc =
@@ -830,11 +864,14 @@ static onescope_code frame_range(ots_in *in, int32_t range[2]) {
     onescope_os_jr_pos start = r->at;
     size_t n = 0;
     for (;; n++) {
-        OS_TRY(onescope_os_jr_next(r));
+        onescope_os_json_push_index(&in->c, n);
+        onescope_code rc = next_value(in);
+        onescope_os_json_pop(&in->c);
+        OS_TRY(rc);
         if (r->kind == OS_JR_ARRAY_END) break;
         long long f = 0;
         onescope_os_json_push_index(&in->c, n);
-        onescope_code rc = rd_int(in, INT32_MIN, INT32_MAX, &f);
+        rc = rd_int(in, INT32_MIN, INT32_MAX, &f);
         onescope_os_json_pop(&in->c);
         OS_TRY(rc);
         if (n < 2) range[n] = (int32_t)f;
@@ -912,12 +949,16 @@ static void in_init(ots_in *in, const char *name, const onescope_parse_options *
 
 /* Reads the text into *rig or *clip (whichever is not NULL); returns the first error's code
  * and copies it to error. */
-static onescope_code in_run(ots_in *in, const void *first, size_t size, onescope_ots_rig *rig,
-                            onescope_ots_clip *clip, size_t **parents, onescope_error *error) {
-    (void)first;
-    (void)size;
-    onescope_code rc = in->head_failed ? in->scratch.code
-                                       : plain_text_checks(&in->c, in->head.head, in->head.head_n);
+static onescope_code in_run(ots_in *in, onescope_ots_rig *rig, onescope_ots_clip *clip,
+                            size_t **parents, onescope_error *error) {
+    onescope_code rc = ONESCOPE_OK;
+    if (in->head_failed) /* a source that failed without saying why: still a read error */
+        rc = in->scratch.code != ONESCOPE_OK
+                 ? in->scratch.code
+                 : onescope_os_fail(&in->scratch, ONESCOPE_E_IO, in->c.name, OS_NO_OFFSET, NULL,
+                                    NULL, "cannot read");
+    else
+        rc = plain_text_checks(&in->c, in->head.head, in->head.head_n);
     if (rc == ONESCOPE_OK) rc = onescope_os_jr_next(&in->r);
     if (rc == ONESCOPE_OK) {
         in->at = in->r.at;
@@ -969,7 +1010,7 @@ onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *
     r->allocator = a;
     ots_in in;
     in_init(&in, name, options, data ? data : "", size, NULL, NULL);
-    onescope_code rc = in_run(&in, data ? data : "", size, r, NULL, NULL, error);
+    onescope_code rc = in_run(&in, r, NULL, NULL, error);
     if (rc == ONESCOPE_OK && (r->bones == NULL || r->cameras == NULL)) {
         /* empty arrays are still arrays */
         if (r->bones == NULL) r->bones = onescope_os_calloc(a, 1, sizeof *r->bones);
@@ -1002,7 +1043,7 @@ onescope_code onescope_os_ots_clip_parse(const void *data, size_t size, const ch
     ots_in in;
     in_init(&in, name, options, data ? data : "", size, NULL, NULL);
     size_t *p = NULL;
-    onescope_code rc = in_run(&in, data ? data : "", size, NULL, k, &p, error);
+    onescope_code rc = in_run(&in, NULL, k, &p, error);
     if (rc == ONESCOPE_OK && (k->pegs == NULL || k->cameras == NULL)) {
         if (k->pegs == NULL) k->pegs = onescope_os_calloc(a, 1, sizeof *k->pegs);
         if (k->cameras == NULL) k->cameras = onescope_os_calloc(a, 1, sizeof *k->cameras);
@@ -1048,7 +1089,7 @@ onescope_code onescope_os_ots_check_stream(onescope_ots_kind kind, const void *f
     ots_in in;
     in_init(&in, name, options, first, size, more, user);
     in.keep_keyframes = false;
-    onescope_code rc = in_run(&in, first, size, r, k, NULL, error);
+    onescope_code rc = in_run(&in, r, k, NULL, error);
     onescope_ots_rig_free(r);
     onescope_ots_clip_free(k);
     return rc;

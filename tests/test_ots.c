@@ -2519,6 +2519,39 @@ static void every_error_in_file_order(void **state) {
     assert_int_equal(parse_listing(cut, 50, &l, &err), ONESCOPE_E_TYPE);
     assert_int_equal(l.count, 5);
     assert_int_equal(l.code[4], ONESCOPE_E_SYNTAX);
+    /* a value a double cannot hold is reported at its member, and the reading goes on */
+    char *n1 = edit(clip_text, "\"fps\": 24.0", "\"fps\": NaN, \"bogus\": 1e999");
+    char *n2 = edit(n1, "\"frame\": 5", "\"frame\": 99999999999999999999");
+    assert_int_equal(parse_listing(n2, 50, &l, &err), ONESCOPE_E_NOT_FINITE);
+    assert_int_equal(l.count, 3); /* and fps, though refused, is not also missing */
+    assert_string_equal(l.field[0], "fps");
+    assert_int_equal(l.code[1], ONESCOPE_E_NOT_FINITE); /* the unknown key's value */
+    assert_string_equal(l.field[1], "bogus");
+    assert_string_equal(l.field[2], "pegs[1].keyframes[1].frame");
+    assert_int_equal(l.code[2], ONESCOPE_E_RANGE);
+    /* bones read before the scale factor: a bone with an error is not checked again later */
+    char *b1 = edit(rig_text, "  \"scale_factor\": 2.0,\n", "");
+    char *b2 = edit(b1, "\"cameras\": []", "\"cameras\": [], \"scale_factor\": 2.0");
+    char *b3 =
+        edit(b2, "\"rotation\": [0.0, 1.0, 0.0, 0.0]", "\"rotation\": [0.0, 0.0, \"x\", 0.0]");
+    memset(&l, 0, sizeof l);
+    onescope_parse_options ro = onescope_parse_options_default();
+    ro.on_error = collect;
+    ro.on_error_user = &l;
+    ro.max_errors = 50;
+    onescope_ots_rig *rig = NULL;
+    assert_int_equal(onescope_ots_rig_parse(b2, strlen(b2), "b.pvt", &ro, &rig, &err), ONESCOPE_OK);
+    assert_true(rig->bones[0].pivot[1] == 1.0); /* unscaled once the factor came */
+    onescope_ots_rig_free(rig);
+    assert_int_equal(onescope_ots_rig_parse(b3, strlen(b3), "b.pvt", &ro, &rig, &err),
+                     ONESCOPE_E_TYPE);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.field[0], "bones[1].rotation[2]");
+    free(b1);
+    free(b2);
+    free(b3);
+    free(n1);
+    free(n2);
     /* a file of another version: that error alone, however many would follow */
     char *v3 = edit(t4, "\"version\": 4", "\"version\": 3");
     assert_int_equal(parse_listing(v3, 50, &l, &err), ONESCOPE_E_VERSION);

@@ -46,7 +46,8 @@ typedef struct onescope_parse_options {
     /* Every error, not only the first (OTS .pvt/.anm, and onescope_file_validate): with
      * on_error set, the OTS reader goes on past an error in a value or an element and hands
      * each error it finds to on_error, in file order, until max_errors (0: 1) have been found
-     * or a syntax error ends the text; the call still fails with the first error, which is
+     * or an error in the text itself (syntax, UTF-8), a wrong format or version, a read error
+     * or running out of memory ends the list; the call still fails with the first error, which is
      * also in *error. The other formats stop at their first error; onescope_file_validate
      * hands it to on_error too, so a caller prints every error from one place. NULL: only the
      * first error, in *error. */

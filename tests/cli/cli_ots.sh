@@ -53,7 +53,7 @@ expect_exit 1 "$ONESCOPE" validate "$SCRATCH/clip.anm" "$SCRATCH/v3.anm" "$SCRAT
 expect_grep "v3.anm: line 3, column 14: version: unsupported version 3 (this build writes/reads v4; no backward migration — re-export from the source DCC)" "$SCRATCH/err"
 expect_grep "dup.anm: line 6, column 23: fps: expected each key once per object" "$SCRATCH/err"
 expect_grep 'enum.anm: line 18, column [0-9]*: pegs\[1\].keyframes\[0\].interp: expected BEZIER, LINEAR or CONSTANT, found "SMOOTH"' "$SCRATCH/err"
-expect_grep "inf.anm: line 5, column [0-9]*: expected a finite number" "$SCRATCH/err"
+expect_grep "inf.anm: line 5, column [0-9]*: frame_range\[1\]: expected a finite number" "$SCRATCH/err"
 if [ "$(wc -l <"$SCRATCH/err")" -eq 4 ]; then ok; else bad "one line per bad file"; fi
 
 # validate lists every error of one file (file order), up to --max-errors
@@ -72,7 +72,16 @@ expect_exit 1 "$ONESCOPE" validate --max-errors 2 "$SCRATCH/three.anm"
 if [ "$(wc -l <"$SCRATCH/err")" -eq 3 ]; then ok; else bad "two errors and the limit line"; fi
 expect_grep "three.anm: stopped at 2 errors (--max-errors); there may be more" "$SCRATCH/err"
 expect_exit 1 "$ONESCOPE" validate --max-errors 1 "$SCRATCH/three.anm"
-if [ "$(wc -l <"$SCRATCH/err")" -eq 1 ]; then ok; else bad "--max-errors 1: the first error alone"; fi
+if [ "$(wc -l <"$SCRATCH/err")" -eq 2 ]; then ok; else bad "--max-errors 1: the first error and the limit line"; fi
+expect_grep "three.anm: stopped at 1 error (--max-errors)" "$SCRATCH/err"
+# the list ended on a syntax error: no "there may be more" even at the limit
+head -c 400 "$SCRATCH/three.anm" >"$SCRATCH/cut.anm"
+expect_exit 1 "$ONESCOPE" validate --max-errors 2 "$SCRATCH/cut.anm"
+if [ "$(wc -l <"$SCRATCH/err")" -eq 2 ] && ! grep -q "stopped at" "$SCRATCH/err"; then
+    ok
+else
+    bad "a list that ended on a syntax error is not cut by the limit"
+fi
 expect_exit 2 "$ONESCOPE" validate --max-errors 0 "$SCRATCH/three.anm"
 expect_exit 2 "$ONESCOPE" validate --max-errors many "$SCRATCH/three.anm"
 

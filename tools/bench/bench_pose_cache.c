@@ -165,7 +165,7 @@ static void rss_validate(const char *path, size_t size) {
 }
 
 /* Best-of-RUNS times and peak RSS (each in its own process) of map + pass, read_file + pass
- * and the streamed validate. The whole-process comparison with cat is farm-bench's (see
+ * and the streamed validate. The whole-process comparison with cat is tools/bench/ab.sh's (see
  * docs/pose-cache.md, "read path"). */
 static void bench_read_side(const char *path, size_t size) {
     double best[3] = {1e30, 1e30, 1e30};
@@ -273,7 +273,7 @@ static void bench_streaming_write(const char *dir) {
 }
 
 int main(int argc, char **argv) {
-    /* --make PATH: only write the cache, for whole-process runs (farm-bench, cat). */
+    /* --make PATH: only write the cache, for whole-process runs (tools/bench/ab.sh, cat). */
     if (argc == 3 && strcmp(argv[1], "--make") == 0) {
         build_file(argv[2]);
         return 0;

@@ -4,7 +4,8 @@
  *                                             with hash rows
  *   bench_verify --whole PATH                 read_file + onescope_replay_verify (the old way)
  *   bench_verify --stream PATH                onescope_replay_verify_file
- * Run the last two under /usr/bin/time -v or farm-bench and compare peak RSS and time. */
+ * Run the last two under /usr/bin/time -v (or side by side with tools/bench/ab.sh) and compare
+ * peak RSS and time. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
 #!/bin/sh
 # verify -j 2 against -j 1 over 500 replays (issue 13: goal >= 1.8x faster on two cores).
 # usage: tools/bench/bench_verify_j.sh ONESCOPE [DIR]  (DIR: where the 500 copies go)
-# Whole processes timed by farm-bench, A (-j 2) and B (-j 1) in turn; quote the median ratio.
+# Whole processes side by side (tools/bench/ab.sh), A (-j 2) and B (-j 1) in turn, pinned to
+# both cores; quote the median ratio. BENCH_RUNS: runs of each (default 11).
 set -eu
 O=$1
 D=${2:-$(mktemp -d)}
@@ -15,4 +16,5 @@ while [ $i -lt 100 ]; do
     i=$((i + 1))
 done
 echo "$(ls "$D/r" | wc -l) replays in $D/r"
-farm-bench -n 5 --pin 0,1 --timeout 300 --vs "$O verify -q -j 1 -r $D/r" -- "$O" verify -q -j 2 -r "$D/r"
+PIN=0,1 sh "$(dirname "$0")/ab.sh" "${BENCH_RUNS:-11}" "'$O' verify -q -j 2 -r '$D/r'" \
+    "'$O' verify -q -j 1 -r '$D/r'"

@@ -22,9 +22,23 @@ static const cli_format *load(const char *path, onescope_buffer *buf) {
 }
 
 /* Prints each error of a file as the library finds it, one line each, and counts them. */
+typedef struct printed {
+    uint64_t count;
+    onescope_code last;
+} printed;
+
 static void print_each(void *user, const onescope_error *error) {
-    (*(uint64_t *)user)++;
+    printed *p = user;
+    p->count++;
+    p->last = error->code;
     cli_print_error(error);
+}
+
+/* Whether the reading may have gone on after an error of this code (the codes that end the
+ * list: docs/ots.md section 6). */
+static bool list_goes_on(onescope_code code) {
+    return code != ONESCOPE_E_SYNTAX && code != ONESCOPE_E_UTF8 && code != ONESCOPE_E_IO &&
+           code != ONESCOPE_E_NOMEM && code != ONESCOPE_E_VERSION && code != ONESCOPE_E_TOO_LARGE;
 }
 
 #define VALIDATE_MAX_ERRORS 20u
@@ -60,14 +74,15 @@ int cmd_validate(int argc, char **argv) {
         const char *path = a.operands[i];
         onescope_error err;
         onescope_format format;
-        uint64_t errors = 0;
+        printed errors = {0, ONESCOPE_OK};
         o.on_error_user = &errors;
         if (onescope_file_validate(path, &o, &format, &err) != ONESCOPE_OK) {
             status = CLI_FAIL;
-            if (errors == max && max > 1)
+            bool ots = format == ONESCOPE_FORMAT_PVT || format == ONESCOPE_FORMAT_ANM;
+            if (ots && errors.count == max && list_goes_on(errors.last))
                 fprintf(stderr,
-                        "%s: stopped at %" PRIu64 " errors (--max-errors); there may be more\n",
-                        cli_input_name(path), max);
+                        "%s: stopped at %" PRIu64 " error%s (--max-errors); there may be more\n",
+                        cli_input_name(path), max, max == 1 ? "" : "s");
         } else if (!cli.quiet) {
             printf("%s: valid %s\n", cli_input_name(path), onescope_format_name(format));
         }
