@@ -888,19 +888,9 @@ onescope_code onescope_ots_pose_cache_to_anm(const onescope_pose_cache *cache,
 
 /* The rules of one peg's keyframes, at the path the clip rules give them (pegs[i].keyframes[j]). */
 static onescope_code check_peg_keys(ots_ctx *c, const onescope_ots_peg *p, size_t i) {
-    onescope_code rc = ONESCOPE_OK;
     onescope_os_json_push_key(c, "pegs");
     onescope_os_json_push_index(c, i);
-    onescope_os_json_push_key(c, "keyframes");
-    for (size_t j = 0; j < p->keyframe_count && rc == ONESCOPE_OK; j++) {
-        onescope_os_json_push_index(c, j);
-        rc = onescope_os_ots_check_keyframe(c, &p->keyframes[j]);
-        if (rc == ONESCOPE_OK && j > 0)
-            rc = onescope_os_ots_check_frame_order(c, p->keyframes[j - 1].frame,
-                                                   p->keyframes[j].frame);
-        onescope_os_json_pop(c);
-    }
-    onescope_os_json_pop(c);
+    onescope_code rc = onescope_os_ots_check_keyframes(c, p);
     onescope_os_json_pop(c);
     onescope_os_json_pop(c);
     return rc;

@@ -45,6 +45,8 @@ onescope_code onescope_os_ots_check_bone(ots_ctx *c, const onescope_ots_bone *b,
 /* A peg's own fields, not its keyframes. */
 onescope_code onescope_os_ots_check_peg(ots_ctx *c, const onescope_ots_peg *p);
 onescope_code onescope_os_ots_check_keyframe(ots_ctx *c, const onescope_ots_keyframe *k);
+/* Every keyframe of a peg and their order (pushing "keyframes"), for a peg held whole. */
+onescope_code onescope_os_ots_check_keyframes(ots_ctx *c, const onescope_ots_peg *p);
 /* A keyframe's frame after the one before it in the same peg. */
 onescope_code onescope_os_ots_check_frame_order(ots_ctx *c, int32_t previous, int32_t frame);
 onescope_code onescope_os_ots_check_camera(ots_ctx *c, const onescope_ots_camera *k);

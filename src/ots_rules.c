@@ -85,15 +85,20 @@ static onescope_code check_enum(ots_ctx *c, const char *key, int v, int count,
     return rc;
 }
 
-onescope_code onescope_os_ots_check_fps(ots_ctx *c, double fps) {
+/* A finite number above 0 at key (expected: what it is, "a frame rate above 0"). */
+static onescope_code check_positive(ots_ctx *c, const char *key, double v, const char *expected) {
     onescope_code rc = ONESCOPE_OK;
-    onescope_os_json_push_key(c, "fps");
-    if (!isfinite(fps))
-        rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", fps);
-    else if (!(fps > 0))
-        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a frame rate above 0", "%g", fps);
+    onescope_os_json_push_key(c, key);
+    if (!isfinite(v))
+        rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", v);
+    else if (!(v > 0))
+        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "%g", v);
     onescope_os_json_pop(c);
     return rc;
+}
+
+onescope_code onescope_os_ots_check_fps(ots_ctx *c, double fps) {
+    return check_positive(c, "fps", fps, "a frame rate above 0");
 }
 
 static onescope_code check_header(ots_ctx *c, const onescope_ots_header *h) {
@@ -397,14 +402,7 @@ onescope_code onescope_os_ots_check_pegs(ots_ctx *c, const onescope_ots_peg *peg
 }
 
 onescope_code onescope_os_ots_check_scale_factor(ots_ctx *c, double scale) {
-    onescope_code rc = ONESCOPE_OK;
-    onescope_os_json_push_key(c, "scale_factor");
-    if (!isfinite(scale))
-        rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", scale);
-    else if (!(scale > 0))
-        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, "a scale factor above 0", "%g", scale);
-    onescope_os_json_pop(c);
-    return rc;
+    return check_positive(c, "scale_factor", scale, "a scale factor above 0");
 }
 
 onescope_code onescope_os_ots_check_bone(ots_ctx *c, const onescope_ots_bone *b, double scale) {
@@ -498,6 +496,21 @@ onescope_code onescope_os_ots_check_frame_order(ots_ctx *c, int32_t previous, in
     return rc;
 }
 
+onescope_code onescope_os_ots_check_keyframes(ots_ctx *c, const onescope_ots_peg *p) {
+    onescope_code rc = ONESCOPE_OK;
+    onescope_os_json_push_key(c, "keyframes");
+    for (size_t j = 0; j < p->keyframe_count && rc == ONESCOPE_OK; j++) {
+        onescope_os_json_push_index(c, j);
+        rc = onescope_os_ots_check_keyframe(c, &p->keyframes[j]);
+        if (rc == ONESCOPE_OK && j > 0)
+            rc = onescope_os_ots_check_frame_order(c, p->keyframes[j - 1].frame,
+                                                   p->keyframes[j].frame);
+        onescope_os_json_pop(c);
+    }
+    onescope_os_json_pop(c);
+    return rc;
+}
+
 onescope_code onescope_os_ots_check_frame_range(ots_ctx *c, const int32_t range[2]) {
     if (range[0] <= range[1]) return ONESCOPE_OK;
     onescope_os_json_push_key(c, "frame_range");
@@ -548,16 +561,7 @@ onescope_code onescope_os_ots_clip_rules(ots_ctx *c, const onescope_ots_clip *k,
         if (rc == ONESCOPE_OK && p->keyframe_count > 0 && p->keyframes == NULL)
             rc = onescope_os_fail(c->error, ONESCOPE_E_ARGUMENT, c->name, OS_NO_OFFSET, "keyframes",
                                   "an array", "NULL");
-        onescope_os_json_push_key(c, "keyframes");
-        for (size_t j = 0; j < p->keyframe_count && rc == ONESCOPE_OK; j++) {
-            onescope_os_json_push_index(c, j);
-            rc = onescope_os_ots_check_keyframe(c, &p->keyframes[j]);
-            if (rc == ONESCOPE_OK && j > 0)
-                rc = onescope_os_ots_check_frame_order(c, p->keyframes[j - 1].frame,
-                                                       p->keyframes[j].frame);
-            onescope_os_json_pop(c);
-        }
-        onescope_os_json_pop(c);
+        if (rc == ONESCOPE_OK) rc = onescope_os_ots_check_keyframes(c, p);
         onescope_os_json_pop(c);
     }
     onescope_os_json_pop(c);
