@@ -70,35 +70,7 @@ static void start(onescope_os_jr *r, feeder *f, onescope_error *e, const onescop
     onescope_os_jr_init(r, "t.json", a, e, first, k, feed_more, f);
 }
 
-/* ---- a token sequence as text ---- */
-
-typedef struct strbuf {
-    char *s;
-    size_t n, cap;
-} strbuf;
-
-static void sb_put(strbuf *b, const void *p, size_t n) {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n + 1) cap *= 2;
-        b->s = realloc(b->s, cap);
-        assert_non_null(b->s);
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, p, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-}
-
-static void sb_printf(strbuf *b, const char *fmt, ...) OS_PRINTF(2, 3);
-static void sb_printf(strbuf *b, const char *fmt, ...) {
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    sb_put(b, tmp, (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
-}
+/* ---- a token sequence as text (strbuf: test_util.h) ---- */
 
 /* Every token (kind, position, depth, text, number) and the final error, one per line. */
 static onescope_code lex(const void *text, size_t n, size_t chunk, uint64_t seed, strbuf *out) {

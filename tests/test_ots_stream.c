@@ -20,25 +20,8 @@
 
 static char scratch[64];
 
-/* ---- text buffers ---- */
+/* ---- text buffers (strbuf: test_util.h) ---- */
 
-typedef struct strbuf {
-    char *s;
-    size_t n, cap;
-} strbuf;
-
-static void sb_put(strbuf *b, const void *p, size_t n) {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n + 1) cap *= 2;
-        b->s = realloc(b->s, cap);
-        assert_non_null(b->s);
-        b->cap = cap;
-    }
-    if (n) memcpy(b->s + b->n, p, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-}
 static void sb_str(strbuf *b, const char *s) {
     sb_put(b, s, strlen(s));
 }

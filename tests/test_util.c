@@ -1,7 +1,9 @@
 #include "test_util.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void *t_alloc(void *user, size_t size) {
     test_alloc *t = user;
@@ -73,4 +75,26 @@ void test_write_file(const char *path, const void *data, size_t size) {
     assert_non_null(f);
     assert_int_equal(fwrite(data, 1, size, f), size);
     assert_int_equal(fclose(f), 0);
+}
+
+void sb_put(strbuf *b, const void *p, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n + 1) cap *= 2;
+        b->s = realloc(b->s, cap);
+        assert_non_null(b->s);
+        b->cap = cap;
+    }
+    if (n) memcpy(b->s + b->n, p, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+void sb_printf(strbuf *b, const char *fmt, ...) {
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    sb_put(b, tmp, (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
 }

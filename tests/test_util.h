@@ -48,4 +48,13 @@ void test_assert_error_at(const onescope_error *err, onescope_code code, uint64_
 /* Writes a file for a test; fails the test on error. */
 void test_write_file(const char *path, const void *data, size_t size);
 
+/* A growing text buffer for comparing whole runs as text (s NUL-terminated; free(s)). */
+typedef struct strbuf {
+    char *s;
+    size_t n, cap;
+} strbuf;
+
+void sb_put(strbuf *b, const void *p, size_t n);
+void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif
