@@ -82,8 +82,11 @@ stage_gcc_no_box3d() { build_and_test gcc-no-box3d; }
 stage_clang_O2() { build clang-O2 onescope; }
 
 stage_cross() {
-    stage "cross: s390x (big-endian, qemu) and i386 hash rows and testdata (one CMake build)"
+    stage "cross: s390x (big-endian) and i386 hash rows and testdata (one CMake build each;" \
+        "natively where the kernel runs them, else under qemu-user)"
     bash scripts/test_cross.sh determinism testdata
+    stage "cross: selftest (i386 with its native run refused, then with qemu refused too)"
+    bash scripts/test_cross.sh selftest
 }
 
 # testdata/ must be exactly what the generator makes (this is the only place that compares
@@ -244,7 +247,7 @@ stages=(
     "clang-O0      clang -O0 (Debug): build, ctest"
     "gcc-no-box3d  gcc -O0 (Debug) without Box3D: build, ctest (the gcc -O0 corner)"
     "clang-O2      clang -O2 (Release): the CLI only (the fourth corner, for testdata)"
-    "cross         s390x (big-endian, qemu) and i386: hash rows and testdata as the host's"
+    "cross         s390x (big-endian) and i386, natively or under qemu: hash rows and testdata as the host's"
     "testdata      testdata/ is the generator's bytes; verify and validate with all four corners"
     "asan-ubsan    clang ASan + UBSan: build, ctest"
     "valgrind      memcheck over the CLI tests and fuzz corpora (gcc-O2 build)"

@@ -1,5 +1,6 @@
 # i386 (32-bit size_t and long) with the host gcc and -m32 (gcc-12-multilib). The programs run
-# natively on x86-64. Without the gcc-multilib metapackage /usr/include/asm is missing; the
+# natively where the kernel runs 32-bit programs, else under qemu-i386 (scripts/test_cross.sh
+# finds which). Without the gcc-multilib metapackage /usr/include/asm is missing; the
 # host's x86 asm headers are the same for i386, so they are searched last.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR i686)
