@@ -8,6 +8,9 @@
 # Every consumer checks that the runtime version equals the header's.
 set -eu
 build=$1 prefix=$2 cc=$3
+# CONSUMER_CMAKE_ARGS: more -D arguments for every consumer configure (box3d_prefix.sh hides a
+# prefix with it)
+read -r -a extra <<<"${CONSUMER_CMAKE_ARGS:-}"
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$prefix" && mkdir -p "$prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
@@ -20,13 +23,13 @@ fail() {
 with_box3d=0
 PKG_CONFIG_PATH=$pcpath pkg-config --static --libs onescope | grep -q -- '-lbox3d' && with_box3d=1
 
-cmake -S "$here" -B "$prefix/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" >/dev/null
+cmake -S "$here" -B "$prefix/build" -DCMAKE_PREFIX_PATH="$prefix" "${extra[@]}" -DCMAKE_C_COMPILER="$cc" >/dev/null
 cmake --build "$prefix/build" >/dev/null
 "$prefix/build/consumer" | grep -q "wrote" || fail "shared consumer"
 "$prefix/build/consumer_static" | grep -q "wrote" || fail "static consumer"
 
 # the shared library alone needs no dependency package
-log=$(cmake -S "$here" -B "$prefix/build-shared" -DCMAKE_PREFIX_PATH="$prefix" \
+log=$(cmake -S "$here" -B "$prefix/build-shared" -DCMAKE_PREFIX_PATH="$prefix" "${extra[@]}" \
     -DCMAKE_C_COMPILER="$cc" -DCONSUMER_STATIC=OFF -DCMAKE_DISABLE_FIND_PACKAGE_box3d=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON -DCMAKE_DISABLE_FIND_PACKAGE_Threads=ON) ||
     fail "a consumer of onescope::onescope did not configure without its dependencies' packages"
@@ -38,7 +41,7 @@ cmake --build "$prefix/build-shared" >/dev/null
 # asking for the static library with a dependency hidden fails, naming it
 hide=PkgConfig name=PkgConfig
 [ "$with_box3d" -eq 0 ] || hide=box3d name="box3d (CMake package)"
-if log=$(cmake -S "$here" -B "$prefix/build-missing" -DCMAKE_PREFIX_PATH="$prefix" \
+if log=$(cmake -S "$here" -B "$prefix/build-missing" -DCMAKE_PREFIX_PATH="$prefix" "${extra[@]}" \
     -DCMAKE_C_COMPILER="$cc" -DCMAKE_DISABLE_FIND_PACKAGE_$hide=ON 2>&1); then
     fail "COMPONENTS static configured with $hide hidden"
 fi
