@@ -11,6 +11,8 @@ set(ONESCOPE_SOURCES
   src/pose_writer.c
   src/sim.c
   src/sim_input.c
+  src/module.c
+  src/sim_module.c
   src/replay.c
   src/replay_run.c
   src/replay_writer.c

@@ -70,6 +70,17 @@ CALL(onescope_ots_clip_to_pose_cache, NULL, NULL, NULL, NULL, e)
 CALL(onescope_ots_clip_from_pose_cache, NULL, NULL, NULL, NULL, e)
 CALL(onescope_ots_anm_to_pose_cache, NULL, 4, "a", NULL, NULL, NULL, e)
 CALL(onescope_ots_pose_cache_to_anm, NULL, NULL, NULL, NULL, e)
+/* ---- module.h ---- */
+CALL(onescope_module_sink_append, NULL, bytes, 4)
+CALL(onescope_module_fail, e, ONESCOPE_E_ENGINE, 0, "f", "x", "y")
+CALL(onescope_module_check, NULL, "m", e)
+CALL(onescope_world_create, NULL, bytes, 6, NULL, NULL, e)
+CALL(onescope_world_restore, onescope_module_test(), bytes, 6, NULL, 0, NULL, NULL, e)
+CALL(onescope_world_step, NULL, NULL, 0, e)
+CALL(onescope_world_run_stage, NULL, NULL, 0, e)
+CALL(onescope_world_snapshot, NULL, NULL, NULL, e)
+CALL(onescope_world_entity_values, NULL, 0, NULL, 0, e)
+CALL(onescope_world_describe_input, NULL, NULL, 0, NULL, NULL, e)
 /* ---- pose_cache.h ---- */
 CALL(onescope_pose_cache_parse, NULL, 4, "p", NULL, NULL, e)
 CALL(onescope_pose_cache_create, 7, 1, 1, NULL, NULL, e)
@@ -203,6 +214,16 @@ static const contract_row rows[] = {
     ROW(onescope_pose_cache_validate),
     ROW(onescope_pose_cache_write),
     ROW(onescope_pose_cache_head_size),
+    ROW_NO_ERROR(onescope_module_sink_append),
+    ROW(onescope_module_fail),
+    ROW(onescope_module_check),
+    ROW(onescope_world_create),
+    ROW(onescope_world_restore),
+    ROW(onescope_world_step),
+    ROW(onescope_world_run_stage),
+    ROW(onescope_world_snapshot),
+    ROW(onescope_world_entity_values),
+    ROW(onescope_world_describe_input),
     ROW(onescope_pose_cache_read_file),
     ROW(onescope_pose_cache_map),
     ROW(onescope_pose_cache_write_file),

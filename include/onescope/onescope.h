@@ -9,6 +9,7 @@
 #include "onescope/format.h"
 #include "onescope/pose_cache.h"
 #include "onescope/sim.h"
+#include "onescope/module.h"
 #include "onescope/replay.h"
 #include "onescope/ots.h"
 #include "onescope/soa_world.h"

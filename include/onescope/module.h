@@ -1,0 +1,198 @@
+/* The module interface: the seam between libonescope's tools (record, verify, diff, ghost, live,
+ * plot) and a simulation they run. A module is one table of function pointers and metadata; the
+ * integer test module (onescope_module_test) is the first implementation. The contract,
+ * ownership and threads: docs/module.md. */
+#ifndef ONESCOPE_MODULE_H
+#define ONESCOPE_MODULE_H
+
+#include <stdbool.h>
+
+#include "onescope/error.h"
+#include "onescope/pose_cache.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The table layout this header describes. A table names the ABI it was built for; a library
+ * refuses another number. Within one ABI, members are only ever appended: struct_size tells
+ * which ones a table has, and a member past it reads as absent (NULL / 0). */
+#define ONESCOPE_MODULE_ABI 1u
+
+/* Most bytes of a module id ([a-z0-9._-], starting with a letter) and of its version text. */
+#define ONESCOPE_MODULE_ID_MAX 64u
+#define ONESCOPE_MODULE_VERSION_MAX 64u
+
+/* Where a module hands bytes or text to the library (a snapshot, an input description): the
+ * buffer is the library's, grown with the library's allocator under the library's limit.
+ * Append may be called any number of times during the one call that lent the sink. */
+typedef struct onescope_module_sink onescope_module_sink;
+ONESCOPE_API onescope_code onescope_module_sink_append(onescope_module_sink *sink, const void *data,
+                                                       size_t size);
+
+/* A module fills the error of a failed call with this (input name and file offset are added by
+ * the library: offset is the position inside the blob the module was lent, or
+ * ONESCOPE_MODULE_NO_OFFSET). field, expected and found may be NULL. Returns code. */
+#define ONESCOPE_MODULE_NO_OFFSET UINT64_MAX
+ONESCOPE_API onescope_code onescope_module_fail(onescope_error *error, onescope_code code,
+                                                uint64_t offset, const char *field,
+                                                const char *expected, const char *found);
+
+/* How a named value is stored in the world (all of them are read as double: each of these
+ * types converts to double exactly). */
+typedef enum onescope_value_type {
+    ONESCOPE_VALUE_I32 = 0,
+    ONESCOPE_VALUE_U32 = 1,
+    ONESCOPE_VALUE_F32 = 2,
+    ONESCOPE_VALUE_F64 = 3,
+    ONESCOPE_VALUE_BOOL = 4
+} onescope_value_type;
+
+/* One quantity every entity has, e.g. {"position.x", "mm", ONESCOPE_VALUE_I32, 1}. */
+typedef struct onescope_value_info {
+    const char *name; /* unique in the table, printable ASCII */
+    const char *unit; /* "" when none */
+    onescope_value_type type;
+    uint32_t group; /* index into the module's groups */
+} onescope_value_info;
+
+/* A module world is the module's own object; the library only passes the pointer back. */
+typedef struct onescope_module onescope_module;
+
+struct onescope_module {
+    /* ---- metadata (all required) ---- */
+    uint32_t struct_size; /* sizeof(onescope_module) where the table was compiled */
+    uint32_t abi;         /* ONESCOPE_MODULE_ABI */
+    const char *id;       /* stored in every recording, e.g. "onescope.test" */
+    const char *version;  /* stored too; a recording made by another version is refused */
+    void *context;        /* handed to every call; outlives every world made from the table */
+
+    /* ---- required ---- */
+    /* A world from a setup blob (bytes lent for the call). allocator may be NULL (libc). */
+    onescope_code (*create)(void *context, const void *setup, size_t setup_size,
+                            const onescope_allocator *allocator, void **world,
+                            onescope_error *error);
+    void (*free)(void *context, void *world);
+    /* One whole step with one step's input blob (size 0: no input). On error the module says
+     * whether the world is still usable in docs of its own; the library never steps it again. */
+    onescope_code (*step)(void *context, void *world, const void *input, size_t input_size,
+                          onescope_error *error);
+    /* The world hash: the authority every recording row is compared with. A pure observer. */
+    uint64_t (*hash)(void *context, const void *world);
+
+    /* ---- optional: checks (a recording's rules become the module's) ---- */
+    /* Checks a setup / an input without making anything; errors carry the blob's offset. */
+    onescope_code (*check_setup)(void *context, const void *setup, size_t setup_size,
+                                 onescope_error *error);
+    onescope_code (*check_input)(void *context, const void *setup, size_t setup_size,
+                                 const void *input, size_t input_size, onescope_error *error);
+
+    /* ---- optional: stages (diff finds the stage where two runs part) ---- */
+    uint32_t stage_count;           /* 0: no stages */
+    const char *const *stage_names; /* stage_count names */
+    /* Runs stage `stage` of the current step; stages run in order 0..stage_count-1 and
+     * together equal one step. input is read by whichever stages need it. */
+    onescope_code (*run_stage)(void *context, void *world, uint32_t stage, const void *input,
+                               size_t input_size, onescope_error *error);
+
+    /* ---- optional: snapshot and restore (start mid-run, live attach, keyframes) ---- */
+    onescope_code (*snapshot)(void *context, const void *world, onescope_module_sink *out,
+                              onescope_error *error);
+    onescope_code (*restore)(void *context, const void *setup, size_t setup_size,
+                             const void *snapshot, size_t snapshot_size,
+                             const onescope_allocator *allocator, void **world,
+                             onescope_error *error);
+
+    /* ---- optional: entities (ghost, plot, diff against a cache) ---- */
+    uint32_t (*entity_count)(void *context, const void *world);
+    /* A stable id: the same entity keeps it for the world's life and in every run. */
+    uint64_t (*entity_id)(void *context, const void *world, uint32_t index);
+    /* false: the entity is absent now (removed, not yet born). Units are the module's. */
+    bool (*entity_pose)(void *context, const void *world, uint32_t index, onescope_pose *out);
+
+    /* ---- optional: named values (diff says which quantity differs, and by how much) ---- */
+    uint32_t value_count;
+    const onescope_value_info *values; /* value_count entries */
+    uint32_t group_count;
+    const char *const *group_names; /* group_count names, e.g. "position", "velocity" */
+    /* Writes entity `index`'s value_count values into out. A pure observer. */
+    void (*entity_values)(void *context, const void *world, uint32_t index, double *out);
+
+    /* ---- optional: a person's text for one input (the operation printer) ---- */
+    onescope_code (*describe_input)(void *context, const void *setup, size_t setup_size,
+                                    const void *input, size_t input_size,
+                                    onescope_module_sink *text, onescope_error *error);
+};
+
+/* What a plug-in exports: `const onescope_module *onescope_module_entry(uint32_t abi)`,
+ * returning its table for that ABI or NULL when it has none for it. */
+#define ONESCOPE_MODULE_ENTRY_SYMBOL "onescope_module_entry"
+typedef const onescope_module *onescope_module_entry_fn(uint32_t abi);
+
+/* Checks a table: abi, struct_size at least ABI 1's, the id and version texts, every required
+ * slot, and each optional group complete (stages with names and run_stage; snapshot with
+ * restore; entities with count, id and pose; values with their table, groups and reader). name
+ * is the table's origin for the message (a plug-in's path, say). ONESCOPE_E_ARGUMENT naming
+ * the member, ONESCOPE_E_VERSION for another ABI. */
+ONESCOPE_API onescope_code onescope_module_check(const onescope_module *module, const char *name,
+                                                 onescope_error *error);
+
+/* The integer test module (include/onescope/sim.h) as a module: id "onescope.test", version
+ * "1". Setup: the 6 setup bytes of an OSTM file, then its 4-byte link block when it has one.
+ * Input: one step's operations. Snapshot: the world snapshot. Stages: input, gravity, move,
+ * bookkeeping. Entities: the bodies, id = body index. Values: alive, still_count, position x y
+ * z (mm), velocity x y z (mm/step), in groups state, position, velocity. */
+ONESCOPE_API const onescope_module *onescope_module_test(void);
+
+/* ---- a module world as the tools hold it ----
+ * Every call goes through these, which check that the slot exists (a missing one is
+ * ONESCOPE_E_UNSUPPORTED: "module 'ID' has no SLOT (needed to ...)"), keep a copy of the table
+ * and add the module's id to its errors. */
+typedef struct onescope_world onescope_world;
+
+ONESCOPE_API onescope_code onescope_world_create(const onescope_module *module, const void *setup,
+                                                 size_t setup_size,
+                                                 const onescope_allocator *allocator,
+                                                 onescope_world **out, onescope_error *error);
+ONESCOPE_API onescope_code onescope_world_restore(const onescope_module *module, const void *setup,
+                                                  size_t setup_size, const void *snapshot,
+                                                  size_t snapshot_size,
+                                                  const onescope_allocator *allocator,
+                                                  onescope_world **out, onescope_error *error);
+ONESCOPE_API void onescope_world_free(onescope_world *world);
+/* The copy of the table the world runs (valid for the world's life). */
+ONESCOPE_API const onescope_module *onescope_world_module(const onescope_world *world);
+/* A whole step; at a step boundary only (BAD_STATE after run_stage left a step open). */
+ONESCOPE_API onescope_code onescope_world_step(onescope_world *world, const void *input,
+                                               size_t input_size, onescope_error *error);
+/* The next stage of the current step (onescope_world_next_stage says which). */
+ONESCOPE_API onescope_code onescope_world_run_stage(onescope_world *world, const void *input,
+                                                    size_t input_size, onescope_error *error);
+ONESCOPE_API uint32_t onescope_world_next_stage(const onescope_world *world);
+ONESCOPE_API uint64_t onescope_world_hash(const onescope_world *world);
+/* The snapshot bytes into out (the allocator's buffer; free with onescope_buffer_free). */
+ONESCOPE_API onescope_code onescope_world_snapshot(const onescope_world *world,
+                                                   const onescope_allocator *allocator,
+                                                   onescope_buffer *out, onescope_error *error);
+/* 0 when the module has no entities. */
+ONESCOPE_API uint32_t onescope_world_entity_count(const onescope_world *world);
+ONESCOPE_API uint64_t onescope_world_entity_id(const onescope_world *world, uint32_t index);
+ONESCOPE_API bool onescope_world_entity_pose(const onescope_world *world, uint32_t index,
+                                             onescope_pose *out);
+/* value_count doubles into out (count must be >= value_count): ARGUMENT otherwise, UNSUPPORTED
+ * without named values. */
+ONESCOPE_API onescope_code onescope_world_entity_values(const onescope_world *world, uint32_t index,
+                                                        double *out, size_t count,
+                                                        onescope_error *error);
+/* The input's description as NUL-terminated text in out (free with onescope_buffer_free). */
+ONESCOPE_API onescope_code onescope_world_describe_input(const onescope_world *world,
+                                                         const void *input, size_t input_size,
+                                                         const onescope_allocator *allocator,
+                                                         onescope_buffer *out,
+                                                         onescope_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,408 @@
+/* The module seam: checking a module's table and holding a world of any module for the tools.
+ * Every call into a module goes through here, so a missing slot is one line naming the module
+ * and what needed the slot, never a NULL call. The contract: docs/module.md. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "onescope/module.h"
+
+/* A table's bytes up to and including member m: what struct_size must cover to hold it. */
+#define MODULE_HAS(table, m)                                                                       \
+    ((table)->struct_size >= offsetof(onescope_module, m) + sizeof((table)->m))
+
+/* The bytes a snapshot or a description may take: what a parser would read back. */
+#define SINK_LIMIT ONESCOPE_MAX_INPUT_BYTES
+
+struct onescope_module_sink {
+    onescope_os_writer writer;
+    bool over; /* an append went past SINK_LIMIT */
+};
+
+struct onescope_world {
+    onescope_module table; /* the caller's table, members past its struct_size zeroed */
+    const onescope_allocator *allocator;
+    void *world;
+    uint8_t *setup; /* a copy, for describe_input and check_input */
+    size_t setup_size;
+    uint32_t next_stage; /* 0 at a step boundary */
+    bool failed;         /* a step or stage failed: the module's world is not stepped again */
+};
+
+onescope_code onescope_module_sink_append(onescope_module_sink *sink, const void *data,
+                                          size_t size) {
+    if (sink == NULL || (data == NULL && size != 0)) return ONESCOPE_E_ARGUMENT;
+    if (sink->over || sink->writer.failed) return ONESCOPE_E_NOMEM;
+    if (size > SINK_LIMIT - sink->writer.size) {
+        sink->over = true;
+        return ONESCOPE_E_TOO_LARGE;
+    }
+    onescope_os_write_bytes(&sink->writer, data, size);
+    return sink->writer.failed ? ONESCOPE_E_NOMEM : ONESCOPE_OK;
+}
+
+onescope_code onescope_module_fail(onescope_error *error, onescope_code code, uint64_t offset,
+                                   const char *field, const char *expected, const char *found) {
+    if (code == ONESCOPE_OK) code = ONESCOPE_E_ENGINE; /* a failure is never OK */
+    return onescope_os_fail(error, code, "", offset, field, expected, found ? "%s" : NULL, found);
+}
+
+/* ---- checking a table ---- */
+
+static onescope_code table_fail(onescope_error *error, const char *name, const char *member,
+                                const char *expected, const char *found_fmt, ...) {
+    va_list ap;
+    va_start(ap, found_fmt);
+    char member_field[96];
+    snprintf(member_field, sizeof member_field, "module.%s", member);
+    onescope_code rc = onescope_os_failv(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET,
+                                         member_field, expected, found_fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* id: [a-z][a-z0-9._-]*, at most ONESCOPE_MODULE_ID_MAX bytes. */
+static bool id_ok(const char *id) {
+    size_t n = strnlen(id, ONESCOPE_MODULE_ID_MAX + 1);
+    if (n == 0 || n > ONESCOPE_MODULE_ID_MAX || id[0] < 'a' || id[0] > 'z') return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = id[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* version: printable ASCII, 1..ONESCOPE_MODULE_VERSION_MAX bytes. */
+static bool version_ok(const char *v) {
+    size_t n = strnlen(v, ONESCOPE_MODULE_VERSION_MAX + 1);
+    if (n == 0 || n > ONESCOPE_MODULE_VERSION_MAX) return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] > 0x7e) return false;
+    return true;
+}
+
+/* The table with members past its struct_size zeroed (a table built for an older header). */
+static void table_copy(const onescope_module *module, onescope_module *out) {
+    memset(out, 0, sizeof *out);
+    size_t n = module->struct_size < sizeof *out ? module->struct_size : sizeof *out;
+    memcpy(out, module, n);
+    out->struct_size = (uint32_t)sizeof *out;
+}
+
+onescope_code onescope_module_check(const onescope_module *module, const char *name,
+                                    onescope_error *error) {
+    if (name == NULL) name = "module";
+    if (module == NULL) return table_fail(error, name, "table", "a module table", "NULL");
+    if (module->abi != ONESCOPE_MODULE_ABI)
+        return onescope_os_fail(error, ONESCOPE_E_VERSION, name, OS_NO_OFFSET, "module.abi",
+                                "ABI 1 (this library's ONESCOPE_MODULE_ABI)", "ABI %" PRIu32,
+                                module->abi);
+    if (!MODULE_HAS(module, hash))
+        return table_fail(error, name, "struct_size", "at least the ABI 1 required members",
+                          "%" PRIu32 " bytes", module->struct_size);
+    onescope_module t;
+    table_copy(module, &t);
+    if (t.id == NULL || !id_ok(t.id))
+        return table_fail(error, name, "id", "1-64 bytes of [a-z0-9._-], starting with a letter",
+                          "%s", t.id == NULL ? "NULL" : "another text");
+    if (t.version == NULL || !version_ok(t.version))
+        return table_fail(error, name, "version", "1-64 printable ASCII bytes", "%s",
+                          t.version == NULL ? "NULL" : "another text");
+    if (t.create == NULL) return table_fail(error, name, "create", "a function", "NULL");
+    if (t.free == NULL) return table_fail(error, name, "free", "a function", "NULL");
+    if (t.step == NULL) return table_fail(error, name, "step", "a function", "NULL");
+    if (t.hash == NULL) return table_fail(error, name, "hash", "a function", "NULL");
+    if ((t.stage_count != 0) != (t.run_stage != NULL) || (t.stage_count && !t.stage_names))
+        return table_fail(error, name, "stage_count", "stages with names and run_stage, or none",
+                          "%" PRIu32 " stages, names %s, run_stage %s", t.stage_count,
+                          t.stage_names ? "set" : "NULL", t.run_stage ? "set" : "NULL");
+    for (uint32_t s = 0; s < t.stage_count; s++)
+        if (t.stage_names[s] == NULL)
+            return table_fail(error, name, "stage_names", "a name per stage",
+                              "stage %" PRIu32 " NULL", s);
+    if ((t.snapshot == NULL) != (t.restore == NULL))
+        return table_fail(error, name, "restore", "snapshot and restore together", "only %s",
+                          t.snapshot ? "snapshot" : "restore");
+    bool any_entity = t.entity_count || t.entity_id || t.entity_pose;
+    if (any_entity && !(t.entity_count && t.entity_id && t.entity_pose))
+        return table_fail(error, name, "entity_count", "entity_count, entity_id, entity_pose",
+                          "only some of them");
+    if (t.value_count != 0) {
+        if (!any_entity || t.values == NULL || t.entity_values == NULL || t.group_count == 0 ||
+            t.group_names == NULL)
+            return table_fail(error, name, "values",
+                              "entities, the value table, groups and entity_values",
+                              "%" PRIu32 " values without all of them", t.value_count);
+        for (uint32_t g = 0; g < t.group_count; g++)
+            if (t.group_names[g] == NULL)
+                return table_fail(error, name, "group_names", "a name per group",
+                                  "group %" PRIu32 " NULL", g);
+        for (uint32_t v = 0; v < t.value_count; v++) {
+            const onescope_value_info *vi = &t.values[v];
+            if (vi->name == NULL || vi->name[0] == '\0' || vi->unit == NULL ||
+                vi->group >= t.group_count || (unsigned)vi->type > ONESCOPE_VALUE_BOOL)
+                return table_fail(error, name, "values",
+                                  "a name, a unit, a known type and a group below group_count",
+                                  "value %" PRIu32 " not so", v);
+            for (uint32_t w = 0; w < v; w++)
+                if (strcmp(t.values[w].name, vi->name) == 0)
+                    return table_fail(error, name, "values", "unique names",
+                                      "values %" PRIu32 " and %" PRIu32 " share one", w, v);
+        }
+    } else if (t.entity_values != NULL) {
+        return table_fail(error, name, "value_count", "values for entity_values", "0");
+    }
+    return ONESCOPE_OK;
+}
+
+/* ---- a world ---- */
+
+/* ONESCOPE_E_UNSUPPORTED for a slot the module does not fill. */
+static onescope_code no_slot(const onescope_module *t, onescope_error *error, const char *slot,
+                             const char *needed_for) {
+    char found[160];
+    snprintf(found, sizeof found, "module '%s' has no %s", t->id, slot);
+    return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, t->id, OS_NO_OFFSET, slot, needed_for,
+                            "%s", found);
+}
+
+/* The module's error, with the module's id as the input when the module named none. */
+static onescope_code module_error(const onescope_module *t, onescope_code rc,
+                                  onescope_error *error) {
+    if (rc == ONESCOPE_OK) return rc;
+    if (error != NULL) {
+        if (error->code == ONESCOPE_OK) /* the module failed without saying why */
+            return onescope_os_fail(error, rc, t->id, OS_NO_OFFSET, NULL,
+                                    "a module call to succeed", "%s", onescope_error_name(rc));
+        if (error->input[0] == '\0') snprintf(error->input, sizeof error->input, "%s", t->id);
+    }
+    return rc;
+}
+
+static onescope_code world_new(const onescope_module *module, const void *setup, size_t setup_size,
+                               const onescope_allocator *allocator, onescope_world **out,
+                               onescope_error *error) {
+    OS_TRY(onescope_module_check(module, NULL, error));
+    if (setup == NULL && setup_size != 0)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, module->id, OS_NO_OFFSET, "setup",
+                                "bytes", "NULL");
+    onescope_world *w = onescope_os_calloc(allocator, 1, sizeof *w);
+    if (w == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, module->id, OS_NO_OFFSET, "world", NULL,
+                                "could not allocate the world");
+    table_copy(module, &w->table);
+    w->allocator = allocator;
+    w->setup = onescope_os_alloc(allocator, setup_size);
+    if (w->setup == NULL) {
+        onescope_os_free(allocator, w);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, module->id, OS_NO_OFFSET, "setup", NULL,
+                                "could not allocate a copy of the setup");
+    }
+    if (setup_size) memcpy(w->setup, setup, setup_size);
+    w->setup_size = setup_size;
+    *out = w;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_world_create(const onescope_module *module, const void *setup,
+                                    size_t setup_size, const onescope_allocator *allocator,
+                                    onescope_world **out, onescope_error *error) {
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "out",
+                                "a pointer", "NULL");
+    *out = NULL;
+    onescope_world *w = NULL;
+    OS_TRY(world_new(module, setup, setup_size, allocator, &w, error));
+    onescope_error_clear(error);
+    onescope_code rc =
+        w->table.create(w->table.context, w->setup, setup_size, allocator, &w->world, error);
+    if (rc == ONESCOPE_OK && w->world == NULL)
+        rc = onescope_os_fail(error, ONESCOPE_E_ENGINE, w->table.id, OS_NO_OFFSET, "create",
+                              "a world", "NULL");
+    if (rc != ONESCOPE_OK) {
+        module_error(&w->table, rc, error);
+        w->world = NULL;
+        onescope_world_free(w);
+        return rc;
+    }
+    *out = w;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_world_restore(const onescope_module *module, const void *setup,
+                                     size_t setup_size, const void *snapshot, size_t snapshot_size,
+                                     const onescope_allocator *allocator, onescope_world **out,
+                                     onescope_error *error) {
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "out",
+                                "a pointer", "NULL");
+    *out = NULL;
+    onescope_world *w = NULL;
+    OS_TRY(world_new(module, setup, setup_size, allocator, &w, error));
+    if (w->table.restore == NULL) {
+        onescope_code rc = no_slot(&w->table, error, "restore", "a world made from a snapshot");
+        onescope_world_free(w);
+        return rc;
+    }
+    onescope_error_clear(error);
+    onescope_code rc = w->table.restore(w->table.context, w->setup, setup_size, snapshot,
+                                        snapshot_size, allocator, &w->world, error);
+    if (rc == ONESCOPE_OK && w->world == NULL)
+        rc = onescope_os_fail(error, ONESCOPE_E_ENGINE, w->table.id, OS_NO_OFFSET, "restore",
+                              "a world", "NULL");
+    if (rc != ONESCOPE_OK) {
+        module_error(&w->table, rc, error);
+        w->world = NULL;
+        onescope_world_free(w);
+        return rc;
+    }
+    *out = w;
+    return ONESCOPE_OK;
+}
+
+void onescope_world_free(onescope_world *world) {
+    if (world == NULL) return;
+    if (world->world != NULL) world->table.free(world->table.context, world->world);
+    onescope_os_free(world->allocator, world->setup);
+    onescope_os_free(world->allocator, world);
+}
+
+const onescope_module *onescope_world_module(const onescope_world *world) {
+    return world ? &world->table : NULL;
+}
+
+static onescope_code usable(const onescope_world *w, onescope_error *error) {
+    if (w == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "world",
+                                "a world", "NULL");
+    if (w->failed)
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, w->table.id, OS_NO_OFFSET, "world",
+                                "a world whose steps all succeeded", "an earlier step failed");
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_world_step(onescope_world *world, const void *input, size_t input_size,
+                                  onescope_error *error) {
+    OS_TRY(usable(world, error));
+    if (world->next_stage != 0)
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, world->table.id, OS_NO_OFFSET, "stage",
+                                "a step boundary", "stage %" PRIu32 " runs next",
+                                world->next_stage);
+    onescope_error_clear(error);
+    onescope_code rc =
+        world->table.step(world->table.context, world->world, input, input_size, error);
+    if (rc != ONESCOPE_OK) world->failed = true;
+    return module_error(&world->table, rc, error);
+}
+
+onescope_code onescope_world_run_stage(onescope_world *world, const void *input, size_t input_size,
+                                       onescope_error *error) {
+    OS_TRY(usable(world, error));
+    if (world->table.run_stage == NULL)
+        return no_slot(&world->table, error, "run_stage", "a step run stage by stage");
+    onescope_error_clear(error);
+    onescope_code rc = world->table.run_stage(world->table.context, world->world, world->next_stage,
+                                              input, input_size, error);
+    if (rc != ONESCOPE_OK) {
+        world->failed = true;
+        return module_error(&world->table, rc, error);
+    }
+    world->next_stage =
+        world->next_stage + 1 == world->table.stage_count ? 0 : world->next_stage + 1;
+    return ONESCOPE_OK;
+}
+
+uint32_t onescope_world_next_stage(const onescope_world *world) {
+    return world ? world->next_stage : 0;
+}
+
+uint64_t onescope_world_hash(const onescope_world *world) {
+    return world ? world->table.hash(world->table.context, world->world) : 0;
+}
+
+/* A sink lent to the module for one call, then handed to out. */
+static onescope_code sink_finish(const onescope_world *w, onescope_module_sink *sink,
+                                 onescope_code rc, bool terminate, onescope_buffer *out,
+                                 onescope_error *error) {
+    if (rc == ONESCOPE_OK && sink->over)
+        rc = onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->table.id, OS_NO_OFFSET, "output",
+                              "at most 256 MiB from one module call", "more");
+    if (rc == ONESCOPE_OK && terminate) onescope_os_write_u8(&sink->writer, 0);
+    if (rc != ONESCOPE_OK) {
+        onescope_os_writer_discard(&sink->writer);
+        return module_error(&w->table, rc, error);
+    }
+    return onescope_os_writer_finish(&sink->writer, out, error, w->table.id);
+}
+
+onescope_code onescope_world_snapshot(const onescope_world *world,
+                                      const onescope_allocator *allocator, onescope_buffer *out,
+                                      onescope_error *error) {
+    if (out == NULL || world == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "out",
+                                "a world and a buffer", "NULL");
+    memset(out, 0, sizeof *out);
+    if (world->table.snapshot == NULL)
+        return no_slot(&world->table, error, "snapshot", "the world's state as bytes");
+    onescope_module_sink sink = {0};
+    onescope_os_writer_init(&sink.writer, allocator);
+    onescope_error_clear(error);
+    onescope_code rc = world->table.snapshot(world->table.context, world->world, &sink, error);
+    return sink_finish(world, &sink, rc, false, out, error);
+}
+
+uint32_t onescope_world_entity_count(const onescope_world *world) {
+    if (world == NULL || world->table.entity_count == NULL) return 0;
+    return world->table.entity_count(world->table.context, world->world);
+}
+
+uint64_t onescope_world_entity_id(const onescope_world *world, uint32_t index) {
+    if (index >= onescope_world_entity_count(world)) return 0;
+    return world->table.entity_id(world->table.context, world->world, index);
+}
+
+bool onescope_world_entity_pose(const onescope_world *world, uint32_t index, onescope_pose *out) {
+    if (out == NULL || index >= onescope_world_entity_count(world)) return false;
+    return world->table.entity_pose(world->table.context, world->world, index, out);
+}
+
+onescope_code onescope_world_entity_values(const onescope_world *world, uint32_t index, double *out,
+                                           size_t count, onescope_error *error) {
+    if (world == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "world",
+                                "a world", "NULL");
+    if (world->table.value_count == 0)
+        return no_slot(&world->table, error, "values", "the entities' named values");
+    uint32_t n = onescope_world_entity_count(world);
+    if (index >= n)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, world->table.id, OS_NO_OFFSET, "entity",
+                                "an entity index below the count", "%" PRIu32 " of %" PRIu32, index,
+                                n);
+    if (out == NULL || count < world->table.value_count)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, world->table.id, OS_NO_OFFSET, "out",
+                                "room for every value", "%zu of %" PRIu32, out ? count : 0,
+                                world->table.value_count);
+    world->table.entity_values(world->table.context, world->world, index, out);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_world_describe_input(const onescope_world *world, const void *input,
+                                            size_t input_size, const onescope_allocator *allocator,
+                                            onescope_buffer *out, onescope_error *error) {
+    if (out == NULL || world == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "out",
+                                "a world and a buffer", "NULL");
+    memset(out, 0, sizeof *out);
+    if (world->table.describe_input == NULL)
+        return no_slot(&world->table, error, "describe_input", "an input shown as text");
+    onescope_module_sink sink = {0};
+    onescope_os_writer_init(&sink.writer, allocator);
+    onescope_error_clear(error);
+    onescope_code rc = world->table.describe_input(
+        world->table.context, world->setup, world->setup_size, input, input_size, &sink, error);
+    return sink_finish(world, &sink, rc, true, out, error);
+}

@@ -1,0 +1,452 @@
+/* The module seam (module.h): table checks, the test module through the interface against
+ * every committed replay's hash rows, stages against whole steps, snapshot and restore, missing
+ * slots, a module whose callbacks fail, and allocation failures. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static const char *const replays[] = {
+    "test-10000.ostm",     "test-2d-600.ostm",     "test-field-2d.ostm",   "test-field-3d.ostm",
+    "test-link-left.ostm", "test-link-right.ostm", "test-live-attach.ostm"};
+#define REPLAY_COUNT (sizeof replays / sizeof replays[0])
+
+static char *error_line(const onescope_error *e) {
+    static char line[1024];
+    onescope_error_format(e, line, sizeof line);
+    return line;
+}
+
+/* The module's setup blob of a replay: its setup bytes and link block, as an OSTM file holds
+ * them at offsets 12..21. */
+static size_t setup_blob(const onescope_replay *r, uint8_t out[10]) {
+    onescope_sim_setup s = onescope_replay_setup(r);
+    onescope_sim_setup_encode(&s, out);
+    onescope_link_block l = onescope_replay_link(r);
+    if (l.role == ONESCOPE_LINK_ROLE_NONE) return 6;
+    out[6] = l.role;
+    out[7] = l.body;
+    out[8] = (uint8_t)(l.transfer_step & 0xff);
+    out[9] = (uint8_t)(l.transfer_step >> 8);
+    return 10;
+}
+
+static onescope_replay *load(const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", ONESCOPE_TESTDATA, name);
+    onescope_replay *r = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_replay_read_file(path, NULL, &r, &err);
+    if (rc != ONESCOPE_OK) fail_msg("%s", error_line(&err));
+    return r;
+}
+
+/* A world for the replay: restored from its start snapshot, or made from its setup. */
+static onescope_world *start_world(const onescope_module *m, const onescope_replay *r) {
+    uint8_t setup[10];
+    size_t n = setup_blob(r, setup);
+    onescope_world *w = NULL;
+    onescope_error err;
+    size_t snap_size = 0;
+    const uint8_t *snap = onescope_replay_start_snapshot(r, &snap_size);
+    onescope_code rc = snap ? onescope_world_restore(m, setup, n, snap, snap_size, NULL, &w, &err)
+                            : onescope_world_create(m, setup, n, NULL, &w, &err);
+    if (rc != ONESCOPE_OK) fail_msg("%s", error_line(&err));
+    return w;
+}
+
+static void test_module_check_accepts_test_module(void **state) {
+    (void)state;
+    onescope_error err;
+    assert_int_equal(onescope_module_check(onescope_module_test(), "test", &err), ONESCOPE_OK);
+    const onescope_module *m = onescope_module_test();
+    assert_string_equal(m->id, "onescope.test");
+    assert_string_equal(m->version, "1");
+    assert_int_equal(m->stage_count, ONESCOPE_SIM_STAGE_COUNT);
+}
+
+static void test_module_check_refuses_bad_tables(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_module t = *onescope_module_test();
+    t.abi = 2;
+    assert_int_equal(onescope_module_check(&t, "plug.so", &err), ONESCOPE_E_VERSION);
+    assert_non_null(strstr(error_line(&err), "plug.so"));
+    assert_non_null(strstr(error_line(&err), "ABI 2"));
+
+    t = *onescope_module_test();
+    t.struct_size = 8;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "module.struct_size"));
+
+    t = *onescope_module_test();
+    t.step = NULL;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "module.step"));
+
+    const char *bad_ids[] = {"", "Upper", "1abc", "a b", "a/b"};
+    for (size_t i = 0; i < sizeof bad_ids / sizeof bad_ids[0]; i++) {
+        t = *onescope_module_test();
+        t.id = bad_ids[i];
+        assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+        assert_non_null(strstr(error_line(&err), "module.id"));
+    }
+    t = *onescope_module_test();
+    t.version = "1\n";
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+
+    t = *onescope_module_test();
+    t.run_stage = NULL; /* stages named, none runnable */
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    t = *onescope_module_test();
+    t.restore = NULL; /* a snapshot that cannot be restored */
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    t = *onescope_module_test();
+    t.entity_pose = NULL;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    t = *onescope_module_test();
+    t.group_count = 1; /* a value in group 2 */
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_module_check(NULL, "x", &err), ONESCOPE_E_ARGUMENT);
+}
+
+/* A table compiled against ABI 1's first members only: everything past them reads absent. */
+static void test_short_table_reads_as_required_only(void **state) {
+    (void)state;
+    onescope_module t = *onescope_module_test();
+    t.struct_size = (uint32_t)(offsetof(onescope_module, hash) + sizeof t.hash);
+    onescope_error err;
+    assert_int_equal(onescope_module_check(&t, "short", &err), ONESCOPE_OK);
+    const uint8_t setup[6] = {3, 4, 7, 0, 0, 0};
+    onescope_world *w = NULL;
+    assert_int_equal(onescope_world_create(&t, setup, 6, NULL, &w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_world_entity_count(w), 0);
+    onescope_buffer b;
+    assert_int_equal(onescope_world_snapshot(w, NULL, &b, &err), ONESCOPE_E_UNSUPPORTED);
+    assert_non_null(strstr(error_line(&err), "module 'onescope.test' has no snapshot"));
+    assert_int_equal(onescope_world_run_stage(w, NULL, 0, &err), ONESCOPE_E_UNSUPPORTED);
+    double v[8];
+    assert_int_equal(onescope_world_entity_values(w, 0, v, 8, &err), ONESCOPE_E_UNSUPPORTED);
+    assert_int_equal(onescope_world_describe_input(w, NULL, 0, NULL, &b, &err),
+                     ONESCOPE_E_UNSUPPORTED);
+    assert_int_equal(onescope_world_step(w, NULL, 0, &err), ONESCOPE_OK);
+    onescope_world_free(w);
+    assert_int_equal(onescope_world_restore(&t, setup, 6, "x", 1, NULL, &w, &err),
+                     ONESCOPE_E_UNSUPPORTED);
+    assert_null(w);
+}
+
+/* Every committed replay run through the interface gives its recorded hash rows. */
+static void test_interface_reproduces_every_golden_row(void **state) {
+    (void)state;
+    const onescope_module *m = onescope_module_test();
+    for (size_t f = 0; f < REPLAY_COUNT; f++) {
+        onescope_replay *r = load(replays[f]);
+        assert_true(onescope_replay_has_hash_rows(r));
+        const uint64_t *rows = onescope_replay_hash_rows(r);
+        onescope_world *w = start_world(m, r);
+        assert_int_equal(onescope_world_hash(w), rows[0]);
+        uint32_t steps = onescope_replay_step_count(r);
+        onescope_error err;
+        for (uint32_t i = 0; i < steps; i++) {
+            const uint8_t *in;
+            size_t n;
+            assert_int_equal(onescope_replay_step_input(r, i, &in, &n), ONESCOPE_OK);
+            if (onescope_world_step(w, in, n, &err) != ONESCOPE_OK)
+                fail_msg("%s step %u: %s", replays[f], i, error_line(&err));
+            if (onescope_world_hash(w) != rows[i + 1])
+                fail_msg("%s: row %u differs through the interface", replays[f], i + 1);
+        }
+        onescope_world_free(w);
+        onescope_replay_free(r);
+    }
+}
+
+/* Stage by stage equals whole steps; a snapshot restored continues identically. */
+static void test_stages_and_restore_equal_whole_steps(void **state) {
+    (void)state;
+    const onescope_module *m = onescope_module_test();
+    onescope_replay *r = load("test-field-3d.ostm");
+    const uint64_t *rows = onescope_replay_hash_rows(r);
+    onescope_world *w = start_world(m, r);
+    onescope_error err;
+    uint32_t steps = onescope_replay_step_count(r);
+    uint32_t half = steps / 2;
+    for (uint32_t i = 0; i < half; i++) {
+        const uint8_t *in;
+        size_t n;
+        onescope_replay_step_input(r, i, &in, &n);
+        for (uint32_t s = 0; s < m->stage_count; s++) {
+            assert_int_equal(onescope_world_next_stage(w), s);
+            /* mid-step, a whole step is refused */
+            if (s == 1) assert_int_equal(onescope_world_step(w, in, n, &err), ONESCOPE_E_BAD_STATE);
+            assert_int_equal(onescope_world_run_stage(w, in, n, &err), ONESCOPE_OK);
+        }
+        assert_int_equal(onescope_world_hash(w), rows[i + 1]);
+    }
+    onescope_buffer snap;
+    assert_int_equal(onescope_world_snapshot(w, NULL, &snap, &err), ONESCOPE_OK);
+    uint8_t setup[10];
+    size_t sn = setup_blob(r, setup);
+    onescope_world *w2 = NULL;
+    assert_int_equal(onescope_world_restore(m, setup, sn, snap.data, snap.size, NULL, &w2, &err),
+                     ONESCOPE_OK);
+    onescope_buffer snap2;
+    assert_int_equal(onescope_world_snapshot(w2, NULL, &snap2, &err), ONESCOPE_OK);
+    assert_int_equal(snap.size, snap2.size);
+    assert_memory_equal(snap.data, snap2.data, snap.size);
+    for (uint32_t i = half; i < steps; i++) {
+        const uint8_t *in;
+        size_t n;
+        onescope_replay_step_input(r, i, &in, &n);
+        assert_int_equal(onescope_world_step(w2, in, n, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_world_hash(w2), rows[i + 1]);
+    }
+    onescope_buffer_free(&snap);
+    onescope_buffer_free(&snap2);
+    onescope_world_free(w);
+    onescope_world_free(w2);
+    onescope_replay_free(r);
+}
+
+static void test_entities_values_and_description(void **state) {
+    (void)state;
+    const onescope_module *m = onescope_module_test();
+    const uint8_t setup[6] = {3, 5, 9, 0, 0, 0};
+    onescope_world *w = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_world_create(m, setup, 6, NULL, &w, &err), ONESCOPE_OK);
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = (onescope_sim_setup){3, 5, 9};
+    onescope_sim *sim = NULL;
+    assert_int_equal(onescope_sim_create(&def, NULL, &sim, &err), ONESCOPE_OK);
+    const uint8_t kick[] = {1, 2, 100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 4};
+    assert_int_equal(onescope_world_step(w, kick, sizeof kick, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_sim_step(sim, kick, sizeof kick, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_world_hash(w), onescope_sim_hash(sim));
+    assert_int_equal(onescope_world_entity_count(w), 5);
+    for (uint32_t i = 0; i < 5; i++) {
+        onescope_sim_body_state b;
+        onescope_sim_body(sim, i, &b);
+        double v[8];
+        assert_int_equal(onescope_world_entity_values(w, i, v, 8, &err), ONESCOPE_OK);
+        assert_true(v[0] == b.alive && v[1] == b.still_count);
+        for (int a = 0; a < 3; a++)
+            assert_true(v[2 + a] == b.position[a] && v[5 + a] == b.velocity[a]);
+        assert_int_equal(onescope_world_entity_id(w, i), i);
+        onescope_pose p;
+        assert_int_equal(onescope_world_entity_pose(w, i, &p), i != 4); /* body 4 removed */
+        if (i != 4) assert_true(p.position[0] == (float)b.position[0]);
+    }
+    double v[8];
+    assert_int_equal(onescope_world_entity_values(w, 5, v, 8, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_world_entity_values(w, 0, v, 7, &err), ONESCOPE_E_ARGUMENT);
+    onescope_buffer text;
+    assert_int_equal(onescope_world_describe_input(w, kick, sizeof kick, NULL, &text, &err),
+                     ONESCOPE_OK);
+    assert_string_equal((const char *)text.data, "impulse body 2 (100, 0, 0); remove body 4");
+    onescope_buffer_free(&text);
+    assert_int_equal(onescope_world_describe_input(w, NULL, 0, NULL, &text, &err), ONESCOPE_OK);
+    assert_string_equal((const char *)text.data, "no operation");
+    onescope_buffer_free(&text);
+    const uint8_t bad[] = {9};
+    assert_int_equal(onescope_world_describe_input(w, bad, 1, NULL, &text, &err),
+                     ONESCOPE_E_OPERATION);
+    assert_true(err.has_offset && err.offset == 0);
+    onescope_sim_free(sim);
+    onescope_world_free(w);
+}
+
+/* Setup errors carry the blob's offset (the OSTM file offset minus 12). */
+static void test_setup_errors_at_blob_offsets(void **state) {
+    (void)state;
+    const onescope_module *m = onescope_module_test();
+    onescope_error err;
+    onescope_world *w = NULL;
+    const uint8_t dims[6] = {4, 1, 0, 0, 0, 0};
+    assert_int_equal(onescope_world_create(m, dims, 6, NULL, &w, &err), ONESCOPE_E_RANGE);
+    assert_true(err.has_offset && err.offset == 0);
+    assert_string_equal(err.input, "onescope.test");
+    const uint8_t count[6] = {3, 65, 0, 0, 0, 0};
+    assert_int_equal(m->check_setup(NULL, count, 6, &err), ONESCOPE_E_RANGE);
+    assert_true(err.offset == 1);
+    const uint8_t link_body[10] = {3, 2, 0, 0, 0, 0, 1, 2, 0, 0};
+    assert_int_equal(m->check_setup(NULL, link_body, 10, &err), ONESCOPE_E_RANGE);
+    assert_true(err.offset == 7);
+    const uint8_t role0[10] = {3, 2, 0, 0, 0, 0, 0, 0, 0, 0};
+    assert_int_equal(m->check_setup(NULL, role0, 10, &err), ONESCOPE_E_RANGE);
+    assert_true(err.offset == 6);
+    assert_int_equal(m->check_setup(NULL, dims, 7, &err), ONESCOPE_E_LENGTH);
+    const uint8_t ok[6] = {2, 1, 0, 0, 0, 0};
+    const uint8_t z_in_2d[] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
+    assert_int_equal(m->check_input(NULL, ok, 6, z_in_2d, sizeof z_in_2d, &err), ONESCOPE_E_RANGE);
+    assert_true(err.offset == 10);
+}
+
+/* ---- a module whose callbacks fail, one at a time ---- */
+
+typedef struct failing {
+    int fail; /* 1 create, 2 step, 3 stage, 4 snapshot, 5 restore, 6 describe, 7 silent step */
+} failing;
+
+static onescope_code f_create(void *c, const void *s, size_t n, const onescope_allocator *a,
+                              void **w, onescope_error *e) {
+    if (((failing *)c)->fail == 1)
+        return onescope_module_fail(e, ONESCOPE_E_ENGINE, 3, "setup", "a good setup", "a bad one");
+    return onescope_module_test()->create(NULL, s, n, a, w, e);
+}
+static onescope_code f_step(void *c, void *w, const void *in, size_t n, onescope_error *e) {
+    if (((failing *)c)->fail == 2)
+        return onescope_module_fail(e, ONESCOPE_E_ENGINE, ONESCOPE_MODULE_NO_OFFSET, "step",
+                                    "a finite force", "NaN");
+    if (((failing *)c)->fail == 7) return ONESCOPE_E_ENGINE; /* no word of why */
+    return onescope_module_test()->step(NULL, w, in, n, e);
+}
+static onescope_code f_stage(void *c, void *w, uint32_t s, const void *in, size_t n,
+                             onescope_error *e) {
+    if (((failing *)c)->fail == 3)
+        return onescope_module_fail(e, ONESCOPE_E_ENGINE, ONESCOPE_MODULE_NO_OFFSET, "stage", NULL,
+                                    "solver diverged");
+    return onescope_module_test()->run_stage(NULL, w, s, in, n, e);
+}
+static onescope_code f_snapshot(void *c, const void *w, onescope_module_sink *out,
+                                onescope_error *e) {
+    if (((failing *)c)->fail == 4) {
+        onescope_module_sink_append(out, "part", 4); /* a partial snapshot is dropped */
+        return onescope_module_fail(e, ONESCOPE_E_ENGINE, ONESCOPE_MODULE_NO_OFFSET, "snapshot",
+                                    NULL, "cannot save");
+    }
+    return onescope_module_test()->snapshot(NULL, w, out, e);
+}
+static onescope_code f_restore(void *c, const void *s, size_t n, const void *snap, size_t sn,
+                               const onescope_allocator *a, void **w, onescope_error *e) {
+    if (((failing *)c)->fail == 5)
+        return onescope_module_fail(e, ONESCOPE_E_RANGE, 12, "gravity", "-1000..1000", "5000");
+    return onescope_module_test()->restore(NULL, s, n, snap, sn, a, w, e);
+}
+static onescope_code f_describe(void *c, const void *s, size_t n, const void *in, size_t m,
+                                onescope_module_sink *t, onescope_error *e) {
+    if (((failing *)c)->fail == 6)
+        return onescope_module_fail(e, ONESCOPE_E_OPERATION, 0, "op", "a known code", "9");
+    return onescope_module_test()->describe_input(NULL, s, n, in, m, t, e);
+}
+
+static void test_every_callback_failing_in_turn(void **state) {
+    (void)state;
+    const uint8_t setup[6] = {3, 2, 1, 0, 0, 0};
+    for (int fail = 1; fail <= 7; fail++) {
+        failing ctx = {fail};
+        onescope_module t = *onescope_module_test();
+        t.id = "example.failing";
+        t.context = &ctx;
+        t.create = f_create;
+        t.step = f_step;
+        t.run_stage = f_stage;
+        t.snapshot = f_snapshot;
+        t.restore = f_restore;
+        t.describe_input = f_describe;
+        onescope_error err;
+        onescope_world *w = NULL;
+        onescope_code rc = onescope_world_create(&t, setup, 6, NULL, &w, &err);
+        if (fail == 1) {
+            assert_int_equal(rc, ONESCOPE_E_ENGINE);
+            assert_null(w);
+            assert_string_equal(
+                error_line(&err),
+                "example.failing: offset 3: setup: expected a good setup, found a bad one");
+            continue;
+        }
+        assert_int_equal(rc, ONESCOPE_OK);
+        onescope_buffer b;
+        switch (fail) {
+            case 2:
+            case 7:
+                assert_int_equal(onescope_world_step(w, NULL, 0, &err), ONESCOPE_E_ENGINE);
+                assert_string_equal(err.input, "example.failing");
+                assert_int_not_equal(err.code, ONESCOPE_OK);
+                /* a failed world is not stepped again */
+                assert_int_equal(onescope_world_step(w, NULL, 0, &err), ONESCOPE_E_BAD_STATE);
+                break;
+            case 3:
+                assert_int_equal(onescope_world_run_stage(w, NULL, 0, &err), ONESCOPE_E_ENGINE);
+                assert_non_null(strstr(error_line(&err), "solver diverged"));
+                break;
+            case 4:
+                assert_int_equal(onescope_world_snapshot(w, NULL, &b, &err), ONESCOPE_E_ENGINE);
+                assert_null(b.data);
+                break;
+            case 5: {
+                onescope_buffer s;
+                failing ok = {0};
+                t.context = &ok;
+                onescope_world *good = NULL;
+                assert_int_equal(onescope_world_create(&t, setup, 6, NULL, &good, &err),
+                                 ONESCOPE_OK);
+                assert_int_equal(onescope_world_snapshot(good, NULL, &s, &err), ONESCOPE_OK);
+                t.context = &ctx;
+                onescope_world *r = NULL;
+                assert_int_equal(
+                    onescope_world_restore(&t, setup, 6, s.data, s.size, NULL, &r, &err),
+                    ONESCOPE_E_RANGE);
+                assert_null(r);
+                assert_string_equal(error_line(&err),
+                                    "example.failing: offset 12: gravity: expected "
+                                    "-1000..1000, found 5000");
+                onescope_buffer_free(&s);
+                onescope_world_free(good);
+                break;
+            }
+            case 6:
+                assert_int_equal(onescope_world_describe_input(w, "\x09", 1, NULL, &b, &err),
+                                 ONESCOPE_E_OPERATION);
+                assert_null(b.data);
+                break;
+        }
+        onescope_world_free(w);
+    }
+}
+
+static onescope_code alloc_world_and_snapshot(const onescope_allocator *a, void *ctx) {
+    (void)ctx;
+    const uint8_t setup[10] = {2, 3, 4, 0, 0, 0, 3, 0, 0, 0};
+    onescope_world *w = NULL;
+    onescope_error err;
+    onescope_code created = onescope_world_create(onescope_module_test(), setup, 10, a, &w, &err);
+    if (created != ONESCOPE_OK) return created;
+    onescope_buffer b;
+    onescope_code rc = onescope_world_snapshot(w, a, &b, &err);
+    if (rc == ONESCOPE_OK) {
+        onescope_world *r = NULL;
+        rc = onescope_world_restore(onescope_module_test(), setup, 10, b.data, b.size, a, &r, &err);
+        if (rc == ONESCOPE_OK) {
+            onescope_buffer t;
+            rc = onescope_world_describe_input(r, NULL, 0, a, &t, &err);
+            onescope_buffer_free(&t);
+        }
+        onescope_world_free(r);
+        onescope_buffer_free(&b);
+    }
+    onescope_world_free(w);
+    return rc;
+}
+
+static void test_allocation_failures(void **state) {
+    (void)state;
+    assert_true(test_alloc_walk(alloc_world_and_snapshot, NULL) >= 6);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_module_check_accepts_test_module),
+        cmocka_unit_test(test_module_check_refuses_bad_tables),
+        cmocka_unit_test(test_short_table_reads_as_required_only),
+        cmocka_unit_test(test_interface_reproduces_every_golden_row),
+        cmocka_unit_test(test_stages_and_restore_equal_whole_steps),
+        cmocka_unit_test(test_entities_values_and_description),
+        cmocka_unit_test(test_setup_errors_at_blob_offsets),
+        cmocka_unit_test(test_every_callback_failing_in_turn),
+        cmocka_unit_test(test_allocation_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
