@@ -17,9 +17,10 @@ OSPC_FILES = sorted(TESTDATA.glob("*.ospc"))
 
 
 def base_of(array):
-    """The object at the end of an array's base chain."""
-    while isinstance(array, np.ndarray):
-        array = array.base
+    """The object at the end of an array's base chain (through the read-only memoryview a
+    mapped cache's views are made over, to the object it exports)."""
+    while isinstance(array, (np.ndarray, memoryview)):
+        array = array.obj if isinstance(array, memoryview) else array.base
     return array
 
 
