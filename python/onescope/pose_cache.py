@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import mmap as _mmap
 import os
+import stat
 import sys
 from typing import List, NamedTuple, Optional, Sequence, Union
 
@@ -45,7 +46,6 @@ def _text(t: _lib.Text) -> str:
 
 
 _options = _check.parse_options
-_COMPARE_CHUNK = 1 << 20  # bytes compared at a time when a view is checked against the library
 
 
 def _refuse_mapped(function: str) -> FormatError:
@@ -79,11 +79,17 @@ class _FileView:
         )  # read-only: an ACCESS_READ mmap exports a read-only buffer
 
 
-def _map_unaligned(path: bytes, cache: "PoseCache") -> Optional[_FileView]:
+def _identity(st: os.stat_result) -> tuple:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _map_unaligned(path: bytes, before: Optional[tuple], cache: "PoseCache") -> Optional[_FileView]:
     """A read-only view of path's pose section when the library copied it only because it is
-    not 4-byte aligned (a little-endian host, a regular file); None otherwise. The mapping is
-    compared with the library's checked copy, so the view holds what the library validated
-    (a file replaced since then gives None: the copy stays)."""
+    not 4-byte aligned (a little-endian host, a regular file); None otherwise. The file mapped
+    here must be the one the library checked: the same device, inode, size and change times
+    as before the library opened it (`before`); a file replaced or rewritten in between gives
+    None, and the library's copy stays. (After that, as with the library's own mapping, the
+    file must not change while mapped.)"""
     c = cache._c
     if sys.byteorder != "little" or path == b"-" or c.frame_count * c.entity_count == 0:
         return None
@@ -101,8 +107,6 @@ def _map_unaligned(path: bytes, cache: "PoseCache") -> Optional[_FileView]:
         return None
     try:
         st = os.fstat(fd)
-        import stat
-
         if not stat.S_ISREG(st.st_mode) or st.st_size != size:
             return None
         mapping = _mmap.mmap(fd, size, access=_mmap.ACCESS_READ)
@@ -110,12 +114,9 @@ def _map_unaligned(path: bytes, cache: "PoseCache") -> Optional[_FileView]:
         return None
     finally:
         os.close(fd)
-    copy = ctypes.cast(c.poses, ctypes.c_void_p).value
-    for at in range(0, size - offset, _COMPARE_CHUNK):
-        n = min(_COMPARE_CHUNK, size - offset - at)
-        if mapping[offset + at:offset + at + n] != ctypes.string_at(copy + at, n):
-            mapping.close()
-            return None
+    if before is None or _identity(st) != before:
+        mapping.close()
+        return None
     return _FileView(mapping, offset, c.frame_count, c.entity_count)
 
 
@@ -193,13 +194,19 @@ class PoseCache:
         mmap = _check.flag("mmap", mmap)
         opts = _options(max_input_bytes)
         raw = path_bytes(path)
+        before = None
+        if mmap:
+            try:
+                before = _identity(os.stat(raw))
+            except OSError:
+                pass  # the library names the failure
         out = ctypes.POINTER(_lib.PoseCacheStruct)()
         err = _lib.Error()
         fn = lib.onescope_pose_cache_map if mmap else lib.onescope_pose_cache_read_file
         check(fn(raw, ctypes.byref(opts), ctypes.byref(out), ctypes.byref(err)), err)
         cache = cls(out, os.fsdecode(path))
         if mmap and not out.contents.mapping:
-            view = _map_unaligned(raw, cache)
+            view = _map_unaligned(raw, before, cache)
             if view is not None:  # the library's copy goes; the file's pages serve the poses
                 head = _head_only(cache)
                 lib.onescope_pose_cache_free(cache._ptr)
