@@ -187,10 +187,12 @@ class PoseCache:
     @classmethod
     def open(cls, path: PathLike, *, mmap: bool = True, max_input_bytes: int = 0) -> "PoseCache":
         """Reads a cache file. With ``mmap`` (the default) the library maps the file and its
-        poses are viewed in place where the host and the file allow (little-endian IEEE
-        host, pose section 4-byte aligned): then :attr:`mapped` is true. Otherwise the file is
-        read and parsed into memory. Every rule is checked either way. max_input_bytes 0: the
-        library's default limit (256 MiB). Raises FormatError."""
+        poses are viewed in place on a little-endian IEEE host: where the pose section is
+        4-byte aligned in the library's mapping, otherwise (the library copied it) in a
+        read-only mapping of this package, as unaligned NumPy views (docs/python.md says what
+        that costs). Then :attr:`mapped` is true. Otherwise the file is read and parsed into
+        memory. Every rule is checked either way. max_input_bytes 0: the library's default
+        limit (256 MiB). Raises FormatError."""
         mmap = _check.flag("mmap", mmap)
         opts = _options(max_input_bytes)
         raw = path_bytes(path)

@@ -3,6 +3,7 @@ round trips are byte-exact, errors carry the offset, the writer and recover."""
 
 import ctypes
 import gc
+import os
 import mmap as mmap_module
 import subprocess
 import sys
@@ -331,6 +332,18 @@ def test_an_unaligned_pose_section_is_viewed_in_the_file(tmp_path):
         np.testing.assert_array_equal(positions, made.positions)
         again = onescope.PoseCache.open(tmp_path / "again.ospc", mmap=False)
         np.testing.assert_array_equal(again.poses[0], read.poses[0])
+
+
+def test_an_unaligned_file_changed_since_the_check_keeps_the_copy(tmp_path):
+    path = next(p for p, head, _ in _unaligned_files(tmp_path) if head % 4)
+    cache = onescope.PoseCache.open(path, mmap=False)  # the library's checked copy
+    from onescope import pose_cache
+
+    now = pose_cache._identity(os.stat(path))
+    assert pose_cache._map_unaligned(bytes(path), now, cache) is not None
+    changed = (now[0], now[1], now[2], now[3] + 1, now[4])  # rewritten after the check
+    assert pose_cache._map_unaligned(bytes(path), changed, cache) is None
+    assert pose_cache._map_unaligned(bytes(path), None, cache) is None
 
 
 def test_mapped_refusals_read_alike(ghost, tmp_path):
