@@ -240,8 +240,8 @@ def test_step_zero_comes_through_as_zero(tmp_path):
     moved = pos.copy()
     moved[0, 1, 0] = 2.0
     ca, cb = tmp_path / "a.ospc", tmp_path / "b.ospc"
-    onescope.PoseCache.create(pos, unit="m", ids=[4, 9]).write(ca)
-    onescope.PoseCache.create(moved, unit="m", ids=[4, 9]).write(cb)
+    onescope.PoseCache.create(pos, metres_per_unit=1.0, ids=[4, 9]).write(ca)
+    onescope.PoseCache.create(moved, metres_per_unit=1.0, ids=[4, 9]).write(cb)
     c = onescope.diff(ca, cb)
     assert c.first is not None and (c.first.step, c.first.id) == (0, 9)
     assert c.steps_a == (0, 2) and c.steps_b == (0, 2) and c.overlap == (0, 2)
