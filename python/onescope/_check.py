@@ -14,9 +14,9 @@ import ctypes
 import math
 import numbers
 import operator
+from typing import Any, Optional, Sequence
 
 import numpy as np
-from typing import Any, Optional, Sequence
 
 __all__ = [
     "integer",
@@ -60,6 +60,8 @@ def integer(name: str, value: Any, lo_hi: Sequence[int] = U64, *, error: type = 
     except TypeError:
         raise TypeError(f"{name} must be an integer, not {type(value).__name__}") from None
     lo, hi = lo_hi
+    if hi < lo:  # an index into nothing (a replay without steps)
+        raise error(f"{name}: there is none to take (the range is empty), not {v}")
     if not lo <= v <= hi:
         raise error(f"{name} must be {lo} to {hi}, not {v}")
     return v

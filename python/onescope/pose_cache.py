@@ -175,6 +175,7 @@ class PoseCache:
         # Set when the poses are viewed in Python's own mapping of the file (an unaligned pose
         # section); _ptr then holds the header and entities only (see _complete).
         self._view: Optional[_FileView] = None
+        self._max_input_bytes = 0
 
     def __del__(self) -> None:
         ptr = getattr(self, "_ptr", None)
@@ -213,6 +214,7 @@ class PoseCache:
                 head = _head_only(cache)
                 lib.onescope_pose_cache_free(cache._ptr)
                 cache._ptr, cache._view = head, view
+                cache._max_input_bytes = opts.max_input_bytes  # for _complete's parse
         return cache
 
     @classmethod
@@ -400,10 +402,12 @@ class PoseCache:
             return self
         m = self._view.mapping
         raw = np.frombuffer(m, dtype=np.uint8)
+        opts = _options(self._max_input_bytes)  # the limit the file was opened under
         out = ctypes.POINTER(_lib.PoseCacheStruct)()
         err = _lib.Error()
-        check(lib.onescope_pose_cache_parse(raw.ctypes.data, raw.size, self.name.encode(), None,
-                                            ctypes.byref(out), ctypes.byref(err)), err)
+        check(lib.onescope_pose_cache_parse(raw.ctypes.data, raw.size, self.name.encode(),
+                                            ctypes.byref(opts), ctypes.byref(out),
+                                            ctypes.byref(err)), err)
         return PoseCache(out, self.name)
 
     @property

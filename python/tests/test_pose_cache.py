@@ -315,12 +315,12 @@ def test_an_unaligned_pose_section_is_viewed_in_the_file(tmp_path):
         assert not onescope.diff(cache, read).different
         assert onescope.Clip.from_pose_cache(cache).to_bytes() == read.to_anm()
         # Changes are refused with the library's line for a mapped cache, whatever its kind.
-        for change in (lambda: cache.set_text("label", "y"),
-                       lambda: cache.set_entity_name(0, "y"),
-                       lambda: setattr(cache, "metres_per_unit", 1.0),
-                       lambda: cache.set_unit("m")):
+        for change in (lambda c: c.set_text("label", "y"),
+                       lambda c: c.set_entity_name(0, "y"),
+                       lambda c: setattr(c, "metres_per_unit", 1.0),
+                       lambda c: c.set_unit("m")):
             with pytest.raises(onescope.FormatError) as info:
-                change()
+                change(cache)
             assert info.value.code == onescope.Code.BAD_STATE
             assert "read-only mapped cache" in str(info.value)
         # A view outlives its cache; the cache works as a writer's head.
