@@ -466,6 +466,7 @@ _PROTOTYPES = {
     "onescope_pose_cache_free": (None, [_P(PoseCacheStruct)]),
     "onescope_pose_cache_validate": (c_int, [_P(PoseCacheStruct), c_char_p, _E]),
     "onescope_pose_cache_write": (c_int, [_P(PoseCacheStruct), c_void_p, _P(Buffer), _E]),
+    "onescope_pose_cache_head_size": (c_int, [_P(PoseCacheStruct), _P(c_uint64), _E]),
     "onescope_pose_cache_read_file": (c_int, [c_char_p, _opts, _cache_pp, _E]),
     "onescope_pose_cache_map": (c_int, [c_char_p, _opts, _cache_pp, _E]),
     "onescope_pose_cache_write_file": (c_int, [_P(PoseCacheStruct), c_char_p, _E]),

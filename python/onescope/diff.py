@@ -16,7 +16,8 @@ from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _lib
+from . import _check, _lib
+from ._check import I32, U32
 from ._lib import lib
 from .errors import check, path_bytes
 from .pose_cache import PoseCache
@@ -283,7 +284,7 @@ def _kind(x: Any, max_input_bytes: int) -> Tuple[int, Any]:
         return fmt, x
     err = _lib.Error()
     found = ctypes.c_int(0)
-    opts = _lib.ParseOptions(max_input_bytes, None)
+    opts = _check.parse_options(max_input_bytes)
     check(lib.onescope_file_validate(raw, ctypes.byref(opts), ctypes.byref(found),
                                      ctypes.byref(err)), err)
     raise TypeError(
@@ -333,8 +334,18 @@ def diff(
         if d.diverged:
             print(d.step, d.stage, d.values[0])
     """
-    if any(v < 0 for v in (max_items, position_tolerance, angle_tolerance, max_input_bytes)):
-        raise ValueError("max_items, tolerances and max_input_bytes must be >= 0")
+    max_items = _check.integer("max_items", max_items, U32)
+    # NaN passes every "> tol" test as false, so a NaN tolerance would make anything "same".
+    position_tolerance = _check.real("position_tolerance", position_tolerance, lo=0.0)
+    angle_tolerance = _check.real("angle_tolerance", angle_tolerance, lo=0.0)
+    offset = tuple(offset)
+    if len(offset) != 3:
+        raise ValueError(f"offset must be 3 integers (mm), not {len(offset)}")
+    offset = tuple(_check.integer(f"offset[{i}]", v, I32) for i, v in enumerate(offset))
+    parse = _check.parse_options(max_input_bytes)
+    for label, given in (("name_a", name_a), ("name_b", name_b)):
+        if given is not None:
+            _check.text(label, given)
     fa, xa = _kind(a, max_input_bytes)
     fb, xb = _kind(b, max_input_bytes)
     if fa == _FORMAT_OSPC and fb == _FORMAT_OSTM:
@@ -346,7 +357,7 @@ def diff(
     opts.angle_tolerance = angle_tolerance
     opts.offset = (ctypes.c_int32 * 3)(*offset)
     opts.name_a, opts.name_b = keep
-    opts.parse = _lib.ParseOptions(max_input_bytes, None)
+    opts.parse = parse
     err = _lib.Error()
     replays: List[Replay] = []  # opened here, freed with this frame
     for fmt, x in ((fa, xa), (fb, xb)):
@@ -367,7 +378,8 @@ def diff(
     if fa == _FORMAT_OSTM:
         kind = "replay_cache"
         if isinstance(xb, PoseCache):
-            rc = lib.onescope_diff_replay_cache(replays[0]._handle, xb._ptr, ctypes.byref(opts),
+            cb = xb._complete()
+            rc = lib.onescope_diff_replay_cache(replays[0]._handle, cb._ptr, ctypes.byref(opts),
                                                 None, ctypes.byref(out_c), ctypes.byref(err))
         else:
             rc = lib.onescope_diff_replay_cache_file(replays[0]._handle, path_bytes(xb),
@@ -380,6 +392,7 @@ def diff(
                 xa, max_input_bytes=max_input_bytes)
             cb = xb if isinstance(xb, PoseCache) else PoseCache.open(
                 xb, max_input_bytes=max_input_bytes)
+            ca, cb = ca._complete(), cb._complete()
             rc = lib.onescope_diff_caches(ca._ptr, cb._ptr, ctypes.byref(opts), None,
                                           ctypes.byref(out_c), ctypes.byref(err))
         else:

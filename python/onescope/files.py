@@ -6,7 +6,7 @@ import ctypes
 import os
 from typing import List
 
-from . import _lib
+from . import _check, _lib
 from ._lib import lib
 from .errors import FormatError, path_bytes
 
@@ -20,17 +20,14 @@ def validate(path: "str | bytes | os.PathLike[str]", max_errors: int = 20,
     with it), a binary format gives its first error only, and a .pvt or .anm every error in
     file order up to ``max_errors`` (a syntax error ends the list). Nothing is raised for a
     bad file; a bad argument raises ValueError."""
-    if not 1 <= max_errors <= 100000:
-        raise ValueError("max_errors must be 1 to 100000")
-    if max_input_bytes < 0:
-        raise ValueError("max_input_bytes must be >= 0")
+    max_errors = _check.integer("max_errors", max_errors, (1, 100000))
+    opts = _check.parse_options(max_input_bytes)
     found: List[FormatError] = []
 
     def keep(user: int, err: "ctypes._Pointer[_lib.Error]") -> None:
         found.append(FormatError._from_c(err.contents))
 
     callback = _lib.ErrorCallback(keep)  # alive for the call
-    opts = _lib.ParseOptions(max_input_bytes, None)
     opts.on_error = ctypes.cast(callback, ctypes.c_void_p)
     opts.max_errors = max_errors
     err = _lib.Error()

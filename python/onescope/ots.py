@@ -10,7 +10,7 @@ from typing import List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 
-from . import _lib
+from . import _check, _lib
 from ._lib import lib
 from .errors import check
 from .pose_cache import PoseCache
@@ -20,6 +20,9 @@ __all__ = ["Rig", "Clip", "Bone", "Peg", "euler_to_quat", "quat_to_euler_xyz", "
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 SOURCES = ("harmony", "blender", "maya")
 ROT_ORDERS = ("xyz", "xzy", "yxz", "yzx", "zxy", "zyx")
+#: The up axes (onescope_ots_up) and the keyframe choices of a cache -> .anm conversion.
+UP_AXES = ("x", "y", "z")
+KEYS = ("needed", "all")
 
 
 def _s(raw: Optional[bytes]) -> Optional[str]:
@@ -28,11 +31,12 @@ def _s(raw: Optional[bytes]) -> Optional[str]:
 
 def _read(path: PathLike, max_input_bytes: int) -> bytes:
     """The file's bytes through the library's one read path (its size limit applies)."""
+    limit = _check.integer("max_input_bytes", max_input_bytes, _check.SIZE)
     buf = _lib.Buffer()
     err = _lib.Error()
     check(
         lib.onescope_file_read(
-            os.fsencode(path), max_input_bytes, None, ctypes.byref(buf), ctypes.byref(err)
+            os.fsencode(path), limit, None, ctypes.byref(buf), ctypes.byref(err)
         ),
         err,
     )
@@ -42,10 +46,26 @@ def _read(path: PathLike, max_input_bytes: int) -> bytes:
         lib.onescope_buffer_free(ctypes.byref(buf))
 
 
-def _from_cache_options(fps: float, source: str, name: str) -> _lib.OtsFromCacheOptions:
+def _from_cache_options(
+    fps: float,
+    source: str,
+    name: str,
+    *,
+    unit: "Optional[Union[str, float]]" = None,
+    up: Optional[str] = None,
+    keys: str = "needed",
+) -> _lib.OtsFromCacheOptions:
+    """onescope_ots_from_cache_options as `onescope convert CACHE OUT.anm` sets them from
+    --fps, --source, --unit, --up and --keys (tools/onescope/cmd_convert.c)."""
     opts = lib.onescope_ots_from_cache_options_default()
-    opts.fps = fps
-    opts.source = SOURCES.index(source)
+    opts.fps = _check.real("fps", fps, above=0.0)
+    opts.source = _check.choice("source", source, SOURCES)
+    if unit is not None:
+        opts.metres_per_unit = _check.unit("unit", unit)
+    if up is not None:
+        opts.up_given = True
+        opts.up = _check.choice("up", up, UP_AXES)
+    opts.keys_all = _check.choice("keys", keys, KEYS) == 1
     opts.name = name.encode()  # ctypes keeps the bytes alive with the struct
     return opts
 
@@ -90,9 +110,11 @@ class Rig:
 
     @classmethod
     def from_bytes(cls, data: bytes, name: str = "<bytes>", *, max_input_bytes: int = 0) -> "Rig":
+        data = _check.data("data", data)
+        name = _check.text("name", name)
+        opts = _check.parse_options(max_input_bytes)
         out = ctypes.POINTER(_lib.OtsRigStruct)()
         err = _lib.Error()
-        opts = _lib.ParseOptions(max_input_bytes, None)
         check(
             lib.onescope_ots_rig_parse(
                 data, len(data), name.encode(), ctypes.byref(opts), ctypes.byref(out),
@@ -158,9 +180,11 @@ class Clip:
 
     @classmethod
     def from_bytes(cls, data: bytes, name: str = "<bytes>", *, max_input_bytes: int = 0) -> "Clip":
+        data = _check.data("data", data)
+        name = _check.text("name", name)
+        opts = _check.parse_options(max_input_bytes)
         out = ctypes.POINTER(_lib.OtsClipStruct)()
         err = _lib.Error()
-        opts = _lib.ParseOptions(max_input_bytes, None)
         check(
             lib.onescope_ots_clip_parse(
                 data, len(data), name.encode(), ctypes.byref(opts), ctypes.byref(out),
@@ -171,14 +195,28 @@ class Clip:
         return cls(out, name)
 
     @classmethod
-    def from_pose_cache(cls, cache: PoseCache, *, fps: float = 24.0, source: str = "blender") -> "Clip":
-        """One root peg per entity, one LINEAR keyframe per present frame."""
+    def from_pose_cache(
+        cls,
+        cache: PoseCache,
+        *,
+        fps: float = 24.0,
+        source: str = "blender",
+        unit: "Optional[Union[str, float]]" = None,
+        up: Optional[str] = None,
+        keys: str = "needed",
+    ) -> "Clip":
+        """One root peg per entity with the keyframes that give back every present pose
+        (``keys="all"``: one per present frame). The options are those of ``onescope
+        convert CACHE OUT.anm`` (see :meth:`PoseCache.to_anm`)."""
+        if not isinstance(cache, PoseCache):
+            raise TypeError(f"cache must be a PoseCache, not {type(cache).__name__}")
+        opts = _from_cache_options(fps, source, cache.name, unit=unit, up=up, keys=keys)
+        full = cache._complete()
         out = ctypes.POINTER(_lib.OtsClipStruct)()
         err = _lib.Error()
-        opts = _from_cache_options(fps, source, cache.name)
         check(
             lib.onescope_ots_clip_from_pose_cache(
-                cache._ptr, ctypes.byref(opts), None, ctypes.byref(out), ctypes.byref(err)
+                full._ptr, ctypes.byref(opts), None, ctypes.byref(out), ctypes.byref(err)
             ),
             err,
         )
@@ -213,6 +251,7 @@ class Clip:
     def sample(self, frame: float) -> Tuple["np.ndarray", "np.ndarray", "np.ndarray"]:
         """Every peg's local transform at `frame` (parents not composed): positions pegs x 3,
         rotations pegs x 4 (w x y z, unit), scales pegs x 3, float64."""
+        frame = _check.real("frame", frame)
         c = self._ptr.contents
         n = c.peg_count
         pos = np.zeros((n, 3))
@@ -230,10 +269,17 @@ class Clip:
             scl[i] = s.scl
         return pos, rot, scl
 
-    def to_pose_cache(self, *, world_space: bool = False) -> PoseCache:
-        """Bakes every frame of frame_range into a cache (one point entity per peg)."""
+    def to_pose_cache(
+        self, *, world_space: bool = False, unit: "Optional[Union[str, float]]" = None
+    ) -> PoseCache:
+        """Bakes every frame of frame_range into a cache (one point entity per peg), as
+        ``onescope convert CLIP OUT.ospc`` does: ``world_space`` (--world: values are already
+        world space, parents not composed), ``unit`` (--unit: "m", "cm", "mm" or metres per
+        unit; None: metres). An up axis other than y is kept in the cache's label."""
         opts = lib.onescope_ots_bake_options_default()
-        opts.world_space = world_space
+        opts.world_space = _check.flag("world_space", world_space)
+        if unit is not None:
+            opts.metres_per_unit = _check.unit("unit", unit)
         opts.name = self.name.encode()
         out = ctypes.POINTER(_lib.PoseCacheStruct)()
         err = _lib.Error()
@@ -262,17 +308,25 @@ def _write_atomic(path: PathLike, data: bytes) -> None:
     check(lib.onescope_file_write(os.fsencode(path), data, len(data), ctypes.byref(err)), err)
 
 
+def _numbers(name: str, values, count: int) -> List[float]:
+    """Exactly `count` numbers (ctypes would zero-fill a shorter list)."""
+    values = list(values)
+    if len(values) != count:
+        raise ValueError(f"{name} must be {count} numbers, not {len(values)}")
+    return [_check.real(f"{name}[{i}]", v, finite=False) for i, v in enumerate(values)]
+
+
 def euler_to_quat(degrees, order: str = "xyz") -> "np.ndarray":
     """Euler degrees applied in `order` to a w x y z quaternion (the library's)."""
-    d = (ctypes.c_double * 3)(*degrees)
+    d = (ctypes.c_double * 3)(*_numbers("degrees", degrees, 3))
     q = (ctypes.c_double * 4)()
-    lib.onescope_ots_euler_to_quat(d, ROT_ORDERS.index(order), q)
+    lib.onescope_ots_euler_to_quat(d, _check.choice("order", order, ROT_ORDERS), q)
     return np.array(q[:])
 
 
 def quat_to_euler_xyz(wxyz) -> "np.ndarray":
     """A w x y z quaternion to xyz Euler degrees (the library's)."""
-    q = (ctypes.c_double * 4)(*wxyz)
+    q = (ctypes.c_double * 4)(*_numbers("wxyz", wxyz, 4))
     d = (ctypes.c_double * 3)()
     lib.onescope_ots_quat_to_euler_xyz(q, d)
     return np.array(d[:])

@@ -8,7 +8,8 @@ from typing import List, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _lib
+from . import _check, _lib
+from ._check import I32, U8, U16, U32
 from ._lib import lib
 from .errors import Code, FormatError, check, path_bytes
 
@@ -48,7 +49,14 @@ class Op(NamedTuple):
     value: tuple = (0, 0, 0)
 
     def _c(self) -> _lib.Op:
-        return _lib.Op(OP_NAMES.index(self.name), self.body, (ctypes.c_int32 * 3)(*self.value))
+        """The C operation, every field checked (a name from OP_NAMES, body 0..255, three
+        32-bit values); the library then checks the operation's own rules."""
+        code = _check.choice("op name", self.name, OP_NAMES[1:]) + 1
+        value = tuple(self.value)
+        if len(value) != 3:
+            raise ValueError(f"op value must be 3 integers, not {len(value)}")
+        v = [_check.integer(f"op value[{i}]", x, I32) for i, x in enumerate(value)]
+        return _lib.Op(code, _check.integer("op body", self.body, U8), (ctypes.c_int32 * 3)(*v))
 
     @classmethod
     def _from_c(cls, op: _lib.Op) -> "Op":
@@ -65,12 +73,41 @@ def _bodies(sim: ctypes.c_void_p) -> "np.ndarray":
     return out
 
 
+def _setup(dimensions: int, body_count: int, seed: int) -> _lib.SimSetup:
+    """The C setup, each field in its C type's range (the library checks the rest)."""
+    return _lib.SimSetup(
+        _check.integer("dimensions", dimensions, U8),
+        _check.integer("body_count", body_count, U8),
+        _check.integer("seed", seed, U32),
+    )
+
+
+def _link(link: Sequence[int]) -> _lib.LinkBlock:
+    role, body, transfer_step = Link(*link)
+    return _lib.LinkBlock(
+        _check.integer("link role", role, U8),
+        _check.integer("link body", body, U8),
+        _check.integer("link transfer_step", transfer_step, U16),
+    )
+
+
+def _ops(ops: Sequence[Op]) -> List[_lib.Op]:
+    if isinstance(ops, (str, bytes, bytearray)) or not hasattr(ops, "__iter__"):
+        raise TypeError(f"ops must be a sequence of Op, not {type(ops).__name__}")
+    out = []
+    for op in ops:
+        if not isinstance(op, Op):
+            raise TypeError(f"ops must hold Op items, not {type(op).__name__}")
+        out.append(op._c())
+    return out
+
+
 def encode_ops(dimensions: int, ops: Sequence[Op]) -> bytes:
     """The input bytes of one step made of these operations (checked by the library)."""
+    dimensions = _check.integer("dimensions", dimensions, U8)
     out = bytearray()
     err = _lib.Error()
-    for op in ops:
-        c = op._c()
+    for c in _ops(ops):
         size = lib.onescope_op_size(c.code)
         buf = (ctypes.c_uint8 * max(size, 1))()
         n = lib.onescope_op_encode(dimensions, ctypes.byref(c), buf, size, ctypes.byref(err))
@@ -82,6 +119,8 @@ def encode_ops(dimensions: int, ops: Sequence[Op]) -> bytes:
 
 def decode_ops(dimensions: int, data: bytes, name: str = "<input>") -> List[Op]:
     """The operations of one step's input bytes (the library's reader). Raises FormatError."""
+    dimensions = _check.integer("dimensions", dimensions, U8)
+    data = _check.data("data", data)
     reader = _lib.OpReader()
     keep = ctypes.create_string_buffer(data, len(data))
     lib.onescope_op_reader_init(ctypes.byref(reader), dimensions, keep, len(data), name.encode(), 0)
@@ -119,9 +158,11 @@ class Sim:
             self._handle = _handle
             return
         d = lib.onescope_sim_def_default()
-        d.setup = _lib.SimSetup(dimensions, body_count, seed)
+        d.setup = _setup(dimensions, body_count, seed)
         if link is not None:
-            d.link = _lib.LinkBlock(*link)
+            d.link = _link(link)
+        if snapshot is not None:
+            snapshot = _check.data("snapshot", snapshot)
         self._handle = ctypes.c_void_p()
         err = _lib.Error()
         if snapshot is None:
@@ -143,9 +184,12 @@ class Sim:
     def step(self, ops: Union[Sequence[Op], bytes, None] = None) -> None:
         """Runs one step with these operations (or raw input bytes). An invalid input
         raises FormatError and leaves the world as it was."""
-        data = ops if isinstance(ops, (bytes, bytearray)) else encode_ops(self.dimensions, ops or [])
+        if isinstance(ops, (bytes, bytearray, memoryview)):
+            data = _check.data("ops", ops)
+        else:
+            data = encode_ops(self.dimensions, [] if ops is None else ops)
         err = _lib.Error()
-        check(lib.onescope_sim_step(self._handle, bytes(data), len(data), ctypes.byref(err)), err)
+        check(lib.onescope_sim_step(self._handle, data, len(data), ctypes.byref(err)), err)
 
     @property
     def dimensions(self) -> int:
@@ -177,8 +221,9 @@ class Sim:
 
     def field(self, which: str) -> "np.ndarray":
         """The "density" (81 values) or "occupancy" (128) field; worlds with a link only."""
-        ids = {"density": (0, 81), "occupancy": (1, 128)}
-        fid, count = ids[which]
+        names = ("density", "occupancy")
+        fid = _check.choice("field", which, names)
+        count = (81, 128)[fid]
         out = np.zeros(count, dtype=np.int32)
         err = _lib.Error()
         check(lib.onescope_sim_field(self._handle, fid, out.ctypes.data, count, ctypes.byref(err)), err)
@@ -226,9 +271,9 @@ class Replay:
 
     @classmethod
     def open(cls, path: PathLike, *, max_input_bytes: int = 0) -> "Replay":
+        opts = _check.parse_options(max_input_bytes)
         handle = ctypes.c_void_p()
         err = _lib.Error()
-        opts = _lib.ParseOptions(max_input_bytes, None)
         check(
             lib.onescope_replay_read_file(
                 path_bytes(path), ctypes.byref(opts), ctypes.byref(handle), ctypes.byref(err)
@@ -239,9 +284,11 @@ class Replay:
 
     @classmethod
     def from_bytes(cls, data: bytes, name: str = "<bytes>", *, max_input_bytes: int = 0) -> "Replay":
+        data = _check.data("data", data)
+        name = _check.text("name", name)
+        opts = _check.parse_options(max_input_bytes)
         handle = ctypes.c_void_p()
         err = _lib.Error()
-        opts = _lib.ParseOptions(max_input_bytes, None)
         check(
             lib.onescope_replay_parse(
                 data, len(data), name.encode(), ctypes.byref(opts), ctypes.byref(handle),
@@ -256,10 +303,10 @@ class Replay:
         cls, dimensions: int, body_count: int, seed: int, link: Optional[Link] = None
     ) -> "Replay":
         """An empty replay (no steps); the setup and link are checked as the parser would."""
+        setup = _setup(dimensions, body_count, seed)
+        lb = None if link is None else ctypes.byref(_link(link))
         handle = ctypes.c_void_p()
         err = _lib.Error()
-        setup = _lib.SimSetup(dimensions, body_count, seed)
-        lb = None if link is None else ctypes.byref(_lib.LinkBlock(*link))
         check(
             lib.onescope_replay_create(
                 ctypes.byref(setup), lb, None, ctypes.byref(handle), ctypes.byref(err)
@@ -314,7 +361,10 @@ class Replay:
         return lib.onescope_replay_input_bytes(self._handle)
 
     def step_input(self, index: int) -> bytes:
-        """The raw input bytes of step `index` (0-based)."""
+        """The raw input bytes of step `index` (0-based; IndexError outside 0..step_count-1,
+        TypeError for a non-integer)."""
+        count = self.step_count
+        index = _check.integer("index", index, (0, count - 1), error=IndexError)
         data = ctypes.POINTER(ctypes.c_uint8)()
         size = ctypes.c_size_t()
         if lib.onescope_replay_step_input(self._handle, index, ctypes.byref(data), ctypes.byref(size)):
@@ -330,16 +380,18 @@ class Replay:
     def append(self, ops: Union[Sequence[Op], bytes] = ()) -> None:
         """Appends one step (operations or raw input bytes, checked). Drops hash rows."""
         err = _lib.Error()
-        if isinstance(ops, (bytes, bytearray)):
-            rc = lib.onescope_replay_append_step(self._handle, bytes(ops), len(ops), ctypes.byref(err))
+        if isinstance(ops, (bytes, bytearray, memoryview)):
+            data = _check.data("ops", ops)
+            rc = lib.onescope_replay_append_step(self._handle, data, len(data), ctypes.byref(err))
         else:
-            arr = (_lib.Op * max(len(ops), 1))(*[o._c() for o in ops])
-            rc = lib.onescope_replay_append_ops(self._handle, arr, len(ops), ctypes.byref(err))
+            c_ops = _ops(ops)
+            arr = (_lib.Op * max(len(c_ops), 1))(*c_ops)
+            rc = lib.onescope_replay_append_ops(self._handle, arr, len(c_ops), ctypes.byref(err))
         check(rc, err)
 
     def set_start_snapshot(self, snapshot: Optional[bytes]) -> None:
         err = _lib.Error()
-        data = snapshot or b""
+        data = b"" if snapshot is None else _check.data("snapshot", snapshot)
         check(
             lib.onescope_replay_set_start_snapshot(
                 self._handle, data if data else None, len(data), ctypes.byref(err)

@@ -216,3 +216,36 @@ def test_other_files_and_orders_are_refused(tmp_path):
     with pytest.raises(ValueError):
         onescope.diff(GHOST, GHOST, position_tolerance=-1.0)
 
+
+
+def test_step_zero_comes_through_as_zero(tmp_path):
+    # A field read as "value if value else None" would turn step 0 into None (a planted bug
+    # the suite missed): every step-like field at 0 must come through as 0.
+    base = onescope.Replay.create(2, 4, 7)
+    changed = onescope.Replay.create(2, 4, 7)
+    for k in range(5):
+        base.append([onescope.Op("impulse", 1, (10, 0, 0))] if k == 0 else [])
+        changed.append([onescope.Op("impulse", 1, (12, 0, 0))] if k == 0 else [])
+    pa, pb = tmp_path / "a.ostm", tmp_path / "b.ostm"
+    base.write(pa)
+    changed.write(pb)
+    d = onescope.diff(pa, pb)
+    assert d.diverged and not d.at_start
+    assert (d.step, d.first_input_step, d.op_index) == (0, 0, 0)
+    assert (d.host_step_a, d.host_step_b) == (0, 0)
+    assert d.stage == "input"
+    assert_same_replay(d, cli_diff(pa, pb))
+    # Two caches from step 0 that differ at frame 0.
+    pos = np.zeros((3, 2, 3), dtype=np.float32)
+    moved = pos.copy()
+    moved[0, 1, 0] = 2.0
+    ca, cb = tmp_path / "a.ospc", tmp_path / "b.ospc"
+    onescope.PoseCache.create(pos, metres_per_unit=1.0, ids=[4, 9]).write(ca)
+    onescope.PoseCache.create(moved, metres_per_unit=1.0, ids=[4, 9]).write(cb)
+    c = onescope.diff(ca, cb)
+    assert c.first is not None and (c.first.step, c.first.id) == (0, 9)
+    assert c.steps_a == (0, 2) and c.steps_b == (0, 2) and c.overlap == (0, 2)
+    e = c.entity(9)
+    assert (e.max_distance_step, e.first_past_step, e.max_angle_step) == (0, 0, 0)
+    assert c.table["max_distance_step"].tolist() == [0, 0]  # the still one: first compared
+    assert_same_cache(c, cli_diff(ca, cb))

@@ -1,6 +1,8 @@
 """OTS .pvt/.anm: values equal the CLI's, byte-exact rewrite, sampling equals the CLI's
 convert, conversions both ways, JSON errors with line and column."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -95,3 +97,55 @@ def test_json_errors_carry_line_and_column(clip_path, tmp_path):
     with pytest.raises(onescope.FormatError) as info:
         onescope.Rig.from_bytes(b'{"format": "octo_pvt",', "cut.pvt")
     assert info.value.code == onescope.Code.SYNTAX and info.value.line == 1
+
+
+# ---- conversions take convert's options (issue 20.9) ----
+
+def _unitless_cache(tmp_path):
+    rng = np.random.default_rng(5)
+    pos = rng.uniform(-3, 3, size=(6, 2, 3)).astype(np.float32)
+    pos[2:4, 1] = pos[1, 1]  # a still run: needed keys and all keys differ
+    path = tmp_path / "unitless.ospc"
+    onescope.PoseCache.create(pos, label="no unit").write(path)
+    return path
+
+
+@pytest.mark.parametrize("flags", [
+    ("--unit", "cm"),
+    ("--unit", "0.25", "--up", "z", "--keys", "all"),
+    ("--unit", "mm", "--up", "x", "--fps", "30", "--source", "harmony"),
+    ("--unit", "m", "--keys", "needed"),
+])
+def test_cache_to_anm_takes_the_cli_options(tmp_path, flags):
+    path = _unitless_cache(tmp_path)
+    out = tmp_path / "c.anm"
+    cli("convert", path, out, *flags)
+    opts = dict(zip(flags[::2], flags[1::2]))
+    unit = opts["--unit"]
+    kw = dict(unit=float(unit) if unit[0].isdigit() else unit, up=opts.get("--up"),
+              keys=opts.get("--keys", "needed"), fps=float(opts.get("--fps", 24)),
+              source=opts.get("--source", "blender"))
+    cache = onescope.PoseCache.open(path)
+    assert cache.to_anm(**kw) == out.read_bytes()
+    assert onescope.Clip.from_pose_cache(cache, **kw).to_bytes() == out.read_bytes()
+
+
+def test_cache_to_anm_refuses_what_the_cli_refuses(tmp_path):
+    cache = onescope.PoseCache.open(_unitless_cache(tmp_path))
+    with pytest.raises(onescope.FormatError):
+        cache.to_anm()  # a unitless cache needs a unit (the CLI's --unit)
+    up_z = onescope.PoseCache.create(np.zeros((1, 1, 3)), unit="m", label="up=z")
+    with pytest.raises(onescope.FormatError):
+        up_z.to_anm(up="x")  # the label names another axis
+    assert json.loads(up_z.to_anm())["coordinate_system"]["up"] == "z"
+    assert json.loads(up_z.to_anm(up="z"))["coordinate_system"]["up"] == "z"
+
+
+@pytest.mark.parametrize("flags", [("--unit", "mm"), ("--unit", "0.5", "--world"), ("--unit", "cm")])
+def test_anm_to_cache_takes_the_cli_options(clip_path, tmp_path, flags):
+    out = tmp_path / "c.ospc"
+    cli("convert", clip_path, out, *flags)
+    unit = flags[1]
+    cache = onescope.Clip.open(clip_path).to_pose_cache(
+        unit=float(unit) if unit[0].isdigit() else unit, world_space="--world" in flags)
+    assert cache.to_bytes() == out.read_bytes()

@@ -3,6 +3,8 @@ round trips are byte-exact, errors carry the offset, the writer and recover."""
 
 import ctypes
 import gc
+import os
+import mmap as mmap_module
 import subprocess
 import sys
 import weakref
@@ -17,9 +19,10 @@ OSPC_FILES = sorted(TESTDATA.glob("*.ospc"))
 
 
 def base_of(array):
-    """The object at the end of an array's base chain."""
-    while isinstance(array, np.ndarray):
-        array = array.base
+    """The object at the end of an array's base chain (through the read-only memoryview a
+    mapped cache's views are made over, to the object it exports)."""
+    while isinstance(array, (np.ndarray, memoryview)):
+        array = array.obj if isinstance(array, memoryview) else array.base
     return array
 
 
@@ -234,3 +237,167 @@ os._exit(0)  # dies without closing: the partial stays
     with pytest.raises(onescope.FormatError) as info:
         onescope.recover(ROOT / "testdata" / "test-2d-ghost.ospc", tmp_path / "x.ospc")
     assert info.value.offset is not None
+
+
+# ---- read-only views, unaligned pose sections, the unit (issues 20.9, 21.15) ----
+
+MAKE_WRITABLE = """
+import sys
+sys.path[:0] = {path!r}
+import onescope
+cache = onescope.PoseCache.open({cache!r})
+assert cache.mapped
+for view in (cache.positions, cache.rotations, cache.poses):
+    try:
+        view.flags.writeable = True
+    except ValueError:
+        continue
+    view[...] = 1.0  # 0.3.0: the flag was taken, and this write killed the interpreter
+    print("written")
+    sys.exit(3)
+print("refused")
+"""
+
+
+def _unaligned_files(tmp_path):
+    """Caches whose pose sections start at each offset modulo 4 (the label's length moves
+    it), the first one aligned; with their head sizes."""
+    pos = np.arange(4 * 3 * 3, dtype=np.float32).reshape(4, 3, 3)
+    pos[1, 2] = (np.nan, 0, 0)
+    rot = np.zeros((4, 3, 4), dtype=np.float32)
+    rot[..., 3] = 1
+    rot[2, 1] = (0, 0.6, 0, 0.8)
+    out = []
+    for n in range(4):
+        cache = onescope.PoseCache.create(pos, rot, start_step=3, metres_per_unit=0.001,
+                                          unit_name="mm", label="x" * n)
+        path = tmp_path / f"u{n}.ospc"
+        cache.write(path)
+        head = len(path.read_bytes()) - pos.shape[0] * pos.shape[1] * 28
+        out.append((path, head, cache))
+    assert sorted(h % 4 for _, h, _ in out) == [0, 1, 2, 3]
+    return out
+
+
+@pytest.mark.parametrize("which", ["aligned", "unaligned"])
+def test_a_mapped_view_cannot_be_made_writable(ghost, tmp_path, which):
+    # Run in a child: on 0.3.0 the write after the accepted flag is a SIGSEGV.
+    path = ghost
+    if which == "unaligned":
+        path = next(p for p, head, _ in _unaligned_files(tmp_path) if head % 4)
+    p = subprocess.run(
+        [sys.executable, "-c", MAKE_WRITABLE.format(path=sys.path, cache=str(path))],
+        capture_output=True, text=True,
+    )
+    assert (p.returncode, p.stdout.strip()) == (0, "refused"), (p.returncode, p.stderr)
+
+
+def test_an_unaligned_pose_section_is_viewed_in_the_file(tmp_path):
+    for path, head, made in _unaligned_files(tmp_path):
+        cache = onescope.PoseCache.open(path)
+        read = onescope.PoseCache.open(path, mmap=False)
+        assert cache.mapped and not read.mapped  # a view, read-only, whatever the alignment
+        view = cache.poses
+        assert view.flags.aligned == (head % 4 == 0) and not view.flags.writeable
+        if head % 4:
+            assert isinstance(base_of(view), mmap_module.mmap)  # the file's own pages
+        np.testing.assert_array_equal(view, read.poses)
+        np.testing.assert_array_equal(cache.positions, made.positions)
+        np.testing.assert_array_equal(cache.present, read.present)
+        assert (cache.frame_count, cache.entity_count, cache.start_step) == (4, 3, 3)
+        assert cache.entities == read.entities and cache.texts == read.texts
+        with pytest.raises(ValueError):
+            cache.positions[0, 0, 0] = 5.0
+        # Everything the library reads poses for gives what the file holds.
+        assert cache.to_bytes() == path.read_bytes()
+        cache.validate()
+        assert cache.to_anm() == read.to_anm()
+        assert not onescope.diff(cache, read).different
+        assert onescope.Clip.from_pose_cache(cache).to_bytes() == read.to_anm()
+        # Changes are refused with the library's line for a mapped cache, whatever its kind.
+        for change in (lambda c: c.set_text("label", "y"),
+                       lambda c: c.set_entity_name(0, "y"),
+                       lambda c: setattr(c, "metres_per_unit", 1.0),
+                       lambda c: c.set_unit("m")):
+            with pytest.raises(onescope.FormatError) as info:
+                change(cache)
+            assert info.value.code == onescope.Code.BAD_STATE
+            assert "read-only mapped cache" in str(info.value)
+        # A view outlives its cache; the cache works as a writer's head.
+        positions = cache.positions
+        with onescope.PoseWriter(tmp_path / "again.ospc", cache) as w:
+            w.append(positions[0], cache.rotations[0])
+        del cache
+        gc.collect()
+        np.testing.assert_array_equal(positions, made.positions)
+        again = onescope.PoseCache.open(tmp_path / "again.ospc", mmap=False)
+        np.testing.assert_array_equal(again.poses[0], read.poses[0])
+
+
+def test_an_unaligned_file_changed_since_the_check_keeps_the_copy(tmp_path):
+    path = next(p for p, head, _ in _unaligned_files(tmp_path) if head % 4)
+    cache = onescope.PoseCache.open(path, mmap=False)  # the library's checked copy
+    from onescope import pose_cache
+
+    now = pose_cache._identity(os.stat(path))
+    assert pose_cache._map_unaligned(bytes(path), now, cache) is not None
+    changed = (now[0], now[1], now[2], now[3] + 1, now[4])  # rewritten after the check
+    assert pose_cache._map_unaligned(bytes(path), changed, cache) is None
+    assert pose_cache._map_unaligned(bytes(path), None, cache) is None
+
+
+def test_mapped_refusals_read_alike(ghost, tmp_path):
+    aligned = onescope.PoseCache.open(ghost)
+    path = next(p for p, head, _ in _unaligned_files(tmp_path) if head % 4)
+    unaligned = onescope.PoseCache.open(path)
+    lines = []
+    for cache in (aligned, unaligned):
+        with pytest.raises(onescope.FormatError) as info:
+            cache.set_text("label", "y")
+        lines.append(str(info.value))
+    assert lines[0] == lines[1]  # the library's own refusal and the package's are one line
+
+
+def test_the_unit_of_a_cache_made_from_arrays(tmp_path):
+    pos = np.zeros((2, 1, 3), dtype=np.float32)
+    made = onescope.PoseCache.create(pos, unit="mm")
+    assert (made.unit_name, made.metres_per_unit) == ("mm", 0.001)
+    assert onescope.PoseCache.create(pos, unit=0.25).metres_per_unit == 0.25
+    assert onescope.PoseCache.create(pos, metres_per_unit=2.0).unit_name == ""
+    made.set_unit("cm")
+    assert (made.unit_name, made.metres_per_unit) == ("cm", 0.01)
+    made.metres_per_unit = 0.5
+    made.unit_name = "half metres"
+    path = tmp_path / "u.ospc"
+    made.write(path)
+    j = cli_json("dump", "--json", path)
+    assert (j["unit_name"], j["metres_per_unit"]) == ("half metres", 0.5)
+    for bad in ("km", 0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="unit"):
+            onescope.PoseCache.create(pos, unit=bad)
+        with pytest.raises(ValueError, match="unit"):
+            made.set_unit(bad)
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="metres_per_unit"):
+            made.metres_per_unit = bad
+    with pytest.raises(TypeError):
+        onescope.PoseCache.create(pos, unit="mm", metres_per_unit=0.001)
+    with pytest.raises(TypeError):
+        onescope.PoseCache.create(pos, unit="mm", unit_name="mm")
+
+
+def test_misspelt_names_list_the_allowed_ones():
+    pos = np.zeros((1, 1, 3), dtype=np.float32)
+    cases = [
+        (lambda: onescope.PoseCache.create(pos, shapes=["sphre"]), onescope.SHAPES),
+        (lambda: onescope.PoseCache.create(pos).set_text("lable", "x"), onescope.TEXT_FIELDS),
+        (lambda: onescope.PoseCache.create(pos, lable="x"), onescope.TEXT_FIELDS),
+        (lambda: onescope.PoseCache.create(pos).to_anm(source="blendr"), ("harmony", "blender", "maya")),
+        (lambda: onescope.PoseCache.create(pos, unit="m").to_anm(up="w"), ("x", "y", "z")),
+        (lambda: onescope.PoseCache.create(pos, unit="m").to_anm(keys="some"), ("needed", "all")),
+    ]
+    for make, allowed in cases:
+        with pytest.raises(ValueError) as info:
+            make()
+        for name in allowed:
+            assert repr(name) in str(info.value), (str(info.value), name)
