@@ -12,6 +12,9 @@
 #             A block may carry "line: N" (the snippet must then occur once on that line, not
 #             in the file) and "suites: REGEX" (the suites that read that file: built and run
 #             first; the other fast suites only when those pass)
+#     -F      with suites: fields, fall back to every fast suite; by default the fallback also
+#             leaves out the slow ones (more than 10 s each: $slow below) unless the block's
+#             suites name them, so a survivor costs about a minute, not three
 #     -B      skip the run of the unmutated tree's suites (when it has just passed)
 #     -t S    each suite's timeout in seconds (default 120; a hung mutant counts as killed)
 #     -j N    parallel build and ctest jobs (default 2)
@@ -30,7 +33,7 @@
 # a mutant that hangs one is killed by the timeout.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-jobs=2 stop=--stop-on-failure filter= only= sanitize= check= list= timeout=120 skip_baseline=
+jobs=2 stop=--stop-on-failure filter= only= sanitize= check= list= timeout=120 skip_baseline= full=
 while [ $# -gt 0 ]; do
     case $1 in
         -j) jobs=$2; shift 2 ;;
@@ -41,7 +44,8 @@ while [ $# -gt 0 ]; do
         -l) list=$2; shift 2 ;;
         -t) timeout=$2; shift 2 ;;
         -B) skip_baseline=1; shift ;;
-        -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+        -F) full=1; shift ;;
+        -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
         *) filter=$1; shift ;;
     esac
 done
@@ -49,6 +53,7 @@ done
 build="$here/build/mutate${sanitize:+-asan}"
 exclude='^(reimpl_test_module|test_testdata|install_consumer|cli_atomic|cli_record_kill|exported_symbols|contract_complete)$'
 log="$build/mutate.log"
+slow='^(cli_plot|cli_validate_stream|test_validate_stream|cli_ots|cli_verify|cli_live|cli_diff|test_ots_stream|test_ots|cli_args|cli_docs)$'
 
 # The one file currently mutated and its saved copy: restored on any exit.
 current= saved="$build/mutate.saved"
@@ -195,6 +200,7 @@ run_mutant() {
     fi
     local rest=$exclude
     [ -z "$s" ] || rest="$exclude|^($s)"
+    [ -z "$s" ] || [ -n "$full" ] || rest="$rest|$slow"
     if ! (cd "$build" && eval "$memcap" && ctest -j "$jobs" -E "$rest" --timeout "$timeout" $stop >>"$log" 2>&1); then
         echo "killed"; return
     fi
