@@ -1,6 +1,8 @@
 /* Plausible bugs the other suites let through (mutants that survived; docs/hardening.md,
- * round three, "mutants"): the pose writer's segment limit at its exact boundary, and every
- * file that lands by rename synced after its last byte.
+ * round three, "mutants"): the pose writer's segment limit at its exact boundary, every file
+ * that lands by rename synced after its last byte, and the survivors of the generated sample
+ * (scripts/mutagen.py) that stand for real slips: a u64 read at the end of the input, the RMS
+ * of an entity never compared, a scene's angular velocity and a supplementary code point.
  *
  * The sync check interposes write, pwrite, fsync and rename: this executable's definitions
  * win over libc's for the static library's calls. Each regular file written and not yet
@@ -19,6 +21,7 @@
 
 #include "internal.h"
 #include "pose_head.h"
+#include "onescope/soa_scene.h"
 #include "test_util.h"
 
 #define ENTITIES 3u
@@ -232,6 +235,70 @@ static void atomic_write_synced(void **state) {
     assert_int_equal(frames_of(path), 1);
 }
 
+/* The byte reader takes a u64 that ends exactly at the end of the input (asking for one byte
+ * more would refuse every file whose last field is a u64), and refuses one byte short. */
+static void reader_u64_at_end(void **state) {
+    (void)state;
+    const uint8_t b[9] = {0xAA, 1, 2, 3, 4, 5, 6, 7, 8};
+    onescope_os_reader r;
+    onescope_error err;
+    uint64_t v;
+    onescope_os_reader_init(&r, b + 1, 8, "u64", &err);
+    assert_int_equal(onescope_os_read_u64(&r, "value", &v), ONESCOPE_OK);
+    assert_true(v == 0x0807060504030201u);
+    assert_int_equal(onescope_os_reader_remaining(&r), 0);
+    onescope_os_reader_init(&r, b + 1, 7, "u64", &err);
+    assert_int_equal(onescope_os_read_u64(&r, "value", &v), ONESCOPE_E_TRUNCATED);
+}
+
+/* An entity the two caches never hold in the same frame: no frame compared, and its RMS
+ * distance is 0, not 0/0. */
+static void diff_rms_without_common_frames(void **state) {
+    (void)state;
+    onescope_pose_cache *a, *b;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_create(3, 2, 2, NULL, &a, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_create(3, 2, 2, NULL, &b, &err), ONESCOPE_OK);
+    onescope_pose absent = {{NAN, 0, 0}, {0, 0, 0, 1}};
+    assert_int_equal(onescope_pose_cache_set_pose(a, 1, 0, &absent, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_set_pose(b, 0, 0, &absent, &err), ONESCOPE_OK);
+    onescope_diff_cache *d;
+    assert_int_equal(onescope_diff_caches(a, b, NULL, NULL, &d, &err), ONESCOPE_OK);
+    assert_int_equal(d->entity_count, 2);
+    assert_int_equal(d->entities[0].frames_compared, 0);
+    assert_int_equal(d->entities[0].presence_flips, 2);
+    assert_false(isnan(d->entities[0].rms_distance));
+    assert_true(d->entities[0].rms_distance == 0.0);
+    assert_int_equal(d->entities[1].frames_compared, 2);
+    assert_true(d->entities[1].rms_distance == 0.0);
+    onescope_diff_cache_free(d);
+    onescope_pose_cache_free(a);
+    onescope_pose_cache_free(b);
+}
+
+/* A scene body's angular velocity is three numbers, all kept; a name escaped as a surrogate
+ * pair is the 4-byte UTF-8 of U+10000 (the first code point past the 3-byte forms), U+FFFF
+ * stays 3 bytes. */
+static void scene_values_kept(void **state) {
+    (void)state;
+    static const char text[] =
+        "{\"bodies\": [{\"name\": \"\\ud800\\udc00|\\uffff\", \"kind\": \"sphere\", "
+        "\"size\": [0.5, 0, 0], \"angular_velocity\": [1, 2, 3]}]}";
+    onescope_soa_scene *sc;
+    onescope_error err;
+    onescope_code rc = onescope_soa_scene_parse(text, sizeof text - 1, "scene", NULL, &sc, &err);
+    if (rc != ONESCOPE_OK) {
+        char line[512];
+        onescope_error_format(&err, line, sizeof line);
+        fail_msg("%s", line);
+    }
+    const onescope_soa_body_def *def = &sc->bodies[0].def;
+    assert_true(def->angular_velocity[0] == 1 && def->angular_velocity[1] == 2 &&
+                def->angular_velocity[2] == 3);
+    assert_string_equal(sc->bodies[0].name, "\xF0\x90\x80\x80|\xEF\xBF\xBF");
+    onescope_soa_scene_free(sc);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/onescope-survivors-%ld", (long)getpid());
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) return 1;
@@ -239,6 +306,9 @@ int main(void) {
         cmocka_unit_test(segment_limit_exact),
         cmocka_unit_test(segments_synced_before_rename),
         cmocka_unit_test(atomic_write_synced),
+        cmocka_unit_test(reader_u64_at_end),
+        cmocka_unit_test(diff_rms_without_common_frames),
+        cmocka_unit_test(scene_values_kept),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];
