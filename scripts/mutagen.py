@@ -81,7 +81,7 @@ SUITES = {
     "tools/onescope/cmd_box3d_dump.c": "cli_box3d",
     "tools/onescope/cmd_convert.c": "cli_ots|cli_ospc",
     "tools/onescope/cmd_diff.c": "cli_diff",
-    "tools/onescope/cmd_files.c": "cli_ospc|cli_ostm|cli_validate_stream",
+    "tools/onescope/cmd_files.c": "cli_ospc|cli_ostm|cli_ots|cli_validate_stream",
     "tools/onescope/cmd_gen_testdata.c": "cli_ostm",
     "tools/onescope/cmd_ghost.c": "cli_ghost",
     "tools/onescope/cmd_live.c": "cli_live",

@@ -15,6 +15,8 @@
 #     -F      with suites: fields, fall back to every fast suite; by default the fallback also
 #             leaves out the slow ones (more than 10 s each: $slow below) unless the block's
 #             suites name them, so a survivor costs about a minute, not three
+#     -S REGEX only the suites of REGEX (e.g. the new suites, to re-run the survivors of an
+#             earlier run after tests were added: the other suites have passed them already)
 #     -B      skip the run of the unmutated tree's suites (when it has just passed)
 #     -t S    each suite's timeout in seconds (default 120; a hung mutant counts as killed)
 #     -j N    parallel build and ctest jobs (default 2)
@@ -33,7 +35,7 @@
 # a mutant that hangs one is killed by the timeout.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-jobs=2 stop=--stop-on-failure filter= only= sanitize= check= list= timeout=120 skip_baseline= full=
+jobs=2 stop=--stop-on-failure filter= only= sanitize= check= list= timeout=120 skip_baseline= full= only_suites=
 while [ $# -gt 0 ]; do
     case $1 in
         -j) jobs=$2; shift 2 ;;
@@ -45,7 +47,8 @@ while [ $# -gt 0 ]; do
         -t) timeout=$2; shift 2 ;;
         -B) skip_baseline=1; shift ;;
         -F) full=1; shift ;;
-        -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
+        -S) only_suites=$2; shift 2 ;;
+        -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
         *) filter=$1; shift ;;
     esac
 done
@@ -185,6 +188,16 @@ targets_of() {
 # run_mutant I: the verdict of mutant I on the tree as it is now.
 run_mutant() {
     local s=${suites[$1]}
+    if [ -n "$only_suites" ]; then
+        # shellcheck disable=SC2046
+        if ! cmake --build "$build" -j "$jobs" $(targets_of "$only_suites") >>"$log" 2>&1; then
+            echo "killed (build)"; return
+        fi
+        if ! (cd "$build" && eval "$memcap" && ctest -j "$jobs" -R "^($only_suites)" --timeout "$timeout" $stop >>"$log" 2>&1); then
+            echo "killed"; return
+        fi
+        echo SURVIVED; return
+    fi
     if [ -n "$s" ]; then
         # The suites that read this file first: most kills need only them.
         # shellcheck disable=SC2046

@@ -104,4 +104,39 @@ for ext in ospc ostm; do
     expect_exit 0 "$ONESCOPE" recover "$p"
     expect_exit 0 "$ONESCOPE" recover "$p" "$S/named.$ext"
 done
+
+# validate --max-errors: the "stopped at" note is for the OTS formats' error lists only; a
+# cache or replay has one error, and nothing was cut.
+head -c 100 "$S/run.ospc" >"$S/cut.ospc"
+for f in "$S/cut.ospc" "$S/invalid2.ostm"; do
+    expect_exit 1 "$ONESCOPE" validate --max-errors 1 "$f"
+    grep -q "stopped at" "$S/err" && bad "validate --max-errors 1 $f: a note about more errors" || ok
+done
+
+# plot: a cache in metres is labelled in metres, a unitless one in units; one 3D input gets
+# the wide layout (1400), a 2D one the narrow (1000).
+python3 - "$S" <<'PY'
+import struct, sys
+for mpu, dims in ((0.0, 3), (1.0, 3)):
+    out = open("%s/p%g.ospc.partial" % (sys.argv[1], mpu), 'wb')
+    out.write(b'OSPC' + struct.pack('<HHBBHIIqd', 1, 0, dims, 0, 0, 1, 0xFFFFFFFF, 7, mpu))
+    out.write(b'\x00\x00' * 6)
+    out.write(struct.pack('<QB3x3fH', 1, 0, 0.0, 0.0, 0.0, 0))
+    for f in range(30):
+        out.write(struct.pack('<7f', f * 0.1, f * 0.05, 0, 0, 0, 0, 1))
+PY
+"$ONESCOPE" plot "$SRC/testdata/test-2d-600.ostm" -o "$S/probe.svg" >"$S/out" 2>"$S/err"
+if grep -q "without cairo" "$S/err"; then
+    echo "SKIPPED (the plot part only): built without cairo"
+else
+    for mpu in 0 1; do
+        expect_exit 0 "$ONESCOPE" -q recover "$S/p$mpu.ospc.partial"
+        expect_exit 0 "$ONESCOPE" plot "$S/p$mpu.ospc" -o "$S/p$mpu.svg"
+        grep -q 'width="1400"' "$S/p$mpu.svg" && ok || bad "plot of one 3D cache: not the wide layout"
+    done
+    grep -q '>x (units)<' "$S/p0.svg" && ok || bad "plot of a unitless cache: axis not in units"
+    grep -q '>x (m)<' "$S/p1.svg" && ok || bad "plot of a cache in metres: axis not in m"
+    grep -q 'units' "$S/p1.svg" && bad "plot of a cache in metres says units" || ok
+    grep -q 'width="1000"' "$S/probe.svg" && ok || bad "plot of a 2D replay: not the narrow layout"
+fi
 finish
