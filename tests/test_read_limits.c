@@ -48,7 +48,8 @@ static void assert_file_refused(onescope_code rc, const onescope_error *err, con
     assert_too_large(rc, err);
     onescope_buffer b;
     onescope_error want;
-    assert_int_equal(onescope_file_read(path, (size_t)bytes, NULL, &b, &want), ONESCOPE_E_TOO_LARGE);
+    assert_int_equal(onescope_file_read(path, (size_t)bytes, NULL, &b, &want),
+                     ONESCOPE_E_TOO_LARGE);
     char got_line[1024], want_line[1024];
     onescope_error_format(err, got_line, sizeof got_line);
     onescope_error_format(&want, want_line, sizeof want_line);
@@ -112,7 +113,8 @@ static void file_read_paths(void **state) {
     /* standard input: counted as read */
     for (int exact = 0; exact < 2; exact++) {
         stdin_swap s = stdin_from(ospc);
-        onescope_code rc = onescope_file_read("-", (size_t)ospc_size - (exact ? 0 : 1), NULL, &b, &err);
+        onescope_code rc =
+            onescope_file_read("-", (size_t)ospc_size - (exact ? 0 : 1), NULL, &b, &err);
         stdin_back(&s);
         if (exact) {
             assert_int_equal(rc, ONESCOPE_OK);
@@ -128,7 +130,8 @@ static void file_read_paths(void **state) {
         int fd = pipe_of(ostm, &child);
         char name[64];
         snprintf(name, sizeof name, "/dev/fd/%d", fd);
-        onescope_code rc = onescope_file_read(name, (size_t)ostm_size - (exact ? 0 : 1), NULL, &b, &err);
+        onescope_code rc =
+            onescope_file_read(name, (size_t)ostm_size - (exact ? 0 : 1), NULL, &b, &err);
         pipe_done(fd, child);
         if (exact) {
             assert_int_equal(rc, ONESCOPE_OK);
@@ -145,7 +148,8 @@ static void format_read_paths(void **state) {
     onescope_error err;
     onescope_parse_options under = limit(ospc_size - 1), at = limit(ospc_size);
     onescope_pose_cache *c;
-    assert_file_refused(onescope_pose_cache_read_file(ospc, &under, &c, &err), &err, ospc, ospc_size - 1);
+    assert_file_refused(onescope_pose_cache_read_file(ospc, &under, &c, &err), &err, ospc,
+                        ospc_size - 1);
     assert_int_equal(onescope_pose_cache_read_file(ospc, &at, &c, &err), ONESCOPE_OK);
     onescope_pose_cache_free(c);
     /* mapped: regular files map, "-" reads */
@@ -159,7 +163,8 @@ static void format_read_paths(void **state) {
 
     onescope_parse_options r_under = limit(ostm_size - 1), r_at = limit(ostm_size);
     onescope_replay *r;
-    assert_file_refused(onescope_replay_read_file(ostm, &r_under, &r, &err), &err, ostm, ostm_size - 1);
+    assert_file_refused(onescope_replay_read_file(ostm, &r_under, &r, &err), &err, ostm,
+                        ostm_size - 1);
     assert_int_equal(onescope_replay_read_file(ostm, &r_at, &r, &err), ONESCOPE_OK);
     onescope_replay_free(r);
 }
@@ -173,7 +178,8 @@ static void validate_paths(void **state) {
         onescope_parse_options under = limit(sizes[i] - 1), at = limit(sizes[i]);
         onescope_format f;
         /* streamed: a regular file */
-        assert_file_refused(onescope_file_validate(files[i], &under, &f, &err), &err, files[i], sizes[i] - 1);
+        assert_file_refused(onescope_file_validate(files[i], &under, &f, &err), &err, files[i],
+                            sizes[i] - 1);
         assert_int_equal(onescope_file_validate(files[i], &at, &f, &err), ONESCOPE_OK);
         /* whole: standard input */
         stdin_swap s = stdin_from(files[i]);
@@ -192,7 +198,8 @@ static void verify_paths(void **state) {
     onescope_error err;
     onescope_verify_result res;
     onescope_parse_options under = limit(ostm_size - 1), at = limit(ostm_size);
-    assert_file_refused(onescope_replay_verify_file(ostm, &under, &res, &err), &err, ostm, ostm_size - 1);
+    assert_file_refused(onescope_replay_verify_file(ostm, &under, &res, &err), &err, ostm,
+                        ostm_size - 1);
     assert_int_equal(onescope_replay_verify_file(ostm, &at, &res, &err), ONESCOPE_OK);
     stdin_swap s = stdin_from(ostm);
     onescope_code rc = onescope_replay_verify_file("-", &under, &res, &err);
@@ -211,7 +218,8 @@ static void diff_stream_paths(void **state) {
     onescope_diff_options o = {0};
     onescope_diff_cache *d;
     o.parse = limit(ospc_size - 1);
-    assert_file_refused(onescope_diff_cache_files(ospc, ospc, &o, NULL, &d, &err), &err, ospc, ospc_size - 1);
+    assert_file_refused(onescope_diff_cache_files(ospc, ospc, &o, NULL, &d, &err), &err, ospc,
+                        ospc_size - 1);
     o.parse = limit(ospc_size);
     assert_int_equal(onescope_diff_cache_files(ospc, ospc, &o, NULL, &d, &err), ONESCOPE_OK);
     onescope_diff_cache_free(d);
@@ -238,8 +246,8 @@ int main(void) {
     ospc_size = size_of(ospc);
     ostm_size = size_of(ostm);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(file_read_paths), cmocka_unit_test(format_read_paths),
-        cmocka_unit_test(validate_paths),  cmocka_unit_test(verify_paths),
+        cmocka_unit_test(file_read_paths),   cmocka_unit_test(format_read_paths),
+        cmocka_unit_test(validate_paths),    cmocka_unit_test(verify_paths),
         cmocka_unit_test(diff_stream_paths),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
