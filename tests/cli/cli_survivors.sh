@@ -113,6 +113,25 @@ for f in "$S/cut.ospc" "$S/invalid2.ostm"; do
     grep -q "stopped at" "$S/err" && bad "validate --max-errors 1 $f: a note about more errors" || ok
 done
 
+# dump --poses: every column of every frame from frame 0, in the table and in CSV (a
+# quaternion with four distinct components, so a shifted index shows).
+python3 - "$S/q.ospc.partial" <<'PY'
+import struct, sys
+out = open(sys.argv[1], 'wb')
+out.write(b'OSPC' + struct.pack('<HHBBHIIqd', 1, 0, 3, 0, 0, 1, 0xFFFFFFFF, 7, 1.0))
+out.write(b'\x00\x00' * 6)
+out.write(struct.pack('<QB3x3fH', 1, 0, 0.0, 0.0, 0.0, 0))
+for f in range(3):
+    out.write(struct.pack('<7f', 1.5 + f, 2.5, 3.5, 0.5, -0.5, 0.5, -0.5))
+PY
+expect_exit 0 "$ONESCOPE" -q recover "$S/q.ospc.partial"
+expect_exit 0 "$ONESCOPE" dump --poses "$S/q.ospc"
+[ "$(sed -n 2p "$S/out" | tr -s ' ')" = '0 7 1 "" yes 1.5 2.5 3.5 | 0.5 -0.5 0.5 -0.5' ] && ok ||
+    bad "dump --poses: frame 0's row: $(sed -n 2p "$S/out")"
+[ "$(grep -c ' yes ' "$S/out")" = 3 ] && ok || bad "dump --poses: not every frame"
+expect_exit 0 "$ONESCOPE" dump --poses --csv "$S/q.ospc"
+[ "$(sed -n 2p "$S/out")" = '0,7,1,"",1,1.5,2.5,3.5,0.5,-0.5,0.5,-0.5' ] && ok || bad "dump --poses --csv: frame 0"
+
 # plot: a cache in metres is labelled in metres, a unitless one in units; one 3D input gets
 # the wide layout (1400), a 2D one the narrow (1000).
 python3 - "$S" <<'PY'
