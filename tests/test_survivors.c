@@ -299,6 +299,20 @@ static void scene_values_kept(void **state) {
     onescope_soa_scene_free(sc);
 }
 
+/* An empty step (no operations, ops NULL) is a step; only ops NULL with a count is refused. */
+static void replay_empty_step(void **state) {
+    (void)state;
+    onescope_sim_setup setup = {2, 2, 1};
+    onescope_replay *r;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &r, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_append_ops(r, NULL, 0, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_step_count(r), 1);
+    assert_int_equal(onescope_replay_append_ops(r, NULL, 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_step_count(r), 1);
+    onescope_replay_free(r);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/onescope-survivors-%ld", (long)getpid());
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) return 1;
@@ -309,6 +323,7 @@ int main(void) {
         cmocka_unit_test(reader_u64_at_end),
         cmocka_unit_test(diff_rms_without_common_frames),
         cmocka_unit_test(scene_values_kept),
+        cmocka_unit_test(replay_empty_step),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

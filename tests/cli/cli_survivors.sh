@@ -132,6 +132,11 @@ expect_exit 0 "$ONESCOPE" dump --poses "$S/q.ospc"
 expect_exit 0 "$ONESCOPE" dump --poses --csv "$S/q.ospc"
 [ "$(sed -n 2p "$S/out")" = '0,7,1,"",1,1.5,2.5,3.5,0.5,-0.5,0.5,-0.5' ] && ok || bad "dump --poses --csv: frame 0"
 
+# gen-testdata into a folder that exists already: written, exit 0
+mkdir -p "$S/td"
+expect_exit 0 "$ONESCOPE" gen-testdata -q "$S/td"
+[ -n "$(ls "$S/td")" ] && ok || bad "gen-testdata into an existing folder wrote nothing"
+
 # plot: a cache in metres is labelled in metres, a unitless one in units; one 3D input gets
 # the wide layout (1400), a 2D one the narrow (1000).
 python3 - "$S" <<'PY'
