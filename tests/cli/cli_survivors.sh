@@ -1,0 +1,166 @@
+# CLI behaviour that planted mutants changed unnoticed (docs/hardening.md, round three,
+# "mutants"): verify's summary keeps files without hash rows apart from invalid ones (JSON,
+# JUnit, the failed line), the largest -j accepted and the first refused, and recover -n with
+# and without an OUT operand, for both formats.
+. "$(dirname "$0")/common.sh"
+S=$SCRATCH
+
+# The 50-byte replay of docs/test-module.md section 11 (two empty steps, three hash rows),
+# the same with a hash bit flipped, and without hash rows (flags 0, 26 bytes).
+python3 - "$S" <<'PY'
+import sys
+d = sys.argv[1]
+head = bytes.fromhex("4f53544d0100" "0100" "06000000" "02" "01" "01000000" "02000000")
+rows = bytes.fromhex("748b19f78f50b97e" "abd9444c5a6a510d" "9b778817dfa2e24f")
+steps = bytes.fromhex("00000000")
+open(d + "/ok.ostm", "wb").write(head + rows + steps)
+bad = bytearray(rows); bad[8] ^= 1
+for k in (1, 2):
+    open(d + "/mismatch%d.ostm" % k, "wb").write(head + bytes(bad) + steps)
+nohash = head[:6] + b"\x00\x00" + head[8:]
+for k in range(1, 5):
+    open(d + "/nohash%d.ostm" % k, "wb").write(nohash + steps)
+open(d + "/invalid1.ostm", "wb").write(b"not a replay\n")
+open(d + "/invalid2.ostm", "wb").write(head + rows[:5])
+open(d + "/invalid3.ostm", "wb").write(head + rows + steps + b"\x00")
+PY
+expect_exit 0 "$ONESCOPE" verify "$S/ok.ostm"
+files=("$S/ok.ostm" "$S"/mismatch?.ostm "$S"/invalid?.ostm "$S"/nohash?.ostm)
+[ ${#files[@]} = 10 ] && ok || bad "fixture: ${#files[@]} files"
+
+# 1 ok, 2 mismatches, 3 invalid, 4 without hash rows: every count distinct, so a count taken
+# from the wrong class shows.
+expect_exit 1 "$ONESCOPE" verify --json --junit "$S/report.xml" "${files[@]}"
+python3 - "$S/out" "$S/report.xml" <<'PY' && ok || bad "verify --json / --junit summary counts"
+import json, sys
+import xml.etree.ElementTree as ET
+lines = [json.loads(l) for l in open(sys.argv[1])]
+per, summary = lines[:-1], lines[-1]
+want = {"ok": 1, "mismatch": 2, "invalid": 3, "no_hash_rows": 4}
+got = {}
+for o in per:
+    got[o["status"]] = got.get(o["status"], 0) + 1
+    kind = o["file"].rsplit("/", 1)[1].rstrip("0123456789.ostm") or "ok"
+    assert {"ok": "ok", "mismatch": "mismatch", "invalid": "invalid",
+            "nohash": "no_hash_rows"}[kind] == o["status"], o
+assert got == want, got
+assert summary["files"] == 10, summary
+for k, v in want.items():
+    assert summary[k] == v, (k, summary)
+suites = ET.parse(sys.argv[2]).getroot()
+for el in (suites, suites[0]):
+    assert el.get("tests") == "10" and el.get("failures") == "2" and el.get("errors") == "7", el.attrib
+PY
+expect_grep "onescope verify: 9 of 10 files failed:" "$S/err"
+[ "$(grep -c 'expected bit 0 set' "$S/out")" = 4 ] && ok || bad "the four files without hash rows not named as such"
+# text mode prints the same verdicts
+expect_exit 1 "$ONESCOPE" verify "${files[@]}"
+[ "$(grep -c ': ok, 3 hash rows match' "$S/out")" = 1 ] && ok || bad "text: the ok file"
+
+# -j: 256 is the most (more threads than files is fine), 257 and 0 are usage errors.
+expect_exit 0 "$ONESCOPE" verify -j 256 "$S/ok.ostm" "$S/ok.ostm"
+expect_exit 1 "$ONESCOPE" verify -j 256 "${files[@]}"
+expect_grep "9 of 10 files failed" "$S/err"
+for j in 257 0 1000; do
+    expect_exit 2 "$ONESCOPE" verify -j $j "$S/ok.ostm"
+    expect_grep "-j must be 1 to 256, not '$j'" "$S/err"
+done
+
+# recover -n, both formats: with OUT and without it (OUT is then PARTIAL less ".partial").
+python3 - "$S/seed.ospc.partial" <<'PY'
+import struct, sys
+out = open(sys.argv[1], 'wb')
+out.write(b'OSPC' + struct.pack('<HHBBHIIqd', 1, 0, 3, 0, 0, 1, 0xFFFFFFFF, 7, 0.0))
+out.write(b'\x00\x00' * 6)
+out.write(struct.pack('<QB3x3fH', 1, 0, 0.0, 0.0, 0.0, 0))
+for f in range(3):
+    out.write(struct.pack('<7f', f, 0, 0, 0, 0, 0, 1))
+PY
+cp "$SRC/tests/fuzz/corpus/ostm_recover/partial-2d" "$S/seed.ostm.partial"
+for ext in ospc ostm; do
+    p=$S/run.$ext.partial
+    cp "$S/seed.$ext.partial" "$p"
+    # without OUT: the derived name exists -> refused, left alone; absent -> written
+    echo keep >"$S/run.$ext"
+    expect_exit 1 "$ONESCOPE" recover -n "$p"
+    expect_grep "run.$ext: exists, not replaced (--no-clobber" "$S/err"
+    [ "$(cat "$S/run.$ext")" = keep ] && ok || bad "recover -n replaced the derived OUT ($ext)"
+    cmp -s "$p" "$S/seed.$ext.partial" && ok || bad "recover -n changed the partial ($ext)"
+    rm "$S/run.$ext"
+    expect_exit 0 "$ONESCOPE" recover -n "$p"
+    expect_exit 0 "$ONESCOPE" validate "$S/run.$ext"
+    # and again: now it exists
+    expect_exit 1 "$ONESCOPE" recover -n "$p"
+    # with OUT: the same rule for the named file, the derived name not looked at
+    echo keep >"$S/named.$ext"
+    expect_exit 1 "$ONESCOPE" recover -n "$p" "$S/named.$ext"
+    expect_grep "named.$ext: exists, not replaced (--no-clobber" "$S/err"
+    [ "$(cat "$S/named.$ext")" = keep ] && ok || bad "recover -n replaced OUT ($ext)"
+    rm "$S/named.$ext"
+    expect_exit 0 "$ONESCOPE" recover -n "$p" "$S/named.$ext"
+    expect_exit 0 "$ONESCOPE" validate "$S/named.$ext"
+    cmp -s "$S/named.$ext" "$S/run.$ext" && ok || bad "OUT differs from the derived recovery ($ext)"
+    # without -n both are replaced
+    expect_exit 0 "$ONESCOPE" recover "$p"
+    expect_exit 0 "$ONESCOPE" recover "$p" "$S/named.$ext"
+done
+
+# validate --max-errors: the "stopped at" note is for the OTS formats' error lists only; a
+# cache or replay has one error, and nothing was cut.
+head -c 100 "$S/run.ospc" >"$S/cut.ospc"
+for f in "$S/cut.ospc" "$S/invalid2.ostm"; do
+    expect_exit 1 "$ONESCOPE" validate --max-errors 1 "$f"
+    grep -q "stopped at" "$S/err" && bad "validate --max-errors 1 $f: a note about more errors" || ok
+done
+
+# dump --poses: every column of every frame from frame 0, in the table and in CSV (a
+# quaternion with four distinct components, so a shifted index shows).
+python3 - "$S/q.ospc.partial" <<'PY'
+import struct, sys
+out = open(sys.argv[1], 'wb')
+out.write(b'OSPC' + struct.pack('<HHBBHIIqd', 1, 0, 3, 0, 0, 1, 0xFFFFFFFF, 7, 1.0))
+out.write(b'\x00\x00' * 6)
+out.write(struct.pack('<QB3x3fH', 1, 0, 0.0, 0.0, 0.0, 0))
+for f in range(3):
+    out.write(struct.pack('<7f', 1.5 + f, 2.5, 3.5, 0.5, -0.5, 0.5, -0.5))
+PY
+expect_exit 0 "$ONESCOPE" -q recover "$S/q.ospc.partial"
+expect_exit 0 "$ONESCOPE" dump --poses "$S/q.ospc"
+[ "$(sed -n 2p "$S/out" | tr -s ' ')" = '0 7 1 "" yes 1.5 2.5 3.5 | 0.5 -0.5 0.5 -0.5' ] && ok ||
+    bad "dump --poses: frame 0's row: $(sed -n 2p "$S/out")"
+[ "$(grep -c ' yes ' "$S/out")" = 3 ] && ok || bad "dump --poses: not every frame"
+expect_exit 0 "$ONESCOPE" dump --poses --csv "$S/q.ospc"
+[ "$(sed -n 2p "$S/out")" = '0,7,1,"",1,1.5,2.5,3.5,0.5,-0.5,0.5,-0.5' ] && ok || bad "dump --poses --csv: frame 0"
+
+# gen-testdata into a folder that exists already: written, exit 0
+mkdir -p "$S/td"
+expect_exit 0 "$ONESCOPE" gen-testdata -q "$S/td"
+[ -n "$(ls "$S/td")" ] && ok || bad "gen-testdata into an existing folder wrote nothing"
+
+# plot: a cache in metres is labelled in metres, a unitless one in units; one 3D input gets
+# the wide layout (1400), a 2D one the narrow (1000).
+python3 - "$S" <<'PY'
+import struct, sys
+for mpu, dims in ((0.0, 3), (1.0, 3)):
+    out = open("%s/p%g.ospc.partial" % (sys.argv[1], mpu), 'wb')
+    out.write(b'OSPC' + struct.pack('<HHBBHIIqd', 1, 0, dims, 0, 0, 1, 0xFFFFFFFF, 7, mpu))
+    out.write(b'\x00\x00' * 6)
+    out.write(struct.pack('<QB3x3fH', 1, 0, 0.0, 0.0, 0.0, 0))
+    for f in range(30):
+        out.write(struct.pack('<7f', f * 0.1, f * 0.05, 0, 0, 0, 0, 1))
+PY
+"$ONESCOPE" plot "$SRC/testdata/test-2d-600.ostm" -o "$S/probe.svg" >"$S/out" 2>"$S/err"
+if grep -q "without cairo" "$S/err"; then
+    echo "SKIPPED (the plot part only): built without cairo"
+else
+    for mpu in 0 1; do
+        expect_exit 0 "$ONESCOPE" -q recover "$S/p$mpu.ospc.partial"
+        expect_exit 0 "$ONESCOPE" plot "$S/p$mpu.ospc" -o "$S/p$mpu.svg"
+        grep -q 'width="1400"' "$S/p$mpu.svg" && ok || bad "plot of one 3D cache: not the wide layout"
+    done
+    grep -q '>x (units)<' "$S/p0.svg" && ok || bad "plot of a unitless cache: axis not in units"
+    grep -q '>x (m)<' "$S/p1.svg" && ok || bad "plot of a cache in metres: axis not in m"
+    grep -q 'units' "$S/p1.svg" && bad "plot of a cache in metres says units" || ok
+    grep -q 'width="1000"' "$S/probe.svg" && ok || bad "plot of a 2D replay: not the narrow layout"
+fi
+finish

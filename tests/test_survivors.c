@@ -1,0 +1,333 @@
+/* Plausible bugs the other suites let through (mutants that survived; docs/hardening.md,
+ * round three, "mutants"): the pose writer's segment limit at its exact boundary, every file
+ * that lands by rename synced after its last byte, and the survivors of the generated sample
+ * (scripts/mutagen.py) that stand for real slips: a u64 read at the end of the input, the RMS
+ * of an entity never compared, a scene's angular velocity and a supplementary code point.
+ *
+ * The sync check interposes write, pwrite, fsync and rename: this executable's definitions
+ * win over libc's for the static library's calls. Each regular file written and not yet
+ * fsynced is "dirty" (by device and inode); a rename of a dirty file is a file that a power
+ * cut could leave empty or torn under its final name. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "pose_head.h"
+#include "onescope/soa_scene.h"
+#include "test_util.h"
+
+#define ENTITIES 3u
+#define MAX_DIRTY 64
+
+static struct {
+    dev_t dev;
+    ino_t ino;
+} dirty[MAX_DIRTY];
+static int dirty_count, fsyncs, renames, dirty_renames;
+
+static int dirty_find(const struct stat *st) {
+    for (int i = 0; i < dirty_count; i++)
+        if (dirty[i].dev == st->st_dev && dirty[i].ino == st->st_ino) return i;
+    return -1;
+}
+
+static void mark(int fd, int is_dirty) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    int i = dirty_find(&st);
+    if (is_dirty && i < 0 && dirty_count < MAX_DIRTY) {
+        dirty[dirty_count].dev = st.st_dev;
+        dirty[dirty_count].ino = st.st_ino;
+        dirty_count++;
+    } else if (!is_dirty && i >= 0) {
+        dirty[i] = dirty[--dirty_count];
+    }
+}
+
+ssize_t write(int fd, const void *p, size_t n) {
+    ssize_t k = syscall(SYS_write, fd, p, n);
+    if (k > 0) mark(fd, 1);
+    return k;
+}
+
+ssize_t pwrite(int fd, const void *p, size_t n, off_t offset) {
+    ssize_t k = syscall(SYS_pwrite64, fd, p, n, offset);
+    if (k > 0) mark(fd, 1);
+    return k;
+}
+
+int fsync(int fd) {
+    int r = (int)syscall(SYS_fsync, fd);
+    if (r == 0) {
+        fsyncs++;
+        mark(fd, 0);
+    }
+    return r;
+}
+
+int rename(const char *from, const char *to) {
+    struct stat st;
+    renames++;
+    if (stat(from, &st) == 0 && dirty_find(&st) >= 0) dirty_renames++;
+    return renameat(AT_FDCWD, from, AT_FDCWD, to);
+}
+
+static void counts_reset(void) {
+    dirty_count = fsyncs = renames = dirty_renames = 0;
+}
+
+static char dir[256];
+
+static onescope_pose_cache *make_head(void) {
+    onescope_pose_cache *h;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_create(3, ENTITIES, 1, NULL, &h, &err), ONESCOPE_OK);
+    h->start_step = 7;
+    return h;
+}
+
+static void make_frame(onescope_pose *p, uint32_t f) {
+    for (uint32_t e = 0; e < ENTITIES; e++) {
+        p[e].position[0] = (float)f;
+        p[e].position[1] = (float)e;
+        p[e].position[2] = 0;
+        p[e].rotation[0] = p[e].rotation[1] = p[e].rotation[2] = 0;
+        p[e].rotation[3] = 1;
+    }
+}
+
+static long head_bytes(void) {
+    onescope_pose_cache *h = make_head();
+    onescope_buffer head;
+    onescope_error err;
+    assert_int_equal(onescope_os_ospc_encode_head(h, 0, NULL, &head, "h", &err), ONESCOPE_OK);
+    long n = (long)head.size;
+    onescope_buffer_free(&head);
+    onescope_pose_cache_free(h);
+    return n;
+}
+
+static long file_size(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static uint32_t frames_of(const char *path) {
+    onescope_pose_cache *c;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_read_file(path, NULL, &c, &err), ONESCOPE_OK);
+    uint32_t n = c->frame_count;
+    onescope_pose_cache_free(c);
+    return n;
+}
+
+/* Records frames under a segment limit; returns the frames close reported. */
+static uint64_t record(const char *path, uint64_t limit, bool segments, uint32_t frames) {
+    onescope_pose_cache *h = make_head();
+    onescope_pose_writer_options o = {0};
+    o.max_segment_bytes = limit;
+    o.segments = segments;
+    onescope_pose_writer *w;
+    onescope_error err;
+    assert_int_equal(onescope_pose_writer_open(path, h, &o, NULL, &w, &err), ONESCOPE_OK);
+    onescope_pose_cache_free(h);
+    onescope_pose p[ENTITIES];
+    for (uint32_t f = 0; f < frames; f++) {
+        make_frame(p, f);
+        assert_int_equal(onescope_pose_writer_append(w, p, ENTITIES, &err), ONESCOPE_OK);
+    }
+    uint64_t got = 0;
+    assert_int_equal(onescope_pose_writer_close(w, &got, &err), ONESCOPE_OK);
+    onescope_pose_writer_free(w);
+    return got;
+}
+
+/* A segment holds exactly as many frames as the limit has room for: a file of exactly the
+ * limit is allowed (rolling one byte early would make it 2 frames, not 3), and one byte
+ * less holds one frame fewer. */
+static void segment_limit_exact(void **state) {
+    (void)state;
+    long frame = (long)ENTITIES * 28;
+    long exact = head_bytes() + 3 * frame;
+    char path[512], seg[600];
+
+    snprintf(path, sizeof path, "%s/exact.ospc", dir);
+    assert_int_equal(record(path, (uint64_t)exact, true, 7), 7);
+    assert_int_equal(file_size(path), exact);
+    assert_int_equal(frames_of(path), 3);
+    snprintf(seg, sizeof seg, "%s/exact-0001.ospc", dir);
+    assert_int_equal(frames_of(seg), 3);
+    assert_int_equal(file_size(seg), exact);
+    snprintf(seg, sizeof seg, "%s/exact-0002.ospc", dir);
+    assert_int_equal(frames_of(seg), 1);
+
+    snprintf(path, sizeof path, "%s/less.ospc", dir);
+    assert_int_equal(record(path, (uint64_t)exact - 1, true, 5), 5);
+    assert_int_equal(frames_of(path), 2);
+    snprintf(seg, sizeof seg, "%s/less-0001.ospc", dir);
+    assert_int_equal(frames_of(seg), 2);
+    snprintf(seg, sizeof seg, "%s/less-0002.ospc", dir);
+    assert_int_equal(frames_of(seg), 1);
+
+    /* Without segments: 3 frames fill the file exactly, the 4th is refused. */
+    snprintf(path, sizeof path, "%s/full.ospc", dir);
+    assert_int_equal(record(path, (uint64_t)exact, false, 3), 3);
+    assert_int_equal(file_size(path), exact);
+}
+
+/* Every segment the writer renames into place was fsynced after its last write (the frame
+ * count patch included), and the writer's flush syncs the partial. */
+static void segments_synced_before_rename(void **state) {
+    (void)state;
+    char path[512];
+    long exact = head_bytes() + 3 * (long)ENTITIES * 28;
+    snprintf(path, sizeof path, "%s/synced.ospc", dir);
+    counts_reset();
+    assert_int_equal(record(path, (uint64_t)exact, true, 10), 10); /* 3 + 3 + 3 + 1 */
+    assert_int_equal(renames, 4);
+    assert_int_equal(dirty_renames, 0);
+    assert_true(fsyncs >= 4);
+
+    /* flush: the partial is clean afterwards, and again dirty after more frames. */
+    snprintf(path, sizeof path, "%s/flushed.ospc", dir);
+    onescope_pose_cache *h = make_head();
+    onescope_pose_writer *w;
+    onescope_error err;
+    assert_int_equal(onescope_pose_writer_open(path, h, NULL, NULL, &w, &err), ONESCOPE_OK);
+    onescope_pose_cache_free(h);
+    onescope_pose p[ENTITIES];
+    make_frame(p, 0);
+    assert_int_equal(onescope_pose_writer_append(w, p, ENTITIES, &err), ONESCOPE_OK);
+    counts_reset();
+    assert_int_equal(onescope_pose_writer_flush(w, &err), ONESCOPE_OK);
+    assert_int_equal(fsyncs, 1);
+    assert_int_equal(dirty_count, 0);
+    assert_int_equal(onescope_pose_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_pose_writer_free(w);
+    assert_int_equal(dirty_renames, 0);
+    assert_int_equal(renames, 1);
+}
+
+/* The whole-file writes (onescope_file_write under every format's _write_file) sync their
+ * temporary before it replaces the target. */
+static void atomic_write_synced(void **state) {
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/whole.ospc", dir);
+    onescope_pose_cache *h = make_head();
+    onescope_error err;
+    for (int round = 0; round < 2; round++) { /* a new file, then one replaced */
+        counts_reset();
+        assert_int_equal(onescope_pose_cache_write_file(h, path, &err), ONESCOPE_OK);
+        assert_int_equal(renames, 1);
+        assert_int_equal(dirty_renames, 0);
+        assert_int_equal(fsyncs, 1);
+    }
+    onescope_pose_cache_free(h);
+    assert_int_equal(frames_of(path), 1);
+}
+
+/* The byte reader takes a u64 that ends exactly at the end of the input (asking for one byte
+ * more would refuse every file whose last field is a u64), and refuses one byte short. */
+static void reader_u64_at_end(void **state) {
+    (void)state;
+    const uint8_t b[9] = {0xAA, 1, 2, 3, 4, 5, 6, 7, 8};
+    onescope_os_reader r;
+    onescope_error err;
+    uint64_t v;
+    onescope_os_reader_init(&r, b + 1, 8, "u64", &err);
+    assert_int_equal(onescope_os_read_u64(&r, "value", &v), ONESCOPE_OK);
+    assert_true(v == 0x0807060504030201u);
+    assert_int_equal(onescope_os_reader_remaining(&r), 0);
+    onescope_os_reader_init(&r, b + 1, 7, "u64", &err);
+    assert_int_equal(onescope_os_read_u64(&r, "value", &v), ONESCOPE_E_TRUNCATED);
+}
+
+/* An entity the two caches never hold in the same frame: no frame compared, and its RMS
+ * distance is 0, not 0/0. */
+static void diff_rms_without_common_frames(void **state) {
+    (void)state;
+    onescope_pose_cache *a, *b;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_create(3, 2, 2, NULL, &a, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_create(3, 2, 2, NULL, &b, &err), ONESCOPE_OK);
+    onescope_pose absent = {{NAN, 0, 0}, {0, 0, 0, 1}};
+    assert_int_equal(onescope_pose_cache_set_pose(a, 1, 0, &absent, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_set_pose(b, 0, 0, &absent, &err), ONESCOPE_OK);
+    onescope_diff_cache *d;
+    assert_int_equal(onescope_diff_caches(a, b, NULL, NULL, &d, &err), ONESCOPE_OK);
+    assert_int_equal(d->entity_count, 2);
+    assert_int_equal(d->entities[0].frames_compared, 0);
+    assert_int_equal(d->entities[0].presence_flips, 2);
+    assert_false(isnan(d->entities[0].rms_distance));
+    assert_true(d->entities[0].rms_distance == 0.0);
+    assert_int_equal(d->entities[1].frames_compared, 2);
+    assert_true(d->entities[1].rms_distance == 0.0);
+    onescope_diff_cache_free(d);
+    onescope_pose_cache_free(a);
+    onescope_pose_cache_free(b);
+}
+
+/* A scene body's angular velocity is three numbers, all kept; a name escaped as a surrogate
+ * pair is the 4-byte UTF-8 of U+10000 (the first code point past the 3-byte forms), U+FFFF
+ * stays 3 bytes. */
+static void scene_values_kept(void **state) {
+    (void)state;
+    static const char text[] =
+        "{\"bodies\": [{\"name\": \"\\ud800\\udc00|\\uffff\", \"kind\": \"sphere\", "
+        "\"size\": [0.5, 0, 0], \"angular_velocity\": [1, 2, 3]}]}";
+    onescope_soa_scene *sc;
+    onescope_error err;
+    onescope_code rc = onescope_soa_scene_parse(text, sizeof text - 1, "scene", NULL, &sc, &err);
+    if (rc != ONESCOPE_OK) {
+        char line[512];
+        onescope_error_format(&err, line, sizeof line);
+        fail_msg("%s", line);
+    }
+    const onescope_soa_body_def *def = &sc->bodies[0].def;
+    assert_true(def->angular_velocity[0] == 1 && def->angular_velocity[1] == 2 &&
+                def->angular_velocity[2] == 3);
+    assert_string_equal(sc->bodies[0].name, "\xF0\x90\x80\x80|\xEF\xBF\xBF");
+    onescope_soa_scene_free(sc);
+}
+
+/* An empty step (no operations, ops NULL) is a step; only ops NULL with a count is refused. */
+static void replay_empty_step(void **state) {
+    (void)state;
+    onescope_sim_setup setup = {2, 2, 1};
+    onescope_replay *r;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &r, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_append_ops(r, NULL, 0, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_step_count(r), 1);
+    assert_int_equal(onescope_replay_append_ops(r, NULL, 1, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_replay_step_count(r), 1);
+    onescope_replay_free(r);
+}
+
+int main(void) {
+    snprintf(dir, sizeof dir, "/tmp/onescope-survivors-%ld", (long)getpid());
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(segment_limit_exact),
+        cmocka_unit_test(segments_synced_before_rename),
+        cmocka_unit_test(atomic_write_synced),
+        cmocka_unit_test(reader_u64_at_end),
+        cmocka_unit_test(diff_rms_without_common_frames),
+        cmocka_unit_test(scene_values_kept),
+        cmocka_unit_test(replay_empty_step),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) rc = rc ? rc : 1;
+    return rc;
+}
