@@ -68,7 +68,7 @@ static int record(const char *path, int fd) {
 /* Checks the recovered file: frames kept are lower..lower+1, each as written. */
 static int check(const char *partial, const char *out, uint32_t lower) {
     onescope_error err;
-    uint32_t kept;
+    uint64_t kept;
     onescope_code rc = onescope_pose_cache_recover(partial, out, NULL, &kept, &err);
     if (rc != ONESCOPE_OK) {
         /* Only a recording killed before its first durable frame may hold nothing. */
@@ -76,8 +76,8 @@ static int check(const char *partial, const char *out, uint32_t lower) {
         return fail("recover", &err);
     }
     if (kept < lower || kept > lower + 1) {
-        fprintf(stderr, "record_kill: %s: kept %u frames, %u were reported durable\n", partial,
-                kept, lower);
+        fprintf(stderr, "record_kill: %s: kept %llu frames, %u were reported durable\n", partial,
+                (unsigned long long)kept, lower);
         return 1;
     }
     onescope_pose_cache *c;

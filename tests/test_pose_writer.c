@@ -192,13 +192,13 @@ static void refusals_latch(void **state) {
     /* Close keeps the partial (every checked frame in it) and says so. */
     assert_int_equal(onescope_pose_writer_close(w, NULL, &err), ONESCOPE_E_BAD_STATE);
     onescope_error_format(&err, line, sizeof line);
-    assert_non_null(strstr(line, "partial is kept for recover"));
+    assert_non_null(strstr(line, "its partial keeps every complete frame: recover it"));
     assert_int_equal(onescope_pose_writer_close(w, NULL, &err), ONESCOPE_E_BAD_STATE);
     onescope_error_format(&err, line, sizeof line);
     assert_non_null(strstr(line, "already closed"));
     onescope_pose_writer_free(w);
     assert_false(exists(path));
-    uint32_t kept;
+    uint64_t kept;
     assert_int_equal(onescope_pose_cache_recover(partial, NULL, NULL, &kept, &err), ONESCOPE_OK);
     assert_int_equal(kept, 2);
     check_cache(path, 2, 0, 50);
@@ -247,7 +247,7 @@ static void refusals_latch(void **state) {
     make_frame(p, 1);
     assert_int_equal(onescope_pose_writer_append(w, p, ENTITIES, &err), ONESCOPE_E_BAD_STATE);
     onescope_error_format(&err, line, sizeof line);
-    assert_non_null(strstr(line, "append: expected an open writer, found a writer that already"));
+    assert_non_null(strstr(line, "append: expected an open writer, found one already closed"));
     assert_int_equal(onescope_pose_writer_flush(w, &err), ONESCOPE_E_BAD_STATE);
     onescope_pose_writer_free(w);
     check_cache(path, 1, 0, 50);
@@ -338,7 +338,7 @@ static void limit_and_segments(void **state) {
     assert_int_equal(onescope_pose_writer_close(w, NULL, &err), ONESCOPE_E_BAD_STATE);
     onescope_pose_writer_free(w);
     snprintf(seg, sizeof seg, "%s.partial", path);
-    uint32_t kept;
+    uint64_t kept;
     assert_int_equal(onescope_pose_cache_recover(seg, NULL, NULL, &kept, &err), ONESCOPE_OK);
     assert_int_equal(kept, 3);
     assert_true(file_size(path) <= (long)o.max_segment_bytes);
@@ -396,7 +396,7 @@ static void recover_refusals(void **state) {
     (void)state;
     char path[512], partial[600], line[512];
     onescope_error err;
-    uint32_t kept = 7;
+    uint64_t kept = 7;
     path_in(path, sizeof path, "torn.ospc");
     snprintf(partial, sizeof partial, "%s.partial", path);
     onescope_pose_writer *w = open_writer(path, NULL);
@@ -463,7 +463,7 @@ static void recover_refusals(void **state) {
     assert_int_equal(onescope_pose_cache_recover(out, NULL, NULL, &kept, &err),
                      ONESCOPE_E_ARGUMENT);
     onescope_error_format(&err, line, sizeof line);
-    assert_non_null(strstr(line, "expected a name ending in .partial"));
+    assert_non_null(strstr(line, "a partial name ending in \".partial\""));
     assert_int_equal(onescope_pose_cache_recover(NULL, out, NULL, &kept, &err),
                      ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_pose_cache_recover(partial, "-", NULL, &kept, &err),

@@ -127,7 +127,7 @@ static void writes_a_replay_that_verifies(void **state) {
     assert_true(exists(tmp_path("run.ostm.partial")));
     assert_false(exists(path)); /* the target is untouched until close */
     append_steps(w, 0, 1000);
-    uint32_t steps = 0;
+    uint64_t steps = 0;
     onescope_error err;
     assert_int_equal(onescope_replay_writer_close(w, &steps, &err), ONESCOPE_OK);
     assert_int_equal(steps, 1000);
@@ -164,7 +164,7 @@ static void empty_recording_and_snapshot_and_link(void **state) {
     /* No steps: one hash row. */
     const char *path = tmp_path("empty.ostm");
     onescope_replay_writer *w = open_writer(path);
-    uint32_t steps = 9;
+    uint64_t steps = 9;
     assert_int_equal(onescope_replay_writer_close(w, &steps, &err), ONESCOPE_OK);
     assert_int_equal(steps, 0);
     onescope_replay_writer_free(w);
@@ -326,7 +326,7 @@ static void append_and_close_refusals_latch(void **state) {
         onescope_replay_writer_free(w);
         assert_false(exists(path));
         /* What came before the error is still recoverable. */
-        uint32_t kept = 0;
+        uint64_t kept = 0;
         assert_int_equal(
             onescope_replay_recover(tmp_path("latch.ostm.partial"), NULL, NULL, &kept, &err),
             ONESCOPE_OK);
@@ -420,7 +420,7 @@ static void recover_drops_only_a_torn_last_step(void **state) {
     for (size_t cut = head; cut <= whole.size; cut++) {
         const char *p = tmp_path("cut.ostm.partial");
         test_write_file(p, whole.data, cut);
-        uint32_t kept = 999;
+        uint64_t kept = 999;
         assert_int_equal(onescope_replay_recover(p, tmp_path("cut.ostm"), NULL, &kept, &err),
                          ONESCOPE_OK);
         uint32_t want = 0;
@@ -581,7 +581,7 @@ static onescope_code record_with(const onescope_allocator *a, void *ctx) {
 static onescope_code recover_with(const onescope_allocator *a, void *ctx) {
     (void)ctx;
     onescope_error err;
-    uint32_t kept;
+    uint64_t kept;
     const char *out = tmp_path("walked.ostm");
     onescope_code rc =
         onescope_replay_recover(tmp_path("walk-src.ostm.partial"), NULL, a, &kept, &err);
@@ -611,7 +611,7 @@ static void null_error_and_zeroed_options(void **state) {
                      ONESCOPE_E_ARGUMENT);
     onescope_replay_writer_options zero;
     memset(&zero, 0, sizeof zero);
-    zero.flush_each_step = true;
+    zero.flush_every = 1;
     const char *path = tmp_path("nullerr.ostm");
     assert_int_equal(
         onescope_replay_writer_open(path, &setup2d, NULL, NULL, 0, &zero, NULL, &w, NULL),
@@ -644,7 +644,8 @@ static int under_size_limit(rlim_t limit, int which) {
     char path[600];
     snprintf(path, sizeof path, "%s/full-%d.ostm", dir, which);
     onescope_replay_writer_options o = onescope_replay_writer_options_default();
-    o.flush_each_step = which == 1;
+    o.flush_every = which == 1 ? 1 : ONESCOPE_FLUSH_NEVER;
+    o.flush_every_ms = ONESCOPE_FLUSH_NEVER; /* no flush by the clock: the test is about the count */
     onescope_replay_writer *w = NULL;
     onescope_error err;
     onescope_code rc =
@@ -684,20 +685,37 @@ static void write_failures_are_reported(void **state) {
         assert_true(WIFEXITED(status));
         assert_int_equal(WEXITSTATUS(status), 0);
     }
-    /* The target is a folder: close cannot rename onto it; the partial stays. */
+    /* The target is a folder: refused at open (close could not rename onto it), before any
+     * partial exists, not after the recording. */
     const char *folder = tmp_path("folder.ostm");
     assert_int_equal(mkdir(folder, 0777), 0);
     char inside[600];
     snprintf(inside, sizeof inside, "%s/x", folder);
     test_write_file(inside, "x", 1);
-    onescope_replay_writer *w = open_writer(folder);
-    append_steps(w, 0, 5);
+    onescope_replay_writer *w = NULL;
     onescope_error err;
+    assert_int_equal(
+        onescope_replay_writer_open(folder, &setup2d, NULL, NULL, 0, NULL, NULL, &w, &err),
+        ONESCOPE_E_ARGUMENT);
+    assert_null(w);
+    char line[512];
+    onescope_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "folder.ostm: output: expected a regular file"));
+    assert_non_null(strstr(line, "found a directory"));
+    assert_false(exists(tmp_path("folder.ostm.partial")));
+    /* A folder that appears during the recording: close fails at the rename, the partial
+     * stays whole and recovers every step. */
+    const char *later = tmp_path("later.ostm");
+    w = open_writer(later);
+    append_steps(w, 0, 5);
+    assert_int_equal(mkdir(later, 0777), 0);
+    snprintf(inside, sizeof inside, "%s/x", later);
+    test_write_file(inside, "x", 1);
     assert_int_equal(onescope_replay_writer_close(w, NULL, &err), ONESCOPE_E_IO);
     assert_non_null(strstr(err.found, "rename"));
     onescope_replay_writer_free(w);
-    uint32_t kept;
-    assert_int_equal(onescope_replay_recover(tmp_path("folder.ostm.partial"), tmp_path("f.ostm"),
+    uint64_t kept;
+    assert_int_equal(onescope_replay_recover(tmp_path("later.ostm.partial"), tmp_path("f.ostm"),
                                              NULL, &kept, &err),
                      ONESCOPE_OK);
     assert_int_equal(kept, 5);
@@ -818,7 +836,7 @@ static void recover_lands_like_every_output(void **state) {
     test_write_file(real, "old", 3);
     assert_int_equal(chmod(real, 0640), 0);
     assert_int_equal(symlink("rkind-real.ostm", link), 0);
-    uint32_t kept = 0;
+    uint64_t kept = 0;
     onescope_error err;
     assert_int_equal(onescope_replay_recover(partial, link, NULL, &kept, &err), ONESCOPE_OK);
     assert_int_equal(kept, 11);
@@ -862,7 +880,7 @@ static void recover_lands_like_every_output(void **state) {
  * step count it has written to the pipe. */
 static void recorder(const char *path, int report) {
     onescope_replay_writer_options o = onescope_replay_writer_options_default();
-    o.flush_each_step = true;
+    o.flush_every = 1;
     onescope_replay_writer *w;
     onescope_error err;
     if (onescope_replay_writer_open(path, &setup2d, NULL, NULL, 0, &o, NULL, &w, &err) != 0)
@@ -908,7 +926,7 @@ static void killed_recordings_recover(void **state) {
         assert_true(WIFSIGNALED(status));
         close(fds[0]);
         onescope_error err;
-        uint32_t kept = 0;
+        uint64_t kept = 0;
         onescope_code rc = onescope_replay_recover(partial, NULL, NULL, &kept, &err);
         if (seen == 0 && rc != ONESCOPE_OK) {
             /* killed before or while the head was written */

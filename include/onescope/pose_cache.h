@@ -197,6 +197,12 @@ typedef struct onescope_pose_writer_options {
     size_t buffer_bytes;        /* bytes held before a write(2); 0: 1 MiB */
     uint64_t max_segment_bytes; /* largest file; 0 or above 256 MiB: 256 MiB */
     bool segments;              /* roll over into PATH-0001.ext, ... instead of refusing */
+    /* Durability (common.h): a flush after every flush_every frames (0: 64; 1: each frame;
+     * ONESCOPE_FLUSH_NEVER: off) and at the first append flush_every_ms milliseconds or more
+     * after the last flush (0: 100; ONESCOPE_FLUSH_NEVER: off), besides a full buffer. */
+    uint32_t flush_every;
+    uint32_t flush_every_ms;
+    bool flush_fsync; /* every flush also fsyncs (close always does) */
 } onescope_pose_writer_options;
 
 /* The defaults spelled out (what a zeroed struct means). */
@@ -223,8 +229,8 @@ ONESCOPE_API onescope_code onescope_pose_writer_append(onescope_pose_writer *wri
                                                        const onescope_pose *poses, size_t count,
                                                        onescope_error *error);
 
-/* Writes the buffered bytes to the partial file and fsyncs it, so every frame appended so far
- * survives a crash (recover keeps them). Not needed before close. */
+/* Flushes now (common.h): the frames appended so far survive a killed process (recover keeps
+ * them), and a power loss too when the options ask for flush_fsync. Not needed before close. */
 ONESCOPE_API onescope_code onescope_pose_writer_flush(onescope_pose_writer *writer,
                                                       onescope_error *error);
 
@@ -258,7 +264,7 @@ ONESCOPE_API void onescope_pose_writer_discard(onescope_pose_writer *writer);
 ONESCOPE_API onescope_code onescope_pose_cache_recover(const char *partial_path,
                                                        const char *out_path,
                                                        const onescope_allocator *allocator,
-                                                       uint32_t *frames_kept,
+                                                       uint64_t *frames_kept,
                                                        onescope_error *error);
 
 #ifdef __cplusplus

@@ -35,7 +35,7 @@ expect_exit 1 "$ONESCOPE" recover "$SCRATCH/junk.partial"
 expect_grep "junk.partial: offset 0: magic" "$SCRATCH/err"
 [ -e "$SCRATCH/junk" ] && bad "junk was created" || ok
 expect_exit 1 "$ONESCOPE" recover "$SCRATCH/copy"
-expect_grep "expected a name ending in .partial" "$SCRATCH/err"
+expect_grep "expected one given, or a partial name ending in \".partial\"" "$SCRATCH/err"
 expect_exit 1 "$ONESCOPE" recover "$SCRATCH/missing.partial"
 expect_grep "missing.partial" "$SCRATCH/err"
 expect_exit 1 "$ONESCOPE" recover "$SCRATCH/copy" "$SCRATCH/copy"

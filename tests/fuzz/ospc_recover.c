@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     onescope_os_ospc_partial info;
     onescope_error err;
     onescope_code rc =
-        onescope_os_ospc_partial_scan(data, size, "fuzz.partial", &env.allocator, &info, &err);
+        onescope_os_ospc_partial_scan(data, size, "fuzz.partial", true, &env.allocator, &info, &err);
     if (rc != ONESCOPE_OK) {
         fuzz_check_error(&env, rc, &err, "fuzz.partial", size);
         fuzz_env_finish(&env);

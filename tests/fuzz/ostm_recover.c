@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_ASSERT(size == 0 || fwrite(data, 1, size, f) == size);
     FUZZ_ASSERT(fclose(f) == 0);
 
-    uint32_t kept = 12345;
+    uint64_t kept = 12345;
     onescope_error err;
     onescope_code rc = onescope_replay_recover(partial, NULL, &env.allocator, &kept, &err);
     struct stat st;
