@@ -386,7 +386,9 @@ class PoseWriter:
         )
 
     def flush(self) -> None:
-        """Makes every frame appended so far survive a crash (write and fsync)."""
+        """Makes every frame appended so far survive a killed process (write(2); fsync too
+        only when the C options ask for flush_fsync). The writer also flushes by itself every
+        64 frames and at the first append 100 ms after the last flush."""
         err = _lib.Error()
         check(lib.onescope_pose_writer_flush(self._handle, ctypes.byref(err)), err)
 
@@ -427,7 +429,7 @@ class PoseWriter:
 def recover(partial_path: PathLike, out_path: Optional[PathLike] = None) -> int:
     """Turns a partial recording into a cache of its complete frames, written to out_path
     (None: partial_path without ".partial"); returns the frames kept. Raises FormatError."""
-    kept = ctypes.c_uint32()
+    kept = ctypes.c_uint64()
     err = _lib.Error()
     check(
         lib.onescope_pose_cache_recover(
