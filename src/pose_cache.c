@@ -407,7 +407,9 @@ static onescope_code scan_header_as(onescope_os_reader *r, size_t total, ospc_he
     OS_TRY(onescope_os_read_zeros(r, "reserved", 3));
     OS_TRY(onescope_os_read_u32(r, "entity count", &h->entity_count));
     OS_TRY(check_entity_count(r, h->entity_count));
-    OS_TRY(check_counts_fit(r, total, 12, "entity count", h->entity_count, h->entity_count, 1));
+    /* A partial may hold no complete frame yet: that is said at its first frame's offset. */
+    OS_TRY(check_counts_fit(r, total, 12, "entity count", h->entity_count, h->entity_count,
+                            partial ? 0 : 1));
     OS_TRY(onescope_os_read_u32(r, "frame count", &h->frame_count));
     if (partial) {
         /* The marker, or a count close has already written (a kill between that and the
