@@ -376,9 +376,9 @@ char *onescope_os_partial_name(const char *target, const onescope_allocator *a) 
     return p;
 }
 
-onescope_code onescope_os_recover_names(const char *partial, const char *out_path,
-                                        const char *call, const onescope_allocator *a,
-                                        const char **out, char **derived, onescope_error *error) {
+onescope_code onescope_os_recover_names(const char *partial, const char *out_path, const char *call,
+                                        const onescope_allocator *a, const char **out,
+                                        char **derived, onescope_error *error) {
     *out = NULL;
     *derived = NULL;
     if (partial == NULL || partial[0] == '\0' || strcmp(partial, "-") == 0 ||
@@ -391,10 +391,9 @@ onescope_code onescope_os_recover_names(const char *partial, const char *out_pat
         size_t n = strlen(partial), m = sizeof ONESCOPE_OS_PARTIAL_SUFFIX - 1;
         if (n <= m || strcmp(partial + n - m, ONESCOPE_OS_PARTIAL_SUFFIX) != 0 ||
             partial[n - m - 1] == '/')
-            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET,
-                                    "output name",
-                                    "one given, or a partial name ending in \".partial\"",
-                                    "neither");
+            return onescope_os_fail(
+                error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output name",
+                "one given, or a partial name ending in \".partial\"", "neither");
         *derived = copy_path(a, partial, n - m);
         if (*derived == NULL)
             return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
@@ -442,8 +441,7 @@ onescope_code onescope_os_writer_refuse(onescope_error *error, const char *name,
     if (closed)
         return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, name, OS_NO_OFFSET, call,
                                 "an open writer", "one already closed");
-    return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, name, OS_NO_OFFSET, call,
-                            "an open writer",
+    return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, name, OS_NO_OFFSET, call, "an open writer",
                             "one that failed earlier (its partial keeps every complete %s: "
                             "recover it)",
                             unit);

@@ -297,16 +297,16 @@ char *onescope_os_partial_name(const char *target, const onescope_allocator *a);
 #define ONESCOPE_OS_PARTIAL_SUFFIX ".partial"
 /* What every reader says of a count that is the partial mark (both formats use 0xffffffff):
  * one line naming recover. */
-#define ONESCOPE_OS_PARTIAL_FOUND \
+#define ONESCOPE_OS_PARTIAL_FOUND                                                                  \
     "4294967295: a partial recording (onescope recover makes a file of its complete records)"
 
 /* Both recoveries' names: partial and out_path files, neither "-" (a recovery is written
  * atomically, never to standard output), out_path NULL meaning partial without ".partial",
  * and not the partial itself. *out gets the name to write: out_path, or *derived (allocated
  * with a, for the caller to free; NULL otherwise). */
-onescope_code onescope_os_recover_names(const char *partial, const char *out_path,
-                                        const char *call, const onescope_allocator *a,
-                                        const char **out, char **derived, onescope_error *error);
+onescope_code onescope_os_recover_names(const char *partial, const char *out_path, const char *call,
+                                        const onescope_allocator *a, const char **out,
+                                        char **derived, onescope_error *error);
 
 /* When a writer flushes (common.h's durability options, resolved). */
 typedef struct onescope_os_flush_rule {

@@ -30,10 +30,10 @@ struct onescope_pose_writer {
     size_t frame_bytes;
     uint64_t max_bytes;
     bool segments;
-    uint32_t segment;        /* index of the current segment */
-    uint32_t segment_frames; /* frames in the current segment */
-    int64_t segment_start;   /* its start step */
-    uint64_t frames;         /* over every segment */
+    uint32_t segment;             /* index of the current segment */
+    uint32_t segment_frames;      /* frames in the current segment */
+    int64_t segment_start;        /* its start step */
+    uint64_t frames;              /* over every segment */
     onescope_os_flush_rule flush; /* when buffered frames go to the partial */
     writer_state state;
     bool bytes_lost; /* an I/O failure: the buffer may not follow the file's bytes */

@@ -461,8 +461,8 @@ static onescope_code check_torn(const src_reader *s, size_t avail, uint8_t dimen
     uint16_t len = onescope_os_get_u16(p + 2);
     size_t have = avail - 4 < len ? avail - 4 : len;
     onescope_error scratch;
-    onescope_code rc = onescope_op_check_input(dimensions, p + 4, have, s->name, s->pos + 4,
-                                               &scratch);
+    onescope_code rc =
+        onescope_op_check_input(dimensions, p + 4, have, s->name, s->pos + 4, &scratch);
     if (rc == ONESCOPE_OK || rc == ONESCOPE_E_TRUNCATED) return ONESCOPE_OK;
     return onescope_os_fail(error, ONESCOPE_E_LENGTH, s->name, s->pos + 2, "step input length",
                             "a whole record, or a last one cut by the end of the file",

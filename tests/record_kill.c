@@ -86,8 +86,7 @@ static int record_replay(const char *path, int fd) {
     o.flush_every = 1;
     onescope_replay_writer *w;
     onescope_error err;
-    if (onescope_replay_writer_open(path, &setup, NULL, NULL, 0, &o, NULL, &w, &err) !=
-        ONESCOPE_OK)
+    if (onescope_replay_writer_open(path, &setup, NULL, NULL, 0, &o, NULL, &w, &err) != ONESCOPE_OK)
         return fail("open", &err);
     for (uint32_t i = 0;; i++) {
         uint8_t in[14];
@@ -295,8 +294,7 @@ static int kill_points(const char *dir, int points, uint64_t seed, mode m) {
         int status;
         waitpid(pid, &status, 0);
         /* Reports sent before the kill are still in the pipe. */
-        while (n < 100000 &&
-               read(fds[0], &reports[n], sizeof *reports) == (ssize_t)sizeof *reports)
+        while (n < 100000 && read(fds[0], &reports[n], sizeof *reports) == (ssize_t)sizeof *reports)
             n++;
         close(fds[0]);
         if (!WIFSIGNALED(status)) {

@@ -581,7 +581,6 @@ static void allocation_failures(void **state) {
     onescope_pose_writer_free(w);
 }
 
-
 /* ---- round three (docs/hardening.md, "### writers") ---- */
 
 /* Durability without a call to flush: the partial holds exactly the frames the count rule
@@ -751,12 +750,18 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(write_then_read),  cmocka_unit_test(refusals_latch),
-        cmocka_unit_test(open_refusals),    cmocka_unit_test(limit_and_segments),
-        cmocka_unit_test(recover_refusals), cmocka_unit_test(allocation_failures),
-        cmocka_unit_test(discard_abandons), cmocka_unit_test(target_kinds),
-        cmocka_unit_test(durability_by_count), cmocka_unit_test(directory_refused_at_open),
-        cmocka_unit_test(killed_inside_close), cmocka_unit_test(long_names),
+        cmocka_unit_test(write_then_read),
+        cmocka_unit_test(refusals_latch),
+        cmocka_unit_test(open_refusals),
+        cmocka_unit_test(limit_and_segments),
+        cmocka_unit_test(recover_refusals),
+        cmocka_unit_test(allocation_failures),
+        cmocka_unit_test(discard_abandons),
+        cmocka_unit_test(target_kinds),
+        cmocka_unit_test(durability_by_count),
+        cmocka_unit_test(directory_refused_at_open),
+        cmocka_unit_test(killed_inside_close),
+        cmocka_unit_test(long_names),
         cmocka_unit_test(partial_named_by_readers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -645,7 +645,8 @@ static int under_size_limit(rlim_t limit, int which) {
     snprintf(path, sizeof path, "%s/full-%d.ostm", dir, which);
     onescope_replay_writer_options o = onescope_replay_writer_options_default();
     o.flush_every = which == 1 ? 1 : ONESCOPE_FLUSH_NEVER;
-    o.flush_every_ms = ONESCOPE_FLUSH_NEVER; /* no flush by the clock: the test is about the count */
+    o.flush_every_ms =
+        ONESCOPE_FLUSH_NEVER; /* no flush by the clock: the test is about the count */
     onescope_replay_writer *w = NULL;
     onescope_error err;
     onescope_code rc =
@@ -944,7 +945,6 @@ static void killed_recordings_recover(void **state) {
         unlink(partial);
     }
 }
-
 
 /* ---- round three (docs/hardening.md, "### writers") ---- */
 

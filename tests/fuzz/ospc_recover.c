@@ -10,8 +10,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_env_init(&env, data, &size);
     onescope_os_ospc_partial info;
     onescope_error err;
-    onescope_code rc =
-        onescope_os_ospc_partial_scan(data, size, "fuzz.partial", true, &env.allocator, &info, &err);
+    onescope_code rc = onescope_os_ospc_partial_scan(data, size, "fuzz.partial", true,
+                                                     &env.allocator, &info, &err);
     if (rc != ONESCOPE_OK) {
         fuzz_check_error(&env, rc, &err, "fuzz.partial", size);
         fuzz_env_finish(&env);
