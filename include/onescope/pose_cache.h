@@ -216,7 +216,8 @@ typedef struct onescope_pose_writer onescope_pose_writer;
  * so a cache from onescope_pose_cache_create(dims, n, 1, ...) is a head). The head is
  * checked like the parser checks a file and copied: it may be freed after open. Creates
  * PATH.partial with O_EXCL (an existing one is refused: a crash's leftover is recovered, not
- * overwritten). options may be NULL. */
+ * overwritten). A target that is a directory, device, FIFO or socket is refused here, before
+ * any partial exists. options may be NULL. */
 ONESCOPE_API onescope_code onescope_pose_writer_open(
     const char *path, const onescope_pose_cache *head, const onescope_pose_writer_options *options,
     const onescope_allocator *allocator, onescope_pose_writer **out, onescope_error *error);
@@ -260,7 +261,9 @@ ONESCOPE_API void onescope_pose_writer_discard(onescope_pose_writer *writer);
  * of every complete frame, dropping a torn last frame, written atomically to out_path (NULL:
  * partial_path without its ".partial"). *frames_kept (may be NULL) gets the count. The
  * partial is never changed. A file that is not a partial, or holds no complete frame, is
- * refused with its name and the offset. allocator may be NULL (libc). */
+ * refused with its name and the offset; a file named *.partial whose count close already wrote
+ * (killed before its rename) is kept as it is when the count is exactly its frames. "-" is
+ * refused as either name. allocator may be NULL (libc). */
 ONESCOPE_API onescope_code onescope_pose_cache_recover(const char *partial_path,
                                                        const char *out_path,
                                                        const onescope_allocator *allocator,

@@ -213,7 +213,9 @@ ONESCOPE_API void onescope_replay_writer_discard(onescope_replay_writer *writer)
 /* Turns a partial recording into an OSTM file holding every complete step (a torn last step
  * is dropped), written atomically to out_path (NULL: partial_path without ".partial"). The
  * partial is only read, never changed. *steps_kept (may be NULL) gets the steps kept. A file
- * that is not a partial, or a damaged one, is refused naming it and the offset. */
+ * that is not a partial, or a damaged one, is refused naming it and the offset: a record cut
+ * by the end of the file is torn only when its bytes could begin a valid record. "-" is
+ * refused as either name. */
 ONESCOPE_API onescope_code onescope_replay_recover(const char *partial_path, const char *out_path,
                                                    const onescope_allocator *allocator,
                                                    uint64_t *steps_kept, onescope_error *error);
