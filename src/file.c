@@ -328,18 +328,123 @@ onescope_code onescope_file_write(const char *path, const void *data, size_t siz
  * writer owns its buffer and decides when bytes go out ---- */
 
 int onescope_os_file_create_new(const char *path, const char *name, onescope_error *error) {
+    (void)name;
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    /* The line names the file that could not be created, so the reason always fits. */
     if (fd < 0) {
         if (errno == EEXIST)
-            onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL,
-                             "cannot create %s: it exists (a crashed recording? recover it or "
-                             "remove it)",
-                             path);
+            onescope_os_fail(error, ONESCOPE_E_IO, path, OS_NO_OFFSET, NULL, NULL,
+                             "it exists (a crashed recording? recover it or remove it)");
         else
-            onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL,
-                             "cannot create %s: %s", path, strerror(errno));
+            onescope_os_fail(error, ONESCOPE_E_IO, path, OS_NO_OFFSET, NULL, NULL,
+                             "cannot create: %s", strerror(errno));
     }
     return fd;
+}
+
+/* ---- what the two streaming writers share ---- */
+
+onescope_code onescope_os_recording_target(const char *path, const onescope_allocator *a,
+                                           onescope_os_target *t, onescope_error *error) {
+    OS_TRY(onescope_os_target_resolve(path, path, a, t, error));
+    struct stat st;
+    const char *found = NULL;
+    if (t->special)
+        found = "a device, FIFO or socket";
+    else if (stat(t->path, &st) == 0 && S_ISDIR(st.st_mode))
+        found = "a directory";
+    if (found == NULL) return ONESCOPE_OK;
+    onescope_os_target_free(t, a);
+    return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, path, OS_NO_OFFSET, "output",
+                            "a regular file (a recording is renamed into place)", "%s", found);
+}
+
+char *onescope_os_partial_name(const char *target, const onescope_allocator *a) {
+    const size_t suffix = sizeof ONESCOPE_OS_PARTIAL_SUFFIX - 1;
+    const char *slash = strrchr(target, '/');
+    size_t dir = slash != NULL ? (size_t)(slash - target) + 1 : 0;
+    size_t base = strlen(target + dir);
+    if (base > NAME_MAX - suffix) {
+        base = NAME_MAX - suffix;
+        while (base > 0 && ((uint8_t)target[dir + base] & 0xC0) == 0x80) base--;
+    }
+    char *p = onescope_os_alloc(a, dir + base + suffix + 1);
+    if (p != NULL) {
+        memcpy(p, target, dir + base);
+        memcpy(p + dir + base, ONESCOPE_OS_PARTIAL_SUFFIX, suffix + 1);
+    }
+    return p;
+}
+
+onescope_code onescope_os_recover_names(const char *partial, const char *out_path, const char *call,
+                                        const onescope_allocator *a, const char **out,
+                                        char **derived, onescope_error *error) {
+    *out = NULL;
+    *derived = NULL;
+    if (partial == NULL || partial[0] == '\0' || strcmp(partial, "-") == 0 ||
+        (out_path != NULL && (out_path[0] == '\0' || strcmp(out_path, "-") == 0)))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial != NULL ? partial : call,
+                                OS_NO_OFFSET, NULL, NULL,
+                                "a partial file and an output file (not \"-\": a recovery is "
+                                "written atomically) are needed");
+    if (out_path == NULL) {
+        size_t n = strlen(partial), m = sizeof ONESCOPE_OS_PARTIAL_SUFFIX - 1;
+        if (n <= m || strcmp(partial + n - m, ONESCOPE_OS_PARTIAL_SUFFIX) != 0 ||
+            partial[n - m - 1] == '/')
+            return onescope_os_fail(
+                error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output name",
+                "one given, or a partial name ending in \".partial\"", "neither");
+        *derived = copy_path(a, partial, n - m);
+        if (*derived == NULL)
+            return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
+                                    "could not allocate the output name");
+        out_path = *derived;
+    }
+    if (onescope_file_same(partial, out_path)) {
+        onescope_os_free(a, *derived);
+        *derived = NULL;
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output",
+                                "a file other than the partial", "%s", "the partial itself");
+    }
+    *out = out_path;
+    return ONESCOPE_OK;
+}
+
+static uint64_t monotonic_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void onescope_os_flush_rule_init(onescope_os_flush_rule *r, uint32_t every, uint32_t every_ms,
+                                 bool fsync) {
+    r->every = every != 0 ? every : ONESCOPE_FLUSH_DEFAULT_RECORDS;
+    r->every_ms = every_ms != 0 ? every_ms : ONESCOPE_FLUSH_DEFAULT_MS;
+    r->fsync = fsync;
+    r->pending = 0;
+    r->last_ms = r->every_ms != ONESCOPE_FLUSH_NEVER ? monotonic_ms() : 0;
+}
+
+bool onescope_os_flush_due(onescope_os_flush_rule *r) {
+    r->pending++;
+    if (r->every != ONESCOPE_FLUSH_NEVER && r->pending >= r->every) return true;
+    return r->every_ms != ONESCOPE_FLUSH_NEVER && monotonic_ms() - r->last_ms >= r->every_ms;
+}
+
+void onescope_os_flush_done(onescope_os_flush_rule *r) {
+    r->pending = 0;
+    if (r->every_ms != ONESCOPE_FLUSH_NEVER) r->last_ms = monotonic_ms();
+}
+
+onescope_code onescope_os_writer_refuse(onescope_error *error, const char *name, const char *call,
+                                        bool closed, const char *unit) {
+    if (closed)
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, name, OS_NO_OFFSET, call,
+                                "an open writer", "one already closed");
+    return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, name, OS_NO_OFFSET, call, "an open writer",
+                            "one that failed earlier (its partial keeps every complete %s: "
+                            "recover it)",
+                            unit);
 }
 
 onescope_code onescope_os_file_write_fd(int fd, const void *data, size_t n, const char *name,

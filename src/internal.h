@@ -284,4 +284,46 @@ onescope_code onescope_os_target_create_temp(const onescope_os_target *t,
 onescope_code onescope_os_target_adopt(const onescope_os_target *t, int fd, const char *name,
                                        onescope_error *error);
 
+/* ---- what the two streaming writers share (src/file.c; docs/pose-cache.md, "Recording") ---- */
+
+/* Resolves where a recording lands (onescope_os_target_resolve) and refuses, before any
+ * partial exists, a target close could not rename onto: a device, FIFO or socket, or a
+ * directory. */
+onescope_code onescope_os_recording_target(const char *path, const onescope_allocator *a,
+                                           onescope_os_target *t, onescope_error *error);
+/* The one partial name: target + ".partial" in target's directory, the file name cut (at a
+ * UTF-8 character boundary) so it fits NAME_MAX, as a temporary's is. NULL: out of memory. */
+char *onescope_os_partial_name(const char *target, const onescope_allocator *a);
+#define ONESCOPE_OS_PARTIAL_SUFFIX ".partial"
+/* What every reader says of a count that is the partial mark (both formats use 0xffffffff):
+ * one line naming recover. */
+#define ONESCOPE_OS_PARTIAL_FOUND                                                                  \
+    "4294967295: a partial recording (onescope recover makes a file of its complete records)"
+
+/* Both recoveries' names: partial and out_path files, neither "-" (a recovery is written
+ * atomically, never to standard output), out_path NULL meaning partial without ".partial",
+ * and not the partial itself. *out gets the name to write: out_path, or *derived (allocated
+ * with a, for the caller to free; NULL otherwise). */
+onescope_code onescope_os_recover_names(const char *partial, const char *out_path, const char *call,
+                                        const onescope_allocator *a, const char **out,
+                                        char **derived, onescope_error *error);
+
+/* When a writer flushes (common.h's durability options, resolved). */
+typedef struct onescope_os_flush_rule {
+    uint32_t every;    /* records; ONESCOPE_FLUSH_NEVER: off */
+    uint32_t every_ms; /* ONESCOPE_FLUSH_NEVER: off */
+    bool fsync;
+    uint32_t pending; /* records buffered since the last flush */
+    uint64_t last_ms; /* monotonic clock at the last flush */
+} onescope_os_flush_rule;
+void onescope_os_flush_rule_init(onescope_os_flush_rule *r, uint32_t every, uint32_t every_ms,
+                                 bool fsync);
+/* Counts one more buffered record; true when a flush is due now. */
+bool onescope_os_flush_due(onescope_os_flush_rule *r);
+/* Records that a flush happened. */
+void onescope_os_flush_done(onescope_os_flush_rule *r);
+/* A writer's refusal of a call when it is closed or failed earlier: one wording for both. */
+onescope_code onescope_os_writer_refuse(onescope_error *error, const char *name, const char *call,
+                                        bool closed, const char *unit);
+
 #endif

@@ -248,6 +248,9 @@ static onescope_code check_entity_count(onescope_os_reader *r, uint32_t n) {
 
 static onescope_code check_frame_count(onescope_os_reader *r, uint32_t n) {
     if (n >= 1 && n <= ONESCOPE_OSPC_MAX_FRAMES) return ONESCOPE_OK;
+    if (n == ONESCOPE_OS_OSPC_PARTIAL_MARK) /* what a recording leaves until close */
+        return onescope_os_reader_fail_at(r, 16, ONESCOPE_E_RANGE, "frame count", "1 to 4194304",
+                                          "%s", ONESCOPE_OS_PARTIAL_FOUND);
     return onescope_os_reader_fail_at(r, 16, ONESCOPE_E_RANGE, "frame count", "1 to 4194304", "%lu",
                                       (unsigned long)n);
 }
@@ -404,14 +407,15 @@ static onescope_code scan_header_as(onescope_os_reader *r, size_t total, ospc_he
     OS_TRY(onescope_os_read_zeros(r, "reserved", 3));
     OS_TRY(onescope_os_read_u32(r, "entity count", &h->entity_count));
     OS_TRY(check_entity_count(r, h->entity_count));
-    OS_TRY(check_counts_fit(r, total, 12, "entity count", h->entity_count, h->entity_count, 1));
+    /* A partial may hold no complete frame yet: that is said at its first frame's offset. */
+    OS_TRY(check_counts_fit(r, total, 12, "entity count", h->entity_count, h->entity_count,
+                            partial ? 0 : 1));
     OS_TRY(onescope_os_read_u32(r, "frame count", &h->frame_count));
     if (partial) {
+        /* The marker, or a count close has already written (a kill between that and the
+         * rename): onescope_os_ospc_partial_scan checks it against the file's size. */
         if (h->frame_count != ONESCOPE_OS_OSPC_PARTIAL_MARK)
-            return onescope_os_reader_fail_at(
-                r, 16, ONESCOPE_E_RANGE, "frame count",
-                "the partial-recording marker 4294967295 (this is not a partial recording)", "%lu",
-                (unsigned long)h->frame_count);
+            OS_TRY(check_frame_count(r, h->frame_count));
     } else {
         OS_TRY(check_frame_count(r, h->frame_count));
         OS_TRY(check_counts_fit(r, total, 16, "frame count", h->frame_count, h->entity_count,
@@ -1250,7 +1254,7 @@ static onescope_code scan_partial_header(onescope_os_reader *r, ospc_header *h) 
 }
 
 onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, const char *name,
-                                            const onescope_allocator *a,
+                                            bool accept_final, const onescope_allocator *a,
                                             onescope_os_ospc_partial *out, onescope_error *error) {
     if (name == NULL) name = "<ospc partial>";
     memset(out, 0, sizeof *out);
@@ -1258,6 +1262,11 @@ onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, co
     onescope_os_reader_init(&r, data, size, name, error);
     ospc_header h;
     OS_TRY(scan_partial_header(&r, &h));
+    if (h.frame_count != ONESCOPE_OS_OSPC_PARTIAL_MARK && !accept_final)
+        return onescope_os_reader_fail_at(
+            &r, 16, ONESCOPE_E_RANGE, "frame count",
+            "the partial-recording marker 4294967295 (this is not a partial recording)", "%lu",
+            (unsigned long)h.frame_count);
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) OS_TRY(scan_text(&r, text_names[i]));
     id_set ids = {NULL, 0};
     if (h.entity_count > 1 && !id_set_init(&ids, a, h.entity_count))
@@ -1270,6 +1279,18 @@ onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, co
     size_t frame_bytes = (size_t)h.entity_count * ONESCOPE_OSPC_POSE_BYTES;
     size_t remaining = onescope_os_reader_remaining(&r);
     size_t frames = remaining / frame_bytes; /* a torn last frame is left out */
+    if (h.frame_count != ONESCOPE_OS_OSPC_PARTIAL_MARK && frames * frame_bytes != remaining) {
+        /* A written count means close got as far as it: no frame can be torn. */
+        return onescope_os_reader_fail_at(
+            &r, 16, ONESCOPE_E_RANGE, "frame count",
+            "the partial-recording marker 4294967295, or the count of the file's frames",
+            "%lu with %zu pose bytes", (unsigned long)h.frame_count, remaining);
+    }
+    if (h.frame_count != ONESCOPE_OS_OSPC_PARTIAL_MARK && frames != h.frame_count)
+        return onescope_os_reader_fail_at(
+            &r, 16, ONESCOPE_E_RANGE, "frame count",
+            "the partial-recording marker 4294967295, or the count of the file's frames",
+            "%lu where the file holds %zu frames", (unsigned long)h.frame_count, frames);
     if (frames == 0) {
         char expected[96];
         snprintf(expected, sizeof expected, "at least one complete frame (%zu bytes)", frame_bytes);

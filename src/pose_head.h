@@ -40,9 +40,11 @@ typedef struct onescope_os_ospc_partial {
 /* Checks that data is a partial recording (a valid head whose frame count is the marker) and
  * counts its complete frames, checking every pose in them; a torn last frame is ignored.
  * A cache whose frame count is not the marker, or a partial without a complete frame, is
- * refused at the offset that shows it. */
+ * refused at the offset that shows it. accept_final (the file is named PATH.partial): a count
+ * already written is accepted when it is exactly the file's frames, the state a kill inside
+ * close leaves between writing the count and the rename. */
 onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, const char *name,
-                                            const onescope_allocator *allocator,
+                                            bool accept_final, const onescope_allocator *allocator,
                                             onescope_os_ospc_partial *out, onescope_error *error);
 
 #endif

@@ -12,7 +12,6 @@
 #include "pose_head.h"
 
 #define DEFAULT_BUFFER_BYTES ((size_t)1 << 20)
-#define PARTIAL_SUFFIX ".partial"
 
 typedef enum writer_state { WRITER_OPEN, WRITER_LATCHED, WRITER_CLOSED } writer_state;
 
@@ -31,10 +30,11 @@ struct onescope_pose_writer {
     size_t frame_bytes;
     uint64_t max_bytes;
     bool segments;
-    uint32_t segment;        /* index of the current segment */
-    uint32_t segment_frames; /* frames in the current segment */
-    int64_t segment_start;   /* its start step */
-    uint64_t frames;         /* over every segment */
+    uint32_t segment;             /* index of the current segment */
+    uint32_t segment_frames;      /* frames in the current segment */
+    int64_t segment_start;        /* its start step */
+    uint64_t frames;              /* over every segment */
+    onescope_os_flush_rule flush; /* when buffered frames go to the partial */
     writer_state state;
     bool bytes_lost; /* an I/O failure: the buffer may not follow the file's bytes */
     bool committed;  /* close succeeded: the partial is now the target */
@@ -63,27 +63,21 @@ static void segment_name(char *out, size_t room, const char *path, uint32_t k) {
     snprintf(out, room, "%.*s-%04lu%s", (int)(dot - path), path, (unsigned long)k, dot);
 }
 
-/* Names the current segment and decides where it lands by the rules every output follows
- * (src/file.c): a symlink is followed, so the partial sits beside the file the link names
- * and the rename replaces that file; a device, FIFO or socket is refused, since a recording
- * patches its head at close and renames into place. */
+/* Names the current segment and decides where it lands by the rules every recording
+ * follows (src/file.c): a symlink is followed, so the partial sits beside the file the link
+ * names and the rename replaces that file; a device, FIFO, socket or directory is refused
+ * now, since close could not rename onto it. The partial's name is the one rule's. */
 static onescope_code set_segment_paths(onescope_pose_writer *w, onescope_error *error) {
     const onescope_allocator *a = w->allocator;
     segment_name(w->segment_path, w->path_room, w->path, w->segment);
     onescope_os_target_free(&w->target, a);
     onescope_os_free(a, w->partial_path);
     w->partial_path = NULL;
-    OS_TRY(onescope_os_target_resolve(w->segment_path, w->segment_path, a, &w->target, error));
-    if (w->target.special)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->segment_path, OS_NO_OFFSET, "output",
-                                "a regular file (a recording is renamed into place)",
-                                "a device, FIFO or socket");
-    size_t room = strlen(w->target.path) + sizeof PARTIAL_SUFFIX;
-    w->partial_path = onescope_os_alloc(a, room);
+    OS_TRY(onescope_os_recording_target(w->segment_path, a, &w->target, error));
+    w->partial_path = onescope_os_partial_name(w->target.path, a);
     if (w->partial_path == NULL)
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, w->segment_path, OS_NO_OFFSET, NULL, NULL,
                                 "could not allocate the partial's name");
-    snprintf(w->partial_path, room, "%s%s", w->target.path, PARTIAL_SUFFIX);
     return ONESCOPE_OK;
 }
 
@@ -111,6 +105,14 @@ static onescope_code flush_buffer(onescope_pose_writer *w, onescope_error *error
         onescope_os_file_write_fd(w->fd, w->buffer, w->buffer_used, w->segment_path, error);
     w->buffer_used = 0;
     return rc;
+}
+
+/* A flush as the options define it (common.h): the buffer out, and fsync if asked. */
+static onescope_code flush_now(onescope_pose_writer *w, onescope_error *error) {
+    OS_TRY(flush_buffer(w, error));
+    if (w->flush.fsync) OS_TRY(onescope_os_file_sync_fd(w->fd, w->segment_path, error));
+    onescope_os_flush_done(&w->flush);
+    return ONESCOPE_OK;
 }
 
 /* Flushes, writes the frame count, syncs, closes and renames the current segment. */
@@ -197,6 +199,8 @@ onescope_code onescope_pose_writer_open(const char *path, const onescope_pose_ca
     w->segments = options->segments;
     w->segment_start = head->start_step;
     w->buffer_size = options->buffer_bytes != 0 ? options->buffer_bytes : DEFAULT_BUFFER_BYTES;
+    onescope_os_flush_rule_init(&w->flush, options->flush_every, options->flush_every_ms,
+                                options->flush_fsync);
     w->path_room = strlen(path) + 16; /* room for "-NNNN..." */
     w->path = copy_string(a, path, w->path_room);
     w->segment_path = onescope_os_alloc(a, w->path_room);
@@ -221,11 +225,8 @@ onescope_code onescope_pose_writer_open(const char *path, const onescope_pose_ca
 
 static onescope_code refuse_state(const onescope_pose_writer *w, const char *call,
                                   onescope_error *error) {
-    const char *why = w->state == WRITER_CLOSED
-                          ? "already closed"
-                          : "failed earlier; its partial keeps the complete frames (recover it)";
-    return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, w->segment_path, OS_NO_OFFSET, call,
-                            "an open writer", "a writer that %s", why);
+    return onescope_os_writer_refuse(error, w->segment_path, call, w->state == WRITER_CLOSED,
+                                     "frame");
 }
 
 /* Feeds n bytes through the buffer, writing it out each time it fills. */
@@ -293,6 +294,7 @@ onescope_code onescope_pose_writer_append(onescope_pose_writer *w, const onescop
 #endif
     w->segment_frames++;
     w->frames++;
+    if (onescope_os_flush_due(&w->flush)) return latch(w, flush_now(w, error));
     return ONESCOPE_OK;
 }
 
@@ -301,8 +303,7 @@ onescope_code onescope_pose_writer_flush(onescope_pose_writer *w, onescope_error
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_writer_flush",
                                 OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
     if (w->state != WRITER_OPEN) return refuse_state(w, "flush", error);
-    OS_TRY(latch(w, flush_buffer(w, error)));
-    return latch(w, onescope_os_file_sync_fd(w->fd, w->segment_path, error));
+    return latch(w, flush_now(w, error));
 }
 
 uint64_t onescope_pose_writer_frames(const onescope_pose_writer *w) {
@@ -324,10 +325,9 @@ onescope_code onescope_pose_writer_close(onescope_pose_writer *w, uint64_t *fram
         onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
         w->fd = -1;
         w->state = WRITER_CLOSED;
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE,
-                                w->partial_path != NULL ? w->partial_path : w->segment_path,
-                                OS_NO_OFFSET, "close", "an open writer",
-                                "one that failed earlier; the partial is kept for recover");
+        return onescope_os_writer_refuse(
+            error, w->partial_path != NULL ? w->partial_path : w->segment_path, "close", false,
+            "frame");
     }
     w->state = WRITER_CLOSED;
     if (w->frames == 0) {
@@ -370,40 +370,28 @@ void onescope_pose_writer_free(onescope_pose_writer *w) {
 
 /* ---- recovery ---- */
 
+/* A file named PATH.partial is a recording's leftover, so a count already written in it is
+ * close's (killed before the rename); under any other name a written count is a finished
+ * cache, which is no partial. */
+static bool named_partial(const char *name) {
+    size_t n = strlen(name), m = sizeof ONESCOPE_OS_PARTIAL_SUFFIX - 1;
+    return n > m && strcmp(name + n - m, ONESCOPE_OS_PARTIAL_SUFFIX) == 0;
+}
+
 onescope_code onescope_pose_cache_recover(const char *partial, const char *out_path,
-                                          const onescope_allocator *a, uint32_t *frames_kept,
+                                          const onescope_allocator *a, uint64_t *frames_kept,
                                           onescope_error *error) {
-    const char *call = "onescope_pose_cache_recover";
     if (frames_kept != NULL) *frames_kept = 0;
-    if (partial == NULL || strcmp(partial, "-") == 0 ||
-        (out_path != NULL && strcmp(out_path, "-") == 0))
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial != NULL ? partial : call,
-                                OS_NO_OFFSET, NULL, NULL,
-                                "a partial file and an output file (not \"-\") are needed");
-    size_t len = strlen(partial), suffix = sizeof PARTIAL_SUFFIX - 1;
-    char *derived = NULL;
-    if (out_path == NULL) {
-        if (len <= suffix || strcmp(partial + len - suffix, PARTIAL_SUFFIX) != 0)
-            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "name",
-                                    "a name ending in .partial (or an output name)", "%s",
-                                    "another name");
-        derived = onescope_os_alloc(a, len - suffix + 1);
-        if (derived == NULL)
-            return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
-                                    "could not allocate the output name");
-        memcpy(derived, partial, len - suffix);
-        derived[len - suffix] = '\0';
-        out_path = derived;
-    }
-    onescope_code rc = ONESCOPE_OK;
-    if (onescope_file_same(partial, out_path))
-        rc = onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output",
-                              "a file other than the partial", "%s", "the partial itself");
+    char *derived;
+    onescope_code rc = onescope_os_recover_names(partial, out_path, "onescope_pose_cache_recover",
+                                                 a, &out_path, &derived, error);
+    if (rc != ONESCOPE_OK) return rc;
     onescope_buffer bytes = {NULL, 0, NULL};
     if (rc == ONESCOPE_OK) rc = onescope_file_read(partial, 0, a, &bytes, error);
     onescope_os_ospc_partial info;
     if (rc == ONESCOPE_OK)
-        rc = onescope_os_ospc_partial_scan(bytes.data, bytes.size, partial, a, &info, error);
+        rc = onescope_os_ospc_partial_scan(bytes.data, bytes.size, partial, named_partial(partial),
+                                           a, &info, error);
     if (rc == ONESCOPE_OK) {
         /* The copy in memory becomes the cache; the partial on disk is never written. */
         onescope_os_put_u32(bytes.data + ONESCOPE_OS_OSPC_FRAME_COUNT_AT, info.frames);

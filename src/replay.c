@@ -314,6 +314,9 @@ static onescope_code scan_head(onescope_os_reader *rd, size_t total, onescope_os
     OS_TRY(read_header(rd, &h->setup, &h->link, &h->flags));
     size_t steps_at = rd->pos;
     OS_TRY(onescope_os_read_u32(rd, "step count", &h->step_count));
+    if (h->step_count == ONESCOPE_OS_OSTM_PARTIAL_MARK) /* what a recording leaves until close */
+        return onescope_os_reader_fail_at(rd, steps_at, ONESCOPE_E_RANGE, "step count",
+                                          "at most 16777216", "%s", ONESCOPE_OS_PARTIAL_FOUND);
     if (h->step_count > ONESCOPE_OSTM_MAX_STEPS)
         return onescope_os_reader_fail_at(rd, steps_at, ONESCOPE_E_RANGE, "step count",
                                           "at most 16777216", "%" PRIu32, h->step_count);

@@ -14,18 +14,17 @@
 #include "replay_internal.h"
 
 #define DEFAULT_BUFFER (256u * 1024u)
-#define PARTIAL_SUFFIX ".partial"
 
 enum writer_state { WRITER_OPEN, WRITER_FAILED, WRITER_CLOSED };
 
 struct onescope_replay_writer {
     const onescope_allocator *allocator;
     char *path;    /* the target */
-    char *partial; /* path + ".partial" */
+    char *partial; /* the one partial name (src/file.c) beside the file path ends at */
     int fd;        /* the partial, open for writing; -1 when not open */
     uint8_t *buf;  /* steps not yet written to the partial */
     size_t buf_cap, buf_used;
-    bool flush_each_step;
+    onescope_os_flush_rule flush; /* when buffered steps go to the partial */
     onescope_sim *sim;
     onescope_os_replay_head head; /* head.snapshot points into head_bytes */
     uint8_t head_bytes[ONESCOPE_OS_OSTM_HEAD_MAX];
@@ -33,6 +32,7 @@ struct onescope_replay_writer {
     uint32_t steps;
     uint64_t input_bytes;
     enum writer_state state;
+    bool committed; /* close succeeded */
 };
 
 static onescope_code nomem(onescope_error *error, const char *name, const char *what) {
@@ -241,8 +241,8 @@ onescope_code onescope_replay_writer_open(const char *path, const onescope_sim_s
                                 path);
     onescope_replay_writer_options o = onescope_replay_writer_options_default();
     if (options != NULL) {
-        if (options->buffer_bytes != 0) o.buffer_bytes = options->buffer_bytes;
-        o.flush_each_step = options->flush_each_step;
+        o = *options;
+        if (o.buffer_bytes == 0) o.buffer_bytes = DEFAULT_BUFFER;
     }
     if (o.buffer_bytes < ONESCOPE_OS_OSTM_RECORD_MAX) o.buffer_bytes = ONESCOPE_OS_OSTM_RECORD_MAX;
 
@@ -251,24 +251,29 @@ onescope_code onescope_replay_writer_open(const char *path, const onescope_sim_s
     OS_TRY(onescope_os_replay_head_build(setup, link, snapshot, snapshot_size,
                                          ONESCOPE_OS_OSTM_PARTIAL_MARK, path, head, &head_size,
                                          error));
-    /* Where close will land (src/file.c's rules): a device is refused now, before a partial
-     * is created beside it. close resolves again, so a link changed meanwhile is followed. */
+    /* Where close will land (src/file.c's rules for a recording): a device or a directory is
+     * refused now, before a partial is created; the partial sits beside the file a symlink
+     * names, as the pose writer's does. close resolves again, so a link changed meanwhile is
+     * followed. */
     onescope_os_target t;
-    OS_TRY(onescope_os_target_resolve(path, path, a, &t, error));
-    bool special = t.special;
+    OS_TRY(onescope_os_recording_target(path, a, &t, error));
+    char *partial = onescope_os_partial_name(t.path, a);
     onescope_os_target_free(&t, a);
-    if (special) return refuse_special(path, error);
+    if (partial == NULL) return nomem(error, path, "replay writer");
     onescope_replay_writer *w = onescope_os_calloc(a, 1, sizeof *w);
-    if (w == NULL) return nomem(error, path, "replay writer");
+    if (w == NULL) {
+        onescope_os_free(a, partial);
+        return nomem(error, path, "replay writer");
+    }
     w->allocator = a;
     w->fd = -1;
-    w->flush_each_step = o.flush_each_step;
+    w->partial = partial;
+    onescope_os_flush_rule_init(&w->flush, o.flush_every, o.flush_every_ms, o.flush_fsync);
     memcpy(w->head_bytes, head, head_size);
     onescope_code rc =
         onescope_os_replay_head_read(w->head_bytes, head_size, path, &w->head, error);
     if (rc != ONESCOPE_OK) goto fail; /* cannot happen: it was just built from checked parts */
     w->path = concat(a, path, "");
-    w->partial = concat(a, path, PARTIAL_SUFFIX);
     w->buf = onescope_os_alloc(a, o.buffer_bytes);
     w->buf_cap = o.buffer_bytes;
     if (w->path == NULL || w->partial == NULL || w->buf == NULL) {
@@ -313,14 +318,8 @@ static onescope_code check_open(onescope_replay_writer *w, const char *what,
     if (w == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, what, OS_NO_OFFSET, NULL, NULL,
                                 "writer must not be NULL");
-    if (w->state == WRITER_CLOSED)
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, w->path, OS_NO_OFFSET, what,
-                                "an open writer", "one already closed");
-    if (w->state == WRITER_FAILED)
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, w->path, OS_NO_OFFSET, what,
-                                "an open writer",
-                                "one that failed earlier (its partial file "
-                                "can be recovered)");
+    if (w->state != WRITER_OPEN)
+        return onescope_os_writer_refuse(error, w->path, what, w->state == WRITER_CLOSED, "step");
     return ONESCOPE_OK;
 }
 
@@ -333,6 +332,14 @@ static onescope_code latch(onescope_replay_writer *w, onescope_code rc) {
 static onescope_code flush_buffer(onescope_replay_writer *w, onescope_error *error) {
     OS_TRY(onescope_os_file_write_fd(w->fd, w->buf, w->buf_used, w->partial, error));
     w->buf_used = 0;
+    return ONESCOPE_OK;
+}
+
+/* A flush as the options define it (common.h): the buffer out, and fsync if asked. */
+static onescope_code flush_now(onescope_replay_writer *w, onescope_error *error) {
+    OS_TRY(flush_buffer(w, error));
+    if (w->flush.fsync) OS_TRY(onescope_os_file_sync_fd(w->fd, w->partial, error));
+    onescope_os_flush_done(&w->flush);
     return ONESCOPE_OK;
 }
 
@@ -372,16 +379,28 @@ onescope_code onescope_replay_writer_append(onescope_replay_writer *w, const voi
         onescope_os_replay_record_encode(input, (uint16_t)size, row, w->buf + w->buf_used);
     w->steps++;
     w->input_bytes += size;
-    if (w->flush_each_step) return latch(w, flush_buffer(w, error));
+    if (onescope_os_flush_due(&w->flush)) return latch(w, flush_now(w, error));
     return ONESCOPE_OK;
 }
 
 onescope_code onescope_replay_writer_flush(onescope_replay_writer *w, onescope_error *error) {
     OS_TRY(check_open(w, "onescope_replay_writer_flush", error));
-    return latch(w, flush_buffer(w, error));
+    return latch(w, flush_now(w, error));
 }
 
-onescope_code onescope_replay_writer_close(onescope_replay_writer *w, uint32_t *steps,
+uint64_t onescope_replay_writer_steps(const onescope_replay_writer *w) {
+    return w != NULL ? w->steps : 0;
+}
+
+void onescope_replay_writer_discard(onescope_replay_writer *w) {
+    if (w == NULL) return;
+    if (w->fd >= 0) (void)onescope_os_file_close_fd(w->fd, w->partial, NULL);
+    w->fd = -1;
+    if (!w->committed) onescope_os_file_remove(w->partial);
+    onescope_replay_writer_free(w);
+}
+
+onescope_code onescope_replay_writer_close(onescope_replay_writer *w, uint64_t *steps,
                                            onescope_error *error) {
     if (steps != NULL) *steps = 0;
     OS_TRY(check_open(w, "onescope_replay_writer_close", error));
@@ -396,9 +415,11 @@ onescope_code onescope_replay_writer_close(onescope_replay_writer *w, uint32_t *
     if (rc != ONESCOPE_OK) return latch(w, rc);
     (void)onescope_os_file_close_fd(w->fd, w->partial, NULL);
     w->fd = -1;
-    /* the finished file is in place; a leftover partial would be recovered to the same bytes */
+    /* The finished file is in place. A kill before this unlink leaves a complete partial,
+     * which recovers to the same bytes. */
     onescope_os_file_remove(w->partial);
     w->state = WRITER_CLOSED;
+    w->committed = true;
     if (steps != NULL) *steps = w->steps;
     return ONESCOPE_OK;
 }
@@ -429,6 +450,27 @@ static onescope_code read_partial_head(int fd, const char *name, uint8_t *bytes,
     return ONESCOPE_OK;
 }
 
+/* A record the end of the file cuts is a torn last record only when its bytes could still
+ * be the start of a valid record: the input bytes present must read as operations (the last
+ * one may be cut). Anything else there is damage, reported at the record: recovery never
+ * cuts steps from the middle of a partial without a word. */
+static onescope_code check_torn(const src_reader *s, size_t avail, uint8_t dimensions,
+                                onescope_error *error) {
+    const uint8_t *p = s->buf + s->start;
+    if (avail < 4) return ONESCOPE_OK; /* the marker (checked) and part of the length */
+    uint16_t len = onescope_os_get_u16(p + 2);
+    size_t have = avail - 4 < len ? avail - 4 : len;
+    onescope_error scratch;
+    onescope_code rc =
+        onescope_op_check_input(dimensions, p + 4, have, s->name, s->pos + 4, &scratch);
+    if (rc == ONESCOPE_OK || rc == ONESCOPE_E_TRUNCATED) return ONESCOPE_OK;
+    return onescope_os_fail(error, ONESCOPE_E_LENGTH, s->name, s->pos + 2, "step input length",
+                            "a whole record, or a last one cut by the end of the file",
+                            "%u, past the end of the file over bytes that are no step input "
+                            "(at offset %" PRIu64 ")",
+                            (unsigned)len, scratch.offset);
+}
+
 /* Counts the whole, valid records (a torn last one is not counted), checking each as the
  * parser would check the step and the file it will make. */
 static onescope_code scan_partial(src_reader *s, const onescope_os_replay_head *h, uint32_t *steps,
@@ -446,7 +488,8 @@ static onescope_code scan_partial(src_reader *s, const onescope_os_replay_head *
         OS_TRY(onescope_os_replay_record_decode(s->buf + s->start, (size_t)avail,
                                                 h->setup.dimensions, s->name, s->pos, &whole,
                                                 &input, &size, &hash, error));
-        if (!whole) return ONESCOPE_OK; /* torn: the process died while writing it */
+        if (!whole) /* torn (the process died while writing it), or damage */
+            return check_torn(s, (size_t)avail, h->setup.dimensions, error);
         if (*steps >= ONESCOPE_OSTM_MAX_STEPS)
             return onescope_os_fail(error, ONESCOPE_E_RANGE, s->name, s->pos, "step record",
                                     "at most 16777216 steps", "one more");
@@ -459,35 +502,16 @@ static onescope_code scan_partial(src_reader *s, const onescope_os_replay_head *
 }
 
 onescope_code onescope_replay_recover(const char *partial, const char *out_path,
-                                      const onescope_allocator *a, uint32_t *steps_kept,
+                                      const onescope_allocator *a, uint64_t *steps_kept,
                                       onescope_error *error) {
-    const char *fn = "onescope_replay_recover";
     if (steps_kept != NULL) *steps_kept = 0;
-    if (partial == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, fn, OS_NO_OFFSET, NULL, NULL,
-                                "partial_path must not be NULL");
-    size_t n = strlen(partial), m = strlen(PARTIAL_SUFFIX);
-    char *derived = NULL;
-    if (out_path == NULL) {
-        if (n <= m || strcmp(partial + n - m, PARTIAL_SUFFIX) != 0 || partial[n - m - 1] == '/')
-            return onescope_os_fail(
-                error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output name",
-                "one given, or a partial name ending in \".partial\"", "neither");
-        derived = onescope_os_alloc(a, n - m + 1);
-        if (derived == NULL) return nomem(error, partial, "output name");
-        memcpy(derived, partial, n - m);
-        derived[n - m] = '\0';
-        out_path = derived;
-    }
-    onescope_code rc = ONESCOPE_OK;
+    char *derived;
+    onescope_code rc = onescope_os_recover_names(partial, out_path, "onescope_replay_recover", a,
+                                                 &out_path, &derived, error);
+    if (rc != ONESCOPE_OK) return rc;
     int fd = onescope_os_file_open_read(partial, partial, error);
     if (fd < 0) {
         rc = ONESCOPE_E_IO;
-        goto done;
-    }
-    if (onescope_file_same(partial, out_path)) {
-        rc = onescope_os_fail(error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output",
-                              "another file than the partial", "\"%s\", the same file", out_path);
         goto done;
     }
     uint8_t head_bytes[ONESCOPE_OS_OSTM_HEAD_MAX + 8];

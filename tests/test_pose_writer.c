@@ -192,13 +192,13 @@ static void refusals_latch(void **state) {
     /* Close keeps the partial (every checked frame in it) and says so. */
     assert_int_equal(onescope_pose_writer_close(w, NULL, &err), ONESCOPE_E_BAD_STATE);
     onescope_error_format(&err, line, sizeof line);
-    assert_non_null(strstr(line, "partial is kept for recover"));
+    assert_non_null(strstr(line, "its partial keeps every complete frame: recover it"));
     assert_int_equal(onescope_pose_writer_close(w, NULL, &err), ONESCOPE_E_BAD_STATE);
     onescope_error_format(&err, line, sizeof line);
     assert_non_null(strstr(line, "already closed"));
     onescope_pose_writer_free(w);
     assert_false(exists(path));
-    uint32_t kept;
+    uint64_t kept;
     assert_int_equal(onescope_pose_cache_recover(partial, NULL, NULL, &kept, &err), ONESCOPE_OK);
     assert_int_equal(kept, 2);
     check_cache(path, 2, 0, 50);
@@ -247,7 +247,7 @@ static void refusals_latch(void **state) {
     make_frame(p, 1);
     assert_int_equal(onescope_pose_writer_append(w, p, ENTITIES, &err), ONESCOPE_E_BAD_STATE);
     onescope_error_format(&err, line, sizeof line);
-    assert_non_null(strstr(line, "append: expected an open writer, found a writer that already"));
+    assert_non_null(strstr(line, "append: expected an open writer, found one already closed"));
     assert_int_equal(onescope_pose_writer_flush(w, &err), ONESCOPE_E_BAD_STATE);
     onescope_pose_writer_free(w);
     check_cache(path, 1, 0, 50);
@@ -338,7 +338,7 @@ static void limit_and_segments(void **state) {
     assert_int_equal(onescope_pose_writer_close(w, NULL, &err), ONESCOPE_E_BAD_STATE);
     onescope_pose_writer_free(w);
     snprintf(seg, sizeof seg, "%s.partial", path);
-    uint32_t kept;
+    uint64_t kept;
     assert_int_equal(onescope_pose_cache_recover(seg, NULL, NULL, &kept, &err), ONESCOPE_OK);
     assert_int_equal(kept, 3);
     assert_true(file_size(path) <= (long)o.max_segment_bytes);
@@ -396,7 +396,7 @@ static void recover_refusals(void **state) {
     (void)state;
     char path[512], partial[600], line[512];
     onescope_error err;
-    uint32_t kept = 7;
+    uint64_t kept = 7;
     path_in(path, sizeof path, "torn.ospc");
     snprintf(partial, sizeof partial, "%s.partial", path);
     onescope_pose_writer *w = open_writer(path, NULL);
@@ -463,7 +463,7 @@ static void recover_refusals(void **state) {
     assert_int_equal(onescope_pose_cache_recover(out, NULL, NULL, &kept, &err),
                      ONESCOPE_E_ARGUMENT);
     onescope_error_format(&err, line, sizeof line);
-    assert_non_null(strstr(line, "expected a name ending in .partial"));
+    assert_non_null(strstr(line, "a partial name ending in \".partial\""));
     assert_int_equal(onescope_pose_cache_recover(NULL, out, NULL, &kept, &err),
                      ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_pose_cache_recover(partial, "-", NULL, &kept, &err),
@@ -581,6 +581,159 @@ static void allocation_failures(void **state) {
     onescope_pose_writer_free(w);
 }
 
+/* ---- round three (docs/hardening.md, "### writers") ---- */
+
+/* Durability without a call to flush: the partial holds exactly the frames the count rule
+ * promises (the clock rule off, the buffer far larger than the frames). The defaults flush
+ * every 64 frames, so the README's loop never leaves an empty partial after 64 frames. */
+static void durability_by_count(void **state) {
+    (void)state;
+    char path[512], partial[600];
+    long frame = (long)ENTITIES * ONESCOPE_OSPC_POSE_BYTES;
+    uint32_t everies[] = {1, 16, 0 /* the default: 64 */};
+    for (int i = 0; i < 3; i++) {
+        path_in(path, sizeof path, "durable.ospc");
+        snprintf(partial, sizeof partial, "%s.partial", path);
+        onescope_pose_writer_options o = onescope_pose_writer_options_default();
+        o.flush_every = everies[i];
+        o.flush_every_ms = ONESCOPE_FLUSH_NEVER;
+        onescope_pose_writer *w = open_writer(path, &o);
+        uint32_t every = everies[i] != 0 ? everies[i] : ONESCOPE_FLUSH_DEFAULT_RECORDS;
+        for (uint32_t f = 0; f < 150; f++) {
+            append_frames(w, f, f + 1);
+            long want = head_size() + (long)((f + 1) / every * every) * frame;
+            assert_int_equal(file_size(partial), want);
+        }
+        onescope_pose_writer_discard(w);
+        assert_false(exists(partial));
+    }
+    /* ONESCOPE_FLUSH_NEVER for both: only a full buffer or flush writes. */
+    onescope_pose_writer_options o = onescope_pose_writer_options_default();
+    o.flush_every = ONESCOPE_FLUSH_NEVER;
+    o.flush_every_ms = ONESCOPE_FLUSH_NEVER;
+    onescope_pose_writer *w = open_writer(path, &o);
+    append_frames(w, 0, 100);
+    assert_int_equal(file_size(partial), head_size());
+    onescope_error err;
+    assert_int_equal(onescope_pose_writer_flush(w, &err), ONESCOPE_OK);
+    assert_int_equal(file_size(partial), head_size() + 100 * frame);
+    onescope_pose_writer_discard(w);
+}
+
+/* A directory as the target is refused at open, before a partial exists. */
+static void directory_refused_at_open(void **state) {
+    (void)state;
+    char path[512], partial[600], line[512];
+    path_in(path, sizeof path, "a-folder.ospc");
+    assert_int_equal(mkdir(path, 0777), 0);
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    onescope_pose_cache *h = make_head();
+    onescope_pose_writer *w = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_pose_writer_open(path, h, NULL, NULL, &w, &err), ONESCOPE_E_ARGUMENT);
+    onescope_pose_cache_free(h);
+    assert_null(w);
+    onescope_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "a-folder.ospc: output: expected a regular file"));
+    assert_non_null(strstr(line, "found a directory"));
+    assert_false(exists(partial));
+    rmdir(path);
+}
+
+/* A recording whose close dies between writing the count and the rename (played by a
+ * folder that appears at the target, so the rename fails there) leaves a complete partial
+ * whose count is final: recover keeps every frame, and after it the next recording opens. */
+static void killed_inside_close(void **state) {
+    (void)state;
+    char path[512], partial[600], out[600];
+    path_in(path, sizeof path, "closing.ospc");
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    path_in(out, sizeof out, "closing-out.ospc");
+    onescope_pose_writer *w = open_writer(path, NULL);
+    append_frames(w, 0, 70);
+    assert_int_equal(mkdir(path, 0777), 0);
+    onescope_error err;
+    assert_int_equal(onescope_pose_writer_close(w, NULL, &err), ONESCOPE_E_IO);
+    onescope_pose_writer_free(w);
+    assert_true(exists(partial));
+    onescope_buffer b;
+    assert_int_equal(onescope_file_read(partial, 0, NULL, &b, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_os_get_u32(b.data + ONESCOPE_OS_OSPC_FRAME_COUNT_AT), 70);
+    uint64_t kept = 0;
+    assert_int_equal(onescope_pose_cache_recover(partial, out, NULL, &kept, &err), ONESCOPE_OK);
+    assert_int_equal(kept, 70);
+    check_cache(out, 70, 0, 50);
+    /* A written count that is not the file's frames is damage, at the count. */
+    b.data[ONESCOPE_OS_OSPC_FRAME_COUNT_AT] = 69;
+    test_write_file(partial, b.data, b.size);
+    assert_int_equal(onescope_pose_cache_recover(partial, out, NULL, &kept, &err),
+                     ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 16);
+    test_write_file(partial, b.data, b.size - 1);
+    assert_int_equal(onescope_pose_cache_recover(partial, out, NULL, &kept, &err),
+                     ONESCOPE_E_RANGE);
+    onescope_buffer_free(&b);
+    /* Recovered: the partial is removed by its owner and the next recording starts. */
+    rmdir(path);
+    unlink(partial);
+    w = open_writer(path, NULL);
+    append_frames(w, 0, 2);
+    assert_int_equal(onescope_pose_writer_close(w, &kept, &err), ONESCOPE_OK);
+    assert_int_equal(kept, 2);
+    onescope_pose_writer_free(w);
+}
+
+/* Names of 248-255 bytes: the partial's name is cut to fit NAME_MAX (as a temporary's is),
+ * the recording lands under the full name. */
+static void long_names(void **state) {
+    (void)state;
+    for (size_t len = 247; len <= 255; len++) {
+        char name[300], path[600];
+        memset(name, 'n', len);
+        memcpy(name + len - 5, ".ospc", 5);
+        name[len] = '\0';
+        path_in(path, sizeof path, name);
+        onescope_pose_writer *w = open_writer(path, NULL);
+        append_frames(w, 0, 3);
+        onescope_error err;
+        uint64_t frames = 0;
+        assert_int_equal(onescope_pose_writer_close(w, &frames, &err), ONESCOPE_OK);
+        assert_int_equal(frames, 3);
+        onescope_pose_writer_free(w);
+        check_cache(path, 3, 0, 50);
+        unlink(path);
+    }
+    /* The partial's name: target + ".partial", its file name cut to 255 bytes. */
+    char target[300];
+    memset(target, 'x', 252);
+    target[252] = '\0';
+    char *p = onescope_os_partial_name(target, NULL);
+    assert_int_equal(strlen(p), 255);
+    assert_string_equal(p + 247, ".partial");
+    onescope_os_free(NULL, p);
+    p = onescope_os_partial_name("d/run.ospc", NULL);
+    assert_string_equal(p, "d/run.ospc.partial");
+    onescope_os_free(NULL, p);
+}
+
+/* validate (every reader) of a partial says it is one and names recover, in one line. */
+static void partial_named_by_readers(void **state) {
+    (void)state;
+    char path[512], partial[600], line[512];
+    path_in(path, sizeof path, "seen.ospc");
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    onescope_pose_writer *w = open_writer(path, NULL);
+    append_frames(w, 0, 3);
+    onescope_error err;
+    assert_int_equal(onescope_pose_writer_flush(w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_file_validate(partial, NULL, NULL, &err), ONESCOPE_E_RANGE);
+    onescope_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "seen.ospc.partial: offset 16: frame count"));
+    assert_non_null(strstr(line, "a partial recording (onescope recover"));
+    assert_null(strchr(line, '\n'));
+    onescope_pose_writer_discard(w);
+}
+
 static int setup(void **state) {
     (void)state;
     snprintf(dir, sizeof dir, "/tmp/test_pose_writer-%ld", (long)getpid());
@@ -597,10 +750,19 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(write_then_read),  cmocka_unit_test(refusals_latch),
-        cmocka_unit_test(open_refusals),    cmocka_unit_test(limit_and_segments),
-        cmocka_unit_test(recover_refusals), cmocka_unit_test(allocation_failures),
-        cmocka_unit_test(discard_abandons), cmocka_unit_test(target_kinds),
+        cmocka_unit_test(write_then_read),
+        cmocka_unit_test(refusals_latch),
+        cmocka_unit_test(open_refusals),
+        cmocka_unit_test(limit_and_segments),
+        cmocka_unit_test(recover_refusals),
+        cmocka_unit_test(allocation_failures),
+        cmocka_unit_test(discard_abandons),
+        cmocka_unit_test(target_kinds),
+        cmocka_unit_test(durability_by_count),
+        cmocka_unit_test(directory_refused_at_open),
+        cmocka_unit_test(killed_inside_close),
+        cmocka_unit_test(long_names),
+        cmocka_unit_test(partial_named_by_readers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -127,7 +127,7 @@ static void writes_a_replay_that_verifies(void **state) {
     assert_true(exists(tmp_path("run.ostm.partial")));
     assert_false(exists(path)); /* the target is untouched until close */
     append_steps(w, 0, 1000);
-    uint32_t steps = 0;
+    uint64_t steps = 0;
     onescope_error err;
     assert_int_equal(onescope_replay_writer_close(w, &steps, &err), ONESCOPE_OK);
     assert_int_equal(steps, 1000);
@@ -164,7 +164,7 @@ static void empty_recording_and_snapshot_and_link(void **state) {
     /* No steps: one hash row. */
     const char *path = tmp_path("empty.ostm");
     onescope_replay_writer *w = open_writer(path);
-    uint32_t steps = 9;
+    uint64_t steps = 9;
     assert_int_equal(onescope_replay_writer_close(w, &steps, &err), ONESCOPE_OK);
     assert_int_equal(steps, 0);
     onescope_replay_writer_free(w);
@@ -326,7 +326,7 @@ static void append_and_close_refusals_latch(void **state) {
         onescope_replay_writer_free(w);
         assert_false(exists(path));
         /* What came before the error is still recoverable. */
-        uint32_t kept = 0;
+        uint64_t kept = 0;
         assert_int_equal(
             onescope_replay_recover(tmp_path("latch.ostm.partial"), NULL, NULL, &kept, &err),
             ONESCOPE_OK);
@@ -420,7 +420,7 @@ static void recover_drops_only_a_torn_last_step(void **state) {
     for (size_t cut = head; cut <= whole.size; cut++) {
         const char *p = tmp_path("cut.ostm.partial");
         test_write_file(p, whole.data, cut);
-        uint32_t kept = 999;
+        uint64_t kept = 999;
         assert_int_equal(onescope_replay_recover(p, tmp_path("cut.ostm"), NULL, &kept, &err),
                          ONESCOPE_OK);
         uint32_t want = 0;
@@ -581,7 +581,7 @@ static onescope_code record_with(const onescope_allocator *a, void *ctx) {
 static onescope_code recover_with(const onescope_allocator *a, void *ctx) {
     (void)ctx;
     onescope_error err;
-    uint32_t kept;
+    uint64_t kept;
     const char *out = tmp_path("walked.ostm");
     onescope_code rc =
         onescope_replay_recover(tmp_path("walk-src.ostm.partial"), NULL, a, &kept, &err);
@@ -611,7 +611,7 @@ static void null_error_and_zeroed_options(void **state) {
                      ONESCOPE_E_ARGUMENT);
     onescope_replay_writer_options zero;
     memset(&zero, 0, sizeof zero);
-    zero.flush_each_step = true;
+    zero.flush_every = 1;
     const char *path = tmp_path("nullerr.ostm");
     assert_int_equal(
         onescope_replay_writer_open(path, &setup2d, NULL, NULL, 0, &zero, NULL, &w, NULL),
@@ -644,7 +644,9 @@ static int under_size_limit(rlim_t limit, int which) {
     char path[600];
     snprintf(path, sizeof path, "%s/full-%d.ostm", dir, which);
     onescope_replay_writer_options o = onescope_replay_writer_options_default();
-    o.flush_each_step = which == 1;
+    o.flush_every = which == 1 ? 1 : ONESCOPE_FLUSH_NEVER;
+    o.flush_every_ms =
+        ONESCOPE_FLUSH_NEVER; /* no flush by the clock: the test is about the count */
     onescope_replay_writer *w = NULL;
     onescope_error err;
     onescope_code rc =
@@ -684,20 +686,37 @@ static void write_failures_are_reported(void **state) {
         assert_true(WIFEXITED(status));
         assert_int_equal(WEXITSTATUS(status), 0);
     }
-    /* The target is a folder: close cannot rename onto it; the partial stays. */
+    /* The target is a folder: refused at open (close could not rename onto it), before any
+     * partial exists, not after the recording. */
     const char *folder = tmp_path("folder.ostm");
     assert_int_equal(mkdir(folder, 0777), 0);
     char inside[600];
     snprintf(inside, sizeof inside, "%s/x", folder);
     test_write_file(inside, "x", 1);
-    onescope_replay_writer *w = open_writer(folder);
-    append_steps(w, 0, 5);
+    onescope_replay_writer *w = NULL;
     onescope_error err;
+    assert_int_equal(
+        onescope_replay_writer_open(folder, &setup2d, NULL, NULL, 0, NULL, NULL, &w, &err),
+        ONESCOPE_E_ARGUMENT);
+    assert_null(w);
+    char line[512];
+    onescope_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "folder.ostm: output: expected a regular file"));
+    assert_non_null(strstr(line, "found a directory"));
+    assert_false(exists(tmp_path("folder.ostm.partial")));
+    /* A folder that appears during the recording: close fails at the rename, the partial
+     * stays whole and recovers every step. */
+    const char *later = tmp_path("later.ostm");
+    w = open_writer(later);
+    append_steps(w, 0, 5);
+    assert_int_equal(mkdir(later, 0777), 0);
+    snprintf(inside, sizeof inside, "%s/x", later);
+    test_write_file(inside, "x", 1);
     assert_int_equal(onescope_replay_writer_close(w, NULL, &err), ONESCOPE_E_IO);
     assert_non_null(strstr(err.found, "rename"));
     onescope_replay_writer_free(w);
-    uint32_t kept;
-    assert_int_equal(onescope_replay_recover(tmp_path("folder.ostm.partial"), tmp_path("f.ostm"),
+    uint64_t kept;
+    assert_int_equal(onescope_replay_recover(tmp_path("later.ostm.partial"), tmp_path("f.ostm"),
                                              NULL, &kept, &err),
                      ONESCOPE_OK);
     assert_int_equal(kept, 5);
@@ -818,7 +837,7 @@ static void recover_lands_like_every_output(void **state) {
     test_write_file(real, "old", 3);
     assert_int_equal(chmod(real, 0640), 0);
     assert_int_equal(symlink("rkind-real.ostm", link), 0);
-    uint32_t kept = 0;
+    uint64_t kept = 0;
     onescope_error err;
     assert_int_equal(onescope_replay_recover(partial, link, NULL, &kept, &err), ONESCOPE_OK);
     assert_int_equal(kept, 11);
@@ -862,7 +881,7 @@ static void recover_lands_like_every_output(void **state) {
  * step count it has written to the pipe. */
 static void recorder(const char *path, int report) {
     onescope_replay_writer_options o = onescope_replay_writer_options_default();
-    o.flush_each_step = true;
+    o.flush_every = 1;
     onescope_replay_writer *w;
     onescope_error err;
     if (onescope_replay_writer_open(path, &setup2d, NULL, NULL, 0, &o, NULL, &w, &err) != 0)
@@ -908,7 +927,7 @@ static void killed_recordings_recover(void **state) {
         assert_true(WIFSIGNALED(status));
         close(fds[0]);
         onescope_error err;
-        uint32_t kept = 0;
+        uint64_t kept = 0;
         onescope_code rc = onescope_replay_recover(partial, NULL, NULL, &kept, &err);
         if (seen == 0 && rc != ONESCOPE_OK) {
             /* killed before or while the head was written */
@@ -927,6 +946,161 @@ static void killed_recordings_recover(void **state) {
     }
 }
 
+/* ---- round three (docs/hardening.md, "### writers") ---- */
+
+/* Damage with whole records after it is not a torn end: a length of 65535 in record 10 of
+ * 100 is reported at that length, nothing is written, and the partial stays as it was. */
+static void recover_never_cuts_the_middle(void **state) {
+    (void)state;
+    const char *target = tmp_path("middle.ostm");
+    char partial[600];
+    snprintf(partial, sizeof partial, "%s.partial", target);
+    make_partial(target, 100);
+    onescope_buffer b = read_bytes(partial);
+    size_t at = 18 + 4 + 8;
+    for (int i = 0; i < 10; i++) at += 12 + (size_t)(b.data[at + 2] | b.data[at + 3] << 8);
+    uint16_t lengths[] = {65535, 4000, 200};
+    for (int k = 0; k < 3; k++) {
+        onescope_buffer c = read_bytes(partial);
+        c.data[at + 2] = (uint8_t)(lengths[k] & 0xff);
+        c.data[at + 3] = (uint8_t)(lengths[k] >> 8);
+        const char *p = tmp_path("middle2.ostm.partial");
+        test_write_file(p, c.data, c.size);
+        onescope_error err;
+        uint64_t kept = 7;
+        onescope_code rc = onescope_replay_recover(p, NULL, NULL, &kept, &err);
+        assert_int_equal(kept, 0);
+        assert_true(err.has_offset);
+        if (k == 0) { /* past the end of the file: not a torn end, since bytes follow */
+            assert_int_equal(rc, ONESCOPE_E_LENGTH);
+            assert_int_equal(err.offset, at + 2);
+            char line[512];
+            onescope_error_format(&err, line, sizeof line);
+            assert_non_null(
+                strstr(line, "step input length: expected a whole record, or a last one"));
+        } else { /* inside the file: the bytes it takes are no step input */
+            assert_int_not_equal(rc, ONESCOPE_OK);
+            assert_true(err.offset >= at);
+        }
+        assert_false(exists(tmp_path("middle2.ostm")));
+        onescope_buffer after = read_bytes(p);
+        assert_int_equal(after.size, c.size);
+        assert_memory_equal(after.data, c.data, c.size);
+        onescope_buffer_free(&after);
+        onescope_buffer_free(&c);
+    }
+    onescope_buffer_free(&b);
+}
+
+/* The durability options of the pose writer, with the same meaning: a flush every N steps. */
+static void durability_by_count(void **state) {
+    (void)state;
+    const char *path = tmp_path("durable.ostm");
+    char partial[600];
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    uint32_t everies[] = {1, 10, 0 /* the default: 64 */};
+    for (int i = 0; i < 3; i++) {
+        onescope_replay_writer_options o = onescope_replay_writer_options_default();
+        o.flush_every = everies[i];
+        o.flush_every_ms = ONESCOPE_FLUSH_NEVER;
+        onescope_replay_writer *w = NULL;
+        onescope_error err;
+        assert_int_equal(
+            onescope_replay_writer_open(path, &setup2d, NULL, NULL, 0, &o, NULL, &w, &err),
+            ONESCOPE_OK);
+        uint32_t every = everies[i] != 0 ? everies[i] : ONESCOPE_FLUSH_DEFAULT_RECORDS;
+        long want = 18 + 4 + 8, pending = 0;
+        for (uint32_t k = 0; k < 150; k++) {
+            uint8_t in[64];
+            size_t n = step_input(k, in);
+            assert_int_equal(onescope_replay_writer_append(w, in, n, NULL, &err), ONESCOPE_OK);
+            pending += 12 + (long)n;
+            if ((k + 1) % every == 0) {
+                want += pending;
+                pending = 0;
+            }
+            struct stat st;
+            assert_int_equal(stat(partial, &st), 0);
+            assert_int_equal(st.st_size, want);
+        }
+        assert_int_equal(onescope_replay_writer_steps(w), 150);
+        onescope_replay_writer_discard(w); /* abandons: no partial, no file */
+        assert_false(exists(partial));
+        assert_false(exists(path));
+    }
+}
+
+/* Names of 248-255 bytes record and close (the partial's name is cut to fit), and the
+ * error line for an existing partial names it whole, with its reason. */
+static void long_names_and_dash(void **state) {
+    (void)state;
+    for (size_t len = 247; len <= 255; len++) {
+        char name[300];
+        memset(name, 'r', len);
+        memcpy(name + len - 5, ".ostm", 5);
+        name[len] = '\0';
+        char path[800];
+        size_t d = strlen(dir);
+        memcpy(path, dir, d);
+        path[d] = '/';
+        memcpy(path + d + 1, name, len + 1);
+        onescope_replay_writer *w = open_writer(path);
+        append_steps(w, 0, 3);
+        onescope_error err;
+        uint64_t steps = 0;
+        assert_int_equal(onescope_replay_writer_close(w, &steps, &err), ONESCOPE_OK);
+        assert_int_equal(steps, 3);
+        onescope_replay_writer_free(w);
+        assert_true(exists(path));
+        unlink(path);
+    }
+    /* A stale partial: the line names it and keeps the reason. */
+    const char *path = tmp_path("stale.ostm");
+    make_partial(path, 2);
+    onescope_replay_writer *w = NULL;
+    onescope_error err;
+    assert_int_equal(
+        onescope_replay_writer_open(path, &setup2d, NULL, NULL, 0, NULL, NULL, &w, &err),
+        ONESCOPE_E_IO);
+    char line[1024];
+    onescope_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "stale.ostm.partial: it exists"));
+    assert_non_null(strstr(line, "recover it or remove it)"));
+    /* Recovery never writes to "-" (the pose recovery refuses it too). */
+    char partial[600];
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    assert_int_equal(onescope_replay_recover(partial, "-", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_false(exists(tmp_path("-")));
+}
+
+/* Killed inside close after the rename, before the partial is removed: the partial is
+ * whole and recovers to the very bytes close wrote. */
+static void killed_inside_close(void **state) {
+    (void)state;
+    const char *path = tmp_path("closing.ostm");
+    char partial[600];
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    onescope_replay_writer *w = open_writer(path);
+    append_steps(w, 0, 40);
+    onescope_error err;
+    assert_int_equal(onescope_replay_writer_flush(w, &err), ONESCOPE_OK);
+    onescope_buffer left = read_bytes(partial);
+    assert_int_equal(onescope_replay_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_replay_writer_free(w);
+    onescope_buffer done = read_bytes(path);
+    test_write_file(partial, left.data, left.size);
+    uint64_t kept = 0;
+    assert_int_equal(onescope_replay_recover(partial, tmp_path("again.ostm"), NULL, &kept, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(kept, 40);
+    onescope_buffer again = read_bytes(tmp_path("again.ostm"));
+    assert_int_equal(again.size, done.size);
+    assert_memory_equal(again.data, done.data, done.size);
+    onescope_buffer_free(&again);
+    onescope_buffer_free(&done);
+    onescope_buffer_free(&left);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writes_a_replay_that_verifies),
@@ -936,6 +1110,10 @@ int main(void) {
         cmocka_unit_test(append_and_close_refusals_latch),
         cmocka_unit_test(refuses_past_the_size_limit),
         cmocka_unit_test(recover_drops_only_a_torn_last_step),
+        cmocka_unit_test(recover_never_cuts_the_middle),
+        cmocka_unit_test(durability_by_count),
+        cmocka_unit_test(long_names_and_dash),
+        cmocka_unit_test(killed_inside_close),
         cmocka_unit_test(recover_refuses_what_is_not_a_partial),
         cmocka_unit_test(allocation_failure_everywhere),
         cmocka_unit_test(null_error_and_zeroed_options),

@@ -71,6 +71,18 @@ typedef struct onescope_buffer {
 /* Frees the bytes and zeroes the struct; NULL and empty buffers are fine. */
 ONESCOPE_API void onescope_buffer_free(onescope_buffer *buffer);
 
+/* ---- durability of the two streaming writers (pose and replay), one meaning for both ----
+ * A flush hands the records buffered so far to the partial file with write(2): from then on
+ * they survive the process being killed (SIGKILL, a crash), and recover keeps them. With
+ * flush_fsync it also fsyncs, so they survive a power loss too. Which records survive each
+ * setting: docs/pose-cache.md, "Recording". */
+
+/* flush_every / flush_every_ms value: that rule is off. */
+#define ONESCOPE_FLUSH_NEVER UINT32_MAX
+/* What 0 means in flush_every (records) and flush_every_ms. */
+#define ONESCOPE_FLUSH_DEFAULT_RECORDS 64u
+#define ONESCOPE_FLUSH_DEFAULT_MS 100u
+
 #ifdef __cplusplus
 }
 #endif

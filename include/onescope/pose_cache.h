@@ -197,6 +197,12 @@ typedef struct onescope_pose_writer_options {
     size_t buffer_bytes;        /* bytes held before a write(2); 0: 1 MiB */
     uint64_t max_segment_bytes; /* largest file; 0 or above 256 MiB: 256 MiB */
     bool segments;              /* roll over into PATH-0001.ext, ... instead of refusing */
+    /* Durability (common.h): a flush after every flush_every frames (0: 64; 1: each frame;
+     * ONESCOPE_FLUSH_NEVER: off) and at the first append flush_every_ms milliseconds or more
+     * after the last flush (0: 100; ONESCOPE_FLUSH_NEVER: off), besides a full buffer. */
+    uint32_t flush_every;
+    uint32_t flush_every_ms;
+    bool flush_fsync; /* every flush also fsyncs (close always does) */
 } onescope_pose_writer_options;
 
 /* The defaults spelled out (what a zeroed struct means). */
@@ -210,7 +216,8 @@ typedef struct onescope_pose_writer onescope_pose_writer;
  * so a cache from onescope_pose_cache_create(dims, n, 1, ...) is a head). The head is
  * checked like the parser checks a file and copied: it may be freed after open. Creates
  * PATH.partial with O_EXCL (an existing one is refused: a crash's leftover is recovered, not
- * overwritten). options may be NULL. */
+ * overwritten). A target that is a directory, device, FIFO or socket is refused here, before
+ * any partial exists. options may be NULL. */
 ONESCOPE_API onescope_code onescope_pose_writer_open(
     const char *path, const onescope_pose_cache *head, const onescope_pose_writer_options *options,
     const onescope_allocator *allocator, onescope_pose_writer **out, onescope_error *error);
@@ -223,8 +230,8 @@ ONESCOPE_API onescope_code onescope_pose_writer_append(onescope_pose_writer *wri
                                                        const onescope_pose *poses, size_t count,
                                                        onescope_error *error);
 
-/* Writes the buffered bytes to the partial file and fsyncs it, so every frame appended so far
- * survives a crash (recover keeps them). Not needed before close. */
+/* Flushes now (common.h): the frames appended so far survive a killed process (recover keeps
+ * them), and a power loss too when the options ask for flush_fsync. Not needed before close. */
 ONESCOPE_API onescope_code onescope_pose_writer_flush(onescope_pose_writer *writer,
                                                       onescope_error *error);
 
@@ -254,11 +261,13 @@ ONESCOPE_API void onescope_pose_writer_discard(onescope_pose_writer *writer);
  * of every complete frame, dropping a torn last frame, written atomically to out_path (NULL:
  * partial_path without its ".partial"). *frames_kept (may be NULL) gets the count. The
  * partial is never changed. A file that is not a partial, or holds no complete frame, is
- * refused with its name and the offset. allocator may be NULL (libc). */
+ * refused with its name and the offset; a file named *.partial whose count close already wrote
+ * (killed before its rename) is kept as it is when the count is exactly its frames. "-" is
+ * refused as either name. allocator may be NULL (libc). */
 ONESCOPE_API onescope_code onescope_pose_cache_recover(const char *partial_path,
                                                        const char *out_path,
                                                        const onescope_allocator *allocator,
-                                                       uint32_t *frames_kept,
+                                                       uint64_t *frames_kept,
                                                        onescope_error *error);
 
 #ifdef __cplusplus

@@ -156,8 +156,13 @@ typedef struct onescope_replay_writer_options {
      * write(2) when it is full (or at a flush). 0: 256 KiB; values below one largest step
      * (65547 bytes) are raised to it. */
     size_t buffer_bytes;
-    /* Write every step to the partial as it is appended, so a killed process loses none. */
-    bool flush_each_step;
+    /* Durability (common.h), as in onescope_pose_writer_options: a flush after every
+     * flush_every steps (0: 64; 1: each step, so a killed process loses none;
+     * ONESCOPE_FLUSH_NEVER: off) and at the first append flush_every_ms milliseconds or more
+     * after the last flush (0: 100; ONESCOPE_FLUSH_NEVER: off), besides a full buffer. */
+    uint32_t flush_every;
+    uint32_t flush_every_ms;
+    bool flush_fsync; /* every flush also fsyncs (close always does) */
 } onescope_replay_writer_options;
 
 ONESCOPE_API onescope_replay_writer_options onescope_replay_writer_options_default(void);
@@ -182,7 +187,8 @@ ONESCOPE_API onescope_code onescope_replay_writer_append(onescope_replay_writer 
                                                          const uint64_t *hash,
                                                          onescope_error *error);
 
-/* Writes the buffered steps to the partial file (write(2), no fsync). */
+/* Flushes now (common.h): the steps appended so far survive a killed process (recover keeps
+ * them), and a power loss too when the options ask for flush_fsync. */
 ONESCOPE_API onescope_code onescope_replay_writer_flush(onescope_replay_writer *writer,
                                                         onescope_error *error);
 
@@ -191,19 +197,28 @@ ONESCOPE_API onescope_code onescope_replay_writer_flush(onescope_replay_writer *
  * partial. *steps (may be NULL) gets the steps written. A failed close latches and leaves the
  * partial; a second close is ONESCOPE_E_BAD_STATE. */
 ONESCOPE_API onescope_code onescope_replay_writer_close(onescope_replay_writer *writer,
-                                                        uint32_t *steps, onescope_error *error);
+                                                        uint64_t *steps, onescope_error *error);
+
+/* Steps appended so far. */
+ONESCOPE_API uint64_t onescope_replay_writer_steps(const onescope_replay_writer *writer);
 
 /* Releases the writer (NULL is fine). A writer not closed leaves its partial file in place,
  * holding every step written to it, for onescope_replay_recover. */
 ONESCOPE_API void onescope_replay_writer_free(onescope_replay_writer *writer);
 
+/* Abandons the recording and releases the writer: its partial is removed (after a
+ * successful close it is the same as free). NULL is fine. */
+ONESCOPE_API void onescope_replay_writer_discard(onescope_replay_writer *writer);
+
 /* Turns a partial recording into an OSTM file holding every complete step (a torn last step
  * is dropped), written atomically to out_path (NULL: partial_path without ".partial"). The
  * partial is only read, never changed. *steps_kept (may be NULL) gets the steps kept. A file
- * that is not a partial, or a damaged one, is refused naming it and the offset. */
+ * that is not a partial, or a damaged one, is refused naming it and the offset: a record cut
+ * by the end of the file is torn only when its bytes could begin a valid record. "-" is
+ * refused as either name. */
 ONESCOPE_API onescope_code onescope_replay_recover(const char *partial_path, const char *out_path,
                                                    const onescope_allocator *allocator,
-                                                   uint32_t *steps_kept, onescope_error *error);
+                                                   uint64_t *steps_kept, onescope_error *error);
 
 /* onescope_replay_read_file then onescope_replay_verify (the same result and every error the
  * same), but a regular file is never held whole: it is validated through one 1 MiB buffer,

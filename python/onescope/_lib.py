@@ -121,7 +121,14 @@ class PoseCacheStruct(Structure):
 
 
 class PoseWriterOptions(Structure):
-    _fields_ = [("buffer_bytes", c_size_t), ("max_segment_bytes", c_uint64), ("segments", c_bool)]
+    _fields_ = [
+        ("buffer_bytes", c_size_t),
+        ("max_segment_bytes", c_uint64),
+        ("segments", c_bool),
+        ("flush_every", c_uint32),
+        ("flush_every_ms", c_uint32),
+        ("flush_fsync", c_bool),
+    ]
 
 
 # ---- sim.h / replay.h ----
@@ -485,7 +492,7 @@ _PROTOTYPES = {
     "onescope_pose_writer_free": (None, [c_void_p]),
     "onescope_pose_cache_recover": (
         c_int,
-        [c_char_p, c_char_p, c_void_p, _P(c_uint32), _E],
+        [c_char_p, c_char_p, c_void_p, _P(c_uint64), _E],
     ),
     # sim.h
     "onescope_sim_def_default": (SimDef, []),

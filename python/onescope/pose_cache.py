@@ -639,7 +639,9 @@ class PoseWriter:
         )
 
     def flush(self) -> None:
-        """Makes every frame appended so far survive a crash (write and fsync)."""
+        """Makes every frame appended so far survive a killed process (write(2); fsync too
+        only when the C options ask for flush_fsync). The writer also flushes by itself every
+        64 frames and at the first append 100 ms after the last flush."""
         err = _lib.Error()
         check(lib.onescope_pose_writer_flush(self._handle, ctypes.byref(err)), err)
 
@@ -682,7 +684,7 @@ def recover(partial_path: PathLike, out_path: Optional[PathLike] = None) -> int:
     (None: partial_path without ".partial"); returns the frames kept. Raises FormatError."""
     partial = path_bytes(partial_path)
     out = None if out_path is None else path_bytes(out_path)
-    kept = ctypes.c_uint32()
+    kept = ctypes.c_uint64()
     err = _lib.Error()
     check(
         lib.onescope_pose_cache_recover(

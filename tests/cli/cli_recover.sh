@@ -35,7 +35,7 @@ expect_exit 1 "$ONESCOPE" recover "$SCRATCH/junk.partial"
 expect_grep "junk.partial: offset 0: magic" "$SCRATCH/err"
 [ -e "$SCRATCH/junk" ] && bad "junk was created" || ok
 expect_exit 1 "$ONESCOPE" recover "$SCRATCH/copy"
-expect_grep "expected a name ending in .partial" "$SCRATCH/err"
+expect_grep "expected one given, or a partial name ending in \".partial\"" "$SCRATCH/err"
 expect_exit 1 "$ONESCOPE" recover "$SCRATCH/missing.partial"
 expect_grep "missing.partial" "$SCRATCH/err"
 expect_exit 1 "$ONESCOPE" recover "$SCRATCH/copy" "$SCRATCH/copy"
@@ -48,4 +48,52 @@ expect_exit 2 "$ONESCOPE" recover
 expect_exit 2 "$ONESCOPE" recover a b c
 expect_exit 2 "$ONESCOPE" recover --nope
 expect_exit 0 "$ONESCOPE" recover -- "$SCRATCH/run.ospc.partial" "$SCRATCH/dash.ospc"
+# Round three (docs/hardening.md, "### writers").
+# No complete frame: said at the first frame's offset (74 here), not as a short head.
+head -c 84 "$SCRATCH/copy" >"$SCRATCH/noframe.ospc.partial"
+expect_exit 1 "$ONESCOPE" recover "$SCRATCH/noframe.ospc.partial"
+expect_grep "noframe.ospc.partial: offset 74: poses: expected at least one complete frame" "$SCRATCH/err"
+[ "$(wc -l <"$SCRATCH/err")" -eq 1 ] && ok || bad "more than one line: $(cat "$SCRATCH/err")"
+# validate of a partial says it is one and names recover, in one line (both formats).
+expect_exit 1 "$ONESCOPE" validate "$SCRATCH/copy"
+expect_grep "copy: offset 16: frame count: .*a partial recording (onescope recover" "$SCRATCH/err"
+[ "$(wc -l <"$SCRATCH/err")" -eq 1 ] && ok || bad "more than one line: $(cat "$SCRATCH/err")"
+OSTM_SEEDS="$SRC/tests/fuzz/corpus/ostm_recover"
+expect_exit 1 "$ONESCOPE" validate "$OSTM_SEEDS/partial-2d"
+expect_grep "partial-2d: offset 18: step count: .*a partial recording (onescope recover" "$SCRATCH/err"
+# recover P - is refused by both recoveries alike (a recovery is written atomically): no
+# file named "-", nothing on stdout.
+cp "$OSTM_SEEDS/partial-2d" "$SCRATCH/dash.ostm.partial"
+for p in "$SCRATCH/run.ospc.partial" "$SCRATCH/dash.ostm.partial"; do
+    (cd "$SCRATCH" && expect_exit 1 "$ONESCOPE" recover "$p" -)
+    expect_grep 'not "-": a recovery is written atomically' "$SCRATCH/err"
+    [ -s "$SCRATCH/out" ] && bad "recover to - printed" || ok
+    [ -e "$SCRATCH/-" ] && bad "a file named - was made" || ok
+done
+# A replay killed before its first step: recover says so.
+head -c 30 "$OSTM_SEEDS/partial-2d" >"$SCRATCH/nostep.ostm.partial"
+expect_exit 0 "$ONESCOPE" recover "$SCRATCH/nostep.ostm.partial"
+expect_grep "kept 0 complete steps in .*nostep.ostm (no step was recorded" "$SCRATCH/out"
+# A record damaged in the middle (a length of 65535 with records after it) is reported at
+# its offset, nothing written, the partial kept; a torn end is still dropped quietly.
+python3 - "$OSTM_SEEDS/partial-2d" "$SCRATCH/mid.ostm.partial" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[32:34] = b'\xff\xff'  # the first record's length, 5 whole records after it
+open(sys.argv[2], 'wb').write(b)
+PY
+expect_exit 1 "$ONESCOPE" recover "$SCRATCH/mid.ostm.partial"
+expect_grep "mid.ostm.partial: offset 32: step input length: expected a whole record, or a last one cut by the end of the file" "$SCRATCH/err"
+[ -e "$SCRATCH/mid.ostm" ] && bad "output made for a damaged partial" || ok
+# Names of 248-255 bytes record through a shortened partial (ghost writes with the pose
+# writer): the cache lands under the full name, no partial is left.
+expect_exit 0 "$ONESCOPE" -q recover "$SCRATCH/dash.ostm.partial" "$SCRATCH/dash.ostm"
+for n in 248 255; do
+    long=$(python3 -c "print('g' * ($n - 5) + '.ospc')")
+    expect_exit 0 "$ONESCOPE" ghost "$SCRATCH/dash.ostm" "$SCRATCH/$long" --from 0 --frames 3
+    expect_exit 0 "$ONESCOPE" validate "$SCRATCH/$long"
+    ls "$SCRATCH" | grep -q 'partial$' && ls "$SCRATCH" | grep -q '^ggg.*partial$' && bad "a partial left" || ok
+    rm -f "$SCRATCH/$long"
+done
+
 finish

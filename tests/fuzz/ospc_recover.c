@@ -10,8 +10,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_env_init(&env, data, &size);
     onescope_os_ospc_partial info;
     onescope_error err;
-    onescope_code rc =
-        onescope_os_ospc_partial_scan(data, size, "fuzz.partial", &env.allocator, &info, &err);
+    onescope_code rc = onescope_os_ospc_partial_scan(data, size, "fuzz.partial", true,
+                                                     &env.allocator, &info, &err);
     if (rc != ONESCOPE_OK) {
         fuzz_check_error(&env, rc, &err, "fuzz.partial", size);
         fuzz_env_finish(&env);
@@ -20,6 +20,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_ASSERT(info.frames >= 1 && info.kept_bytes <= size);
     FUZZ_ASSERT(info.kept_bytes == info.poses_at + (size_t)info.frames * info.entity_count * 28u);
     FUZZ_ASSERT(size - info.kept_bytes < (size_t)info.entity_count * 28u); /* only a torn frame */
+    /* A count close already wrote (killed before its rename) is kept only when it is exactly
+     * the file's frames: nothing torn, nothing cut. */
+    uint32_t stored = onescope_os_get_u32(data + ONESCOPE_OS_OSPC_FRAME_COUNT_AT);
+    if (stored != ONESCOPE_OS_OSPC_PARTIAL_MARK)
+        FUZZ_ASSERT(stored == info.frames && size == info.kept_bytes);
     /* What onescope_pose_cache_recover writes, built the same way in memory. */
     uint8_t *copy = malloc(info.kept_bytes);
     FUZZ_ASSERT(copy != NULL);

@@ -33,20 +33,22 @@ static onescope_format partial_format(const char *path) {
 
 /* "PARTIAL: kept N complete frames in OUT": OUT defaults to PARTIAL without ".partial" (the
  * library refuses any other name without an OUT, so the suffix is there). */
-static void say_kept(const char *partial, const char *out, uint32_t kept, const char *unit) {
+static void say_kept(const char *partial, const char *out, uint64_t kept, const char *unit) {
     if (cli.quiet) return;
     char derived[4096];
     if (out == NULL) {
         size_t n = strlen(partial), suffix = strlen(".partial");
         snprintf(derived, sizeof derived, "%.*s", (int)(n >= suffix ? n - suffix : n), partial);
     }
-    printf("%s: kept %" PRIu32 " complete %s%s in %s\n", cli_shown(partial), kept, unit,
-           kept == 1 ? "" : "s", cli_shown(out != NULL ? out : derived));
+    /* A replay killed before its first step still has a start world: said, not hidden. */
+    printf("%s: kept %" PRIu64 " complete %s%s in %s%s\n", cli_shown(partial), kept, unit,
+           kept == 1 ? "" : "s", cli_shown(out != NULL ? out : derived),
+           kept == 0 ? " (no step was recorded: a replay of the start world only)" : "");
 }
 
 static int recover_pose_cache(const char *partial, const char *out) {
     onescope_error err;
-    uint32_t kept;
+    uint64_t kept;
     if (onescope_pose_cache_recover(partial, out, NULL, &kept, &err) != ONESCOPE_OK) {
         cli_print_error(&err);
         return CLI_FAIL;
@@ -57,7 +59,7 @@ static int recover_pose_cache(const char *partial, const char *out) {
 
 static int recover_replay(const char *partial, const char *out) {
     onescope_error err;
-    uint32_t kept = 0;
+    uint64_t kept = 0;
     if (onescope_replay_recover(partial, out, NULL, &kept, &err) != ONESCOPE_OK) {
         cli_print_error(&err);
         return CLI_FAIL;
