@@ -115,6 +115,12 @@ size_t onescope_error_escape(char *dst, size_t size, const char *text, size_t le
     return onescope_os_escape(dst, size, text, length);
 }
 
+size_t onescope_error_utf8_char(const char *text, size_t length, uint32_t *cp) {
+    uint32_t unused;
+    if (text == NULL) return 0;
+    return onescope_os_utf8_char((const uint8_t *)text, length, cp != NULL ? cp : &unused);
+}
+
 const char *onescope_os_echo(onescope_os_echo_buf *buf, const char *src) {
     onescope_os_escape(buf->text, sizeof buf->text, src, src ? strlen(src) : 0);
     return buf->text;

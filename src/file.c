@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,6 +30,17 @@ static onescope_code io_fail(onescope_error *error, const char *path, const char
                             strerror(errno));
 }
 
+/* Every read of a named file opens it here: without blocking (a FIFO nobody writes to would
+ * hold open(2) forever), then blocking again for the reads, so a pipe with a writer is read
+ * as before and one without reads as empty (an invalid input, one line), never a hang. */
+static int open_read(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return -1;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
 /* The read path's size rule for a regular file, shared by every reader of this file so a
  * file gets the same verdict whichever way it is read. */
 static onescope_code check_file_size(const char *name, const struct stat *st, size_t max_bytes,
@@ -49,7 +61,7 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
     if (max_bytes == 0) max_bytes = ONESCOPE_MAX_INPUT_BYTES; /* as in onescope_os_input_limit */
     bool is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    int fd = is_stdin ? STDIN_FILENO : open_read(path);
     if (fd < 0) return io_fail(error, name, "cannot open");
 
     struct stat st;
@@ -806,7 +818,7 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_file_validate", OS_NO_OFFSET,
                                 "path", "non-NULL", NULL);
     if (strcmp(path, "-") == 0) return validate_whole(path, options, format, error);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_read(path);
     if (fd < 0) return io_fail(error, path, "cannot open");
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -932,7 +944,7 @@ onescope_code onescope_replay_verify_file(const char *path, const onescope_parse
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_replay_verify_file",
                                 OS_NO_OFFSET, "path", "non-NULL", NULL);
     if (strcmp(path, "-") == 0) return verify_whole(path, options, result, error);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_read(path);
     if (fd < 0) return io_fail(error, path, "cannot open");
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -974,6 +986,98 @@ onescope_code onescope_replay_verify_file(const char *path, const onescope_parse
     return rc;
 }
 
+/* The one step's input the whole-file way (standard input, pipes, devices). */
+static onescope_code step_whole(const char *path, const onescope_parse_options *options,
+                                uint32_t index, onescope_sim_setup *setup, onescope_buffer *input,
+                                onescope_error *error) {
+    onescope_replay *r;
+    OS_TRY(onescope_replay_read_file(path, options, &r, error));
+    const uint8_t *data = NULL;
+    size_t size = 0;
+    onescope_code rc = onescope_replay_step_input(r, index, &data, &size);
+    if (rc != ONESCOPE_OK) {
+        onescope_os_fail(error, rc, input_name(path), OS_NO_OFFSET, "step", "a recorded step",
+                         "step %" PRIu32 " of %" PRIu32, index, onescope_replay_step_count(r));
+    } else {
+        if (setup != NULL) *setup = onescope_replay_setup(r);
+        const onescope_allocator *a = options != NULL ? options->allocator : NULL;
+        input->data = onescope_os_alloc(a, size ? size : 1);
+        if (input->data == NULL) {
+            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, input_name(path), OS_NO_OFFSET, NULL,
+                                  NULL, "cannot allocate %zu bytes", size);
+        } else {
+            if (size) memcpy(input->data, data, size);
+            input->size = size;
+            input->allocator = a;
+        }
+    }
+    onescope_replay_free(r);
+    return rc;
+}
+
+onescope_code onescope_replay_step_input_file(const char *path,
+                                              const onescope_parse_options *options,
+                                              uint32_t index, onescope_sim_setup *setup,
+                                              onescope_buffer *input, onescope_error *error) {
+    if (path == NULL || input == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_replay_step_input_file",
+                                OS_NO_OFFSET, NULL, NULL, "path and input must not be NULL");
+    memset(input, 0, sizeof *input);
+    if (strcmp(path, "-") == 0) return step_whole(path, options, index, setup, input, error);
+    int fd = open_read(path);
+    if (fd < 0) return io_fail(error, path, "cannot open");
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return step_whole(path, options, index, setup, input, error);
+    }
+    onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
+    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
+    void *raw = NULL;
+    uint8_t *buf = rc == ONESCOPE_OK ? read_buffer(a, VALIDATE_BUFFER, &raw) : NULL;
+    if (rc == ONESCOPE_OK && buf == NULL)
+        rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
+                              "cannot allocate %zu bytes", VALIDATE_BUFFER);
+    onescope_os_ostm_check *c = NULL;
+    if (rc == ONESCOPE_OK) {
+        ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
+        rc = n < 0 ? io_fail(error, path, "cannot read")
+                   : stream_ostm(fd, buf, (size_t)n, (size_t)st.st_size, path, options, &c, error);
+    }
+    if (rc == ONESCOPE_OK) {
+        const uint8_t *snapshot;
+        const onescope_os_ostm_head *h = onescope_os_ostm_check_head(c, &snapshot);
+        if (setup != NULL) *setup = h->setup;
+        if (index >= h->step_count) {
+            rc = onescope_os_fail(error, ONESCOPE_E_ARGUMENT, path, OS_NO_OFFSET, "step",
+                                  "a recorded step", "step %" PRIu32 " of %" PRIu32, index,
+                                  h->step_count);
+        } else {
+            /* the validated inputs, walked one length at a time through the buffer */
+            file_source src = {{0}, {fd, buf, VALIDATE_BUFFER, 0, 0, h->inputs_at, path}};
+            const uint8_t *data = NULL;
+            size_t size = 0;
+            for (uint32_t i = 0; rc == ONESCOPE_OK && i <= index; i++)
+                rc = file_input(&src, i, &data, &size, error);
+            if (rc == ONESCOPE_OK) {
+                input->data = onescope_os_alloc(a, size ? size : 1);
+                if (input->data == NULL) {
+                    rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
+                                          "cannot allocate %zu bytes", size);
+                } else {
+                    if (size) memcpy(input->data, data, size);
+                    input->size = size;
+                    input->allocator = a;
+                }
+            }
+        }
+    }
+    onescope_os_ostm_check_free(c);
+    onescope_os_free(a, raw);
+    close(fd);
+    return rc;
+}
+
 /* ---- the memory-mapped pose cache ---- */
 
 static void unmap(void *mapping, size_t size) {
@@ -987,7 +1091,7 @@ onescope_code onescope_pose_cache_map(const char *path, const onescope_parse_opt
                                 NULL, NULL, "path and out must not be NULL");
     *out = NULL;
     if (strcmp(path, "-") == 0) return onescope_pose_cache_read_file(path, options, out, error);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_read(path);
     if (fd < 0) return io_fail(error, path, "cannot open");
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -1131,7 +1235,7 @@ onescope_code onescope_os_pose_stream_open(const char *path, const onescope_pars
     s->fd = -1;
     onescope_code rc = ONESCOPE_OK;
     struct stat st;
-    int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+    int fd = strcmp(path, "-") == 0 ? -1 : open_read(path);
     if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
         close(fd);
         fd = -1;
@@ -1225,7 +1329,7 @@ onescope_code onescope_os_pose_stream_finish(onescope_os_pose_stream *s, onescop
  * onescope_file_write names and creates its own. ---- */
 
 int onescope_os_file_open_read(const char *path, const char *name, onescope_error *error) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_read(path);
     if (fd < 0) {
         onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL, "cannot open %s: %s",
                          path, strerror(errno));

@@ -149,6 +149,7 @@ CALL(onescope_ots_anm_to_pose_cache_file, NULL, 0, NULL, NULL, NULL, NULL, NULL,
 CALL(onescope_ots_pose_cache_to_anm_file, NULL, NULL, "x.anm", e)
 CALL(onescope_replay_recover, NULL, NULL, NULL, NULL, e)
 CALL(onescope_replay_verify_file, NULL, NULL, NULL, e)
+CALL(onescope_replay_step_input_file, NULL, NULL, 0, NULL, NULL, e)
 CALL(onescope_replay_writer_append, NULL, NULL, 0, NULL, e)
 CALL(onescope_replay_writer_close, NULL, NULL, e)
 CALL(onescope_replay_writer_flush, NULL, e)
@@ -167,6 +168,7 @@ static const contract_row rows[] = {
     ROW(onescope_ots_pose_cache_to_anm_file),
     ROW(onescope_replay_recover),
     ROW(onescope_replay_verify_file),
+    ROW(onescope_replay_step_input_file),
     ROW(onescope_replay_writer_append),
     ROW(onescope_replay_writer_close),
     ROW(onescope_replay_writer_flush),

@@ -69,6 +69,13 @@ ONESCOPE_API void onescope_error_clear(onescope_error *error);
  * or escape. Returns the length written. */
 ONESCOPE_API size_t onescope_error_escape(char *dst, size_t size, const char *text, size_t length);
 
+/* The library's one UTF-8 rule, the one its parsers and the escape apply (no overlong forms,
+ * no surrogates, nothing past U+10FFFF): the length (1 to 4) of the valid character that
+ * starts text[0..length), its code point in *cp; 0 when text does not start with one (or
+ * length is 0), and *cp is then left alone. For a tool that writes text in another syntax
+ * (JSON, XML) and must tell valid characters from bytes to escape or replace. */
+ONESCOPE_API size_t onescope_error_utf8_char(const char *text, size_t length, uint32_t *cp);
+
 #ifdef __cplusplus
 }
 #endif

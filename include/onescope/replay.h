@@ -230,6 +230,19 @@ ONESCOPE_API onescope_code onescope_replay_verify_file(const char *path,
                                                        onescope_verify_result *result,
                                                        onescope_error *error);
 
+/* The input of step index (0-based) of a replay file, read the way
+ * onescope_replay_verify_file reads it: a regular file is validated through one 1 MiB buffer,
+ * then its inputs are walked up to that step, so memory does not grow with the replay (for
+ * the operations of the step a verify found differing). Standard input and other non-regular
+ * files are read whole. *setup (may be NULL) gets the replay's setup; *input the step's bytes
+ * (free with onescope_buffer_free). ARGUMENT when index >= the step count. */
+ONESCOPE_API onescope_code onescope_replay_step_input_file(const char *path,
+                                                           const onescope_parse_options *options,
+                                                           uint32_t index,
+                                                           onescope_sim_setup *setup,
+                                                           onescope_buffer *input,
+                                                           onescope_error *error);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -41,33 +42,67 @@ void cli_print_error(const onescope_error *error) {
     fprintf(stderr, "%s\n", line);
 }
 
+/* Writes a line of the CLI's own text with every piece but '"' and '\\' through the one
+ * escape, so an argument quoted in a message (a file name, an option's value) cannot break or
+ * colour the line, while the message's own quotes stay as they are. */
+static void put_escaped(FILE *out, const char *text) {
+    char buf[1024];
+    while (*text) {
+        size_t n = strcspn(text, "\"\\");
+        if (n == 0) {
+            fputc(*text++, out);
+            continue;
+        }
+        onescope_error_escape(buf, sizeof buf, text, n);
+        fputs(buf, out);
+        text += n;
+    }
+}
+
 int cli_usage_error(const char *command, const char *fmt, ...) {
+    char message[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, command[0] ? "onescope %s: " : "onescope: ", command);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see 'onescope%s%s --help')\n", command[0] ? " " : "", command);
+    vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    fprintf(stderr, command[0] ? "onescope %s: " : "onescope: ", command);
+    put_escaped(stderr, message);
+    fprintf(stderr, " (see 'onescope%s%s --help')\n", command[0] ? " " : "", command);
     return CLI_USAGE;
 }
 
+/* Whether the file named out is the input in: the same file by device and inode (so through
+ * links), and for "-" the file standard input was redirected from. */
+static bool same_file(const char *in, const char *out) {
+    if (strcmp(in, "-") != 0) return onescope_file_same(in, out);
+    struct stat si, so;
+    return fstat(STDIN_FILENO, &si) == 0 && S_ISREG(si.st_mode) && stat(out, &so) == 0 &&
+           si.st_dev == so.st_dev && si.st_ino == so.st_ino;
+}
+
 bool cli_refuse_same_file(const char *command, const char *in, const char *out) {
-    if (strcmp(in, "-") == 0 || strcmp(out, "-") == 0 || !onescope_file_same(in, out)) return false;
+    if (strcmp(out, "-") == 0 || !same_file(in, out)) return false;
     fprintf(stderr, "%s: refusing to overwrite the input %s with the output of 'onescope %s'\n",
             cli_shown(out), cli_shown(in), command);
     return true;
 }
 
-bool cli_check_output(const char *command, const char *in, const char *out) {
+bool cli_check_outputs(const char *command, const char *const *ins, size_t count,
+                       const char *out) {
     if (strcmp(out, "-") == 0) return true;
-    if (in != NULL && cli_refuse_same_file(command, in, out)) return false;
+    for (size_t i = 0; i < count; i++)
+        if (ins[i] != NULL && cli_refuse_same_file(command, ins[i], out)) return false;
     if (!cli.no_clobber) return true;
     /* any kind of file counts (also a dangling symbolic link: rename would replace it) */
     struct stat st;
     if (lstat(out, &st) != 0) return true;
-    fprintf(stderr, "%s: exists, not replaced (--no-clobber given to 'onescope %s')\n", out,
-            command);
+    fprintf(stderr, "%s: exists, not replaced (--no-clobber given to 'onescope %s')\n",
+            cli_shown(out), command);
     return false;
+}
+
+bool cli_check_output(const char *command, const char *in, const char *out) {
+    return cli_check_outputs(command, &in, 1, out);
 }
 
 bool cli_is_help(const char *arg) {
@@ -90,8 +125,15 @@ const char *cli_shown(const char *path) {
 
 void cli_json_string(FILE *out, const char *s, size_t n) {
     fputc('"', out);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
+        size_t len = onescope_error_utf8_char(s + i, n - i, NULL);
+        if (len == 0) {
+            /* not UTF-8: the byte as the text lines show it, \xNN (docs/cli.md) */
+            fprintf(out, "\\\\x%02X", c);
+            i++;
+            continue;
+        }
         switch (c) {
             case '"': fputs("\\\"", out); break;
             case '\\': fputs("\\\\", out); break;
@@ -99,13 +141,41 @@ void cli_json_string(FILE *out, const char *s, size_t n) {
             case '\r': fputs("\\r", out); break;
             case '\t': fputs("\\t", out); break;
             default:
-                if (c < 0x20)
+                if (c < 0x20 || c == 0x7F)
                     fprintf(out, "\\u%04x", c);
                 else
-                    fputc(c, out);
+                    fwrite(s + i, 1, len, out);
         }
+        i += len;
     }
     fputc('"', out);
+}
+
+void cli_xml_text(FILE *out, const char *s, size_t n) {
+    for (size_t i = 0; i < n;) {
+        uint32_t cp = 0;
+        size_t len = onescope_error_utf8_char(s + i, n - i, &cp);
+        if (len == 0) {
+            fputs("\xEF\xBF\xBD", out); /* U+FFFD for a byte that is not UTF-8 */
+            i++;
+            continue;
+        }
+        switch (cp) {
+            case '&': fputs("&amp;", out); break;
+            case '<': fputs("&lt;", out); break;
+            case '>': fputs("&gt;", out); break;
+            case '"': fputs("&quot;", out); break;
+            case '\'': fputs("&apos;", out); break;
+            /* references, so attribute values keep them */
+            case '\t': fputs("&#9;", out); break;
+            case '\n': fputs("&#10;", out); break;
+            case '\r': fputs("&#13;", out); break;
+            default:
+                /* what XML 1.0 cannot hold is dropped: other controls, U+FFFE, U+FFFF */
+                if (cp >= 0x20 && cp != 0xFFFE && cp != 0xFFFF) fwrite(s + i, 1, len, out);
+        }
+        i += len;
+    }
 }
 
 void cli_json_double(FILE *out, double v) {

@@ -60,6 +60,10 @@ bool cli_refuse_same_file(const char *command, const char *in, const char *out);
  * already exists. "-" (standard output) is always allowed. Every command that writes calls it
  * before it reads its input, so a refused run does no work. */
 bool cli_check_output(const char *command, const char *in, const char *out);
+/* cli_check_output for a command with several inputs (NULL entries are skipped): OUT is
+ * refused when it is any of them. */
+bool cli_check_outputs(const char *command, const char *const *ins, size_t count,
+                       const char *out);
 /* True when arg is -h or --help. */
 bool cli_is_help(const char *arg);
 /* Name used for "-" in messages. */
@@ -69,9 +73,14 @@ const char *cli_input_name(const char *path);
  * holding a newline or an escape sequence cannot forge or colour a line. */
 const char *cli_shown(const char *path);
 
-/* JSON output helpers: a quoted, escaped string; the shortest double that reads back equal. */
+/* JSON output helpers: a quoted, escaped string, always valid UTF-8 (valid characters kept,
+ * each byte that is not UTF-8 written as the text \xNN); the shortest double that reads back
+ * equal. */
 void cli_json_string(FILE *out, const char *s, size_t n);
 void cli_json_double(FILE *out, double v);
+/* XML character data or attribute text, well-formed whatever the bytes: valid UTF-8 kept, each
+ * byte that is not UTF-8 replaced by U+FFFD, characters XML 1.0 forbids dropped. */
+void cli_xml_text(FILE *out, const char *s, size_t n);
 
 /* A decimal number 0..max with nothing else around it. */
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);

@@ -158,12 +158,12 @@ int cmd_convert(int argc, char **argv) {
             fprintf(stderr,
                     "%s: a .pvt rig has no pose-cache conversion (convert takes an .anm clip or an "
                     ".ospc cache)\n",
-                    in_name);
+                    cli_shown(paths[0]));
         else
             fprintf(stderr,
                     "%s: not an .anm clip or an .ospc pose cache (no OSPC magic, no JSON "
                     "\"format\": \"octo_anm\")\n",
-                    in_name);
+                    cli_shown(paths[0]));
         return CLI_FAIL;
     }
     if ((from_ospc && ends_with(paths[1], ".ospc")) ||

@@ -82,9 +82,9 @@ int cmd_validate(int argc, char **argv) {
             if (ots && errors.count == max && list_goes_on(errors.last))
                 fprintf(stderr,
                         "%s: stopped at %" PRIu64 " error%s (--max-errors); there may be more\n",
-                        cli_input_name(path), max, max == 1 ? "" : "s");
+                        cli_shown(path), max, max == 1 ? "" : "s");
         } else if (!cli.quiet) {
-            printf("%s: valid %s\n", cli_input_name(path), onescope_format_name(format));
+            printf("%s: valid %s\n", cli_shown(path), onescope_format_name(format));
         }
     }
     return status == CLI_FAIL ? CLI_FAIL : CLI_OK;
@@ -116,7 +116,7 @@ int cmd_dump(int argc, char **argv) {
     for (int i = 0; i < a.operand_count; i++) {
         const char *path = a.operands[i];
         if (a.operand_count > 1 && !json)
-            printf("%s==> %s <==\n", i ? "\n" : "", cli_input_name(path));
+            printf("%s==> %s <==\n", i ? "\n" : "", cli_shown(path));
         onescope_buffer buf;
         const cli_format *f = load(path, &buf);
         if (f == NULL) {

@@ -59,7 +59,7 @@ int cmd_gen_testdata(int argc, char **argv) {
     const char *dir = a.operands[0];
     if (dir == NULL || strcmp(dir, "-") == 0) return cli_usage_error("gen-testdata", "needs a DIR");
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "onescope gen-testdata: %s: %s\n", dir, strerror(errno));
+        fprintf(stderr, "onescope gen-testdata: %s: %s\n", cli_shown(dir), strerror(errno));
         return CLI_FAIL;
     }
     gen_out g;
@@ -70,6 +70,6 @@ int cmd_gen_testdata(int argc, char **argv) {
         if (!g.failed) cli_print_error(&err);
         return CLI_FAIL;
     }
-    if (cli.verbose) fprintf(stderr, "onescope gen-testdata: %u files in %s\n", g.files, dir);
+    if (cli.verbose) fprintf(stderr, "onescope gen-testdata: %u files in %s\n", g.files, cli_shown(dir));
     return CLI_OK;
 }

@@ -79,7 +79,7 @@ int cmd_ghost(int argc, char **argv) {
         rc = onescope_ghost_write(r, &o, paths[1], &wo, NULL, &res, &err);
         if (rc == ONESCOPE_OK && !cli.quiet)
             fprintf(stderr, "%s: %" PRIu32 " bodies, %" PRIu32 " frames from step %" PRId64 "\n",
-                    paths[1], res.entity_count, res.frame_count, res.start_step);
+                    cli_shown(paths[1]), res.entity_count, res.frame_count, res.start_step);
     }
     onescope_replay_free(r);
     if (rc != ONESCOPE_OK) {

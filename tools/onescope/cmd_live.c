@@ -131,7 +131,7 @@ static int cmd_live_serve(int argc, char **argv) {
             fprintf(stderr,
                     "onescope live serve: %s has %" PRIu32 " steps, fewer than --steps %" PRIu64
                     "\n",
-                    cli_input_name(replay_path), onescope_replay_step_count(r), steps);
+                    cli_shown(replay_path), onescope_replay_step_count(r), steps);
             onescope_replay_free(r);
             return CLI_FAIL;
         }
@@ -240,7 +240,8 @@ static int cmd_live_attach(int argc, char **argv) {
                                ca.value[A_FROM]);
     if (ca.seen[A_SAVE]) {
         save = ca.value[A_SAVE];
-        if (!cli_check_output("live attach", NULL, save)) return CLI_FAIL;
+        /* the input is standard input: OUT may not be the file it was redirected from */
+        if (!cli_check_output("live attach", "-", save)) return CLI_FAIL;
     }
     o.save_path = save;
     o.on_row = print_row;

@@ -101,7 +101,7 @@ static bool load(input *in) {
         }
     } else {
         fprintf(stderr, "%s: offset 0: plot draws OSTM replays and OSPC pose caches, found %s\n",
-                in->name,
+                cli_shown(in->path),
                 format == ONESCOPE_FORMAT_UNKNOWN ? "no known format"
                                                   : onescope_format_name(format));
         onescope_buffer_free(&buf);
@@ -300,7 +300,7 @@ static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int 
     bounds b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, false};
     for (int i = 0; i < n; i++) {
         if (in[i].dimensions != dims || in[i].unitless != in[0].unitless) {
-            fprintf(stderr, "%s: cannot be overlaid on %s: %s\n", in[i].name, in[0].name,
+            fprintf(stderr, "%s: cannot be overlaid on %s: %s\n", cli_shown(in[i].path), cli_shown(in[0].path),
                     in[i].dimensions != dims
                         ? "one is 2D, the other 3D"
                         : "one has metres per unit 0 (no unit), the other a unit");
@@ -309,13 +309,13 @@ static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int 
         if (last_step(&in[i]) < a->from || first_step(&in[i]) > a->to) {
             fprintf(stderr,
                     "%s: holds host steps %" PRId64 " to %" PRId64 ", none in --from/--to\n",
-                    in[i].name, first_step(&in[i]), last_step(&in[i]));
+                    cli_shown(in[i].path), first_step(&in[i]), last_step(&in[i]));
             return CLI_FAIL;
         }
         add_bounds(&in[i], a, &b);
     }
     if (!b.any) {
-        fprintf(stderr, "%s: no entity is present in the steps drawn\n", in[0].name);
+        fprintf(stderr, "%s: no entity is present in the steps drawn\n", cli_shown(in[0].path));
         return CLI_FAIL;
     }
     double span = 0;
@@ -373,18 +373,18 @@ static bool field_row(void *user, const onescope_replay_row *row) {
 
 static int plot_field(plot_figure *f, const plot_args *a, const input *in) {
     if (in->replay == NULL) {
-        fprintf(stderr, "%s: --field draws a replay's field; this is a pose cache\n", in->name);
+        fprintf(stderr, "%s: --field draws a replay's field; this is a pose cache\n", cli_shown(in->path));
         return CLI_FAIL;
     }
     if (onescope_replay_link(in->replay).role == ONESCOPE_LINK_ROLE_NONE) {
         fprintf(stderr, "%s: has no fields (no link block); --field needs a replay with one\n",
-                in->name);
+                cli_shown(in->path));
         return CLI_FAIL;
     }
     if (a->step < first_step(in) || a->step > last_step(in)) {
         fprintf(stderr,
                 "%s: --step %" PRId64 " is outside its host steps %" PRId64 " to %" PRId64 "\n",
-                in->name, a->step, first_step(in), last_step(in));
+                cli_shown(in->path), a->step, first_step(in), last_step(in));
         return CLI_FAIL;
     }
     field_run r = {.step = a->step, .field = a->field};
@@ -492,7 +492,7 @@ static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
         fprintf(stderr,
                 "%s: holds host steps %" PRId64 " to %" PRId64 ", %s %" PRId64 " to %" PRId64
                 ": no common step to compare\n",
-                in[0].name, first_step(&in[0]), last_step(&in[0]), in[1].name, first_step(&in[1]),
+                cli_shown(in[0].path), first_step(&in[0]), last_step(&in[0]), cli_shown(in[1].path), first_step(&in[1]),
                 last_step(&in[1]));
         return CLI_FAIL;
     }
@@ -686,7 +686,7 @@ int cmd_plot(int argc, char **argv) {
         onescope_error err;
         if (!plot_figure_render(f, &data, &size)) {
             fprintf(stderr, "%s: drawing failed (out of memory or cairo error); not written\n",
-                    a.out);
+                    cli_shown(a.out));
             status = CLI_FAIL;
         } else {
             if (onescope_file_write(a.out, data, size, &err) != ONESCOPE_OK) {
@@ -695,7 +695,7 @@ int cmd_plot(int argc, char **argv) {
             } else if (cli.verbose) {
                 uint64_t kept, given;
                 plot_path_counts(f, &kept, &given);
-                fprintf(stderr, "%s: %zu bytes, %" PRIu64 " of %" PRIu64 " points kept\n", a.out,
+                fprintf(stderr, "%s: %zu bytes, %" PRIu64 " of %" PRIu64 " points kept\n", cli_shown(a.out),
                         size, kept, given);
             }
             free(data);

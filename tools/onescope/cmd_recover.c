@@ -1,10 +1,13 @@
 /* onescope recover PARTIAL [OUT]: turns what a killed recording left into a valid file of
  * every complete frame (pose caches) or step (replays). One branch per format that has a
  * streaming writer. */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -21,14 +24,17 @@ const cli_spec cli_spec_recover = {
     .writes = true,
 };
 
-/* Which format the partial claims to be, from its first bytes (the library's detection). */
+/* Which format the partial claims to be, from its first bytes (the library's detection).
+ * Opened without blocking, and only a regular file is read: a FIFO would hold open(2) or
+ * read(2) forever; the library's recovery then refuses what is not a regular file. */
 static onescope_format partial_format(const char *path) {
     unsigned char magic[4];
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return ONESCOPE_FORMAT_UNKNOWN;
-    size_t n = fread(magic, 1, sizeof magic, f);
-    fclose(f);
-    return onescope_format_detect(magic, n);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return ONESCOPE_FORMAT_UNKNOWN;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, magic, sizeof magic) : -1;
+    close(fd);
+    return n < 0 ? ONESCOPE_FORMAT_UNKNOWN : onescope_format_detect(magic, (size_t)n);
 }
 
 /* "PARTIAL: kept N complete frames in OUT": OUT defaults to PARTIAL without ".partial" (the

@@ -104,7 +104,7 @@ int cmd_replay(int argc, char **argv) {
     if (p.json) fprintf(p.out, "\n  ],\n  \"mismatches\": %" PRIu32 "\n}\n", p.mismatches);
     if (cli.verbose)
         fprintf(stderr, "onescope replay: %s: %" PRIu32 " rows, %" PRIu32 " mismatches\n",
-                cli_input_name(path), p.rows, p.mismatches);
+                cli_shown(path), p.rows, p.mismatches);
     if (rc != ONESCOPE_OK) {
         cli_print_error(&err);
         return CLI_FAIL;

@@ -38,10 +38,17 @@ const cli_spec cli_spec_verify = {
     .writes = true,
 };
 
-typedef enum { ST_OK, ST_MISMATCH, ST_INVALID, ST_NO_ROWS } verify_status;
-static const char *const status_names[] = {"ok", "mismatch", "invalid", "no_hash_rows"};
+/* Every status but ST_OK fails the run: a replay with no step (a recording that ended, or
+ * was cut, before its first step) has nothing but its start world checked, so it is never a
+ * pass (docs/cli.md). */
+typedef enum { ST_OK, ST_MISMATCH, ST_INVALID, ST_NO_ROWS, ST_NO_STEPS, ST_COUNT } verify_status;
+static const char *const status_names[] = {"ok", "mismatch", "invalid", "no_hash_rows",
+                                           "no_steps"};
 
 #define MAX_SHOWN_OPS 16
+
+/* What an entry of the file list is: a file to verify, or what -r found instead of one. */
+typedef enum { PATH_FILE, PATH_EMPTY_FOLDER, PATH_NOT_REGULAR, PATH_UNLISTABLE } path_kind;
 
 /* One file's verdict, filled by a worker and printed by the main thread. */
 typedef struct verify_item {
@@ -54,6 +61,8 @@ typedef struct verify_item {
     uint32_t op_count; /* every operation of that step */
     onescope_op ops[MAX_SHOWN_OPS];
     bool done;
+    path_kind kind; /* not PATH_FILE: reported invalid without being read */
+    int err;        /* errno for PATH_UNLISTABLE */
 } verify_item;
 
 typedef struct verify_queue {
@@ -64,32 +73,49 @@ typedef struct verify_queue {
     pthread_cond_t changed;
 } verify_queue;
 
-/* Reads the operations of step index (the one whose result is hash row index + 1). The whole
- * replay is read here, but only for a mismatch, which ends the check anyway. */
+/* Reads the operations of step index (the one whose result is hash row index + 1) through
+ * the library's streamed step reader: memory stays that of the check, whatever the size. */
 static void read_step_ops(verify_item *it, uint32_t index) {
     onescope_error err;
-    onescope_replay *r;
-    if (onescope_replay_read_file(it->path, NULL, &r, &err) != ONESCOPE_OK) return;
-    const uint8_t *data;
-    size_t size;
-    if (onescope_replay_step_input(r, index, &data, &size) == ONESCOPE_OK) {
-        onescope_op_reader rd;
-        onescope_op op;
-        onescope_op_reader_init(&rd, onescope_replay_setup(r).dimensions, data, size,
-                                cli_input_name(it->path), 0);
-        it->ops_read = true;
-        while (onescope_op_reader_next(&rd, &op, &err) == 1) {
-            if (it->op_count < MAX_SHOWN_OPS) it->ops[it->op_count] = op;
-            it->op_count++;
-        }
+    onescope_sim_setup setup;
+    onescope_buffer input;
+    if (onescope_replay_step_input_file(it->path, NULL, index, &setup, &input, &err) !=
+        ONESCOPE_OK)
+        return;
+    onescope_op_reader rd;
+    onescope_op op;
+    onescope_op_reader_init(&rd, setup.dimensions, input.data, input.size,
+                            cli_input_name(it->path), 0);
+    it->ops_read = true;
+    while (onescope_op_reader_next(&rd, &op, &err) == 1) {
+        if (it->op_count < MAX_SHOWN_OPS) it->ops[it->op_count] = op;
+        it->op_count++;
     }
-    onescope_replay_free(r);
+    onescope_buffer_free(&input);
 }
 
 static void verify_item_run(verify_item *it) {
     onescope_error err;
     memset(&it->v, 0, sizeof it->v);
+    if (it->kind != PATH_FILE) {
+        it->status = ST_INVALID;
+        snprintf(it->line, sizeof it->line, "%s: %s%s", cli_shown(it->path),
+                 it->kind == PATH_EMPTY_FOLDER ? "no *.ostm replay under this folder (verify -r)"
+                 : it->kind == PATH_NOT_REGULAR
+                     ? "not a regular file (verify -r reads only regular files)"
+                     : "cannot list this folder: ",
+                 it->kind == PATH_UNLISTABLE ? strerror(it->err) : "");
+        return;
+    }
     onescope_code rc = onescope_replay_verify_file(it->path, NULL, &it->v, &err);
+    if (rc == ONESCOPE_OK && it->v.rows_checked <= 1) {
+        it->status = ST_NO_STEPS;
+        snprintf(it->line, sizeof it->line,
+                 "%s: no step recorded: only the start world (row 0) could be checked, and a "
+                 "replay with no step is never a pass",
+                 cli_shown(it->path));
+        return;
+    }
     if (rc == ONESCOPE_OK) {
         it->status = ST_OK;
         return;
@@ -124,25 +150,61 @@ static void *worker(void *arg) {
 
 /* ---- collecting the files ---- */
 
+typedef struct path_entry {
+    char *path; /* owned */
+    path_kind kind;
+    int err; /* errno for PATH_UNLISTABLE */
+} path_entry;
+
+typedef struct folder_id {
+    dev_t dev;
+    ino_t ino;
+} folder_id;
+
 typedef struct path_list {
-    char **paths;
+    path_entry *paths;
     size_t count, capacity;
+    folder_id *seen; /* every folder walked, so a link loop (or two links to one folder) is
+                        walked once */
+    size_t seen_count, seen_capacity;
 } path_list;
 
-static bool push(path_list *l, const char *path) {
+static bool push_kind(path_list *l, const char *path, path_kind kind, int err) {
     if (l->count == l->capacity) {
         size_t cap = l->capacity ? 2 * l->capacity : 64;
-        char **p = realloc(l->paths, cap * sizeof *p);
+        path_entry *p = realloc(l->paths, cap * sizeof *p);
         if (p == NULL) return false;
         l->paths = p;
         l->capacity = cap;
     }
-    l->paths[l->count] = strdup(path);
-    return l->paths[l->count++] != NULL;
+    l->paths[l->count] = (path_entry){strdup(path), kind, err};
+    return l->paths[l->count++].path != NULL;
+}
+
+static bool push(path_list *l, const char *path) {
+    return push_kind(l, path, PATH_FILE, 0);
+}
+
+/* Marks the folder as walked; false when it was already. */
+static bool first_visit(path_list *l, const struct stat *st, bool *nomem) {
+    for (size_t i = 0; i < l->seen_count; i++)
+        if (l->seen[i].dev == st->st_dev && l->seen[i].ino == st->st_ino) return false;
+    if (l->seen_count == l->seen_capacity) {
+        size_t cap = l->seen_capacity ? 2 * l->seen_capacity : 16;
+        folder_id *p = realloc(l->seen, cap * sizeof *p);
+        if (p == NULL) {
+            *nomem = true;
+            return false;
+        }
+        l->seen = p;
+        l->seen_capacity = cap;
+    }
+    l->seen[l->seen_count++] = (folder_id){st->st_dev, st->st_ino};
+    return true;
 }
 
 static int compare_paths(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(((const path_entry *)a)->path, ((const path_entry *)b)->path);
 }
 
 static bool ends_with_ostm(const char *name) {
@@ -150,12 +212,13 @@ static bool ends_with_ostm(const char *name) {
     return n > 5 && strcmp(name + n - 5, ".ostm") == 0;
 }
 
-/* Adds every *.ostm under dir (any depth). A folder that cannot be listed is kept as a path
- * of its own, so that it is reported invalid rather than skipped. Symbolic links to folders
- * are not followed (no loops). */
+/* Adds every *.ostm under dir (any depth). Symbolic links are followed, to folders too; a
+ * folder is walked once, known by device and inode, so a link loop ends. A folder that cannot
+ * be listed, and a *.ostm that is not a regular file (a FIFO would block a reader), are kept
+ * as entries of their own, reported invalid rather than skipped. */
 static bool walk(path_list *l, const char *dir) {
     DIR *d = opendir(dir);
-    if (d == NULL) return push(l, dir);
+    if (d == NULL) return push_kind(l, dir, PATH_UNLISTABLE, errno);
     bool ok = true;
     struct dirent *e;
     while (ok && (e = readdir(d)) != NULL) {
@@ -168,10 +231,15 @@ static bool walk(path_list *l, const char *dir) {
         }
         snprintf(p, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
         struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            ok = walk(l, p);
-        else if (ends_with_ostm(e->d_name))
-            ok = push(l, p);
+        bool nomem = false;
+        if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (first_visit(l, &st, &nomem)) ok = walk(l, p);
+            if (nomem) ok = false;
+        } else if (ends_with_ostm(e->d_name)) {
+            /* a dangling link is a file that cannot be opened: invalid, said by the reader */
+            bool special = stat(p, &st) == 0 && !S_ISREG(st.st_mode);
+            ok = push_kind(l, p, special ? PATH_NOT_REGULAR : PATH_FILE, 0);
+        }
         free(p);
     }
     closedir(d);
@@ -201,7 +269,26 @@ static void print_op(FILE *out, const onescope_op *op, bool json) {
                 op->value[0], op->value[1], op->value[2]);
 }
 
-/* The path quoted for a POSIX shell when it holds anything but safe characters. */
+/* Whether every character of s shows as itself (the one escape leaves it alone): no
+ * control, no byte that is not UTF-8, no invisible or bidirectional character. */
+static bool shows_plain(const char *s) {
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        size_t len = onescope_error_utf8_char(s + i, n - i, NULL);
+        if (len == 0) return false;
+        char shown[16];
+        if (s[i] != '"' && s[i] != '\\' &&
+            (onescope_error_escape(shown, sizeof shown, s + i, len) != len ||
+             memcmp(shown, s + i, len) != 0))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* The path quoted for a POSIX shell when it holds anything but safe characters: '...', or
+ * $'...' with \xNN for each byte that would not show as itself, so the line stays printable
+ * and pasting it names the same file. */
 static void print_shell_word(FILE *out, const char *s) {
     if (s[0] != '\0' &&
         strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -210,12 +297,26 @@ static void print_shell_word(FILE *out, const char *s) {
         fputs(s, out);
         return;
     }
-    fputc('\'', out);
+    if (shows_plain(s)) {
+        fputc('\'', out);
+        for (; *s; s++) {
+            if (*s == '\'')
+                fputs("'\\''", out);
+            else
+                fputc(*s, out);
+        }
+        fputc('\'', out);
+        return;
+    }
+    fputs("$'", out);
     for (; *s; s++) {
-        if (*s == '\'')
-            fputs("'\\''", out);
+        unsigned char c = (unsigned char)*s;
+        if (c == '\'' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f)
+            fprintf(out, "\\x%02X", c);
         else
-            fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+            fputc(c, out);
     }
     fputc('\'', out);
 }
@@ -229,7 +330,7 @@ static void print_diff_command(FILE *out, const char *path) {
 }
 
 static void print_text(const verify_item *it) {
-    const char *name = cli_input_name(it->path);
+    const char *name = cli_shown(it->path);
     if (it->status == ST_OK) {
         if (!cli.quiet) printf("%s: ok, %" PRIu32 " hash rows match\n", name, it->v.rows_checked);
         return;
@@ -258,7 +359,7 @@ static void print_text(const verify_item *it) {
 }
 
 static void print_json(const verify_item *it) {
-    const char *name = cli_input_name(it->path);
+    const char *name = cli_input_name(it->path); /* as it is: cli_json_string keeps it valid */
     printf("{\"file\": ");
     cli_json_string(stdout, name, strlen(name));
     printf(", \"status\": \"%s\", \"rows_checked\": %" PRIu32, status_names[it->status],
@@ -305,39 +406,44 @@ static void print_json(const verify_item *it) {
     printf("}\n");
 }
 
-/* XML text: the five special characters as entities; bytes XML 1.0 cannot hold (controls) and
- * bytes past ASCII (a name need not be UTF-8) as '?'. */
 static void xml_text(FILE *out, const char *s) {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-            case '&': fputs("&amp;", out); break;
-            case '<': fputs("&lt;", out); break;
-            case '>': fputs("&gt;", out); break;
-            case '"': fputs("&quot;", out); break;
-            case '\'': fputs("&apos;", out); break;
-            default: fputc(c < 0x20 || c >= 0x7f ? '?' : c, out);
-        }
-    }
+    cli_xml_text(out, s, strlen(s));
 }
 
-/* The JUnit report, built in memory and written atomically with onescope_file_write. */
+/* What an empty shard says, on stderr, in the JSON summary and in the JUnit report. */
+static void empty_shard_text(char *buf, size_t size, uint64_t k, uint64_t n, size_t files) {
+    snprintf(buf, size,
+             "shard %" PRIu64 "/%" PRIu64 " holds none of the %zu file%s: nothing verified here "
+             "(the other shards cover them)",
+             k, n, files, files == 1 ? "" : "s");
+}
+
+/* The JUnit report, built in memory and written atomically with onescope_file_write. An
+ * empty shard is one skipped test case, so the report shows it. */
 static bool write_junit(const char *path, const verify_item *items, size_t n,
-                        const size_t counts[4]) {
+                        const size_t counts[ST_COUNT], const char *empty_shard) {
     char *buf = NULL;
     size_t size = 0;
     FILE *m = open_memstream(&buf, &size);
     if (m == NULL) {
-        fprintf(stderr, "onescope verify: %s: out of memory\n", path);
+        fprintf(stderr, "onescope verify: %s: out of memory\n", cli_shown(path));
         return false;
     }
+    size_t errors = counts[ST_INVALID] + counts[ST_NO_ROWS] + counts[ST_NO_STEPS];
+    size_t tests = n + (empty_shard != NULL), skipped = empty_shard != NULL;
     fprintf(m,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<testsuites name=\"onescope verify\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n"
             "  <testsuite name=\"onescope verify\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-            "skipped=\"0\">\n",
-            n, counts[ST_MISMATCH], counts[ST_INVALID] + counts[ST_NO_ROWS], n, counts[ST_MISMATCH],
-            counts[ST_INVALID] + counts[ST_NO_ROWS]);
+            "skipped=\"%zu\">\n",
+            tests, counts[ST_MISMATCH], errors, tests, counts[ST_MISMATCH], errors, skipped);
+    if (empty_shard != NULL) {
+        fputs("    <testcase classname=\"onescope.verify\" name=\"empty shard\">\n"
+              "      <skipped message=\"",
+              m);
+        xml_text(m, empty_shard);
+        fputs("\"/>\n    </testcase>\n", m);
+    }
     for (size_t i = 0; i < n; i++) {
         const verify_item *it = &items[i];
         fputs("    <testcase classname=\"onescope.verify\" name=\"", m);
@@ -356,7 +462,7 @@ static bool write_junit(const char *path, const verify_item *items, size_t n,
     fputs("  </testsuite>\n</testsuites>\n", m);
     if (fclose(m) != 0) {
         free(buf);
-        fprintf(stderr, "onescope verify: %s: out of memory\n", path);
+        fprintf(stderr, "onescope verify: %s: out of memory\n", cli_shown(path));
         return false;
     }
     onescope_error err;
@@ -389,7 +495,8 @@ int cmd_verify(int argc, char **argv) {
                                a.value[OPT_SHARD]);
     bool json = a.seen[OPT_JSON];
     const char *junit = a.seen[OPT_JUNIT] ? a.value[OPT_JUNIT] : NULL;
-    if (junit != NULL && !cli_check_output("verify", NULL, junit)) return CLI_FAIL;
+    if (json && junit != NULL && strcmp(junit, "-") == 0)
+        return cli_usage_error("verify", "--json and --junit - cannot both take standard output");
 
     path_list all = {0};
     bool ok = true;
@@ -399,29 +506,53 @@ int cmd_verify(int argc, char **argv) {
         if (a.seen[OPT_RECURSIVE] && strcmp(p, "-") != 0 && stat(p, &st) == 0 &&
             S_ISDIR(st.st_mode)) {
             size_t from = all.count;
-            ok = walk(&all, p);
+            bool nomem = false;
+            if (first_visit(&all, &st, &nomem)) ok = walk(&all, p);
+            if (nomem) ok = false;
             /* a folder without one replay is an error, not an empty pass */
-            if (ok && all.count == from) ok = push(&all, p);
+            if (ok && all.count == from) ok = push_kind(&all, p, PATH_EMPTY_FOLDER, 0);
             if (ok) qsort(all.paths + from, all.count - from, sizeof *all.paths, compare_paths);
         } else {
             ok = push(&all, p); /* a folder without -r fails to read: invalid, never skipped */
         }
     }
-    verify_item *items = ok ? calloc(all.count ? all.count : 1, sizeof *items) : NULL;
+    free(all.seen);
+    /* The output rule (docs/cli.md): the report may name no input, in this shard or another,
+     * found under a folder or named, and it is checked before any file is read. */
+    const char **ins = ok ? malloc((all.count ? all.count : 1) * sizeof *ins) : NULL;
+    verify_item *items = ins != NULL ? calloc(all.count ? all.count : 1, sizeof *items) : NULL;
     if (items == NULL) {
-        for (size_t i = 0; i < all.count; i++) free(all.paths[i]);
+        for (size_t i = 0; i < all.count; i++) free(all.paths[i].path);
         free(all.paths);
+        free(ins);
         fprintf(stderr, "onescope verify: out of memory\n");
         return CLI_FAIL;
     }
+    for (size_t i = 0; i < all.count; i++) ins[i] = all.paths[i].path;
+    bool allowed = junit == NULL || cli_check_outputs("verify", ins, all.count, junit);
+    free(ins);
     size_t n = 0;
     for (size_t i = 0; i < all.count; i++) {
-        if (i % shard_n == shard_k - 1)
-            items[n++].path = all.paths[i];
-        else
-            free(all.paths[i]);
+        if (allowed && i % shard_n == shard_k - 1) {
+            items[n].kind = all.paths[i].kind;
+            items[n].err = all.paths[i].err;
+            items[n++].path = all.paths[i].path;
+        } else {
+            free(all.paths[i].path);
+        }
     }
     free(all.paths);
+    if (!allowed) {
+        free(items);
+        return CLI_FAIL;
+    }
+    char empty_shard[160];
+    bool shard_empty = n == 0;
+    if (shard_empty) {
+        /* legitimate (a CI matrix wider than the file list), so exit 0, but never silent */
+        empty_shard_text(empty_shard, sizeof empty_shard, shard_k, shard_n, all.count);
+        fprintf(stderr, "onescope verify: %s\n", empty_shard);
+    }
 
     verify_queue q = {.items = items, .count = n};
     pthread_mutex_init(&q.lock, NULL);
@@ -432,7 +563,7 @@ int cmd_verify(int argc, char **argv) {
         if (pthread_create(&threads[started], NULL, worker, &q) != 0) break;
         started++;
     }
-    size_t counts[4] = {0};
+    size_t counts[ST_COUNT] = {0};
     for (size_t i = 0; i < n; i++) {
         /* the main thread works too, and prints each file once every earlier one is printed */
         pthread_mutex_lock(&q.lock);
@@ -463,17 +594,24 @@ int cmd_verify(int argc, char **argv) {
     size_t failed = n - counts[ST_OK];
     if (json) {
         printf("{\"files\": %zu, \"ok\": %zu, \"mismatch\": %zu, \"invalid\": %zu, "
-               "\"no_hash_rows\": %zu, \"shard\": \"%" PRIu64 "/%" PRIu64 "\"}\n",
+               "\"no_hash_rows\": %zu, \"no_steps\": %zu, \"shard\": \"%" PRIu64 "/%" PRIu64
+               "\", \"empty_shard\": %s",
                n, counts[ST_OK], counts[ST_MISMATCH], counts[ST_INVALID], counts[ST_NO_ROWS],
-               shard_k, shard_n);
+               counts[ST_NO_STEPS], shard_k, shard_n, shard_empty ? "true" : "false");
+        if (shard_empty) {
+            printf(", \"message\": ");
+            cli_json_string(stdout, empty_shard, strlen(empty_shard));
+        }
+        printf("}\n");
     }
     if (failed) {
         fprintf(stderr, "onescope verify: %zu of %zu files failed:", failed, n);
         for (size_t i = 0; i < n; i++)
-            if (items[i].status != ST_OK) fprintf(stderr, " %s", cli_input_name(items[i].path));
+            if (items[i].status != ST_OK) fprintf(stderr, " %s", cli_shown(items[i].path));
         fputc('\n', stderr);
     }
-    bool junit_ok = junit == NULL || write_junit(junit, items, n, counts);
+    bool junit_ok =
+        junit == NULL || write_junit(junit, items, n, counts, shard_empty ? empty_shard : NULL);
     for (size_t i = 0; i < n; i++) free(items[i].path);
     free(items);
     return failed || !junit_ok ? CLI_FAIL : CLI_OK;

@@ -192,7 +192,7 @@ int cli_ospc_dump_poses(int argc, char **argv) {
         for (e0 = 0; e0 < c->entity_count && c->entities[e0].id != id; e0++) continue;
         if (e0 == c->entity_count) {
             fprintf(stderr, "%s: --entity: none of its %" PRIu32 " entities has id %" PRIu64 "\n",
-                    name, c->entity_count, id);
+                    cli_shown(path), c->entity_count, id);
             onescope_pose_cache_free(c);
             return CLI_FAIL;
         }
@@ -200,7 +200,7 @@ int cli_ospc_dump_poses(int argc, char **argv) {
     }
     if (have_frames && f0 >= c->frame_count) {
         fprintf(stderr, "%s: --frames: frame %" PRIu64 " is past its last frame %" PRIu32 "\n",
-                name, f0, c->frame_count - 1);
+                cli_shown(path), f0, c->frame_count - 1);
         onescope_pose_cache_free(c);
         return CLI_FAIL;
     }

@@ -73,6 +73,5 @@ int main(int argc, char **argv) {
             fprintf(stderr, "onescope %s: exit %d after %.3f s\n", name, rc, seconds() - t0);
         return rc;
     }
-    fprintf(stderr, "onescope: unknown command '%s' (see 'onescope --help')\n", name);
-    return CLI_USAGE;
+    return cli_usage_error("", "unknown command '%s'", name); /* escaped, like every echo */
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onescope/error.h"
+
 /* tab10 and two more: adjacent indices differ in hue. */
 static const plot_rgb palette[PLOT_PALETTE_SIZE] = {
     {31, 119, 180},  {255, 127, 14}, {44, 160, 44},   {214, 39, 40},
@@ -476,39 +478,43 @@ void plot_legend_scale(plot_figure *f, const char *ramp, double lo, double hi, c
 
 /* ---- SVG ---- */
 
+/* The library's UTF-8 rule (no overlongs, no surrogates, nothing past U+10FFFF). */
 static bool utf8_ok(const char *s) {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        int n = *p < 0x80                           ? 0
-                : (*p & 0xE0) == 0xC0 && *p >= 0xC2 ? 1
-                : (*p & 0xF0) == 0xE0               ? 2
-                : (*p & 0xF8) == 0xF0 && *p <= 0xF4 ? 3
-                                                    : -1;
-        if (n < 0) return false;
-        p++;
-        for (int i = 0; i < n; i++, p++)
-            if ((*p & 0xC0) != 0x80) return false;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        size_t len = onescope_error_utf8_char(s + i, n - i, NULL);
+        if (len == 0) return false;
+        i += len;
     }
     return true;
 }
 
-/* Text from a file name or a title: XML-escaped; control bytes (and every non-ASCII byte of a
- * string that is not UTF-8) become '?', so the SVG always parses. */
+/* Text from a file name or a title, XML-escaped and always well-formed: valid UTF-8 is kept,
+ * each byte that is not UTF-8 becomes U+FFFD, and what XML 1.0 cannot hold (control bytes,
+ * U+FFFE, U+FFFF) becomes '?'. */
 static void svg_text(FILE *o, const char *s) {
-    bool ok = utf8_ok(s);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '&')
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp = 0;
+        size_t len = onescope_error_utf8_char(s + i, n - i, &cp);
+        if (len == 0) {
+            fputs("\xEF\xBF\xBD", o);
+            i++;
+            continue;
+        }
+        if (cp == '&')
             fputs("&amp;", o);
-        else if (*p == '<')
+        else if (cp == '<')
             fputs("&lt;", o);
-        else if (*p == '>')
+        else if (cp == '>')
             fputs("&gt;", o);
-        else if (*p == '"')
+        else if (cp == '"')
             fputs("&quot;", o);
-        else if (*p < 0x20 || *p == 0x7F || (*p >= 0x80 && !ok))
+        else if (cp < 0x20 || cp == 0x7F || cp == 0xFFFE || cp == 0xFFFF)
             fputc('?', o);
         else
-            fputc(*p, o);
+            fwrite(s + i, 1, len, o);
+        i += len;
     }
 }
 
