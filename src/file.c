@@ -1016,9 +1016,9 @@ static onescope_code step_whole(const char *path, const onescope_parse_options *
 }
 
 onescope_code onescope_replay_step_input_file(const char *path,
-                                              const onescope_parse_options *options,
-                                              uint32_t index, onescope_sim_setup *setup,
-                                              onescope_buffer *input, onescope_error *error) {
+                                              const onescope_parse_options *options, uint32_t index,
+                                              onescope_sim_setup *setup, onescope_buffer *input,
+                                              onescope_error *error) {
     if (path == NULL || input == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_replay_step_input_file",
                                 OS_NO_OFFSET, NULL, NULL, "path and input must not be NULL");

@@ -236,12 +236,9 @@ ONESCOPE_API onescope_code onescope_replay_verify_file(const char *path,
  * the operations of the step a verify found differing). Standard input and other non-regular
  * files are read whole. *setup (may be NULL) gets the replay's setup; *input the step's bytes
  * (free with onescope_buffer_free). ARGUMENT when index >= the step count. */
-ONESCOPE_API onescope_code onescope_replay_step_input_file(const char *path,
-                                                           const onescope_parse_options *options,
-                                                           uint32_t index,
-                                                           onescope_sim_setup *setup,
-                                                           onescope_buffer *input,
-                                                           onescope_error *error);
+ONESCOPE_API onescope_code onescope_replay_step_input_file(
+    const char *path, const onescope_parse_options *options, uint32_t index,
+    onescope_sim_setup *setup, onescope_buffer *input, onescope_error *error);
 
 #ifdef __cplusplus
 }

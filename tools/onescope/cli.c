@@ -87,8 +87,7 @@ bool cli_refuse_same_file(const char *command, const char *in, const char *out) 
     return true;
 }
 
-bool cli_check_outputs(const char *command, const char *const *ins, size_t count,
-                       const char *out) {
+bool cli_check_outputs(const char *command, const char *const *ins, size_t count, const char *out) {
     if (strcmp(out, "-") == 0) return true;
     for (size_t i = 0; i < count; i++)
         if (ins[i] != NULL && cli_refuse_same_file(command, ins[i], out)) return false;

@@ -62,8 +62,7 @@ bool cli_refuse_same_file(const char *command, const char *in, const char *out);
 bool cli_check_output(const char *command, const char *in, const char *out);
 /* cli_check_output for a command with several inputs (NULL entries are skipped): OUT is
  * refused when it is any of them. */
-bool cli_check_outputs(const char *command, const char *const *ins, size_t count,
-                       const char *out);
+bool cli_check_outputs(const char *command, const char *const *ins, size_t count, const char *out);
 /* True when arg is -h or --help. */
 bool cli_is_help(const char *arg);
 /* Name used for "-" in messages. */

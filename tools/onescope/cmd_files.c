@@ -115,8 +115,7 @@ int cmd_dump(int argc, char **argv) {
     bool json = a.seen[0];
     for (int i = 0; i < a.operand_count; i++) {
         const char *path = a.operands[i];
-        if (a.operand_count > 1 && !json)
-            printf("%s==> %s <==\n", i ? "\n" : "", cli_shown(path));
+        if (a.operand_count > 1 && !json) printf("%s==> %s <==\n", i ? "\n" : "", cli_shown(path));
         onescope_buffer buf;
         const cli_format *f = load(path, &buf);
         if (f == NULL) {

@@ -70,6 +70,7 @@ int cmd_gen_testdata(int argc, char **argv) {
         if (!g.failed) cli_print_error(&err);
         return CLI_FAIL;
     }
-    if (cli.verbose) fprintf(stderr, "onescope gen-testdata: %u files in %s\n", g.files, cli_shown(dir));
+    if (cli.verbose)
+        fprintf(stderr, "onescope gen-testdata: %u files in %s\n", g.files, cli_shown(dir));
     return CLI_OK;
 }

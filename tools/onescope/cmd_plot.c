@@ -300,7 +300,8 @@ static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int 
     bounds b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, false};
     for (int i = 0; i < n; i++) {
         if (in[i].dimensions != dims || in[i].unitless != in[0].unitless) {
-            fprintf(stderr, "%s: cannot be overlaid on %s: %s\n", cli_shown(in[i].path), cli_shown(in[0].path),
+            fprintf(stderr, "%s: cannot be overlaid on %s: %s\n", cli_shown(in[i].path),
+                    cli_shown(in[0].path),
                     in[i].dimensions != dims
                         ? "one is 2D, the other 3D"
                         : "one has metres per unit 0 (no unit), the other a unit");
@@ -373,7 +374,8 @@ static bool field_row(void *user, const onescope_replay_row *row) {
 
 static int plot_field(plot_figure *f, const plot_args *a, const input *in) {
     if (in->replay == NULL) {
-        fprintf(stderr, "%s: --field draws a replay's field; this is a pose cache\n", cli_shown(in->path));
+        fprintf(stderr, "%s: --field draws a replay's field; this is a pose cache\n",
+                cli_shown(in->path));
         return CLI_FAIL;
     }
     if (onescope_replay_link(in->replay).role == ONESCOPE_LINK_ROLE_NONE) {
@@ -492,8 +494,8 @@ static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
         fprintf(stderr,
                 "%s: holds host steps %" PRId64 " to %" PRId64 ", %s %" PRId64 " to %" PRId64
                 ": no common step to compare\n",
-                cli_shown(in[0].path), first_step(&in[0]), last_step(&in[0]), cli_shown(in[1].path), first_step(&in[1]),
-                last_step(&in[1]));
+                cli_shown(in[0].path), first_step(&in[0]), last_step(&in[0]), cli_shown(in[1].path),
+                first_step(&in[1]), last_step(&in[1]));
         return CLI_FAIL;
     }
     /* b's entities by id, for matching a's */
@@ -695,8 +697,8 @@ int cmd_plot(int argc, char **argv) {
             } else if (cli.verbose) {
                 uint64_t kept, given;
                 plot_path_counts(f, &kept, &given);
-                fprintf(stderr, "%s: %zu bytes, %" PRIu64 " of %" PRIu64 " points kept\n", cli_shown(a.out),
-                        size, kept, given);
+                fprintf(stderr, "%s: %zu bytes, %" PRIu64 " of %" PRIu64 " points kept\n",
+                        cli_shown(a.out), size, kept, given);
             }
             free(data);
         }

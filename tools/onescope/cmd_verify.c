@@ -42,8 +42,7 @@ const cli_spec cli_spec_verify = {
  * was cut, before its first step) has nothing but its start world checked, so it is never a
  * pass (docs/cli.md). */
 typedef enum { ST_OK, ST_MISMATCH, ST_INVALID, ST_NO_ROWS, ST_NO_STEPS, ST_COUNT } verify_status;
-static const char *const status_names[] = {"ok", "mismatch", "invalid", "no_hash_rows",
-                                           "no_steps"};
+static const char *const status_names[] = {"ok", "mismatch", "invalid", "no_hash_rows", "no_steps"};
 
 #define MAX_SHOWN_OPS 16
 
@@ -79,13 +78,12 @@ static void read_step_ops(verify_item *it, uint32_t index) {
     onescope_error err;
     onescope_sim_setup setup;
     onescope_buffer input;
-    if (onescope_replay_step_input_file(it->path, NULL, index, &setup, &input, &err) !=
-        ONESCOPE_OK)
+    if (onescope_replay_step_input_file(it->path, NULL, index, &setup, &input, &err) != ONESCOPE_OK)
         return;
     onescope_op_reader rd;
     onescope_op op;
-    onescope_op_reader_init(&rd, setup.dimensions, input.data, input.size,
-                            cli_input_name(it->path), 0);
+    onescope_op_reader_init(&rd, setup.dimensions, input.data, input.size, cli_input_name(it->path),
+                            0);
     it->ops_read = true;
     while (onescope_op_reader_next(&rd, &op, &err) == 1) {
         if (it->op_count < MAX_SHOWN_OPS) it->ops[it->op_count] = op;
@@ -598,10 +596,11 @@ int cmd_verify(int argc, char **argv) {
                "\", \"empty_shard\": %s",
                n, counts[ST_OK], counts[ST_MISMATCH], counts[ST_INVALID], counts[ST_NO_ROWS],
                counts[ST_NO_STEPS], shard_k, shard_n, shard_empty ? "true" : "false");
-        if (shard_empty) {
-            printf(", \"message\": ");
+        printf(", \"message\": "); /* always there, so every summary has one shape */
+        if (shard_empty)
             cli_json_string(stdout, empty_shard, strlen(empty_shard));
-        }
+        else
+            printf("null");
         printf("}\n");
     }
     if (failed) {
