@@ -555,18 +555,53 @@ static bool reproduces(const onescope_ots_keyframe ab[2], double f, const cache_
  * per key, so time stays linear in the frames for any motion. */
 #define KEY_SPAN 64
 
-/* Entity e's keyframes: written into keys (room for every present frame) unless it is NULL;
- * returns how many. A run of equal poses is one CONSTANT key; otherwise each key reaches,
- * LINEAR, as far as every frame in between still comes back exactly. */
-static size_t entity_keys(const onescope_pose_cache *cache, uint32_t e, double mpu, bool all,
-                          onescope_ots_keyframe *keys) {
+/* The keys of one entity as they are decided, each as the frame it is set from and whether
+ * it holds (CONSTANT): 8 bytes a key, grown by doubling, so memory follows the keys kept, not
+ * the frames (a still entity of 4 M frames keeps one key). The keyframes themselves are made
+ * once the count is known. With store false the keys are only counted. */
+typedef struct key_ref {
+    uint32_t frame; /* the cache frame the key's pose and step come from */
+    uint32_t constant;
+} key_ref;
+
+typedef struct key_list {
+    const onescope_allocator *a;
+    bool store;
+    bool failed; /* an allocation failed: the list is incomplete */
+    key_ref *data;
+    size_t count, cap;
+} key_list;
+
+static void key_push(key_list *l, uint32_t frame, onescope_ots_interp interp) {
+    if (l->store && !l->failed && l->count == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16; /* at most 2 x 4 M keys: no overflow */
+        key_ref *d = onescope_os_calloc(l->a, cap, sizeof *d);
+        if (d == NULL) {
+            l->failed = true;
+        } else {
+            if (l->count > 0) memcpy(d, l->data, l->count * sizeof *d);
+            onescope_os_free(l->a, l->data);
+            l->data = d;
+            l->cap = cap;
+        }
+    }
+    if (l->store && !l->failed)
+        l->data[l->count] = (key_ref){frame, interp == ONESCOPE_OTS_CONSTANT};
+    l->count++;
+}
+
+/* Entity e's keyframes, pushed onto keys in frame order as each is decided. A run of equal
+ * poses is one CONSTANT key; otherwise each key reaches, LINEAR, as far as every frame in
+ * between still comes back exactly. */
+static void entity_keys(const onescope_pose_cache *cache, uint32_t e, double mpu, bool all,
+                        key_list *keys) {
     uint32_t ne = cache->entity_count, nf = cache->frame_count;
     const onescope_pose *poses = cache->poses;
 #define PRESENT(f) onescope_pose_is_present(&poses[(size_t)(f)*ne + e])
 #define POSE(f) pose_of(&poses[(size_t)(f)*ne + e])
 #define STEP(f) ((int32_t)(cache->start_step + (f)))
-    size_t n = 0;
-    onescope_ots_keyframe cur; /* the key being decided; stored when the next one starts */
+    onescope_ots_keyframe cur; /* the key being decided; pushed when the next one starts */
+    uint32_t cur_frame;
     uint32_t f = 0;
     while (f < nf) {
         if (!PRESENT(f)) {
@@ -578,6 +613,7 @@ static size_t entity_keys(const onescope_pose_cache *cache, uint32_t e, double m
         uint32_t i = f;
         cache_pose pi = POSE(i);
         set_key(&cur, STEP(i), &pi, mpu);
+        cur_frame = i;
         while (i < last) {
             uint32_t next = i + 1;
             cache_pose pn = POSE(next);
@@ -606,22 +642,20 @@ static size_t entity_keys(const onescope_pose_cache *cache, uint32_t e, double m
                     next = b;
                 }
             }
-            if (keys != NULL) keys[n] = cur;
-            n++;
+            key_push(keys, cur_frame, cur.interp);
             i = next;
             pi = POSE(i);
             set_key(&cur, STEP(i), &pi, mpu);
+            cur_frame = i;
         }
         /* nothing interpolates into an absent frame: hold the pose across the gap */
         if (last + 1 < nf) cur.interp = ONESCOPE_OTS_CONSTANT;
-        if (keys != NULL) keys[n] = cur;
-        n++;
+        key_push(keys, cur_frame, cur.interp);
         f = last + 1;
     }
 #undef PRESENT
 #undef POSE
 #undef STEP
-    return n;
 }
 
 /* Every keyframe to be written (every present pose, or when that is too many for the limit,
@@ -636,9 +670,9 @@ static onescope_code anm_check_size(const onescope_pose_cache *cache, double mpu
     uint64_t least = present * ONESCOPE_OTS_KEYFRAME_MIN_BYTES;
     if (least <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK; /* fewer keys fit too */
     if (!all) { /* a dry run of the key choice counts the keys to be written */
-        present = 0;
-        for (uint32_t e = 0; e < cache->entity_count; e++)
-            present += entity_keys(cache, e, mpu, all, NULL);
+        key_list count = {NULL, false, false, NULL, 0, 0};
+        for (uint32_t e = 0; e < cache->entity_count; e++) entity_keys(cache, e, mpu, all, &count);
+        present = count.count;
         least = present * ONESCOPE_OTS_KEYFRAME_MIN_BYTES;
         if (least <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK;
     }
@@ -761,14 +795,26 @@ static onescope_code peg_set_name(onescope_ots_clip *clip, const onescope_pose_c
 /* Entity e's keyframes into its peg. */
 static onescope_code peg_set_keys(onescope_ots_clip *clip, const onescope_pose_cache *cache,
                                   uint32_t e, const anm_plan *p, onescope_error *error) {
-    uint32_t ne = cache->entity_count, nf = cache->frame_count;
-    size_t present = 0;
-    for (uint32_t f = 0; f < nf; f++)
-        present += onescope_pose_is_present(&cache->poses[(size_t)f * ne + e]) != 0;
-    /* room for a key per present frame; the keys kept are the first of them */
-    OS_TRY(onescope_ots_clip_set_keyframe_count(clip, e, present, error));
+    key_list keys = {clip->allocator, true, false, NULL, 0, 0};
+    entity_keys(cache, e, p->mpu, p->o.keys_all, &keys);
+    onescope_ots_keyframe *k =
+        keys.failed ? NULL : onescope_os_calloc(clip->allocator, keys.count, sizeof *k);
+    if (k == NULL) {
+        onescope_os_free(clip->allocator, keys.data);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, p->name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate memory");
+    }
+    for (size_t i = 0; i < keys.count; i++) {
+        uint32_t f = keys.data[i].frame;
+        cache_pose pose = pose_of(&cache->poses[(size_t)f * cache->entity_count + e]);
+        set_key(&k[i], (int32_t)(cache->start_step + f), &pose, p->mpu);
+        if (keys.data[i].constant) k[i].interp = ONESCOPE_OTS_CONSTANT;
+    }
+    onescope_os_free(clip->allocator, keys.data);
     onescope_ots_peg *peg = &clip->pegs[e];
-    peg->keyframe_count = entity_keys(cache, e, p->mpu, p->o.keys_all, peg->keyframes);
+    onescope_os_free(clip->allocator, peg->keyframes);
+    peg->keyframes = k;
+    peg->keyframe_count = keys.count;
     return ONESCOPE_OK;
 }
 
