@@ -2,6 +2,7 @@
 #include "args.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,8 @@ static const cli_option no_clobber = {"no-clobber", 'n', NULL,
 
 #define NGLOBALS (int)(sizeof globals / sizeof globals[0])
 
+#define END_OF_OPTIONS "'--' ends the options: every word after it is an operand."
+
 static void print_option(FILE *out, const cli_option *o) {
     char left[64];
     snprintf(left, sizeof left, "%c%c%c --%s%s%s", o->short_name ? '-' : ' ',
@@ -39,13 +42,14 @@ void cli_print_global_options(FILE *out) {
 }
 
 void cli_print_help(const cli_spec *spec, FILE *out) {
-    fprintf(out, "usage: onescope %s %s [OPTIONS]\n%s", spec->name, spec->operands, spec->about);
+    fprintf(out, "usage: onescope %s%s%s [OPTIONS]\n%s", spec->name, spec->operands[0] ? " " : "",
+            spec->operands, spec->about);
     if (spec->count > 0 || spec->writes) fprintf(out, "options:\n");
     for (int i = 0; i < spec->count; i++) print_option(out, &spec->options[i]);
     if (spec->writes) print_option(out, &no_clobber);
     fprintf(out, "global options (also before the command's name):\n");
     cli_print_global_options(out);
-    fprintf(out, "'--' ends the options: every word after it is an operand.\n");
+    fprintf(out, "%s\n", END_OF_OPTIONS);
     fprintf(out, "exit: %s\n", spec->exit_codes);
 }
 
@@ -156,4 +160,113 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, int min, int max, cli
         return cli_usage_error(spec->name, "takes %s, not %d operand%s", spec->operands,
                                out->operand_count, out->operand_count == 1 ? "" : "s");
     return CLI_PARSE_RUN;
+}
+
+/* The shortest decimal that reads back as v, exponent without '+' or leading zeros ("1e300"). */
+static void put_real(char *buf, size_t size, double v) {
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    char *e = strchr(buf, 'e');
+    if (e == NULL) return;
+    char *from = e + 1, *to = e + 1;
+    if (*from == '+')
+        from++;
+    else if (*from == '-')
+        *to++ = *from++;
+    while (*from == '0' && from[1] != '\0') from++;
+    memmove(to, from, strlen(from) + 1);
+}
+
+/* Whether s is -?D+(.D+)?([eE][+-]?D+)?: the digits are checked here, so strtod (which would
+ * also take spaces, '+', hex, inf and nan) only computes the value. */
+static bool is_decimal(const char *s) {
+    if (*s == '-') s++;
+    if (*s < '0' || *s > '9') return false;
+    while (*s >= '0' && *s <= '9') s++;
+    if (*s == '.') {
+        s++;
+        if (*s < '0' || *s > '9') return false;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') s++;
+        if (*s < '0' || *s > '9') return false;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    return *s == '\0';
+}
+
+int cli_parse_real(const char *command, const char *option, const char *s, cli_real_range range,
+                   double *out) {
+    /* The CLI never calls setlocale, so strtod reads '.' as the decimal point. */
+    double v = is_decimal(s) ? strtod(s, NULL) : NAN;
+    bool low_ok = range.above_min ? v > range.min : v >= range.min;
+    if (isfinite(v) && low_ok && v <= range.max) {
+        *out = v + 0.0; /* -0 is 0 */
+        return CLI_PARSE_RUN;
+    }
+    char lo[32], hi[32], shown[256];
+    put_real(lo, sizeof lo, range.min);
+    put_real(hi, sizeof hi, range.max);
+    onescope_error_escape(shown, sizeof shown, s, strlen(s));
+    return cli_usage_error(command, "%s must be a decimal number %s %s %s %s, not '%s'", option,
+                           range.above_min ? "above" : "from", lo,
+                           range.above_min ? "and at most" : "to", hi, shown);
+}
+
+static void put_option_json(FILE *out, const cli_option *o) {
+    fputs("{\"long\": ", out);
+    cli_json_string(out, o->name, strlen(o->name));
+    fputs(", \"short\": ", out);
+    if (o->short_name)
+        cli_json_string(out, &o->short_name, 1);
+    else
+        fputs("null", out);
+    fputs(", \"arg\": ", out);
+    if (o->arg)
+        cli_json_string(out, o->arg, strlen(o->arg));
+    else
+        fputs("null", out);
+    fputs(", \"help\": ", out);
+    cli_json_string(out, o->help, strlen(o->help));
+    fputc('}', out);
+}
+
+static void put_text_json(FILE *out, const char *key, const char *s) {
+    fprintf(out, "\"%s\": ", key);
+    cli_json_string(out, s ? s : "", s ? strlen(s) : 0);
+}
+
+void cli_print_options(FILE *out, const cli_spec *const *specs, int count) {
+    fputs("{\"globals\": [", out);
+    for (int i = 0; i < NGLOBALS; i++) {
+        fputs(i ? ",\n  " : "\n  ", out);
+        put_option_json(out, &globals[i].opt);
+    }
+    fputs("],\n \"no_clobber\": ", out);
+    put_option_json(out, &no_clobber);
+    fputs(",\n ", out);
+    put_text_json(out, "end_of_options", END_OF_OPTIONS);
+    fputs(",\n \"commands\": [", out);
+    for (int c = 0; c < count; c++) {
+        const cli_spec *s = specs[c];
+        fputs(c ? ",\n  {" : "\n  {", out);
+        put_text_json(out, "name", s->name);
+        fputs(", ", out);
+        put_text_json(out, "operands", s->operands);
+        fputs(",\n   ", out);
+        put_text_json(out, "about", s->about);
+        fputs(",\n   ", out);
+        put_text_json(out, "exit", s->exit_codes);
+        fprintf(out, ",\n   \"writes\": %s, \"options\": [", s->writes ? "true" : "false");
+        for (int i = 0; i < s->count; i++) {
+            fputs(i ? ",\n    " : "\n    ", out);
+            put_option_json(out, &s->options[i]);
+        }
+        fputs("]}", out);
+    }
+    fputs("]}\n", out);
 }

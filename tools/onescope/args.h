@@ -57,6 +57,24 @@ void cli_print_help(const cli_spec *spec, FILE *out);
 /* The global options' help lines (main's usage uses them too). */
 void cli_print_global_options(FILE *out);
 
+/* The documented range of a real-valued option: min..max, min itself excluded when above_min. */
+typedef struct cli_real_range {
+    double min, max;
+    bool above_min;
+} cli_real_range;
+
+/* The one grammar of real-valued options: a decimal number, -?D+(.D+)?([eE][+-]?D+)? with D a
+ * digit, nothing around it (no spaces, '+', hex, inf or nan), whose value lies in range.
+ * Returns CLI_PARSE_RUN with *out set, or CLI_USAGE after one line naming the option, the
+ * value and the range it enforces. */
+int cli_parse_real(const char *command, const char *option, const char *s, cli_real_range range,
+                   double *out);
+
+/* The machine-readable list of every command's options (onescope --print-options): one JSON
+ * document that tools/onescope/gen_docs.py turns into onescope.1, onescope.bash and the option
+ * lists of docs/cli.md. */
+void cli_print_options(FILE *out, const cli_spec *const *specs, int count);
+
 /* Set by main when "--" came before the command's name: the command reads no options. */
 extern bool cli_operands_only;
 

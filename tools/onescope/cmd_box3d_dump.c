@@ -87,9 +87,8 @@ int cmd_box3d_dump(int argc, char **argv) {
     const char *const paths[2] = {a.operands[0], a.operands[1]};
     if (!a.seen[OPT_STEPS]) return cli_usage_error("box3d-dump", "needs --steps N");
     const char *sv = a.value[OPT_STEPS];
-    char *end = NULL;
-    long long steps = strtoll(sv, &end, 10);
-    if (end == sv || *end != '\0' || steps < 1 || steps > (long long)SCENE_MAX_STEPS)
+    uint64_t steps;
+    if (!cli_parse_u64(sv, SCENE_MAX_STEPS, &steps) || steps < 1)
         return cli_usage_error("box3d-dump", "--steps wants 1..%u, got '%s'", SCENE_MAX_STEPS, sv);
     wo.segments = a.seen[OPT_SEGMENTS];
     bool to_stdout = strcmp(paths[1], "-") == 0;
@@ -133,8 +132,8 @@ int cmd_box3d_dump(int argc, char **argv) {
         goto done;
     }
     if (!cli.quiet && strcmp(paths[1], "-") != 0)
-        printf("%s: %u bodies, %lld steps -> %s\n", cli_shown(name), scene->body_count, steps,
-               cli_shown(paths[1]));
+        printf("%s: %u bodies, %lld steps -> %s\n", cli_shown(name), scene->body_count,
+               (long long)steps, cli_shown(paths[1]));
     status = CLI_OK;
 done:
     onescope_pose_cache_free(cache);

@@ -25,15 +25,20 @@ static bool peek_ospc(const char *path) {
     return yes;
 }
 
+/* The real-valued options' ranges (stated in their help): a frame rate up to a million, a unit
+ * up to 1e12 metres (an astronomical unit is 1.5e11). */
+#define FPS_RANGE ((cli_real_range){0, 1e6, true})
+#define UNIT_RANGE ((cli_real_range){0, 1e12, true})
 enum { OPT_FPS, OPT_SOURCE, OPT_WORLD, OPT_SEGMENTS, OPT_UNIT, OPT_UP, OPT_KEYS };
 static const cli_option options[] = {
-    [OPT_FPS] = {"fps", 0, "N", "frame rate written into the .anm (default 24)"},
+    [OPT_FPS] = {"fps", 0, "N", "frame rate written into the .anm, above 0 to 1e6 (default 24)"},
     [OPT_SOURCE] = {"source", 0, "APP",
                     "harmony, blender or maya: written into the .anm (default blender)"},
     [OPT_WORLD] = {"world", 0, NULL, ".anm values are already world space: do not compose parents"},
     [OPT_SEGMENTS] = {"segments", 0, NULL,
                       ".anm -> .ospc past 256 MiB: roll over into OUT-0001.ospc, ..."},
-    [OPT_UNIT] = {"unit", 0, "U", "the cache's unit: m, cm, mm or metres per unit (default m)"},
+    [OPT_UNIT] = {"unit", 0, "U",
+                  "the cache's unit: m, cm, mm or metres per unit, above 0 to 1e12 (default m)"},
     [OPT_UP] = {"up", 0, "AXIS", "x, y or z: the .anm's up axis (default: the cache's, else y)"},
     [OPT_KEYS] = {"keys", 0, "WHICH", "needed (default) or all: which .anm keyframes to write"},
 };
@@ -66,13 +71,9 @@ int cmd_convert(int argc, char **argv) {
     int status = cli_parse(&cli_spec_convert, argc, argv, 2, 2, &a);
     if (status != CLI_PARSE_RUN) return status;
     const char *const paths[2] = {a.operands[0], a.operands[1]};
-    if (a.seen[OPT_FPS]) {
-        const char *v = a.value[OPT_FPS];
-        char *end;
-        from.fps = strtod(v, &end);
-        if (*end != '\0' || end == v || !isfinite(from.fps) || !(from.fps > 0))
-            return cli_usage_error("convert", "--fps wants a number above 0, not '%s'", v);
-    }
+    if (a.seen[OPT_FPS] &&
+        cli_parse_real("convert", "--fps", a.value[OPT_FPS], FPS_RANGE, &from.fps) != CLI_PARSE_RUN)
+        return CLI_USAGE;
     if (a.seen[OPT_SOURCE]) {
         const char *v = a.value[OPT_SOURCE];
         if (strcmp(v, "harmony") == 0)
@@ -88,18 +89,15 @@ int cmd_convert(int argc, char **argv) {
     if (a.seen[OPT_UNIT]) {
         const char *v = a.value[OPT_UNIT];
         double mpu;
-        char *end = NULL;
         if (strcmp(v, "m") == 0)
             mpu = 1.0;
         else if (strcmp(v, "cm") == 0)
             mpu = 0.01;
         else if (strcmp(v, "mm") == 0)
             mpu = 0.001;
-        else
-            mpu = strtod(v, &end);
-        if ((end != NULL && (*end != '\0' || end == v)) || !isfinite(mpu) || !(mpu > 0))
-            return cli_usage_error(
-                "convert", "--unit wants m, cm, mm or a number of metres above 0, not '%s'", v);
+        else if (cli_parse_real("convert", "--unit (m, cm, mm or metres per unit)", v, UNIT_RANGE,
+                                &mpu) != CLI_PARSE_RUN)
+            return CLI_USAGE;
         from.metres_per_unit = mpu;
         bake.metres_per_unit = mpu;
     }

@@ -7,12 +7,16 @@
 #include "cli.h"
 #include "commands.h"
 
+/* The tolerances' ranges (the help below states them): no angle between two rotations is
+ * above 180 degrees. */
+#define POSITION_RANGE ((cli_real_range){0, 1e300, false})
+#define ANGLE_RANGE ((cli_real_range){0, 180, false})
 enum { OPT_JSON, OPT_MAX, OPT_POSITION, OPT_ANGLE, OPT_OFFSET };
 static const cli_option options[] = {
     [OPT_JSON] = {"json", 0, NULL, "one JSON document on stdout (docs/cli.md lists every key)"},
     [OPT_MAX] = {"max", 'm', "N", "print at most N differing values of a replay step (default 16)"},
-    [OPT_POSITION] = {"position-tolerance", 0, "METRES", "position tolerance (default 0: exact)"},
-    [OPT_ANGLE] = {"angle-tolerance", 0, "DEGREES", "rotation tolerance (default 0: exact)"},
+    [OPT_POSITION] = {"position-tolerance", 0, "METRES", "0 to 1e300 (default 0: exact)"},
+    [OPT_ANGLE] = {"angle-tolerance", 0, "DEGREES", "0 to 180 (default 0: exact)"},
     [OPT_OFFSET] = {"offset", 'o', "X,Y,Z", "RUN.ostm CACHE.ospc: shift the replay's bodies, mm"},
 };
 const cli_spec cli_spec_diff = {
@@ -289,14 +293,6 @@ static void print_cache(const diff_args *a, const onescope_diff_cache *d, FILE *
     }
 }
 
-static bool parse_double(const char *s, double *out) {
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || !(v >= 0) || v > 1e300) return false;
-    *out = v;
-    return true;
-}
-
 static int parse_args(int argc, char **argv, diff_args *a) {
     cli_args p;
     int status = cli_parse(&cli_spec_diff, argc, argv, 2, 2, &p);
@@ -310,10 +306,13 @@ static int parse_args(int argc, char **argv, diff_args *a) {
     }
     if (p.seen[OPT_OFFSET] && !cli_parse_i32_list(p.value[OPT_OFFSET], a->o.offset, 3))
         return cli_usage_error("diff", "offset must be X,Y,Z in mm");
-    if (p.seen[OPT_POSITION] && !parse_double(p.value[OPT_POSITION], &a->o.position_tolerance))
-        return cli_usage_error("diff", "--position-tolerance must be a number >= 0");
-    if (p.seen[OPT_ANGLE] && !parse_double(p.value[OPT_ANGLE], &a->o.angle_tolerance))
-        return cli_usage_error("diff", "--angle-tolerance must be a number >= 0");
+    if (p.seen[OPT_POSITION] &&
+        cli_parse_real("diff", "--position-tolerance", p.value[OPT_POSITION], POSITION_RANGE,
+                       &a->o.position_tolerance) != CLI_PARSE_RUN)
+        return CLI_USAGE;
+    if (p.seen[OPT_ANGLE] && cli_parse_real("diff", "--angle-tolerance", p.value[OPT_ANGLE],
+                                            ANGLE_RANGE, &a->o.angle_tolerance) != CLI_PARSE_RUN)
+        return CLI_USAGE;
     for (int k = 0; k < 2; k++) {
         a->path[k] = p.operands[k];
         if (strcmp(a->path[k], "-") == 0)

@@ -43,25 +43,25 @@ static bool list_goes_on(onescope_code code) {
 
 #define VALIDATE_MAX_ERRORS 20u
 
+static const cli_option validate_options[] = {
+    {"max-errors", 0, "N", "list up to N errors of a .pvt or .anm file, 1 to 100000 (default 20)"},
+};
+const cli_spec cli_spec_validate = {
+    .name = "validate",
+    .operands = "FILE...",
+    .about = "Checks each file against its format (OSPC, OSTM, OSLS, .pvt or .anm, found\n"
+             "from its content). Prints one line per error on stderr: the binary formats\n"
+             "stop at their first error, a .pvt or .anm lists every error up to\n"
+             "--max-errors (a syntax error ends the list). Files are streamed: memory does\n"
+             "not grow with their size.\n",
+    .exit_codes = "0 all valid, 1 any invalid or unreadable, 2 usage",
+    .options = validate_options,
+    .count = 1,
+};
+
 int cmd_validate(int argc, char **argv) {
-    static const cli_option options[] = {
-        {"max-errors", 0, "N",
-         "list up to N errors of a .pvt or .anm file, 1 to 100000 (default 20)"},
-    };
-    static const cli_spec spec = {
-        .name = "validate",
-        .operands = "FILE...",
-        .about = "Checks each file against its format (OSPC, OSTM, OSLS, .pvt or .anm, found\n"
-                 "from its content). Prints one line per error on stderr: the binary formats\n"
-                 "stop at their first error, a .pvt or .anm lists every error up to\n"
-                 "--max-errors (a syntax error ends the list). Files are streamed: memory does\n"
-                 "not grow with their size.\n",
-        .exit_codes = "0 all valid, 1 any invalid or unreadable, 2 usage",
-        .options = options,
-        .count = 1,
-    };
     cli_args a;
-    int status = cli_parse(&spec, argc, argv, 1, -1, &a);
+    int status = cli_parse(&cli_spec_validate, argc, argv, 1, -1, &a);
     if (status != CLI_PARSE_RUN) return status;
     uint64_t max = VALIDATE_MAX_ERRORS;
     if (a.seen[0] && (!cli_parse_u64(a.value[0], 100000, &max) || max == 0))
@@ -90,27 +90,28 @@ int cmd_validate(int argc, char **argv) {
     return status == CLI_FAIL ? CLI_FAIL : CLI_OK;
 }
 
+static const cli_option dump_options[] = {
+    {"json", 0, NULL, "one JSON document per file, keys the format's field names"},
+};
+const cli_spec cli_spec_dump = {
+    .name = "dump",
+    .operands = "FILE...",
+    .about = "Prints the header, the entities or bodies and the counts of each FILE (with\n"
+             "more than one, each after a line '==> FILE <=='; with --json, one document\n"
+             "after another). Goes on past a bad file: its one line goes to stderr.\n"
+             "'onescope dump --poses CACHE.ospc' prints the poses themselves as a table (its\n"
+             "own options: 'onescope dump --poses --help').\n",
+    .exit_codes = "0 ok, 1 any file invalid or unreadable, 2 usage",
+    .options = dump_options,
+    .count = 1,
+};
+
 int cmd_dump(int argc, char **argv) {
     /* The pose table of one cache is its own mode with its own options (fmt_ospc.c). */
     for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (strcmp(argv[i], "--poses") == 0) return cli_ospc_dump_poses(argc, argv);
-    static const cli_option options[] = {
-        {"json", 0, NULL, "one JSON document per file, keys the format's field names"},
-    };
-    static const cli_spec spec = {
-        .name = "dump",
-        .operands = "FILE...",
-        .about = "Prints the header, the entities or bodies and the counts of each FILE (with\n"
-                 "more than one, each after a line '==> FILE <=='; with --json, one document\n"
-                 "after another). Goes on past a bad file: its one line goes to stderr.\n"
-                 "onescope dump CACHE.ospc --poses [--frames A:B] [--entity ID] [--csv|--json]\n"
-                 "prints the poses themselves as a table.\n",
-        .exit_codes = "0 ok, 1 any file invalid or unreadable, 2 usage",
-        .options = options,
-        .count = 1,
-    };
     cli_args a;
-    int status = cli_parse(&spec, argc, argv, 1, -1, &a);
+    int status = cli_parse(&cli_spec_dump, argc, argv, 1, -1, &a);
     if (status != CLI_PARSE_RUN) return status;
     bool json = a.seen[0];
     for (int i = 0; i < a.operand_count; i++) {
@@ -133,18 +134,19 @@ int cmd_dump(int argc, char **argv) {
     return status == CLI_PARSE_RUN ? CLI_OK : status;
 }
 
+const cli_spec cli_spec_rewrite = {
+    .name = "rewrite",
+    .operands = "IN OUT",
+    .about = "Parses IN and writes it to OUT with the library's writer ('-' for standard\n"
+             "input or output). OUT is written atomically and is not created when IN is\n"
+             "invalid.\n",
+    .exit_codes = "0 ok, 1 IN invalid or OUT not written, 2 usage",
+    .writes = true,
+};
+
 int cmd_rewrite(int argc, char **argv) {
-    static const cli_spec spec = {
-        .name = "rewrite",
-        .operands = "IN OUT",
-        .about = "Parses IN and writes it to OUT with the library's writer ('-' for standard\n"
-                 "input or output). OUT is written atomically and is not created when IN is\n"
-                 "invalid.\n",
-        .exit_codes = "0 ok, 1 IN invalid or OUT not written, 2 usage",
-        .writes = true,
-    };
     cli_args a;
-    int status = cli_parse(&spec, argc, argv, 2, 2, &a);
+    int status = cli_parse(&cli_spec_rewrite, argc, argv, 2, 2, &a);
     if (status != CLI_PARSE_RUN) return status;
     char **paths = a.operands;
     if (!cli_check_output("rewrite", paths[0], paths[1])) return CLI_FAIL;

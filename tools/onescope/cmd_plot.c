@@ -9,11 +9,58 @@
 #include "cli.h"
 #include "commands.h"
 
+/* The table is outside the cairo part: --help and the generated docs are the same in every
+ * build. */
+enum {
+    OPT_OUTPUT,
+    OPT_FROM,
+    OPT_TO,
+    OPT_WIDTH,
+    OPT_HEIGHT,
+    OPT_TITLE,
+    OPT_FIELD,
+    OPT_STEP,
+    OPT_DIFF
+};
+static const cli_option options[] = {
+    [OPT_OUTPUT] = {"output", 'o', "OUT", "OUT.svg or OUT.png (required)"},
+    [OPT_FROM] = {"from", 0, "STEP", "first host step drawn (default 0)"},
+    [OPT_TO] = {"to", 0, "STEP", "last host step drawn (default the end)"},
+    [OPT_WIDTH] = {"width", 0, "PX", "200..8192 pixels (default 1000, 3D 1400)"},
+    [OPT_HEIGHT] = {"height", 0, "PX", "200..8192 pixels (default 760)"},
+    [OPT_TITLE] = {"title", 0, "TEXT", "the title (default the inputs' names)"},
+    [OPT_FIELD] = {"field", 0, "NAME", "density or occupancy: one replay's field at --step"},
+    [OPT_STEP] = {"step", 0, "STEP", "the host step of --field"},
+    [OPT_DIFF] = {"diff", 0, NULL, "the largest distance between A and B at every step"},
+};
+const cli_spec cli_spec_plot = {
+    .name = "plot",
+    .operands = "INPUT... -o OUT.svg|OUT.png",
+    .about = "Draws OSTM replays (the bodies' trajectories, run through the test module) and\n"
+             "OSPC pose caches (the entities' paths), overlaid with a legend naming each\n"
+             "input; 2D as x-y, 3D as a top (x-z) and a side (x-y) view. Bodies and entities\n"
+             "are coloured by index; spawns, removals and link hand-overs are marked.\n"
+             "--from/--to keep host steps in a range (inclusive). The format comes from\n"
+             "OUT's extension. Two more forms:\n"
+             "onescope plot REPLAY.ostm --field density|occupancy --step STEP -o OUT\n"
+             "  draws a replay's field on the 8 x 8 floor grid at a host step, with a colour\n"
+             "  scale;\n"
+             "onescope plot --diff A B -o OUT\n"
+             "  draws the largest distance between the entities of A and B (caches, or\n"
+             "  replays as their bodies) at every common step.\n",
+    .exit_codes = "0 written; 1 an input is invalid or cannot be drawn (OUT is not created); 2 "
+                  "usage",
+    .options = options,
+    .count = sizeof options / sizeof options[0],
+    .writes = true,
+};
+
 #ifndef ONESCOPE_HAVE_CAIRO
 
 int cmd_plot(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    cli_args ca;
+    int parsed = cli_parse(&cli_spec_plot, argc, argv, 0, -1, &ca);
+    if (parsed != CLI_PARSE_RUN) return parsed;
     fprintf(stderr, "onescope plot: this build has no plot support (cairo was not found when it "
                     "was configured)\n");
     return CLI_FAIL;
@@ -24,25 +71,6 @@ int cmd_plot(int argc, char **argv) {
 #include "../plot/plot.h"
 
 #define MAX_INPUTS 8
-
-static void help_to(FILE *out) {
-    fprintf(
-        out,
-        "usage: onescope plot INPUT... -o OUT.svg|OUT.png [--from STEP] [--to STEP]\n"
-        "                     [--width PX] [--height PX] [--title TEXT]\n"
-        "       onescope plot REPLAY.ostm --field density|occupancy --step STEP -o OUT\n"
-        "       onescope plot --diff A B -o OUT\n"
-        "Draws OSTM replays (the bodies' trajectories, run through the test module) and OSPC\n"
-        "pose caches (the entities' paths), overlaid with a legend naming each input; 2D as x-y,\n"
-        "3D as a top (x-z) and a side (x-y) view. Bodies and entities are coloured by index;\n"
-        "spawns, removals and link hand-overs are marked. --from/--to keep host steps in a\n"
-        "range (inclusive). --field draws a replay's field on the 8 x 8 floor grid at a host\n"
-        "step, with a colour scale. --diff draws the largest distance between the entities of A\n"
-        "and B (caches, or replays as their bodies) at every common step. The format comes from\n"
-        "OUT's extension; --width and --height default to 1000 x 760 (3D: 1400 x 760).\n"
-        "exit: 0 written; 1 an input is invalid or cannot be drawn (OUT is not created); 2 "
-        "usage\n");
-}
 
 typedef struct input {
     const char *path;
@@ -564,45 +592,12 @@ static bool parse_step(const char *s, int64_t *out) {
     return true;
 }
 
-enum {
-    OPT_OUTPUT,
-    OPT_FROM,
-    OPT_TO,
-    OPT_WIDTH,
-    OPT_HEIGHT,
-    OPT_TITLE,
-    OPT_FIELD,
-    OPT_STEP,
-    OPT_DIFF
-};
-static const cli_option options[] = {
-    [OPT_OUTPUT] = {"output", 'o', "OUT", "OUT.svg or OUT.png (required)"},
-    [OPT_FROM] = {"from", 0, "STEP", "first host step drawn (default 0)"},
-    [OPT_TO] = {"to", 0, "STEP", "last host step drawn (default the end)"},
-    [OPT_WIDTH] = {"width", 0, "PX", "200..8192 pixels (default 1000, 3D 1400)"},
-    [OPT_HEIGHT] = {"height", 0, "PX", "200..8192 pixels (default 760)"},
-    [OPT_TITLE] = {"title", 0, "TEXT", "the title (default the inputs' names)"},
-    [OPT_FIELD] = {"field", 0, "NAME", "density or occupancy: one replay's field at --step"},
-    [OPT_STEP] = {"step", 0, "STEP", "the host step of --field"},
-    [OPT_DIFF] = {"diff", 0, NULL, "the largest distance between A and B at every step"},
-};
-static const cli_spec plot_spec = {
-    .name = "plot",
-    .operands = "INPUT...",
-    .exit_codes = "0 written; 1 an input is invalid or cannot be drawn (OUT is not created); 2 "
-                  "usage",
-    .options = options,
-    .count = sizeof options / sizeof options[0],
-    .writes = true,
-    .print_help = help_to,
-};
-
 int cmd_plot(int argc, char **argv) {
     plot_args a = {.from = 0, .to = INT64_MAX, .width = 0, .height = 0, .step = -1};
     input in[MAX_INPUTS];
     memset(in, 0, sizeof in);
     cli_args ca;
-    int parsed = cli_parse(&plot_spec, argc, argv, 0, -1, &ca);
+    int parsed = cli_parse(&cli_spec_plot, argc, argv, 0, -1, &ca);
     if (parsed != CLI_PARSE_RUN) return parsed;
     if (ca.operand_count > MAX_INPUTS)
         return cli_usage_error("plot", "takes at most %d inputs", MAX_INPUTS);

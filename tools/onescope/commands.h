@@ -19,9 +19,12 @@ int cmd_gen_testdata(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 
-/* The option tables of the commands on the one parser (args.h); dump's and rewrite's live
- * inside their functions. */
-extern const cli_spec cli_spec_replay, cli_spec_convert, cli_spec_box3d_dump, cli_spec_ghost,
-    cli_spec_diff, cli_spec_gen_testdata, cli_spec_recover, cli_spec_verify;
+/* The option tables of the commands on the one parser (args.h): each command's --help, and
+ * (onescope --print-options, tools/onescope/gen_docs.py) onescope.1, onescope.bash and the
+ * option lists of docs/cli.md. */
+extern const cli_spec cli_spec_validate, cli_spec_dump, cli_spec_dump_poses, cli_spec_rewrite,
+    cli_spec_verify, cli_spec_replay, cli_spec_convert, cli_spec_box3d_dump, cli_spec_live_serve,
+    cli_spec_live_attach, cli_spec_ghost, cli_spec_diff, cli_spec_recover, cli_spec_plot,
+    cli_spec_gen_testdata;
 
 #endif

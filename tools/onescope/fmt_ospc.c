@@ -130,55 +130,43 @@ static bool parse_frames(const char *s, uint64_t *a, uint64_t *b) {
     return *a <= *b;
 }
 
-static void help_poses(void) {
-    printf("usage: onescope dump CACHE.ospc --poses [--frames A:B] [--entity ID] [--csv|--json]\n"
-           "Prints one row per frame and entity: frame, step, entity id, name, present, position\n"
-           "x y z (in the cache's units; metres per unit in the header line) and rotation x y z w\n"
-           "(the all-zero quaternion printed as the identity). Floats are the shortest decimals\n"
-           "that read back exactly. --frames keeps frames A to B (0-based, inclusive; A: or :B\n"
-           "leave an end open), --entity one entity by id. Absent poses print as absent (CSV:\n"
-           "empty fields; JSON: \"present\": false, no position).\n"
-           "exit: 0 ok, 1 an invalid file or a frame or entity it does not hold, 2 usage\n");
-}
+enum { P_POSES, P_FRAMES, P_ENTITY, P_CSV, P_JSON };
+static const cli_option poses_options[] = {
+    [P_POSES] = {"poses", 0, NULL, "print the poses themselves (this form of dump)"},
+    [P_FRAMES] = {"frames", 0, "A:B", "frames A to B only (0-based, inclusive; A: or :B open)"},
+    [P_ENTITY] = {"entity", 0, "ID", "the entity with this id only"},
+    [P_CSV] = {"csv", 0, NULL, "CSV with a header line (not with --json)"},
+    [P_JSON] = {"json", 0, NULL, "one JSON document (not with --csv)"},
+};
+const cli_spec cli_spec_dump_poses = {
+    .name = "dump --poses",
+    .operands = "CACHE.ospc",
+    .about = "Prints one row per frame and entity: frame, step, entity id, name, present,\n"
+             "position x y z (in the cache's units; metres per unit in the header line) and\n"
+             "rotation x y z w (the all-zero quaternion printed as the identity). Floats are\n"
+             "the shortest decimals that read back exactly. Absent poses print as absent\n"
+             "(CSV: empty fields; JSON: \"present\": false, no position).\n",
+    .exit_codes = "0 ok, 1 an invalid file or a frame or entity it does not hold, 2 usage",
+    .options = poses_options,
+    .count = sizeof poses_options / sizeof poses_options[0],
+};
 
 int cli_ospc_dump_poses(int argc, char **argv) {
-    const char *path = NULL;
-    bool csv = false, json = false, have_entity = false;
     uint64_t f0 = 0, f1 = UINT32_MAX, id = 0;
-    bool have_frames = false;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            help_poses();
-            return CLI_OK;
-        } else if (strcmp(a, "--poses") == 0) {
-            continue;
-        } else if (strcmp(a, "--csv") == 0 || strcmp(a, "--json") == 0) {
-            if (csv || json) return cli_usage_error("dump", "--csv and --json: choose one");
-            *(strcmp(a, "--csv") == 0 ? &csv : &json) = true;
-        } else if (strcmp(a, "--frames") == 0 || strcmp(a, "--entity") == 0) {
-            if (i + 1 >= argc) return cli_usage_error("dump", "%s needs a value", a);
-            const char *v = argv[++i];
-            if (strcmp(a, "--frames") == 0) {
-                if (!parse_frames(v, &f0, &f1))
-                    return cli_usage_error("dump",
-                                           "--frames must be A:B with frames A <= B, not '%s'", v);
-                have_frames = true;
-            } else {
-                if (!cli_parse_u64(v, UINT64_MAX, &id) || id == 0)
-                    return cli_usage_error(
-                        "dump", "--entity must be an entity id (1 or more), not '%s'", v);
-                have_entity = true;
-            }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_usage_error("dump", "unknown option '%s'", a);
-        } else if (path != NULL) {
-            return cli_usage_error("dump", "takes one FILE");
-        } else {
-            path = a;
-        }
-    }
-    if (path == NULL) return cli_usage_error("dump", "needs a FILE");
+    cli_args pa;
+    int parsed = cli_parse(&cli_spec_dump_poses, argc, argv, 1, 1, &pa);
+    if (parsed != CLI_PARSE_RUN) return parsed;
+    const char *path = pa.operands[0];
+    bool csv = pa.seen[P_CSV], json = pa.seen[P_JSON];
+    bool have_entity = pa.seen[P_ENTITY], have_frames = pa.seen[P_FRAMES];
+    if (csv && json) return cli_usage_error("dump --poses", "--csv and --json: choose one");
+    if (have_frames && !parse_frames(pa.value[P_FRAMES], &f0, &f1))
+        return cli_usage_error("dump --poses", "--frames must be A:B with frames A <= B, not '%s'",
+                               pa.value[P_FRAMES]);
+    if (have_entity && (!cli_parse_u64(pa.value[P_ENTITY], UINT64_MAX, &id) || id == 0))
+        return cli_usage_error("dump --poses",
+                               "--entity must be an entity id (1 or more), not '%s'",
+                               pa.value[P_ENTITY]);
     const char *name = cli_input_name(path);
     onescope_error err;
     onescope_pose_cache *c;

@@ -48,6 +48,15 @@ static const cli_spec main_spec = {
     .print_help = usage,
 };
 
+/* Every command's table, in the order of the docs (dump's pose form and live's two
+ * subcommands are commands of their own there). */
+static const cli_spec *const documented[] = {
+    &cli_spec_validate,   &cli_spec_dump,        &cli_spec_dump_poses,   &cli_spec_rewrite,
+    &cli_spec_verify,     &cli_spec_replay,      &cli_spec_convert,      &cli_spec_box3d_dump,
+    &cli_spec_live_serve, &cli_spec_live_attach, &cli_spec_ghost,        &cli_spec_diff,
+    &cli_spec_recover,    &cli_spec_plot,        &cli_spec_gen_testdata,
+};
+
 static double seconds(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -55,6 +64,11 @@ static double seconds(void) {
 }
 
 int main(int argc, char **argv) {
+    /* Not in --help: the tables as JSON for tools/onescope/gen_docs.py (docs/cli.md). */
+    if (argc == 2 && strcmp(argv[1], "--print-options") == 0) {
+        cli_print_options(stdout, documented, (int)(sizeof documented / sizeof documented[0]));
+        return CLI_OK;
+    }
     cli_args a;
     int rc = cli_parse(&main_spec, argc - 1, argv + 1, 0, -1, &a);
     if (rc != CLI_PARSE_RUN) return rc;

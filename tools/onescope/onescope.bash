@@ -1,9 +1,11 @@
-# bash completion for onescope. Option lists match the commands' tables (tests/cli/cli_docs.sh
-# compares them with 'onescope CMD --help').
+# bash completion for onescope. The command and option words are generated from the commands'
+# tables by tools/onescope/gen_docs.py (tests/cli/cli_docs.sh fails when they differ).
 _onescope() {
     local cur=${COMP_WORDS[COMP_CWORD]} cmd="" i
-    local commands="validate dump rewrite verify replay convert box3d-dump live ghost diff recover gen-testdata"
+    # BEGIN GENERATED words
+    local commands="validate dump rewrite verify replay convert box3d-dump live ghost diff recover plot gen-testdata"
     local globals="-q --quiet -v --verbose -h --help --version"
+    # END GENERATED words
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
         --) ;;
@@ -19,21 +21,38 @@ _onescope() {
         fi
         return
     fi
+    # the table: live's subcommand, dump's --poses form
+    local key=$cmd j w
+    if [[ $cmd == live ]]; then
+        for ((j = i + 1; j < COMP_CWORD; j++)); do
+            case ${COMP_WORDS[j]} in
+            -*) ;;
+            *) key="live ${COMP_WORDS[j]}"; break ;;
+            esac
+        done
+    elif [[ $cmd == dump ]]; then
+        for w in "${COMP_WORDS[@]}"; do [[ $w == --poses ]] && key="dump --poses"; done
+    fi
     local opts=""
-    case $cmd in
+    # BEGIN GENERATED options
+    case $key in
     validate) opts="--max-errors" ;;
-    dump) opts="--json" ;;
+    dump) opts="--json --poses" ;;
+    "dump --poses") opts="--poses --frames --entity --csv --json" ;;
     rewrite) opts="-n --no-clobber" ;;
     verify) opts="-j --jobs --json --junit --shard -r --recursive -n --no-clobber" ;;
     replay) opts="--json --state" ;;
     convert) opts="--fps --source --world --segments --unit --up --keys -n --no-clobber" ;;
     box3d-dump) opts="-s --steps --segments -n --no-clobber" ;;
-    live) opts="serve attach --dims --bodies --seed --replay --steps --probe-every --link --from --save --json -n --no-clobber" ;;
+    "live serve") opts="--dims --bodies --seed --replay --steps --probe-every --link" ;;
+    "live attach") opts="--from --save --json -n --no-clobber" ;;
     ghost) opts="--from --frames -o --offset --label --segments -n --no-clobber" ;;
     diff) opts="--json -m --max --position-tolerance --angle-tolerance -o --offset" ;;
     recover) opts="-n --no-clobber" ;;
+    plot) opts="-o --output --from --to --width --height --title --field --step --diff -n --no-clobber" ;;
     gen-testdata) opts="-n --no-clobber" ;;
     esac
+    # END GENERATED options
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts $globals" -- "$cur"))
     elif [[ $cmd == convert && ${COMP_WORDS[COMP_CWORD - 1]} == --source ]]; then
@@ -44,7 +63,9 @@ _onescope() {
         COMPREPLY=($(compgen -W "x y z" -- "$cur"))
     elif [[ $cmd == convert && ${COMP_WORDS[COMP_CWORD - 1]} == --keys ]]; then
         COMPREPLY=($(compgen -W "needed all" -- "$cur"))
-    elif [[ $cmd == live && $((COMP_CWORD - i)) -eq 1 ]]; then
+    elif [[ $cmd == plot && ${COMP_WORDS[COMP_CWORD - 1]} == --field ]]; then
+        COMPREPLY=($(compgen -W "density occupancy" -- "$cur"))
+    elif [[ $key == live ]]; then
         COMPREPLY=($(compgen -W "serve attach" -- "$cur"))
     else
         COMPREPLY=($(compgen -f -- "$cur"))
