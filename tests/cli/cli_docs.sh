@@ -1,6 +1,8 @@
-# docs/cli.md, onescope.1 and onescope.bash against the real CLI: each command's --help lists
-# exactly the options docs/cli.md lists; every documented JSON key (and type) occurs in real
-# output of the testdata files, and every key of that output is documented.
+# docs/cli.md, onescope.1 and onescope.bash against the real CLI: their option lists are what
+# tools/onescope/gen_docs.py makes from the option tables (onescope --print-options), every
+# command of 'onescope --help' has a table, each command's --help lists exactly its table; a
+# drifted copy is caught (edited in a scratch tree); every documented JSON key (and type) occurs
+# in real output of the testdata files, and every key of that output is documented.
 . "$(dirname "$0")/common.sh"
 TD="$SRC/testdata"
 S=$SCRATCH
@@ -32,42 +34,75 @@ b[1622] ^= 1  # a bit of hash row 200
 open(sys.argv[2], 'wb').write(b)
 PY
 "$ONESCOPE" verify --json "$TD/test-2d-600.ostm" "$S/bad.ostm" "$S/missing.ostm" >"$S/verify.json" 2>/dev/null
-for c in validate dump rewrite verify replay convert box3d-dump "live serve" "live attach" ghost \
-    diff recover gen-testdata; do
-    "$ONESCOPE" $c --help >"$S/help-${c/ /-}.txt"
-done
+GEN="$SRC/tools/onescope/gen_docs.py"
 
-if python3 - "$SRC/docs/cli.md" "$S" "$SRC/tools/onescope/onescope.bash" <<'PY'; then ok; else bad "docs/cli.md, onescope.bash or --help drifted"; fi
+# the committed files are what the tables give (the message says how to regenerate)
+if python3 "$GEN" "$ONESCOPE_BIN" --check 2>"$S/gen.err"; then ok; else bad "docs drifted from the option tables:"; cat "$S/gen.err" >&2; fi
+
+# the tables onescope --print-options lists are the ones the commands parse and --help prints
+"$ONESCOPE" --print-options >"$S/options.json"
+"$ONESCOPE" --help >"$S/help-main.txt"
+python3 - "$S/options.json" >"$S/names.txt" <<'PY'
+import json, sys
+for c in json.load(open(sys.argv[1]))["commands"]: print(c["name"])
+PY
+while read -r c; do
+    "$ONESCOPE" $c --help >"$S/help-${c// /_}.txt"
+done <"$S/names.txt"
+if python3 - "$S" <<'PY'; then ok; else bad "--help and --print-options disagree"; fi
 import json, re, sys
-doc, S, comp = open(sys.argv[1]).read(), sys.argv[2], open(sys.argv[3]).read()
+S = sys.argv[1]
+t = json.load(open(f"{S}/options.json"))
+errors = []
+listed = {l.split()[0] for l in re.search(r'^commands:\n(.*?)\n\n', open(f"{S}/help-main.txt").read(), re.S | re.M).group(1).splitlines()}
+tabled = {c["name"].split()[0] for c in t["commands"]}
+if listed != tabled: errors.append(f"onescope --help lists {sorted(listed)}, the tables {sorted(tabled)}")
+def spell(o): return ([f"-{o['short']}"] if o["short"] else []) + [f"--{o['long']}"]
+for c in t["commands"]:
+    h = open(f"{S}/help-{c['name'].replace(' ', '_')}.txt").read()
+    if not h.startswith(f"usage: onescope {c['name']} "): errors.append(f"{c['name']}: --help is not the table's: {h[:60]!r}")
+    m = re.search(r'^options:\n(.*?)^global options', h, re.S | re.M)
+    got = [w for l in (m.group(1).splitlines() if m else []) for w in re.findall(r'(--?[a-z][a-z0-9-]*)', l[:29])]
+    want = [f for o in c["options"] + ([t["no_clobber"]] if c["writes"] else []) for f in spell(o)]
+    if got != want: errors.append(f"{c['name']}: --help {got} vs table {want}")
+    g = re.search(r'^global options.*?\n(.*?)^\'--\'', h, re.S | re.M)
+    gw = [w for l in (g.group(1).splitlines() if g else []) for w in re.findall(r'(--?[a-z][a-z0-9-]*)', l[:29])]
+    if gw != [f for o in t["globals"] for f in spell(o)]: errors.append(f"{c['name']}: global options {gw}")
+for e in errors: print(e, file=sys.stderr)
+sys.exit(1 if errors else 0)
+PY
+
+# a copy that drifted is caught: a generated row edited, an option named in a hand-written line
+# that no table has, a command's section naming another command's option, a missing region
+T=$S/tree
+drift() { # drift NAME FILE PYTHON-EXPRESSION-ON-s
+    rm -rf "$T" && mkdir -p "$T/tools/onescope" "$T/docs"
+    cp "$SRC/tools/onescope/onescope.1" "$SRC/tools/onescope/onescope.bash" "$T/tools/onescope/"
+    cp "$SRC/docs/cli.md" "$T/docs/"
+    python3 -c 'import sys; p=sys.argv[1]; s=open(p).read(); t=eval(sys.argv[2]); assert t != s, "no change"; open(p,"w").write(t)' "$T/$2" "$3" || { bad "$1: the edit did not apply"; return; }
+    if python3 "$GEN" "$ONESCOPE_BIN" --check --src "$T" 2>"$S/drift.err"; then
+        bad "$1: gen_docs.py --check passed"
+    else
+        grep -q "regenerate with 'python3 tools/onescope/gen_docs.py" "$S/drift.err" && ok || bad "$1: no regenerate hint"
+    fi
+}
+drift "a row of docs/cli.md" docs/cli.md 's.replace("| `--frames N` | how many frames", "| `--frames N` | how many", 1)'
+drift "a dropped row" docs/cli.md 's.replace("| `--entity ID` | the entity with this id only |\n", "", 1)'
+drift "the man page" tools/onescope/onescope.1 's.replace("\\fB\\-\\-state\\fR", "\\fB\\-\\-states\\fR", 1)'
+drift "the completion" tools/onescope/onescope.bash 's.replace(" --csv", "", 1)'
+drift "an unknown option in prose" docs/cli.md 's.replace("### ghost\n\n", "### ghost\n\nSee `--no-such-option`.\n\n", 1)'
+drift "another command's option" docs/cli.md 's.replace("### ghost\n\n", "### ghost\n\nSee `--max-errors`.\n\n", 1)'
+drift "an unknown option in the completion" tools/onescope/onescope.bash 's.replace("== --keys ]]", "== --key ]]", 1)'
+drift "a missing region" docs/cli.md 's.replace("<!-- BEGIN GENERATED options-plot", "<!-- BEGUN options-plot", 1)'
+
+if python3 - "$SRC/docs/cli.md" "$S" <<'PY'; then ok; else bad "docs/cli.md's JSON keys drifted"; fi
+import json, re, sys
+doc, S = open(sys.argv[1]).read(), sys.argv[2]
 errors = []
 def section(title):
     m = re.search(r'^#{3} ' + re.escape(title) + r'\n(.*?)(?=^#{2,3} |\Z)', doc, re.S | re.M)
     assert m, title
     return m.group(1)
-def doc_options(text):
-    return {o for row in re.findall(r'^\| (`-.*?) \|', text, re.M) for o in re.findall(r'`(--?[a-z][a-z0-9-]*)', row)}
-def help_options(cmd):
-    h = open(f"{S}/help-{cmd.replace(' ', '-')}.txt").read()
-    m = re.search(r'^options:\n(.*?)^global options', h, re.S | re.M)
-    if not m:  # a command not yet on the parser: every --opt its help mentions
-        return None, set(re.findall(r'(--[a-z][a-z0-9-]*)', h)) - {'--help'}
-    return True, {o for l in m.group(1).splitlines() for o in re.findall(r'(--?[a-z][a-z0-9-]*)', l[:29])}
-for cmd in ['validate', 'dump', 'rewrite', 'verify', 'replay', 'convert', 'box3d-dump', 'ghost', 'diff', 'recover', 'gen-testdata', 'live serve', 'live attach']:
-    if cmd.startswith('live'):
-        sec = section('live')
-        sec = sec.split('`live attach` (writes')[cmd == 'live attach']
-    else:
-        sec = section(cmd)
-    want = doc_options(sec)
-    parsed, got = help_options(cmd)
-    if parsed:
-        got -= {'-n', '--no-clobber'}  # the overwrite rule's option, documented once
-        if got != want: errors.append(f"{cmd}: --help {sorted(got)} vs docs {sorted(want)}")
-    elif not want <= got:
-        errors.append(f"{cmd}: docs list {sorted(want - got)} that --help does not")
-    words = re.search(r'^\s*' + re.escape(cmd.split()[0]) + r'\) opts="(.*?)"', comp, re.M).group(1).split()
-    if not want <= set(words): errors.append(f"{cmd}: completion lacks {sorted(want - set(words))}")
 def typ(v):
     return {bool: 'boolean', int: 'integer', float: 'number', str: 'string', type(None): 'null', list: 'array', dict: 'object'}[type(v)]
 def walk(v, p, out):
@@ -105,11 +140,18 @@ if command -v groff >/dev/null; then
 else
     grep -q '^\.TH ONESCOPE 1' "$SRC/tools/onescope/onescope.1" && ok || bad "no .TH"
 fi
-for c in validate dump rewrite verify replay convert box3d-dump live ghost diff recover gen-testdata; do
-    grep -qF ".SS ${c//-/\\-}" "$SRC/tools/onescope/onescope.1" && ok || bad "onescope.1 lacks $c"
+for c in validate dump "dump --poses" rewrite verify replay convert box3d-dump "live serve" \
+    "live attach" ghost diff recover plot gen-testdata; do
+    c=${c//-/\\-}
+    grep -qxF ".SS $c" "$SRC/tools/onescope/onescope.1" && ok || bad "onescope.1 lacks $c"
 done
-out=$(bash -c '. "$1"; COMP_WORDS=(onescope gh); COMP_CWORD=1; _onescope; echo "${COMPREPLY[*]}";
-    COMP_WORDS=(onescope ghost --fr); COMP_CWORD=2; _onescope; echo "${COMPREPLY[*]}"' _ "$SRC/tools/onescope/onescope.bash")
-[ "$out" = "ghost
---from --frames" ] && ok || bad "completion gave: $out"
+comp() { bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _onescope; echo "${COMPREPLY[*]}"' _ "$SRC/tools/onescope/onescope.bash" "$@"; }
+for t in "gh=ghost" "ghost --fr=--from --frames" "pl=plot" "plot --wi=--width" "dump --po=--poses" \
+    "dump x.ospc --poses --fr=--frames" "dump --poses --c=--csv" "dump --c=" "live se=serve" \
+    "live serve --pro=--probe-every" "live attach --sa=--save" "rewrite --no=--no-clobber" \
+    "replay --no=" "plot --field d=density" "-=-q --quiet -v --verbose -h --help --version"; do
+    words=${t%%=*} want=${t#*=}
+    got=$(comp onescope $words)
+    [ "$got" = "$want" ] && ok || bad "completion of '$words' gave '$got', wanted '$want'"
+done
 finish
