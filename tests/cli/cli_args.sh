@@ -104,4 +104,24 @@ expect_exit 1 "$ONESCOPE" dump "$G" "$S/missing.ospc"
 expect_exit 1 "$ONESCOPE" dump -- "$G" "-missing.ospc"
 expect_exit 1 "$ONESCOPE" dump --json "$S/missing.ospc" "$G"
 expect_exit 1 "$ONESCOPE" diff -- "$R" "-missing.ostm"
+# One decimal grammar for every real-valued option (issue 21.21): no hex, spaces, sign '+',
+# inf/nan, bare '.5' or '5.', and the range the message states is the range enforced.
+C="$TD/test-2d-ghost.ospc"
+for v in 0x10 " 1" "1 " "+1" inf nan 1. .5 -1 1,5 1e301 1e308; do
+    expect_exit 2 "$ONESCOPE" diff --position-tolerance "$v" "$C" "$C"
+    expect_grep "position-tolerance.*must be a decimal number" "$S/err"
+    expect_grep "1e300" "$S/err"
+done
+for v in 0 1e300 0.25 1e-5; do
+    expect_exit 0 "$ONESCOPE" diff -q --position-tolerance "$v" "$C" "$C"
+done
+expect_exit 0 "$ONESCOPE" diff -q --angle-tolerance 180 "$C" "$C"
+expect_exit 2 "$ONESCOPE" diff --angle-tolerance 180.5 "$C" "$C"
+expect_grep "180" "$S/err"
+for v in 0 " 30" 0x1e 1e7; do
+    expect_exit 2 "$ONESCOPE" convert --fps "$v" "$C" "$S/fps.anm"
+done
+[ ! -e "$S/fps.anm" ] && ok || bad "a refused --fps wrote its output"
+# an integer option refuses spaces too
+expect_exit 2 "$ONESCOPE" box3d-dump --steps " 5" x.json "$S/b.ospc"
 finish
