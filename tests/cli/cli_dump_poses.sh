@@ -51,4 +51,30 @@ one_line
 head -c 300 "$G" >"$SCRATCH/cut.ospc"
 expect_exit 1 "$ONESCOPE" dump "$SCRATCH/cut.ospc" --poses
 one_line
+# --csv is RFC 4180: names holding commas, quotes and line breaks come back exactly through
+# Python's csv module, row for row equal to the --json output.
+"$ONESCOPE" convert "$G" "$SCRATCH/g.anm" >/dev/null 2>&1
+sed 's/"name": "body 0"/"name": "a,\\"b\\"\\nc\\r\\nd"/; s/"name": "body 1"/"name": "caf\\u00e9 \\"\\""/' \
+    "$SCRATCH/g.anm" >"$SCRATCH/w.anm"
+expect_exit 0 "$ONESCOPE" convert "$SCRATCH/w.anm" "$SCRATCH/w.ospc"
+"$ONESCOPE" dump "$SCRATCH/w.ospc" --poses --csv --frames 0:2 >"$SCRATCH/w.csv"
+"$ONESCOPE" dump "$SCRATCH/w.ospc" --poses --json --frames 0:2 >"$SCRATCH/w.json"
+/usr/bin/python3 - "$SCRATCH/w.csv" "$SCRATCH/w.json" <<'PY' && ok || bad "csv round trip"
+import csv, json, sys
+with open(sys.argv[1], newline="", encoding="utf-8", errors="strict") as f:
+    rows = list(csv.reader(f, strict=True))
+doc = json.load(open(sys.argv[2], encoding="utf-8"))
+assert rows[0] == "frame,step,entity,name,present,x,y,z,qx,qy,qz,qw".split(","), rows[0]
+body = rows[1:]
+assert len(body) == len(doc["poses"]), (len(body), len(doc["poses"]))
+names = set()
+for r, p in zip(body, doc["poses"]):
+    assert len(r) == 12, r
+    assert int(r[0]) == p["frame"] and int(r[1]) == p["step"] and int(r[2]) == p["entity"], r
+    assert r[3] == p["name"], (r[3], p["name"])
+    names.add(r[3])
+    if p["present"]:
+        assert [float(x) for x in r[5:8]] == p["position"], r
+assert 'a,"b"\nc\r\nd' in names and 'caf\u00e9 ""' in names, names
+PY
 finish

@@ -135,7 +135,7 @@ static const cli_option poses_options[] = {
     [P_POSES] = {"poses", 0, NULL, "print the poses themselves (this form of dump)"},
     [P_FRAMES] = {"frames", 0, "A:B", "frames A to B only (0-based, inclusive; A: or :B open)"},
     [P_ENTITY] = {"entity", 0, "ID", "the entity with this id only"},
-    [P_CSV] = {"csv", 0, NULL, "CSV with a header line (not with --json)"},
+    [P_CSV] = {"csv", 0, NULL, "RFC 4180 CSV, a header line, names quoted (not with --json)"},
     [P_JSON] = {"json", 0, NULL, "one JSON document (not with --csv)"},
 };
 const cli_spec cli_spec_dump_poses = {
@@ -234,8 +234,14 @@ int cli_ospc_dump_poses(int argc, char **argv) {
                 fputc('}', out);
             } else if (csv) {
                 fprintf(out, "%" PRIu64 ",%" PRId64 ",%" PRIu64 ",", f, step, en->id);
-                /* a name is quoted as JSON would: commas and quotes cannot split the row */
-                cli_json_string(out, en->name.data, en->name.length);
+                /* RFC 4180: the name always quoted, a quote doubled; commas and line breaks
+                 * stay inside the field (the name is valid UTF-8, the format's rule) */
+                fputc('"', out);
+                for (uint32_t i = 0; i < en->name.length; i++) {
+                    if (en->name.data[i] == '"') fputc('"', out);
+                    fputc(en->name.data[i], out);
+                }
+                fputc('"', out);
                 fprintf(out, ",%d", present);
                 for (int k = 0; k < 7; k++) {
                     fputc(',', out);
