@@ -73,6 +73,24 @@ static void replay_headers(const onescope_replay *a, const onescope_replay *b,
                                 onescope_replay_start_step(b));
     onescope_os_diff_header_u64(h, n, "step_count", onescope_replay_step_count(a),
                                 onescope_replay_step_count(b));
+    onescope_os_diff_header_u64(h, n, "hash_rows", onescope_replay_has_hash_rows(a),
+                                onescope_replay_has_hash_rows(b));
+}
+
+/* The recorded rows where the worlds agree (rows 0..steps_compared; none when they differ
+ * at the start): the first that differs. */
+static void hash_rows(const onescope_replay *a, const onescope_replay *b, onescope_diff_replay *d) {
+    const uint64_t *ha = onescope_replay_hash_rows(a), *hb = onescope_replay_hash_rows(b);
+    if (ha == NULL || hb == NULL || d->at_start) return;
+    for (uint32_t i = 0; i <= d->steps_compared; i++) {
+        if (ha[i] == hb[i]) continue;
+        d->hash_rows_differ = true;
+        d->different = true;
+        d->hash_row = i;
+        d->hash_a = ha[i];
+        d->hash_b = hb[i];
+        return;
+    }
 }
 
 /* ---- the worlds ---- */
@@ -292,6 +310,7 @@ onescope_code onescope_diff_replays(const onescope_replay *a, const onescope_rep
         s->allocator = allocator;
         s->snap = snap;
         rc = run_lockstep(s, d, max, error);
+        if (rc == ONESCOPE_OK) hash_rows(a, b, d);
         onescope_sim_free(s->a);
         onescope_sim_free(s->b);
     }

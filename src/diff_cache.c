@@ -190,7 +190,11 @@ static void compare_frame(cmp *c, int64_t step, const onescope_pose *fa, const o
             uint64_t u = ulps(pa->position[k], pb->position[k]);
             if (u > e->max_ulps) e->max_ulps = u;
         }
+        /* A product that overflowed (huge metres per unit) gives inf or inf - inf = NaN: it
+         * is shown as infinity and is past every tolerance, never "the same". */
         double dist = sqrt(sq);
+        bool finite = isfinite(dist);
+        if (!finite) dist = sq = INFINITY;
         c->sumsq[i] += sq;
         if (dist > e->max_distance || e->max_distance_step < 0) {
             e->max_distance = dist;
@@ -204,7 +208,8 @@ static void compare_frame(cmp *c, int64_t step, const onescope_pose *fa, const o
                 e->max_angle_step = step;
             }
         }
-        if (dist > c->tol_pos || angle > c->tol_ang) past(d, e, step, dist, angle, false);
+        if (!finite || dist > c->tol_pos || !(angle <= c->tol_ang))
+            past(d, e, step, dist, angle, false);
     }
 }
 
@@ -316,6 +321,37 @@ static void side_of(side *s, const onescope_pose_cache *c, uint32_t frames) {
     s->scale = c->metres_per_unit;
 }
 
+/* The options every cache diff takes: tolerances finite and >= 0 (a NaN one would pass
+ * everything, since no comparison with NaN is true). */
+static onescope_code check_options(const onescope_diff_options *o, const char *name,
+                                   onescope_error *error) {
+    if (o == NULL) return ONESCOPE_OK;
+    const char *field = NULL;
+    double v = 0;
+    if (!(isfinite(o->position_tolerance) && o->position_tolerance >= 0)) {
+        field = "position_tolerance";
+        v = o->position_tolerance;
+    } else if (!(isfinite(o->angle_tolerance) && o->angle_tolerance >= 0)) {
+        field = "angle_tolerance";
+        v = o->angle_tolerance;
+    }
+    if (field == NULL) return ONESCOPE_OK;
+    return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, field,
+                            "a finite number >= 0", "%g", v);
+}
+
+/* An in-memory cache whose steps break the format's rule (start + frames - 1 past int64_t)
+ * cannot be aligned by step: refused, as the parser refuses such a file. */
+static onescope_code check_steps(const onescope_pose_cache *c, const char *input,
+                                 onescope_error *error) {
+    if (onescope_os_ospc_steps_fit(c->start_step, c->frame_count)) return ONESCOPE_OK;
+    return onescope_os_fail(error, ONESCOPE_E_RANGE, input, OS_NO_OFFSET, "start step",
+                            "0 or more, with start step + frame count - 1 at most "
+                            "9223372036854775807",
+                            "%lld with %lu frames", (long long)c->start_step,
+                            (unsigned long)c->frame_count);
+}
+
 static onescope_code done(onescope_code rc, onescope_diff_cache **out) {
     if (rc != ONESCOPE_OK) {
         onescope_diff_cache_free(*out);
@@ -332,6 +368,11 @@ onescope_code onescope_diff_caches(const onescope_pose_cache *a, const onescope_
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_diff_caches", OS_NO_OFFSET,
                                 NULL, NULL, "a, b and out must not be NULL");
     *out = NULL;
+    const char *na, *nb;
+    onescope_os_diff_names(options, &na, &nb);
+    OS_TRY(check_options(options, "onescope_diff_caches", error));
+    OS_TRY(check_steps(a, na, error));
+    OS_TRY(check_steps(b, nb, error));
     side sa, sb;
     side_of(&sa, a, a->frame_count);
     side_of(&sb, b, b->frame_count);
@@ -368,6 +409,7 @@ onescope_code onescope_diff_cache_files(const char *path_a, const char *path_b,
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_diff_cache_files",
                                 OS_NO_OFFSET, NULL, NULL, "paths and out must not be NULL");
     *out = NULL;
+    OS_TRY(check_options(options, "onescope_diff_cache_files", error));
     side sa, sb;
     memset(&sb, 0, sizeof sb);
     onescope_code rc = open_side(&sa, path_a, options, allocator, error);
@@ -432,7 +474,20 @@ static onescope_code replay_vs(const onescope_replay *replay, side *cache,
     side a;
     memset(&a, 0, sizeof a);
     a.frames = onescope_replay_step_count(replay) + 1;
-    a.first_step = (int64_t)onescope_replay_start_step(replay);
+    /* The replay's rows are host steps start..start + step_count; beyond int64_t they
+     * cannot be aligned with a cache's steps (and host steps would wrap at 2^64). */
+    uint64_t start = onescope_replay_start_step(replay);
+    if (start > (uint64_t)INT64_MAX || !onescope_os_ospc_steps_fit((int64_t)start, a.frames)) {
+        const char *na, *nb;
+        onescope_os_diff_names(o, &na, &nb);
+        onescope_os_free(al, r);
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, na, OS_NO_OFFSET, "start step",
+                                "host steps start..start + step count at most "
+                                "9223372036854775807 (a pose cache's steps)",
+                                "%llu with %lu steps", (unsigned long long)start,
+                                (unsigned long)(a.frames - 1));
+    }
+    a.first_step = (int64_t)start;
     a.scale = 0.001;
     int64_t first = a.first_step > cache->first_step ? a.first_step : cache->first_step;
     int64_t last_a = a.first_step + a.frames - 1, last_b = cache->first_step + cache->frames - 1;
@@ -462,6 +517,10 @@ onescope_code onescope_diff_replay_cache(const onescope_replay *replay,
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_diff_replay_cache",
                                 OS_NO_OFFSET, NULL, NULL, "replay, cache and out must not be NULL");
     *out = NULL;
+    const char *na, *nb;
+    onescope_os_diff_names(options, &na, &nb);
+    OS_TRY(check_options(options, "onescope_diff_replay_cache", error));
+    OS_TRY(check_steps(cache, nb, error));
     side sb;
     side_of(&sb, cache, cache->frame_count);
     return done(replay_vs(replay, &sb, options, allocator, out, error), out);
@@ -475,6 +534,7 @@ onescope_code onescope_diff_replay_cache_file(const onescope_replay *replay, con
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_diff_replay_cache_file",
                                 OS_NO_OFFSET, NULL, NULL, "replay, path and out must not be NULL");
     *out = NULL;
+    OS_TRY(check_options(options, "onescope_diff_replay_cache_file", error));
     side sb;
     onescope_code rc = open_side(&sb, cache_path, options, allocator, error);
     if (rc == ONESCOPE_OK) rc = replay_vs(replay, &sb, options, allocator, out, error);

@@ -122,10 +122,14 @@ static onescope_code ghost_plan(const onescope_replay *replay,
     memcpy(g->offset, o->offset, sizeof g->offset);
     g->nan = absent_x();
     OS_TRY(onescope_replay_run(replay, a, count_pass, g, error));
-    if (g->start_step > (uint64_t)INT64_MAX)
+    /* The cache's steps follow the format's rule (its last frame's step fits int64_t): the
+     * writer would refuse it anyway, this says why in the replay's terms. */
+    if (g->start_step > (uint64_t)INT64_MAX ||
+        !onescope_os_ospc_steps_fit((int64_t)g->start_step, o->frames))
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "start step",
-                                "at most 2^63 - 1 (a pose cache's start step)", "%" PRIu64,
-                                g->start_step);
+                                "a host step whose last frame's step is at most 2^63 - 1 (a pose "
+                                "cache's steps)",
+                                "%" PRIu64 " with %" PRIu32 " frames", g->start_step, o->frames);
     return ONESCOPE_OK;
 }
 

@@ -190,6 +190,13 @@ static inline int32_t onescope_os_draw(uint64_t *state, int32_t lo, int32_t hi) 
     return (int32_t)((int64_t)lo + (int64_t)(onescope_os_splitmix64(state) % span));
 }
 
+/* ---- pose cache steps ---- */
+
+/* The OSPC rule for steps (src/pose_cache.c, the one copy): frame k of a cache is step
+ * start_step + k, so start_step >= 0, frames >= 1 and start_step + frames - 1 <= INT64_MAX.
+ * Every reader may then compute start + frame in int64_t; every writer checks it first. */
+bool onescope_os_ospc_steps_fit(int64_t start_step, uint64_t frames);
+
 /* ---- text ---- */
 
 /* Returns true when s[0..n) is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF);

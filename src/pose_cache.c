@@ -255,9 +255,22 @@ static onescope_code check_frame_count(onescope_os_reader *r, uint32_t n) {
                                       (unsigned long)n);
 }
 
-static onescope_code check_start_step(onescope_os_reader *r, int64_t step) {
-    if (step >= 0) return ONESCOPE_OK;
-    return onescope_os_reader_fail_at(r, 20, ONESCOPE_E_RANGE, "start step", "0 or more", "%lld",
+bool onescope_os_ospc_steps_fit(int64_t start_step, uint64_t frames) {
+    return start_step >= 0 && frames >= 1 &&
+           frames - 1 <= (uint64_t)INT64_MAX - (uint64_t)start_step;
+}
+
+/* frames: the frame count (1 for a partial's head: its frames are checked once counted). */
+static onescope_code check_start_step(onescope_os_reader *r, int64_t step, uint64_t frames) {
+    if (step < 0)
+        return onescope_os_reader_fail_at(r, 20, ONESCOPE_E_RANGE, "start step", "0 or more",
+                                          "%lld", (long long)step);
+    if (onescope_os_ospc_steps_fit(step, frames)) return ONESCOPE_OK;
+    char expected[96];
+    snprintf(expected, sizeof expected,
+             "at most %lld (the last of %llu frames at step 9223372036854775807)",
+             (long long)(INT64_MAX - (int64_t)(frames - 1)), (unsigned long long)frames);
+    return onescope_os_reader_fail_at(r, 20, ONESCOPE_E_RANGE, "start step", expected, "%lld",
                                       (long long)step);
 }
 
@@ -422,7 +435,7 @@ static onescope_code scan_header_as(onescope_os_reader *r, size_t total, ospc_he
                                 h->frame_count));
     }
     OS_TRY(onescope_os_read_i64(r, "start step", &h->start_step));
-    OS_TRY(check_start_step(r, h->start_step));
+    OS_TRY(check_start_step(r, h->start_step, partial ? 1 : h->frame_count));
     OS_TRY(onescope_os_read_f64(r, "metres per unit", &h->metres_per_unit));
     OS_TRY(check_metres_per_unit(r, h->metres_per_unit));
     if (partial) return ONESCOPE_OK; /* its frames are counted from the file's size */
@@ -718,7 +731,7 @@ onescope_code onescope_pose_cache_validate(const onescope_pose_cache *c, const c
     OS_TRY(check_dimensions(&r, c->dimensions));
     OS_TRY(check_entity_count(&r, c->entity_count));
     OS_TRY(check_frame_count(&r, c->frame_count));
-    OS_TRY(check_start_step(&r, c->start_step));
+    OS_TRY(check_start_step(&r, c->start_step, c->frame_count));
     OS_TRY(check_metres_per_unit(&r, c->metres_per_unit));
     size_t at = HEADER_BYTES;
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) {
@@ -1301,6 +1314,9 @@ onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, co
         return onescope_os_reader_fail_at(&r, r.pos + ONESCOPE_OSPC_MAX_FRAMES * frame_bytes,
                                           ONESCOPE_E_RANGE, "frame count",
                                           "at most 4194304 complete frames", "%zu", frames);
+    /* The steps of the frames it holds: a writer never appends past the rule, so a partial
+     * beyond it was not written by one; refused whole rather than cut. */
+    OS_TRY(check_start_step(&r, h.start_step, frames));
     size_t bad = check_pose_bytes(r.data + r.pos, frames * h.entity_count);
     if (bad != SIZE_MAX) {
         size_t index = bad / 7;

@@ -265,13 +265,13 @@ onescope_code onescope_pose_writer_append(onescope_pose_writer *w, const onescop
                                   size > w->max_bytes
                                       ? "the file limit; ask for segments to record on"
                                       : "4194304 frames, the format's most; ask for segments"));
-    /* In 64 unsigned bits, where start + frames cannot overflow. */
+    /* In 64 unsigned bits, where start + frames cannot overflow. This frame's step (in this
+     * segment or as the next one's start) is within the format's rule, or it is refused. */
     uint64_t next_start = (uint64_t)w->segment_start + w->segment_frames;
-    if (full && next_start > (uint64_t)INT64_MAX) /* the next segment's start step */
-        return latch(w,
-                     onescope_os_fail(error, ONESCOPE_E_RANGE, w->segment_path, OS_NO_OFFSET,
-                                      "start step", "at most 9223372036854775807",
-                                      "%llu for the next segment", (unsigned long long)next_start));
+    if (!onescope_os_ospc_steps_fit(w->segment_start, (uint64_t)w->segment_frames + 1))
+        return latch(w, onescope_os_fail(error, ONESCOPE_E_RANGE, w->segment_path, OS_NO_OFFSET,
+                                         "step of the frame", "at most 9223372036854775807",
+                                         "%llu", (unsigned long long)next_start));
     /* The frame is checked where it will land: frame 0 of the next segment when this one is
      * full. Nothing is written before it passes. */
     OS_TRY(

@@ -284,6 +284,278 @@ static void test_cache_files(void **state) {
     remove("diff-short.ospc");
 }
 
+/* The same steps from a start snapshot whose host step is `host` (the world otherwise the
+ * setup's after 5 steps). */
+static onescope_replay *make_replay_from(uint64_t host) {
+    onescope_sim_setup setup = {2, 4, 7};
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = setup;
+    onescope_sim *s;
+    onescope_error err;
+    assert_int_equal(onescope_sim_create(&def, NULL, &s, &err), ONESCOPE_OK);
+    for (int i = 0; i < 5; i++) assert_int_equal(onescope_sim_step(s, NULL, 0, &err), 0);
+    uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
+    size_t n = onescope_sim_snapshot(s, snap, sizeof snap);
+    onescope_sim_free(s);
+    for (int k = 0; k < 8; k++) snap[k] = (uint8_t)(host >> (8 * k)); /* the host step prefix */
+    onescope_replay *r;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &r, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_set_start_snapshot(r, snap, n, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < 60; i++) {
+        onescope_op op = {ONESCOPE_OP_IMPULSE, 1, {5, 0, 0}};
+        assert_int_equal(onescope_replay_append_ops(r, &op, i % 10 == 0 ? 1 : 0, &err),
+                         ONESCOPE_OK);
+    }
+    return r;
+}
+
+/* Start steps that differ are a header item; the worlds (snapshots past their host step)
+ * are the same at every step. */
+static void test_replays_start_steps(void **state) {
+    (void)state;
+    onescope_replay *a = make_replay_from(5), *b = make_replay_from(1005);
+    onescope_diff_replay *d;
+    onescope_error err;
+    assert_int_equal(onescope_diff_replays(a, b, NULL, NULL, &d, &err), ONESCOPE_OK);
+    assert_true(d->different);
+    assert_false(d->diverged);
+    assert_int_equal(d->steps_compared, 60);
+    bool seen = false;
+    for (uint32_t i = 0; i < d->header_count; i++)
+        if (strcmp(d->header[i].field, "start_step") == 0) {
+            seen = true;
+            assert_string_equal(d->header[i].a, "5");
+            assert_string_equal(d->header[i].b, "1005");
+        }
+    assert_true(seen);
+    onescope_diff_replay_free(d);
+    onescope_replay_free(a);
+    onescope_replay_free(b);
+}
+
+/* Recorded hash rows that differ where the worlds agree: different (one of them fails
+ * verify); one with rows and one without: a header item. */
+static void test_replays_hash_rows(void **state) {
+    (void)state;
+    onescope_replay *a = make_replay(7, 99, 0), *b = make_replay(7, 99, 0);
+    onescope_error err;
+    assert_int_equal(onescope_replay_compute_hash_rows(a, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_compute_hash_rows(b, &err), ONESCOPE_OK);
+    onescope_diff_replay *d;
+    assert_int_equal(onescope_diff_replays(a, b, NULL, NULL, &d, &err), ONESCOPE_OK);
+    assert_false(d->different);
+    assert_false(d->hash_rows_differ);
+    onescope_diff_replay_free(d);
+    for (uint32_t row = 0; row <= 60; row += 30) {
+        uint64_t rows[61];
+        memcpy(rows, onescope_replay_hash_rows(b), sizeof rows);
+        rows[row] ^= 1;
+        assert_int_equal(onescope_replay_set_hash_rows(b, rows, 61, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_diff_replays(a, b, NULL, NULL, &d, &err), ONESCOPE_OK);
+        assert_true(d->different);
+        assert_false(d->diverged);
+        assert_int_equal(d->header_count, 0);
+        assert_true(d->hash_rows_differ);
+        assert_int_equal(d->hash_row, row);
+        assert_true(d->hash_a == onescope_replay_hash_rows(a)[row]);
+        assert_true(d->hash_b == rows[row]);
+        onescope_diff_replay_free(d);
+        rows[row] ^= 1;
+        assert_int_equal(onescope_replay_set_hash_rows(b, rows, 61, &err), ONESCOPE_OK);
+    }
+    assert_int_equal(onescope_replay_set_hash_rows(b, NULL, 0, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_diff_replays(a, b, NULL, NULL, &d, &err), ONESCOPE_OK);
+    assert_true(d->different);
+    assert_false(d->hash_rows_differ);
+    assert_int_equal(d->header_count, 1);
+    assert_string_equal(d->header[0].field, "hash_rows");
+    assert_string_equal(d->header[0].a, "1");
+    assert_string_equal(d->header[0].b, "0");
+    onescope_diff_replay_free(d);
+    onescope_replay_free(a);
+    onescope_replay_free(b);
+}
+
+/* Each side's distance uses its own metres per unit: 1 m and 1000 mm are the same place. */
+static void test_caches_own_scales(void **state) {
+    (void)state;
+    onescope_pose_cache *a = make_cache(1.0), *b = make_cache(0.001);
+    for (size_t i = 0; i < 60; i++)
+        for (int k = 0; k < 3; k++) b->poses[i].position[k] *= 1000.0f;
+    onescope_diff_options o = {0};
+    o.position_tolerance = 1e-6;
+    for (int swap = 0; swap < 2; swap++) {
+        onescope_diff_cache *d;
+        onescope_error err;
+        assert_int_equal(onescope_diff_caches(swap ? b : a, swap ? a : b, &o, NULL, &d, &err),
+                         ONESCOPE_OK);
+        assert_false(d->unitless);
+        assert_false(d->past_tolerance);
+        assert_true(d->header_count >= 1); /* metres_per_unit is reported */
+        for (uint32_t i = 0; i < d->entity_count; i++)
+            assert_true(d->entities[i].max_distance < 1e-6);
+        onescope_diff_cache_free(d);
+    }
+    /* Scales 1 and 2 over the same units: the distance is |p| (entity 1 at frame 19:
+     * (19, 0, 1.5), so sqrt(361 + 2.25) m). */
+    onescope_pose_cache *c = make_cache(2.0);
+    onescope_diff_cache *d;
+    onescope_error err;
+    assert_int_equal(onescope_diff_caches(a, c, NULL, NULL, &d, &err), ONESCOPE_OK);
+    assert_true(fabs(entity(d, 1)->max_distance - sqrt(361 + 2.25)) < 1e-9);
+    assert_int_equal(entity(d, 1)->max_distance_step, 119);
+    onescope_diff_cache_free(d);
+    onescope_pose_cache_free(a);
+    onescope_pose_cache_free(b);
+    onescope_pose_cache_free(c);
+}
+
+/* Ranges that share exactly one step: that frame, and only it, is compared. */
+static void test_caches_one_frame_overlap(void **state) {
+    (void)state;
+    onescope_pose_cache *a = make_cache(0.01), *b = make_cache(0.01);
+    b->start_step = 119; /* a: 100..119, b: 119..138 */
+    for (uint32_t e = 0; e < 3; e++) b->poses[e] = a->poses[19 * 3 + e];
+    b->poses[1].position[2] += 1.0f; /* 1 cm at step 119 */
+    onescope_diff_cache *d;
+    onescope_error err;
+    assert_int_equal(onescope_diff_caches(a, b, NULL, NULL, &d, &err), ONESCOPE_OK);
+    assert_int_equal(d->overlap_frames, 1);
+    assert_int_equal(d->overlap_first, 119);
+    assert_int_equal(d->overlap_last, 119);
+    assert_true(d->has_first);
+    assert_int_equal(d->first_step, 119);
+    assert_int_equal(d->first_id, 2);
+    for (uint32_t i = 0; i < d->entity_count; i++)
+        assert_int_equal(d->entities[i].frames_compared, 1);
+    assert_true(fabs(entity(d, 2)->max_distance - 0.01) < 1e-9);
+    onescope_diff_cache_free(d);
+    /* One step apart: no overlap, and that is "different". */
+    b->start_step = 120;
+    assert_int_equal(onescope_diff_caches(a, b, NULL, NULL, &d, &err), ONESCOPE_OK);
+    assert_int_equal(d->overlap_frames, 0);
+    assert_true(d->different);
+    onescope_diff_cache_free(d);
+    onescope_pose_cache_free(a);
+    onescope_pose_cache_free(b);
+}
+
+/* Metres per unit so large that the distance overflows (inf - inf = NaN): past every
+ * tolerance, never the same; also through files and the streamed reader. */
+static void test_caches_not_finite(void **state) {
+    (void)state;
+    onescope_pose_cache *a = make_cache(1e308), *b = make_cache(1e308);
+    onescope_diff_options o = {0};
+    for (int t = 0; t < 2; t++) {
+        o.position_tolerance = t ? 1e300 : 0;
+        onescope_diff_cache *d;
+        onescope_error err;
+        assert_int_equal(onescope_diff_caches(a, b, &o, NULL, &d, &err), ONESCOPE_OK);
+        assert_true(d->different);
+        assert_true(d->past_tolerance);
+        assert_true(d->has_first);
+        assert_true(isinf(d->first_distance));
+        assert_true(isinf(entity(d, 1)->max_distance));
+        onescope_diff_cache_free(d);
+    }
+    write_cache(a, "diff-huge-a.ospc");
+    write_cache(b, "diff-huge-b.ospc");
+    onescope_diff_cache *d;
+    onescope_error err;
+    assert_int_equal(
+        onescope_diff_cache_files("diff-huge-a.ospc", "diff-huge-b.ospc", &o, NULL, &d, &err),
+        ONESCOPE_OK);
+    assert_true(d->different && d->past_tolerance);
+    onescope_diff_cache_free(d);
+    remove("diff-huge-a.ospc");
+    remove("diff-huge-b.ospc");
+    onescope_pose_cache_free(a);
+    onescope_pose_cache_free(b);
+}
+
+/* A tolerance that is NaN, negative or infinite is an argument error in every cache diff. */
+static void test_bad_tolerances(void **state) {
+    (void)state;
+    onescope_pose_cache *a = make_cache(0.01);
+    onescope_replay *r = make_replay(3, 99, 0);
+    write_cache(a, "diff-tol.ospc");
+    const double bad[] = {NAN, -1.0, -0.5e-300, INFINITY, -INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        for (int which = 0; which < 2; which++) {
+            onescope_diff_options o = {0};
+            if (which)
+                o.angle_tolerance = bad[i];
+            else
+                o.position_tolerance = bad[i];
+            onescope_diff_cache *d = (onescope_diff_cache *)&o;
+            onescope_error err;
+            assert_int_equal(onescope_diff_caches(a, a, &o, NULL, &d, &err), ONESCOPE_E_ARGUMENT);
+            assert_null(d);
+            assert_string_equal(err.field, which ? "angle_tolerance" : "position_tolerance");
+            assert_int_equal(onescope_diff_cache_files("diff-tol.ospc", "diff-tol.ospc", &o, NULL,
+                                                       &d, &err),
+                             ONESCOPE_E_ARGUMENT);
+            assert_int_equal(onescope_diff_replay_cache(r, a, &o, NULL, &d, &err),
+                             ONESCOPE_E_ARGUMENT);
+            assert_int_equal(onescope_diff_replay_cache_file(r, "diff-tol.ospc", &o, NULL, &d,
+                                                             &err),
+                             ONESCOPE_E_ARGUMENT);
+        }
+    remove("diff-tol.ospc");
+    onescope_pose_cache_free(a);
+    onescope_replay_free(r);
+}
+
+/* Steps at the top of int64_t: a cache whose last step is 2^63 - 1 compares (no overflow,
+ * UBSan quiet); one past it is refused by the diff as by the parser. */
+static void test_caches_last_step(void **state) {
+    (void)state;
+    onescope_pose_cache *a = make_cache(0.01), *b = make_cache(0.01);
+    a->start_step = b->start_step = INT64_MAX - 19;
+    b->poses[19 * 3].position[0] += 1.0f;
+    onescope_diff_cache *d;
+    onescope_error err;
+    assert_int_equal(onescope_diff_caches(a, b, NULL, NULL, &d, &err), ONESCOPE_OK);
+    assert_true(d->last_step_a == INT64_MAX);
+    assert_true(d->overlap_last == INT64_MAX);
+    assert_int_equal(d->overlap_frames, 20);
+    assert_true(d->first_step == INT64_MAX);
+    onescope_diff_cache_free(d);
+    write_cache(a, "diff-top-a.ospc");
+    write_cache(b, "diff-top-b.ospc");
+    assert_int_equal(
+        onescope_diff_cache_files("diff-top-a.ospc", "diff-top-b.ospc", NULL, NULL, &d, &err),
+        ONESCOPE_OK);
+    assert_true(d->first_step == INT64_MAX);
+    onescope_diff_cache_free(d);
+    b->start_step = INT64_MAX - 18; /* its last frame would be step 2^63 */
+    onescope_diff_options o = {0};
+    o.name_b = "b.ospc";
+    assert_int_equal(onescope_diff_caches(a, b, &o, NULL, &d, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.input, "b.ospc");
+    assert_string_equal(err.field, "start step");
+    /* The same file through the streamed reader: the parser's own refusal. */
+    onescope_buffer buf;
+    assert_int_equal(onescope_pose_cache_write(a, NULL, &buf, &err), ONESCOPE_OK);
+    int64_t top = INT64_MAX;
+    for (int k = 0; k < 8; k++) buf.data[20 + k] = (uint8_t)((uint64_t)top >> (8 * k));
+    test_write_file("diff-top-b.ospc", buf.data, buf.size);
+    onescope_buffer_free(&buf);
+    assert_int_equal(
+        onescope_diff_cache_files("diff-top-a.ospc", "diff-top-b.ospc", NULL, NULL, &d, &err),
+        ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 20);
+    /* A replay whose host steps pass 2^63 - 1 against a cache: refused, not wrapped. */
+    onescope_replay *r = make_replay_from((uint64_t)INT64_MAX - 10);
+    assert_int_equal(onescope_diff_replay_cache(r, a, NULL, NULL, &d, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "start step");
+    onescope_replay_free(r);
+    remove("diff-top-a.ospc");
+    remove("diff-top-b.ospc");
+    onescope_pose_cache_free(a);
+    onescope_pose_cache_free(b);
+}
+
 static void test_replay_vs_ghost(void **state) {
     (void)state;
     onescope_replay *r = make_replay(3, 99, 0);
@@ -390,6 +662,13 @@ int main(void) {
         cmocka_unit_test(test_caches_rotation_and_presence),
         cmocka_unit_test(test_caches_entities_and_steps),
         cmocka_unit_test(test_cache_files),
+        cmocka_unit_test(test_replays_start_steps),
+        cmocka_unit_test(test_replays_hash_rows),
+        cmocka_unit_test(test_caches_own_scales),
+        cmocka_unit_test(test_caches_one_frame_overlap),
+        cmocka_unit_test(test_caches_not_finite),
+        cmocka_unit_test(test_bad_tolerances),
+        cmocka_unit_test(test_caches_last_step),
         cmocka_unit_test(test_replay_vs_ghost),
         cmocka_unit_test(test_alloc_failures),
         cmocka_unit_test(test_arguments),

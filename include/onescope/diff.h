@@ -78,11 +78,19 @@ typedef struct onescope_diff_replay {
                                   when the worlds never diverge) */
     uint32_t first_input_step; /* the first such step */
     const onescope_allocator *allocator;
+    /* The recorded hash rows (both replays hold them) differ at a row whose worlds agree:
+     * rows 0..steps_compared (all of them when the worlds never diverge). A replay whose
+     * worlds match another's but whose recorded rows do not is not "the same" (one of them
+     * fails verify). After `allocator` so that the fields before keep their offsets. */
+    bool hash_rows_differ;
+    uint32_t hash_row;        /* the first such row (row 0: the start, row i: after step i-1) */
+    uint64_t hash_a, hash_b;  /* the recorded hashes there */
 } onescope_diff_replay;
 
 /* Runs a and b stage by stage (onescope_sim_run_stage) and stops at the first stage after
- * which their worlds differ. OK when the comparison ran (read result->different); an error
- * only when a replay cannot run. */
+ * which their worlds differ, then compares the recorded hash rows where the worlds agree.
+ * OK when the comparison ran (read result->different); an error only when a replay cannot
+ * run. */
 ONESCOPE_API onescope_code onescope_diff_replays(const onescope_replay *a, const onescope_replay *b,
                                                  const onescope_diff_options *options,
                                                  const onescope_allocator *allocator,
@@ -131,7 +139,10 @@ typedef struct onescope_diff_cache {
     const onescope_allocator *allocator;
 } onescope_diff_cache;
 
-/* Compares two caches in memory (parsed or mapped). */
+/* Compares two caches in memory (parsed or mapped). A tolerance that is not a finite number
+ * >= 0 (NaN, negative, infinite) is ONESCOPE_E_ARGUMENT, for every diff call. A distance that
+ * is not finite (metres per unit so large that the product overflows) is past every
+ * tolerance, never "the same". */
 ONESCOPE_API onescope_code onescope_diff_caches(const onescope_pose_cache *a,
                                                 const onescope_pose_cache *b,
                                                 const onescope_diff_options *options,

@@ -145,6 +145,12 @@ static void print_replay(const diff_args *a, const onescope_diff_replay *d, FILE
             fprintf(o, "%" PRIu32, d->first_input_step);
         else
             fputs("null", o);
+        fputs(",\"hash_rows\":", o);
+        if (d->hash_rows_differ)
+            fprintf(o, "{\"row\":%" PRIu32 ",\"a\":\"%016" PRIx64 "\",\"b\":\"%016" PRIx64 "\"}",
+                    d->hash_row, d->hash_a, d->hash_b);
+        else
+            fputs("null", o);
         return;
     }
     print_headers(d->header, d->header_count, false, o);
@@ -190,6 +196,11 @@ static void print_replay(const diff_args *a, const onescope_diff_replay *d, FILE
     }
     if (d->has_input_step)
         fprintf(o, "first step whose inputs differ: %" PRIu32 "\n", d->first_input_step);
+    if (d->hash_rows_differ)
+        fprintf(o,
+                "recorded hash rows differ at row %" PRIu32 " where the worlds agree: a %016" PRIx64
+                ", b %016" PRIx64 " (verify tells which is wrong)\n",
+                d->hash_row, d->hash_a, d->hash_b);
 }
 
 static void print_cache(const diff_args *a, const onescope_diff_cache *d, FILE *o) {
