@@ -361,6 +361,54 @@ typedef struct big_alloc {
     size_t largest;
 } big_alloc;
 
+/* A replay from a start snapshot at host step 2^63 - 1 - k, 4 steps. */
+static onescope_replay *replay_at_top(uint64_t k) {
+    onescope_sim_setup setup = {2, 3, 9};
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = setup;
+    onescope_sim *s;
+    onescope_error err;
+    assert_int_equal(onescope_sim_create(&def, NULL, &s, &err), ONESCOPE_OK);
+    uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
+    size_t n = onescope_sim_snapshot(s, snap, sizeof snap);
+    onescope_sim_free(s);
+    onescope_os_put_u64(snap, (uint64_t)INT64_MAX - k);
+    onescope_replay *r;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &r, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_set_start_snapshot(r, snap, n, &err), ONESCOPE_OK);
+    for (int i = 0; i < 4; i++) assert_int_equal(onescope_replay_append_step(r, NULL, 0, &err), 0);
+    return r;
+}
+
+/* A ghost never writes a cache the parser refuses: its last step must fit int64_t. */
+static void test_ghost_last_step(void **state) {
+    (void)state;
+    onescope_replay *r = replay_at_top(0);
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.frames = 2;
+    onescope_pose_cache *c;
+    onescope_error err;
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "start step");
+    assert_int_equal(onescope_ghost_write(r, &o, "ghost-top.ospc", NULL, NULL, NULL, &err),
+                     ONESCOPE_E_RANGE);
+    assert_int_equal(access("ghost-top.ospc", F_OK), -1);
+    o.frames = 1; /* the one step 2^63 - 1 fits */
+    assert_int_equal(onescope_ghost_create(r, &o, NULL, &c, &err), ONESCOPE_OK);
+    assert_true(c->start_step == INT64_MAX);
+    onescope_pose_cache_free(c);
+    onescope_replay_free(r);
+    r = replay_at_top(3); /* rows 0..3 at 2^63 - 4 .. 2^63 - 1 */
+    o.frames = 4;
+    assert_int_equal(onescope_ghost_write(r, &o, "ghost-top.ospc", NULL, NULL, NULL, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_read_file("ghost-top.ospc", NULL, &c, &err), ONESCOPE_OK);
+    assert_true(c->start_step == INT64_MAX - 3 && c->frame_count == 4);
+    onescope_pose_cache_free(c);
+    remove("ghost-top.ospc");
+    onescope_replay_free(r);
+}
+
 static void *big_alloc_fn(void *user, size_t size) {
     big_alloc *b = user;
     if (size > b->largest) b->largest = size;
@@ -430,6 +478,7 @@ int main(void) {
         cmocka_unit_test(test_ghost_absent_and_refusals),
         cmocka_unit_test(test_ghost_write_same_bytes),
         cmocka_unit_test(test_ghost_write_limit_and_segments),
+        cmocka_unit_test(test_ghost_last_step),
         cmocka_unit_test(test_ghost_refused_before_allocating),
         cmocka_unit_test(test_ghost_write_alloc_failure),
     };

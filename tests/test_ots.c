@@ -1770,6 +1770,12 @@ static void cache_to_clip_and_back(void **state) {
     assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_E_RANGE);
     assert_string_equal(err.field, "start step");
     assert_null(c);
+    /* a last step past int64_t is the cache's own error (offset 20), not an overflow */
+    pc->start_step = INT64_MAX;
+    assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "start step");
+    assert_error_at(err, ONESCOPE_E_RANGE, 20);
+    assert_null(c);
     assert_int_equal(onescope_ots_clip_from_pose_cache(pc, NULL, NULL, NULL, &err),
                      ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_ots_clip_from_pose_cache(NULL, NULL, NULL, &c, &err),

@@ -265,11 +265,75 @@ static void start_step_not_negative(void **state) {
     EXPECT(b, n, ONESCOPE_E_RANGE, 20);
     onescope_os_put_u64(b + 20, 0x8000000000000000u); /* INT64_MIN */
     EXPECT(b, n, ONESCOPE_E_RANGE, 20);
+    /* Its 3 frames are steps start..start + 2: the last one must fit int64_t too. */
     onescope_os_put_u64(b + 20, INT64_MAX);
+    EXPECT(b, n, ONESCOPE_E_RANGE, 20);
+    onescope_os_put_u64(b + 20, INT64_MAX - 1);
+    EXPECT(b, n, ONESCOPE_E_RANGE, 20);
+    onescope_os_put_u64(b + 20, INT64_MAX - 2);
     expect_parse_ok(b, n);
     onescope_os_put_u64(b + 20, 0);
     expect_parse_ok(b, n);
     free(b);
+}
+
+/* The step rule: frame k is step start + k, so start + frames - 1 must fit int64_t. The
+ * writer, the validator, the parser, the push validator and recover's partial scan all
+ * apply it (one copy: onescope_os_ospc_steps_fit). */
+static void last_step_fits_int64(void **state) {
+    (void)state;
+    assert_true(onescope_os_ospc_steps_fit(INT64_MAX, 1));
+    assert_true(onescope_os_ospc_steps_fit(INT64_MAX - 1, 2));
+    assert_false(onescope_os_ospc_steps_fit(INT64_MAX, 2));
+    assert_false(onescope_os_ospc_steps_fit(INT64_MAX - 2, 4));
+    assert_false(onescope_os_ospc_steps_fit(0, 0));
+    assert_false(onescope_os_ospc_steps_fit(-1, 1));
+    assert_true(onescope_os_ospc_steps_fit(0, UINT64_MAX / 2 + 1));
+    assert_false(onescope_os_ospc_steps_fit(1, UINT64_MAX / 2 + 1));
+    onescope_pose_cache *c = make_cache(); /* 3 frames */
+    onescope_error err;
+    onescope_buffer out;
+    c->start_step = INT64_MAX - 1;
+    assert_int_equal(onescope_pose_cache_validate(c, "c", &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 20);
+    assert_string_equal(err.field, "start step");
+    assert_int_equal(onescope_pose_cache_write(c, NULL, &out, &err), ONESCOPE_E_RANGE);
+    c->start_step = INT64_MAX - 2;
+    onescope_buffer b = write_ok(c);
+    onescope_pose_cache *back;
+    assert_int_equal(onescope_pose_cache_parse(b.data, b.size, "t", NULL, &back, &err),
+                     ONESCOPE_OK);
+    assert_true(back->start_step + ((int64_t)back->frame_count - 1) == INT64_MAX);
+    onescope_pose_cache_free(back);
+    onescope_os_put_u64(b.data + 20, INT64_MAX);
+    EXPECT(b.data, b.size, ONESCOPE_E_RANGE, 20);
+    /* The streamed validator (what validate and diff read files through). */
+    test_write_file("steps.ospc", b.data, b.size);
+    onescope_format fmt;
+    assert_int_equal(onescope_file_validate("steps.ospc", NULL, &fmt, &err), ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 20);
+    /* A partial whose 3 complete frames pass the top: refused whole, not cut to 1. */
+    onescope_os_put_u32(b.data + 16, ONESCOPE_OS_OSPC_PARTIAL_MARK);
+    onescope_os_put_u64(b.data + 20, INT64_MAX - 1);
+    test_write_file("steps.ospc.partial", b.data, b.size);
+    uint32_t kept = 9;
+    assert_int_equal(
+        onescope_pose_cache_recover("steps.ospc.partial", "steps-out.ospc", NULL, &kept, &err),
+        ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 20);
+    assert_int_equal(kept, 0);
+    assert_int_equal(access("steps-out.ospc", F_OK), -1);
+    onescope_os_put_u64(b.data + 20, INT64_MAX - 2);
+    test_write_file("steps.ospc.partial", b.data, b.size);
+    assert_int_equal(
+        onescope_pose_cache_recover("steps.ospc.partial", "steps-out.ospc", NULL, &kept, &err),
+        ONESCOPE_OK);
+    assert_int_equal(kept, 3);
+    remove("steps.ospc");
+    remove("steps.ospc.partial");
+    remove("steps-out.ospc");
+    onescope_buffer_free(&b);
+    onescope_pose_cache_free(c);
 }
 
 static void metres_per_unit_rules(void **state) {
@@ -664,8 +728,8 @@ static onescope_pose_cache *rand_cache(uint64_t *rs) {
     onescope_error err;
     assert_int_equal(onescope_pose_cache_create(dims, entities, frames, NULL, &c, &err),
                      ONESCOPE_OK);
-    c->start_step =
-        (int64_t)(test_rand(rs) % 3 == 0 ? (uint64_t)INT64_MAX : test_rand(rs) % 100000);
+    c->start_step = test_rand(rs) % 3 == 0 ? INT64_MAX - (int64_t)(frames - 1)
+                                           : (int64_t)(test_rand(rs) % 100000);
     uint64_t m = test_rand(rs) % 4;
     c->metres_per_unit = m == 0 ? 0.0 : m == 1 ? -0.0 : (double)(test_rand(rs) % 1000) / 1000.0;
     for (int i = 0; i < ONESCOPE_POSE_TEXT_COUNT; i++) rand_text(c, i, 0, rs);
@@ -1436,6 +1500,7 @@ int main(void) {
         cmocka_unit_test(entity_count_range),
         cmocka_unit_test(frame_count_range),
         cmocka_unit_test(start_step_not_negative),
+        cmocka_unit_test(last_step_fits_int64),
         cmocka_unit_test(metres_per_unit_rules),
         cmocka_unit_test(each_text_length_1025),
         cmocka_unit_test(texts_of_1024_bytes_are_valid),

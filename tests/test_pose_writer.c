@@ -386,9 +386,10 @@ static void limit_and_segments(void **state) {
     path_in(path, sizeof path, "late.ospc");
     assert_int_equal(onescope_pose_writer_open(path, h, &o, NULL, &w, &err), ONESCOPE_OK);
     onescope_pose_cache_free(h);
-    append_frames(w, 0, 3);
-    make_frame(p, 3);
+    append_frames(w, 0, 2); /* steps 2^63 - 2 and 2^63 - 1 */
+    make_frame(p, 2);       /* 2^63, inside the segment: refused, not written */
     assert_int_equal(onescope_pose_writer_append(w, p, ENTITIES, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "step of the frame");
     onescope_pose_writer_free(w);
 }
 

@@ -38,7 +38,8 @@ ONESCOPE_API onescope_ghost_options onescope_ghost_options_default(void);
  * "body N"), absent (NaN x) in frames where the body is removed or not spawned yet, positions
  * + offset in mm (metres per unit 0.001, unit "mm"), identity rotations, start step = the host
  * step of row `from`. RANGE for frames 0, from + frames past the last row, an offset outside
- * +-ONESCOPE_GHOST_MAX_OFFSET, a non-zero z offset in 2D, or a start step above INT64_MAX.
+ * +-ONESCOPE_GHOST_MAX_OFFSET, a non-zero z offset in 2D, or steps past INT64_MAX (a pose
+ * cache's last step, start + frames - 1, must fit int64_t).
  * TOO_LARGE, before the poses are allocated, for a cache whose file would pass 256 MiB (it
  * could not be written; onescope_ghost_write with segments can). */
 ONESCOPE_API onescope_code onescope_ghost_create(const onescope_replay *replay,

@@ -119,6 +119,19 @@ static bool load(input *in) {
         if (rc == ONESCOPE_OK) {
             in->dimensions = onescope_replay_setup(in->replay).dimensions;
             in->scale = 0.001;
+            /* Host steps are drawn as int64_t (as a cache's are): a replay whose steps pass
+             * 2^63 - 1 is refused here rather than wrapped. */
+            uint64_t start = onescope_replay_start_step(in->replay);
+            uint32_t count = onescope_replay_step_count(in->replay);
+            if (start > (uint64_t)INT64_MAX || count > (uint64_t)INT64_MAX - start) {
+                fprintf(
+                    stderr,
+                    "%s: start step: expected host steps up to 9223372036854775807, found %" PRIu64
+                    " + %" PRIu32 " steps\n",
+                    in->name, start, count);
+                onescope_buffer_free(&buf);
+                return false;
+            }
         }
     } else if (format == ONESCOPE_FORMAT_OSPC) {
         rc = onescope_pose_cache_parse(buf.data, buf.size, in->name, NULL, &in->cache, &err);
@@ -538,7 +551,9 @@ static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
     for (uint32_t e = 0; e < cb->entity_count; e++) ids[e] = (id_index){cb->entities[e].id, e};
     qsort(ids, cb->entity_count, sizeof *ids, by_id);
     double top = 0;
-    for (int64_t s = lo; s <= hi; s++) {
+    /* Counted, not `s <= hi; s++`: hi may be INT64_MAX. */
+    for (uint64_t n = 0; n <= (uint64_t)(hi - lo); n++) {
+        int64_t s = lo + (int64_t)n;
         uint32_t fa = (uint32_t)(s - ca->start_step), fb = (uint32_t)(s - cb->start_step);
         double m = -1;
         for (uint32_t e = 0; e < ca->entity_count; e++) {
@@ -567,7 +582,8 @@ static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
                      top > 0 ? top * 1.1 * u.per_metre : 1, false, "host step", yl);
     plot_panel_axes(f, 0);
     plot_path *p = plot_path_begin(f, 0, plot_palette(0), PLOT_SOLID, 2);
-    for (int64_t s = lo; s <= hi; s++) {
+    for (uint64_t n = 0; n <= (uint64_t)(hi - lo); n++) {
+        int64_t s = lo + (int64_t)n;
         if (err[s - lo] < 0)
             plot_path_break(p); /* no entity present on both sides */
         else
