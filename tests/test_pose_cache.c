@@ -316,7 +316,7 @@ static void last_step_fits_int64(void **state) {
     onescope_os_put_u32(b.data + 16, ONESCOPE_OS_OSPC_PARTIAL_MARK);
     onescope_os_put_u64(b.data + 20, INT64_MAX - 1);
     test_write_file("steps.ospc.partial", b.data, b.size);
-    uint32_t kept = 9;
+    uint64_t kept = 9;
     assert_int_equal(
         onescope_pose_cache_recover("steps.ospc.partial", "steps-out.ospc", NULL, &kept, &err),
         ONESCOPE_E_RANGE);

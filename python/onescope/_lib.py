@@ -351,6 +351,10 @@ class DiffReplay(Structure):
         ("has_input_step", c_bool),
         ("first_input_step", c_uint32),
         ("allocator", c_void_p),
+        ("hash_rows_differ", c_bool),
+        ("hash_row", c_uint32),
+        ("hash_a", c_uint64),
+        ("hash_b", c_uint64),
     ]
 
 
