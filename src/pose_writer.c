@@ -270,8 +270,8 @@ onescope_code onescope_pose_writer_append(onescope_pose_writer *w, const onescop
     uint64_t next_start = (uint64_t)w->segment_start + w->segment_frames;
     if (!onescope_os_ospc_steps_fit(w->segment_start, (uint64_t)w->segment_frames + 1))
         return latch(w, onescope_os_fail(error, ONESCOPE_E_RANGE, w->segment_path, OS_NO_OFFSET,
-                                         "step of the frame", "at most 9223372036854775807",
-                                         "%llu", (unsigned long long)next_start));
+                                         "step of the frame", "at most 9223372036854775807", "%llu",
+                                         (unsigned long long)next_start));
     /* The frame is checked where it will land: frame 0 of the next segment when this one is
      * full. Nothing is written before it passes. */
     OS_TRY(

@@ -492,14 +492,14 @@ static void test_bad_tolerances(void **state) {
             assert_int_equal(onescope_diff_caches(a, a, &o, NULL, &d, &err), ONESCOPE_E_ARGUMENT);
             assert_null(d);
             assert_string_equal(err.field, which ? "angle_tolerance" : "position_tolerance");
-            assert_int_equal(onescope_diff_cache_files("diff-tol.ospc", "diff-tol.ospc", &o, NULL,
-                                                       &d, &err),
-                             ONESCOPE_E_ARGUMENT);
+            assert_int_equal(
+                onescope_diff_cache_files("diff-tol.ospc", "diff-tol.ospc", &o, NULL, &d, &err),
+                ONESCOPE_E_ARGUMENT);
             assert_int_equal(onescope_diff_replay_cache(r, a, &o, NULL, &d, &err),
                              ONESCOPE_E_ARGUMENT);
-            assert_int_equal(onescope_diff_replay_cache_file(r, "diff-tol.ospc", &o, NULL, &d,
-                                                             &err),
-                             ONESCOPE_E_ARGUMENT);
+            assert_int_equal(
+                onescope_diff_replay_cache_file(r, "diff-tol.ospc", &o, NULL, &d, &err),
+                ONESCOPE_E_ARGUMENT);
         }
     remove("diff-tol.ospc");
     onescope_pose_cache_free(a);

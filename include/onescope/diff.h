@@ -83,8 +83,8 @@ typedef struct onescope_diff_replay {
      * worlds match another's but whose recorded rows do not is not "the same" (one of them
      * fails verify). After `allocator` so that the fields before keep their offsets. */
     bool hash_rows_differ;
-    uint32_t hash_row;        /* the first such row (row 0: the start, row i: after step i-1) */
-    uint64_t hash_a, hash_b;  /* the recorded hashes there */
+    uint32_t hash_row;       /* the first such row (row 0: the start, row i: after step i-1) */
+    uint64_t hash_a, hash_b; /* the recorded hashes there */
 } onescope_diff_replay;
 
 /* Runs a and b stage by stage (onescope_sim_run_stage) and stops at the first stage after
