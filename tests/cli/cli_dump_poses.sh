@@ -46,6 +46,12 @@ expect_exit 1 "$ONESCOPE" dump "$G" --poses --entity 99
 expect_grep "test-2d-ghost.ospc: --entity: none of its 22 entities has id 99" "$SCRATCH/err"
 expect_exit 1 "$ONESCOPE" dump "$G" --poses --frames 40:50
 expect_grep "frame 40 is past its last frame 39" "$SCRATCH/err"
+# B given and past the end is an error too (0.3.0 cut it to the last frame silently); B left
+# open runs to the last frame
+expect_exit 1 "$ONESCOPE" dump "$G" --poses --frames 39:1000
+expect_grep "frame 1000 is past its last frame 39" "$SCRATCH/err"
+expect_exit 1 "$ONESCOPE" dump "$G" --poses --frames 0:40
+expect_exit 0 "$ONESCOPE" dump "$G" --poses --csv --frames 39:39
 expect_exit 1 "$ONESCOPE" dump "$SRC/testdata/test-2d-600.ostm" --poses
 one_line
 head -c 300 "$G" >"$SCRATCH/cut.ospc"

@@ -115,7 +115,9 @@ static void put_float(FILE *out, float v) {
     fputs(buf, out);
 }
 
-static bool parse_frames(const char *s, uint64_t *a, uint64_t *b) {
+/* A:B, A: or :B; *b_open says B was left open (the last frame), so only a B given and past
+ * the end is an error. */
+static bool parse_frames(const char *s, uint64_t *a, uint64_t *b, bool *b_open) {
     const char *colon = strchr(s, ':');
     if (colon == NULL) return false;
     char first[24];
@@ -125,6 +127,7 @@ static bool parse_frames(const char *s, uint64_t *a, uint64_t *b) {
     first[n] = '\0';
     *a = 0;
     *b = UINT32_MAX;
+    *b_open = colon[1] == '\0';
     if (n > 0 && !cli_parse_u64(first, UINT32_MAX, a)) return false;
     if (colon[1] != '\0' && !cli_parse_u64(colon + 1, UINT32_MAX, b)) return false;
     return *a <= *b;
@@ -160,7 +163,8 @@ int cli_ospc_dump_poses(int argc, char **argv) {
     bool csv = pa.seen[P_CSV], json = pa.seen[P_JSON];
     bool have_entity = pa.seen[P_ENTITY], have_frames = pa.seen[P_FRAMES];
     if (csv && json) return cli_usage_error("dump --poses", "--csv and --json: choose one");
-    if (have_frames && !parse_frames(pa.value[P_FRAMES], &f0, &f1))
+    bool f1_open = true;
+    if (have_frames && !parse_frames(pa.value[P_FRAMES], &f0, &f1, &f1_open))
         return cli_usage_error("dump --poses", "--frames must be A:B with frames A <= B, not '%s'",
                                pa.value[P_FRAMES]);
     if (have_entity && (!cli_parse_u64(pa.value[P_ENTITY], UINT64_MAX, &id) || id == 0))
@@ -192,7 +196,16 @@ int cli_ospc_dump_poses(int argc, char **argv) {
         onescope_pose_cache_free(c);
         return CLI_FAIL;
     }
-    if (f1 >= c->frame_count) f1 = c->frame_count - 1;
+    if (!f1_open && f1 >= c->frame_count) {
+        fprintf(stderr, "%s: --frames: frame %" PRIu64 " is past its last frame %" PRIu32 "\n",
+                cli_shown(path), f1, c->frame_count - 1);
+        onescope_pose_cache_free(c);
+        return CLI_FAIL;
+    }
+    if (c->frame_count == 0)
+        f0 = 1, f1 = 0; /* no frame: the header only */
+    else if (f1 >= c->frame_count)
+        f1 = c->frame_count - 1; /* B left open: the last frame */
     FILE *out = stdout;
     if (csv)
         fputs("frame,step,entity,name,present,x,y,z,qx,qy,qz,qw\n", out);
