@@ -282,9 +282,9 @@ static onescope_code begin(cmp *c, const side *a, const side *b, const onescope_
      * and version); a different dimension count is. */
     d->different = ha != NULL && ha->dimensions != hb->dimensions;
     d->first_step_a = a->first_step;
-    d->last_step_a = a->first_step + a->frames - 1;
+    d->last_step_a = a->first_step + (int64_t)(a->frames - 1); /* frames >= 1 */
     d->first_step_b = b->first_step;
-    d->last_step_b = b->first_step + b->frames - 1;
+    d->last_step_b = b->first_step + (int64_t)(b->frames - 1);
     d->overlap_first = d->first_step_a > d->first_step_b ? d->first_step_a : d->first_step_b;
     d->overlap_last = d->last_step_a < d->last_step_b ? d->last_step_a : d->last_step_b;
     if (d->overlap_first <= d->overlap_last)
@@ -490,7 +490,8 @@ static onescope_code replay_vs(const onescope_replay *replay, side *cache,
     a.first_step = (int64_t)start;
     a.scale = 0.001;
     int64_t first = a.first_step > cache->first_step ? a.first_step : cache->first_step;
-    int64_t last_a = a.first_step + a.frames - 1, last_b = cache->first_step + cache->frames - 1;
+    int64_t last_a = a.first_step + (int64_t)(a.frames - 1),
+            last_b = cache->first_step + (int64_t)(cache->frames - 1);
     r->last = last_a < last_b ? last_a : last_b;
     r->cache = cache;
     r->error = error;

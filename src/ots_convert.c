@@ -757,7 +757,7 @@ static onescope_code anm_plan_make(const onescope_pose_cache *cache,
     OS_TRY(anm_unit(cache, &p->o, name, &p->mpu, error));
     OS_TRY(anm_up(cache, &p->o, name, &p->up, error));
     OS_TRY(anm_check_size(cache, p->mpu, p->o.keys_all, name, error));
-    p->last = cache->start_step + (int64_t)cache->frame_count - 1;
+    p->last = cache->start_step + ((int64_t)cache->frame_count - 1);
     if (p->last > INT32_MAX)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, name, OS_NO_OFFSET, "start step",
                                 "frames that fit a 32-bit .anm frame number", "last step %lld",
