@@ -183,9 +183,15 @@ static onescope_code module_error(const onescope_module *t, onescope_code rc,
     return rc;
 }
 
+/* The checks every world starts with, and its shell (the table's and the setup's copies).
+ * *result is cleared first, so a failed call leaves NULL there. */
 static onescope_code world_new(const onescope_module *module, const void *setup, size_t setup_size,
-                               const onescope_allocator *allocator, onescope_world **out,
-                               onescope_error *error) {
+                               const onescope_allocator *allocator, onescope_world **result,
+                               onescope_world **out, onescope_error *error) {
+    if (result == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "out",
+                                "a pointer", "NULL");
+    *result = NULL;
     OS_TRY(onescope_module_check(module, NULL, error));
     if (setup == NULL && setup_size != 0)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, module->id, OS_NO_OFFSET, "setup",
@@ -208,21 +214,13 @@ static onescope_code world_new(const onescope_module *module, const void *setup,
     return ONESCOPE_OK;
 }
 
-onescope_code onescope_world_create(const onescope_module *module, const void *setup,
-                                    size_t setup_size, const onescope_allocator *allocator,
-                                    onescope_world **out, onescope_error *error) {
-    if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "out",
-                                "a pointer", "NULL");
-    *out = NULL;
-    onescope_world *w = NULL;
-    OS_TRY(world_new(module, setup, setup_size, allocator, &w, error));
-    onescope_error_clear(error);
-    onescope_code rc =
-        w->table.create(w->table.context, w->setup, setup_size, allocator, &w->world, error);
+/* After create or restore (`slot`) returned rc: the world handed to *out, or everything
+ * released and the module's error completed. */
+static onescope_code world_born(onescope_world *w, onescope_code rc, const char *slot,
+                                onescope_world **out, onescope_error *error) {
     if (rc == ONESCOPE_OK && w->world == NULL)
-        rc = onescope_os_fail(error, ONESCOPE_E_ENGINE, w->table.id, OS_NO_OFFSET, "create",
-                              "a world", "NULL");
+        rc = onescope_os_fail(error, ONESCOPE_E_ENGINE, w->table.id, OS_NO_OFFSET, slot, "a world",
+                              "NULL");
     if (rc != ONESCOPE_OK) {
         module_error(&w->table, rc, error);
         w->world = NULL;
@@ -233,16 +231,23 @@ onescope_code onescope_world_create(const onescope_module *module, const void *s
     return ONESCOPE_OK;
 }
 
+onescope_code onescope_world_create(const onescope_module *module, const void *setup,
+                                    size_t setup_size, const onescope_allocator *allocator,
+                                    onescope_world **out, onescope_error *error) {
+    onescope_world *w = NULL;
+    OS_TRY(world_new(module, setup, setup_size, allocator, out, &w, error));
+    onescope_error_clear(error);
+    onescope_code rc =
+        w->table.create(w->table.context, w->setup, setup_size, allocator, &w->world, error);
+    return world_born(w, rc, "create", out, error);
+}
+
 onescope_code onescope_world_restore(const onescope_module *module, const void *setup,
                                      size_t setup_size, const void *snapshot, size_t snapshot_size,
                                      const onescope_allocator *allocator, onescope_world **out,
                                      onescope_error *error) {
-    if (out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "out",
-                                "a pointer", "NULL");
-    *out = NULL;
     onescope_world *w = NULL;
-    OS_TRY(world_new(module, setup, setup_size, allocator, &w, error));
+    OS_TRY(world_new(module, setup, setup_size, allocator, out, &w, error));
     if (w->table.restore == NULL) {
         onescope_code rc = no_slot(&w->table, error, "restore", "a world made from a snapshot");
         onescope_world_free(w);
@@ -251,17 +256,7 @@ onescope_code onescope_world_restore(const onescope_module *module, const void *
     onescope_error_clear(error);
     onescope_code rc = w->table.restore(w->table.context, w->setup, setup_size, snapshot,
                                         snapshot_size, allocator, &w->world, error);
-    if (rc == ONESCOPE_OK && w->world == NULL)
-        rc = onescope_os_fail(error, ONESCOPE_E_ENGINE, w->table.id, OS_NO_OFFSET, "restore",
-                              "a world", "NULL");
-    if (rc != ONESCOPE_OK) {
-        module_error(&w->table, rc, error);
-        w->world = NULL;
-        onescope_world_free(w);
-        return rc;
-    }
-    *out = w;
-    return ONESCOPE_OK;
+    return world_born(w, rc, "restore", out, error);
 }
 
 void onescope_world_free(onescope_world *world) {
