@@ -13,6 +13,7 @@ set(ONESCOPE_SOURCES
   src/sim_input.c
   src/module.c
   src/sim_module.c
+  src/module_run.c
   src/replay.c
   src/replay_run.c
   src/replay_writer.c

@@ -9,6 +9,7 @@
 
 #include "internal.h"
 #include "onescope/module.h"
+#include "run_internal.h"
 
 /* A table's bytes up to and including member m: what struct_size must cover to hold it. */
 #define MODULE_HAS(table, m)                                                                       \
@@ -400,4 +401,8 @@ onescope_code onescope_world_describe_input(const onescope_world *world, const v
     onescope_code rc = world->table.describe_input(
         world->table.context, world->setup, world->setup_size, input, input_size, &sink, error);
     return sink_finish(world, &sink, rc, true, out, error);
+}
+
+void *onescope_os_world_state(const onescope_world *world) {
+    return world ? world->world : NULL;
 }

@@ -5,14 +5,44 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check_internal.h"
 #include "internal.h"
+#include "run_internal.h"
 #include "onescope/replay.h"
 #include "replay_internal.h"
 
 static onescope_code nomem(onescope_error *error, const char *name, const char *what) {
     return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, what, NULL,
                             "could not allocate memory");
+}
+
+/* Where a v1 replay's run starts: the test module, its setup blob (in blob), the snapshot. */
+static onescope_os_run_start v1_start(const onescope_sim_setup *setup,
+                                      const onescope_link_block *link, const uint8_t *snapshot,
+                                      uint32_t snapshot_size, uint32_t step_count,
+                                      uint8_t blob[10]) {
+    onescope_os_run_start s;
+    memset(&s, 0, sizeof s);
+    s.module = onescope_module_test();
+    s.setup = blob;
+    s.setup_size = onescope_os_test_setup_blob(setup, link, blob);
+    s.snapshot = snapshot;
+    s.snapshot_size = snapshot_size;
+    s.start_step = snapshot != NULL ? onescope_os_get_u64(snapshot) : 0;
+    s.step_count = step_count;
+    return s;
+}
+
+/* The error of the test module's world, named as the pre-module API named it. */
+static onescope_code start_world(const onescope_replay *r, const onescope_allocator *a,
+                                 onescope_world **out, onescope_error *error) {
+    uint8_t blob[10];
+    onescope_os_run_start s =
+        v1_start(&r->setup, &r->link, r->has_start_snapshot ? r->start_snapshot : NULL,
+                 r->start_snapshot_size, r->step_count, blob);
+    onescope_code rc = onescope_os_run_start_world(&s, a, out, error);
+    if (rc != ONESCOPE_OK && error != NULL && r->has_start_snapshot)
+        snprintf(error->input, sizeof error->input, "start snapshot");
+    return rc;
 }
 
 onescope_code onescope_replay_start_world(const onescope_replay *r, const onescope_allocator *a,
@@ -33,14 +63,18 @@ onescope_code onescope_replay_start_world(const onescope_replay *r, const onesco
 onescope_code onescope_replay_run(const onescope_replay *r, const onescope_allocator *a,
                                   onescope_replay_callback callback, void *user,
                                   onescope_error *error) {
-    onescope_sim *sim;
-    OS_TRY(onescope_replay_start_world(r, a, &sim, error));
+    if (r == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_replay_run", OS_NO_OFFSET,
+                                "replay", "non-NULL", NULL);
+    onescope_world *w;
+    OS_TRY(start_world(r, a, &w, error));
+    const onescope_sim *sim = onescope_os_world_state(w);
     onescope_code rc = ONESCOPE_OK;
     for (uint32_t i = 0;; i++) {
         onescope_replay_row row;
         row.index = i;
         row.host_step = onescope_sim_host_step(sim);
-        row.hash = onescope_sim_hash(sim);
+        row.hash = onescope_world_hash(w);
         row.has_expected = r->has_hash_rows && r->hash_rows != NULL;
         row.expected = row.has_expected ? r->hash_rows[i] : 0;
         row.sim = sim;
@@ -49,10 +83,10 @@ onescope_code onescope_replay_run(const onescope_replay *r, const onescope_alloc
         const uint8_t *p;
         size_t n;
         rc = onescope_replay_step_input(r, i, &p, &n);
-        if (rc == ONESCOPE_OK) rc = onescope_sim_step(sim, p, n, error);
+        if (rc == ONESCOPE_OK) rc = onescope_world_step(w, p, n, error);
         if (rc != ONESCOPE_OK) break;
     }
-    onescope_sim_free(sim);
+    onescope_world_free(w);
     return rc;
 }
 
@@ -83,47 +117,10 @@ onescope_code onescope_os_replay_verify_source(const onescope_os_ostm_head *head
     if (!(head->flags & ONESCOPE_OSTM_FLAG_HASH_ROWS))
         return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
                                 "bit 0 set (hash rows to verify)", "0x%04x", (unsigned)head->flags);
-    /* The world at the start, as onescope_replay_start_world makes it. */
-    onescope_sim_def def = onescope_sim_def_default();
-    def.setup = head->setup;
-    def.link = head->link;
-    onescope_sim *sim;
-    if (snapshot != NULL)
-        OS_TRY(onescope_sim_create_from_snapshot(&def, snapshot, head->snapshot_size,
-                                                 "start snapshot", a, &sim, error));
-    else
-        OS_TRY(onescope_sim_create(&def, a, &sim, error));
-    result->matched = true;
-    onescope_code rc = ONESCOPE_OK;
-    for (uint32_t i = 0;; i++) {
-        uint64_t expected, hash = onescope_sim_hash(sim);
-        rc = source->row(source->user, i, &expected, error);
-        if (rc != ONESCOPE_OK) break;
-        if (hash != expected) {
-            result->matched = false;
-            result->first_row = i;
-            result->first_step = onescope_sim_host_step(sim);
-            result->expected = expected;
-            result->actual = hash;
-            break;
-        }
-        result->rows_checked++;
-        if (i == head->step_count) break;
-        const uint8_t *p;
-        size_t n;
-        rc = source->input(source->user, i, &p, &n, error);
-        if (rc == ONESCOPE_OK) rc = onescope_sim_step(sim, p, n, error);
-        if (rc != ONESCOPE_OK) break;
-    }
-    onescope_sim_free(sim);
-    if (rc != ONESCOPE_OK || result->matched) return rc;
-    char field[96];
-    snprintf(field, sizeof field, "hash row %" PRIu32 " (step %" PRIu64 ")", result->first_row,
-             result->first_step);
-    char want[32];
-    snprintf(want, sizeof want, "%016" PRIx64, result->expected);
-    return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, OS_NO_OFFSET, field, want,
-                            "%016" PRIx64, result->actual);
+    uint8_t blob[10];
+    onescope_os_run_start s = v1_start(&head->setup, &head->link, snapshot, head->snapshot_size,
+                                       head->step_count, blob);
+    return onescope_os_run_verify(&s, source, a, result, name, error);
 }
 
 onescope_code onescope_replay_verify(const onescope_replay *r, const onescope_allocator *a,

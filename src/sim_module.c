@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "onescope/module.h"
+#include "run_internal.h"
 #include "onescope/sim.h"
 
 #define SETUP_FILE_OFFSET 12u /* where the setup blob starts in an OSTM file */
@@ -246,4 +247,15 @@ static const onescope_module test_module = {
 
 const onescope_module *onescope_module_test(void) {
     return &test_module;
+}
+
+size_t onescope_os_test_setup_blob(const onescope_sim_setup *setup,
+                                   const onescope_link_block *link, uint8_t out[10]) {
+    onescope_sim_setup_encode(setup, out);
+    if (link == NULL || link->role == ONESCOPE_LINK_ROLE_NONE) return ONESCOPE_SIM_SETUP_BYTES;
+    uint8_t *l = out + ONESCOPE_SIM_SETUP_BYTES;
+    l[0] = (uint8_t)link->role;
+    l[1] = link->body;
+    onescope_os_put_u16(l + 2, link->transfer_step);
+    return ONESCOPE_SIM_SETUP_BYTES + LINK_BYTES;
 }

@@ -1,0 +1,83 @@
+/* A recording run through any module's world: the world at the start (from the setup, or from
+ * the start snapshot), then every step with its hash compared to the recorded row. OSTM v1
+ * replays (src/replay_run.c) and module recordings (src/recording_run.c) both verify here, so
+ * "world from setup or snapshot" and the row loop are written once. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "run_internal.h"
+
+onescope_code onescope_os_run_start_world(const onescope_os_run_start *s,
+                                          const onescope_allocator *a, onescope_world **out,
+                                          onescope_error *error) {
+    if (s->snapshot != NULL)
+        return onescope_world_restore(s->module, s->setup, s->setup_size, s->snapshot,
+                                      s->snapshot_size, a, out, error);
+    return onescope_world_create(s->module, s->setup, s->setup_size, a, out, error);
+}
+
+/* A module's failure at a step, said as the file's: the input is the file, and the field
+ * names the module and the step before the module's own field. */
+static void at_step(onescope_error *error, const char *name, const char *module_id,
+                    uint64_t step) {
+    if (error == NULL) return;
+    char field[sizeof error->field + 128];
+    int n = snprintf(field, sizeof field, "module %s, step %" PRIu64 "%s%s", module_id, step,
+                     error->field[0] ? ": " : "", error->field);
+    size_t k = n < 0 ? 0 : (size_t)n;
+    if (k >= sizeof error->field) k = sizeof error->field - 1; /* cut, as every field is */
+    memcpy(error->field, field, k);
+    error->field[k] = '\0';
+    snprintf(error->input, sizeof error->input, "%s", name);
+}
+
+onescope_code onescope_os_run_verify(const onescope_os_run_start *s,
+                                     const onescope_os_replay_source *source,
+                                     const onescope_allocator *a, onescope_verify_result *result,
+                                     const char *name, onescope_error *error) {
+    onescope_verify_result local;
+    if (result == NULL) result = &local;
+    memset(result, 0, sizeof *result);
+    onescope_world *w;
+    onescope_code rc = onescope_os_run_start_world(s, a, &w, error);
+    if (rc != ONESCOPE_OK) {
+        at_step(error, name, s->module->id, s->start_step);
+        return rc;
+    }
+    result->matched = true;
+    for (uint32_t i = 0;; i++) {
+        uint64_t expected, hash = onescope_world_hash(w);
+        rc = source->row(source->user, i, &expected, error);
+        if (rc != ONESCOPE_OK) break;
+        if (hash != expected) {
+            result->matched = false;
+            result->first_row = i;
+            result->first_step = s->start_step + i; /* host steps wrap, as the module's do */
+            result->expected = expected;
+            result->actual = hash;
+            break;
+        }
+        result->rows_checked++;
+        if (i == s->step_count) break;
+        const uint8_t *p;
+        size_t n;
+        rc = source->input(source->user, i, &p, &n, error);
+        if (rc != ONESCOPE_OK) break;
+        rc = onescope_world_step(w, p, n, error);
+        if (rc != ONESCOPE_OK) {
+            at_step(error, name, s->module->id, s->start_step + i);
+            break;
+        }
+    }
+    onescope_world_free(w);
+    if (rc != ONESCOPE_OK || result->matched) return rc;
+    char field[96];
+    snprintf(field, sizeof field, "hash row %" PRIu32 " (step %" PRIu64 ")", result->first_row,
+             result->first_step);
+    char want[32];
+    snprintf(want, sizeof want, "%016" PRIx64, result->expected);
+    return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, OS_NO_OFFSET, field, want,
+                            "%016" PRIx64, result->actual);
+}
