@@ -14,6 +14,9 @@ set(ONESCOPE_SOURCES
   src/module.c
   src/sim_module.c
   src/module_run.c
+  src/recording.c
+  src/recording_run.c
+  src/recording_writer.c
   src/replay.c
   src/replay_run.c
   src/replay_writer.c

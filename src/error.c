@@ -30,6 +30,7 @@ const char *onescope_error_name(onescope_code code) {
         case ONESCOPE_E_MISMATCH: return "mismatch";
         case ONESCOPE_E_UNSUPPORTED: return "unsupported";
         case ONESCOPE_E_ENGINE: return "engine error";
+        case ONESCOPE_E_MODULE: return "another module";
     }
     return "unknown error";
 }

@@ -23,6 +23,7 @@
 #include "onescope/live.h"
 #include "onescope/ots.h"
 #include "onescope/pose_cache.h"
+#include "onescope/recording.h"
 #include "onescope/replay.h"
 
 static onescope_code io_fail(onescope_error *error, const char *path, const char *what) {
@@ -561,6 +562,19 @@ onescope_code onescope_replay_read_file(const char *path, const onescope_parse_o
     OS_TRY(read_input(path, options, &buf, error));
     onescope_code rc =
         onescope_replay_parse(buf.data, buf.size, input_name(path), options, out, error);
+    onescope_buffer_free(&buf);
+    return rc;
+}
+
+onescope_code onescope_recording_read_file(const char *path, const onescope_parse_options *options,
+                                           onescope_recording **out, onescope_error *error) {
+    if (path == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "<ostm>", OS_NO_OFFSET, "path",
+                                "non-NULL", NULL);
+    onescope_buffer buf;
+    OS_TRY(read_input(path, options, &buf, error));
+    onescope_code rc =
+        onescope_recording_parse(buf.data, buf.size, input_name(path), options, out, error);
     onescope_buffer_free(&buf);
     return rc;
 }

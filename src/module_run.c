@@ -20,8 +20,7 @@ onescope_code onescope_os_run_start_world(const onescope_os_run_start *s,
 
 /* A module's failure at a step, said as the file's: the input is the file, and the field
  * names the module and the step before the module's own field. */
-static void at_step(onescope_error *error, const char *name, const char *module_id,
-                    uint64_t step) {
+static void at_step(onescope_error *error, const char *name, const char *module_id, uint64_t step) {
     if (error == NULL) return;
     char field[sizeof error->field + 128];
     int n = snprintf(field, sizeof field, "module %s, step %" PRIu64 "%s%s", module_id, step,

@@ -118,8 +118,8 @@ onescope_code onescope_os_replay_verify_source(const onescope_os_ostm_head *head
         return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
                                 "bit 0 set (hash rows to verify)", "0x%04x", (unsigned)head->flags);
     uint8_t blob[10];
-    onescope_os_run_start s = v1_start(&head->setup, &head->link, snapshot, head->snapshot_size,
-                                       head->step_count, blob);
+    onescope_os_run_start s =
+        v1_start(&head->setup, &head->link, snapshot, head->snapshot_size, head->step_count, blob);
     return onescope_os_run_verify(&s, source, a, result, name, error);
 }
 

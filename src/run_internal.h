@@ -22,8 +22,8 @@ typedef struct onescope_os_run_start {
 } onescope_os_run_start;
 
 onescope_code onescope_os_run_start_world(const onescope_os_run_start *start,
-                                          const onescope_allocator *allocator,
-                                          onescope_world **out, onescope_error *error);
+                                          const onescope_allocator *allocator, onescope_world **out,
+                                          onescope_error *error);
 /* The one verify loop over a module world: row i against the world's hash, then step i. */
 onescope_code onescope_os_run_verify(const onescope_os_run_start *start,
                                      const onescope_os_replay_source *source,
@@ -33,8 +33,8 @@ onescope_code onescope_os_run_verify(const onescope_os_run_start *start,
 
 /* The test module's setup blob (sim_module.c) for an OSTM v1 setup and link block: 6 bytes,
  * or 10 with a link block. Returns the size. */
-size_t onescope_os_test_setup_blob(const onescope_sim_setup *setup,
-                                   const onescope_link_block *link, uint8_t out[10]);
+size_t onescope_os_test_setup_blob(const onescope_sim_setup *setup, const onescope_link_block *link,
+                                   uint8_t out[10]);
 /* The module's own world inside a world (the test module's is an onescope_sim). */
 void *onescope_os_world_state(const onescope_world *world);
 

@@ -249,8 +249,8 @@ const onescope_module *onescope_module_test(void) {
     return &test_module;
 }
 
-size_t onescope_os_test_setup_blob(const onescope_sim_setup *setup,
-                                   const onescope_link_block *link, uint8_t out[10]) {
+size_t onescope_os_test_setup_blob(const onescope_sim_setup *setup, const onescope_link_block *link,
+                                   uint8_t out[10]) {
     onescope_sim_setup_encode(setup, out);
     if (link == NULL || link->role == ONESCOPE_LINK_ROLE_NONE) return ONESCOPE_SIM_SETUP_BYTES;
     uint8_t *l = out + ONESCOPE_SIM_SETUP_BYTES;

@@ -81,6 +81,17 @@ CALL(onescope_world_run_stage, NULL, NULL, 0, e)
 CALL(onescope_world_snapshot, NULL, NULL, NULL, e)
 CALL(onescope_world_entity_values, NULL, 0, NULL, 0, e)
 CALL(onescope_world_describe_input, NULL, NULL, 0, NULL, NULL, e)
+/* ---- recording.h ---- */
+CALL(onescope_recording_parse, NULL, 4, "r", NULL, NULL, e)
+CALL(onescope_recording_read_file, NULL, NULL, NULL, e)
+CALL(onescope_recording_step_input, NULL, 0, NULL, NULL)
+CALL(onescope_recording_check, NULL, onescope_module_test(), "r", e)
+CALL(onescope_recording_verify, NULL, onescope_module_test(), NULL, NULL, "r", e)
+CALL(onescope_recording_writer_open, NULL, NULL, NULL, NULL, NULL, e)
+CALL(onescope_recording_writer_append, NULL, NULL, 0, NULL, e)
+CALL(onescope_recording_writer_flush, NULL, e)
+CALL(onescope_recording_writer_close, NULL, NULL, e)
+CALL(onescope_recording_recover, NULL, NULL, NULL, NULL, NULL, e)
 /* ---- pose_cache.h ---- */
 CALL(onescope_pose_cache_parse, NULL, 4, "p", NULL, NULL, e)
 CALL(onescope_pose_cache_create, 7, 1, 1, NULL, NULL, e)
@@ -226,6 +237,16 @@ static const contract_row rows[] = {
     ROW(onescope_world_snapshot),
     ROW(onescope_world_entity_values),
     ROW(onescope_world_describe_input),
+    ROW(onescope_recording_parse),
+    ROW(onescope_recording_read_file),
+    ROW_NO_ERROR(onescope_recording_step_input),
+    ROW(onescope_recording_check),
+    ROW(onescope_recording_verify),
+    ROW(onescope_recording_writer_open),
+    ROW(onescope_recording_writer_append),
+    ROW(onescope_recording_writer_flush),
+    ROW(onescope_recording_writer_close),
+    ROW(onescope_recording_recover),
     ROW(onescope_pose_cache_read_file),
     ROW(onescope_pose_cache_map),
     ROW(onescope_pose_cache_write_file),

@@ -10,8 +10,8 @@
 
 static void test_names(void **state) {
     (void)state;
-    const char *names[ONESCOPE_E_ENGINE + 1];
-    for (int c = ONESCOPE_OK; c <= ONESCOPE_E_ENGINE; c++) {
+    const char *names[ONESCOPE_E_MODULE + 1];
+    for (int c = ONESCOPE_OK; c <= ONESCOPE_E_MODULE; c++) {
         names[c] = onescope_error_name((onescope_code)c);
         assert_non_null(names[c]);
         assert_string_not_equal(names[c], "unknown error");
@@ -20,7 +20,7 @@ static void test_names(void **state) {
     }
     assert_string_equal(onescope_error_name(ONESCOPE_OK), "ok");
     assert_string_equal(onescope_error_name(ONESCOPE_E_TRUNCATED), "truncated");
-    assert_string_equal(onescope_error_name((onescope_code)(ONESCOPE_E_ENGINE + 1)),
+    assert_string_equal(onescope_error_name((onescope_code)(ONESCOPE_E_MODULE + 1)),
                         "unknown error");
     assert_string_equal(onescope_error_name((onescope_code)-1), "unknown error");
 }

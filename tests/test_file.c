@@ -519,7 +519,7 @@ static void test_format_conveniences(void **state) {
 
 static void test_strerror(void **state) {
     (void)state;
-    for (int c = ONESCOPE_OK; c <= ONESCOPE_E_ENGINE; c++) {
+    for (int c = ONESCOPE_OK; c <= ONESCOPE_E_MODULE; c++) {
         const char *s = onescope_error_name((onescope_code)c);
         assert_string_not_equal(s, "unknown error");
         for (int d = ONESCOPE_OK; d < c; d++)

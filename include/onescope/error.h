@@ -34,7 +34,8 @@ typedef enum onescope_code {
     ONESCOPE_E_BAD_STATE = 19,   /* an object that failed earlier and refuses further use */
     ONESCOPE_E_MISMATCH = 20,    /* a recomputed value differs from the recorded one */
     ONESCOPE_E_UNSUPPORTED = 21, /* a feature this build does not have */
-    ONESCOPE_E_ENGINE = 22       /* the physics engine refused or failed */
+    ONESCOPE_E_ENGINE = 22,      /* the physics engine refused or failed */
+    ONESCOPE_E_MODULE = 23       /* a recording made by another module or module version */
 } onescope_code;
 
 /* Where and why a call failed. Fixed-size text so filling it never allocates. */

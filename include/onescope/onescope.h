@@ -11,6 +11,7 @@
 #include "onescope/sim.h"
 #include "onescope/module.h"
 #include "onescope/replay.h"
+#include "onescope/recording.h"
 #include "onescope/ots.h"
 #include "onescope/soa_world.h"
 #include "onescope/soa_scene.h"

@@ -37,6 +37,7 @@ class Code:
     MISMATCH = 20
     UNSUPPORTED = 21
     ENGINE = 22
+    MODULE = 23
 
 
 class FormatError(Exception):

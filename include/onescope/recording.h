@@ -1,0 +1,129 @@
+/* Module recordings (OSTM v2): the steps of any module's world, with the module's id and
+ * version, its setup blob, an optional start snapshot, each step's input blob and, per step,
+ * the world hash. The bytes and every rule: docs/recording.md. OSTM v1 files (the test module's
+ * replays, include/onescope/replay.h) stay as they are. */
+#ifndef ONESCOPE_RECORDING_H
+#define ONESCOPE_RECORDING_H
+
+#include "onescope/module.h"
+#include "onescope/replay.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ONESCOPE_RECORDING_VERSION 2u
+#define ONESCOPE_RECORDING_FLAG_HASH_ROWS 0x0001u      /* a hash row before and after each step */
+#define ONESCOPE_RECORDING_FLAG_START_SNAPSHOT 0x0002u /* the world starts from a snapshot */
+/* The step count of a partial file still being written (docs/recording.md, "Writing"). */
+#define ONESCOPE_RECORDING_OPEN_COUNT 0xFFFFFFFFu
+#define ONESCOPE_RECORDING_MAX_STEPS 16777216u
+
+typedef struct onescope_recording onescope_recording;
+
+/* Parses a whole OSTM v2 file (the container's rules only: the blobs are the module's, checked
+ * by onescope_recording_check). options may be NULL (defaults: 256 MiB input limit). The bytes
+ * are copied; *out is freed with onescope_recording_free. */
+ONESCOPE_API onescope_code onescope_recording_parse(const void *data, size_t size, const char *name,
+                                                    const onescope_parse_options *options,
+                                                    onescope_recording **out,
+                                                    onescope_error *error);
+ONESCOPE_API onescope_code onescope_recording_read_file(const char *path,
+                                                        const onescope_parse_options *options,
+                                                        onescope_recording **out,
+                                                        onescope_error *error);
+ONESCOPE_API void onescope_recording_free(onescope_recording *recording);
+
+ONESCOPE_API const char *onescope_recording_module_id(const onescope_recording *recording);
+ONESCOPE_API const char *onescope_recording_module_version(const onescope_recording *recording);
+ONESCOPE_API uint16_t onescope_recording_flags(const onescope_recording *recording);
+ONESCOPE_API uint32_t onescope_recording_step_count(const onescope_recording *recording);
+/* The setup blob and the start snapshot (NULL/0 without one); valid while recording lives. */
+ONESCOPE_API const uint8_t *onescope_recording_setup(const onescope_recording *recording,
+                                                     size_t *size);
+ONESCOPE_API const uint8_t *onescope_recording_start_snapshot(const onescope_recording *recording,
+                                                              size_t *size);
+/* Hash row index (0..step_count): row 0 is the start world's, row i the world's after step
+ * i - 1. 0 when the file has no hash rows or index is past the last. */
+ONESCOPE_API uint64_t onescope_recording_hash_row(const onescope_recording *recording,
+                                                  uint32_t index);
+/* Step index's input (0-based); ARGUMENT past the last step. */
+ONESCOPE_API onescope_code onescope_recording_step_input(const onescope_recording *recording,
+                                                         uint32_t index, const uint8_t **data,
+                                                         size_t *size);
+
+/* Checks that module is the one the file names (id and version, ONESCOPE_E_MODULE with both
+ * in the line otherwise), then the setup and every input with the module's checks when it has
+ * them, each error at its file offset. */
+ONESCOPE_API onescope_code onescope_recording_check(const onescope_recording *recording,
+                                                    const onescope_module *module, const char *name,
+                                                    onescope_error *error);
+
+/* onescope_recording_check, then the run: the start world (from the setup or the start
+ * snapshot), each row against the world's hash, each step through the module. A module error
+ * at step k names the file, the module and the step. result may be NULL. */
+ONESCOPE_API onescope_code onescope_recording_verify(const onescope_recording *recording,
+                                                     const onescope_module *module,
+                                                     const onescope_allocator *allocator,
+                                                     onescope_verify_result *result,
+                                                     const char *name, onescope_error *error);
+
+/* ---- the streaming writer ---- */
+
+/* What a recording starts from. Zeroed fields are the defaults (onescope_recording_def_default). */
+typedef struct onescope_recording_def {
+    const onescope_module *module; /* required: its id and version are stored */
+    const void *setup;             /* the setup blob (may be empty) */
+    size_t setup_size;
+    const void *start_snapshot; /* NULL: the world starts from the setup */
+    size_t snapshot_size;
+    /* Engine mode: the engine runs its own world and hands the writer every hash (start_hash
+     * for row 0, one with each append); the writer runs no world. Tool mode (false): the
+     * writer makes the module's world and steps it with each input to compute the rows. */
+    bool engine_mode;
+    uint64_t start_hash;
+} onescope_recording_def;
+
+ONESCOPE_API onescope_recording_def onescope_recording_def_default(void);
+
+typedef struct onescope_recording_writer onescope_recording_writer;
+
+/* Starts a recording to path. Until close the bytes go to "PATH.partial" (created anew, an
+ * existing one refused); close writes the step count, fsyncs and renames it onto path. options
+ * as the replay writer's (buffer, flush rule); NULL: defaults. */
+ONESCOPE_API onescope_code onescope_recording_writer_open(
+    const char *path, const onescope_recording_def *def,
+    const onescope_replay_writer_options *options, const onescope_allocator *allocator,
+    onescope_recording_writer **out, onescope_error *error);
+/* One step: its input (checked by the module's check_input when it has one) and, in engine
+ * mode, the hash after it (required there; refused in tool mode, where the world computes
+ * it). Any error latches; the partial keeps every step before it. */
+ONESCOPE_API onescope_code onescope_recording_writer_append(onescope_recording_writer *writer,
+                                                            const void *input, size_t size,
+                                                            const uint64_t *hash,
+                                                            onescope_error *error);
+ONESCOPE_API onescope_code onescope_recording_writer_flush(onescope_recording_writer *writer,
+                                                           onescope_error *error);
+ONESCOPE_API onescope_code onescope_recording_writer_close(onescope_recording_writer *writer,
+                                                           uint64_t *steps, onescope_error *error);
+ONESCOPE_API uint64_t onescope_recording_writer_steps(const onescope_recording_writer *writer);
+/* Releases the writer; one not closed leaves its partial for onescope_recording_recover. */
+ONESCOPE_API void onescope_recording_writer_free(onescope_recording_writer *writer);
+/* Abandons the recording: the partial is removed. */
+ONESCOPE_API void onescope_recording_writer_discard(onescope_recording_writer *writer);
+
+/* Turns a partial recording into a finished file holding every complete step, written
+ * atomically to out_path (NULL: partial_path without ".partial"); the partial is only read.
+ * A torn last record (cut by the end of the file) is dropped and said in *dropped_bytes (may
+ * be NULL); damage before the end is refused at its offset. */
+ONESCOPE_API onescope_code onescope_recording_recover(const char *partial_path,
+                                                      const char *out_path,
+                                                      const onescope_allocator *allocator,
+                                                      uint64_t *steps_kept, uint64_t *dropped_bytes,
+                                                      onescope_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

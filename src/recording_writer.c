@@ -1,0 +1,344 @@
+/* The streaming writer of module recordings and the recovery of its partial. A partial is the
+ * finished file with the open step count: each record (length, input, hash) is appended as it
+ * comes, and close writes the count, fsyncs and renames. In engine mode no world runs here.
+ * The file steps are src/file.c's onescope_os_file_* helpers. Rules: docs/recording.md. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "onescope/file.h"
+#include "recording_internal.h"
+#include "run_internal.h"
+
+#define DEFAULT_BUFFER (256u * 1024u)
+
+enum writer_state { WRITER_OPEN, WRITER_LATCHED, WRITER_CLOSED };
+
+struct onescope_recording_writer {
+    const onescope_allocator *allocator;
+    onescope_module module; /* the caller's table (its id and version go in the file) */
+    onescope_world *world;  /* tool mode only */
+    uint8_t *setup;         /* a copy, for check_input */
+    size_t setup_size;
+    onescope_os_target target;
+    char *path;
+    char *partial;
+    int fd;
+    uint8_t *buf;
+    size_t buf_cap, buf_used;
+    onescope_os_flush_rule flush;
+    uint64_t size; /* bytes in the file so far, the buffer's included */
+    uint32_t steps;
+    enum writer_state state;
+    bool bytes_lost; /* an I/O failure: nothing more is written */
+    bool committed;
+};
+
+static onescope_code nomem(onescope_error *error, const char *name) {
+    return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "writer", NULL,
+                            "could not allocate memory");
+}
+
+static onescope_code latch(onescope_recording_writer *w, onescope_code rc) {
+    if (rc != ONESCOPE_OK && w->state == WRITER_OPEN) w->state = WRITER_LATCHED;
+    if (rc == ONESCOPE_E_IO) w->bytes_lost = true;
+    return rc;
+}
+
+static onescope_code flush_buffer(onescope_recording_writer *w, onescope_error *error) {
+    onescope_code rc = onescope_os_file_write_fd(w->fd, w->buf, w->buf_used, w->path, error);
+    w->buf_used = 0;
+    return rc;
+}
+
+static onescope_code feed(onescope_recording_writer *w, const void *data, size_t n,
+                          onescope_error *error) {
+    const uint8_t *p = data;
+    w->size += n;
+    while (n > 0) {
+        size_t room = w->buf_cap - w->buf_used, k = n < room ? n : room;
+        memcpy(w->buf + w->buf_used, p, k);
+        w->buf_used += k;
+        p += k;
+        n -= k;
+        if (w->buf_used == w->buf_cap) OS_TRY(flush_buffer(w, error));
+    }
+    return ONESCOPE_OK;
+}
+
+static onescope_code feed_u64(onescope_recording_writer *w, uint64_t v, onescope_error *error) {
+    uint8_t b[8];
+    onescope_os_put_u64(b, v);
+    return feed(w, b, sizeof b, error);
+}
+
+onescope_recording_def onescope_recording_def_default(void) {
+    onescope_recording_def d;
+    memset(&d, 0, sizeof d);
+    return d;
+}
+
+static void release(onescope_recording_writer *w) {
+    const onescope_allocator *a = w->allocator;
+    onescope_world_free(w->world);
+    onescope_os_target_free(&w->target, a);
+    onescope_os_free(a, w->setup);
+    onescope_os_free(a, w->path);
+    onescope_os_free(a, w->partial);
+    onescope_os_free(a, w->buf);
+    onescope_os_free(a, w);
+}
+
+static char *copy_string(const onescope_allocator *a, const char *s) {
+    size_t n = strlen(s) + 1;
+    char *p = onescope_os_alloc(a, n);
+    if (p != NULL) memcpy(p, s, n);
+    return p;
+}
+
+onescope_code onescope_recording_writer_open(const char *path, const onescope_recording_def *def,
+                                             const onescope_replay_writer_options *options,
+                                             const onescope_allocator *a,
+                                             onescope_recording_writer **out,
+                                             onescope_error *error) {
+    const char *name = path != NULL ? path : "onescope_recording_writer_open";
+    if (out != NULL) *out = NULL;
+    if (path == NULL || path[0] == '\0' || strcmp(path, "-") == 0 || out == NULL || def == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                                "path (a file, not \"-\"), def and out must be given");
+    if ((def->setup == NULL && def->setup_size != 0) ||
+        (def->start_snapshot == NULL && def->snapshot_size != 0))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "def",
+                                "bytes for every non-zero size", "NULL");
+    OS_TRY(onescope_module_check(def->module, name, error));
+    onescope_replay_writer_options defaults = onescope_replay_writer_options_default();
+    if (options == NULL) options = &defaults;
+    onescope_recording_writer *w = onescope_os_calloc(a, 1, sizeof *w);
+    if (w == NULL) return nomem(error, name);
+    w->allocator = a;
+    w->fd = -1;
+    memset(&w->module, 0, sizeof w->module);
+    memcpy(&w->module, def->module,
+           def->module->struct_size < sizeof w->module ? def->module->struct_size
+                                                       : sizeof w->module);
+    w->buf_cap = options->buffer_bytes != 0 ? options->buffer_bytes : DEFAULT_BUFFER;
+    w->buf = onescope_os_alloc(a, w->buf_cap);
+    w->setup = onescope_os_alloc(a, def->setup_size ? def->setup_size : 1);
+    w->path = copy_string(a, path);
+    if (w->buf == NULL || w->setup == NULL || w->path == NULL) {
+        release(w);
+        return nomem(error, name);
+    }
+    if (def->setup_size) memcpy(w->setup, def->setup, def->setup_size);
+    w->setup_size = def->setup_size;
+    onescope_os_flush_rule_init(&w->flush, options->flush_every, options->flush_every_ms,
+                                options->flush_fsync);
+    /* The module's rules first: a setup it refuses never starts a file. */
+    onescope_code rc = ONESCOPE_OK;
+    if (w->module.check_setup != NULL) {
+        onescope_error_clear(error);
+        rc = w->module.check_setup(w->module.context, w->setup, w->setup_size, error);
+        if (rc != ONESCOPE_OK && error != NULL) {
+            snprintf(error->input, sizeof error->input, "%s", name);
+            if (error->code == ONESCOPE_OK) error->code = rc;
+        }
+    }
+    uint64_t row0 = def->start_hash;
+    if (rc == ONESCOPE_OK && !def->engine_mode) {
+        onescope_os_run_start s;
+        memset(&s, 0, sizeof s);
+        s.module = def->module;
+        s.setup = w->setup;
+        s.setup_size = w->setup_size;
+        s.snapshot = def->start_snapshot;
+        s.snapshot_size = def->snapshot_size;
+        rc = onescope_os_run_start_world(&s, a, &w->world, error);
+        if (rc == ONESCOPE_OK) row0 = onescope_world_hash(w->world);
+    }
+    uint16_t flags = ONESCOPE_RECORDING_FLAG_HASH_ROWS;
+    if (def->start_snapshot != NULL) flags |= ONESCOPE_RECORDING_FLAG_START_SNAPSHOT;
+    onescope_buffer head = {NULL, 0, NULL};
+    if (rc == ONESCOPE_OK) rc = onescope_os_rec_encode_head(def, flags, a, &head, name, error);
+    if (rc == ONESCOPE_OK) rc = onescope_os_recording_target(path, a, &w->target, error);
+    if (rc == ONESCOPE_OK) {
+        w->partial = onescope_os_partial_name(w->target.path, a);
+        if (w->partial == NULL) rc = nomem(error, name);
+    }
+    if (rc == ONESCOPE_OK) {
+        w->fd = onescope_os_file_create_new(w->partial, name, error);
+        if (w->fd < 0) rc = ONESCOPE_E_IO;
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_os_target_adopt(&w->target, w->fd, name, error);
+    /* The head and row 0 go out at once: from here on the partial is recoverable. */
+    if (rc == ONESCOPE_OK) rc = feed(w, head.data, head.size, error);
+    if (rc == ONESCOPE_OK) rc = feed_u64(w, row0, error);
+    if (rc == ONESCOPE_OK) rc = flush_buffer(w, error);
+    onescope_buffer_free(&head);
+    if (rc != ONESCOPE_OK) {
+        if (w->fd >= 0) {
+            onescope_os_file_close_fd(w->fd, name, NULL);
+            onescope_os_file_remove(w->partial);
+        }
+        release(w);
+        return rc;
+    }
+    *out = w;
+    return ONESCOPE_OK;
+}
+
+static onescope_code refuse_state(const onescope_recording_writer *w, const char *call,
+                                  onescope_error *error) {
+    return onescope_os_writer_refuse(error, w->path, call, w->state == WRITER_CLOSED, "step");
+}
+
+static onescope_code flush_now(onescope_recording_writer *w, onescope_error *error) {
+    OS_TRY(flush_buffer(w, error));
+    if (w->flush.fsync) OS_TRY(onescope_os_file_sync_fd(w->fd, w->path, error));
+    onescope_os_flush_done(&w->flush);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_recording_writer_append(onescope_recording_writer *w, const void *input,
+                                               size_t size, const uint64_t *hash,
+                                               onescope_error *error) {
+    if (w == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_recording_writer_append",
+                                OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
+    if (w->state != WRITER_OPEN) return refuse_state(w, "append", error);
+    if (input == NULL && size != 0)
+        return latch(w, onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->path, OS_NO_OFFSET, "input",
+                                         "bytes", "NULL"));
+    bool engine = w->world == NULL;
+    if (engine != (hash != NULL))
+        return latch(w, onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->path, OS_NO_OFFSET, "hash",
+                                         engine ? "the engine's hash (engine mode)"
+                                                : "NULL (tool mode: the world computes it)",
+                                         "%s", engine ? "NULL" : "a hash"));
+    if (w->steps == ONESCOPE_RECORDING_MAX_STEPS || size > UINT32_MAX ||
+        size + 12 > ONESCOPE_MAX_INPUT_BYTES - w->size)
+        return latch(w, onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET, "step",
+                                         "at most 16777216 steps and 256 MiB",
+                                         "step %" PRIu32 " of %zu bytes after %" PRIu64 " bytes",
+                                         w->steps, size, w->size));
+    if (w->module.check_input != NULL) {
+        onescope_error_clear(error);
+        onescope_code rc =
+            w->module.check_input(w->module.context, w->setup, w->setup_size, input, size, error);
+        if (rc != ONESCOPE_OK) {
+            if (error != NULL) {
+                if (error->code == ONESCOPE_OK) error->code = rc;
+                snprintf(error->input, sizeof error->input, "%s", w->path);
+            }
+            return latch(w, rc);
+        }
+    }
+    uint64_t row;
+    if (engine) {
+        row = *hash;
+    } else {
+        onescope_code rc = onescope_world_step(w->world, input, size, error);
+        if (rc != ONESCOPE_OK) return latch(w, rc);
+        row = onescope_world_hash(w->world);
+    }
+    uint8_t len[4];
+    onescope_os_put_u32(len, (uint32_t)size);
+    OS_TRY(latch(w, feed(w, len, 4, error)));
+    if (size) OS_TRY(latch(w, feed(w, input, size, error)));
+    OS_TRY(latch(w, feed_u64(w, row, error)));
+    w->steps++;
+    if (onescope_os_flush_due(&w->flush)) return latch(w, flush_now(w, error));
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_recording_writer_flush(onescope_recording_writer *w, onescope_error *error) {
+    if (w == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_recording_writer_flush",
+                                OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
+    if (w->state != WRITER_OPEN) return refuse_state(w, "flush", error);
+    return latch(w, flush_now(w, error));
+}
+
+uint64_t onescope_recording_writer_steps(const onescope_recording_writer *w) {
+    return w != NULL ? w->steps : 0;
+}
+
+onescope_code onescope_recording_writer_close(onescope_recording_writer *w, uint64_t *steps,
+                                              onescope_error *error) {
+    if (steps != NULL) *steps = 0;
+    if (w == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_recording_writer_close",
+                                OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
+    if (w->state == WRITER_CLOSED) return refuse_state(w, "close", error);
+    if (w->state == WRITER_LATCHED) {
+        /* The buffer holds whole, checked records only; after an I/O failure nothing more. */
+        if (!w->bytes_lost && flush_buffer(w, NULL) == ONESCOPE_OK)
+            (void)onescope_os_file_sync_fd(w->fd, w->path, NULL);
+        onescope_os_file_close_fd(w->fd, w->path, NULL);
+        w->fd = -1;
+        w->state = WRITER_CLOSED;
+        return onescope_os_writer_refuse(error, w->partial, "close", false, "step");
+    }
+    w->state = WRITER_CLOSED;
+    uint8_t count[4];
+    onescope_os_put_u32(count, w->steps);
+    onescope_code rc = flush_buffer(w, error);
+    if (rc == ONESCOPE_OK) rc = onescope_os_file_patch_fd(w->fd, 8, count, 4, w->path, error);
+    if (rc == ONESCOPE_OK) rc = onescope_os_file_sync_fd(w->fd, w->path, error);
+    onescope_code closed =
+        onescope_os_file_close_fd(w->fd, w->path, rc == ONESCOPE_OK ? error : NULL);
+    w->fd = -1;
+    if (rc == ONESCOPE_OK) rc = closed;
+    if (rc == ONESCOPE_OK) rc = onescope_os_file_rename(w->partial, w->target.path, w->path, error);
+    if (rc != ONESCOPE_OK) {
+        w->bytes_lost = true; /* the target is untouched; the partial keeps the steps */
+        return rc;
+    }
+    w->committed = true;
+    if (steps != NULL) *steps = w->steps;
+    return ONESCOPE_OK;
+}
+
+void onescope_recording_writer_free(onescope_recording_writer *w) {
+    if (w == NULL) return;
+    if (w->state != WRITER_CLOSED && w->fd >= 0) {
+        /* Freed without close: the whole records still buffered go out; the partial stays. */
+        if (!w->bytes_lost) (void)flush_buffer(w, NULL);
+        onescope_os_file_close_fd(w->fd, w->path, NULL);
+    }
+    release(w);
+}
+
+void onescope_recording_writer_discard(onescope_recording_writer *w) {
+    if (w == NULL) return;
+    if (w->fd >= 0) onescope_os_file_close_fd(w->fd, w->path, NULL);
+    w->fd = -1;
+    if (!w->committed) onescope_os_file_remove(w->partial);
+    release(w);
+}
+
+onescope_code onescope_recording_recover(const char *partial, const char *out_path,
+                                         const onescope_allocator *a, uint64_t *steps_kept,
+                                         uint64_t *dropped_bytes, onescope_error *error) {
+    if (steps_kept != NULL) *steps_kept = 0;
+    if (dropped_bytes != NULL) *dropped_bytes = 0;
+    char *derived;
+    OS_TRY(onescope_os_recover_names(partial, out_path, "onescope_recording_recover", a, &out_path,
+                                     &derived, error));
+    onescope_buffer bytes = {NULL, 0, NULL};
+    onescope_code rc = onescope_file_read(partial, 0, a, &bytes, error);
+    onescope_os_rec_partial info;
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_rec_partial_scan(bytes.data, bytes.size, partial, &info, error);
+    if (rc == ONESCOPE_OK) {
+        /* The copy in memory becomes the file; the partial on disk is never written. */
+        onescope_os_put_u32((uint8_t *)bytes.data + 8, info.steps);
+        rc = onescope_file_write(out_path, bytes.data, (size_t)info.kept_bytes, error);
+    }
+    if (rc == ONESCOPE_OK) {
+        if (steps_kept != NULL) *steps_kept = info.steps;
+        if (dropped_bytes != NULL) *dropped_bytes = info.dropped_bytes;
+    }
+    onescope_buffer_free(&bytes);
+    onescope_os_free(a, derived);
+    return rc;
+}

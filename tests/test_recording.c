@@ -1,0 +1,514 @@
+/* Module recordings (OSTM v2, recording.h) with a module of the test's own: float particles on
+ * springs, written in tool mode and in engine mode (the same bytes), parsed, checked and
+ * verified green and red (a planted divergence named at its step), refused for another module,
+ * an input the module refuses reported at its file offset, the container's errors at their
+ * offsets, recovery of a killed recording, and allocation failures. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+/* ---- the springs module: n particles on a line, each tied to its rest place ---- */
+
+typedef struct springs_ctx {
+    long plant_step; /* from this step on, particle 2's spring is 1% stiffer; -1: never */
+} springs_ctx;
+
+typedef struct springs {
+    uint32_t n;
+    uint64_t step;
+    float x[64], v[64];
+} springs;
+
+static onescope_code sp_check_setup(void *c, const void *setup, size_t size, onescope_error *e) {
+    (void)c;
+    if (size != 1)
+        return onescope_module_fail(e, ONESCOPE_E_LENGTH, 0, "setup", "1 byte", "another length");
+    uint8_t n = *(const uint8_t *)setup;
+    if (n < 4 || n > 64)
+        return onescope_module_fail(e, ONESCOPE_E_RANGE, 0, "particle count", "4..64", "another");
+    return ONESCOPE_OK;
+}
+
+static onescope_code sp_create(void *c, const void *setup, size_t size, const onescope_allocator *a,
+                               void **world, onescope_error *e) {
+    (void)a;
+    if (sp_check_setup(c, setup, size, e) != ONESCOPE_OK) return e->code;
+    springs *s = calloc(1, sizeof *s);
+    if (s == NULL) return ONESCOPE_E_NOMEM;
+    s->n = *(const uint8_t *)setup;
+    for (uint32_t i = 0; i < s->n; i++) s->x[i] = (float)i + 0.25f * (float)(i % 3);
+    *world = s;
+    return ONESCOPE_OK;
+}
+
+static void sp_free(void *c, void *world) {
+    (void)c;
+    free(world);
+}
+
+static onescope_code sp_check_input(void *c, const void *setup, size_t setup_size,
+                                    const void *input, size_t size, onescope_error *e) {
+    (void)c;
+    (void)setup;
+    (void)setup_size;
+    (void)input;
+    if (size != 0 && size != 4)
+        return onescope_module_fail(e, ONESCOPE_E_LENGTH, 0, "push", "0 or 4 bytes (a float)",
+                                    "another length");
+    return ONESCOPE_OK;
+}
+
+static onescope_code sp_step(void *c, void *world, const void *input, size_t size,
+                             onescope_error *e) {
+    springs_ctx *ctx = c;
+    springs *s = world;
+    (void)e;
+    if (size == 4) {
+        float push;
+        memcpy(&push, input, 4);
+        s->v[0] += push;
+    }
+    for (uint32_t i = 0; i < s->n; i++) {
+        float k = 0.5f;
+        if (i == 2 && ctx->plant_step >= 0 && s->step >= (uint64_t)ctx->plant_step) k = 0.505f;
+        float rest = (float)i;
+        s->v[i] += -k * (s->x[i] - rest) * 0.01f;
+        s->v[i] *= 0.999f;
+        s->x[i] += s->v[i] * 0.01f;
+    }
+    s->step++;
+    return ONESCOPE_OK;
+}
+
+static uint64_t sp_hash(void *c, const void *world) {
+    (void)c;
+    const springs *s = world;
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the state's bytes */
+    const uint8_t *p = (const uint8_t *)s->x;
+    for (size_t i = 0; i < sizeof(float) * s->n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    p = (const uint8_t *)s->v;
+    for (size_t i = 0; i < sizeof(float) * s->n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h ^ s->step;
+}
+
+static onescope_code sp_snapshot(void *c, const void *world, onescope_module_sink *out,
+                                 onescope_error *e) {
+    (void)c;
+    (void)e;
+    return onescope_module_sink_append(out, world, sizeof(springs));
+}
+
+static onescope_code sp_restore(void *c, const void *setup, size_t setup_size, const void *snap,
+                                size_t snap_size, const onescope_allocator *a, void **world,
+                                onescope_error *e) {
+    (void)a;
+    if (sp_check_setup(c, setup, setup_size, e) != ONESCOPE_OK) return e->code;
+    if (snap_size != sizeof(springs))
+        return onescope_module_fail(e, ONESCOPE_E_LENGTH, 0, "snapshot", "one world's bytes",
+                                    "another length");
+    springs *s = malloc(sizeof *s);
+    if (s == NULL) return ONESCOPE_E_NOMEM;
+    memcpy(s, snap, sizeof *s);
+    *world = s;
+    return ONESCOPE_OK;
+}
+
+static springs_ctx sp_context = {-1};
+
+static onescope_module springs_module(void) {
+    onescope_module m;
+    memset(&m, 0, sizeof m);
+    m.struct_size = sizeof m;
+    m.abi = ONESCOPE_MODULE_ABI;
+    m.id = "example.springs";
+    m.version = "1.0";
+    m.context = &sp_context;
+    m.create = sp_create;
+    m.free = sp_free;
+    m.step = sp_step;
+    m.hash = sp_hash;
+    m.check_setup = sp_check_setup;
+    m.check_input = sp_check_input;
+    m.snapshot = sp_snapshot;
+    m.restore = sp_restore;
+    return m;
+}
+
+/* ---- helpers ---- */
+
+static char dir[64];
+static char path[128], partial[160];
+
+static int setup_dir(void **state) {
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/test_recording-XXXXXX");
+    if (mkdtemp(dir) == NULL) return -1;
+    snprintf(path, sizeof path, "%s/run.ostm", dir);
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    return 0;
+}
+
+static int remove_dir(void **state) {
+    (void)state;
+    unlink(path);
+    unlink(partial);
+    char other[160];
+    snprintf(other, sizeof other, "%s/engine.ostm", dir);
+    unlink(other);
+    snprintf(other, sizeof other, "%s/recovered.ostm", dir);
+    unlink(other);
+    rmdir(dir);
+    return 0;
+}
+
+static char *line_of(const onescope_error *e) {
+    static char line[1024];
+    onescope_error_format(e, line, sizeof line);
+    return line;
+}
+
+static const uint8_t setup8 = 8;
+
+/* Step i's input: a push on steps divisible by 5, nothing otherwise. */
+static size_t input_of(uint32_t i, uint8_t out[4]) {
+    if (i % 5 != 0) return 0;
+    float push = 0.125f * (float)(i % 7);
+    memcpy(out, &push, 4);
+    return 4;
+}
+
+static onescope_buffer read_all(const char *p) {
+    onescope_buffer b;
+    onescope_error err;
+    assert_int_equal(onescope_file_read(p, 0, NULL, &b, &err), ONESCOPE_OK);
+    return b;
+}
+
+/* Records steps in tool mode to p; the writer runs the module's world. */
+static void record_tool(const char *p, uint32_t steps) {
+    onescope_module m = springs_module();
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &m;
+    def.setup = &setup8;
+    def.setup_size = 1;
+    onescope_recording_writer *w;
+    onescope_error err;
+    assert_int_equal(onescope_recording_writer_open(p, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < steps; i++) {
+        uint8_t in[4];
+        size_t n = input_of(i, in);
+        assert_int_equal(onescope_recording_writer_append(w, in, n, NULL, &err), ONESCOPE_OK);
+    }
+    uint64_t kept = 0;
+    assert_int_equal(onescope_recording_writer_close(w, &kept, &err), ONESCOPE_OK);
+    assert_int_equal(kept, steps);
+    onescope_recording_writer_free(w);
+}
+
+/* ---- tests ---- */
+
+/* Engine mode: the test steps its own world and hands the writer each hash. The file is the
+ * tool mode's byte for byte, and it verifies. */
+static void engine_mode_equals_tool_mode(void **state) {
+    (void)state;
+    record_tool(path, 60);
+    onescope_module m = springs_module();
+    void *world;
+    onescope_error err;
+    assert_int_equal(m.create(m.context, &setup8, 1, NULL, &world, &err), ONESCOPE_OK);
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &m;
+    def.setup = &setup8;
+    def.setup_size = 1;
+    def.engine_mode = true;
+    def.start_hash = m.hash(m.context, world);
+    char engine[160];
+    snprintf(engine, sizeof engine, "%s/engine.ostm", dir);
+    onescope_recording_writer *w;
+    assert_int_equal(onescope_recording_writer_open(engine, &def, NULL, NULL, &w, &err),
+                     ONESCOPE_OK);
+    /* a missing hash in engine mode is refused, and latches */
+    for (uint32_t i = 0; i < 60; i++) {
+        uint8_t in[4];
+        size_t n = input_of(i, in);
+        assert_int_equal(m.step(m.context, world, in, n, &err), ONESCOPE_OK);
+        uint64_t h = m.hash(m.context, world);
+        assert_int_equal(onescope_recording_writer_append(w, in, n, &h, &err), ONESCOPE_OK);
+    }
+    assert_int_equal(onescope_recording_writer_steps(w), 60);
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+    m.free(m.context, world);
+    onescope_buffer a = read_all(path), b = read_all(engine);
+    assert_int_equal(a.size, b.size);
+    assert_memory_equal(a.data, b.data, a.size);
+    onescope_buffer_free(&b);
+
+    onescope_recording *r;
+    assert_int_equal(onescope_recording_parse(a.data, a.size, "run.ostm", NULL, &r, &err),
+                     ONESCOPE_OK);
+    assert_string_equal(onescope_recording_module_id(r), "example.springs");
+    assert_string_equal(onescope_recording_module_version(r), "1.0");
+    assert_int_equal(onescope_recording_step_count(r), 60);
+    onescope_verify_result v;
+    assert_int_equal(onescope_recording_verify(r, &m, NULL, &v, "run.ostm", &err), ONESCOPE_OK);
+    assert_true(v.matched);
+    assert_int_equal(v.rows_checked, 61);
+    onescope_recording_free(r);
+    onescope_buffer_free(&a);
+    unlink(engine);
+    unlink(path);
+}
+
+/* A stiffer spring for one particle from step 20: verify stops at row 21 (the world after
+ * step 20) and names the row, the step and both hashes. */
+static void planted_divergence_named_at_its_step(void **state) {
+    (void)state;
+    record_tool(path, 60);
+    onescope_module m = springs_module();
+    onescope_recording *r;
+    onescope_error err;
+    assert_int_equal(onescope_recording_read_file(path, NULL, &r, &err), ONESCOPE_OK);
+    sp_context.plant_step = 20;
+    onescope_verify_result v;
+    onescope_code rc = onescope_recording_verify(r, &m, NULL, &v, "run.ostm", &err);
+    sp_context.plant_step = -1;
+    assert_int_equal(rc, ONESCOPE_E_MISMATCH);
+    assert_false(v.matched);
+    assert_int_equal(v.first_row, 21);
+    assert_int_equal(v.first_step, 21);
+    assert_int_equal(v.rows_checked, 21);
+    assert_int_equal(v.expected, onescope_recording_hash_row(r, 21));
+    assert_true(v.actual != v.expected);
+    assert_non_null(strstr(line_of(&err), "hash row 21 (step 21)"));
+    onescope_recording_free(r);
+    unlink(path);
+}
+
+/* A file made by another module, or another version of it, is refused naming both. */
+static void another_module_refused(void **state) {
+    (void)state;
+    record_tool(path, 5);
+    onescope_recording *r;
+    onescope_error err;
+    assert_int_equal(onescope_recording_read_file(path, NULL, &r, &err), ONESCOPE_OK);
+    onescope_module m = springs_module();
+    m.version = "1.1";
+    assert_int_equal(onescope_recording_verify(r, &m, NULL, NULL, "run.ostm", &err),
+                     ONESCOPE_E_MODULE);
+    assert_non_null(strstr(line_of(&err), "example.springs 1.0, loaded example.springs 1.1"));
+    assert_int_equal(
+        onescope_recording_verify(r, onescope_module_test(), NULL, NULL, "run.ostm", &err),
+        ONESCOPE_E_MODULE);
+    assert_non_null(strstr(line_of(&err), "loaded onescope.test 1"));
+    onescope_recording_free(r);
+    unlink(path);
+}
+
+/* An input the module refuses: refused by the writer as it comes (nothing written for it),
+ * and, in a file made without the check, reported by verify at the input's file offset. */
+static void module_check_at_file_offset(void **state) {
+    (void)state;
+    onescope_module m = springs_module();
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &m;
+    def.setup = &setup8;
+    def.setup_size = 1;
+    onescope_recording_writer *w;
+    onescope_error err;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    uint8_t three[3] = {1, 2, 3};
+    assert_int_equal(onescope_recording_writer_append(w, NULL, 0, NULL, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_writer_append(w, three, 3, NULL, &err), ONESCOPE_E_LENGTH);
+    assert_non_null(strstr(line_of(&err), "push"));
+    /* latched: the partial keeps step 0 */
+    assert_int_equal(onescope_recording_writer_append(w, NULL, 0, NULL, &err),
+                     ONESCOPE_E_BAD_STATE);
+    onescope_recording_writer_discard(w);
+    assert_int_equal(access(partial, F_OK), -1);
+
+    /* the same file written by a module without check_input */
+    onescope_module lax = springs_module();
+    lax.check_input = NULL;
+    def.module = &lax;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_writer_append(w, NULL, 0, NULL, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_writer_append(w, three, 3, NULL, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+    onescope_recording *r;
+    assert_int_equal(onescope_recording_read_file(path, NULL, &r, &err), ONESCOPE_OK);
+    /* head: 12 + 1 + 15 (id) + 1 + 3 (version) + 4 + 1 (setup) + 8 (row 0) = 45; step 0's
+     * record is 4 + 8 bytes, so step 1's input starts at 45 + 12 + 4 = 61 */
+    assert_int_equal(onescope_recording_verify(r, &m, NULL, NULL, "run.ostm", &err),
+                     ONESCOPE_E_LENGTH);
+    assert_error_at(err, ONESCOPE_E_LENGTH, 61);
+    assert_non_null(strstr(line_of(&err), "run.ostm: offset 61: step 1 input: push"));
+    onescope_recording_free(r);
+    unlink(path);
+}
+
+/* The container's own rules, each at its offset. */
+static void container_errors_at_offsets(void **state) {
+    (void)state;
+    record_tool(path, 3);
+    onescope_buffer good = read_all(path);
+    uint8_t *b = malloc(good.size + 8);
+    onescope_error err;
+    onescope_recording *r = NULL;
+    struct {
+        size_t at;
+        uint8_t value;
+        onescope_code code;
+        uint64_t offset;
+    } cases[] = {
+        {0, 'X', ONESCOPE_E_MAGIC, 0},      {4, 1, ONESCOPE_E_VERSION, 4},
+        {6, 0x05, ONESCOPE_E_FLAGS, 6},     {12, 0, ONESCOPE_E_LENGTH, 12},
+        {13, 'E', ONESCOPE_E_RANGE, 13},    {30, 0x07, ONESCOPE_E_RANGE, 30},
+        {8, 0xff, ONESCOPE_E_TRUNCATED, 8}, /* 0x000000ff steps: more than the bytes hold */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memcpy(b, good.data, good.size);
+        b[cases[k].at] = cases[k].value;
+        onescope_code rc = onescope_recording_parse(b, good.size, "bad.ostm", NULL, &r, &err);
+        assert_int_equal(rc, cases[k].code);
+        assert_error_at(err, cases[k].code, cases[k].offset);
+        assert_null(r);
+    }
+    /* the open count of a partial */
+    memcpy(b, good.data, good.size);
+    memset(b + 8, 0xff, 4);
+    assert_int_equal(onescope_recording_parse(b, good.size, "bad.ostm", NULL, &r, &err),
+                     ONESCOPE_E_RANGE);
+    assert_non_null(strstr(line_of(&err), "recover it"));
+    /* cut anywhere: truncated; one byte more: trailing */
+    for (size_t n = 0; n < good.size; n++)
+        assert_int_not_equal(onescope_recording_parse(good.data, n, "cut.ostm", NULL, &r, &err),
+                             ONESCOPE_OK);
+    memcpy(b, good.data, good.size);
+    b[good.size] = 0;
+    assert_int_equal(onescope_recording_parse(b, good.size + 1, "long.ostm", NULL, &r, &err),
+                     ONESCOPE_E_TRAILING);
+    assert_error_at(err, ONESCOPE_E_TRAILING, good.size);
+    free(b);
+    onescope_buffer_free(&good);
+    unlink(path);
+}
+
+/* A recording killed after 30 steps (flushed each step) recovers every step; a torn last
+ * record is dropped and said; a finished file under the partial's name (killed between the
+ * count and the rename) is kept as it is; a wrong final count is refused at offset 8. */
+static void recovery_of_a_killed_recording(void **state) {
+    (void)state;
+    onescope_module m = springs_module();
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &m;
+    def.setup = &setup8;
+    def.setup_size = 1;
+    onescope_replay_writer_options o = onescope_replay_writer_options_default();
+    o.flush_every = 1;
+    onescope_recording_writer *w;
+    onescope_error err;
+    assert_int_equal(onescope_recording_writer_open(path, &def, &o, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < 30; i++) {
+        uint8_t in[4];
+        size_t n = input_of(i, in);
+        assert_int_equal(onescope_recording_writer_append(w, in, n, NULL, &err), ONESCOPE_OK);
+    }
+    onescope_recording_writer_free(w); /* as a kill: no close */
+    assert_int_equal(access(path, F_OK), -1);
+    char out[160];
+    snprintf(out, sizeof out, "%s/recovered.ostm", dir);
+    uint64_t kept = 0, dropped = 1;
+    assert_int_equal(onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(kept, 30);
+    assert_int_equal(dropped, 0);
+    onescope_recording *r;
+    assert_int_equal(onescope_recording_read_file(out, NULL, &r, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_verify(r, &m, NULL, NULL, "recovered", &err), ONESCOPE_OK);
+    onescope_recording_free(r);
+
+    /* a torn last record: 5 bytes cut off the end */
+    onescope_buffer p = read_all(partial);
+    test_write_file(partial, p.data, p.size - 5);
+    assert_int_equal(onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(kept, 29);
+    /* step 29 had no input (29 % 5 != 0): its record is 12 bytes, 7 of them left */
+    assert_int_equal(dropped, 7);
+
+    /* a finished file under the partial's name keeps its count */
+    unlink(partial);
+    record_tool(path, 12);
+    onescope_buffer done = read_all(path);
+    test_write_file(partial, done.data, done.size);
+    assert_int_equal(onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(kept, 12);
+    onescope_buffer again = read_all(out);
+    assert_int_equal(again.size, done.size);
+    assert_memory_equal(again.data, done.data, done.size);
+    onescope_buffer_free(&again);
+    /* a final count that does not match the records */
+    uint8_t *bad = malloc(done.size);
+    memcpy(bad, done.data, done.size);
+    bad[8] = 11;
+    test_write_file(partial, bad, done.size);
+    assert_int_equal(onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_error_at(err, ONESCOPE_E_LENGTH, 8);
+    free(bad);
+    onescope_buffer_free(&done);
+    onescope_buffer_free(&p);
+    unlink(partial);
+    unlink(out);
+    unlink(path);
+}
+
+/* The parse and the verify under refused allocations: NOMEM, nothing leaked. */
+typedef struct bytes_ctx {
+    const uint8_t *data;
+    size_t size;
+} bytes_ctx;
+
+static onescope_code parse_and_verify(const onescope_allocator *a, void *c) {
+    bytes_ctx *b = c;
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = a;
+    onescope_recording *r;
+    onescope_error err;
+    onescope_code rc = onescope_recording_parse(b->data, b->size, "a.ostm", &o, &r, &err);
+    if (rc != ONESCOPE_OK) return rc;
+    onescope_module m = springs_module();
+    rc = onescope_recording_verify(r, &m, a, NULL, "a.ostm", &err);
+    onescope_recording_free(r);
+    return rc;
+}
+
+static void allocation_failures(void **state) {
+    (void)state;
+    record_tool(path, 10);
+    onescope_buffer good = read_all(path);
+    bytes_ctx c = {good.data, good.size};
+    assert_true(test_alloc_walk(parse_and_verify, &c) >= 3);
+    onescope_buffer_free(&good);
+    unlink(path);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(engine_mode_equals_tool_mode),
+        cmocka_unit_test(planted_divergence_named_at_its_step),
+        cmocka_unit_test(another_module_refused),
+        cmocka_unit_test(module_check_at_file_offset),
+        cmocka_unit_test(container_errors_at_offsets),
+        cmocka_unit_test(recovery_of_a_killed_recording),
+        cmocka_unit_test(allocation_failures),
+    };
+    return cmocka_run_group_tests(tests, setup_dir, remove_dir);
+}
