@@ -642,6 +642,12 @@ static onescope_code validate_bytes(onescope_format f, const uint8_t *data, size
         case ONESCOPE_FORMAT_OSLS:
             return onescope_live_decode(data, size, name, options ? options->allocator : NULL, NULL,
                                         NULL, error);
+        case ONESCOPE_FORMAT_RECORDING: { /* the container: the blobs are the module's */
+            onescope_recording *r;
+            rc = onescope_recording_parse(data, size, name, options, &r, error);
+            onescope_recording_free(rc == ONESCOPE_OK ? r : NULL);
+            return rc;
+        }
         case ONESCOPE_FORMAT_PVT: {
             onescope_ots_rig *r;
             rc = onescope_ots_rig_parse(data, size, name, options, &r, error);
@@ -861,6 +867,12 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
         rc = io_fail(error, path, "cannot read");
     } else {
         *format = onescope_format_detect(buf, (size_t)n);
+        if (*format == ONESCOPE_FORMAT_RECORDING) {
+            /* No push validator yet: read whole, under the same size limit (docs/recording.md) */
+            close(fd);
+            onescope_os_free(a, raw);
+            return validate_whole(path, options, format, error);
+        }
         if (*format == ONESCOPE_FORMAT_OSPC)
             rc = stream_ospc(fd, buf, (size_t)n, (size_t)st.st_size, path, options, error);
         else if (*format == ONESCOPE_FORMAT_OSTM)

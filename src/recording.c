@@ -234,29 +234,61 @@ const onescope_os_rec_head *onescope_os_rec_head_of(const onescope_recording *r)
 
 /* ---- the head a writer starts with ---- */
 
+static void encode_head(onescope_os_writer *w, const char *id, const char *version, uint16_t flags,
+                        uint32_t count, const void *setup, size_t setup_size, const void *snapshot,
+                        size_t snapshot_size) {
+    size_t a = strlen(id), b = strlen(version);
+    onescope_os_write_bytes(w, "OSTM", 4);
+    onescope_os_write_u16(w, ONESCOPE_RECORDING_VERSION);
+    onescope_os_write_u16(w, flags);
+    onescope_os_write_u32(w, count);
+    onescope_os_write_u8(w, (uint8_t)a);
+    onescope_os_write_bytes(w, id, a);
+    onescope_os_write_u8(w, (uint8_t)b);
+    onescope_os_write_bytes(w, version, b);
+    onescope_os_write_u32(w, (uint32_t)setup_size);
+    onescope_os_write_bytes(w, setup, setup_size);
+    if (flags & ONESCOPE_RECORDING_FLAG_START_SNAPSHOT) {
+        onescope_os_write_u32(w, (uint32_t)snapshot_size);
+        onescope_os_write_bytes(w, snapshot, snapshot_size);
+    }
+}
+
 onescope_code onescope_os_rec_encode_head(const onescope_recording_def *def, uint16_t flags,
                                           const onescope_allocator *a, onescope_buffer *out,
                                           const char *name, onescope_error *error) {
-    const onescope_module *m = def->module;
-    size_t id = strlen(m->id), version = strlen(m->version);
     if (def->setup_size > UINT32_MAX || def->snapshot_size > UINT32_MAX)
         return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "setup",
                                 "a setup and a snapshot of at most 4 GiB each", "more");
     onescope_os_writer w;
     onescope_os_writer_init(&w, a);
-    onescope_os_write_bytes(&w, "OSTM", 4);
-    onescope_os_write_u16(&w, ONESCOPE_RECORDING_VERSION);
-    onescope_os_write_u16(&w, flags);
-    onescope_os_write_u32(&w, ONESCOPE_RECORDING_OPEN_COUNT);
-    onescope_os_write_u8(&w, (uint8_t)id);
-    onescope_os_write_bytes(&w, m->id, id);
-    onescope_os_write_u8(&w, (uint8_t)version);
-    onescope_os_write_bytes(&w, m->version, version);
-    onescope_os_write_u32(&w, (uint32_t)def->setup_size);
-    onescope_os_write_bytes(&w, def->setup, def->setup_size);
-    if (flags & ONESCOPE_RECORDING_FLAG_START_SNAPSHOT) {
-        onescope_os_write_u32(&w, (uint32_t)def->snapshot_size);
-        onescope_os_write_bytes(&w, def->start_snapshot, def->snapshot_size);
+    /* the module's id and version passed onescope_module_check: 1..64 bytes of the rules */
+    encode_head(&w, def->module->id, def->module->version, flags, ONESCOPE_RECORDING_OPEN_COUNT,
+                def->setup, def->setup_size, def->start_snapshot, def->snapshot_size);
+    return onescope_os_writer_finish(&w, out, error, name);
+}
+
+onescope_code onescope_recording_write(const onescope_recording *r, const onescope_allocator *a,
+                                       onescope_buffer *out, onescope_error *error) {
+    const char *name = "onescope_recording_write";
+    if (out != NULL) memset(out, 0, sizeof *out);
+    if (r == NULL || out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                                "recording and out must not be NULL");
+    const onescope_os_rec_head *h = &r->h;
+    onescope_os_writer w;
+    onescope_os_writer_init(&w, a);
+    encode_head(&w, h->module_id, h->module_version, h->flags, h->step_count,
+                r->bytes + h->setup_at, h->setup_size, r->bytes + h->snapshot_at, h->snapshot_size);
+    bool rows = h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS;
+    if (rows) onescope_os_write_u64(&w, onescope_recording_hash_row(r, 0));
+    for (uint32_t i = 0; i < h->step_count; i++) {
+        const uint8_t *p;
+        size_t n;
+        (void)onescope_recording_step_input(r, i, &p, &n);
+        onescope_os_write_u32(&w, (uint32_t)n);
+        onescope_os_write_bytes(&w, p, n);
+        if (rows) onescope_os_write_u64(&w, onescope_recording_hash_row(r, i + 1));
     }
     return onescope_os_writer_finish(&w, out, error, name);
 }

@@ -85,6 +85,7 @@ CALL(onescope_world_describe_input, NULL, NULL, 0, NULL, NULL, e)
 CALL(onescope_recording_parse, NULL, 4, "r", NULL, NULL, e)
 CALL(onescope_recording_read_file, NULL, NULL, NULL, e)
 CALL(onescope_recording_step_input, NULL, 0, NULL, NULL)
+CALL(onescope_recording_write, NULL, NULL, NULL, e)
 CALL(onescope_recording_check, NULL, onescope_module_test(), "r", e)
 CALL(onescope_recording_verify, NULL, onescope_module_test(), NULL, NULL, "r", e)
 CALL(onescope_recording_writer_open, NULL, NULL, NULL, NULL, NULL, e)
@@ -240,6 +241,7 @@ static const contract_row rows[] = {
     ROW(onescope_recording_parse),
     ROW(onescope_recording_read_file),
     ROW_NO_ERROR(onescope_recording_step_input),
+    ROW(onescope_recording_write),
     ROW(onescope_recording_check),
     ROW(onescope_recording_verify),
     ROW(onescope_recording_writer_open),

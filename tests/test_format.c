@@ -151,6 +151,12 @@ static void names(void **state) {
     assert_string_equal(onescope_format_name(ONESCOPE_FORMAT_OSLS), "osls");
     assert_string_equal(onescope_format_name(ONESCOPE_FORMAT_PVT), "pvt");
     assert_string_equal(onescope_format_name(ONESCOPE_FORMAT_ANM), "anm");
+    assert_string_equal(onescope_format_name(ONESCOPE_FORMAT_RECORDING), "ostm2");
+    /* version 2 after the magic is a module recording; it takes six bytes to tell */
+    assert_int_equal(onescope_format_detect("OSTM\2\0", 6), ONESCOPE_FORMAT_RECORDING);
+    assert_int_equal(onescope_format_detect("OSTM\1\0", 6), ONESCOPE_FORMAT_OSTM);
+    assert_int_equal(onescope_format_detect("OSTM\2\1", 6), ONESCOPE_FORMAT_OSTM);
+    assert_int_equal(onescope_format_detect("OSTM\2", 5), ONESCOPE_FORMAT_OSTM);
     assert_string_equal(onescope_format_name((onescope_format)99), "unknown");
     assert_string_equal(onescope_format_name((onescope_format)-1), "unknown");
     /* ABI values */

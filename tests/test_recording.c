@@ -254,6 +254,11 @@ static void engine_mode_equals_tool_mode(void **state) {
     assert_string_equal(onescope_recording_module_id(r), "example.springs");
     assert_string_equal(onescope_recording_module_version(r), "1.0");
     assert_int_equal(onescope_recording_step_count(r), 60);
+    onescope_buffer again;
+    assert_int_equal(onescope_recording_write(r, NULL, &again, &err), ONESCOPE_OK);
+    assert_int_equal(again.size, a.size); /* write(parse(bytes)) == bytes */
+    assert_memory_equal(again.data, a.data, a.size);
+    onescope_buffer_free(&again);
     onescope_verify_result v;
     assert_int_equal(onescope_recording_verify(r, &m, NULL, &v, "run.ostm", &err), ONESCOPE_OK);
     assert_true(v.matched);

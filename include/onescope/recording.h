@@ -43,6 +43,11 @@ ONESCOPE_API const uint8_t *onescope_recording_setup(const onescope_recording *r
                                                      size_t *size);
 ONESCOPE_API const uint8_t *onescope_recording_start_snapshot(const onescope_recording *recording,
                                                               size_t *size);
+/* The file's bytes again (the allocator's buffer: free with onescope_buffer_free):
+ * write(parse(bytes)) == bytes. */
+ONESCOPE_API onescope_code onescope_recording_write(const onescope_recording *recording,
+                                                    const onescope_allocator *allocator,
+                                                    onescope_buffer *out, onescope_error *error);
 /* Hash row index (0..step_count): row 0 is the start world's, row i the world's after step
  * i - 1. 0 when the file has no hash rows or index is past the last. */
 ONESCOPE_API uint64_t onescope_recording_hash_row(const onescope_recording *recording,

@@ -11,7 +11,15 @@
 bool cli_operands_only;
 
 /* getopt_long ids: a command's option i is CLI_ID_BASE + i; the global ones follow. */
-enum { CLI_ID_BASE = 256, ID_VERSION = 512, ID_QUIET, ID_VERBOSE, ID_HELP, ID_NO_CLOBBER };
+enum {
+    CLI_ID_BASE = 256,
+    ID_VERSION = 512,
+    ID_QUIET,
+    ID_VERBOSE,
+    ID_HELP,
+    ID_NO_CLOBBER,
+    ID_MODULE
+};
 
 static const struct {
     cli_option opt;
@@ -21,6 +29,8 @@ static const struct {
     {{"verbose", 'v', NULL, "timings and counts on stderr after the command"}, ID_VERBOSE},
     {{"help", 'h', NULL, "print this help and exit 0"}, ID_HELP},
     {{"version", 0, NULL, "print the version and exit 0"}, ID_VERSION},
+    {{"module", 0, "PATH", "load a simulation module from a shared library (repeatable)"},
+     ID_MODULE},
 };
 static const cli_option no_clobber = {"no-clobber", 'n', NULL,
                                       "refuse to replace an existing output (exit 1)"};
@@ -145,6 +155,8 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, int min, int max, cli
             } else if (o == &globals[3].opt) {
                 printf("onescope %s\n", ONESCOPE_VERSION_STRING);
                 return CLI_OK;
+            } else if (o == &globals[4].opt) {
+                if (!cli_module_load(optarg)) return CLI_FAIL;
             } else {
                 int i = (int)(o - spec->options);
                 out->seen[i] = true;

@@ -11,7 +11,8 @@
 cli_globals cli;
 
 static const cli_format *const formats[] = {
-    &cli_format_ospc, &cli_format_ostm, &cli_format_pvt, &cli_format_anm, &cli_format_osls,
+    &cli_format_ospc, &cli_format_ostm, &cli_format_pvt,
+    &cli_format_anm,  &cli_format_osls, &cli_format_recording,
 };
 
 const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,

@@ -45,6 +45,22 @@ int cli_ospc_dump_poses(int argc, char **argv);
 const cli_format *cli_detect_format(const uint8_t *data, size_t size, const char *name,
                                     onescope_error *error);
 
+/* ---- modules (cli_module.c) ----
+ * The test module is always there; onescope_cli_main adds an engine's linked modules and
+ * `--module PATH` a plug-in's. Each returns false after one line on stderr. */
+bool cli_module_add(const onescope_module *module, const char *origin);
+bool cli_module_load(const char *path);
+/* The module whose id this is, or NULL. */
+const onescope_module *cli_module_find(const char *id);
+/* The module a recording names, or ONESCOPE_E_MODULE at offset 12 naming the file, its module
+ * and the modules there are. */
+onescope_code cli_module_for(const char *id, const char *version, const char *name,
+                             const onescope_module **out, onescope_error *error);
+
+extern const cli_format cli_format_recording;
+/* What validate adds after "valid ostm2": whether the module checked the blobs. */
+const char *cli_recording_note(const uint8_t *data, size_t size, char *buf, size_t room);
+
 /* Prints the error as one line on stderr. */
 void cli_print_error(const onescope_error *error);
 /* Prints "onescope CMD: message" on stderr and returns CLI_USAGE. */

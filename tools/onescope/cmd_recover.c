@@ -28,7 +28,7 @@ const cli_spec cli_spec_recover = {
  * Opened without blocking, and only a regular file is read: a FIFO would hold open(2) or
  * read(2) forever; the library's recovery then refuses what is not a regular file. */
 static onescope_format partial_format(const char *path) {
-    unsigned char magic[4];
+    unsigned char magic[6]; /* six bytes tell a module recording (OSTM v2) */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return ONESCOPE_FORMAT_UNKNOWN;
     struct stat st;
@@ -74,6 +74,21 @@ static int recover_replay(const char *partial, const char *out) {
     return CLI_OK;
 }
 
+/* A module recording's torn last record is dropped and said, with its size. */
+static int recover_recording(const char *partial, const char *out) {
+    onescope_error err;
+    uint64_t kept = 0, dropped = 0;
+    if (onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    say_kept(partial, out, kept, "step");
+    if (dropped != 0 && !cli.quiet)
+        printf("%s: dropped a torn last record of %" PRIu64 " byte%s\n", cli_shown(partial),
+               dropped, dropped == 1 ? "" : "s");
+    return CLI_OK;
+}
+
 int cmd_recover(int argc, char **argv) {
     cli_args a;
     int status = cli_parse(&cli_spec_recover, argc, argv, 1, 2, &a);
@@ -98,6 +113,7 @@ int cmd_recover(int argc, char **argv) {
     }
     switch (partial_format(args[0])) {
         case ONESCOPE_FORMAT_OSTM: return recover_replay(args[0], args[1]);
+        case ONESCOPE_FORMAT_RECORDING: return recover_recording(args[0], args[1]);
         /* Anything else goes to the pose-cache recovery, whose error names the file and what
          * its first bytes should be. */
         case ONESCOPE_FORMAT_OSPC:

@@ -59,6 +59,8 @@ typedef struct verify_item {
     bool ops_read;     /* the step's operations were read */
     uint32_t op_count; /* every operation of that step */
     onescope_op ops[MAX_SHOWN_OPS];
+    char step_text[512]; /* a module recording's differing step, as its module describes it */
+    bool recording;      /* a module recording (OSTM v2): diff does not read those yet */
     bool done;
     path_kind kind; /* not PATH_FILE: reported invalid without being read */
     int err;        /* errno for PATH_UNLISTABLE */
@@ -92,6 +94,51 @@ static void read_step_ops(verify_item *it, uint32_t index) {
     onescope_buffer_free(&input);
 }
 
+/* A module recording (OSTM v2) is told from a v1 replay by its first six bytes. */
+static bool is_recording(const char *path) {
+    if (strcmp(path, "-") == 0) return false; /* stdin: read once, by the v1 path's reader */
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return false; /* the v1 path says why it cannot be read */
+    unsigned char head[6];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return onescope_format_detect(head, n) == ONESCOPE_FORMAT_RECORDING;
+}
+
+/* The step whose result differs, as the module describes it (when it can). */
+static void describe_step(verify_item *it, const onescope_recording *r, const onescope_module *m) {
+    const uint8_t *p;
+    size_t n, setup_size;
+    const uint8_t *setup = onescope_recording_setup(r, &setup_size);
+    onescope_world *w;
+    onescope_error err;
+    if (m->describe_input == NULL ||
+        onescope_recording_step_input(r, it->v.first_row - 1, &p, &n) != ONESCOPE_OK ||
+        onescope_world_create(m, setup, setup_size, NULL, &w, &err) != ONESCOPE_OK)
+        return;
+    onescope_buffer text;
+    if (onescope_world_describe_input(w, p, n, NULL, &text, &err) == ONESCOPE_OK) {
+        snprintf(it->step_text, sizeof it->step_text, "%s", (const char *)text.data);
+        onescope_buffer_free(&text);
+    }
+    onescope_world_free(w);
+}
+
+/* A module recording: read whole (docs/recording.md), run over the module it names. */
+static onescope_code verify_recording(verify_item *it, onescope_error *err) {
+    onescope_recording *r;
+    const char *name = cli_input_name(it->path);
+    onescope_code read = onescope_recording_read_file(it->path, NULL, &r, err);
+    if (read != ONESCOPE_OK) return read;
+    const onescope_module *m;
+    onescope_code rc = cli_module_for(onescope_recording_module_id(r),
+                                      onescope_recording_module_version(r), name, &m, err);
+    if (rc == ONESCOPE_OK) rc = onescope_recording_verify(r, m, NULL, &it->v, name, err);
+    if (rc == ONESCOPE_E_MISMATCH && it->v.first_row > 0) describe_step(it, r, m);
+    onescope_recording_free(r);
+    return rc;
+}
+
 static void verify_item_run(verify_item *it) {
     onescope_error err;
     memset(&it->v, 0, sizeof it->v);
@@ -105,7 +152,9 @@ static void verify_item_run(verify_item *it) {
                  it->kind == PATH_UNLISTABLE ? strerror(it->err) : "");
         return;
     }
-    onescope_code rc = onescope_replay_verify_file(it->path, NULL, &it->v, &err);
+    it->recording = is_recording(it->path);
+    onescope_code rc = it->recording ? verify_recording(it, &err)
+                                     : onescope_replay_verify_file(it->path, NULL, &it->v, &err);
     if (rc == ONESCOPE_OK && it->v.rows_checked <= 1) {
         it->status = ST_NO_STEPS;
         snprintf(it->line, sizeof it->line,
@@ -123,7 +172,8 @@ static void verify_item_run(verify_item *it) {
         it->status = ST_MISMATCH;
         it->has_step = it->v.first_row > 0;
         /* "-" was read whole by the check and cannot be read again */
-        if (it->has_step && strcmp(it->path, "-") != 0) read_step_ops(it, it->v.first_row - 1);
+        if (it->has_step && strcmp(it->path, "-") != 0 && !it->recording)
+            read_step_ops(it, it->v.first_row - 1);
     } else if (rc == ONESCOPE_E_FLAGS && strncmp(err.expected, "bit 0 set", 9) == 0) {
         it->status = ST_NO_ROWS;
     } else {
@@ -339,6 +389,9 @@ static void print_text(const verify_item *it) {
         printf("%s: row 0 is the start world, before any step: the setup or start snapshot "
                "differs\n",
                name);
+    } else if (it->step_text[0] != '\0') {
+        printf("%s: step %" PRIu32 " ran: %s\n", name, it->v.first_row - 1,
+               cli_shown(it->step_text));
     } else if (it->ops_read) {
         printf("%s: step %" PRIu32 " (host step %" PRIu64 ") ran %" PRIu32 " operation%s%s", name,
                it->v.first_row - 1, it->v.first_step - 1, it->op_count,
@@ -351,6 +404,7 @@ static void print_text(const verify_item *it) {
             printf(", ... %" PRIu32 " more", it->op_count - MAX_SHOWN_OPS);
         putchar('\n');
     }
+    if (it->recording) return; /* diff of module recordings: not yet (docs/recording.md) */
     printf("%s: to see why: ", name);
     print_diff_command(stdout, it->path);
     printf("  (THEIRS.ostm: the same inputs recorded by the engine that wrote the hash rows)\n");
@@ -386,7 +440,7 @@ static void print_json(const verify_item *it) {
         printf("null, \"op_count\": null");
     }
     printf(", \"diff\": ");
-    if (it->status == ST_MISMATCH) {
+    if (it->status == ST_MISMATCH && !it->recording) {
         char *buf = NULL;
         size_t n = 0;
         FILE *m = open_memstream(&buf, &n);

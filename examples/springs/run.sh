@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The springs example end to end, as a user would run it: the library installed into a scratch
+# prefix, the example built against the installed package, a run recorded by the engine, then
+# the installed CLI verifying, dumping and recovering it with the engine as a plug-in.
+#   run.sh BUILD_DIR PREFIX CC
+set -euo pipefail
+build=$1 prefix=$2 cc=$3
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$prefix" && mkdir -p "$prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+export LD_LIBRARY_PATH="$prefix/lib:$prefix/lib64"
+b=$prefix/springs-build
+cmake -S "$here" -B "$b" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
+    -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$b" >/dev/null
+os=$prefix/bin/onescope
+plugin=$b/libsprings_module.so
+w=$prefix/work && mkdir -p "$w" && cd "$w"
+checks=0
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+ok() { checks=$((checks + 1)); }
+# expect CODE CMD...: runs CMD, keeps stdout in out.txt and stderr in err.txt, checks the exit
+expect() {
+    local want=$1 got=0
+    shift
+    "$@" >out.txt 2>err.txt || got=$?
+    [ "$got" -eq "$want" ] || fail "exit $got, not $want: $* (stderr: $(cat err.txt))"
+}
+
+"$b/springs_record" run.ostm 600 64 >/dev/null
+expect 0 "$os" --module "$plugin" verify run.ostm
+grep -q "run.ostm: ok, 601 hash rows match" out.txt || fail "verify: $(cat out.txt)"; ok
+# the option also after the command's name
+expect 0 "$os" verify --module "$plugin" -q run.ostm; ok
+
+# the planted divergence: particle 5's spring stiffer from step 250, so the world after step 250
+# (row 251) is the first that differs, and step 250's input is shown as the module tells it
+SPRINGS_PLANT=250:5 expect 1 "$os" --module "$plugin" verify run.ostm
+grep -q "hash row 251 (step 251)" err.txt || fail "planted: $(cat err.txt)"
+grep -q "^onescope verify: 1 of 1 files failed: run.ostm$" err.txt && [ "$(wc -l <err.txt)" -eq 2 ] ||
+    fail "planted: not the file's line and the summary: $(cat err.txt)"
+grep -q "step 250 ran: impulse particle 25 " out.txt || fail "planted: $(cat out.txt)"; ok
+SPRINGS_PLANT=250:5 expect 1 "$os" --module "$plugin" verify --json run.ostm
+python3 -c 'import json,sys; d=[json.loads(l) for l in open("out.txt")]; assert d[0]["status"]=="mismatch" and d[0]["row"]==251, d' ||
+    fail "verify --json: $(cat out.txt)"; ok
+
+# without the module: refused, naming the file's module and the ones there are; never "ok"
+expect 1 "$os" verify run.ostm
+grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH for example.springs 1, found only onescope.test 1" err.txt ||
+    fail "no module: $(cat err.txt)"
+! grep -q "ok" out.txt || fail "no module said ok"; ok
+
+# validate says whether the module checked the blobs; dump names the module
+expect 0 "$os" validate run.ostm
+grep -q "valid ostm2 (the container only: module example.springs 1 not loaded" out.txt || fail "$(cat out.txt)"
+expect 0 "$os" --module "$plugin" validate run.ostm
+grep -q "valid ostm2 (module example.springs 1: its setup and inputs checked)" out.txt || fail "$(cat out.txt)"; ok
+expect 0 "$os" --module "$plugin" dump run.ostm
+grep -q "module           example.springs 1" out.txt || fail "dump: $(cat out.txt)"
+grep -q "step 0        impulse particle 0 (-3, 4)" out.txt || fail "dump steps: $(cat out.txt)"; ok
+expect 0 "$os" dump --json run.ostm
+python3 -c 'import json; d=json.load(open("out.txt")); assert d["module"]=="example.springs" and d["step_count"]==600, d' ||
+    fail "dump --json: $(cat out.txt)"; ok
+expect 0 "$os" rewrite run.ostm again.ostm
+cmp -s run.ostm again.ostm || fail "rewrite changed the bytes"; ok
+
+# another version of the module in the file: refused naming both
+python3 - <<'PY'
+b = bytearray(open("run.ostm", "rb").read())
+assert b[13:28] == b"example.springs" and b[29:30] == b"1"
+b[29] = ord("2")
+open("v2.ostm", "wb").write(bytes(b))
+PY
+expect 1 "$os" --module "$plugin" verify v2.ostm
+grep -q "found example.springs 2, loaded example.springs 1" err.txt || fail "version: $(cat err.txt)"; ok
+# an input the module refuses, at its file offset: step 0's impulse names particle 9999
+python3 - <<'PY'
+import struct
+b = bytearray(open("run.ostm", "rb").read())
+head = 12 + 1 + 15 + 1 + 1 + 4 + 8 + 8   # ids, setup blob, row 0
+assert struct.unpack_from("<I", b, head)[0] == 12
+struct.pack_into("<I", b, head + 4, 9999)
+open("bad.ostm", "wb").write(bytes(b))
+print(head + 4)
+PY
+expect 1 "$os" --module "$plugin" validate bad.ostm
+grep -q "bad.ostm: offset 54: step 0 input: impulse: expected an entity below the count" err.txt ||
+    fail "bad input: $(cat err.txt)"; ok
+
+# a recording killed after 100 steps: recover keeps every step, and it verifies
+expect 3 "$b/springs_record" --kill-after 100 killed.ostm 600 64
+[ -f killed.ostm.partial ] && [ ! -e killed.ostm ] || fail "no partial after the kill"
+expect 0 "$os" recover killed.ostm.partial
+grep -q "kept 100 complete steps" out.txt || fail "recover: $(cat out.txt)"
+expect 0 "$os" --module "$plugin" verify killed.ostm; ok
+# a torn last record is dropped and said
+expect 3 "$b/springs_record" --kill-after 40 torn.ostm 600 64
+size=$(stat -c %s torn.ostm.partial)
+truncate -s $((size - 3)) torn.ostm.partial
+expect 0 "$os" recover torn.ostm.partial
+grep -q "kept 39 complete steps" out.txt && grep -q "dropped a torn last record of" out.txt ||
+    fail "torn: $(cat out.txt)"; ok
+
+# plug-ins that are not: no file, no entry symbol, another ABI; one line each, exit 1
+expect 1 "$os" --module ./nowhere.so verify run.ostm
+[ "$(wc -l <err.txt)" -eq 1 ] && grep -q "nowhere.so: module: expected a shared library" err.txt ||
+    fail "missing plug-in: $(cat err.txt)"; ok
+printf 'int unrelated(void) { return 1; }\n' >none.c
+"$cc" -shared -fPIC none.c -o none.so
+expect 1 "$os" --module ./none.so verify run.ostm
+grep -q "none.so: module: expected the entry symbol onescope_module_entry, found none" err.txt ||
+    fail "no entry: $(cat err.txt)"; ok
+printf 'const void *onescope_module_entry(unsigned abi) { (void)abi; return 0; }\n' >abi.c
+"$cc" -shared -fPIC abi.c -o abi.so
+expect 1 "$os" --module ./abi.so verify run.ostm
+grep -q "abi.so: module: expected a table for ABI 1" err.txt || fail "ABI: $(cat err.txt)"; ok
+echo "springs example: $checks checks passed"

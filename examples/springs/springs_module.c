@@ -1,0 +1,234 @@
+/* The springs engine as a libonescope module: the one table the library runs it through
+ * (include/onescope/module.h, docs/module.md). Built twice: into the example's recorder, and
+ * as a plug-in for the stock CLI (`onescope --module libsprings_module.so verify run.ostm`),
+ * which finds the table through onescope_module_entry.
+ *
+ * SPRINGS_PLANT=STEP:ENTITY in the environment plants a divergence in every world this module
+ * makes: from step STEP on, particle ENTITY's spring is 0.1% stiffer. The example's test uses it
+ * to check that verify names the step. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onescope/module.h"
+#include "springs.h"
+
+static onescope_code bad_setup(onescope_error *error) {
+    return onescope_module_fail(error, ONESCOPE_E_RANGE, 0, "setup",
+                                "8 bytes: a particle count of 2..4096 and a seed", "another");
+}
+
+static onescope_code check_setup(void *context, const void *setup, size_t size,
+                                 onescope_error *error) {
+    (void)context;
+    springs_setup s;
+    return springs_setup_decode(setup, size, &s) == 0 ? ONESCOPE_OK : bad_setup(error);
+}
+
+static void plant(springs_world *w) {
+    const char *p = getenv("SPRINGS_PLANT");
+    unsigned long long step;
+    unsigned entity;
+    if (p != NULL && sscanf(p, "%llu:%u", &step, &entity) == 2) {
+        w->plant_step = step;
+        w->plant_entity = entity;
+    }
+}
+
+static onescope_code create(void *context, const void *setup, size_t size,
+                            const onescope_allocator *allocator, void **world,
+                            onescope_error *error) {
+    (void)context;
+    (void)allocator; /* the world is the module's own: malloc */
+    springs_setup s;
+    if (springs_setup_decode(setup, size, &s) != 0) return bad_setup(error);
+    springs_world *w = malloc(sizeof *w);
+    if (w == NULL)
+        return onescope_module_fail(error, ONESCOPE_E_NOMEM, ONESCOPE_MODULE_NO_OFFSET, "world",
+                                    NULL, "no memory");
+    springs_init(w, &s);
+    plant(w);
+    *world = w;
+    return ONESCOPE_OK;
+}
+
+static void destroy(void *context, void *world) {
+    (void)context;
+    free(world);
+}
+
+static onescope_code check_input(void *context, const void *setup, size_t setup_size,
+                                 const void *input, size_t size, onescope_error *error) {
+    (void)context;
+    springs_setup s;
+    if (springs_setup_decode(setup, setup_size, &s) != 0) return bad_setup(error);
+    springs_world probe; /* only its count is read */
+    probe.count = s.count;
+    long at = springs_input_check(&probe, input, size);
+    if (at < 0) return ONESCOPE_OK;
+    if (size % SPRINGS_IMPULSE_BYTES != 0)
+        return onescope_module_fail(error, ONESCOPE_E_LENGTH, (uint64_t)at, "impulse",
+                                    "12 bytes each", "a cut one");
+    return onescope_module_fail(error, ONESCOPE_E_RANGE, (uint64_t)at, "impulse",
+                                at % SPRINGS_IMPULSE_BYTES == 0 ? "an entity below the count"
+                                                                : "a finite number",
+                                "another");
+}
+
+static onescope_code step(void *context, void *world, const void *input, size_t size,
+                          onescope_error *error) {
+    (void)context;
+    (void)error;
+    springs_step(world, input, size);
+    return ONESCOPE_OK;
+}
+
+static onescope_code run_stage(void *context, void *world, uint32_t stage, const void *input,
+                               size_t size, onescope_error *error) {
+    (void)context;
+    springs_world *w = world;
+    if (stage != w->stage)
+        return onescope_module_fail(error, ONESCOPE_E_BAD_STATE, ONESCOPE_MODULE_NO_OFFSET, "stage",
+                                    "the world's next stage", "another");
+    springs_run_stage(w, input, size);
+    return ONESCOPE_OK;
+}
+
+static uint64_t hash(void *context, const void *world) {
+    (void)context;
+    return springs_hash(world);
+}
+
+/* A snapshot is the world's bytes up to the last particle it has (this build's layout: the
+ * module's version says which layout a recording holds). */
+static onescope_code snapshot(void *context, const void *world, onescope_module_sink *out,
+                              onescope_error *error) {
+    (void)context;
+    onescope_code rc = onescope_module_sink_append(out, world, sizeof(springs_world));
+    if (rc != ONESCOPE_OK)
+        return onescope_module_fail(error, rc, ONESCOPE_MODULE_NO_OFFSET, "snapshot",
+                                    "room for the world", "none");
+    return ONESCOPE_OK;
+}
+
+static onescope_code restore(void *context, const void *setup, size_t setup_size, const void *snap,
+                             size_t snap_size, const onescope_allocator *allocator, void **world,
+                             onescope_error *error) {
+    (void)context;
+    (void)allocator;
+    springs_setup s;
+    if (springs_setup_decode(setup, setup_size, &s) != 0) return bad_setup(error);
+    if (snap_size != sizeof(springs_world))
+        return onescope_module_fail(error, ONESCOPE_E_LENGTH, 0, "snapshot",
+                                    "one springs_world of this build", "another size");
+    springs_world *w = malloc(sizeof *w);
+    if (w == NULL)
+        return onescope_module_fail(error, ONESCOPE_E_NOMEM, ONESCOPE_MODULE_NO_OFFSET, "world",
+                                    NULL, "no memory");
+    memcpy(w, snap, sizeof *w);
+    if (w->count != s.count || w->stage != 0) {
+        free(w);
+        return onescope_module_fail(error, ONESCOPE_E_RANGE, 0, "snapshot",
+                                    "a world of the setup's count, at a step boundary", "another");
+    }
+    plant(w);
+    *world = w;
+    return ONESCOPE_OK;
+}
+
+static uint32_t entity_count(void *context, const void *world) {
+    (void)context;
+    return ((const springs_world *)world)->count;
+}
+
+static uint64_t entity_id(void *context, const void *world, uint32_t index) {
+    (void)context;
+    (void)world;
+    return index; /* particles are never added or removed */
+}
+
+static bool entity_pose(void *context, const void *world, uint32_t index, onescope_pose *out) {
+    (void)context;
+    const springs_world *w = world;
+    memset(out, 0, sizeof *out);
+    out->position[0] = w->x[index];
+    out->position[1] = w->y[index];
+    out->rotation[3] = 1.0f;
+    return true;
+}
+
+static const char *const group_names[2] = {"position", "velocity"};
+static const onescope_value_info values[4] = {
+    {"position.x", "m", ONESCOPE_VALUE_F32, 0},
+    {"position.y", "m", ONESCOPE_VALUE_F32, 0},
+    {"velocity.x", "m/s", ONESCOPE_VALUE_F32, 1},
+    {"velocity.y", "m/s", ONESCOPE_VALUE_F32, 1},
+};
+
+static void entity_values(void *context, const void *world, uint32_t index, double *out) {
+    (void)context;
+    const springs_world *w = world;
+    out[0] = w->x[index];
+    out[1] = w->y[index];
+    out[2] = w->vx[index];
+    out[3] = w->vy[index];
+}
+
+static onescope_code describe_input(void *context, const void *setup, size_t setup_size,
+                                    const void *input, size_t size, onescope_module_sink *text,
+                                    onescope_error *error) {
+    onescope_code rc = check_input(context, setup, setup_size, input, size, error);
+    if (rc != ONESCOPE_OK) return rc;
+    const uint8_t *p = input;
+    if (size == 0) return onescope_module_sink_append(text, "no impulse", 10);
+    for (size_t at = 0; at < size; at += SPRINGS_IMPULSE_BYTES) {
+        uint32_t e;
+        float d[2];
+        memcpy(&e, p + at, 4); /* little-endian hosts; the example is not a format document */
+        memcpy(d, p + at + 4, 8);
+        char line[96];
+        int n = snprintf(line, sizeof line, "%simpulse particle %" PRIu32 " (%g, %g)",
+                         at ? "; " : "", e, (double)d[0], (double)d[1]);
+        rc = onescope_module_sink_append(text, line, (size_t)n);
+        if (rc != ONESCOPE_OK) return rc;
+    }
+    return ONESCOPE_OK;
+}
+
+static const onescope_module table = {
+    .struct_size = sizeof(onescope_module),
+    .abi = ONESCOPE_MODULE_ABI,
+    .id = "example.springs",
+    .version = "1",
+    .create = create,
+    .free = destroy,
+    .step = step,
+    .hash = hash,
+    .check_setup = check_setup,
+    .check_input = check_input,
+    .stage_count = SPRINGS_STAGES,
+    .stage_names = springs_stage_names,
+    .run_stage = run_stage,
+    .snapshot = snapshot,
+    .restore = restore,
+    .entity_count = entity_count,
+    .entity_id = entity_id,
+    .entity_pose = entity_pose,
+    .value_count = 4,
+    .values = values,
+    .group_count = 2,
+    .group_names = group_names,
+    .entity_values = entity_values,
+    .describe_input = describe_input,
+};
+
+const onescope_module *springs_module(void) {
+    return &table;
+}
+
+/* The plug-in's one entry point: the table for this ABI, or none. */
+__attribute__((visibility("default"))) const onescope_module *onescope_module_entry(uint32_t abi) {
+    return abi == ONESCOPE_MODULE_ABI ? &table : NULL;
+}

@@ -1,0 +1,119 @@
+/* The modules the CLI runs module recordings with: the test module, the ones an engine's own
+ * CLI links in (onescope_cli_main), and the plug-ins of `--module PATH` (dlopen). The one
+ * entry symbol and the checks: docs/module.md, "Plug-ins". */
+#include <dlfcn.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define MAX_MODULES 16
+
+static const onescope_module *modules[MAX_MODULES];
+static const char *origins[MAX_MODULES]; /* "linked" or the plug-in's path */
+static size_t module_count;
+
+/* One line on stderr naming the plug-in: "onescope: PATH: module: WHAT". */
+static bool refuse(const char *path, const char *what) {
+    fprintf(stderr, "onescope: %s: module: %s\n", cli_shown(path), what);
+    return false;
+}
+
+static bool add(const onescope_module *m, const char *origin) {
+    for (size_t i = 0; i < module_count; i++) {
+        if (strcmp(modules[i]->id, m->id) != 0) continue;
+        if (modules[i] == m) return true; /* the same table twice: once is enough */
+        char what[256];
+        snprintf(what, sizeof what, "expected one module per id, found %s already loaded from %s",
+                 m->id, origins[i]);
+        return refuse(origin, what);
+    }
+    if (module_count == MAX_MODULES)
+        return refuse(origin, "expected at most 16 modules, found more");
+    modules[module_count] = m;
+    origins[module_count++] = origin;
+    return true;
+}
+
+bool cli_module_add(const onescope_module *m, const char *origin) {
+    onescope_error err;
+    if (onescope_module_check(m, origin, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return false;
+    }
+    return add(m, origin);
+}
+
+bool cli_module_load(const char *path) {
+    /* dlopen searches the library path for a bare name; a plug-in is named by its file */
+    char local[4096];
+    if (strchr(path, '/') == NULL &&
+        snprintf(local, sizeof local, "./%s", path) < (int)sizeof local)
+        path = local;
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        char what[512];
+        const char *why = dlerror();
+        snprintf(what, sizeof what, "expected a shared library, found one dlopen refused (%s)",
+                 why != NULL ? why : "no reason given");
+        return refuse(path, what);
+    }
+    /* dlsym returns void *; the standard way to a function pointer goes through memcpy */
+    void *sym = dlsym(h, ONESCOPE_MODULE_ENTRY_SYMBOL);
+    if (sym == NULL)
+        return refuse(path, "expected the entry symbol onescope_module_entry, found none");
+    onescope_module_entry_fn *entry;
+    memcpy(&entry, &sym, sizeof entry);
+    const onescope_module *m = entry(ONESCOPE_MODULE_ABI);
+    if (m == NULL)
+        return refuse(path, "expected a table for ABI 1 (this onescope's), found none: the "
+                            "plug-in was built for another ABI");
+    /* the handle stays open for the process: the table and its functions live in it */
+    return cli_module_add(m, path);
+}
+
+const onescope_module *cli_module_find(const char *id) {
+    if (module_count == 0 || modules[0] != onescope_module_test()) {
+        /* the test module is always there, first */
+        if (module_count < MAX_MODULES) {
+            memmove(modules + 1, modules, module_count * sizeof modules[0]);
+            memmove(origins + 1, origins, module_count * sizeof origins[0]);
+            modules[0] = onescope_module_test();
+            origins[0] = "the library";
+            module_count++;
+        }
+    }
+    for (size_t i = 0; i < module_count; i++)
+        if (strcmp(modules[i]->id, id) == 0) return modules[i];
+    return NULL;
+}
+
+const char *cli_module_names(char *buf, size_t size) {
+    (void)cli_module_find(""); /* puts the test module in the list */
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < module_count && n < size; i++) {
+        int k = snprintf(buf + n, size - n, "%s%s %s", i ? ", " : "", modules[i]->id,
+                         modules[i]->version);
+        if (k < 0) break;
+        n += (size_t)k;
+    }
+    return buf;
+}
+
+onescope_code cli_module_for(const char *id, const char *version, const char *name,
+                             const onescope_module **out, onescope_error *error) {
+    *out = cli_module_find(id);
+    if (*out != NULL) return ONESCOPE_OK;
+    char have[512];
+    cli_module_names(have, sizeof have);
+    onescope_error_clear(error);
+    error->code = ONESCOPE_E_MODULE;
+    error->has_offset = true;
+    error->offset = 12;
+    snprintf(error->input, sizeof error->input, "%s", name);
+    snprintf(error->field, sizeof error->field, "module");
+    snprintf(error->expected, sizeof error->expected,
+             "a module loaded with --module PATH for %s %s", id, version);
+    snprintf(error->found, sizeof error->found, "only %s", have);
+    return ONESCOPE_E_MODULE;
+}

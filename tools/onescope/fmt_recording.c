@@ -1,0 +1,167 @@
+/* The CLI's view of module recordings (OSTM v2): validate, dump, rewrite. The container is the
+ * library's to check; the blobs are the module's, checked when the module the file names is
+ * there (linked, or loaded with --module), and validate says which was done. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define DUMP_STEPS 16u /* the text dump describes this many non-empty steps */
+
+/* The parsed file and the module it names (NULL when not there); with the module, the file
+ * is checked against it too. */
+static onescope_code parse(const uint8_t *data, size_t size, const char *name,
+                           onescope_recording **r, const onescope_module **m,
+                           onescope_error *error) {
+    onescope_code rc = onescope_recording_parse(data, size, name, NULL, r, error);
+    if (rc != ONESCOPE_OK) return rc;
+    *m = cli_module_find(onescope_recording_module_id(*r));
+    if (*m == NULL) return ONESCOPE_OK;
+    rc = onescope_recording_check(*r, *m, name, error);
+    if (rc != ONESCOPE_OK) onescope_recording_free(*r);
+    return rc;
+}
+
+static onescope_code validate(const uint8_t *data, size_t size, const char *name,
+                              onescope_error *error) {
+    onescope_recording *r;
+    const onescope_module *m;
+    onescope_code rc = parse(data, size, name, &r, &m, error);
+    if (rc != ONESCOPE_OK) return rc;
+    onescope_recording_free(r);
+    return ONESCOPE_OK;
+}
+
+const char *cli_recording_note(const uint8_t *data, size_t size, char *buf, size_t room) {
+    onescope_recording *r;
+    onescope_error err;
+    buf[0] = '\0';
+    if (onescope_recording_parse(data, size, "", NULL, &r, &err) != ONESCOPE_OK) return buf;
+    const char *id = onescope_recording_module_id(r), *v = onescope_recording_module_version(r);
+    if (cli_module_find(id) != NULL)
+        snprintf(buf, room, " (module %s %s: its setup and inputs checked)", id, v);
+    else
+        snprintf(buf, room,
+                 " (the container only: module %s %s not loaded, its setup and inputs unchecked)",
+                 id, v);
+    onescope_recording_free(r);
+    return buf;
+}
+
+static uint64_t input_bytes(const onescope_recording *r, uint32_t *with_input) {
+    uint64_t total = 0;
+    *with_input = 0;
+    for (uint32_t i = 0; i < onescope_recording_step_count(r); i++) {
+        const uint8_t *p;
+        size_t n;
+        (void)onescope_recording_step_input(r, i, &p, &n);
+        total += n;
+        if (n) (*with_input)++;
+    }
+    return total;
+}
+
+static void dump_json(const onescope_recording *r, FILE *out) {
+    size_t setup, snapshot;
+    onescope_recording_setup(r, &setup);
+    bool has_snapshot = onescope_recording_start_snapshot(r, &snapshot) != NULL;
+    bool rows = onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_HASH_ROWS;
+    uint32_t steps = onescope_recording_step_count(r), with;
+    uint64_t bytes = input_bytes(r, &with);
+    const char *id = onescope_recording_module_id(r), *v = onescope_recording_module_version(r);
+    fprintf(out, "{\n  \"format\": \"ostm2\",\n  \"version\": 2,\n  \"flags\": %u,\n  \"module\": ",
+            (unsigned)onescope_recording_flags(r));
+    cli_json_string(out, id, strlen(id));
+    fputs(",\n  \"module_version\": ", out);
+    cli_json_string(out, v, strlen(v));
+    fprintf(out,
+            ",\n  \"module_loaded\": %s,\n  \"step_count\": %" PRIu32 ",\n  \"setup_size\": %zu"
+            ",\n  \"has_start_snapshot\": %s,\n  \"start_snapshot_size\": %zu"
+            ",\n  \"has_hash_rows\": %s,\n",
+            cli_module_find(id) ? "true" : "false", steps, setup, has_snapshot ? "true" : "false",
+            snapshot, rows ? "true" : "false");
+    if (rows)
+        fprintf(out,
+                "  \"first_hash\": \"%016" PRIx64 "\",\n  \"last_hash\": \"%016" PRIx64 "\",\n",
+                onescope_recording_hash_row(r, 0), onescope_recording_hash_row(r, steps));
+    fprintf(out, "  \"input_bytes\": %" PRIu64 ",\n  \"steps_with_input\": %" PRIu32 "\n}\n", bytes,
+            with);
+}
+
+/* Up to DUMP_STEPS non-empty steps as the module describes them, when it can. */
+static void describe_steps(const onescope_recording *r, const onescope_module *m, FILE *out) {
+    if (m == NULL || m->describe_input == NULL) return;
+    size_t setup_size;
+    const uint8_t *setup = onescope_recording_setup(r, &setup_size);
+    onescope_world *w;
+    onescope_error err;
+    if (onescope_world_create(m, setup, setup_size, NULL, &w, &err) != ONESCOPE_OK) return;
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < onescope_recording_step_count(r) && shown < DUMP_STEPS; i++) {
+        const uint8_t *p;
+        size_t n;
+        (void)onescope_recording_step_input(r, i, &p, &n);
+        if (n == 0) continue;
+        onescope_buffer text;
+        if (onescope_world_describe_input(w, p, n, NULL, &text, &err) != ONESCOPE_OK) break;
+        fprintf(out, "  step %-8" PRIu32 " %s\n", i, cli_shown((const char *)text.data));
+        onescope_buffer_free(&text);
+        shown++;
+    }
+    onescope_world_free(w);
+}
+
+static void dump_text(const onescope_recording *r, const onescope_module *m, FILE *out) {
+    size_t setup, snapshot;
+    onescope_recording_setup(r, &setup);
+    bool has_snapshot = onescope_recording_start_snapshot(r, &snapshot) != NULL;
+    uint32_t steps = onescope_recording_step_count(r), with;
+    uint64_t bytes = input_bytes(r, &with);
+    fprintf(out, "OSTM v2 module recording\n  module           %s",
+            cli_shown(onescope_recording_module_id(r)));
+    fprintf(out, " %s%s\n", cli_shown(onescope_recording_module_version(r)),
+            m ? "" : " (not loaded)");
+    fprintf(out,
+            "  flags            0x%04x\n  steps            %" PRIu32
+            "\n  setup            %zu bytes\n",
+            (unsigned)onescope_recording_flags(r), steps, setup);
+    if (has_snapshot)
+        fprintf(out, "  start snapshot   %zu bytes\n", snapshot);
+    else
+        fputs("  start snapshot   none (world from the setup)\n", out);
+    if (onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_HASH_ROWS)
+        fprintf(out, "  hash rows        %" PRIu64 " (first %016" PRIx64 ", last %016" PRIx64 ")\n",
+                (uint64_t)steps + 1, onescope_recording_hash_row(r, 0),
+                onescope_recording_hash_row(r, steps));
+    else
+        fputs("  hash rows        none\n", out);
+    fprintf(out, "  input            %" PRIu64 " bytes in %" PRIu32 " steps\n", bytes, with);
+    describe_steps(r, m, out);
+}
+
+static onescope_code dump(const uint8_t *data, size_t size, const char *name, bool json, FILE *out,
+                          onescope_error *error) {
+    onescope_recording *r;
+    const onescope_module *m;
+    onescope_code rc = parse(data, size, name, &r, &m, error);
+    if (rc != ONESCOPE_OK) return rc;
+    if (json)
+        dump_json(r, out);
+    else
+        dump_text(r, m, out);
+    onescope_recording_free(r);
+    return ONESCOPE_OK;
+}
+
+static onescope_code rewrite(const uint8_t *data, size_t size, const char *name,
+                             onescope_buffer *out, onescope_error *error) {
+    onescope_recording *r;
+    const onescope_module *m;
+    onescope_code rc = parse(data, size, name, &r, &m, error);
+    if (rc != ONESCOPE_OK) return rc;
+    rc = onescope_recording_write(r, NULL, out, error);
+    onescope_recording_free(r);
+    return rc;
+}
+
+const cli_format cli_format_recording = {ONESCOPE_FORMAT_RECORDING, validate, dump, rewrite};
