@@ -12,11 +12,11 @@ extern "C" {
 /* Values are part of the ABI: never renumber, never reuse. */
 typedef enum onescope_format {
     ONESCOPE_FORMAT_UNKNOWN = 0,
-    ONESCOPE_FORMAT_OSPC = 1, /* pose cache: starts with "OSPC" */
-    ONESCOPE_FORMAT_OSTM = 2, /* replay: starts with "OSTM" */
-    ONESCOPE_FORMAT_OSLS = 3, /* live stream: starts with "OSLS" */
-    ONESCOPE_FORMAT_PVT = 4,  /* OTS rig: JSON whose first "format" key is "octo_pvt" */
-    ONESCOPE_FORMAT_ANM = 5,  /* OTS clip: JSON whose first "format" key is "octo_anm" */
+    ONESCOPE_FORMAT_OSPC = 1,     /* pose cache: starts with "OSPC" */
+    ONESCOPE_FORMAT_OSTM = 2,     /* replay: starts with "OSTM" */
+    ONESCOPE_FORMAT_OSLS = 3,     /* live stream: starts with "OSLS" */
+    ONESCOPE_FORMAT_PVT = 4,      /* OTS rig: JSON whose first "format" key is "octo_pvt" */
+    ONESCOPE_FORMAT_ANM = 5,      /* OTS clip: JSON whose first "format" key is "octo_anm" */
     ONESCOPE_FORMAT_RECORDING = 6 /* module recording: "OSTM" then version 2 (recording.h) */
 } onescope_format;
 
