@@ -4,7 +4,7 @@ _onescope() {
     local cur=${COMP_WORDS[COMP_CWORD]} cmd="" i
     # BEGIN GENERATED words
     local commands="validate dump rewrite verify replay convert box3d-dump live ghost diff recover plot gen-testdata"
-    local globals="-q --quiet -v --verbose -h --help --version"
+    local globals="-q --quiet -v --verbose -h --help --version --module"
     # END GENERATED words
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
