@@ -48,6 +48,8 @@ run() {
 
 compile pose_cache docs/pose-cache.md "## API in brief" "int snippet(const void *bytes, size_t size)"
 compile soa_world docs/soa-world.md "## API" "int snippet(void)"
+compile own_engine README.md "## Verify your own engine" \
+    "int snippet(const onescope_module *module, const void *setup, size_t setup_size, uint64_t start_hash, size_t (*next_input)(uint8_t *input), uint64_t (*engine_step)(const uint8_t *input, size_t size))"
 run test_module docs/test-module.md "## 12. API summary" \
     "row 0 hash 7eb9508ff7198b74" "row 1 hash 0d516a5a4c44d9ab" \
     "row 2 hash 4fe2a2df1788779b" "row 3 hash b9639da782bf7d1b" "verify ok, 3 rows"

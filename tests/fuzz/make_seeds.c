@@ -531,6 +531,89 @@ static void bytes_reader_seeds(void) {
     random_seeds("bytes_reader", 8, 120);
 }
 
+/* ---- module recordings (OSTM v2) ----
+ * Made by the library's writer in tool mode from a test-module replay's setup and inputs: the
+ * finished file, or (partial) the .partial a writer freed without close leaves. */
+static onescope_buffer make_recording(uint8_t dims, uint8_t bodies, uint32_t steps, int snapshot,
+                                      int partial) {
+    onescope_buffer out = {NULL, 0, NULL};
+    onescope_buffer v1 = make_replay(dims, bodies, steps, 0, snapshot, 1);
+    onescope_replay *r = NULL;
+    onescope_error err;
+    if (onescope_replay_parse(v1.data, v1.size, "seed", NULL, &r, &err) != ONESCOPE_OK) {
+        failures++;
+        onescope_buffer_free(&v1);
+        return out;
+    }
+    char path[1024], partial_path[1100];
+    snprintf(path, sizeof path, "%s/.seed-recording.ostm", out_dir);
+    snprintf(partial_path, sizeof partial_path, "%s.partial", path);
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = onescope_module_test();
+    def.setup = (const uint8_t *)v1.data + 12; /* the test module's setup blob: bytes 12.. */
+    def.setup_size = 6;
+    def.start_snapshot = onescope_replay_start_snapshot(r, &def.snapshot_size);
+    onescope_replay_writer_options o = onescope_replay_writer_options_default();
+    o.flush_every = 1;
+    onescope_recording_writer *w = NULL;
+    int ok = onescope_recording_writer_open(path, &def, &o, NULL, &w, &err) == ONESCOPE_OK;
+    for (uint32_t i = 0; ok && i < steps; i++) {
+        const uint8_t *p;
+        size_t n;
+        ok = onescope_replay_step_input(r, i, &p, &n) == ONESCOPE_OK &&
+             onescope_recording_writer_append(w, p, n, NULL, &err) == ONESCOPE_OK;
+    }
+    if (ok && !partial) ok = onescope_recording_writer_close(w, NULL, &err) == ONESCOPE_OK;
+    onescope_recording_writer_free(w);
+    if (!ok || onescope_file_read(partial ? partial_path : path, 0, NULL, &out, &err) != ONESCOPE_OK)
+        failures++;
+    remove(path);
+    remove(partial_path);
+    onescope_replay_free(r);
+    onescope_buffer_free(&v1);
+    return out;
+}
+
+static void recording_seeds(void) {
+    onescope_buffer plain = make_recording(3, 4, 24, 0, 0);
+    onescope_buffer snap = make_recording(2, 3, 12, 1, 0);
+    onescope_buffer open = make_recording(3, 2, 10, 0, 1);
+    put("recording_parse", "valid-3d", plain.data, plain.size);
+    put("recording_parse", "valid-2d-snapshot", snap.data, snap.size);
+    put("recording_parse", "open-count", open.data, open.size);
+    uint8_t *copy = malloc(plain.size + 1);
+    if (copy == NULL) {
+        failures++;
+        return;
+    }
+    /* one field broken each: the module's id, its version, the hash after step 3, an input */
+    static const struct {
+        const char *name;
+        size_t at;
+        uint8_t value;
+    } broken[] = {{"other-module", 13, 'p'},
+                  {"other-version", 28, '2'},
+                  {"changed-row", 60, 0x5a},
+                  {"bad-flags", 6, 0x07}};
+    for (size_t k = 0; k < sizeof broken / sizeof broken[0]; k++) {
+        memcpy(copy, plain.data, plain.size);
+        if (broken[k].at < plain.size) copy[broken[k].at] ^= broken[k].value;
+        put("recording_parse", broken[k].name, copy, plain.size);
+    }
+    memcpy(copy, plain.data, plain.size);
+    copy[plain.size] = 0;
+    put("recording_parse", "trailing-byte", copy, plain.size + 1);
+    put("recording_parse", "cut-in-records", plain.data, plain.size - 5);
+    put("recording_recover", "open", open.data, open.size);
+    put("recording_recover", "open-torn", open.data, open.size - 3);
+    put("recording_recover", "finished", plain.data, plain.size);
+    put("recording_recover", "head-only", open.data, 40 < open.size ? 40 : open.size);
+    free(copy);
+    onescope_buffer_free(&plain);
+    onescope_buffer_free(&snap);
+    onescope_buffer_free(&open);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: fuzz_make_seeds DIR\n");
@@ -547,5 +630,6 @@ int main(int argc, char **argv) {
     ostm_parse_seeds();
     ots_seeds();
     live_seeds();
+    recording_seeds();
     return failures ? 1 : 0;
 }

@@ -1,0 +1,86 @@
+/* Fuzz target: module recordings (OSTM v2). Any input must parse or fail cleanly; a parsed
+ * file writes back to exactly the input; a file of the test module is checked with it and,
+ * with hash rows, verified to exactly the first row where a run through the module's world
+ * (made independently here) differs from them. */
+#include "fuzz_helpers.h"
+
+#define MAX_RUN_STEPS 20000u
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_env env;
+    fuzz_env_init(&env, data, &size);
+    onescope_recording *r = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_recording_parse(data, size, "fuzz.ostm", &env.options, &r, &err);
+    if (rc != ONESCOPE_OK) {
+        FUZZ_ASSERT(r == NULL);
+        fuzz_check_error(&env, rc, &err, "fuzz.ostm", size);
+        fuzz_env_finish(&env);
+        return 0;
+    }
+    onescope_buffer out;
+    rc = onescope_recording_write(r, &env.allocator, &out, &err);
+    if (rc == ONESCOPE_OK) {
+        FUZZ_ASSERT_MSG(out.size == size, "wrote %zu bytes for %zu", out.size, size);
+        FUZZ_ASSERT(memcmp(out.data, data, size) == 0);
+        onescope_buffer_free(&out);
+    } else {
+        fuzz_check_error(&env, rc, &err, "", SIZE_MAX);
+        FUZZ_ASSERT(rc == ONESCOPE_E_NOMEM);
+    }
+    const onescope_module *m = onescope_module_test();
+    uint32_t steps = onescope_recording_step_count(r);
+    rc = onescope_recording_check(r, m, "fuzz.ostm", &err);
+    bool ours = strcmp(onescope_recording_module_id(r), m->id) == 0 &&
+                strcmp(onescope_recording_module_version(r), m->version) == 0;
+    if (!ours) FUZZ_ASSERT(rc == ONESCOPE_E_MODULE);
+    if (rc != ONESCOPE_OK) fuzz_check_error(&env, rc, &err, "fuzz.ostm", size);
+    if (rc == ONESCOPE_OK && steps <= MAX_RUN_STEPS &&
+        (onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_HASH_ROWS)) {
+        /* the first row a run through the world disagrees with, computed here */
+        size_t setup_size, snapshot_size;
+        const uint8_t *setup = onescope_recording_setup(r, &setup_size);
+        const uint8_t *snapshot = onescope_recording_start_snapshot(r, &snapshot_size);
+        onescope_world *w = NULL;
+        onescope_code made =
+            snapshot != NULL
+                ? onescope_world_restore(m, setup, setup_size, snapshot, snapshot_size,
+                                         &env.allocator, &w, &err)
+                : onescope_world_create(m, setup, setup_size, &env.allocator, &w, &err);
+        uint32_t first = UINT32_MAX;
+        onescope_code ran = made;
+        for (uint32_t i = 0; made == ONESCOPE_OK; i++) {
+            if (onescope_world_hash(w) != onescope_recording_hash_row(r, i)) {
+                first = i;
+                break;
+            }
+            if (i == steps) break;
+            const uint8_t *p;
+            size_t n;
+            FUZZ_ASSERT(onescope_recording_step_input(r, i, &p, &n) == ONESCOPE_OK);
+            ran = onescope_world_step(w, p, n, &err);
+            if (ran != ONESCOPE_OK) break;
+        }
+        onescope_world_free(w);
+        onescope_verify_result v;
+        rc = onescope_recording_verify(r, m, &env.allocator, &v, "fuzz.ostm", &err);
+        if (env.failed) {
+            if (rc != ONESCOPE_OK && rc != ONESCOPE_E_MISMATCH)
+                fuzz_check_error(&env, rc, &err, "fuzz.ostm", SIZE_MAX);
+        } else if (ran != ONESCOPE_OK) {
+            FUZZ_ASSERT_MSG(rc == ran, "verify %d, the run %d", (int)rc, (int)ran);
+            fuzz_check_error(&env, rc, &err, "fuzz.ostm", SIZE_MAX);
+        } else if (first == UINT32_MAX) {
+            FUZZ_ASSERT_MSG(rc == ONESCOPE_OK && v.matched && v.rows_checked == steps + 1,
+                            "verify %d for a file that matches", (int)rc);
+        } else {
+            FUZZ_ASSERT_MSG(rc == ONESCOPE_E_MISMATCH && v.first_row == first,
+                            "verify %d at row %u, the run differs at %u", (int)rc, v.first_row,
+                            first);
+            FUZZ_ASSERT(v.expected == onescope_recording_hash_row(r, first));
+        }
+    }
+    onescope_recording_free(r);
+    fuzz_env_finish(&env);
+    return 0;
+}
