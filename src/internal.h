@@ -32,6 +32,15 @@ onescope_code onescope_os_failv(onescope_error *error, onescope_code code, const
                                 uint64_t offset, const char *field, const char *expected,
                                 const char *found_fmt, va_list ap);
 
+/* Before a module call on a hot path (a step, an append): what the caller reads afterwards
+ * (the code, and whether an input is named) is cleared, not the whole struct, whose memset
+ * would cost as much as a small world's step. */
+static inline void onescope_os_error_ready(onescope_error *error) {
+    if (error == NULL) return;
+    error->code = ONESCOPE_OK;
+    error->input[0] = '\0';
+}
+
 /* Forward a failure unchanged (zstd FORWARD_IF_ERROR). */
 #define OS_TRY(expr)                                                                               \
     do {                                                                                           \

@@ -271,14 +271,6 @@ const onescope_module *onescope_world_module(const onescope_world *world) {
     return world ? &world->table : NULL;
 }
 
-/* Before a call on the step path: what module_error reads (the code and whether an input is
- * named) is cleared, not the whole struct, which would cost a step's worth of a small world. */
-static void clear_for_call(onescope_error *error) {
-    if (error == NULL) return;
-    error->code = ONESCOPE_OK;
-    error->input[0] = '\0';
-}
-
 static onescope_code usable(const onescope_world *w, onescope_error *error) {
     if (w == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "world",
@@ -296,7 +288,7 @@ onescope_code onescope_world_step(onescope_world *world, const void *input, size
         return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, world->table.id, OS_NO_OFFSET, "stage",
                                 "a step boundary", "stage %" PRIu32 " runs next",
                                 world->next_stage);
-    clear_for_call(error);
+    onescope_os_error_ready(error);
     onescope_code rc =
         world->table.step(world->table.context, world->world, input, input_size, error);
     if (rc != ONESCOPE_OK) world->failed = true;
@@ -308,7 +300,7 @@ onescope_code onescope_world_run_stage(onescope_world *world, const void *input,
     OS_TRY(usable(world, error));
     if (world->table.run_stage == NULL)
         return no_slot(&world->table, error, "run_stage", "a step run stage by stage");
-    clear_for_call(error);
+    onescope_os_error_ready(error);
     onescope_code rc = world->table.run_stage(world->table.context, world->world, world->next_stage,
                                               input, input_size, error);
     if (rc != ONESCOPE_OK) {

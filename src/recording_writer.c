@@ -221,14 +221,16 @@ onescope_code onescope_recording_writer_append(onescope_recording_writer *w, con
                                          "step %" PRIu32 " of %zu bytes after %" PRIu64 " bytes",
                                          w->steps, size, w->size));
     if (w->module.check_input != NULL) {
-        onescope_error_clear(error);
+        onescope_os_error_ready(error);
         onescope_code rc =
             w->module.check_input(w->module.context, w->setup, w->setup_size, input, size, error);
         if (rc != ONESCOPE_OK) {
-            if (error != NULL) {
-                if (error->code == ONESCOPE_OK) error->code = rc;
+            if (error != NULL && error->code == ONESCOPE_OK) /* refused without saying why */
+                onescope_os_fail(error, rc, w->path, OS_NO_OFFSET, "input",
+                                 "an input the module accepts", "module %s refused it",
+                                 w->module.id);
+            else if (error != NULL)
                 snprintf(error->input, sizeof error->input, "%s", w->path);
-            }
             return latch(w, rc);
         }
     }

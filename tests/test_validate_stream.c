@@ -179,6 +179,11 @@ static onescope_code whole_line(const char *path, char *line, size_t size) {
             case ONESCOPE_FORMAT_OSLS:
                 rc = onescope_live_decode(b.data, b.size, path, NULL, NULL, NULL, &e);
                 break;
+            case ONESCOPE_FORMAT_RECORDING:
+                rc = onescope_recording_parse(b.data, b.size, path, NULL,
+                                              (onescope_recording **)&obj, &e);
+                onescope_recording_free(obj);
+                break;
             default: rc = ONESCOPE_E_MAGIC; break; /* compared by code only */
         }
         onescope_buffer_free(&b);

@@ -117,11 +117,15 @@ void springs_step(springs_world *w, const void *input, size_t n) {
 }
 
 uint64_t springs_hash(const springs_world *w) {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a over the state's bits and the step */
+    /* FNV-1a over the state's 32-bit words and the step: every bit of every float counts */
+    uint64_t h = 1469598103934665603ull;
     const float *arrays[4] = {w->x, w->y, w->vx, w->vy};
     for (int a = 0; a < 4; a++) {
-        const uint8_t *p = (const uint8_t *)arrays[a];
-        for (size_t i = 0; i < sizeof(float) * w->count; i++) h = (h ^ p[i]) * 1099511628211ull;
+        for (uint32_t i = 0; i < w->count; i++) {
+            uint32_t bits;
+            memcpy(&bits, &arrays[a][i], sizeof bits);
+            h = (h ^ bits) * 1099511628211ull;
+        }
     }
     return h ^ w->step;
 }

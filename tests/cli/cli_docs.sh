@@ -149,7 +149,7 @@ comp() { bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _one
 for t in "gh=ghost" "ghost --fr=--from --frames" "pl=plot" "plot --wi=--width" "dump --po=--poses" \
     "dump x.ospc --poses --fr=--frames" "dump --poses --c=--csv" "dump --c=" "live se=serve" \
     "live serve --pro=--probe-every" "live attach --sa=--save" "rewrite --no=--no-clobber" \
-    "replay --no=" "plot --field d=density" "-=-q --quiet -v --verbose -h --help --version"; do
+    "replay --no=" "plot --field d=density" "-=-q --quiet -v --verbose -h --help --version --module"; do
     words=${t%%=*} want=${t#*=}
     got=$(comp onescope $words)
     [ "$got" = "$want" ] && ok || bad "completion of '$words' gave '$got', wanted '$want'"

@@ -565,7 +565,8 @@ static onescope_buffer make_recording(uint8_t dims, uint8_t bodies, uint32_t ste
     }
     if (ok && !partial) ok = onescope_recording_writer_close(w, NULL, &err) == ONESCOPE_OK;
     onescope_recording_writer_free(w);
-    if (!ok || onescope_file_read(partial ? partial_path : path, 0, NULL, &out, &err) != ONESCOPE_OK)
+    if (!ok ||
+        onescope_file_read(partial ? partial_path : path, 0, NULL, &out, &err) != ONESCOPE_OK)
         failures++;
     remove(path);
     remove(partial_path);

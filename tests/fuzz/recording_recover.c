@@ -42,8 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     uint64_t kept = 12345, dropped = 12345;
     onescope_error err;
-    onescope_code rc = onescope_recording_recover(partial, NULL, &env.allocator, &kept, &dropped,
-                                                  &err);
+    onescope_code rc =
+        onescope_recording_recover(partial, NULL, &env.allocator, &kept, &dropped, &err);
     struct stat st;
     if (rc != ONESCOPE_OK) {
         fuzz_check_error(&env, rc, &err, partial, size);

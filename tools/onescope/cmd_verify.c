@@ -6,7 +6,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -97,12 +99,15 @@ static void read_step_ops(verify_item *it, uint32_t index) {
 /* A module recording (OSTM v2) is told from a v1 replay by its first six bytes. */
 static bool is_recording(const char *path) {
     if (strcmp(path, "-") == 0) return false; /* stdin: read once, by the v1 path's reader */
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return false; /* the v1 path says why it cannot be read */
+    /* Without blocking, and a regular file only: a FIFO would hold open(2) forever; anything
+     * else goes the v1 path, which says why it cannot be read. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return false;
     unsigned char head[6];
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return onescope_format_detect(head, n) == ONESCOPE_FORMAT_RECORDING;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof head) : -1;
+    close(fd);
+    return n > 0 && onescope_format_detect(head, (size_t)n) == ONESCOPE_FORMAT_RECORDING;
 }
 
 /* The step whose result differs, as the module describes it (when it can). */
