@@ -90,6 +90,8 @@ PY
 expect_exit 0 "$ONESCOPE" plot "$SCRATCH/long.ostm" -o "$SCRATCH/long.svg"
 size=$(wc -c <"$SCRATCH/long.svg")
 [ "$size" -lt 1000000 ] && ok || bad "long.svg is $size bytes"
+# (an unbounded SVG takes rsvg-convert many minutes: the checks below need the bounded one)
+[ "$size" -lt 1000000 ] || : >"$SCRATCH/long.svg"
 [ "$(wc -l <"$SCRATCH/err")" -eq 1 ] && ok || bad "not one line on stderr for long.svg"
 expect_grep "long.svg: simplified: 16 lines kept only their extremes per pixel column" "$SCRATCH/err"
 check svg "$SCRATCH/long.svg" long.ostm
