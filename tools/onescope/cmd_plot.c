@@ -730,9 +730,10 @@ int cmd_plot(int argc, char **argv) {
             } else {
                 if (series || dropped)
                     fprintf(stderr,
-                            "%s: simplified: %" PRIu64 " lines kept only their extremes per pixel "
-                            "column, %" PRIu64 " markers past %u not drawn\n",
-                            cli_shown(a.out), series, dropped, PLOT_MAX_MARKERS);
+                            "%s: simplified: %" PRIu64 " line%s kept only their extremes per "
+                            "pixel column, %" PRIu64 " markers past %u not drawn\n",
+                            cli_shown(a.out), series, series == 1 ? "" : "s", dropped,
+                            PLOT_MAX_MARKERS);
             }
             if (status == CLI_OK && cli.verbose) {
                 uint64_t kept, given;
