@@ -514,6 +514,64 @@ static void round_trip_seeds(void) {
     random_seeds("ospc_round_trip", 12, 200);
 }
 
+/* diff_stream: mode byte, u32 length of A, A, B (see diff_stream.c). */
+static void put_pair(const char *name, uint8_t mode, const onescope_buffer *a,
+                     const onescope_buffer *b) {
+    size_t n = 5 + a->size + b->size;
+    uint8_t *buf = malloc(n);
+    if (buf == NULL) {
+        failures++;
+        return;
+    }
+    buf[0] = mode;
+    put_u32(buf + 1, (uint32_t)a->size);
+    memcpy(buf + 5, a->data, a->size);
+    memcpy(buf + 5 + a->size, b->data, b->size);
+    put("diff_stream", name, buf, n);
+    free(buf);
+}
+
+static void diff_stream_seeds(void) {
+    onescope_buffer rich = make_cache(3, 3, 4, 1), plain = make_cache(2, 2, 3, 0);
+    put_pair("same-cache", 0, &rich, &rich);
+    put_pair("other-header", 0, &plain, &rich);
+    /* the last pose's x moved by a little: exact mode finds it, a loose tolerance does not */
+    onescope_buffer moved = rich;
+    uint8_t *copy = malloc(rich.size);
+    if (copy == NULL) {
+        failures++;
+        return;
+    }
+    memcpy(copy, rich.data, rich.size);
+    copy[rich.size - ONESCOPE_OSPC_POSE_BYTES] ^= 0x01;
+    moved.data = copy;
+    put_pair("moved-exact", 0, &rich, &moved);
+    put_pair("moved-tolerance", 0x02 | 0x08 | 0x40, &rich, &moved);
+    free(copy);
+    /* a replay against its own ghost (the same bodies) and against an unrelated cache */
+    onescope_buffer rb = make_replay(2, 2, 7, 0, 0, 1);
+    onescope_replay *r = NULL;
+    onescope_pose_cache *g = NULL;
+    onescope_error err;
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 0;
+    o.frames = 8;
+    onescope_buffer gb = {NULL, 0, NULL};
+    if (onescope_replay_parse(rb.data, rb.size, "seed", NULL, &r, &err) != ONESCOPE_OK ||
+        onescope_ghost_create(r, &o, NULL, &g, &err) != ONESCOPE_OK ||
+        onescope_pose_cache_write(g, NULL, &gb, &err) != ONESCOPE_OK)
+        failures++;
+    else
+        put_pair("replay-ghost", 1, &rb, &gb);
+    put_pair("replay-cache", 1, &rb, &plain);
+    onescope_pose_cache_free(g);
+    onescope_replay_free(r);
+    onescope_buffer_free(&gb);
+    onescope_buffer_free(&rb);
+    onescope_buffer_free(&rich);
+    onescope_buffer_free(&plain);
+}
+
 static void bytes_reader_seeds(void) {
     /* script length, script (one op per byte, see bytes_reader.c), then the buffer. */
     static const uint8_t all_ops[] = {11, 0,  1,  2,  3,  4,  5,  6,  7,  8,  3,  9,  10, 1,  2,
@@ -632,5 +690,6 @@ int main(int argc, char **argv) {
     ots_seeds();
     live_seeds();
     recording_seeds();
+    diff_stream_seeds();
     return failures ? 1 : 0;
 }

@@ -6,13 +6,22 @@
  * input, so it counts the input buffer and everything the parse holds at its peak. Prints
  * numbers only: nothing here asserts a time.
  *
+ * Round three (issue 21) adds items 9-12: a long still entity converted to .anm in process, and
+ * three cases that run the onescope CLI as the child (plot of a long replay, verify of a
+ * replay whose last hash row is wrong and of the same replay intact, validate of an .anm with
+ * many pegs); for those the time is the whole process and the memory its peak resident set.
+ * The CLI is $ONESCOPE_CLI, else the onescope beside this binary; without one those cases
+ * print "skipped".
+ *
  * usage: bench_hostile [SCALE [CASE]]   SCALE multiplies every n (default 1); CASE runs one. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -192,6 +201,66 @@ static void make_scene_bad(size_t n, FILE *f) {
     make_scene_text(n, f, true);
 }
 
+/* Item 9: one entity standing still for n frames (every pose the same), metres. */
+static void make_still(size_t n, FILE *f) {
+    onescope_pose_cache *c;
+    onescope_error err;
+    if (onescope_pose_cache_create(3, 1, (uint32_t)n, NULL, &c, &err) != ONESCOPE_OK)
+        die("still", &err);
+    c->metres_per_unit = 1;
+    c->entities[0].id = 1;
+    for (size_t i = 0; i < n; i++) {
+        c->poses[i].position[0] = 1.5f;
+        c->poses[i].position[1] = 0.25f;
+        c->poses[i].rotation[3] = 1;
+    }
+    onescope_buffer b;
+    if (onescope_pose_cache_write(c, NULL, &b, &err) != ONESCOPE_OK) die("still", &err);
+    onescope_pose_cache_free(c);
+    put_buffer(f, &b);
+}
+
+/* Item 10: n empty steps of a 3D world of 64 bodies, no hash rows (what the issue plotted). */
+static void make_plot_replay(size_t n, FILE *f) {
+    onescope_sim_setup setup = {3, 64, 21};
+    onescope_replay *r;
+    onescope_error err;
+    if (onescope_replay_create(&setup, NULL, NULL, &r, &err) != ONESCOPE_OK) die("plot", &err);
+    for (size_t i = 0; i < n; i++)
+        if (onescope_replay_append_step(r, NULL, 0, &err) != ONESCOPE_OK) die("plot", &err);
+    onescope_buffer b;
+    if (onescope_replay_write(r, NULL, &b, &err) != ONESCOPE_OK) die("plot", &err);
+    onescope_replay_free(r);
+    put_buffer(f, &b);
+}
+
+/* Item 11: n empty steps of 4 bodies with hash rows; bad: the last row flipped, so verify
+ * fails at the last step and prints that step. */
+static void make_verify_replay(size_t n, FILE *f, bool bad) {
+    onescope_sim_setup setup = {3, 4, 11};
+    onescope_replay *r;
+    onescope_error err;
+    if (onescope_replay_create(&setup, NULL, NULL, &r, &err) != ONESCOPE_OK) die("verify", &err);
+    for (size_t i = 0; i < n; i++)
+        if (onescope_replay_append_step(r, NULL, 0, &err) != ONESCOPE_OK) die("verify", &err);
+    if (onescope_replay_compute_hash_rows(r, &err) != ONESCOPE_OK) die("verify", &err);
+    onescope_buffer b;
+    if (onescope_replay_write(r, NULL, &b, &err) != ONESCOPE_OK) die("verify", &err);
+    onescope_replay_free(r);
+    /* magic, version, flags, setup length (12), setup (6), step count (4), then n + 1 rows
+     * of 8 bytes, then the steps of 2 bytes each */
+    size_t last_row = 22 + 8 * n;
+    if (b.size != last_row + 8 + 2 * n) die("verify: unexpected layout", NULL);
+    if (bad) b.data[last_row] ^= 1;
+    put_buffer(f, &b);
+}
+static void make_verify_bad(size_t n, FILE *f) {
+    make_verify_replay(n, f, true);
+}
+static void make_verify_good(size_t n, FILE *f) {
+    make_verify_replay(n, f, false);
+}
+
 /* ---- the parsers ---- */
 
 static bool count_record(void *user, const onescope_live_record *r) {
@@ -235,25 +304,89 @@ static onescope_code parse_scene(const void *d, size_t n, onescope_error *e) {
     return rc;
 }
 
+/* Item 9: the cache parsed, then written as .anm a peg at a time (the convert path). */
+static onescope_code parse_still_to_anm(const void *d, size_t n, onescope_error *e) {
+    onescope_pose_cache *c = NULL;
+    onescope_code rc = onescope_pose_cache_parse(d, n, "x.ospc", NULL, &c, e);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/bench_hostile-%ld.anm", (long)getpid());
+    onescope_ots_from_cache_options o = onescope_ots_from_cache_options_default();
+    if (rc == ONESCOPE_OK) rc = onescope_ots_pose_cache_to_anm_file(c, &o, path, e);
+    unlink(path);
+    onescope_pose_cache_free(c);
+    return rc;
+}
+
 typedef struct bench_case {
     const char *name, *what; /* what n counts */
     size_t n;
     void (*make)(size_t n, FILE *f);
     onescope_code (*parse)(const void *data, size_t size, onescope_error *error);
     onescope_code want;
+    /* CLI cases: parse is NULL, the child runs `onescope ARGS` (INPUT for the input's path,
+     * OUT for a temporary output) and must exit with want_exit */
+    const char *args[6];
+    int want_exit;
 } bench_case;
 
 static const bench_case cases[] = {
-    {"ospc", "frames x 64", 2000, make_ospc, parse_ospc, ONESCOPE_OK},
-    {"ostm", "empty steps", 500000, make_ostm, parse_ostm, ONESCOPE_OK},
-    {"osls", "steps", 200000, make_osls, parse_osls, ONESCOPE_OK},
-    {"pvt-collide", "bones", 16384, make_pvt, parse_pvt, ONESCOPE_OK},
-    {"anm-collide", "pegs", 16384, make_anm, parse_anm, ONESCOPE_OK},
-    {"anm-collide-dup", "pegs", 16384, make_anm_dup, parse_anm, ONESCOPE_E_DUPLICATE},
-    {"anm-random", "pegs", 16384, make_anm_random, parse_anm, ONESCOPE_OK},
-    {"scene-joints", "joints", 10000, make_scene, parse_scene, ONESCOPE_OK},
-    {"scene-joints-bad", "joints", 10000, make_scene_bad, parse_scene, ONESCOPE_E_RANGE},
+    {"ospc", "frames x 64", 2000, make_ospc, parse_ospc, ONESCOPE_OK, {NULL}, 0},
+    {"ostm", "empty steps", 500000, make_ostm, parse_ostm, ONESCOPE_OK, {NULL}, 0},
+    {"osls", "steps", 200000, make_osls, parse_osls, ONESCOPE_OK, {NULL}, 0},
+    {"pvt-collide", "bones", 16384, make_pvt, parse_pvt, ONESCOPE_OK, {NULL}, 0},
+    {"anm-collide", "pegs", 16384, make_anm, parse_anm, ONESCOPE_OK, {NULL}, 0},
+    {"anm-collide-dup", "pegs", 16384, make_anm_dup, parse_anm, ONESCOPE_E_DUPLICATE, {NULL}, 0},
+    {"anm-random", "pegs", 16384, make_anm_random, parse_anm, ONESCOPE_OK, {NULL}, 0},
+    {"scene-joints", "joints", 10000, make_scene, parse_scene, ONESCOPE_OK, {NULL}, 0},
+    {"scene-joints-bad", "joints", 10000, make_scene_bad, parse_scene, ONESCOPE_E_RANGE, {NULL}, 0},
+    /* round three (issue 21): items 9, 10, 11 (and its control), 12 */
+    {"still-to-anm", "frames", 250000, make_still, parse_still_to_anm, ONESCOPE_OK, {NULL}, 0},
+    {"plot-long",
+     "steps x 64",
+     50000,
+     make_plot_replay,
+     NULL,
+     ONESCOPE_OK,
+     {"-q", "plot", "INPUT", "-o", "OUT.svg"},
+     0},
+    {"verify-lastrow",
+     "steps",
+     250000,
+     make_verify_bad,
+     NULL,
+     ONESCOPE_OK,
+     {"-q", "verify", "INPUT"},
+     1},
+    {"verify-match",
+     "steps",
+     250000,
+     make_verify_good,
+     NULL,
+     ONESCOPE_OK,
+     {"-q", "verify", "INPUT"},
+     0},
+    {"validate-pegs",
+     "pegs",
+     50000,
+     make_anm_random,
+     NULL,
+     ONESCOPE_OK,
+     {"-q", "validate", "INPUT"},
+     0},
 };
+
+static const char *cli_path(void) {
+    static char path[4096];
+    const char *env = getenv("ONESCOPE_CLI");
+    if (env != NULL && *env) return env;
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 16);
+    if (n <= 0) return NULL;
+    path[n] = '\0';
+    char *slash = strrchr(path, '/');
+    if (slash == NULL) return NULL;
+    strcpy(slash + 1, "onescope");
+    return access(path, X_OK) == 0 ? path : NULL;
+}
 
 typedef struct result {
     double seconds, input_mb, peak_mb;
@@ -284,6 +417,43 @@ static result run(const bench_case *bc, size_t n) {
         _exit(0);
     }
     wait_child(pid, &ru, "making the input");
+    if (bc->parse == NULL) {
+        /* the CLI as the child: time is the whole process, memory its peak */
+        char out[64];
+        snprintf(out, sizeof out, "%s.svg", path);
+        const char *argv[8] = {cli_path()};
+        int k = 1;
+        for (int i = 0; i < 6 && bc->args[i] != NULL; i++)
+            argv[k++] = strcmp(bc->args[i], "INPUT") == 0     ? path
+                        : strcmp(bc->args[i], "OUT.svg") == 0 ? out
+                                                              : bc->args[i];
+        argv[k] = NULL;
+        struct stat st;
+        double size = stat(path, &st) == 0 ? (double)st.st_size / 1e6 : 0;
+        double t0 = now();
+        pid = fork();
+        if (pid < 0) die("fork", NULL);
+        if (pid == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0) { /* the CLI's own lines (plot's note) would break the table */
+                dup2(null, 1);
+                dup2(null, 2);
+            }
+            execv(argv[0], (char *const *)argv);
+            _exit(127);
+        }
+        int status;
+        while (wait4(pid, &status, 0, &ru) < 0)
+            if (errno != EINTR) die("wait4", NULL);
+        double t1 = now();
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != bc->want_exit) die(bc->name, NULL);
+        struct stat os;
+        if (stat(out, &os) == 0)
+            printf("  (%s: %.2f MB written)\n", bc->name, (double)os.st_size / 1e6);
+        unlink(out);
+        unlink(path);
+        return (result){t1 - t0, size, (double)ru.ru_maxrss / 1024.0};
+    }
     int fds[2];
     if (pipe(fds) != 0) die("pipe", NULL);
     pid = fork();
@@ -330,6 +500,10 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const bench_case *bc = &cases[i];
         if (argc > 2 && strcmp(argv[2], bc->name) != 0) continue;
+        if (bc->parse == NULL && cli_path() == NULL) {
+            printf("%-17s skipped: no onescope CLI (set ONESCOPE_CLI)\n", bc->name);
+            continue;
+        }
         size_t n = (size_t)((double)bc->n * scale);
         if (n < 2) n = 2;
         result a = run(bc, n), b = run(bc, 4 * n);
@@ -340,6 +514,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     printf("ratios are 4n over n: about 4 is linear, about 16 quadratic; MB is the parse's peak "
-           "resident memory, the input buffer included\n");
+           "resident memory, the input buffer included (for the CLI cases 10-12 the whole "
+           "process's peak and time)\n");
     return 0;
 }

@@ -522,6 +522,29 @@ static bool as_cache(input *in) {
     return true;
 }
 
+/* The largest distance at host step s between an entity of a and the entity of b with its id
+ * (both present); -1 when no id is present on both sides. */
+static double step_distance(const onescope_pose_cache *ca, const onescope_pose_cache *cb,
+                            const id_index *ids, double sa, double sb, int64_t s) {
+    uint32_t fa = (uint32_t)(s - ca->start_step), fb = (uint32_t)(s - cb->start_step);
+    double m = -1;
+    for (uint32_t e = 0; e < ca->entity_count; e++) {
+        id_index key = {ca->entities[e].id, 0};
+        const id_index *hit = bsearch(&key, ids, cb->entity_count, sizeof *ids, by_id);
+        if (hit == NULL) continue;
+        const onescope_pose *pa = onescope_pose_cache_pose(ca, fa, e);
+        const onescope_pose *pb = onescope_pose_cache_pose(cb, fb, hit->index);
+        if (!onescope_pose_is_present(pa) || !onescope_pose_is_present(pb)) continue;
+        double d2 = 0;
+        for (int k = 0; k < 3; k++) {
+            double dk = pa->position[k] * sa - pb->position[k] * sb;
+            d2 += dk * dk;
+        }
+        if (sqrt(d2) > m) m = sqrt(d2);
+    }
+    return m;
+}
+
 static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
     if (!as_cache(&in[0]) || !as_cache(&in[1])) return CLI_FAIL;
     const onescope_pose_cache *ca = in[0].cache, *cb = in[1].cache;
@@ -541,39 +564,20 @@ static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
     }
     /* b's entities by id, for matching a's */
     id_index *ids = malloc((cb->entity_count ? cb->entity_count : 1) * sizeof *ids);
-    double *err = malloc((size_t)(hi - lo + 1) * sizeof *err);
-    if (ids == NULL || err == NULL) {
-        free(ids);
-        free(err);
+    if (ids == NULL) {
         fprintf(stderr, "onescope plot: out of memory\n");
         return CLI_FAIL;
     }
     for (uint32_t e = 0; e < cb->entity_count; e++) ids[e] = (id_index){cb->entities[e].id, e};
     qsort(ids, cb->entity_count, sizeof *ids, by_id);
+    /* Two passes over the steps, the largest distance first (for the axis), then the line:
+     * nothing is held per step, the path keeps what its pixel columns need. Counted, not
+     * `s <= hi; s++`: hi may be INT64_MAX. */
     double top = 0;
-    /* Counted, not `s <= hi; s++`: hi may be INT64_MAX. */
     for (uint64_t n = 0; n <= (uint64_t)(hi - lo); n++) {
-        int64_t s = lo + (int64_t)n;
-        uint32_t fa = (uint32_t)(s - ca->start_step), fb = (uint32_t)(s - cb->start_step);
-        double m = -1;
-        for (uint32_t e = 0; e < ca->entity_count; e++) {
-            id_index key = {ca->entities[e].id, 0};
-            const id_index *hit = bsearch(&key, ids, cb->entity_count, sizeof *ids, by_id);
-            if (hit == NULL) continue;
-            const onescope_pose *pa = onescope_pose_cache_pose(ca, fa, e);
-            const onescope_pose *pb = onescope_pose_cache_pose(cb, fb, hit->index);
-            if (!onescope_pose_is_present(pa) || !onescope_pose_is_present(pb)) continue;
-            double d2 = 0;
-            for (int k = 0; k < 3; k++) {
-                double dk = pa->position[k] * sa - pb->position[k] * sb;
-                d2 += dk * dk;
-            }
-            if (sqrt(d2) > m) m = sqrt(d2);
-        }
-        err[s - lo] = m;
+        double m = step_distance(ca, cb, ids, sa, sb, lo + (int64_t)n);
         if (m > top) top = m;
     }
-    free(ids);
     plot_unit u = unitless ? (plot_unit){"units", 1} : plot_unit_for_span(top);
     char yl[64];
     snprintf(yl, sizeof yl, "largest distance (%s)", u.name);
@@ -584,13 +588,14 @@ static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
     plot_path *p = plot_path_begin(f, 0, plot_palette(0), PLOT_SOLID, 2);
     for (uint64_t n = 0; n <= (uint64_t)(hi - lo); n++) {
         int64_t s = lo + (int64_t)n;
-        if (err[s - lo] < 0)
+        double m = step_distance(ca, cb, ids, sa, sb, s);
+        if (m < 0)
             plot_path_break(p); /* no entity present on both sides */
         else
-            plot_path_point(p, (double)s, err[s - lo] * u.per_metre);
+            plot_path_point(p, (double)s, m * u.per_metre);
     }
     plot_path_end(p);
-    free(err);
+    free(ids);
     plot_legend_text(f, "A:");
     plot_legend_line(f, in[0].label, (plot_rgb){60, 60, 60}, PLOT_SOLID);
     plot_legend_text(f, "B:");
@@ -693,19 +698,44 @@ int cmd_plot(int argc, char **argv) {
                  : a.diff       ? plot_diff(f, &a, in)
                                 : plot_trajectories(f, &a, in, n);
     free_inputs(in, n);
+    uint64_t series = 0, dropped = 0;
+    if (status == CLI_OK && plot_simplified(f, &series, &dropped)) {
+        /* said in the picture and once on stderr */
+        char note[96];
+        snprintf(note, sizeof note, "simplified (%" PRIu64 " lines)", series);
+        plot_legend_text(f, note);
+        if (dropped) {
+            snprintf(note, sizeof note, "simplified (%" PRIu64 " marks not drawn)", dropped);
+            plot_legend_text(f, note);
+        }
+    }
     if (status == CLI_OK) {
         uint8_t *data;
         size_t size;
         onescope_error err;
         if (!plot_figure_render(f, &data, &size)) {
-            fprintf(stderr, "%s: drawing failed (out of memory or cairo error); not written\n",
-                    cli_shown(a.out));
+            if (plot_too_large(f))
+                fprintf(stderr,
+                        "%s: output size: expected at most %zu bytes (the parsers' default input "
+                        "limit), found more; not written\n",
+                        cli_shown(a.out), (size_t)ONESCOPE_MAX_INPUT_BYTES);
+            else
+                fprintf(stderr, "%s: drawing failed (out of memory or cairo error); not written\n",
+                        cli_shown(a.out));
             status = CLI_FAIL;
         } else {
             if (onescope_file_write(a.out, data, size, &err) != ONESCOPE_OK) {
                 cli_print_error(&err);
                 status = CLI_FAIL;
-            } else if (cli.verbose) {
+            } else {
+                if (series || dropped)
+                    fprintf(stderr,
+                            "%s: simplified: %" PRIu64 " line%s kept only their extremes per "
+                            "pixel column, %" PRIu64 " markers past %u not drawn\n",
+                            cli_shown(a.out), series, series == 1 ? "" : "s", dropped,
+                            PLOT_MAX_MARKERS);
+            }
+            if (status == CLI_OK && cli.verbose) {
                 uint64_t kept, given;
                 plot_path_counts(f, &kept, &given);
                 fprintf(stderr, "%s: %zu bytes, %" PRIu64 " of %" PRIu64 " points kept\n",

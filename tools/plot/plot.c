@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onescope/common.h"
 #include "onescope/error.h"
 
 /* tab10 and two more: adjacent indices differ in hue. */
@@ -90,6 +91,12 @@ struct plot_figure {
     bool failed; /* out of memory somewhere: render fails */
     double legend_y;
     uint64_t kept, given;
+    /* The SVG's size, charged as the display list grows (an upper bound per element), so a
+     * drawing past the CLI's output limit fails before it is written. */
+    uint64_t charged;
+    bool too_large;
+    uint64_t markers, markers_dropped;
+    uint64_t series_simplified; /* paths that went over to per-column extrema */
 };
 
 enum { LEGEND_W = 190, MARGIN_L = 64, MARGIN_R = 16, MARGIN_T = 44, MARGIN_B = 52, GAP = 64 };
@@ -126,7 +133,18 @@ void plot_figure_free(plot_figure *f) {
     free(f);
 }
 
+/* What an element can cost in the SVG at most (the fixed markup; text and points apart). */
+enum { ITEM_BYTES = 320, POINT_BYTES = 24 };
+
+static bool charge(plot_figure *f, uint64_t bytes) {
+    f->charged += bytes;
+    if (f->charged <= ONESCOPE_MAX_INPUT_BYTES) return true;
+    f->too_large = f->failed = true;
+    return false;
+}
+
 static item *add_item(plot_figure *f, item_kind kind) {
+    if (!charge(f, ITEM_BYTES)) return NULL;
     if (f->item_count == f->item_cap) {
         size_t cap = f->item_cap ? f->item_cap * 2 : 64;
         item *n = realloc(f->items, cap * sizeof *n);
@@ -145,6 +163,7 @@ static item *add_item(plot_figure *f, item_kind kind) {
 }
 
 static bool add_point(plot_figure *f, double x, double y) {
+    if (!charge(f, POINT_BYTES)) return false;
     if (f->pt_count == f->pt_cap) {
         size_t cap = f->pt_cap ? f->pt_cap * 2 : 1024;
         double *n = realloc(f->pts, cap * 2 * sizeof *n);
@@ -170,6 +189,8 @@ static void add_text(plot_figure *f, double x, double y, const char *s, double s
     it->size = size;
     it->anchor = anchor;
     it->cls = cls;
+    /* escaped, a byte becomes at most 6 ("&quot;") */
+    if (!charge(f, 6 * (uint64_t)strlen(s))) return;
     it->text = dup_text(s);
     if (it->text == NULL) f->failed = true;
 }
@@ -287,6 +308,21 @@ static double seg_dist(double px, double py, double ax, double ay, double bx, do
     return sqrt(ex * ex + ey * ey);
 }
 
+/* A path holds its points in one of two ways. First as drawn: the half-pixel simplifier
+ * below, each line (between breaks) handed to the figure when it ends. When a path has kept
+ * more than PATH_POINTS_PER_COLUMN points per pixel column of its panel, it goes over to
+ * buckets: consecutive points in time, each bucket keeping only its extremes (least and
+ * greatest x and y, in their order), so a spike stays visible. When the buckets fill, pairs
+ * are merged and a bucket covers twice the points, so a path never holds more than one bucket
+ * per pixel column, whatever the number of steps. */
+enum { PATH_POINTS_PER_COLUMN = 4, PATH_MIN_BUCKETS = 64 };
+
+typedef struct bucket {
+    double pt[4][2]; /* in time order */
+    uint8_t n;
+    bool brk; /* a break comes before this bucket */
+} bucket;
+
 struct plot_path {
     plot_figure *f;
     int panel;
@@ -297,6 +333,15 @@ struct plot_path {
     size_t count, cap;
     double pend[64][2]; /* points since the last kept one, not yet dropped or kept */
     int pend_count;
+    size_t *lines; /* the items of the lines handed to the figure so far */
+    size_t line_count, line_cap;
+    uint64_t kept; /* points kept over those lines and the current one */
+    /* buckets (NULL until the path goes over) */
+    bucket *b;
+    size_t nb, max_b;
+    bucket cur;
+    uint64_t cur_given, stride;
+    bool brk_next;
 };
 
 plot_path *plot_path_begin(plot_figure *f, int panel_index, plot_rgb colour, plot_dash dash,
@@ -311,6 +356,8 @@ plot_path *plot_path_begin(plot_figure *f, int panel_index, plot_rgb colour, plo
     p->colour = colour;
     p->dash = dash;
     p->width = width;
+    double columns = f->panels[panel_index].pw;
+    p->max_b = columns > PATH_MIN_BUCKETS ? (size_t)columns : PATH_MIN_BUCKETS;
     return p;
 }
 
@@ -328,7 +375,83 @@ static void keep(plot_path *p, double x, double y) {
     p->pts[2 * p->count] = x;
     p->pts[2 * p->count + 1] = y;
     p->count++;
+    p->kept++;
     p->f->kept++;
+}
+
+/* The extremes of a's points followed by b's (at most 4 of 8), in their order. */
+static void bucket_merge(bucket *a, const double (*pts)[2], int n) {
+    double all[8][2];
+    int m = 0;
+    for (int i = 0; i < a->n; i++, m++) memcpy(all[m], a->pt[i], sizeof all[m]);
+    for (int i = 0; i < n && m < 8; i++, m++) memcpy(all[m], pts[i], sizeof all[m]);
+    int pick[4] = {0, 0, 0, 0}; /* least x, greatest x, least y, greatest y */
+    for (int i = 1; i < m; i++) {
+        if (all[i][0] < all[pick[0]][0]) pick[0] = i;
+        if (all[i][0] > all[pick[1]][0]) pick[1] = i;
+        if (all[i][1] < all[pick[2]][1]) pick[2] = i;
+        if (all[i][1] > all[pick[3]][1]) pick[3] = i;
+    }
+    a->n = 0;
+    for (int i = 0; i < m; i++)
+        if (i == pick[0] || i == pick[1] || i == pick[2] || i == pick[3])
+            memcpy(a->pt[a->n++], all[i], sizeof all[i]);
+}
+
+/* Ends the current bucket; a full array merges neighbours (a bucket then covers twice the
+ * points; a break inside a merged bucket is lost, the line joins there). */
+static void bucket_close(plot_path *p) {
+    if (p->cur.n == 0) return;
+    if (p->nb == p->max_b) {
+        size_t k = 0;
+        for (size_t i = 0; i + 1 < p->nb; i += 2, k++) {
+            bucket m = p->b[i];
+            bucket_merge(&m, (const double(*)[2])p->b[i + 1].pt, p->b[i + 1].n);
+            p->b[k] = m;
+        }
+        if (p->nb % 2) p->b[k++] = p->b[p->nb - 1];
+        p->nb = k;
+        p->stride *= 2;
+    }
+    p->b[p->nb++] = p->cur;
+    memset(&p->cur, 0, sizeof p->cur);
+    p->cur_given = 0;
+}
+
+static void bucket_point(plot_path *p, double X, double Y) {
+    if (p->cur.n == 0) {
+        p->cur.brk = p->brk_next;
+        p->brk_next = false;
+    }
+    const double q[1][2] = {{X, Y}};
+    bucket_merge(&p->cur, q, 1);
+    if (++p->cur_given >= p->stride) bucket_close(p);
+}
+
+/* Goes over to buckets: the lines drawn so far are taken back from the figure (their items
+ * left empty) and become the first buckets, one point each. */
+static void to_buckets(plot_path *p) {
+    plot_figure *f = p->f;
+    p->b = malloc(p->max_b * sizeof *p->b);
+    if (p->b == NULL) {
+        f->failed = true;
+        return;
+    }
+    p->stride = 1;
+    for (size_t l = 0; l < p->line_count; l++) {
+        item *it = &f->items[p->lines[l]];
+        p->brk_next = true;
+        for (size_t i = 0; i < it->count; i++)
+            bucket_point(p, f->pts[2 * (it->first + i)], f->pts[2 * (it->first + i) + 1]);
+        it->count = 0;
+    }
+    p->brk_next = p->line_count > 0;
+    for (size_t i = 0; i < p->count; i++) bucket_point(p, p->pts[2 * i], p->pts[2 * i + 1]);
+    for (int i = 0; i < p->pend_count; i++) bucket_point(p, p->pend[i][0], p->pend[i][1]);
+    f->kept -= p->kept;
+    p->count = 0;
+    p->pend_count = 0;
+    f->series_simplified++;
 }
 
 void plot_path_point(plot_path *p, double x, double y) {
@@ -336,6 +459,11 @@ void plot_path_point(plot_path *p, double x, double y) {
     const panel *pn = &p->f->panels[p->panel];
     double X = to_px(pn, x), Y = to_py(pn, y);
     p->f->given++;
+    if (p->b == NULL && p->kept >= PATH_POINTS_PER_COLUMN * (uint64_t)p->max_b) to_buckets(p);
+    if (p->b != NULL) {
+        bucket_point(p, X, Y);
+        return;
+    }
     if (p->count == 0) {
         keep(p, X, Y);
         return;
@@ -357,11 +485,28 @@ void plot_path_point(plot_path *p, double x, double y) {
 }
 
 void plot_path_break(plot_path *p) {
-    if (p == NULL || p->count == 0) return;
+    if (p == NULL) return;
+    if (p->b != NULL) {
+        bucket_close(p);
+        p->brk_next = true;
+        return;
+    }
+    if (p->count == 0) return;
     if (p->pend_count > 0) keep(p, p->pend[p->pend_count - 1][0], p->pend[p->pend_count - 1][1]);
     plot_figure *f = p->f;
+    if (p->line_count == p->line_cap) {
+        size_t cap = p->line_cap ? p->line_cap * 2 : 16;
+        size_t *n = realloc(p->lines, cap * sizeof *n);
+        if (n == NULL) {
+            f->failed = true;
+            return;
+        }
+        p->lines = n;
+        p->line_cap = cap;
+    }
     item *it = add_item(f, IT_LINE);
     if (it != NULL) {
+        p->lines[p->line_count++] = f->item_count - 1;
         it->colour = p->colour;
         it->dash = p->dash;
         it->width = p->width;
@@ -374,9 +519,37 @@ void plot_path_break(plot_path *p) {
     p->pend_count = 0;
 }
 
+/* The buckets as lines: a new line at each break. */
+static void emit_buckets(plot_path *p) {
+    plot_figure *f = p->f;
+    bucket_close(p);
+    item *it = NULL;
+    for (size_t k = 0; k < p->nb; k++) {
+        if (it == NULL || p->b[k].brk) {
+            it = add_item(f, IT_LINE);
+            if (it == NULL) return;
+            it->colour = p->colour;
+            it->dash = p->dash;
+            it->width = p->width;
+            it->first = f->pt_count;
+            it->cls = "path";
+        }
+        for (int i = 0; i < p->b[k].n; i++)
+            if (add_point(f, p->b[k].pt[i][0], p->b[k].pt[i][1])) {
+                it->count++;
+                f->kept++;
+            }
+    }
+}
+
 void plot_path_end(plot_path *p) {
     if (p == NULL) return;
-    plot_path_break(p);
+    if (p->b != NULL)
+        emit_buckets(p);
+    else
+        plot_path_break(p);
+    free(p->b);
+    free(p->lines);
     free(p->pts);
     free(p);
 }
@@ -386,9 +559,26 @@ void plot_path_counts(const plot_figure *f, uint64_t *kept, uint64_t *given) {
     *given = f->given;
 }
 
+bool plot_simplified(const plot_figure *f, uint64_t *series, uint64_t *markers_dropped) {
+    *series = f->series_simplified;
+    *markers_dropped = f->markers_dropped;
+    return f->series_simplified > 0 || f->markers_dropped > 0;
+}
+
+bool plot_too_large(const plot_figure *f) {
+    return f->too_large;
+}
+
 void plot_marker_at(plot_figure *f, int panel_index, plot_marker kind, double x, double y,
                     plot_rgb colour) {
     const panel *p = &f->panels[panel_index];
+    /* spawns and removals grow with the steps: past PLOT_MAX_MARKERS they are counted, not
+     * drawn */
+    if (f->markers >= PLOT_MAX_MARKERS) {
+        f->markers_dropped++;
+        return;
+    }
+    f->markers++;
     item *it = add_item(f, IT_MARK);
     if (it == NULL) return;
     it->marker = kind;
@@ -545,7 +735,9 @@ static void svg_marker(FILE *o, const item *it) {
                 cls, it->x - r, it->y - r, 2 * r, 2 * r, col, it->x, it->y);
 }
 
-static void render_svg(const plot_figure *f, FILE *o) {
+/* The charge is an upper bound for coordinates of up to nine digits; this checks the bytes
+ * themselves as they are written (a point far outside its panel could be longer). */
+static bool render_svg(plot_figure *f, FILE *o) {
     fprintf(o,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d "
@@ -568,6 +760,11 @@ static void render_svg(const plot_figure *f, FILE *o) {
     static const char *const anchors[3] = {"start", "middle", "end"};
     for (size_t k = 0; k < f->item_count; k++) {
         const item *it = &f->items[k];
+        long at = ftell(o);
+        if (at < 0 || (uint64_t)at > ONESCOPE_MAX_INPUT_BYTES) {
+            f->too_large = true;
+            return false;
+        }
         char col[8];
         snprintf(col, sizeof col, "#%02x%02x%02x", it->colour.r, it->colour.g, it->colour.b);
         switch (it->kind) {
@@ -617,6 +814,10 @@ static void render_svg(const plot_figure *f, FILE *o) {
         }
     }
     fputs("</svg>\n", o);
+    long at = ftell(o);
+    if (at >= 0 && (uint64_t)at <= ONESCOPE_MAX_INPUT_BYTES) return true;
+    f->too_large = true;
+    return false;
 }
 
 /* ---- PNG through cairo ---- */
@@ -789,7 +990,7 @@ bool plot_figure_render(plot_figure *f, uint8_t **data, size_t *size) {
     if (o == NULL) return false;
     bool ok = true;
     if (f->format == PLOT_SVG)
-        render_svg(f, o);
+        ok = render_svg(f, o);
     else
         ok = render_png(f, o);
     ok = fclose(o) == 0 && ok;

@@ -49,8 +49,11 @@ void plot_panel_setup(plot_figure *f, int panel, const char *name, double x0, do
 void plot_panel_axes(plot_figure *f, int panel);
 
 /* A polyline in data units, streamed: points within half a pixel of the drawn line are
- * dropped as they arrive, so memory grows with what is drawn, not with the input. Several
- * paths may be open at once (one per body). NULL when out of memory (render then fails). */
+ * dropped as they arrive. A path that still keeps more than 4 points per pixel column of its
+ * panel is simplified: from then on it keeps, per run of consecutive points, only their least
+ * and greatest x and y, at most one such run per column, so memory is bounded by the panel's
+ * width whatever the number of points. Several paths may be open at once (one per body).
+ * NULL when out of memory (render then fails). */
 typedef struct plot_path plot_path;
 plot_path *plot_path_begin(plot_figure *f, int panel, plot_rgb colour, plot_dash dash,
                            double width);
@@ -61,6 +64,15 @@ void plot_path_break(plot_path *p);
 void plot_path_end(plot_path *p);
 /* Points kept / points given over every path of the figure so far. */
 void plot_path_counts(const plot_figure *f, uint64_t *kept, uint64_t *given);
+/* true when the drawing was simplified: *series paths kept per-column extremes only,
+ * *markers_dropped markers past PLOT_MAX_MARKERS were not drawn. */
+bool plot_simplified(const plot_figure *f, uint64_t *series, uint64_t *markers_dropped);
+/* true when the SVG would pass ONESCOPE_MAX_INPUT_BYTES (charged as elements are added;
+ * render then fails). */
+bool plot_too_large(const plot_figure *f);
+
+/* At most this many spawn, removal and hand-over markers per figure. */
+#define PLOT_MAX_MARKERS 10000u
 
 void plot_marker_at(plot_figure *f, int panel, plot_marker kind, double x, double y,
                     plot_rgb colour);
