@@ -16,6 +16,14 @@ awk '/cat >"\$SCRATCH\/clip.anm"/{f=1;next} /^JSON$/{if(f)exit} f' "$SRC/tests/c
 "$ONESCOPE" dump --json "$S/s.osls" "$S/l.osls" >"$S/osls.json"
 "$ONESCOPE" dump --json "$S/g.anm" "$S/clip.anm" >"$S/anm.json"
 "$ONESCOPE" dump --json "$S/rig.pvt" >"$S/pvt.json"
+# a module recording of the test module (three empty steps; the rows are not checked by dump)
+python3 - "$S/m.ostm" <<'PY'
+import struct, sys
+head = b"OSTM" + struct.pack("<HHI", 2, 1, 3) + bytes([13]) + b"onescope.test" + bytes([1]) + b"1"
+head += struct.pack("<I", 6) + bytes([3, 4, 7, 0, 0, 0]) + struct.pack("<Q", 1)
+open(sys.argv[1], "wb").write(head + b"".join(struct.pack("<IQ", 0, 2 + i) for i in range(3)))
+PY
+"$ONESCOPE" dump --json "$S/m.ostm" >"$S/ostm2.json"
 "$ONESCOPE" replay --json --state "$TD/test-2d-600.ostm" >"$S/replay.json"
 "$ONESCOPE" replay --json "$TD/test-link-left.ostm" >>"$S/replay.json"
 "$ONESCOPE" live serve --steps 20 | "$ONESCOPE" live attach --json >"$S/attach.json" 2>/dev/null
@@ -120,6 +128,7 @@ def keys(name):
         v, i = dec.raw_decode(txt, i); walk(v, '', out)
 for title, name in [('dump --json of an OSPC pose cache', 'ospc'), ('dump --json of an OSTM replay', 'ostm'),
                     ('dump --json of an OSLS live stream', 'osls'), ('dump --json of an OTS .anm clip', 'anm'),
+                    ('dump --json of an OSTM v2 module recording', 'ostm2'),
                     ('dump --json of an OTS .pvt rig', 'pvt'), ('replay --json', 'replay'),
                     ('live attach --json', 'attach'), ('diff --json', 'diff'), ('verify --json', 'verify')]:
     documented = {k: set(t.split(' or ')) for k, t in re.findall(r'^\| `([^`]+)` \| ([a-z ]+?) \|$', section(title), re.M)}
