@@ -594,6 +594,8 @@ onescope_code onescope_replay_write_file(const onescope_replay *r, const char *p
  * formats' validators reproduce byte for byte. */
 
 #define VALIDATE_BUFFER ((size_t)1 << 20)
+/* the first read is what detection sees, and what the OTS readers check it against */
+_Static_assert(VALIDATE_BUFFER >= ONESCOPE_FORMAT_DETECT_BYTES, "detection reads one buffer");
 
 /* A read buffer that starts on a page: read(2) copies into a buffer 16 bytes past a page
  * boundary about five times slower than into an aligned one (measured on this project's

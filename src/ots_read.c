@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "onescope/format.h"
 #include "ots_internal.h"
 
 static const char version_message[] =
@@ -59,10 +60,12 @@ typedef struct ots_in {
     size_t key_cap;    /* room in the current peg's keyframes */
     bool has_previous; /* in the current peg */
     int32_t previous;
-    double scale;       /* a rig's scale_factor once read; 0 before */
-    bool bones_waiting; /* bones read before the scale factor */
-    head_source head;   /* the text's first bytes, for the byte-order mark and UTF-16 */
-    bool head_failed;   /* reading them failed (error in scratch) */
+    double scale;               /* a rig's scale_factor once read; 0 before */
+    bool bones_waiting;         /* bones read before the scale factor */
+    head_source head;           /* the text's first bytes, for the byte-order mark and UTF-16 */
+    bool head_failed;           /* reading them failed (error in scratch) */
+    onescope_ots_kind detected; /* what format detection makes of the text's first bytes */
+    bool streamed;              /* the caller detected the kind (detected unused) */
 } ots_in;
 
 /* ---- where errors point ---- */
@@ -387,16 +390,28 @@ static onescope_code rd_coordinate_system(ots_in *in, onescope_ots_coordinate_sy
     return rd_object(in, &spec, cs_member, s, NULL, NULL);
 }
 
+_Static_assert(ONESCOPE_FORMAT_DETECT_BYTES == 1048576, "the message below names the size");
+
 /* The format and version keys: anything else about a file of another format or version would
  * only be noise, so their errors end the reading. */
+
 static onescope_code rd_format(ots_in *in, onescope_ots_kind want) {
     static const char *const formats[] = {"octo_pvt", "octo_anm"};
     const char *name = want == ONESCOPE_OTS_PVT ? "octo_pvt" : "octo_anm";
     unsigned kind = 0;
     OS_TRY(fatal(in, rd_enum(in, formats, 2, name, &kind)));
-    if (kind + 1 == (unsigned)want) return ONESCOPE_OK;
+    if (kind + 1 != (unsigned)want)
+        return fatal(
+            in, onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, name, "\"%s\"", formats[kind]));
+    /* The one rule of every reader (validate streams and sees only the first bytes): a file is
+     * of the kind detection finds, so a "format" the detection does not see is refused here too. */
+    if (in->streamed || in->detected == want) return ONESCOPE_OK;
     return fatal(in,
-                 onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, name, "\"%s\"", formats[kind]));
+                 onescope_os_json_fail(&in->c, ONESCOPE_E_MAGIC,
+                                       "the first \"format\" key, unescaped, within the "
+                                       "first 1048576 bytes (where format "
+                                       "detection looks)",
+                                       "\"%s\" that format detection does not see", formats[kind]));
 }
 
 static onescope_code rd_version(ots_in *in) {
@@ -943,6 +958,10 @@ static void in_init(ots_in *in, const char *name, const onescope_parse_options *
     in->head.more = more;
     in->head.user = user;
     in->head_failed = !gather_head(&in->head, data, size, &in->scratch);
+    /* A whole text is detected here; a streamed one was detected by its caller from its first
+     * bytes (validate in src/file.c, the kind handed to onescope_os_ots_check_stream). */
+    in->streamed = more != NULL;
+    if (!in->streamed) in->detected = onescope_ots_detect(data, size);
     onescope_os_jr_init(&in->r, name, a, &in->scratch, in->head.head, in->head.head_n, head_more,
                         &in->head);
 }
@@ -1097,7 +1116,7 @@ onescope_code onescope_os_ots_check_stream(onescope_ots_kind kind, const void *f
 
 onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {
     const char *s = data;
-    size_t n = size;
+    size_t n = size < ONESCOPE_FORMAT_DETECT_BYTES ? size : ONESCOPE_FORMAT_DETECT_BYTES;
     if (s == NULL) return ONESCOPE_OTS_NONE;
     /* a BOM or UTF-16 text is still the file it names, so the parser can say what is wrong */
     const unsigned char *u = data;

@@ -2926,6 +2926,71 @@ static void still_entity_memory_follows_keys(void **state) {
     assert_int_equal(peak[0][1], peak[1][1]);
 }
 
+/* Issue 21.6: the clip text with its "format" member moved after pad bytes of white space. */
+static char *format_after(size_t pad, size_t *size) {
+    const char *member = "\"format\": \"octo_anm\",\n";
+    const char *at = strstr(clip_text, member);
+    assert_non_null(at);
+    strbuf b = {0};
+    sb_put(&b, clip_text, (size_t)(at - clip_text));
+    const char *version = "\"version\": 4,\n";
+    const char *rest = strstr(at, version);
+    assert_non_null(rest);
+    sb_printf(&b, "%s", version);
+    for (size_t i = 0; i < pad; i++) sb_put(&b, " ", 1);
+    sb_put(&b, member, strlen(member));
+    sb_put(&b, rest + strlen(version), strlen(rest + strlen(version)));
+    *size = b.n;
+    return b.s;
+}
+
+/* One rule for every reader: the parse (Python's Clip.open, dump, convert), the file reader and
+ * the streamed validate all refuse a "format" member detection does not see, and all accept it
+ * up to the last byte detection reads. */
+static void format_member_where_detection_looks(void **state) {
+    (void)state;
+    static const struct {
+        size_t pad;
+        bool ok;
+    } cases[] = {{0, true},
+                 {ONESCOPE_FORMAT_DETECT_BYTES - 100, true},
+                 {ONESCOPE_FORMAT_DETECT_BYTES - 30, false},
+                 {ONESCOPE_FORMAT_DETECT_BYTES, false}};
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_ots-detect-%ld.anm", (long)getpid());
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t size;
+        char *t = format_after(cases[i].pad, &size);
+        onescope_format want = cases[i].ok ? ONESCOPE_FORMAT_ANM : ONESCOPE_FORMAT_UNKNOWN;
+        assert_int_equal(onescope_format_detect(t, size), want);
+        onescope_error err;
+        onescope_ots_clip *c = NULL;
+        onescope_code rc = onescope_ots_clip_parse(t, size, "d.anm", NULL, &c, &err);
+        if (cases[i].ok) {
+            assert_int_equal(rc, ONESCOPE_OK);
+            onescope_ots_clip_free(c);
+        } else {
+            assert_int_equal(rc, ONESCOPE_E_MAGIC);
+            assert_null(c);
+            assert_string_equal(err.field, "format");
+            assert_non_null(strstr(err.expected, "first 1048576 bytes"));
+            assert_true(err.offset > ONESCOPE_FORMAT_DETECT_BYTES - 30);
+        }
+        test_write_file(path, t, size);
+        /* the CLI's dump and convert: the one read path, then detection on the whole file */
+        onescope_buffer buf;
+        assert_int_equal(onescope_file_read(path, 0, NULL, &buf, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_format_detect(buf.data, buf.size), want);
+        onescope_buffer_free(&buf);
+        onescope_format f;
+        rc = onescope_file_validate(path, NULL, &f, &err);
+        assert_int_equal(rc, cases[i].ok ? ONESCOPE_OK : ONESCOPE_E_MAGIC);
+        assert_int_equal(f, want);
+        free(t);
+    }
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(samples_parse),
@@ -2971,6 +3036,7 @@ int main(void) {
         cmocka_unit_test(anm_file_failure_leaves_nothing),
         cmocka_unit_test(anm_file_memory_is_one_peg),
         cmocka_unit_test(still_entity_memory_follows_keys),
+        cmocka_unit_test(format_member_where_detection_looks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

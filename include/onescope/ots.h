@@ -198,7 +198,8 @@ typedef struct onescope_ots_clip {
 
 /* ---- reading ---- */
 
-/* The kind named by the first "format" key of a text that starts with '{' (a quick look,
+/* The kind named by the first "format" key of a text that starts with '{', looking no
+ * further than the first ONESCOPE_FORMAT_DETECT_BYTES bytes (onescope/format.h; a quick look,
  * not a validation): ONESCOPE_OTS_NONE when there is none. */
 ONESCOPE_API onescope_ots_kind onescope_ots_detect(const void *data, size_t size);
 

@@ -149,3 +149,23 @@ def test_anm_to_cache_takes_the_cli_options(clip_path, tmp_path, flags):
     cache = onescope.Clip.open(clip_path).to_pose_cache(
         unit=float(unit) if unit[0].isdigit() else unit, world_space="--world" in flags)
     assert cache.to_bytes() == out.read_bytes()
+
+
+def test_clip_open_follows_the_one_detection_rule(clip_path, tmp_path):
+    """Issue 21.6: a "format" member past what detection reads (the first 1 MiB) is refused by
+    Clip.open as by validate and dump; one just inside it is read by all three."""
+    text = clip_path.read_text()
+    member = text[text.index('"format"') : text.index('"octo_anm"') + len('"octo_anm"')]
+    body = text.replace(member + ",", "", 1)
+    assert body != text
+    for pad, ok in ((1048576 - 200, True), (1048576, False)):
+        path = tmp_path / f"pad-{pad}.anm"
+        path.write_text(body.replace("{", "{" + " " * pad + member + ",", 1))
+        verdicts = {cli(cmd, path, check=False).returncode for cmd in ("validate", "dump")}
+        assert verdicts == {0 if ok else 1}
+        if ok:
+            assert onescope.Clip.open(path).fps == onescope.Clip.open(clip_path).fps
+        else:
+            with pytest.raises(onescope.FormatError) as e:
+                onescope.Clip.open(path)
+            assert e.value.code == onescope.Code.MAGIC and e.value.field == "format"
