@@ -32,6 +32,12 @@ onescope_code onescope_os_failv(onescope_error *error, onescope_code code, const
                                 uint64_t offset, const char *field, const char *expected,
                                 const char *found_fmt, va_list ap);
 
+/* Numbers in text are written and read in the C locale, whatever the process's locale (a ','
+ * or a multi-byte decimal point would make JSON that no reader takes): begin switches this
+ * thread to the C locale and returns what end restores (src/json_reader.c). */
+void *onescope_os_c_numbers_begin(void);
+void onescope_os_c_numbers_end(void *old);
+
 /* Before a module call on a hot path (a step, an append): what the caller reads afterwards
  * (the code, and whether an input is named) is cleared, not the whole struct, whose memset
  * would cost as much as a small world's step. */

@@ -385,12 +385,20 @@ static void make_c_locale(void) {
     c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 }
 
-static double c_strtod(const char *s) {
+void *onescope_os_c_numbers_begin(void) {
     pthread_once(&c_locale_once, make_c_locale);
-    if (c_locale == (locale_t)0) return strtod(s, NULL); /* cannot be: "C" always exists */
-    locale_t old = uselocale(c_locale);
+    if (c_locale == (locale_t)0) return NULL; /* cannot be: "C" always exists */
+    return (void *)uselocale(c_locale);
+}
+
+void onescope_os_c_numbers_end(void *old) {
+    if (old != NULL) uselocale((locale_t)old);
+}
+
+static double c_strtod(const char *s) {
+    void *old = onescope_os_c_numbers_begin();
     double v = strtod(s, NULL);
-    uselocale(old);
+    onescope_os_c_numbers_end(old);
     return v;
 }
 

@@ -1,6 +1,5 @@
 /* OTS v4 writer: rigs and clips into indented JSON in the spec's key order, with the
  * shortest numbers that read back. Rules: docs/ots.md. */
-#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +125,7 @@ static bool fits(double v, int p, char out[40]) {
  * floats need 16 or 17 digits and stop early. Whole numbers get ".0" so they stay reals. */
 size_t onescope_os_ots_format_double(double v, char *buf) {
     char best[40], cand[40];
+    void *locale = onescope_os_c_numbers_begin(); /* '.' whatever the process's locale */
     if (!fits(v, 16, best)) {
         fits(v, 17, best); /* 17 significant digits always read back */
     } else if (fits(v, 15, cand)) {
@@ -141,12 +141,7 @@ size_t onescope_os_ots_format_double(double v, char *buf) {
             }
         }
     }
-    /* printf and strtod agree on the locale's decimal point; JSON wants '.' */
-    const char *point = localeconv()->decimal_point;
-    if (point != NULL && point[0] != '.' && point[0] != '\0' && point[1] == '\0') {
-        char *at = strchr(best, point[0]);
-        if (at != NULL) *at = '.';
-    }
+    onescope_os_c_numbers_end(locale);
     size_t n = strlen(best);
     memcpy(buf, best, n + 1);
     if (strpbrk(buf, ".eEn") == NULL) {

@@ -1,0 +1,92 @@
+/* Numbers under a locale whose decimal point is not '.': a process that set ps_AF.UTF-8 (the
+ * point is U+066B, two bytes in UTF-8) gets the same .anm bytes from the OTS writer as under
+ * the C locale, and the library reads them back (issue 21.8; 0.3.0 wrote "3٫744", which is not
+ * JSON). The locale is compiled with localedef into a scratch folder (LOCPATH); without
+ * localedef or the locale's source the test reports SKIPPED (exit 77). */
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+static const char clip[] =
+    "{\"format\": \"octo_anm\", \"version\": 4, \"source\": \"maya\", \"frame_range\": [1, 3],\n"
+    " \"fps\": 23.976,\n"
+    " \"coordinate_system\": {\"up\": \"y\", \"hand\": \"right\", \"unit\": \"meters\",\n"
+    "   \"rot_order\": \"xyz\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": "
+    "\"quat_wxyz\"},\n"
+    " \"pegs\": [{\"name\": \"root-P\", \"parent\": null, \"rest_pivot\": [0.25, 0, 0],\n"
+    "   \"rest_rotation\": [1, 0, 0, 0], \"keyframes\": [\n"
+    "   {\"frame\": 1, \"pos\": [3.744, -0.001, 1e-7], \"rot_quat\": [1, 0, 0, 0], \"scl\": [1, 1, "
+    "1], \"interp\": \"LINEAR\"},\n"
+    "   {\"frame\": 3, \"pos\": [0.1, 2.5, 1234.5678], \"rot_quat\": [1, 0, 0, 0], \"scl\": [1.5, "
+    "1, 1], \"interp\": \"LINEAR\"}]}],\n \"cameras\": []}\n";
+
+static int write_clip(onescope_buffer *out) {
+    onescope_ots_clip *c;
+    onescope_error err;
+    if (onescope_ots_clip_parse(clip, strlen(clip), "clip.anm", NULL, &c, &err) != ONESCOPE_OK) {
+        char line[512];
+        onescope_error_format(&err, line, sizeof line);
+        fprintf(stderr, "parse: %s\n", line);
+        return -1;
+    }
+    onescope_code rc = onescope_ots_clip_write(c, NULL, out, &err);
+    onescope_ots_clip_free(c);
+    return rc == ONESCOPE_OK ? 0 : -1;
+}
+
+int main(void) {
+    char dir[] = "/tmp/test_locale-XXXXXX";
+    if (mkdtemp(dir) == NULL) return 1;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "localedef -i ps_AF -f UTF-8 %s/ps_AF.UTF-8 >/dev/null 2>&1", dir);
+    int made = system(cmd);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    onescope_buffer c_bytes, ps_bytes;
+    if (write_clip(&c_bytes) != 0) return 1;
+    setenv("LOCPATH", dir, 1);
+    if (made != 0 || setlocale(LC_ALL, "ps_AF.UTF-8") == NULL) {
+        printf("SKIPPED: no ps_AF.UTF-8 locale (localedef, or the locales package, missing)\n");
+        if (system(cmd) != 0) return 1;
+        return 77;
+    }
+    const char *point = localeconv()->decimal_point;
+    int rc = 0;
+    if (strcmp(point, "\xd9\xab") != 0) {
+        fprintf(stderr, "FAIL: the ps_AF decimal point is not U+066B here\n");
+        rc = 1;
+    }
+    char probe[32];
+    snprintf(probe, sizeof probe, "%.1f", 1.5); /* the locale is really in force */
+    if (strstr(probe, "\xd9\xab") == NULL) {
+        fprintf(stderr, "FAIL: printf under ps_AF gave %s\n", probe);
+        rc = 1;
+    }
+    if (rc == 0 && write_clip(&ps_bytes) != 0) rc = 1;
+    if (rc == 0) {
+        if (ps_bytes.size != c_bytes.size || memcmp(ps_bytes.data, c_bytes.data, c_bytes.size)) {
+            fprintf(stderr, "FAIL: the .anm under ps_AF differs from the C locale's:\n%.*s\n",
+                    (int)ps_bytes.size, (const char *)ps_bytes.data);
+            rc = 1;
+        }
+        onescope_ots_clip *back;
+        onescope_error err;
+        if (onescope_ots_clip_parse(ps_bytes.data, ps_bytes.size, "ps.anm", NULL, &back, &err) !=
+            ONESCOPE_OK) {
+            fprintf(stderr, "FAIL: the library refuses what it wrote under ps_AF\n");
+            rc = 1;
+        } else {
+            onescope_ots_clip_free(back);
+        }
+        onescope_buffer_free(&ps_bytes);
+    }
+    onescope_buffer_free(&c_bytes);
+    setlocale(LC_ALL, "C");
+    if (system(cmd) != 0) rc = 1;
+    if (rc == 0)
+        printf("test_locale: the .anm under ps_AF.UTF-8 is the C locale's, byte for byte\n");
+    return rc;
+}
