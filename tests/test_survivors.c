@@ -316,6 +316,48 @@ static void replay_empty_step(void **state) {
     onescope_replay_free(r);
 }
 
+/* A text parser given no bytes but a size of 1 (or more) refuses the NULL data; only size 0
+ * may come with NULL. */
+static void ots_null_data_refused(void **state) {
+    (void)state;
+    onescope_ots_rig *r = NULL;
+    onescope_ots_clip *k = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_ots_rig_parse(NULL, 1, "rig", NULL, &r, &err), ONESCOPE_E_ARGUMENT);
+    assert_null(r);
+    assert_int_equal(onescope_ots_clip_parse(NULL, 1, "clip", NULL, &k, &err), ONESCOPE_E_ARGUMENT);
+    assert_null(k);
+}
+
+/* A step that spawns a body in one replay only: the snapshots differ in length, with the
+ * shorter one a prefix of the longer; the diff finds that step (a length taken from the
+ * wrong side compares the prefix and calls them the same). */
+static void diff_spawn_in_one_replay(void **state) {
+    (void)state;
+    onescope_sim_setup setup = {2, 2, 1};
+    onescope_replay *a, *b;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &a, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &b, &err), ONESCOPE_OK);
+    onescope_op spawn = {ONESCOPE_OP_SPAWN, 0, {0, 0, 0}};
+    assert_int_equal(onescope_replay_append_ops(a, NULL, 0, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_append_ops(b, NULL, 0, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_append_ops(a, &spawn, 1, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_append_ops(b, NULL, 0, &err), ONESCOPE_OK);
+    for (int order = 0; order < 2; order++) {
+        onescope_diff_replay *d;
+        assert_int_equal(onescope_diff_replays(order ? b : a, order ? a : b, NULL, NULL, &d, &err),
+                         ONESCOPE_OK);
+        assert_true(d->different);
+        assert_true(d->diverged);
+        assert_int_equal(d->step, 1);
+        assert_int_equal(d->steps_compared, 1);
+        onescope_diff_replay_free(d);
+    }
+    onescope_replay_free(a);
+    onescope_replay_free(b);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/onescope-survivors-%ld", (long)getpid());
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) return 1;
@@ -327,6 +369,8 @@ int main(void) {
         cmocka_unit_test(diff_rms_without_common_frames),
         cmocka_unit_test(scene_values_kept),
         cmocka_unit_test(replay_empty_step),
+        cmocka_unit_test(ots_null_data_refused),
+        cmocka_unit_test(diff_spawn_in_one_replay),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

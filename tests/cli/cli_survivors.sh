@@ -136,6 +136,36 @@ expect_exit 0 "$ONESCOPE" dump --poses --csv "$S/q.ospc"
 mkdir -p "$S/td"
 expect_exit 0 "$ONESCOPE" gen-testdata -q "$S/td"
 [ -n "$(ls "$S/td")" ] && ok || bad "gen-testdata into an existing folder wrote nothing"
+# and into a new one: made with the usual mode (0777 less the umask), so it can be read
+(umask 022 && "$ONESCOPE" gen-testdata -q "$S/td-new") && ok || bad "gen-testdata into a new folder"
+[ "$(stat -c %a "$S/td-new")" = 755 ] && ok || bad "gen-testdata: new folder mode $(stat -c %a "$S/td-new"), not 755"
+
+# convert of a clip whose frame range starts at frame 0: frame 0 is a valid first frame (it
+# becomes the cache's start step 0), not refused as a negative one.
+cat >"$S/zero.anm" <<'JSON'
+{"format": "octo_anm", "version": 4, "source": "maya", "frame_range": [0, 2], "fps": 24.0,
+ "coordinate_system": {"up": "y", "hand": "right", "unit": "meters", "rot_order": "xyz",
+   "rot_repr_anim": "euler_deg", "rot_repr_rest": "quat_wxyz"},
+ "pegs": [{"name": "root-P", "parent": null, "rest_pivot": [0, 0, 0], "rest_rotation": [1, 0, 0, 0],
+   "keyframes": [
+     {"frame": 0, "pos": [0, 0, 0], "rot_quat": [1, 0, 0, 0], "scl": [1, 1, 1], "interp": "LINEAR"},
+     {"frame": 2, "pos": [2, 0, 0], "rot_quat": [1, 0, 0, 0], "scl": [1, 1, 1], "interp": "LINEAR"}]}],
+ "cameras": []}
+JSON
+expect_exit 0 "$ONESCOPE" convert "$S/zero.anm" "$S/zero.ospc"
+python3 - "$S/zero.ospc" <<'PY' && ok || bad "convert of frames 0..2: not 3 frames from step 0"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+frames, start = struct.unpack_from("<Iq", b, 16)
+assert (frames, start) == (3, 0), (frames, start)
+PY
+
+# names in the CLI's lines: a Latin-1 letter (U+00C0..U+00DF, lead byte 0xC3) is printable
+# and kept as it is; a C1 control (U+0085) is escaped.
+expect_exit 1 "$ONESCOPE" validate "$S/Àß.ospc"
+expect_grep "Àß.ospc" "$S/err"
+expect_exit 1 "$ONESCOPE" validate "$S/a$(printf '\302\205')b.ospc"
+grep -q "a$(printf '\302\205')b" "$S/err" && bad "U+0085 in a name printed raw" || ok
 
 # plot: a cache in metres is labelled in metres, a unitless one in units; one 3D input gets
 # the wide layout (1400), a 2D one the narrow (1000).
