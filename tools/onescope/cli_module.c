@@ -104,7 +104,7 @@ onescope_code cli_module_for(const char *id, const char *version, const char *na
                              const onescope_module **out, onescope_error *error) {
     *out = cli_module_find(id);
     if (*out != NULL) return ONESCOPE_OK;
-    char have[512];
+    char have[sizeof error->found - 8]; /* "only " and the list fit in found */
     cli_module_names(have, sizeof have);
     onescope_error_clear(error);
     error->code = ONESCOPE_E_MODULE;
