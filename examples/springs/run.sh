@@ -108,6 +108,12 @@ grep -q "kept 39 complete steps" out.txt && grep -q "dropped a torn last record 
 expect 1 "$os" --module ./nowhere.so verify run.ostm
 [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "nowhere.so: module: expected a shared library" err.txt ||
     fail "missing plug-in: $(cat err.txt)"; ok
+# a plug-in name with an escape byte: the path and dlopen's reason that repeats it, escaped
+esc=$(printf 'bad\033name.so')
+printf 'x' >"$esc"
+expect 1 "$os" --module "./$esc" verify run.ostm
+[ "$(wc -l <err.txt)" -eq 1 ] && ! grep -q "$(printf '\033')" err.txt && grep -qF 'bad\x1Bname.so' err.txt ||
+    fail "escaped plug-in name: $(cat -v err.txt)"; ok
 printf 'int unrelated(void) { return 1; }\n' >none.c
 "$cc" -shared -fPIC none.c -o none.so
 expect 1 "$os" --module ./none.so verify run.ostm

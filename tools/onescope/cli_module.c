@@ -14,7 +14,8 @@ static size_t module_count;
 
 /* One line on stderr naming the plug-in: "onescope: PATH: module: WHAT". */
 static bool refuse(const char *path, const char *what) {
-    fprintf(stderr, "onescope: %s: module: %s\n", cli_shown(path), what);
+    /* what may hold dlerror's text or another plug-in's path: escaped as names are */
+    fprintf(stderr, "onescope: %s: module: %s\n", cli_shown(path), cli_shown(what));
     return false;
 }
 
