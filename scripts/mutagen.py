@@ -33,7 +33,7 @@ EXCLUDE_FUNCS = {
         "copy_path", "follow_dangling", "onescope_os_target_resolve", "onescope_os_target_free",
         "onescope_os_target_adopt", "onescope_os_target_create_temp", "write_special",
         "onescope_file_write", "onescope_os_file_create_new", "onescope_os_file_rename",
-        "onescope_os_file_remove", "onescope_file_same", "onescope_os_file_create_temp",
+        "onescope_os_file_remove", "onescope_file_same",
         "onescope_os_file_sink_discard", "onescope_os_file_sink_open",
         "onescope_os_file_sink_commit", "write_output",
     },

@@ -1389,36 +1389,6 @@ onescope_code onescope_os_file_read_at(int fd, uint64_t offset, void *data, size
     return ONESCOPE_OK;
 }
 
-onescope_code onescope_os_file_create_temp(const char *path, const onescope_allocator *a,
-                                           char **tmp_out, int *fd_out, onescope_error *error) {
-    *tmp_out = NULL;
-    *fd_out = -1;
-    size_t len = strlen(path);
-    char *tmp = onescope_os_alloc(a, len + 16);
-    if (tmp == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, "temporary name", NULL,
-                                "could not allocate memory");
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    uint64_t seed = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 30) ^
-                    ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)&now;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        seed = seed * 6364136223846793005u + 1442695040888963407u;
-        snprintf(tmp, len + 16, "%s.tmp-%06llx", path, (unsigned long long)(seed >> 40));
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
-        onescope_code rc = io_fail(error, path, "cannot create a temporary file");
-        onescope_os_free(a, tmp);
-        return rc;
-    }
-    *tmp_out = tmp;
-    *fd_out = fd;
-    return ONESCOPE_OK;
-}
-
 /* ---- the byte sink (file_internal.h): onescope_file_write's landing, a piece at a time ---- */
 
 struct onescope_os_file_sink {

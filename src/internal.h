@@ -252,11 +252,6 @@ int onescope_os_file_open_read(const char *path, const char *name, onescope_erro
  * short only at the end of the file. */
 onescope_code onescope_os_file_read_at(int fd, uint64_t offset, void *data, size_t n, size_t *got,
                                        const char *name, onescope_error *error);
-/* Creates a sibling temporary of path, "PATH.tmp-XXXXXX" (O_EXCL, 0666 less the umask), as
- * onescope_file_write does: *fd its descriptor, open for writing, *tmp its name (from a, for
- * the caller to free). E_NOMEM or E_IO with *tmp NULL and *fd -1 when it cannot. */
-onescope_code onescope_os_file_create_temp(const char *path, const onescope_allocator *a,
-                                           char **tmp, int *fd, onescope_error *error);
 
 /* ---- input text in messages (src/error.c) ---- */
 

@@ -460,6 +460,53 @@ static onescope_code read_replay_stdin(void *ctx) {
     return rc;
 }
 
+/* A step's input read from standard input (the whole-file way) equals the one the regular file
+ * gives (the streaming way), and a step past the end is refused both ways naming the count. */
+typedef struct step_call {
+    uint32_t index;
+    onescope_sim_setup setup;
+    onescope_buffer input;
+    onescope_error err;
+} step_call;
+
+static onescope_code step_from_stdin(void *ctx) {
+    step_call *c = ctx;
+    return onescope_replay_step_input_file("-", NULL, c->index, &c->setup, &c->input, &c->err);
+}
+
+static void test_step_input_from_stdin(void **state) {
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/test-2d-600.ostm", ONESCOPE_TESTDATA);
+    for (uint32_t index = 0; index < 600; index += 97) {
+        step_call a = {index, {0, 0, 0}, {NULL, 0, NULL}, {0}};
+        assert_int_equal(with_stdin(path, step_from_stdin, &a), ONESCOPE_OK);
+        onescope_sim_setup setup;
+        onescope_buffer b;
+        onescope_error err;
+        assert_int_equal(onescope_replay_step_input_file(path, NULL, index, &setup, &b, &err),
+                         ONESCOPE_OK);
+        assert_int_equal(a.input.size, b.size);
+        if (b.size) assert_memory_equal(a.input.data, b.data, b.size);
+        assert_memory_equal(&a.setup, &setup, sizeof setup);
+        onescope_buffer_free(&a.input);
+        onescope_buffer_free(&b);
+    }
+    step_call past = {600, {0, 0, 0}, {NULL, 0, NULL}, {0}};
+    assert_int_equal(with_stdin(path, step_from_stdin, &past), ONESCOPE_E_ARGUMENT);
+    char line[512];
+    onescope_error_format(&past.err, line, sizeof line);
+    assert_non_null(strstr(line, "<stdin>"));
+    assert_non_null(strstr(line, "step 600 of 600"));
+    assert_null(past.input.data);
+    onescope_buffer b;
+    onescope_error err;
+    assert_int_equal(onescope_replay_step_input_file(path, NULL, 600, NULL, &b, &err),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "600"));
+}
+
 /* The formats' _read_file/_write_file are onescope_file_read/_write_file plus the format's
  * parser or writer: a zeroed options struct means the defaults, the limit is the read's,
  * and a parse error names the path (or <stdin>). */
@@ -579,6 +626,7 @@ static void test_format(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_step_input_from_stdin),
         cmocka_unit_test(test_read_arguments),
         cmocka_unit_test(test_read_missing_and_directory),
         cmocka_unit_test(test_read_limit_regular),

@@ -407,6 +407,74 @@ static void test_every_callback_failing_in_turn(void **state) {
     }
 }
 
+/* Calls on no world answer "nothing" or refuse, never crash; a module that hands back no
+ * world, or fails with ONESCOPE_OK as its code, is still a failure; the sink refuses holes. */
+static onescope_code null_create(void *c, const void *setup, size_t size,
+                                 const onescope_allocator *a, void **world, onescope_error *e) {
+    (void)c, (void)setup, (void)size, (void)a, (void)e;
+    *world = NULL;
+    return ONESCOPE_OK;
+}
+
+static onescope_code holey_snapshot(void *c, const void *world, onescope_module_sink *out,
+                                    onescope_error *e) {
+    (void)c, (void)world;
+    if (onescope_module_sink_append(out, NULL, 4) != ONESCOPE_E_ARGUMENT ||
+        onescope_module_sink_append(NULL, "x", 1) != ONESCOPE_E_ARGUMENT)
+        return onescope_module_fail(e, ONESCOPE_E_ENGINE, 0, "sink", "holes refused", "taken");
+    return onescope_module_fail(e, ONESCOPE_OK, 7, "snapshot", "a snapshot", NULL);
+}
+
+static void test_world_calls_on_nothing(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_buffer b;
+    double v[8];
+    onescope_pose p;
+    assert_null(onescope_world_module(NULL));
+    assert_int_equal(onescope_world_next_stage(NULL), 0);
+    assert_int_equal(onescope_world_hash(NULL), 0);
+    assert_int_equal(onescope_world_entity_count(NULL), 0);
+    assert_int_equal(onescope_world_entity_id(NULL, 0), 0);
+    assert_false(onescope_world_entity_pose(NULL, 0, &p));
+    assert_int_equal(onescope_world_entity_values(NULL, 0, v, 8, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_world_snapshot(NULL, NULL, &b, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_world_describe_input(NULL, NULL, 0, NULL, &b, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_world_step(NULL, NULL, 0, &err), ONESCOPE_E_ARGUMENT);
+    onescope_world_free(NULL);
+    const uint8_t setup[6] = {3, 2, 1, 0, 0, 0};
+    assert_int_equal(onescope_world_create(onescope_module_test(), setup, 6, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_world *w = NULL;
+    assert_int_equal(onescope_world_create(onescope_module_test(), NULL, 6, NULL, &w, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_null(w);
+
+    onescope_module t = *onescope_module_test();
+    t.id = "example.nothing";
+    t.create = null_create;
+    assert_int_equal(onescope_world_create(&t, setup, 6, NULL, &w, &err), ONESCOPE_E_ENGINE);
+    assert_null(w);
+    assert_string_equal(error_line(&err), "example.nothing: create: expected a world, found NULL");
+
+    t = *onescope_module_test();
+    t.id = "example.holes";
+    t.snapshot = holey_snapshot;
+    assert_int_equal(onescope_world_create(&t, setup, 6, NULL, &w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_world_entity_id(w, 99), 0);
+    assert_false(onescope_world_entity_pose(w, 99, &p));
+    assert_false(onescope_world_entity_pose(w, 0, NULL));
+    assert_int_equal(onescope_world_entity_values(w, 0, NULL, 8, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_world_snapshot(w, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_world_describe_input(w, NULL, 0, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_world_snapshot(w, NULL, &b, &err), ONESCOPE_E_ENGINE);
+    assert_null(b.data);
+    assert_string_equal(error_line(&err), "example.holes: offset 7: snapshot: expected a snapshot");
+    onescope_world_free(w);
+}
+
 static onescope_code alloc_world_and_snapshot(const onescope_allocator *a, void *ctx) {
     (void)ctx;
     const uint8_t setup[10] = {2, 3, 4, 0, 0, 0, 3, 0, 0, 0};
@@ -447,6 +515,7 @@ int main(void) {
         cmocka_unit_test(test_setup_errors_at_blob_offsets),
         cmocka_unit_test(test_every_callback_failing_in_turn),
         cmocka_unit_test(test_allocation_failures),
+        cmocka_unit_test(test_world_calls_on_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -475,6 +477,295 @@ static void recovery_of_a_killed_recording(void **state) {
     unlink(path);
 }
 
+/* The writer's refusals: arguments, a setup the module refuses (no file started), a hash in
+ * the wrong mode, and calls on a latched, a closed or no writer. */
+static onescope_code refuse_quietly(void *c, const void *setup, size_t size, onescope_error *e) {
+    (void)c;
+    (void)setup;
+    (void)size;
+    (void)e;
+    return ONESCOPE_E_RANGE; /* a module that says no without saying why */
+}
+
+static void writer_refusals(void **state) {
+    (void)state;
+    onescope_module m = springs_module();
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &m;
+    def.setup = &setup8;
+    def.setup_size = 1;
+    onescope_recording_writer *w = (onescope_recording_writer *)&def;
+    onescope_error err;
+    const char *bad_paths[] = {NULL, "", "-"};
+    for (size_t k = 0; k < 3; k++) {
+        assert_int_equal(onescope_recording_writer_open(bad_paths[k], &def, NULL, NULL, &w, &err),
+                         ONESCOPE_E_ARGUMENT);
+        assert_null(w);
+    }
+    assert_int_equal(onescope_recording_writer_open(path, NULL, NULL, NULL, &w, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_recording_def holes = def;
+    holes.setup = NULL;
+    assert_int_equal(onescope_recording_writer_open(path, &holes, NULL, NULL, &w, &err),
+                     ONESCOPE_E_ARGUMENT);
+    holes = def;
+    holes.snapshot_size = 4;
+    assert_int_equal(onescope_recording_writer_open(path, &holes, NULL, NULL, &w, &err),
+                     ONESCOPE_E_ARGUMENT);
+    holes = def;
+    holes.module = NULL;
+    assert_int_equal(onescope_recording_writer_open(path, &holes, NULL, NULL, &w, &err),
+                     ONESCOPE_E_ARGUMENT);
+    /* a setup the module refuses, with and without a reason: no partial is left */
+    const uint8_t two[2] = {8, 8};
+    holes = def;
+    holes.setup = two;
+    holes.setup_size = 2;
+    assert_int_equal(onescope_recording_writer_open(path, &holes, NULL, NULL, &w, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_non_null(strstr(line_of(&err), "run.ostm"));
+    onescope_module quiet = springs_module();
+    quiet.check_setup = refuse_quietly;
+    holes = def;
+    holes.module = &quiet;
+    assert_int_equal(onescope_recording_writer_open(path, &holes, NULL, NULL, &w, &err),
+                     ONESCOPE_E_RANGE);
+    assert_int_equal(err.code, ONESCOPE_E_RANGE);
+    assert_int_equal(access(partial, F_OK), -1);
+
+    /* tool mode takes no hash; engine mode needs one; either mistake latches the writer */
+    uint64_t h = 7;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_writer_append(w, NULL, 0, &h, &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(line_of(&err), "tool mode"));
+    assert_int_equal(onescope_recording_writer_flush(w, &err), ONESCOPE_E_BAD_STATE);
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_E_BAD_STATE);
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_E_BAD_STATE);
+    onescope_recording_writer_discard(w);
+    def.engine_mode = true;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_writer_append(w, NULL, 0, NULL, &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(line_of(&err), "engine mode"));
+    assert_int_equal(onescope_recording_writer_append(w, NULL, 0, &h, &err), ONESCOPE_E_BAD_STATE);
+    onescope_recording_writer_discard(w);
+    def.engine_mode = false;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_writer_append(w, NULL, 4, NULL, &err), ONESCOPE_E_ARGUMENT);
+    onescope_recording_writer_discard(w);
+    assert_int_equal(access(partial, F_OK), -1);
+
+    /* no writer at all */
+    assert_int_equal(onescope_recording_writer_append(NULL, NULL, 0, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_recording_writer_flush(NULL, &err), ONESCOPE_E_ARGUMENT);
+    uint64_t kept = 9;
+    assert_int_equal(onescope_recording_writer_close(NULL, &kept, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(kept, 0);
+    assert_int_equal(onescope_recording_writer_steps(NULL), 0);
+    onescope_recording_writer_free(NULL);
+    onescope_recording_writer_discard(NULL);
+}
+
+/* A 16-byte buffer (records cross it), each step flushed and fsynced, and a start snapshot:
+ * the same steps as the default writer's, and a file that verifies from the snapshot. */
+static void writer_small_buffer_fsync_snapshot(void **state) {
+    (void)state;
+    onescope_module m = springs_module();
+    void *world;
+    onescope_error err;
+    assert_int_equal(m.create(m.context, &setup8, 1, NULL, &world, &err), ONESCOPE_OK);
+    for (int i = 0; i < 7; i++) assert_int_equal(m.step(m.context, world, NULL, 0, &err), 0);
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &m;
+    def.setup = &setup8;
+    def.setup_size = 1;
+    def.start_snapshot = world;
+    def.snapshot_size = sizeof(springs);
+    onescope_replay_writer_options o = onescope_replay_writer_options_default();
+    o.buffer_bytes = 16;
+    o.flush_every = 1;
+    o.flush_fsync = true;
+    onescope_recording_writer *w;
+    assert_int_equal(onescope_recording_writer_open(path, &def, &o, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < 25; i++) {
+        uint8_t in[4];
+        size_t n = input_of(i, in);
+        assert_int_equal(onescope_recording_writer_append(w, in, n, NULL, &err), ONESCOPE_OK);
+    }
+    assert_int_equal(onescope_recording_writer_flush(w, &err), ONESCOPE_OK);
+    uint64_t kept = 0;
+    assert_int_equal(onescope_recording_writer_close(w, &kept, &err), ONESCOPE_OK);
+    assert_int_equal(kept, 25);
+    onescope_recording_writer_free(w);
+    m.free(m.context, world);
+
+    onescope_recording *r;
+    assert_int_equal(onescope_recording_read_file(path, NULL, &r, &err), ONESCOPE_OK);
+    size_t snap = 0;
+    assert_non_null(onescope_recording_start_snapshot(r, &snap));
+    assert_int_equal(snap, sizeof(springs));
+    assert_true(onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_START_SNAPSHOT);
+    onescope_verify_result v;
+    assert_int_equal(onescope_recording_verify(r, &m, NULL, &v, "run.ostm", &err), ONESCOPE_OK);
+    assert_int_equal(v.rows_checked, 26);
+    onescope_recording_free(r);
+
+    /* the snapshot is the module's to judge: an engine wrote one byte short; verify refuses */
+    def.engine_mode = true;
+    def.snapshot_size = sizeof(springs) - 1;
+    springs zero;
+    memset(&zero, 0, sizeof zero);
+    def.start_snapshot = &zero;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    uint64_t h = 1;
+    assert_int_equal(onescope_recording_writer_append(w, NULL, 0, &h, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+    assert_int_equal(onescope_recording_read_file(path, NULL, &r, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_verify(r, &m, NULL, &v, "run.ostm", &err),
+                     ONESCOPE_E_LENGTH);
+    assert_non_null(strstr(line_of(&err), "snapshot"));
+    onescope_recording_free(r);
+    unlink(path);
+}
+
+/* Calls on no recording answer "nothing", never crash; an index past the end is refused. */
+static void accessors_of_nothing(void **state) {
+    (void)state;
+    size_t n = 5;
+    assert_string_equal(onescope_recording_module_id(NULL), "");
+    assert_string_equal(onescope_recording_module_version(NULL), "");
+    assert_int_equal(onescope_recording_flags(NULL), 0);
+    assert_int_equal(onescope_recording_step_count(NULL), 0);
+    assert_null(onescope_recording_setup(NULL, &n));
+    assert_int_equal(n, 0);
+    n = 5;
+    assert_null(onescope_recording_start_snapshot(NULL, &n));
+    assert_int_equal(n, 0);
+    assert_int_equal(onescope_recording_hash_row(NULL, 0), 0);
+    onescope_buffer out;
+    onescope_error err;
+    assert_int_equal(onescope_recording_write(NULL, NULL, &out, &err), ONESCOPE_E_ARGUMENT);
+    onescope_recording *r = NULL;
+    assert_int_equal(onescope_recording_parse(NULL, 4, NULL, NULL, &r, &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(line_of(&err), "<ostm>"));
+    assert_int_equal(onescope_recording_parse(&n, 1, "x", NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    onescope_recording_free(NULL);
+
+    record_tool(path, 4);
+    onescope_buffer good = read_all(path);
+    assert_int_equal(onescope_recording_parse(good.data, good.size, NULL, NULL, &r, &err),
+                     ONESCOPE_OK);
+    assert_null(onescope_recording_start_snapshot(r, &n));
+    assert_int_equal(n, 0);
+    const uint8_t *in;
+    size_t size;
+    assert_int_not_equal(onescope_recording_step_input(r, 4, &in, &size), ONESCOPE_OK);
+    assert_int_not_equal(onescope_recording_step_input(r, 0, NULL, &size), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_step_input(r, 0, &in, &size), ONESCOPE_OK);
+    assert_int_equal(size, 4); /* step 0 pushes (0 % 5 == 0) */
+    assert_int_equal(onescope_recording_hash_row(r, 5), 0);
+    onescope_module m = springs_module();
+    assert_int_equal(onescope_recording_check(r, &m, NULL, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_check(r, NULL, NULL, &err), ONESCOPE_E_ARGUMENT);
+    onescope_recording_free(r);
+    /* a limit below the file's size */
+    onescope_parse_options o = onescope_parse_options_default();
+    o.max_input_bytes = good.size - 1;
+    assert_int_not_equal(onescope_recording_parse(good.data, good.size, "big", &o, &r, &err),
+                         ONESCOPE_OK);
+    assert_null(r);
+    onescope_buffer_free(&good);
+    unlink(path);
+}
+
+/* A write(2) that fails (the file-size limit, as a full disk would) latches the writer: the
+ * step is refused with E_IO, close refuses and keeps the partial, and recover gets back every
+ * step written before the failure. */
+static void write_failure_latches(void **state) {
+    (void)state;
+    onescope_module m = springs_module();
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &m;
+    def.setup = &setup8;
+    def.setup_size = 1;
+    onescope_replay_writer_options o = onescope_replay_writer_options_default();
+    o.flush_every = 1;
+    onescope_recording_writer *w;
+    onescope_error err;
+    assert_int_equal(onescope_recording_writer_open(path, &def, &o, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < 5; i++) {
+        uint8_t in[4];
+        size_t n = input_of(i, in);
+        assert_int_equal(onescope_recording_writer_append(w, in, n, NULL, &err), ONESCOPE_OK);
+    }
+    struct stat st;
+    assert_int_equal(stat(partial, &st), 0);
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    lim = old;
+    lim.rlim_cur = (rlim_t)st.st_size;
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    onescope_code rc = onescope_recording_writer_append(w, NULL, 0, NULL, &err);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, was);
+    assert_int_equal(rc, ONESCOPE_E_IO);
+    assert_int_equal(onescope_recording_writer_append(w, NULL, 0, NULL, &err),
+                     ONESCOPE_E_BAD_STATE);
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_E_BAD_STATE);
+    assert_non_null(strstr(line_of(&err), ".partial"));
+    onescope_recording_writer_free(w);
+    assert_int_equal(access(path, F_OK), -1);
+    char out[160];
+    snprintf(out, sizeof out, "%s/recovered.ostm", dir);
+    uint64_t kept = 0, dropped = 1;
+    assert_int_equal(onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(kept, 5);
+    assert_int_equal(dropped, 0);
+    unlink(out);
+    unlink(partial);
+}
+
+/* Open, append and close under refused allocations: NOMEM, nothing leaked, no file left. */
+static onescope_code write_steps(const onescope_allocator *a, void *c) {
+    (void)c;
+    onescope_module m = springs_module();
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &m;
+    def.setup = &setup8;
+    def.setup_size = 1;
+    onescope_recording_writer *w;
+    onescope_error err;
+    onescope_code rc = onescope_recording_writer_open(path, &def, NULL, a, &w, &err);
+    if (rc != ONESCOPE_OK) {
+        assert_int_equal(access(partial, F_OK), -1);
+        return rc;
+    }
+    for (uint32_t i = 0; i < 6 && rc == ONESCOPE_OK; i++) {
+        uint8_t in[4];
+        size_t n = input_of(i, in);
+        rc = onescope_recording_writer_append(w, in, n, NULL, &err);
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_recording_writer_close(w, NULL, &err);
+    if (rc == ONESCOPE_OK) {
+        onescope_recording_writer_free(w);
+        unlink(path);
+    } else {
+        onescope_recording_writer_discard(w);
+    }
+    return rc;
+}
+
+static void writer_allocation_failures(void **state) {
+    (void)state;
+    assert_true(test_alloc_walk(write_steps, NULL) >= 5);
+    assert_int_equal(access(path, F_OK), -1);
+}
+
 /* The parse and the verify under refused allocations: NOMEM, nothing leaked. */
 typedef struct bytes_ctx {
     const uint8_t *data;
@@ -514,6 +805,11 @@ int main(void) {
         cmocka_unit_test(container_errors_at_offsets),
         cmocka_unit_test(recovery_of_a_killed_recording),
         cmocka_unit_test(allocation_failures),
+        cmocka_unit_test(writer_refusals),
+        cmocka_unit_test(writer_small_buffer_fsync_snapshot),
+        cmocka_unit_test(accessors_of_nothing),
+        cmocka_unit_test(writer_allocation_failures),
+        cmocka_unit_test(write_failure_latches),
     };
     return cmocka_run_group_tests(tests, setup_dir, remove_dir);
 }
