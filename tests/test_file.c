@@ -488,7 +488,9 @@ static void test_step_input_from_stdin(void **state) {
                          ONESCOPE_OK);
         assert_int_equal(a.input.size, b.size);
         if (b.size) assert_memory_equal(a.input.data, b.data, b.size);
-        assert_memory_equal(&a.setup, &setup, sizeof setup);
+        assert_int_equal(a.setup.dimensions, setup.dimensions); /* fields: padding differs */
+        assert_int_equal(a.setup.body_count, setup.body_count);
+        assert_int_equal(a.setup.seed, setup.seed);
         onescope_buffer_free(&a.input);
         onescope_buffer_free(&b);
     }
