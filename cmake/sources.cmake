@@ -16,6 +16,7 @@ set(ONESCOPE_SOURCES
   src/module_run.c
   src/recording.c
   src/recording_run.c
+  src/recording_diff.c
   src/recording_writer.c
   src/replay.c
   src/replay_run.c

@@ -18,9 +18,8 @@ onescope_code onescope_os_run_start_world(const onescope_os_run_start *s,
     return onescope_world_create(s->module, s->setup, s->setup_size, a, out, error);
 }
 
-/* A module's failure at a step, said as the file's: the input is the file, and the field
- * names the module and the step before the module's own field. */
-static void at_step(onescope_error *error, const char *name, const char *module_id, uint64_t step) {
+void onescope_os_run_at_step(onescope_error *error, const char *name, const char *module_id,
+                             uint64_t step) {
     if (error == NULL) return;
     char field[sizeof error->field + 128];
     int n = snprintf(field, sizeof field, "module %s, step %" PRIu64 "%s%s", module_id, step,
@@ -42,7 +41,7 @@ onescope_code onescope_os_run_verify(const onescope_os_run_start *s,
     onescope_world *w;
     onescope_code rc = onescope_os_run_start_world(s, a, &w, error);
     if (rc != ONESCOPE_OK) {
-        at_step(error, name, s->module->id, s->start_step);
+        onescope_os_run_at_step(error, name, s->module->id, s->start_step);
         return rc;
     }
     result->matched = true;
@@ -66,7 +65,7 @@ onescope_code onescope_os_run_verify(const onescope_os_run_start *s,
         if (rc != ONESCOPE_OK) break;
         rc = onescope_world_step(w, p, n, error);
         if (rc != ONESCOPE_OK) {
-            at_step(error, name, s->module->id, s->start_step + i);
+            onescope_os_run_at_step(error, name, s->module->id, s->start_step + i);
             break;
         }
     }

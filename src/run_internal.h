@@ -24,6 +24,10 @@ typedef struct onescope_os_run_start {
 onescope_code onescope_os_run_start_world(const onescope_os_run_start *start,
                                           const onescope_allocator *allocator, onescope_world **out,
                                           onescope_error *error);
+/* A module's failure at a step, said as the file's: the input becomes name and the field
+ * starts with the module and the step. */
+void onescope_os_run_at_step(onescope_error *error, const char *name, const char *module_id,
+                             uint64_t step);
 /* The one verify loop over a module world: row i against the world's hash, then step i. */
 onescope_code onescope_os_run_verify(const onescope_os_run_start *start,
                                      const onescope_os_replay_source *source,

@@ -766,6 +766,179 @@ static void writer_allocation_failures(void **state) {
     assert_int_equal(access(path, F_OK), -1);
 }
 
+/* ---- diff: where two recordings of one module part ---- */
+
+/* A recording of the test module (stages, entities, named values): 5 bodies, one impulse on
+ * body 2 of kick_x mm/step at kick_step. */
+static void record_test_module(const char *p, uint32_t seed, uint32_t steps, uint32_t kick_step,
+                               int32_t kick_x) {
+    const uint8_t setup[6] = {3, 5, (uint8_t)seed, (uint8_t)(seed >> 8), 0, 0};
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = onescope_module_test();
+    def.setup = setup;
+    def.setup_size = 6;
+    onescope_recording_writer *w;
+    onescope_error err;
+    assert_int_equal(onescope_recording_writer_open(p, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < steps; i++) {
+        uint8_t kick[14] = {1, 2};
+        uint32_t x = (uint32_t)kick_x;
+        for (int b = 0; b < 4; b++) kick[2 + b] = (uint8_t)(x >> (8 * b));
+        size_t n = i == kick_step ? sizeof kick : 0;
+        assert_int_equal(onescope_recording_writer_append(w, kick, n, NULL, &err), ONESCOPE_OK);
+    }
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+}
+
+static onescope_recording *read_recording(const char *p) {
+    onescope_recording *r = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_recording_read_file(p, NULL, &r, &err), ONESCOPE_OK);
+    return r;
+}
+
+static void diff_names_row_stage_entity_value(void **state) {
+    (void)state;
+    char other[160];
+    snprintf(other, sizeof other, "%s/engine.ostm", dir);
+    const onescope_module *m = onescope_module_test();
+    onescope_recording_diff_result d;
+    onescope_error err;
+
+    /* the same run twice: the same, every row compared */
+    record_tool(path, 1); /* (a springs file, for the wrong-module case below) */
+    onescope_recording *springs_file = read_recording(path);
+    record_test_module(path, 9, 60, 40, 100);
+    record_test_module(other, 9, 60, 40, 100);
+    onescope_recording *a = read_recording(path), *b = read_recording(other);
+    assert_int_equal(onescope_recording_diff(a, b, m, NULL, &d, "a", "b", &err), ONESCOPE_OK);
+    assert_false(d.different);
+    assert_int_equal(d.rows_compared, 61);
+    onescope_recording_free(b);
+
+    /* one impulse 1 mm/step stronger at step 40: row 41, stage "input", body 2's velocity.x */
+    record_test_module(other, 9, 60, 40, 101);
+    b = read_recording(other);
+    assert_int_equal(onescope_recording_diff(a, b, m, NULL, &d, "a", "b", &err), ONESCOPE_OK);
+    assert_true(d.different && d.worlds_differ && d.input_differs);
+    assert_false(d.setup_differs);
+    assert_int_equal(d.row, 41);
+    assert_int_equal(d.rows_compared, 41);
+    assert_true(d.hash_a != d.hash_b);
+    assert_int_equal(d.stage, 0);
+    assert_string_equal(d.stage_name, "input");
+    assert_true(d.value_differs);
+    assert_int_equal(d.entity, 2);
+    assert_int_equal(d.entity_id, 2);
+    assert_string_equal(m->values[d.value].name, "velocity.x");
+    assert_true(d.value_b - d.value_a == 1.0);
+    assert_int_equal(d.entities_differing, 1);
+    assert_false(d.entity_counts_differ);
+    /* and from b's side, the values swap */
+    onescope_recording_diff_result back;
+    assert_int_equal(onescope_recording_diff(b, a, m, NULL, &back, "b", "a", &err), ONESCOPE_OK);
+    assert_true(back.value_a == d.value_b && back.value_b == d.value_a && back.row == 41);
+    onescope_recording_free(b);
+
+    /* another seed: the start worlds differ (row 0, no stage), and the setup is said */
+    record_test_module(other, 10, 60, 40, 100);
+    b = read_recording(other);
+    assert_int_equal(onescope_recording_diff(a, b, m, NULL, &d, "a", "b", &err), ONESCOPE_OK);
+    assert_true(d.setup_differs && d.worlds_differ && d.value_differs);
+    assert_int_equal(d.row, 0);
+    assert_int_equal(d.stage, -1);
+    assert_null(d.stage_name);
+    assert_false(d.input_differs);
+    onescope_recording_free(b);
+
+    /* ten steps more, the same before: different, the worlds agree on every common row */
+    record_test_module(other, 9, 70, 40, 100);
+    b = read_recording(other);
+    assert_int_equal(onescope_recording_diff(a, b, m, NULL, &d, "a", "b", &err), ONESCOPE_OK);
+    assert_true(d.different);
+    assert_false(d.worlds_differ);
+    assert_int_equal(d.steps_a, 60);
+    assert_int_equal(d.steps_b, 70);
+    assert_int_equal(d.rows_compared, 61);
+    onescope_recording_free(b);
+
+    /* a recorded row edited: the worlds agree, the rows do not */
+    record_test_module(other, 9, 60, 40, 100);
+    onescope_buffer bytes = read_all(other);
+    ((uint8_t *)bytes.data)[bytes.size - 1] ^= 1; /* the last row's top byte */
+    assert_int_equal(onescope_recording_parse(bytes.data, bytes.size, "b", NULL, &b, &err),
+                     ONESCOPE_OK);
+    onescope_buffer_free(&bytes);
+    assert_int_equal(onescope_recording_diff(a, b, m, NULL, &d, "a", "b", &err), ONESCOPE_OK);
+    assert_true(d.different && d.rows_differ);
+    assert_false(d.worlds_differ);
+    assert_int_equal(d.rows_row, 60);
+
+    /* the wrong module for a file, or none: refused, naming the file */
+    assert_int_equal(onescope_recording_diff(a, springs_file, m, NULL, &d, "a", "s", &err),
+                     ONESCOPE_E_MODULE);
+    assert_string_equal(err.input, "s");
+    assert_int_equal(onescope_recording_diff(a, b, NULL, NULL, &d, "a", "b", &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_recording_diff(NULL, b, m, NULL, NULL, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_recording_free(b);
+    onescope_recording_free(a);
+
+    /* a module without stages or values: the row only */
+    const uint8_t nine = 9;
+    onescope_module sp = springs_module();
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &sp;
+    def.setup = &nine;
+    def.setup_size = 1;
+    onescope_recording_writer *w;
+    assert_int_equal(onescope_recording_writer_open(other, &def, NULL, NULL, &w, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+    b = read_recording(other);
+    assert_int_equal(onescope_recording_diff(springs_file, b, &sp, NULL, &d, "a", "b", &err),
+                     ONESCOPE_OK);
+    assert_true(d.different && d.setup_differs && d.worlds_differ);
+    assert_int_equal(d.row, 0);
+    assert_false(d.value_differs);
+    onescope_recording_free(b);
+    onescope_recording_free(springs_file);
+    unlink(other);
+    unlink(path);
+}
+
+/* The diff under refused allocations: NOMEM or the answer, nothing leaked. */
+typedef struct two_files {
+    const onescope_recording *a, *b;
+} two_files;
+
+static onescope_code diff_two(const onescope_allocator *al, void *c) {
+    two_files *t = c;
+    onescope_recording_diff_result d;
+    onescope_error err;
+    onescope_code rc =
+        onescope_recording_diff(t->a, t->b, onescope_module_test(), al, &d, "a", "b", &err);
+    if (rc == ONESCOPE_OK) assert_int_equal(d.row, 41);
+    return rc;
+}
+
+static void diff_allocation_failures(void **state) {
+    (void)state;
+    char other[160];
+    snprintf(other, sizeof other, "%s/engine.ostm", dir);
+    record_test_module(path, 9, 50, 40, 100);
+    record_test_module(other, 9, 50, 40, 99);
+    two_files t = {read_recording(path), read_recording(other)};
+    assert_true(test_alloc_walk(diff_two, &t) >= 5);
+    onescope_recording_free((onescope_recording *)t.a);
+    onescope_recording_free((onescope_recording *)t.b);
+    unlink(other);
+    unlink(path);
+}
+
 /* The parse and the verify under refused allocations: NOMEM, nothing leaked. */
 typedef struct bytes_ctx {
     const uint8_t *data;
@@ -810,6 +983,8 @@ int main(void) {
         cmocka_unit_test(accessors_of_nothing),
         cmocka_unit_test(writer_allocation_failures),
         cmocka_unit_test(write_failure_latches),
+        cmocka_unit_test(diff_names_row_stage_entity_value),
+        cmocka_unit_test(diff_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup_dir, remove_dir);
 }

@@ -47,10 +47,11 @@ static double now(void) {
 static volatile uint64_t sink; /* keeps the bare run's hashes from being optimised away */
 
 /* Runs STEPS steps, recording to path when it is not NULL; returns the seconds taken. */
-static double run(const char *path, uint64_t steps, uint32_t count, long kill_after) {
-    springs_setup s = {count, 12345};
-    uint8_t setup[SPRINGS_SETUP_BYTES];
-    springs_setup_encode(&s, setup);
+static double run(const char *path, uint64_t steps, uint32_t count, long kill_after,
+                  uint32_t plant_step, uint32_t plant_entity) {
+    springs_setup s = {count, 12345, plant_step, plant_entity};
+    uint8_t setup[SPRINGS_SETUP_PLANT_BYTES];
+    size_t setup_size = springs_setup_encode(&s, setup);
     springs_init(&world, &s);
     onescope_recording_writer *w = NULL;
     onescope_error err;
@@ -58,7 +59,7 @@ static double run(const char *path, uint64_t steps, uint32_t count, long kill_af
         onescope_recording_def def = onescope_recording_def_default();
         def.module = springs_module();
         def.setup = setup;
-        def.setup_size = sizeof setup;
+        def.setup_size = setup_size;
         def.engine_mode = true;
         def.start_hash = springs_hash(&world);
         onescope_replay_writer_options o = onescope_replay_writer_options_default();
@@ -90,16 +91,22 @@ static double run(const char *path, uint64_t steps, uint32_t count, long kill_af
 int main(int argc, char **argv) {
     long kill_after = -1;
     int timing = 0, i = 1;
-    if (i + 1 < argc && strcmp(argv[i], "--kill-after") == 0) {
-        kill_after = atol(argv[i + 1]);
-        i += 2;
-    } else if (i < argc && strcmp(argv[i], "--time") == 0) {
-        timing = 1;
-        i++;
+    unsigned plant_step = SPRINGS_NO_PLANT, plant_entity = 0;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+        if (i + 1 < argc && strcmp(argv[i], "--kill-after") == 0)
+            kill_after = atol(argv[++i]);
+        else if (strcmp(argv[i], "--time") == 0)
+            timing = 1;
+        else if (i + 1 < argc && strcmp(argv[i], "--plant") == 0 &&
+                 sscanf(argv[i + 1], "%u:%u", &plant_step, &plant_entity) == 2 &&
+                 plant_step != SPRINGS_NO_PLANT)
+            i++;
+        else
+            break;
     }
-    if (i >= argc) {
-        fprintf(stderr,
-                "usage: springs_record [--kill-after N | --time] OUT.ostm [STEPS [COUNT]]\n");
+    if (i >= argc || argv[i][0] == '-') {
+        fprintf(stderr, "usage: springs_record [--kill-after N] [--time] [--plant STEP:PARTICLE] "
+                        "OUT.ostm [STEPS [COUNT]]\n");
         return 2;
     }
     const char *out = argv[i];
@@ -110,7 +117,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (!timing) {
-        run(out, steps, count, kill_after);
+        run(out, steps, count, kill_after, plant_step, plant_entity);
         printf("springs_record: %s: %llu steps of %u particles\n", out, (unsigned long long)steps,
                count);
         return 0;
@@ -118,7 +125,8 @@ int main(int argc, char **argv) {
     /* the benchmark: bare engine and engine + recording, alternately, 5 times each */
     double bare = 1e9, rec = 1e9;
     for (int k = 0; k < 5; k++) {
-        double a = run(NULL, steps, count, -1), b = run(out, steps, count, -1);
+        double a = run(NULL, steps, count, -1, plant_step, plant_entity);
+        double b = run(out, steps, count, -1, plant_step, plant_entity);
         if (a < bare) bare = a;
         if (b < rec) rec = b;
         unlink(out);

@@ -104,6 +104,30 @@ expect 0 "$os" recover torn.ostm.partial
 grep -q "kept 39 complete steps" out.txt && grep -q "dropped a torn last record of" out.txt ||
     fail "torn: $(cat out.txt)"; ok
 
+# diff explains the plant from the recordings alone: a run whose setup plants particle 5's
+# stiffer spring from step 250, against the clean run; both go through the plug-in in one process
+"$b/springs_record" --plant 250:5 planted.ostm 600 64 >/dev/null
+expect 0 "$os" --module "$plugin" verify -q planted.ostm # the plant is the setup's: reproduced
+expect 0 "$os" --module "$plugin" diff run.ostm run.ostm
+grep -q "run.ostm and run.ostm: same" out.txt || fail "diff same: $(cat out.txt)"; ok
+expect 1 "$os" --module "$plugin" diff run.ostm planted.ostm
+grep -q "^setup: differs$" out.txt &&
+    grep -q "^first difference: row 251 (the world after step 250)" out.txt &&
+    grep -q "^stage: integrate (2 of 3)$" out.txt &&
+    grep -Eq "^entity 5 \(id 5\) position.y \(m\): -?[0-9.e-]+ and -?[0-9.e-]+; [0-9]+ entit(y|ies) differ" out.txt ||
+    fail "diff planted: $(cat out.txt)"; ok
+expect 1 "$os" --module "$plugin" diff --json run.ostm planted.ostm
+python3 -c '
+import json; d = json.load(open("out.txt"))
+f = d["first"]
+assert d["kind"] == "recordings" and d["status"] == "different" and d["module"] == "example.springs", d
+assert f["row"] == 251 and f["step"] == 250 and f["stage"]["name"] == "integrate", f
+assert f["value"]["entity"] == 5 and f["value"]["name"] == "position.y" and f["value"]["a"] != f["value"]["b"], f
+' || fail "diff --json: $(cat out.txt)"; ok
+expect 1 "$os" diff run.ostm planted.ostm
+grep -q "module: expected a module loaded with --module PATH for example.springs 1" err.txt ||
+    fail "diff without the module: $(cat err.txt)"; ok
+
 # plug-ins that are not: no file, no entry symbol, another ABI; one line each, exit 1
 expect 1 "$os" --module ./nowhere.so verify run.ostm
 [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "nowhere.so: module: expected a shared library" err.txt ||

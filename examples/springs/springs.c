@@ -21,23 +21,34 @@ static float get_f32(const uint8_t *p) {
 }
 
 int springs_setup_decode(const void *bytes, size_t n, springs_setup *out) {
-    if (n != SPRINGS_SETUP_BYTES) return -1;
-    out->count = get_u32(bytes);
-    out->seed = get_u32((const uint8_t *)bytes + 4);
+    if (n != SPRINGS_SETUP_BYTES && n != SPRINGS_SETUP_PLANT_BYTES) return -1;
+    const uint8_t *p = bytes;
+    out->count = get_u32(p);
+    out->seed = get_u32(p + 4);
+    out->plant_step = n == SPRINGS_SETUP_PLANT_BYTES ? get_u32(p + 8) : SPRINGS_NO_PLANT;
+    out->plant_entity = n == SPRINGS_SETUP_PLANT_BYTES ? get_u32(p + 12) : 0;
+    if (n == SPRINGS_SETUP_PLANT_BYTES && out->plant_step == SPRINGS_NO_PLANT) return -1;
     return out->count >= 2 && out->count <= SPRINGS_MAX ? 0 : -1;
 }
 
-void springs_setup_encode(const springs_setup *s, uint8_t out[SPRINGS_SETUP_BYTES]) {
-    for (int i = 0; i < 4; i++) {
-        out[i] = (uint8_t)(s->count >> (8 * i));
-        out[4 + i] = (uint8_t)(s->seed >> (8 * i));
-    }
+static void put_u32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+size_t springs_setup_encode(const springs_setup *s, uint8_t out[SPRINGS_SETUP_PLANT_BYTES]) {
+    put_u32(out, s->count);
+    put_u32(out + 4, s->seed);
+    if (s->plant_step == SPRINGS_NO_PLANT) return SPRINGS_SETUP_BYTES;
+    put_u32(out + 8, s->plant_step);
+    put_u32(out + 12, s->plant_entity);
+    return SPRINGS_SETUP_PLANT_BYTES;
 }
 
 void springs_init(springs_world *w, const springs_setup *s) {
     memset(w, 0, sizeof *w);
     w->count = s->count;
-    w->plant_step = ~(uint64_t)0;
+    w->plant_step = s->plant_step == SPRINGS_NO_PLANT ? ~(uint64_t)0 : s->plant_step;
+    w->plant_entity = s->plant_entity;
     uint32_t r = s->seed | 1u;
     for (uint32_t i = 0; i < w->count; i++) {
         r ^= r << 13, r ^= r >> 17, r ^= r << 5; /* xorshift32 */

@@ -9,13 +9,21 @@
 
 #define SPRINGS_MAX 4096
 #define SPRINGS_STAGES 3
-#define SPRINGS_SETUP_BYTES 8
-#define SPRINGS_IMPULSE_BYTES 12 /* u32 entity, f32 dx, f32 dy */
+#define SPRINGS_SETUP_BYTES 8        /* count, seed */
+#define SPRINGS_SETUP_PLANT_BYTES 16 /* and a planted divergence: step, entity */
+#define SPRINGS_IMPULSE_BYTES 12     /* u32 entity, f32 dx, f32 dy */
 
 typedef struct springs_setup {
     uint32_t count; /* 2..SPRINGS_MAX particles */
     uint32_t seed;  /* where they start */
+    /* A divergence planted by the setup, so two recordings can differ by it (diff's demo):
+     * from step plant_step on, particle plant_entity's spring is 0.1% stiffer. Written only
+     * when plant_step != SPRINGS_NO_PLANT (16 setup bytes instead of 8). */
+    uint32_t plant_step;
+    uint32_t plant_entity;
 } springs_setup;
+
+#define SPRINGS_NO_PLANT 0xffffffffu
 
 typedef struct springs_world {
     uint32_t count;
@@ -33,7 +41,8 @@ extern const char *const springs_stage_names[SPRINGS_STAGES];
 
 /* 0 or -1 (a setup out of range) */
 int springs_setup_decode(const void *bytes, size_t size, springs_setup *out);
-void springs_setup_encode(const springs_setup *s, uint8_t out[SPRINGS_SETUP_BYTES]);
+/* Returns the size written: SPRINGS_SETUP_BYTES, or SPRINGS_SETUP_PLANT_BYTES with a plant. */
+size_t springs_setup_encode(const springs_setup *s, uint8_t out[SPRINGS_SETUP_PLANT_BYTES]);
 void springs_init(springs_world *w, const springs_setup *s);
 /* An input is a list of impulses, 12 bytes each. Returns the byte offset of the first bad one's
  * bad field, or -1 when the input is good. */

@@ -5,7 +5,8 @@
  *
  * SPRINGS_PLANT=STEP:ENTITY in the environment plants a divergence in every world this module
  * makes: from step STEP on, particle ENTITY's spring is 0.1% stiffer. The example's test uses it
- * to check that verify names the step. */
+ * to check that verify names the step. The same plant in a 16-byte setup is a property of one
+ * recording, so diff can compare a planted run with a clean one in one process. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,7 +18,8 @@
 
 static onescope_code bad_setup(onescope_error *error) {
     return onescope_module_fail(error, ONESCOPE_E_RANGE, 0, "setup",
-                                "8 bytes: a particle count of 2..4096 and a seed", "another");
+                                "8 bytes (a particle count of 2..4096, a seed) or 16 (and a plant)",
+                                "another");
 }
 
 static onescope_code check_setup(void *context, const void *setup, size_t size,

@@ -73,6 +73,55 @@ ONESCOPE_API onescope_code onescope_recording_verify(const onescope_recording *r
                                                      onescope_verify_result *result,
                                                      const char *name, onescope_error *error);
 
+/* ---- where two recordings of one module part ---- */
+
+/* What onescope_recording_diff found. Rows are as in a recording: row 0 is the start world,
+ * row i + 1 the world after step i. */
+typedef struct onescope_recording_diff_result {
+    bool different;     /* any of the below */
+    bool setup_differs; /* the setup blobs (or the start snapshots) differ */
+    uint32_t steps_a;   /* each file's step count */
+    uint32_t steps_b;
+    uint32_t rows_compared; /* rows whose two worlds were compared and agreed */
+    /* The worlds: both run in lockstep, each with its own inputs, hashes compared per row. */
+    bool worlds_differ;
+    uint32_t row;    /* the first row whose worlds' hashes differ */
+    uint64_t hash_a; /* the two hashes there */
+    uint64_t hash_b;
+    bool input_differs; /* the inputs of the step before that row differ (row > 0) */
+    /* Stage by stage through that step (modules with stages): the first stage after which a
+     * named value (or else the hash) differs; -1 at row 0, without stages, or when no stage
+     * shows it. stage_name is the module's text. */
+    int32_t stage;
+    const char *stage_name;
+    /* The first differing named value there (modules with values and entities): the entity's
+     * index and id, the value's index in module->values, both values, and how many entities
+     * have any value different. entity_counts_differ: the two worlds hold different counts
+     * (only the common indices are compared). */
+    bool value_differs;
+    uint32_t entity;
+    uint64_t entity_id;
+    uint32_t value;
+    double value_a;
+    double value_b;
+    uint32_t entities_differing;
+    bool entity_counts_differ;
+    /* The recorded hash rows disagree where the worlds agree (one file was made by another
+     * build of the module, or edited): the first such row. */
+    bool rows_differ;
+    uint32_t rows_row;
+} onescope_recording_diff_result;
+
+/* Runs both recordings through one module in lockstep (both are checked first, as
+ * onescope_recording_check does), compares the worlds' hashes at every row both hold, and at
+ * the first row that differs runs that step again stage by stage to name the stage, the entity
+ * and the value. Values are compared bit for bit. OK whether or not they differ (see
+ * result->different); a module error names the file, the module and the step. */
+ONESCOPE_API onescope_code onescope_recording_diff(
+    const onescope_recording *a, const onescope_recording *b, const onescope_module *module,
+    const onescope_allocator *allocator, onescope_recording_diff_result *result, const char *name_a,
+    const char *name_b, onescope_error *error);
+
 /* ---- the streaming writer ---- */
 
 /* What a recording starts from. Zeroed fields are the defaults (onescope_recording_def_default). */

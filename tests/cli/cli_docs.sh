@@ -24,6 +24,17 @@ head += struct.pack("<I", 6) + bytes([3, 4, 7, 0, 0, 0]) + struct.pack("<Q", 1)
 open(sys.argv[1], "wb").write(head + b"".join(struct.pack("<IQ", 0, 2 + i) for i in range(3)))
 PY
 "$ONESCOPE" dump --json "$S/m.ostm" >"$S/ostm2.json"
+# the same recording with an impulse on body 0 at step 1, against the first: diff's keys
+python3 - "$S/m3.ostm" <<'PY'
+import struct, sys
+head = b"OSTM" + struct.pack("<HHI", 2, 1, 3) + bytes([13]) + b"onescope.test" + bytes([1]) + b"1"
+head += struct.pack("<I", 6) + bytes([3, 4, 7, 0, 0, 0]) + struct.pack("<Q", 1)
+kick = bytes([1, 0]) + struct.pack("<iii", 100, 0, 0)
+steps = [b"", kick, b""]
+open(sys.argv[1], "wb").write(head + b"".join(struct.pack("<I", len(x)) + x + struct.pack("<Q", 2 + i) for i, x in enumerate(steps)))
+PY
+"$ONESCOPE" diff --json "$S/m.ostm" "$S/m3.ostm" >"$S/diff2.json" || true
+"$ONESCOPE" diff --json "$S/m.ostm" "$S/m.ostm" >>"$S/diff2.json"
 "$ONESCOPE" replay --json --state "$TD/test-2d-600.ostm" >"$S/replay.json"
 "$ONESCOPE" replay --json "$TD/test-link-left.ostm" >>"$S/replay.json"
 "$ONESCOPE" live serve --steps 20 | "$ONESCOPE" live attach --json >"$S/attach.json" 2>/dev/null
@@ -130,7 +141,8 @@ for title, name in [('dump --json of an OSPC pose cache', 'ospc'), ('dump --json
                     ('dump --json of an OSLS live stream', 'osls'), ('dump --json of an OTS .anm clip', 'anm'),
                     ('dump --json of an OSTM v2 module recording', 'ostm2'),
                     ('dump --json of an OTS .pvt rig', 'pvt'), ('replay --json', 'replay'),
-                    ('live attach --json', 'attach'), ('diff --json', 'diff'), ('verify --json', 'verify')]:
+                    ('live attach --json', 'attach'), ('diff --json', 'diff'), ('verify --json', 'verify'),
+                    ('diff --json of two module recordings', 'diff2')]:
     documented = {k: set(t.split(' or ')) for k, t in re.findall(r'^\| `([^`]+)` \| ([a-z ]+?) \|$', section(title), re.M)}
     real = keys(name)
     for k in sorted(set(documented) ^ set(real)):

@@ -61,6 +61,11 @@ extern const cli_format cli_format_recording;
 /* What validate adds after "valid ostm2": whether the module checked the blobs. */
 const char *cli_recording_note(const uint8_t *data, size_t size, char *buf, size_t room);
 
+/* Step index's input as the module describes it, into buf (empty when the module has no
+ * describe_input or cannot say). */
+void cli_recording_describe_step(const onescope_recording *r, const onescope_module *m,
+                                 uint32_t index, char *buf, size_t size);
+
 /* Prints the error as one line on stderr. */
 void cli_print_error(const onescope_error *error);
 /* Prints "onescope CMD: message" on stderr and returns CLI_USAGE. */

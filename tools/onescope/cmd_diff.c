@@ -30,6 +30,10 @@ const cli_spec cli_spec_diff = {
              "  frames both hold (aligned by step): the first frame and entity past tolerance and\n"
              "  one summary line per entity (max distance and its step, RMS, max angle).\n"
              "  Tolerances are exact (0) by default; exact comparisons also give ULPs.\n"
+             "A.ostm B.ostm, module recordings (OSTM v2, with --module for another module's):\n"
+             "  both run in lockstep through the module; the first row whose worlds differ,\n"
+             "  the step's inputs as the module tells them, and, run again stage by stage,\n"
+             "  the stage, entity and named value that differ first, with both values.\n"
              "RUN.ostm CACHE.ospc: the replay's bodies (entity id = body + 1, mm, plus --offset)\n"
              "  against the cache's frames, the same report as for two caches.\n"
              "Files only: '-' (standard input) is not taken. Output: docs/diff.md.\n",
@@ -52,13 +56,15 @@ static onescope_format peek(const char *path, onescope_error *err) {
     size_t n = f != NULL ? fread(b, 1, sizeof b, f) : 0;
     if (f != NULL) fclose(f);
     onescope_format fmt = onescope_format_detect(b, n);
-    if (f == NULL || (fmt != ONESCOPE_FORMAT_OSTM && fmt != ONESCOPE_FORMAT_OSPC)) {
+    if (f == NULL || (fmt != ONESCOPE_FORMAT_OSTM && fmt != ONESCOPE_FORMAT_OSPC &&
+                      fmt != ONESCOPE_FORMAT_RECORDING)) {
         onescope_error_clear(err);
         err->code = f == NULL ? ONESCOPE_E_IO : ONESCOPE_E_MAGIC;
         snprintf(err->input, sizeof err->input, "%s", path);
         err->has_offset = f != NULL;
         snprintf(err->field, sizeof err->field, "magic");
-        snprintf(err->expected, sizeof err->expected, "an OSTM replay or an OSPC pose cache");
+        snprintf(err->expected, sizeof err->expected,
+                 "an OSTM replay, a module recording or an OSPC pose cache");
         snprintf(err->found, sizeof err->found, "%s",
                  f == NULL ? "a file that cannot be opened" : "neither");
         return ONESCOPE_FORMAT_UNKNOWN;
@@ -304,6 +310,170 @@ static void print_cache(const diff_args *a, const onescope_diff_cache *d, FILE *
     }
 }
 
+/* ---- two module recordings (OSTM v2, docs/recording.md) ---- */
+
+typedef struct recording_pair {
+    onescope_recording *r[2];
+    const onescope_module *m;
+    onescope_recording_diff_result d;
+    char input[2][512]; /* the differing step's inputs as the module tells them */
+} recording_pair;
+
+static void json_u64(FILE *o, const char *k, uint64_t v) {
+    json_key(o, k);
+    fprintf(o, "%" PRIu64, v);
+}
+
+static void json_bool(FILE *o, const char *k, bool v) {
+    json_key(o, k);
+    fputs(v ? "true" : "false", o);
+}
+
+static void json_hex(FILE *o, const char *k, uint64_t v) {
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016" PRIx64, v);
+    json_str(o, k, hex);
+}
+
+static void print_recordings_json(const recording_pair *p, FILE *o) {
+    const onescope_recording_diff_result *d = &p->d;
+    json_str(o, "module", p->m->id);
+    fputc(',', o);
+    json_str(o, "module_version", p->m->version);
+    fputc(',', o);
+    json_bool(o, "setup_differs", d->setup_differs);
+    fputc(',', o);
+    json_u64(o, "steps_a", d->steps_a);
+    fputc(',', o);
+    json_u64(o, "steps_b", d->steps_b);
+    fputc(',', o);
+    json_u64(o, "rows_compared", d->rows_compared);
+    fputc(',', o);
+    json_bool(o, "worlds_differ", d->worlds_differ);
+    fputs(",\"first\":", o);
+    if (!d->worlds_differ) {
+        fputs("null", o);
+    } else {
+        fputc('{', o);
+        json_u64(o, "row", d->row);
+        fputc(',', o);
+        json_hex(o, "hash_a", d->hash_a);
+        fputc(',', o);
+        json_hex(o, "hash_b", d->hash_b);
+        fputs(",\"step\":", o);
+        if (d->row == 0)
+            fputs("null", o);
+        else
+            fprintf(o, "%" PRIu32, d->row - 1);
+        fputc(',', o);
+        json_bool(o, "input_differs", d->input_differs);
+        for (int k = 0; k < 2; k++) {
+            fputc(',', o);
+            json_str(o, k ? "input_b" : "input_a", p->input[k]);
+        }
+        fputs(",\"stage\":", o);
+        if (d->stage < 0) {
+            fputs("null", o);
+        } else {
+            fputc('{', o);
+            json_u64(o, "index", (uint64_t)d->stage);
+            fputc(',', o);
+            json_str(o, "name", d->stage_name);
+            fputc('}', o);
+        }
+        fputs(",\"value\":", o);
+        if (!d->value_differs) {
+            fputs("null", o);
+        } else {
+            const onescope_value_info *v = &p->m->values[d->value];
+            fputc('{', o);
+            json_u64(o, "entity", d->entity);
+            fputc(',', o);
+            json_u64(o, "entity_id", d->entity_id);
+            fputc(',', o);
+            json_str(o, "name", v->name);
+            fputc(',', o);
+            json_str(o, "unit", v->unit);
+            fputs(",\"a\":", o);
+            cli_json_double(o, d->value_a);
+            fputs(",\"b\":", o);
+            cli_json_double(o, d->value_b);
+            fputc(',', o);
+            json_u64(o, "entities_differing", d->entities_differing);
+            fputc('}', o);
+        }
+        fputc(',', o);
+        json_bool(o, "entity_counts_differ", d->entity_counts_differ);
+        fputc('}', o);
+    }
+    fputc(',', o);
+    json_bool(o, "rows_differ", d->rows_differ);
+    fputs(",\"rows_row\":", o);
+    if (d->rows_differ)
+        fprintf(o, "%" PRIu32, d->rows_row);
+    else
+        fputs("null", o);
+}
+
+static void print_recordings(const diff_args *a, const recording_pair *p, FILE *o) {
+    if (a->json) {
+        print_recordings_json(p, o);
+        return;
+    }
+    const onescope_recording_diff_result *d = &p->d;
+    fprintf(o, "module: %s %s\n", cli_shown(p->m->id), cli_shown(p->m->version));
+    if (d->setup_differs) fputs("setup: differs\n", o);
+    if (d->steps_a != d->steps_b)
+        fprintf(o, "steps: %" PRIu32 " and %" PRIu32 "\n", d->steps_a, d->steps_b);
+    if (d->worlds_differ) {
+        if (d->row == 0)
+            fprintf(o, "first difference: row 0 (the start worlds)");
+        else
+            fprintf(o, "first difference: row %" PRIu32 " (the world after step %" PRIu32 ")",
+                    d->row, d->row - 1);
+        fprintf(o, ", hashes %016" PRIx64 " and %016" PRIx64 "\n", d->hash_a, d->hash_b);
+        if (d->row > 0 && d->input_differs) {
+            fprintf(o, "step %" PRIu32 " input: differs", d->row - 1);
+            if (p->input[0][0] != '\0' || p->input[1][0] != '\0')
+                fprintf(o, ": %s | %s", cli_shown(p->input[0]), cli_shown(p->input[1]));
+            fputc('\n', o);
+        }
+        if (d->stage >= 0)
+            fprintf(o, "stage: %s (%" PRId32 " of %" PRIu32 ")\n", cli_shown(d->stage_name),
+                    d->stage + 1, p->m->stage_count);
+        if (d->value_differs) {
+            const onescope_value_info *v = &p->m->values[d->value];
+            fprintf(o, "entity %" PRIu32 " (id %" PRIu64 ") %s", d->entity, d->entity_id,
+                    cli_shown(v->name));
+            if (v->unit[0] != '\0') fprintf(o, " (%s)", cli_shown(v->unit));
+            fprintf(o, ": %.17g and %.17g; %" PRIu32 " %s\n", d->value_a, d->value_b,
+                    d->entities_differing,
+                    d->entities_differing == 1 ? "entity differs" : "entities differ");
+        }
+        if (d->entity_counts_differ) fputs("entity counts differ\n", o);
+    }
+    if (d->rows_differ)
+        fprintf(o, "recorded hash rows differ from row %" PRIu32 " where the worlds agree\n",
+                d->rows_row);
+}
+
+static onescope_code diff_recordings(const diff_args *a, recording_pair *p, onescope_error *err) {
+    onescope_code rc = ONESCOPE_OK;
+    for (int k = 0; k < 2 && rc == ONESCOPE_OK; k++)
+        rc = onescope_recording_read_file(a->path[k], NULL, &p->r[k], err);
+    if (rc == ONESCOPE_OK)
+        rc = cli_module_for(onescope_recording_module_id(p->r[0]),
+                            onescope_recording_module_version(p->r[0]), a->path[0], &p->m, err);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_recording_diff(p->r[0], p->r[1], p->m, NULL, &p->d, a->path[0], a->path[1],
+                                     err);
+    if (rc == ONESCOPE_OK && p->d.worlds_differ && p->d.row > 0)
+        for (int k = 0; k < 2; k++)
+            cli_recording_describe_step(p->r[k], p->m, p->d.row - 1, p->input[k],
+                                        sizeof p->input[k]);
+    return rc;
+}
+
 static int parse_args(int argc, char **argv, diff_args *a) {
     cli_args p;
     int status = cli_parse(&cli_spec_diff, argc, argv, 2, 2, &p);
@@ -347,6 +517,8 @@ int cmd_diff(int argc, char **argv) {
     onescope_diff_replay *dr = NULL;
     onescope_diff_cache *dc = NULL;
     onescope_replay *r[2] = {NULL, NULL};
+    recording_pair rp;
+    memset(&rp, 0, sizeof rp);
     for (int k = 0; k < 2 && code == ONESCOPE_OK; k++) {
         f[k] = peek(a.path[k], &err);
         if (f[k] == ONESCOPE_FORMAT_UNKNOWN)
@@ -354,7 +526,18 @@ int cmd_diff(int argc, char **argv) {
         else if (f[k] == ONESCOPE_FORMAT_OSTM)
             code = onescope_replay_read_file(a.path[k], NULL, &r[k], &err);
     }
-    if (code == ONESCOPE_OK && f[0] == ONESCOPE_FORMAT_OSTM && f[1] == ONESCOPE_FORMAT_OSTM) {
+    bool recordings = f[0] == ONESCOPE_FORMAT_RECORDING || f[1] == ONESCOPE_FORMAT_RECORDING;
+    if (code == ONESCOPE_OK && recordings && f[0] != f[1]) {
+        onescope_replay_free(r[0]);
+        onescope_replay_free(r[1]);
+        return cli_usage_error("diff", "a module recording (OSTM v2) is diffed with another one");
+    }
+    if (code == ONESCOPE_OK && recordings) {
+        kind = "recordings";
+        code = diff_recordings(&a, &rp, &err);
+        different = code == ONESCOPE_OK && rp.d.different;
+    } else if (code == ONESCOPE_OK && f[0] == ONESCOPE_FORMAT_OSTM &&
+               f[1] == ONESCOPE_FORMAT_OSTM) {
         kind = "replays";
         code = onescope_diff_replays(r[0], r[1], &a.o, NULL, &dr, &err);
         different = code == ONESCOPE_OK && dr->different;
@@ -388,6 +571,8 @@ int cmd_diff(int argc, char **argv) {
         fputc(',', stdout);
         if (code != ONESCOPE_OK) {
             json_str(stdout, "error", line);
+        } else if (recordings) {
+            print_recordings(&a, &rp, stdout);
         } else if (dr != NULL) {
             print_replay(&a, dr, stdout);
         } else {
@@ -395,13 +580,17 @@ int cmd_diff(int argc, char **argv) {
         }
         fputs("}\n", stdout);
     } else if (code == ONESCOPE_OK && !(cli.quiet && !different)) {
-        if (dr != NULL)
+        if (recordings)
+            print_recordings(&a, &rp, stdout);
+        else if (dr != NULL)
             print_replay(&a, dr, stdout);
         else
             print_cache(&a, dc, stdout);
         printf("%s and %s: %s\n", cli_shown(a.path[0]), cli_shown(a.path[1]), status);
     }
     if (code != ONESCOPE_OK) fprintf(stderr, "%s\n", line);
+    onescope_recording_free(rp.r[0]);
+    onescope_recording_free(rp.r[1]);
     onescope_diff_replay_free(dr);
     onescope_diff_cache_free(dc);
     onescope_replay_free(r[0]);

@@ -111,24 +111,6 @@ static bool is_recording(const char *path) {
 }
 
 /* The step whose result differs, as the module describes it (when it can). */
-static void describe_step(verify_item *it, const onescope_recording *r, const onescope_module *m) {
-    const uint8_t *p;
-    size_t n, setup_size;
-    const uint8_t *setup = onescope_recording_setup(r, &setup_size);
-    onescope_world *w;
-    onescope_error err;
-    if (m->describe_input == NULL ||
-        onescope_recording_step_input(r, it->v.first_row - 1, &p, &n) != ONESCOPE_OK ||
-        onescope_world_create(m, setup, setup_size, NULL, &w, &err) != ONESCOPE_OK)
-        return;
-    onescope_buffer text;
-    if (onescope_world_describe_input(w, p, n, NULL, &text, &err) == ONESCOPE_OK) {
-        snprintf(it->step_text, sizeof it->step_text, "%s", (const char *)text.data);
-        onescope_buffer_free(&text);
-    }
-    onescope_world_free(w);
-}
-
 /* A module recording: read whole (docs/recording.md), run over the module it names. */
 static onescope_code verify_recording(verify_item *it, onescope_error *err) {
     onescope_recording *r;
@@ -139,7 +121,8 @@ static onescope_code verify_recording(verify_item *it, onescope_error *err) {
     onescope_code rc = cli_module_for(onescope_recording_module_id(r),
                                       onescope_recording_module_version(r), name, &m, err);
     if (rc == ONESCOPE_OK) rc = onescope_recording_verify(r, m, NULL, &it->v, name, err);
-    if (rc == ONESCOPE_E_MISMATCH && it->v.first_row > 0) describe_step(it, r, m);
+    if (rc == ONESCOPE_E_MISMATCH && it->v.first_row > 0)
+        cli_recording_describe_step(r, m, it->v.first_row - 1, it->step_text, sizeof it->step_text);
     onescope_recording_free(r);
     return rc;
 }

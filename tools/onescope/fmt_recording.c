@@ -32,6 +32,27 @@ static onescope_code validate(const uint8_t *data, size_t size, const char *name
     return ONESCOPE_OK;
 }
 
+void cli_recording_describe_step(const onescope_recording *r, const onescope_module *m,
+                                 uint32_t index, char *buf, size_t size) {
+    const uint8_t *p;
+    size_t n, setup_size;
+    const uint8_t *setup = onescope_recording_setup(r, &setup_size);
+    onescope_world *w;
+    onescope_error err;
+    buf[0] = '\0';
+    /* describe_input reads the setup, not a world; the world is the seam's way to call it */
+    if (m->describe_input == NULL ||
+        onescope_recording_step_input(r, index, &p, &n) != ONESCOPE_OK ||
+        onescope_world_create(m, setup, setup_size, NULL, &w, &err) != ONESCOPE_OK)
+        return;
+    onescope_buffer text;
+    if (onescope_world_describe_input(w, p, n, NULL, &text, &err) == ONESCOPE_OK) {
+        snprintf(buf, size, "%s", (const char *)text.data);
+        onescope_buffer_free(&text);
+    }
+    onescope_world_free(w);
+}
+
 const char *cli_recording_note(const uint8_t *data, size_t size, char *buf, size_t room) {
     onescope_recording *r;
     onescope_error err;
