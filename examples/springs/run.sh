@@ -128,6 +128,19 @@ expect 1 "$os" diff run.ostm planted.ostm
 grep -q "module: expected a module loaded with --module PATH for example.springs 1" err.txt ||
     fail "diff without the module: $(cat err.txt)"; ok
 
+# the engine's own CLI (onescope_cli_main): the same commands with the module linked in, no
+# --module; the archive it links exports onescope_cli_main alone (the CLI's names stay inside)
+[ -x "$b/springs_cli" ] || fail "springs_cli was not built: the package has no onescope::cli"
+expect 0 "$b/springs_cli" verify run.ostm
+grep -q "run.ostm: ok, 601 hash rows match" out.txt || fail "springs_cli verify: $(cat out.txt)"; ok
+expect 1 "$b/springs_cli" diff run.ostm planted.ostm
+grep -q "^stage: integrate (2 of 3)$" out.txt || fail "springs_cli diff: $(cat out.txt)"; ok
+expect 0 "$b/springs_cli" verify "$prefix/work/run.ostm" -q; ok
+expect 2 "$b/springs_cli" nosuchcommand
+grep -q "unknown command 'nosuchcommand'" err.txt || fail "springs_cli usage: $(cat err.txt)"; ok
+globals=$(nm -g --defined-only "$prefix"/lib*/libonescope_cli.a | awk 'NF == 3 {print $3}')
+[ "$globals" = "onescope_cli_main" ] || fail "libonescope_cli.a exports: $globals"; ok
+
 # plug-ins that are not: no file, no entry symbol, another ABI; one line each, exit 1
 expect 1 "$os" --module ./nowhere.so verify run.ostm
 [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "nowhere.so: module: expected a shared library" err.txt ||
