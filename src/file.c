@@ -18,6 +18,7 @@
 #include "check_internal.h"
 #include "file_internal.h"
 #include "internal.h"
+#include "recording_internal.h"
 #include "replay_internal.h" /* the replay's allocator for the temporary bytes */
 #include "onescope/file.h"
 #include "onescope/live.h"
@@ -737,6 +738,22 @@ static onescope_code stream_ostm(int fd, uint8_t *buf, size_t n, size_t total, c
     return rc;
 }
 
+/* Streams the rest of fd through the module recording's scan (the parser's rules, fed in
+ * pieces): the container only, as the parser checks it; the blobs are the module's. */
+static onescope_code stream_recording(int fd, uint8_t *buf, size_t n, size_t total,
+                                      const char *name, onescope_error *error) {
+    onescope_os_rec_scan s;
+    onescope_os_rec_scan_init(&s, total, false, name);
+    onescope_code rc = onescope_os_rec_scan_feed(&s, buf, n);
+    while (rc == ONESCOPE_OK && n > 0) {
+        ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
+        if (k < 0) return io_fail(error, name, "cannot read");
+        n = (size_t)k;
+        rc = onescope_os_rec_scan_feed(&s, buf, n);
+    }
+    return onescope_os_rec_scan_end(&s, error);
+}
+
 /* Streams the rest of fd into the live decoder. */
 static onescope_code stream_osls(int fd, uint8_t *buf, size_t n, const char *name,
                                  const onescope_parse_options *options, onescope_error *error) {
@@ -869,13 +886,9 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
         rc = io_fail(error, path, "cannot read");
     } else {
         *format = onescope_format_detect(buf, (size_t)n);
-        if (*format == ONESCOPE_FORMAT_RECORDING) {
-            /* No push validator yet: read whole, under the same size limit (docs/recording.md) */
-            close(fd);
-            onescope_os_free(a, raw);
-            return validate_whole(path, options, format, error);
-        }
-        if (*format == ONESCOPE_FORMAT_OSPC)
+        if (*format == ONESCOPE_FORMAT_RECORDING)
+            rc = stream_recording(fd, buf, (size_t)n, (size_t)st.st_size, path, error);
+        else if (*format == ONESCOPE_FORMAT_OSPC)
             rc = stream_ospc(fd, buf, (size_t)n, (size_t)st.st_size, path, options, error);
         else if (*format == ONESCOPE_FORMAT_OSTM)
             rc = stream_ostm(fd, buf, (size_t)n, (size_t)st.st_size, path, options, NULL, error);

@@ -46,22 +46,29 @@ static onescope_code read_text(onescope_os_reader *rd, const char *field, bool i
     return ONESCOPE_OK;
 }
 
-/* A u32 length and that many bytes, which must remain. */
-static onescope_code read_blob(onescope_os_reader *rd, const char *field, uint64_t *at,
-                               uint32_t *size) {
-    OS_TRY(onescope_os_read_u32(rd, field, size));
-    *at = rd->pos;
-    if (*size > onescope_os_reader_remaining(rd))
-        return onescope_os_reader_fail_at(rd, rd->pos, ONESCOPE_E_TRUNCATED, field,
-                                          "the length's bytes", "%zu of %" PRIu32 " bytes left",
-                                          onescope_os_reader_remaining(rd), *size);
-    rd->pos += *size;
-    return ONESCOPE_OK;
-}
+/* ---- the scan: every rule of the container, once, fed in pieces ----
+ * The parser feeds it the whole buffer, recovery a partial's bytes, file.c a file through one
+ * buffer (check_internal.h). Each unit (the fixed head, a text, a length, a row) is gathered
+ * whole, or up to the end of the input, and checked by a reader over its bytes alone; its
+ * error's offset is then moved to the file's. Blob bytes (the setup, the snapshot, each input)
+ * are the module's and are only counted past. */
 
-onescope_code onescope_os_rec_read_head(onescope_os_reader *rd, bool open_ok,
-                                        onescope_os_rec_head *h) {
-    memset(h, 0, sizeof *h);
+typedef enum scan_state {
+    S_FIXED,     /* magic, version, flags, step count: 12 bytes */
+    S_ID,        /* length byte, then the module id */
+    S_VERSION,   /* the module version, the same way */
+    S_SETUP_LEN, /* u32 */
+    S_SETUP,     /* skipped */
+    S_SNAP_LEN,
+    S_SNAP,
+    S_ROW0,
+    S_LEN, /* a record's input length */
+    S_INPUT,
+    S_ROW,
+    S_END, /* every record read: nothing may follow */
+} scan_state;
+
+static onescope_code read_fixed(onescope_os_reader *rd, bool open_ok, onescope_os_rec_head *h) {
     const uint8_t *magic;
     OS_TRY(onescope_os_read_bytes(rd, "magic", 4, &magic));
     if (memcmp(magic, "OSTM", 4) != 0)
@@ -83,37 +90,214 @@ onescope_code onescope_os_rec_read_head(onescope_os_reader *rd, bool open_ok,
             open_ok ? "at most 16777216, or 0xffffffff (still open)" : "at most 16777216",
             h->open ? "0xffffffff (a partial still being written: recover it)" : "%" PRIu32,
             h->step_count);
-    OS_TRY(read_text(rd, "module id", true, h->module_id));
-    OS_TRY(read_text(rd, "module version", false, h->module_version));
-    OS_TRY(read_blob(rd, "setup length", &h->setup_at, &h->setup_size));
-    if (h->flags & ONESCOPE_RECORDING_FLAG_START_SNAPSHOT)
-        OS_TRY(read_blob(rd, "snapshot length", &h->snapshot_at, &h->snapshot_size));
-    if (h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) {
-        h->row0_at = rd->pos;
-        uint64_t row0;
-        OS_TRY(onescope_os_read_u64(rd, "hash row 0", &row0));
-    }
-    h->records_at = rd->pos;
+    if (open_ok && h->open && !(h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS))
+        return onescope_os_reader_fail_at(rd, 6, ONESCOPE_E_FLAGS, "flags",
+                                          "bit 0 set (the writer always records hash rows)",
+                                          "0x%04x", (unsigned)h->flags);
     return ONESCOPE_OK;
 }
 
-size_t onescope_os_rec_record_min(const onescope_os_rec_head *h) {
+/* A u32 length whose bytes must remain in the input: left is what follows the length. */
+static onescope_code read_length(onescope_os_reader *rd, const char *field, uint64_t left,
+                                 uint32_t *size) {
+    OS_TRY(onescope_os_read_u32(rd, field, size));
+    if (*size > left)
+        return onescope_os_reader_fail_at(rd, rd->pos, ONESCOPE_E_TRUNCATED, field,
+                                          "the length's bytes",
+                                          "%" PRIu64 " of %" PRIu32 " bytes left", left, *size);
+    return ONESCOPE_OK;
+}
+
+static size_t record_min(const onescope_os_rec_head *h) {
     return 4u + ((h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) ? 8u : 0u);
 }
 
-onescope_code onescope_os_rec_read_record(onescope_os_reader *rd, const onescope_os_rec_head *h,
-                                          uint32_t index) {
+void onescope_os_rec_scan_init(onescope_os_rec_scan *s, uint64_t total, bool partial,
+                               const char *name) {
+    memset(s, 0, sizeof *s);
+    s->total = total;
+    s->partial = partial;
+    s->name = name;
+    s->state = S_FIXED;
+    s->want = 12;
+}
+
+/* The unit after the head, or the end when a final count has no record. */
+static void head_done(onescope_os_rec_scan *s) {
+    onescope_os_rec_head *h = &s->h;
+    h->records_at = s->pos;
+    s->state = !s->partial && h->step_count == 0 ? S_END : S_LEN;
+    s->want = 4;
+    if (s->partial || s->state == S_END) return;
+    /* Every record takes at least its length (and its row): a count the bytes cannot hold is
+     * refused here, before a parser allocates its offsets. */
+    if (h->step_count > (s->total - s->pos) / record_min(h))
+        s->rc = onescope_os_fail(&s->error, ONESCOPE_E_TRUNCATED, s->name, 8, "step count",
+                                 "a count whose records fit in the bytes after the head",
+                                 "%" PRIu32 " steps in %" PRIu64 " bytes", h->step_count,
+                                 s->total - s->pos);
+}
+
+static void record_done(onescope_os_rec_scan *s) {
+    s->records++;
+    s->state = !s->partial && s->records == s->h.step_count ? S_END : S_LEN;
+    s->want = 4;
+}
+
+/* After a blob's length: past its bytes (none: straight on). */
+static void skip_then(onescope_os_rec_scan *s, scan_state blob, uint32_t size) {
+    s->skip = size;
+    s->state = blob;
+    s->want = 0;
+}
+
+/* A unit's failure: the error's offset moved from the unit's to the input's. */
+static void unit_failed(onescope_os_rec_scan *s, onescope_code rc) {
+    if (s->error.has_offset) s->error.offset += s->unit_at;
+    s->rc = rc;
+}
+
+#define UNIT_TRY(expr)                                                                             \
+    do {                                                                                           \
+        onescope_code unit_rc_ = (expr);                                                           \
+        if (unit_rc_ != ONESCOPE_OK) {                                                             \
+            unit_failed(s, unit_rc_);                                                              \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+
+/* Checks the gathered unit, then moves on to the next. */
+static void unit_done(onescope_os_rec_scan *s) {
+    onescope_os_reader rd;
+    onescope_os_reader_init(&rd, s->unit, s->have, s->name, &s->error);
+    onescope_os_rec_head *h = &s->h;
+    uint64_t left = s->total - (s->unit_at + s->have); /* what the input holds after the unit */
     char field[48];
-    snprintf(field, sizeof field, "step %" PRIu32 " input length", index);
-    uint64_t at;
     uint32_t n;
-    OS_TRY(read_blob(rd, field, &at, &n));
-    if (h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) {
-        snprintf(field, sizeof field, "hash row %" PRIu64, (uint64_t)index + 1);
-        uint64_t row;
-        OS_TRY(onescope_os_read_u64(rd, field, &row));
+    uint64_t row;
+    switch (s->state) {
+        case S_FIXED:
+            UNIT_TRY(read_fixed(&rd, s->partial, h));
+            s->state = S_ID;
+            s->want = 1;
+            return;
+        case S_ID:
+            UNIT_TRY(read_text(&rd, "module id", true, h->module_id));
+            s->state = S_VERSION;
+            s->want = 1;
+            return;
+        case S_VERSION:
+            UNIT_TRY(read_text(&rd, "module version", false, h->module_version));
+            s->state = S_SETUP_LEN;
+            s->want = 4;
+            return;
+        case S_SETUP_LEN:
+            UNIT_TRY(read_length(&rd, "setup length", left, &h->setup_size));
+            h->setup_at = s->pos;
+            skip_then(s, S_SETUP, h->setup_size);
+            return;
+        case S_SNAP_LEN:
+            UNIT_TRY(read_length(&rd, "snapshot length", left, &h->snapshot_size));
+            h->snapshot_at = s->pos;
+            skip_then(s, S_SNAP, h->snapshot_size);
+            return;
+        case S_ROW0:
+            UNIT_TRY(onescope_os_read_u64(&rd, "hash row 0", &row));
+            h->row0_at = s->unit_at;
+            head_done(s);
+            return;
+        case S_LEN:
+            snprintf(field, sizeof field, "step %" PRIu32 " input length", s->records);
+            UNIT_TRY(read_length(&rd, field, left, &n));
+            skip_then(s, S_INPUT, n);
+            return;
+        default: /* S_ROW */
+            snprintf(field, sizeof field, "hash row %" PRIu64, (uint64_t)s->records + 1);
+            UNIT_TRY(onescope_os_read_u64(&rd, field, &row));
+            record_done(s);
     }
-    return ONESCOPE_OK;
+}
+
+/* After the blob the state names: what comes next. */
+static void blob_done(onescope_os_rec_scan *s) {
+    bool rows = s->h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS;
+    if (s->state == S_SETUP && (s->h.flags & ONESCOPE_RECORDING_FLAG_START_SNAPSHOT)) {
+        s->state = S_SNAP_LEN;
+        s->want = 4;
+    } else if (rows) { /* row 0 after the head, a step's row after its input */
+        s->state = s->state == S_INPUT ? S_ROW : S_ROW0;
+        s->want = 8;
+    } else if (s->state == S_INPUT) {
+        record_done(s);
+    } else {
+        head_done(s);
+    }
+}
+
+onescope_code onescope_os_rec_scan_feed(onescope_os_rec_scan *s, const void *data, size_t n) {
+    const uint8_t *p = data;
+    while (s->rc == ONESCOPE_OK && n > 0) {
+        if (s->state == S_END) {
+            s->rc =
+                onescope_os_fail(&s->error, ONESCOPE_E_TRAILING, s->name, s->pos, "end of input",
+                                 "end of input", "%" PRIu64 " more bytes", s->total - s->pos);
+            break;
+        }
+        if (s->state == S_SETUP || s->state == S_SNAP || s->state == S_INPUT) {
+            size_t k = s->skip < n ? (size_t)s->skip : n;
+            s->skip -= k;
+            s->pos += k;
+            p += k;
+            n -= k;
+            if (s->skip == 0) blob_done(s);
+            continue;
+        }
+        if (s->have == 0) {
+            s->unit_at = s->pos;
+            if (s->state == S_LEN) s->record_at = s->pos;
+            if (s->partial && s->state == S_LEN && s->records == ONESCOPE_RECORDING_MAX_STEPS) {
+                s->rc = onescope_os_fail(&s->error, ONESCOPE_E_RANGE, s->name, s->pos, "step count",
+                                         "at most 16777216 steps", "more records");
+                break;
+            }
+        }
+        size_t k = s->want - s->have < n ? s->want - s->have : n;
+        memcpy(s->unit + s->have, p, k);
+        s->have += k;
+        s->pos += k;
+        p += k;
+        n -= k;
+        if (s->have < s->want) continue;
+        if ((s->state == S_ID || s->state == S_VERSION) && s->have == 1 && s->unit[0] != 0 &&
+            s->unit[0] <= 64) {
+            s->want = 1 + (size_t)s->unit[0]; /* the text's bytes follow its length */
+            continue;
+        }
+        unit_done(s);
+        s->have = 0;
+    }
+    return s->rc;
+}
+
+onescope_code onescope_os_rec_scan_end(onescope_os_rec_scan *s, onescope_error *error) {
+    bool clean = s->state == S_END || (s->partial && s->state == S_LEN && s->have == 0);
+    if (s->rc == ONESCOPE_OK && !clean) {
+        /* Cut by the end: the unit as far as it got fails its reader the way the whole input's
+         * reader would have. */
+        if (s->have == 0) {
+            s->unit_at = s->pos;
+            if (s->state == S_LEN) s->record_at = s->pos;
+        }
+        bool blob = s->state == S_SETUP || s->state == S_SNAP || s->state == S_INPUT;
+        if (!blob) unit_done(s);
+        /* Blob lengths are checked against the size given up front, so only an input that
+         * ended early (a file that shrank while it was read) stops inside a blob. */
+        if (s->rc == ONESCOPE_OK)
+            s->rc = onescope_os_fail(&s->error, ONESCOPE_E_TRUNCATED, s->name, s->pos, "input size",
+                                     "the size given up front", "%" PRIu64 " bytes", s->pos);
+    }
+    if (s->rc != ONESCOPE_OK && error != NULL) *error = s->error;
+    return s->rc;
 }
 
 onescope_code onescope_recording_parse(const void *data, size_t size, const char *name,
@@ -129,17 +313,11 @@ onescope_code onescope_recording_parse(const void *data, size_t size, const char
         return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "input size",
                                 "at most the input limit", "%zu bytes (limit %zu)", size, limit);
     const onescope_allocator *a = options != NULL ? options->allocator : NULL;
-    onescope_os_reader rd;
-    onescope_os_reader_init(&rd, data, size, name, error);
-    onescope_os_rec_head h;
-    OS_TRY(onescope_os_rec_read_head(&rd, false, &h));
-    /* Every record takes at least its length (and its row): a count the bytes cannot hold is
-     * refused before the offsets are allocated. */
-    if (h.step_count > onescope_os_reader_remaining(&rd) / onescope_os_rec_record_min(&h))
-        return onescope_os_reader_fail_at(&rd, 8, ONESCOPE_E_TRUNCATED, "step count",
-                                          "a count whose records fit in the bytes after the head",
-                                          "%" PRIu32 " steps in %zu bytes", h.step_count,
-                                          onescope_os_reader_remaining(&rd));
+    onescope_os_rec_scan s;
+    onescope_os_rec_scan_init(&s, size, false, name);
+    (void)onescope_os_rec_scan_feed(&s, data, size);
+    OS_TRY(onescope_os_rec_scan_end(&s, error));
+    const onescope_os_rec_head h = s.h;
     onescope_recording *r = onescope_os_calloc(a, 1, sizeof *r);
     uint64_t *records = onescope_os_calloc(a, h.step_count ? h.step_count : 1, sizeof *records);
     uint8_t *bytes = onescope_os_alloc(a, size ? size : 1);
@@ -150,17 +328,12 @@ onescope_code onescope_recording_parse(const void *data, size_t size, const char
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "recording", NULL,
                                 "could not allocate memory");
     }
-    onescope_code rc = ONESCOPE_OK;
-    for (uint32_t i = 0; i < h.step_count && rc == ONESCOPE_OK; i++) {
-        records[i] = rd.pos;
-        rc = onescope_os_rec_read_record(&rd, &h, i);
-    }
-    if (rc == ONESCOPE_OK) rc = onescope_os_reader_end(&rd);
-    if (rc != ONESCOPE_OK) {
-        onescope_os_free(a, r);
-        onescope_os_free(a, records);
-        onescope_os_free(a, bytes);
-        return rc;
+    /* The scan checked every length: the records are walked, not checked again. */
+    const uint8_t *p = data;
+    uint64_t at = h.records_at, row = (h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) ? 8 : 0;
+    for (uint32_t i = 0; i < h.step_count; i++) {
+        records[i] = at;
+        at += 4 + (uint64_t)onescope_os_get_u32(p + at) + row;
     }
     if (size) memcpy(bytes, data, size);
     r->allocator = a;
@@ -169,6 +342,32 @@ onescope_code onescope_recording_parse(const void *data, size_t size, const char
     r->h = h;
     r->records = records;
     *out = r;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_recording_peek_module(const void *data, size_t size, const char *name,
+                                             char id[65], char version[65], onescope_error *error) {
+    if (name == NULL) name = "<ostm>";
+    if (id == NULL || version == NULL || (data == NULL && size != 0))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                                "data, id and version must be given");
+    id[0] = version[0] = '\0';
+    onescope_os_rec_scan s; /* the input's size is not known: no length is checked yet */
+    onescope_os_rec_scan_init(&s, UINT64_MAX, true, name);
+    if (size > ONESCOPE_RECORDING_PEEK_BYTES) size = ONESCOPE_RECORDING_PEEK_BYTES;
+    const uint8_t *p = data;
+    for (size_t i = 0; i < size && s.rc == ONESCOPE_OK && s.state < S_SETUP_LEN; i++)
+        (void)onescope_os_rec_scan_feed(&s, p + i, 1);
+    if (s.rc == ONESCOPE_OK && s.state < S_SETUP_LEN) {
+        s.total = s.pos; /* the bytes ended inside the id or the version */
+        (void)onescope_os_rec_scan_end(&s, NULL);
+    }
+    if (s.rc != ONESCOPE_OK) {
+        if (error != NULL) *error = s.error;
+        return s.rc;
+    }
+    memcpy(id, s.h.module_id, sizeof s.h.module_id);
+    memcpy(version, s.h.module_version, sizeof s.h.module_version);
     return ONESCOPE_OK;
 }
 
@@ -298,44 +497,29 @@ onescope_code onescope_recording_write(const onescope_recording *r, const onesco
 onescope_code onescope_os_rec_partial_scan(const uint8_t *data, size_t size, const char *name,
                                            onescope_os_rec_partial *info, onescope_error *error) {
     memset(info, 0, sizeof *info);
-    onescope_os_reader rd;
-    onescope_os_reader_init(&rd, data, size, name, error);
-    onescope_os_rec_head h;
-    OS_TRY(onescope_os_rec_read_head(&rd, true, &h));
-    if (!(h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) && h.open)
-        return onescope_os_reader_fail_at(&rd, 6, ONESCOPE_E_FLAGS, "flags",
-                                          "bit 0 set (the writer always records hash rows)",
-                                          "0x%04x", (unsigned)h.flags);
-    uint32_t steps = 0;
-    onescope_error inner; /* a record's failure: torn at the end, or damage */
-    rd.error = &inner;
-    while (onescope_os_reader_remaining(&rd) > 0) {
-        size_t at = rd.pos;
-        if (steps == ONESCOPE_RECORDING_MAX_STEPS)
-            return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, "step count",
-                                    "at most 16777216 steps", "more records");
-        onescope_error_clear(&inner);
-        if (onescope_os_rec_read_record(&rd, &h, steps) != ONESCOPE_OK) {
-            if (inner.code != ONESCOPE_E_TRUNCATED) { /* not cut by the end: damage */
-                if (error != NULL) *error = inner;
-                return inner.code;
-            }
-            /* Cut by the end of the file: the record a kill tore. It is dropped, and said. */
-            info->dropped_at = at;
-            info->dropped_bytes = size - at;
-            rd.pos = size;
-            break;
-        }
-        steps++;
+    onescope_os_rec_scan s;
+    onescope_os_rec_scan_init(&s, size, true, name);
+    (void)onescope_os_rec_scan_feed(&s, data, size);
+    onescope_error inner;
+    onescope_code rc = onescope_os_rec_scan_end(&s, &inner);
+    bool in_records = s.state == S_LEN || s.state == S_INPUT || s.state == S_ROW;
+    if (rc != ONESCOPE_OK && !(in_records && inner.code == ONESCOPE_E_TRUNCATED)) {
+        if (error != NULL) *error = inner; /* the head's error, or damage inside the records */
+        return rc;
     }
-    if (!h.open && (steps != h.step_count || info->dropped_bytes != 0))
+    if (rc != ONESCOPE_OK) { /* cut by the end of the file: the record a kill tore, dropped */
+        info->dropped_at = s.record_at;
+        info->dropped_bytes = size - s.record_at;
+    }
+    const onescope_os_rec_head *h = &s.h;
+    if (!h->open && (s.records != h->step_count || info->dropped_bytes != 0))
         return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, 8, "step count",
                                 "the records the file holds (a final count is kept only when it "
                                 "matches them)",
-                                "%" PRIu32 " for %" PRIu32 " whole records%s", h.step_count, steps,
-                                info->dropped_bytes ? " and a torn one" : "");
-    info->head = h;
-    info->steps = steps;
+                                "%" PRIu32 " for %" PRIu32 " whole records%s", h->step_count,
+                                s.records, info->dropped_bytes ? " and a torn one" : "");
+    info->head = *h;
+    info->steps = s.records;
     info->kept_bytes = size - info->dropped_bytes;
     return ONESCOPE_OK;
 }

@@ -21,14 +21,34 @@ typedef struct onescope_os_rec_head {
     uint64_t records_at;
 } onescope_os_rec_head;
 
-/* Reads and checks the head; open_ok accepts the open count of a partial. */
-onescope_code onescope_os_rec_read_head(onescope_os_reader *rd, bool open_ok,
-                                        onescope_os_rec_head *h);
-/* The fewest bytes a step record takes (its length, and its row with flag bit 0). */
-size_t onescope_os_rec_record_min(const onescope_os_rec_head *h);
-/* Reads and checks step index's record (length, input, row). */
-onescope_code onescope_os_rec_read_record(onescope_os_reader *rd, const onescope_os_rec_head *h,
-                                          uint32_t index);
+/* The one scan of the container's rules, fed in pieces of any size (recording.c): the parser
+ * feeds a whole buffer, recovery a partial's bytes, onescope_file_validate a file through one
+ * buffer. total is the input's size, known up front; partial accepts the open count and reads
+ * records to the end of the input whatever the count says. The verdict, offset and message
+ * are the same however the bytes are cut. Memory: this struct. */
+typedef struct onescope_os_rec_scan {
+    const char *name;
+    uint64_t total;
+    bool partial;
+    int state;
+    uint64_t pos;       /* the input offset of the next byte */
+    uint8_t unit[65];   /* the unit being gathered: at most a text's length byte and 64 bytes */
+    size_t have, want;
+    uint64_t unit_at;   /* its offset */
+    uint64_t skip;      /* blob bytes still to pass */
+    uint32_t records;   /* whole records so far */
+    uint64_t record_at; /* the offset of the record being read */
+    onescope_os_rec_head h; /* filled as the head passes */
+    onescope_code rc;
+    onescope_error error;
+} onescope_os_rec_scan;
+
+void onescope_os_rec_scan_init(onescope_os_rec_scan *s, uint64_t total, bool partial,
+                               const char *name);
+/* The verdict so far: OK while the bytes are good, the first error once one is found. */
+onescope_code onescope_os_rec_scan_feed(onescope_os_rec_scan *s, const void *data, size_t n);
+/* After the last byte: the final verdict, filled into error. */
+onescope_code onescope_os_rec_scan_end(onescope_os_rec_scan *s, onescope_error *error);
 /* The head bytes a writer starts a partial with (the open count, no row 0). */
 onescope_code onescope_os_rec_encode_head(const onescope_recording_def *def, uint16_t flags,
                                           const onescope_allocator *a, onescope_buffer *out,

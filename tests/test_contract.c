@@ -84,6 +84,7 @@ CALL(onescope_world_describe_input, NULL, NULL, 0, NULL, NULL, e)
 /* ---- recording.h ---- */
 CALL(onescope_recording_parse, NULL, 4, "r", NULL, NULL, e)
 CALL(onescope_recording_read_file, NULL, NULL, NULL, e)
+CALL(onescope_recording_peek_module, NULL, 4, "r", NULL, NULL, e)
 CALL(onescope_recording_step_input, NULL, 0, NULL, NULL)
 CALL(onescope_recording_write, NULL, NULL, NULL, e)
 CALL(onescope_recording_check, NULL, onescope_module_test(), "r", e)
@@ -241,6 +242,7 @@ static const contract_row rows[] = {
     ROW(onescope_world_describe_input),
     ROW(onescope_recording_parse),
     ROW(onescope_recording_read_file),
+    ROW(onescope_recording_peek_module),
     ROW_NO_ERROR(onescope_recording_step_input),
     ROW(onescope_recording_write),
     ROW(onescope_recording_check),

@@ -766,6 +766,48 @@ static void writer_allocation_failures(void **state) {
     assert_int_equal(access(path, F_OK), -1);
 }
 
+/* The module a file names, from its first bytes: the id and version of a whole file, of a
+ * partial, and of just the first 45 bytes; the container's error, at the parser's offset, for
+ * bytes that break its rules or stop inside the version. */
+static void peek_names_the_module(void **state) {
+    (void)state;
+    record_tool(path, 3);
+    onescope_buffer b = read_all(path);
+    char id[65], version[65];
+    onescope_error err, parsed;
+    assert_int_equal(onescope_recording_peek_module(b.data, b.size, "run.ostm", id, version, &err),
+                     ONESCOPE_OK);
+    assert_string_equal(id, "example.springs");
+    assert_string_equal(version, "1.0");
+    assert_int_equal(onescope_recording_peek_module(b.data, 12 + 16 + 4, "h", id, version, &err),
+                     ONESCOPE_OK); /* magic, count, both texts: nothing more is needed */
+    uint8_t *m = malloc(b.size);
+    memcpy(m, b.data, b.size);
+    memset(m + 8, 0xff, 4); /* a partial's open count */
+    assert_int_equal(onescope_recording_peek_module(m, b.size, "p", id, version, &err),
+                     ONESCOPE_OK);
+    /* bytes that stop inside the version, and a bad id byte: the parser's verdict on them */
+    size_t cuts[] = {0, 3, 12, 20, 29, 30};
+    for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+        onescope_recording *r = NULL;
+        onescope_code want = onescope_recording_parse(b.data, cuts[k], "c", NULL, &r, &parsed);
+        assert_int_equal(onescope_recording_peek_module(b.data, cuts[k], "c", id, version, &err),
+                         want);
+        assert_int_equal(err.offset, parsed.offset);
+        assert_string_equal(id, "");
+    }
+    memcpy(m, b.data, b.size);
+    m[14] = 'E';
+    assert_int_equal(onescope_recording_peek_module(m, b.size, "bad", id, version, &err),
+                     ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 14);
+    assert_int_equal(onescope_recording_peek_module(NULL, 3, "x", id, version, &err),
+                     ONESCOPE_E_ARGUMENT);
+    free(m);
+    onescope_buffer_free(&b);
+    unlink(path);
+}
+
 /* ---- diff: where two recordings of one module part ---- */
 
 /* A recording of the test module (stages, entities, named values): 5 bodies, one impulse on
@@ -983,6 +1025,7 @@ int main(void) {
         cmocka_unit_test(accessors_of_nothing),
         cmocka_unit_test(writer_allocation_failures),
         cmocka_unit_test(write_failure_latches),
+        cmocka_unit_test(peek_names_the_module),
         cmocka_unit_test(diff_names_row_stage_entity_value),
         cmocka_unit_test(diff_allocation_failures),
     };

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check_internal.h"
+#include "recording_internal.h"
 #include "test_util.h"
 
 #define CRASHERS ONESCOPE_TESTDATA "/../tests/crashers"
@@ -717,6 +718,122 @@ static void test_verify_alloc_failures(void **state) {
     test_alloc_walk(verify_with, ONESCOPE_TESTDATA "/test-2d-600.ostm");
 }
 
+/* ---- module recordings (OSTM v2): the one scan fed whole (the parser) and in pieces ---- */
+
+static onescope_code rec_parse_line(const uint8_t *d, size_t n, char *line, size_t size) {
+    onescope_recording *r = NULL;
+    onescope_error e;
+    onescope_code rc = onescope_recording_parse(d, n, "x.ostm", NULL, &r, &e);
+    onescope_recording_free(r);
+    line[0] = '\0';
+    if (rc != ONESCOPE_OK) error_line(&e, line, size);
+    return rc;
+}
+
+static onescope_code rec_push_line(const uint8_t *d, size_t n, size_t chunk, char *line,
+                                   size_t size) {
+    onescope_os_rec_scan s;
+    onescope_error e;
+    onescope_os_rec_scan_init(&s, n, false, "x.ostm");
+    static const size_t sizes[] = {1, 3, 12, 11, 13, 1000, 7, 4096};
+    size_t pos = 0;
+    for (int i = 0; pos < n; i++) {
+        size_t k = chunk ? chunk : sizes[i % 8];
+        if (k > n - pos) k = n - pos;
+        if (onescope_os_rec_scan_feed(&s, d + pos, k) != ONESCOPE_OK) break;
+        pos += k;
+    }
+    onescope_code rc = onescope_os_rec_scan_end(&s, &e);
+    line[0] = '\0';
+    if (rc != ONESCOPE_OK) error_line(&e, line, size);
+    return rc;
+}
+
+static void rec_assert_same(const uint8_t *d, size_t n) {
+    char a[1024], b[1024];
+    static const size_t chunks[] = {0, 1, 5, 1u << 20};
+    onescope_code want = rec_parse_line(d, n, a, sizeof a);
+    for (int i = 0; i < 4; i++) {
+        onescope_code got = rec_push_line(d, n, chunks[i], b, sizeof b);
+        if (got != want || strcmp(a, b) != 0) {
+            print_error("size %zu chunk %zu:\n parser: %s\n stream: %s\n", n, chunks[i], a, b);
+            fail();
+        }
+    }
+}
+
+/* Two recordings of the test module: tool mode with inputs of up to 1400 bytes; engine mode
+ * with a 5000-byte start snapshot and no check of it (the container does not look inside). */
+static void make_recording(const char *path, bool engine) {
+    onescope_recording_def def = onescope_recording_def_default();
+    const uint8_t setup[6] = {3, 6, 11, 0, 0, 0};
+    def.module = onescope_module_test();
+    def.setup = setup;
+    def.setup_size = 6;
+    uint8_t *snap = calloc(1, 5000);
+    assert_non_null(snap);
+    if (engine) {
+        def.engine_mode = true;
+        def.start_snapshot = snap;
+        def.snapshot_size = 5000;
+    }
+    onescope_recording_writer *w;
+    onescope_error e;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &e), ONESCOPE_OK);
+    uint8_t in[1400];
+    for (uint32_t i = 0; i < 40; i++) {
+        size_t ops = i % 7 == 0 ? 100 : i % 3; /* impulses on body i % 6 */
+        for (size_t k = 0; k < ops; k++) {
+            uint8_t op[14] = {1, (uint8_t)(i % 6), (uint8_t)(k + 1)};
+            memcpy(in + 14 * k, op, 14);
+        }
+        uint64_t h = i * 0x9e3779b97f4a7c15u;
+        assert_int_equal(onescope_recording_writer_append(w, in, 14 * ops, engine ? &h : NULL, &e),
+                         ONESCOPE_OK);
+    }
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &e), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+    free(snap);
+}
+
+/* Every cut, trailing bytes, each of the first 200 bytes changed four ways and 300 more
+ * spread over the rest; and onescope_file_validate (the scan through one buffer) on cuts. */
+static void test_recording_push_matches_parser(void **state) {
+    (void)state;
+    char path[96];
+    snprintf(path, sizeof path, "%s/r.ostm", scratch);
+    for (int engine = 0; engine < 2; engine++) {
+        make_recording(path, engine);
+        size_t n;
+        uint8_t *d = slurp(path, &n);
+        for (size_t len = 0; len <= n; len += len < 2048 ? 1 : 1 + n / 300) rec_assert_same(d, len);
+        uint8_t *m = malloc(n + 8);
+        assert_non_null(m);
+        memcpy(m, d, n);
+        memcpy(m + n, "trailing", 8);
+        rec_assert_same(m, n + 8);
+        for (size_t i = 0; i < n; i += i < 200 ? 1 : 1 + n / 300) {
+            static const uint8_t values[] = {0xFF, 0x00, 0x01, 0x80};
+            for (int v = 0; v < 4; v++) {
+                uint8_t old = m[i];
+                m[i] = values[v];
+                rec_assert_same(m, n);
+                m[i] = old;
+            }
+        }
+        free(m);
+        validate_file_same(path);
+        char cut[96];
+        snprintf(cut, sizeof cut, "%s/cut", scratch);
+        for (size_t len = 0; len <= n; len += 1 + n / 60) {
+            test_write_file(cut, d, len);
+            validate_file_same(cut);
+        }
+        free(d);
+    }
+    unlink(path);
+}
+
 int main(void) {
     snprintf(scratch, sizeof scratch, "/tmp/onescope-validate-%ld", (long)getpid());
     mkdir(scratch, 0700);
@@ -733,6 +850,7 @@ int main(void) {
         cmocka_unit_test(test_ostm_validate_edges),
         cmocka_unit_test(test_verify_file_matches_read_path),
         cmocka_unit_test(test_verify_alloc_failures),
+        cmocka_unit_test(test_recording_push_matches_parser),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];

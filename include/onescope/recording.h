@@ -34,6 +34,15 @@ ONESCOPE_API onescope_code onescope_recording_read_file(const char *path,
                                                         onescope_error *error);
 ONESCOPE_API void onescope_recording_free(onescope_recording *recording);
 
+/* The module a recording names, from its first bytes alone (magic through the version text: at
+ * most ONESCOPE_RECORDING_PEEK_BYTES), so a tool can pick the module before reading the file:
+ * id and version get NUL-terminated texts. The container's error when those bytes break its
+ * rules or end too soon. A partial's open count is accepted. */
+#define ONESCOPE_RECORDING_PEEK_BYTES 142u
+ONESCOPE_API onescope_code onescope_recording_peek_module(const void *data, size_t size,
+                                                          const char *name, char id[65],
+                                                          char version[65], onescope_error *error);
+
 ONESCOPE_API const char *onescope_recording_module_id(const onescope_recording *recording);
 ONESCOPE_API const char *onescope_recording_module_version(const onescope_recording *recording);
 ONESCOPE_API uint16_t onescope_recording_flags(const onescope_recording *recording);

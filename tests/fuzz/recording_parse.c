@@ -1,8 +1,11 @@
-/* Fuzz target: module recordings (OSTM v2). Any input must parse or fail cleanly; a parsed
- * file writes back to exactly the input; a file of the test module is checked with it and,
+/* Fuzz target: module recordings (OSTM v2). Any input must parse or fail cleanly, and the scan
+ * the parser runs gives the same verdict, offset and field fed in pieces (cut where the input's
+ * first byte says) as whole (what onescope_file_validate relies on); a parsed file writes back
+ * to exactly the input; a file of the test module is checked with it and,
  * with hash rows, verified to exactly the first row where a run through the module's world
  * (made independently here) differs from them. */
 #include "fuzz_helpers.h"
+#include "recording_internal.h"
 
 #define MAX_RUN_STEPS 20000u
 
@@ -12,6 +15,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     onescope_recording *r = NULL;
     onescope_error err;
     onescope_code rc = onescope_recording_parse(data, size, "fuzz.ostm", &env.options, &r, &err);
+    onescope_os_rec_scan s;
+    onescope_error piece_err;
+    onescope_os_rec_scan_init(&s, size, false, "fuzz.ostm");
+    size_t chunk = size ? 1 + data[0] % 17 : 1;
+    for (size_t at = 0; at < size && s.rc == ONESCOPE_OK; at += chunk)
+        (void)onescope_os_rec_scan_feed(&s, data + at, size - at < chunk ? size - at : chunk);
+    onescope_code pieces = onescope_os_rec_scan_end(&s, &piece_err);
+    if (rc != ONESCOPE_E_NOMEM && rc != ONESCOPE_E_TOO_LARGE) {
+        FUZZ_ASSERT_MSG(pieces == rc, "pieces of %zu: %d, whole: %d", chunk, pieces, rc);
+        if (rc != ONESCOPE_OK)
+            FUZZ_ASSERT(piece_err.offset == err.offset && strcmp(piece_err.field, err.field) == 0 &&
+                        strcmp(piece_err.found, err.found) == 0);
+    }
     if (rc != ONESCOPE_OK) {
         FUZZ_ASSERT(r == NULL);
         fuzz_check_error(&env, rc, &err, "fuzz.ostm", size);

@@ -58,8 +58,6 @@ onescope_code cli_module_for(const char *id, const char *version, const char *na
                              const onescope_module **out, onescope_error *error);
 
 extern const cli_format cli_format_recording;
-/* What validate adds after "valid ostm2": whether the module checked the blobs. */
-const char *cli_recording_note(const uint8_t *data, size_t size, char *buf, size_t room);
 
 /* Step index's input as the module describes it, into buf (empty when the module has no
  * describe_input or cannot say). */

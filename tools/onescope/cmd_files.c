@@ -59,25 +59,42 @@ const cli_spec cli_spec_validate = {
     .count = 1,
 };
 
-/* A module recording's container has passed; its blobs are the module's, checked here when the
- * module is there (standard input, read once already, is said to be the container only). */
+/* A module recording's container has passed (streamed); its blobs are the module's. With the
+ * module loaded they are checked here, the file read whole; without, only its first bytes are
+ * read, to name the module. Standard input, read once already, is said to be the container
+ * only. */
 static bool validate_recording(const char *path) {
     char note[256] = " (the container only: standard input is read once)";
+    onescope_error err;
+    onescope_code rc = ONESCOPE_OK;
     if (strcmp(path, "-") != 0) {
-        onescope_buffer b;
-        onescope_error err;
-        onescope_code rc = onescope_file_read(path, 0, NULL, &b, &err);
-        if (rc == ONESCOPE_OK) {
-            rc = cli_format_recording.validate(b.data, b.size, cli_input_name(path), &err);
-            if (rc == ONESCOPE_OK) cli_recording_note(b.data, b.size, note, sizeof note);
-            onescope_buffer_free(&b);
-        }
-        if (rc != ONESCOPE_OK) {
-            cli_print_error(&err);
-            return false;
+        uint8_t head[ONESCOPE_RECORDING_PEEK_BYTES];
+        char id[65], version[65];
+        FILE *f = fopen(path, "rb");
+        size_t n = f != NULL ? fread(head, 1, sizeof head, f) : 0;
+        if (f != NULL) fclose(f);
+        rc = onescope_recording_peek_module(head, n, cli_input_name(path), id, version, &err);
+        if (rc == ONESCOPE_OK && cli_module_find(id) == NULL) {
+            snprintf(note, sizeof note,
+                     " (the container only: module %s %s not loaded, its setup and inputs "
+                     "unchecked)",
+                     id, version);
+        } else if (rc == ONESCOPE_OK) {
+            onescope_buffer b;
+            rc = onescope_file_read(path, 0, NULL, &b, &err);
+            if (rc == ONESCOPE_OK) {
+                rc = cli_format_recording.validate(b.data, b.size, cli_input_name(path), &err);
+                snprintf(note, sizeof note, " (module %s %s: its setup and inputs checked)", id,
+                         version);
+                onescope_buffer_free(&b);
+            }
         }
     }
-    if (!cli.quiet) printf("%s: valid ostm2%s\n", cli_shown(path), note);
+    if (rc != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return false;
+    }
+    if (!cli.quiet) printf("%s: valid ostm2%s\n", cli_shown(path), cli_shown(note));
     return true;
 }
 

@@ -53,22 +53,6 @@ void cli_recording_describe_step(const onescope_recording *r, const onescope_mod
     onescope_world_free(w);
 }
 
-const char *cli_recording_note(const uint8_t *data, size_t size, char *buf, size_t room) {
-    onescope_recording *r;
-    onescope_error err;
-    buf[0] = '\0';
-    if (onescope_recording_parse(data, size, "", NULL, &r, &err) != ONESCOPE_OK) return buf;
-    const char *id = onescope_recording_module_id(r), *v = onescope_recording_module_version(r);
-    if (cli_module_find(id) != NULL)
-        snprintf(buf, room, " (module %s %s: its setup and inputs checked)", id, v);
-    else
-        snprintf(buf, room,
-                 " (the container only: module %s %s not loaded, its setup and inputs unchecked)",
-                 id, v);
-    onescope_recording_free(r);
-    return buf;
-}
-
 static uint64_t input_bytes(const onescope_recording *r, uint32_t *with_input) {
     uint64_t total = 0;
     *with_input = 0;
