@@ -31,13 +31,13 @@ typedef struct onescope_os_rec_scan {
     uint64_t total;
     bool partial;
     int state;
-    uint64_t pos;       /* the input offset of the next byte */
-    uint8_t unit[65];   /* the unit being gathered: at most a text's length byte and 64 bytes */
+    uint64_t pos;     /* the input offset of the next byte */
+    uint8_t unit[65]; /* the unit being gathered: at most a text's length byte and 64 bytes */
     size_t have, want;
-    uint64_t unit_at;   /* its offset */
-    uint64_t skip;      /* blob bytes still to pass */
-    uint32_t records;   /* whole records so far */
-    uint64_t record_at; /* the offset of the record being read */
+    uint64_t unit_at;       /* its offset */
+    uint64_t skip;          /* blob bytes still to pass */
+    uint32_t records;       /* whole records so far */
+    uint64_t record_at;     /* the offset of the record being read */
     onescope_os_rec_head h; /* filled as the head passes */
     onescope_code rc;
     onescope_error error;
