@@ -102,9 +102,9 @@ static onescope_code read_length(onescope_os_reader *rd, const char *field, uint
                                  uint32_t *size) {
     OS_TRY(onescope_os_read_u32(rd, field, size));
     if (*size > left)
-        return onescope_os_reader_fail_at(rd, rd->pos, ONESCOPE_E_TRUNCATED, field,
-                                          "the length's bytes",
-                                          "%" PRIu64 " of %" PRIu32 " bytes left", left, *size);
+        return onescope_os_reader_fail_at(
+            rd, rd->pos, ONESCOPE_E_TRUNCATED, field, "a length the bytes left can hold",
+            "%" PRIu32 " bytes announced, %" PRIu64 " left", *size, left);
     return ONESCOPE_OK;
 }
 
@@ -147,7 +147,7 @@ static void record_done(onescope_os_rec_scan *s) {
 /* After a blob's length: past its bytes (none: straight on). */
 static void skip_then(onescope_os_rec_scan *s, scan_state blob, uint32_t size) {
     s->skip = size;
-    s->state = blob;
+    s->state = (int)blob;
     s->want = 0;
 }
 

@@ -34,6 +34,14 @@ static onescope_code check_ostm(const uint8_t *data, size_t size, const char *na
     return rc;
 }
 
+static onescope_code check_ostm2(const uint8_t *data, size_t size, const char *name,
+                                 onescope_error *err) {
+    onescope_recording *r = NULL;
+    onescope_code rc = onescope_recording_parse(data, size, name, NULL, &r, err);
+    onescope_recording_free(r);
+    return rc;
+}
+
 static onescope_code check_anm(const uint8_t *data, size_t size, const char *name,
                                onescope_error *err) {
     onescope_ots_clip *c = NULL;
@@ -67,16 +75,16 @@ static const struct {
     const char *name;
     onescope_code (*check)(const uint8_t *, size_t, const char *, onescope_error *);
 } formats[] = {
-    {"ospc", check_ospc}, {"ostm", check_ostm}, {"anm", check_anm},
+    {"ospc", check_ospc}, {"ostm", check_ostm}, {"ostm2", check_ostm2}, {"anm", check_anm},
     {"pvt", check_pvt},   {"osls", check_osls}, {"scene", check_scene},
 };
 
 /* ---- code names: the enum's names in lower case ---- */
 
 static const char *const code_names[] = {
-    "ok",        "argument", "nomem", "io",        "too_large", "truncated",   "magic", "version",
-    "flags",     "reserved", "range", "trailing",  "duplicate", "not_finite",  "utf8",  "length",
-    "operation", "syntax",   "type",  "bad_state", "mismatch",  "unsupported", "engine"};
+    "ok",        "argument", "nomem", "io",        "too_large", "truncated",   "magic",  "version",
+    "flags",     "reserved", "range", "trailing",  "duplicate", "not_finite",  "utf8",   "length",
+    "operation", "syntax",   "type",  "bad_state", "mismatch",  "unsupported", "engine", "module"};
 
 static int code_from_name(const char *s) {
     for (size_t i = 0; i < sizeof code_names / sizeof code_names[0]; i++)
