@@ -26,6 +26,7 @@ set(ONESCOPE_SOURCES
   src/ots_read.c
   src/ots_write.c
   src/ots_convert.c
+  src/soa_rules.c
   src/soa_world.c
   src/live_stream.c
   src/live_viewer.c

@@ -72,6 +72,7 @@ SUITES = {
     "src/sim.c": "test_sim|test_replay$",
     "src/sim_input.c": "test_sim|cli_ostm",
     "src/soa_scene.c": "test_soa_scene|cli_box3d",
+    "src/soa_rules.c": "test_soa_world|test_soa_scene",
     "src/soa_scene_world.c": "test_soa_scene|test_soa_world",
     "src/soa_world.c": "test_soa_world|test_soa_scene",
     "src/utf8.c": "test_error|test_json_reader|cli_verify",

@@ -297,6 +297,63 @@ static const bad_case bad_cases[] = {
     {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
      "\"hinge\", \"body_a\": 0, \"body_b\": 1}]}",
      ONESCOPE_E_RANGE, "joints[0].kind", 1, 71, "\"hinge\""},
+    /* the world's rules (soa_rules.c), checked as each body or joint is read, at the value they
+     * refuse; a joint's bodies once the document is read, as they may follow it */
+    {"{\"bodies\": [{\"kind\": \"sphere\"},\n  {\"kind\": \"sphere\", \"size\": [-1, 0, 0]}]}",
+     ONESCOPE_E_RANGE, "bodies[1].size[0]", 2, 31, "-1,"},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"density\": 0}]}", ONESCOPE_E_RANGE,
+     "bodies[0].density", 1, 43, "0}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\",\n  \"rotation\": [0, 0, 0, 0]}]}", ONESCOPE_E_RANGE,
+     "bodies[0].rotation", 2, 15, "[0, 0, 0, 0]"},
+    {"{\"bodies\": [{\"kind\": \"static_box\", \"linear_velocity\": [0, 0.5, 0]}]}",
+     ONESCOPE_E_RANGE, "bodies[0].linear_velocity[1]", 1, 59, "0.5,"},
+    {"{\"bodies\": [{\"kind\": \"sphere\", \"parent\": 0}]}", ONESCOPE_E_RANGE, "bodies[0].parent",
+     1, 42, "0}"},
+    {"{\"gravity\": [0, -20000, 0], \"bodies\": [{\"kind\": \"sphere\"}]}", ONESCOPE_E_RANGE,
+     "gravity[1]", 1, 17, "-20000"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}],\n \"joints\": [\n   {\"kind\": \"weld\", \"body_a\": "
+     "0, \"body_b\": 3}]}",
+     ONESCOPE_E_RANGE, "joints[0].body_b", 3, 44, "3}"},
+    {"{\"joints\": [{\"kind\": \"revolute\", \"body_a\": 1, \"body_b\": 2}],\n \"bodies\": "
+     "[{\"kind\": \"sphere\"}, {\"kind\": \"box\"}]}",
+     ONESCOPE_E_RANGE, "joints[0].body_b", 1, 57, "2}"},
+    {"{\"joints\": [{\"kind\": \"revolute\", \"body_a\": 1, \"body_b\": 1}],\n \"bodies\": "
+     "[{\"kind\": \"sphere\"}, {\"kind\": \"box\"}]}",
+     ONESCOPE_E_RANGE, "joints[0].body_b", 1, 57, "1}"},
+    {"{\"joints\": [{\"kind\": \"revolute\", \"body_a\": 0, \"body_b\": 1}],\n \"bodies\": "
+     "[{\"kind\": \"static_box\"}, {\"kind\": \"static_box\"}]}",
+     ONESCOPE_E_RANGE, "joints[0].body_b", 1, 57, "1}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"revolute\", \"body_a\": 0, \"body_b\": 1, \"anchor\": [0, 0, 1e5]}]}",
+     ONESCOPE_E_RANGE, "joints[0].anchor[2]", 1, 126, "1e5]"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"revolute\", \"body_a\": 0, \"body_b\": 1, \"axis\": [0, 0, 0]}]}",
+     ONESCOPE_E_RANGE, "joints[0].axis", 1, 117, "[0, 0, 0]"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"revolute\", \"body_a\": 0, \"body_b\": 1, \"limit\": [-4, 0]}]}",
+     ONESCOPE_E_RANGE, "joints[0].limit[0]", 1, 119, "-4,"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"revolute\", \"body_a\": 0, \"body_b\": 1, \"limit\": [1, 0.5]}]}",
+     ONESCOPE_E_RANGE, "joints[0].limit[1]", 1, 122, "0.5]"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"spherical\", \"body_a\": 0, \"body_b\": 1, \"cone\": 4}]}",
+     ONESCOPE_E_RANGE, "joints[0].cone", 1, 118, "4}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"spherical\", \"body_a\": 0, \"body_b\": 1, \"twist\": [0, 9]}]}",
+     ONESCOPE_E_RANGE, "joints[0].twist[1]", 1, 123, "9]"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"revolute\", \"body_a\": 0, \"body_b\": 1, \"motor\": {\"max_torque\": -1}}]}",
+     ONESCOPE_E_RANGE, "joints[0].motor.max_torque", 1, 133, "-1}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"revolute\", \"body_a\": 0, \"body_b\": 1,\n  \"motor\": {\"velocity\": [0, 2e4, 0]}}]}",
+     ONESCOPE_E_RANGE, "joints[0].motor.velocity[1]", 2, 29, "2e4"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"revolute\", \"body_a\": 0, \"body_b\": 1, \"spring\": {\"hertz\": -1}}]}",
+     ONESCOPE_E_RANGE, "joints[0].spring.hertz", 1, 129, "-1}"},
+    {"{\"bodies\": [{\"kind\": \"sphere\"}, {\"kind\": \"box\"}], \"joints\": [{\"kind\": "
+     "\"spherical\", \"body_a\": 0, \"body_b\": 1,\n  \"spring\": {\"target_rotation\": [0, 0, 0, "
+     "0]}}]}",
+     ONESCOPE_E_RANGE, "joints[0].spring.target_rotation", 2, 33, "[0, 0, 0, 0]"},
     /* wrong length */
     {"{\"bodies\": [{\"kind\": \"sphere\", \"size\": [1, 2]}]}", ONESCOPE_E_LENGTH,
      "bodies[0].size", 1, 40, "[1, 2]"},
@@ -414,8 +471,9 @@ static onescope_code parse_with(const onescope_allocator *a, void *ctx) {
 
 static void test_allocation_failures(void **state) {
     (void)state;
-    /* scene, name, the reader's string buffer, bodies (room for 8), 4 body names, joints */
-    assert_int_equal(test_alloc_walk(parse_with, NULL), 9);
+    /* scene, name, the reader's string buffer, bodies (room for 8), 4 body names, joints, and
+     * the joints' positions (kept for checking their bodies at the end) */
+    assert_int_equal(test_alloc_walk(parse_with, NULL), 10);
 }
 
 /* ---- building and recording ---- */
@@ -462,65 +520,34 @@ static void test_record(void **state) {
     onescope_soa_scene_free(s);
 }
 
-/* A descriptor the library refuses: the scene's name, the JSON path, its object's position. */
-static void test_refused_descriptor(void **state) {
+/* Joints may come before the bodies they join; the rules' message carries the value's place. */
+static void test_rules_at_parse(void **state) {
     (void)state;
-    static const struct {
-        const char *text;
-        onescope_code code;
-        const char *field;
-        uint32_t line, column;
-    } cases[] = {
-        {"{\"bodies\": [{\"kind\": \"sphere\"},\n  {\"kind\": \"sphere\", \"size\": [-1, 0, 0]}]}",
-         ONESCOPE_E_RANGE, "bodies[1].size[0]", 2, 3},
-        {"{\"bodies\": [{\"kind\": \"sphere\"}],\n \"joints\": [\n   {\"kind\": \"weld\", "
-         "\"body_a\": 0, \"body_b\": 3}]}",
-         ONESCOPE_E_RANGE, "joints[0].body_b", 3, 4},
-        {"{\"bodies\": [{\"kind\": \"sphere\", \"parent\": 0}]}", ONESCOPE_E_RANGE,
-         "bodies[0].parent", 1, 13},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        onescope_soa_scene *s = parse_ok(cases[i].text);
-        onescope_soa_world *w = NULL;
-        onescope_pose_cache *c = NULL;
-        onescope_error err;
-        onescope_code rc = onescope_soa_scene_create_world(s, NULL, &w, &err);
-        if (!onescope_soa_world_available()) {
-            assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
-        } else if (rc != cases[i].code || strcmp(err.field, cases[i].field) != 0 ||
-                   err.line != cases[i].line || err.column != cases[i].column ||
-                   strcmp(err.input, "scene.json") != 0) {
-            fail_msg("case %zu: want %s at %u:%u, got %s", i, cases[i].field, cases[i].line,
-                     cases[i].column, fmt(&err));
-        }
-        assert_null(w);
-        rc = onescope_soa_scene_record(s, 2, NULL, &c, &err);
-        assert_int_equal(rc,
-                         onescope_soa_world_available() ? cases[i].code : ONESCOPE_E_UNSUPPORTED);
-        assert_null(c);
-        onescope_soa_scene_free(s);
-    }
-}
-
-/* A refused world setting keeps its key; a name too long for a pose cache is refused by
- * record at the body's object. */
-static void test_refused_world_and_name(void **state) {
-    (void)state;
-    const char *t = "{\"gravity\": [0, -20000, 0], \"bodies\": [{\"kind\": \"sphere\"}]}";
-    onescope_soa_scene *s = parse_ok(t);
-    onescope_soa_world *w = NULL;
-    onescope_error err;
-    onescope_code rc = onescope_soa_scene_create_world(s, NULL, &w, &err);
-    assert_null(w);
-    if (onescope_soa_world_available()) {
-        assert_int_equal(rc, ONESCOPE_E_RANGE);
-        assert_string_equal(fmt(&err), "scene.json: gravity[1]: expected a finite acceleration, "
-                                       "|g| <= 10000 m/s^2, found -20000");
-    } else {
-        assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
-    }
+    onescope_soa_scene *s = parse_ok("{\"joints\": [{\"kind\": \"weld\", \"body_a\": 0, "
+                                     "\"body_b\": 1}],\n \"bodies\": [{\"kind\": \"sphere\"}, "
+                                     "{\"kind\": \"box\"}]}");
+    assert_int_equal(s->joint_count, 1);
+    assert_int_equal(s->joints[0].def.body_b, 1);
+    assert_int_equal(s->body_count, 2);
     onescope_soa_scene_free(s);
 
+    const char *t =
+        "{\"bodies\": [{\"kind\": \"sphere\"},\n  {\"kind\": \"sphere\", \"size\": [-1, 0, "
+        "0]}]}";
+    onescope_error err;
+    s = (onescope_soa_scene *)1;
+    assert_int_equal(onescope_soa_scene_parse(t, strlen(t), "scene.json", NULL, &s, &err),
+                     ONESCOPE_E_RANGE);
+    assert_null(s);
+    assert_string_equal(fmt(&err), "scene.json: line 2, column 31: bodies[1].size[0]: expected a "
+                                   "sphere radius in 0.001..1000 m, found -1");
+    assert_true(err.has_offset);
+    assert_int_equal(err.offset, strchr(t, '-') - t);
+}
+
+/* A name too long for a pose cache is refused by record, at the body's object. */
+static void test_refused_name(void **state) {
+    (void)state;
     size_t n = ONESCOPE_OSPC_MAX_TEXT + 1;
     char *text = malloc(n + 128);
     assert_non_null(text);
@@ -528,10 +555,11 @@ static void test_refused_world_and_name(void **state) {
                      "{\"bodies\": [{\"kind\": \"sphere\"},\n  {\"kind\": \"box\", \"name\": \"");
     memset(text + k, 'n', n);
     strcpy(text + (size_t)k + n, "\"}]}");
-    s = parse_ok(text);
+    onescope_soa_scene *s = parse_ok(text);
     assert_int_equal(strlen(s->bodies[1].name), n);
     onescope_pose_cache *c = NULL;
-    rc = onescope_soa_scene_record(s, 1, NULL, &c, &err);
+    onescope_error err;
+    onescope_code rc = onescope_soa_scene_record(s, 1, NULL, &c, &err);
     assert_null(c);
     if (onescope_soa_world_available()) {
         assert_int_not_equal(rc, ONESCOPE_OK);
@@ -596,8 +624,8 @@ int main(void) {
         cmocka_unit_test(test_limits_and_arguments),
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_record),
-        cmocka_unit_test(test_refused_descriptor),
-        cmocka_unit_test(test_refused_world_and_name),
+        cmocka_unit_test(test_rules_at_parse),
+        cmocka_unit_test(test_refused_name),
         cmocka_unit_test(test_hand_made),
         cmocka_unit_test(test_positions_in_one_pass),
     };

@@ -63,13 +63,13 @@ expect_exit 1 "$ONESCOPE" box3d-dump "$SCRATCH/dup.json" "$SCRATCH/never.ospc" -
 expect_grep "dup.json: line 2, column 11: bodies\[0\].kind: expected each key once per object, found \"kind\" a second time" "$SCRATCH/err"
 printf '{"bodies": [{"kind": "sphere", "size": [-1, 0, 0]}]}' >"$SCRATCH/neg.json"
 expect_exit 1 "$ONESCOPE" box3d-dump "$SCRATCH/neg.json" "$SCRATCH/never.ospc" --steps 2
-expect_grep "neg.json: line 1, column 13: bodies\[0\].size\[0\]: expected a sphere radius in 0.001..1000 m, found -1" "$SCRATCH/err"
+expect_grep "neg.json: line 1, column 41: bodies\[0\].size\[0\]: expected a sphere radius in 0.001..1000 m, found -1" "$SCRATCH/err"
 printf '{"bodies": [{"kind": "cube"}]}' >"$SCRATCH/kind.json"
 expect_exit 1 "$ONESCOPE" box3d-dump "$SCRATCH/kind.json" "$SCRATCH/never.ospc" --steps 2
 expect_grep 'kind.json: line 1, column 22: bodies\[0\].kind: expected "sphere", "capsule", "box" or "static_box", found "cube"' "$SCRATCH/err"
 printf '{"bodies": [{"kind": "sphere"}], "joints": [{"kind": "weld", "body_a": 0, "body_b": 3}]}' >"$SCRATCH/joint.json"
 expect_exit 1 "$ONESCOPE" box3d-dump "$SCRATCH/joint.json" "$SCRATCH/never.ospc" --steps 2
-expect_grep "joint.json: line 1, column 45: joints\[0\].body_b: expected the index of a body" "$SCRATCH/err"
+expect_grep "joint.json: line 1, column 85: joints\[0\].body_b: expected the index of a body" "$SCRATCH/err"
 printf '{"bodies": [{"kind": "sphere"}], "wind": 3}' >"$SCRATCH/key.json"
 expect_exit 1 "$ONESCOPE" box3d-dump "$SCRATCH/key.json" "$SCRATCH/never.ospc" --steps 2
 expect_grep "key.json: line 1, column 42: wind: expected gravity, dt, substeps" "$SCRATCH/err"
