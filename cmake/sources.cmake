@@ -29,6 +29,7 @@ set(ONESCOPE_SOURCES
   src/soa_rules.c
   src/soa_world.c
   src/live_stream.c
+  src/live_probe.c
   src/live_viewer.c
   src/ghost.c
   src/diff.c

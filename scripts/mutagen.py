@@ -58,6 +58,7 @@ SUITES = {
     "src/json_reader.c": "test_json_reader|test_json_numbers|test_ots_stream",
     "src/limits.c": "test_file|test_contract",
     "src/live_stream.c": "test_live|cli_live",
+    "src/live_probe.c": "test_live|cli_live",
     "src/live_viewer.c": "test_live|cli_live",
     "src/ots.c": "test_ots$|cli_ots",
     "src/ots_convert.c": "test_ots$|cli_ots",

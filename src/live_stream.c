@@ -526,20 +526,6 @@ onescope_code onescope_live_encode_probe_parts(onescope_live_encoder *e,
     return enc_commit(e, start, error);
 }
 
-onescope_code onescope_live_encode_probe(onescope_live_encoder *e, const onescope_sim *sim,
-                                         onescope_error *error) {
-    if (sim == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
-                                "sim must not be NULL");
-    if (onescope_sim_next_stage(sim) != ONESCOPE_SIM_STAGE_INPUT)
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, "world",
-                                "a world at a step boundary", "one in the middle of a step");
-    uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
-    size_t n = onescope_sim_snapshot(sim, snap, sizeof snap);
-    onescope_sim_def def = onescope_sim_definition(sim);
-    return onescope_live_encode_probe_parts(e, &def.setup, &def.link, snap, n, error);
-}
-
 onescope_code onescope_live_encode_step(onescope_live_encoder *e, uint64_t step, const void *input,
                                         size_t size, uint64_t hash, onescope_error *error) {
     if (input == NULL && size != 0)

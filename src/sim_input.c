@@ -1,10 +1,80 @@
-/* The test module's inputs as bytes: the setup and link block of a world, and the operations
- * of a step (sizes, reader, checker, encoder). Shared by the replay and live-stream formats and
+/* The test module's bytes: a world's snapshot, setup and link block, and the operations of a
+ * step (sizes, reader, checker, encoder). Shared by the replay and live-stream formats and
  * by the simulation, which consumes what these decode. Rules: docs/test-module.md. */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
 #include "onescope/sim.h"
+
+/* ---- the snapshot ---- */
+
+static int32_t get_i32(const uint8_t *p) {
+    return (int32_t)onescope_os_get_u32(p);
+}
+
+onescope_code onescope_sim_snapshot_check(const onescope_sim_setup *setup, const void *snapshot,
+                                          size_t size, const char *name, uint64_t base,
+                                          onescope_error *error) {
+    if (name == NULL) name = "<snapshot>";
+    if (setup == NULL || (snapshot == NULL && size > 0))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                                "setup and snapshot must not be NULL");
+    const uint8_t *p = snapshot;
+    if (size < ONESCOPE_SIM_SNAPSHOT_HEADER || (size - ONESCOPE_SIM_SNAPSHOT_HEADER) % 32 != 0 ||
+        (size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32 < setup->body_count ||
+        (size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32 > ONESCOPE_SIM_MAX_BODIES) {
+        char expected[96];
+        snprintf(expected, sizeof expected, "12 + 32 x n bytes with n from %u to 64",
+                 (unsigned)setup->body_count);
+        return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, base, "snapshot length", expected,
+                                "%zu", size);
+    }
+    int32_t g = get_i32(p + 8);
+    if (g < -ONESCOPE_SIM_MAX_GRAVITY || g > ONESCOPE_SIM_MAX_GRAVITY)
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, name, base + 8, "snapshot gravity",
+                                "-1000 to 1000", "%ld", (long)g);
+    size_t n = (size - ONESCOPE_SIM_SNAPSHOT_HEADER) / 32;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *b = p + 12 + 32 * i;
+        uint64_t at = base + 12 + 32 * i;
+        char field[48];
+        int32_t v = get_i32(b);
+        if (v != 0 && v != 1) {
+            snprintf(field, sizeof field, "body %zu alive", i);
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, field, "0 or 1", "%ld",
+                                    (long)v);
+        }
+        v = get_i32(b + 4);
+        if (v < 0) {
+            snprintf(field, sizeof field, "body %zu still count", i);
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 4, field, "0 or more",
+                                    "%ld", (long)v);
+        }
+        static const char axes[] = "xyz";
+        for (int k = 0; k < 3; k++) {
+            v = get_i32(b + 8 + 4 * k);
+            int flat = k == 2 && setup->dimensions == 2;
+            if (flat ? v != 0 : (v < 0 || v > ONESCOPE_SIM_BOX)) {
+                snprintf(field, sizeof field, "body %zu position %c", i, axes[k]);
+                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 8 + 4 * (unsigned)k,
+                                        field, flat ? "0 in a 2D world" : "0 to 10000", "%ld",
+                                        (long)v);
+            }
+        }
+        for (int k = 0; k < 3; k++) {
+            v = get_i32(b + 20 + 4 * k);
+            int flat = k == 2 && setup->dimensions == 2;
+            if (flat ? v != 0 : (v < -ONESCOPE_SIM_MAX_SPEED || v > ONESCOPE_SIM_MAX_SPEED)) {
+                snprintf(field, sizeof field, "body %zu velocity %c", i, axes[k]);
+                return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at + 20 + 4 * (unsigned)k,
+                                        field, flat ? "0 in a 2D world" : "-1000 to 1000", "%ld",
+                                        (long)v);
+            }
+        }
+    }
+    return ONESCOPE_OK;
+}
 
 /* ---- setup and link ---- */
 
