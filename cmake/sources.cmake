@@ -12,6 +12,7 @@ set(ONESCOPE_SOURCES
   src/sim.c
   src/sim_input.c
   src/module.c
+  src/module_load.c
   src/sim_module.c
   src/module_run.c
   src/recording.c

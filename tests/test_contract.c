@@ -74,6 +74,7 @@ CALL(onescope_ots_pose_cache_to_anm, NULL, NULL, NULL, NULL, e)
 CALL(onescope_module_sink_append, NULL, bytes, 4)
 CALL(onescope_module_fail, e, ONESCOPE_E_ENGINE, 0, "f", "x", "y")
 CALL(onescope_module_check, NULL, "m", e)
+CALL(onescope_module_load, NULL, NULL, e)
 CALL(onescope_world_create, NULL, bytes, 6, NULL, NULL, e)
 CALL(onescope_world_restore, onescope_module_test(), bytes, 6, NULL, 0, NULL, NULL, e)
 CALL(onescope_world_step, NULL, NULL, 0, e)
@@ -233,6 +234,7 @@ static const contract_row rows[] = {
     ROW_NO_ERROR(onescope_module_sink_append),
     ROW(onescope_module_fail),
     ROW(onescope_module_check),
+    ROW(onescope_module_load),
     ROW(onescope_world_create),
     ROW(onescope_world_restore),
     ROW(onescope_world_step),

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -499,6 +500,43 @@ static onescope_code alloc_world_and_snapshot(const onescope_allocator *a, void 
     return rc;
 }
 
+/* onescope_module_load's refusals, each naming the path: a file that is no shared library, a
+ * bare name (taken as ./name, not searched for), a library without the entry symbol (the
+ * library itself), and NULL arguments. */
+static void test_load_refusals(void **state) {
+    (void)state;
+    const onescope_module *m = (const onescope_module *)1;
+    onescope_error err;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/onescope-notalib-%ld.so", (long)getpid());
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("not an ELF file\n", f);
+    fclose(f);
+    assert_int_equal(onescope_module_load(path, &m, &err), ONESCOPE_E_MODULE);
+    assert_null(m);
+    assert_string_equal(err.input, path);
+    assert_string_equal(err.field, "module");
+    assert_string_equal(err.expected, "a shared library");
+    assert_non_null(strstr(err.found, "one dlopen refused ("));
+    remove(path);
+
+    /* a bare name is looked for in the current folder only: libc.so.6 is on every library
+     * path, and not here */
+    assert_int_equal(onescope_module_load("libc.so.6", &m, &err), ONESCOPE_E_MODULE);
+    assert_string_equal(err.input, "libc.so.6");
+    assert_non_null(strstr(err.found, "./libc.so.6"));
+
+    m = (const onescope_module *)1;
+    assert_int_equal(onescope_module_load(ONESCOPE_SHARED_FILE, &m, &err), ONESCOPE_E_MODULE);
+    assert_null(m);
+    assert_string_equal(error_line(&err), ONESCOPE_SHARED_FILE
+                        ": module: expected the entry symbol onescope_module_entry, found none");
+
+    assert_int_equal(onescope_module_load(NULL, &m, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_module_load(path, NULL, &err), ONESCOPE_E_ARGUMENT);
+}
+
 static void test_allocation_failures(void **state) {
     (void)state;
     assert_true(test_alloc_walk(alloc_world_and_snapshot, NULL) >= 6);
@@ -514,6 +552,7 @@ int main(void) {
         cmocka_unit_test(test_entities_values_and_description),
         cmocka_unit_test(test_setup_errors_at_blob_offsets),
         cmocka_unit_test(test_every_callback_failing_in_turn),
+        cmocka_unit_test(test_load_refusals),
         cmocka_unit_test(test_allocation_failures),
         cmocka_unit_test(test_world_calls_on_nothing),
     };

@@ -129,6 +129,15 @@ struct onescope_module {
 #define ONESCOPE_MODULE_ENTRY_SYMBOL "onescope_module_entry"
 typedef const onescope_module *onescope_module_entry_fn(uint32_t abi);
 
+/* Loads a plug-in: dlopen(path) (a name without '/' is ./name, never searched for on the
+ * library path), its entry symbol called with ONESCOPE_MODULE_ABI, the table checked with
+ * onescope_module_check. The shared library stays loaded for the process: the table and its
+ * functions live in it. Refusals name path, field "module": ONESCOPE_E_MODULE for a file
+ * dlopen refuses (with its reason) or one without the entry symbol, ONESCOPE_E_VERSION for no
+ * table for this ABI, and onescope_module_check's own. */
+ONESCOPE_API onescope_code onescope_module_load(const char *path, const onescope_module **out,
+                                                onescope_error *error);
+
 /* Checks a table: abi, struct_size at least ABI 1's, the id and version texts, every required
  * slot, and each optional group complete (stages with names and run_stage; snapshot with
  * restore; entities with count, id and pose; values with their table, groups and reader). name

@@ -1,5 +1,6 @@
-"""libonescope from Python: pose caches as NumPy views, replays, the integer simulation, OTS
-.pvt/.anm files and the diff of two runs, over the installed shared library (ctypes; every
+"""libonescope from Python: pose caches as NumPy views, replays, the integer simulation, module
+recordings verified with the test module or a plug-in, OTS .pvt/.anm files and the diff of two
+runs, over the installed shared library (ctypes; every
 rule stays in C).
 
 Find the library: $ONESCOPE_LIBRARY, else ctypes.util.find_library("onescope"), else
@@ -12,6 +13,7 @@ from .files import validate
 from .diff import CacheDiff, EntityDiff, FirstPast, HeaderItem, ReplayDiff, Value, diff
 from .ots import Bone, Clip, Peg, Rig, euler_to_quat, quat_to_euler_xyz
 from .pose_cache import SHAPES, TEXT_FIELDS, Entity, PoseCache, PoseWriter, recover
+from .recording import Module, Recording
 from .replay import Link, Op, Replay, RunResult, Setup, Sim, VerifyResult
 
 __all__ = [
@@ -25,6 +27,8 @@ __all__ = [
     "SHAPES",
     "TEXT_FIELDS",
     "Replay",
+    "Recording",
+    "Module",
     "Sim",
     "Op",
     "Setup",

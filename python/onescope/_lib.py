@@ -194,6 +194,18 @@ class VerifyResult(Structure):
 
 ReplayCallback = ctypes.CFUNCTYPE(c_bool, c_void_p, POINTER(ReplayRow))
 
+# ---- module.h: the table's metadata, the first members of every ABI's onescope_module (the
+# table is otherwise opaque here; not in MIRRORED, since the whole struct is larger) ----
+
+
+class ModuleHead(Structure):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("abi", c_uint32),
+        ("id", c_char_p),
+        ("version", c_char_p),
+    ]
+
 # ---- ots.h (only the parts a wrapper reads) ----
 
 
@@ -447,7 +459,10 @@ MIRRORED = {
 }
 
 library_path = _find()
-lib = ctypes.CDLL(library_path)
+# RTLD_GLOBAL: a module plug-in takes libonescope's functions from the process that loads it
+# (docs/module.md, "Plug-ins"), so the plug-ins the CLI loads load here as they are. Every
+# global the library exports carries the onescope_ prefix.
+lib = ctypes.CDLL(library_path, mode=ctypes.RTLD_GLOBAL)
 
 _P = POINTER
 _E = _P(Error)
@@ -623,6 +638,29 @@ _PROTOTYPES = {
         [c_void_p, c_char_p, _P(DiffOptions), c_void_p, _P(_P(DiffCache)), _E],
     ),
     "onescope_diff_cache_free": (None, [_P(DiffCache)]),
+    # module.h, recording.h
+    "onescope_module_test": (c_void_p, []),
+    "onescope_module_load": (c_int, [c_char_p, _P(c_void_p), _E]),
+    "onescope_recording_parse": (c_int, [c_void_p, c_size_t, c_char_p, _opts, _P(c_void_p), _E]),
+    "onescope_recording_read_file": (c_int, [c_char_p, _opts, _P(c_void_p), _E]),
+    "onescope_recording_free": (None, [c_void_p]),
+    "onescope_recording_module_id": (c_char_p, [c_void_p]),
+    "onescope_recording_module_version": (c_char_p, [c_void_p]),
+    "onescope_recording_flags": (c_uint16, [c_void_p]),
+    "onescope_recording_step_count": (c_uint32, [c_void_p]),
+    "onescope_recording_setup": (_P(c_uint8), [c_void_p, _P(c_size_t)]),
+    "onescope_recording_start_snapshot": (_P(c_uint8), [c_void_p, _P(c_size_t)]),
+    "onescope_recording_write": (c_int, [c_void_p, c_void_p, _P(Buffer), _E]),
+    "onescope_recording_hash_row": (c_uint64, [c_void_p, c_uint32]),
+    "onescope_recording_step_input": (
+        c_int,
+        [c_void_p, c_uint32, _P(_P(c_uint8)), _P(c_size_t)],
+    ),
+    "onescope_recording_check": (c_int, [c_void_p, c_void_p, c_char_p, _E]),
+    "onescope_recording_verify": (
+        c_int,
+        [c_void_p, c_void_p, c_void_p, _P(VerifyResult), c_char_p, _E],
+    ),
 }
 
 for _name, (_res, _args) in _PROTOTYPES.items():

@@ -1,7 +1,6 @@
 /* The modules the CLI runs module recordings with: the test module, the ones an engine's own
- * CLI links in (onescope_cli_main), and the plug-ins of `--module PATH` (dlopen). The one
- * entry symbol and the checks: docs/module.md, "Plug-ins". */
-#include <dlfcn.h>
+ * CLI links in (onescope_cli_main), and the plug-ins of `--module PATH` (the library's
+ * onescope_module_load). The one entry symbol and the checks: docs/module.md, "Plug-ins". */
 #include <string.h>
 
 #include "cli.h"
@@ -45,31 +44,13 @@ bool cli_module_add(const onescope_module *m, const char *origin) {
 }
 
 bool cli_module_load(const char *path) {
-    /* dlopen searches the library path for a bare name; a plug-in is named by its file */
-    char local[4096];
-    if (strchr(path, '/') == NULL &&
-        snprintf(local, sizeof local, "./%s", path) < (int)sizeof local)
-        path = local;
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (h == NULL) {
-        char what[512];
-        const char *why = dlerror();
-        snprintf(what, sizeof what, "expected a shared library, found one dlopen refused (%s)",
-                 why != NULL ? why : "no reason given");
-        return refuse(path, what);
+    const onescope_module *m;
+    onescope_error err;
+    if (onescope_module_load(path, &m, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return false;
     }
-    /* dlsym returns void *; the standard way to a function pointer goes through memcpy */
-    void *sym = dlsym(h, ONESCOPE_MODULE_ENTRY_SYMBOL);
-    if (sym == NULL)
-        return refuse(path, "expected the entry symbol onescope_module_entry, found none");
-    onescope_module_entry_fn *entry;
-    memcpy(&entry, &sym, sizeof entry);
-    const onescope_module *m = entry(ONESCOPE_MODULE_ABI);
-    if (m == NULL)
-        return refuse(path, "expected a table for ABI 1 (this onescope's), found none: the "
-                            "plug-in was built for another ABI");
-    /* the handle stays open for the process: the table and its functions live in it */
-    return cli_module_add(m, path);
+    return add(m, path);
 }
 
 const onescope_module *cli_module_find(const char *id) {

@@ -1,0 +1,113 @@
+"""Module recordings (OSTM v2) from Python: read, checked and verified with the test module and
+with the springs example as a plug-in, compiled here as a user would (no copy of the library
+in it), and the loader's refusals."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+import onescope
+from conftest import CORPUS, ROOT, cli
+
+V2 = CORPUS / "recording_parse"
+SPRINGS = ROOT / "examples" / "springs"
+
+
+@pytest.fixture(scope="session")
+def springs(tmp_path_factory):
+    """(plug-in path, a 600-step recording of 64 particles made by the example's engine)."""
+    cc = os.environ.get("CC", "cc")
+    if shutil.which(cc) is None:
+        pytest.skip(f"no C compiler ({cc}) to build the springs example with")
+    d = tmp_path_factory.mktemp("springs")
+    libdir = os.path.dirname(onescope.library_path)
+    inc = ["-std=c17", "-D_POSIX_C_SOURCE=200809L", "-I", str(ROOT / "include"), "-I", str(SPRINGS)]
+    plugin = d / "springs_module.so"
+    subprocess.run([cc, *inc, "-shared", "-fPIC", "-o", str(plugin),
+                    str(SPRINGS / "springs.c"), str(SPRINGS / "springs_module.c"), "-lm"],
+                   check=True)
+    rec = d / "springs_record"
+    subprocess.run([cc, *inc, "-o", str(rec), str(SPRINGS / "record.c"),
+                    str(SPRINGS / "springs.c"), str(SPRINGS / "springs_module.c"),
+                    f"-L{libdir}", f"-l:{os.path.basename(onescope.library_path)}",
+                    f"-Wl,-rpath,{libdir}", "-lm"], check=True)
+    run = d / "run.ostm"
+    subprocess.run([str(rec), str(run), "600", "64"], check=True, capture_output=True)
+    return plugin, run
+
+
+def test_the_test_module_verifies_a_recording():
+    m = onescope.Module.test()
+    assert (m.id, m.version) == ("onescope.test", "1")  # the table's head read right
+    r = onescope.Recording.open(V2 / "valid-3d")
+    assert r.module_id == "onescope.test" and r.module_version == "1"
+    res = r.verify(m)
+    assert res.ok and res.rows_checked == r.step_count + 1 > 1
+    rows = r.hash_rows
+    assert rows is not None and len(rows) == r.step_count + 1
+    # the bytes come back as they were read
+    assert r.to_bytes() == (V2 / "valid-3d").read_bytes()
+
+
+def test_a_changed_row_is_a_mismatch_with_the_clis_line():
+    r = onescope.Recording.open(V2 / "changed-row")
+    res = r.verify(onescope.Module.test())
+    assert not res.ok and res.first_row is not None and res.expected != res.actual
+    p = cli("verify", V2 / "changed-row", check=False)
+    assert p.returncode == 1
+    assert res.message in p.stderr  # one library line, said alike by both
+
+
+def test_another_module_is_refused_naming_both():
+    data = bytearray((V2 / "valid-3d").read_bytes())
+    assert data[13:26] == b"onescope.test"
+    data[13:26] = b"onescope.tesu"  # same length: the container stays valid
+    r = onescope.Recording.from_bytes(bytes(data), "other.ostm")
+    with pytest.raises(onescope.FormatError) as e:
+        r.verify(onescope.Module.test())
+    assert e.value.code == onescope.Code.MODULE
+    assert r.module_id in str(e.value) and "onescope.test" in str(e.value)
+    with pytest.raises(TypeError):
+        r.verify("onescope.test")
+
+
+def test_springs_plugin_verifies_and_the_planted_divergence_is_found(springs, monkeypatch):
+    plugin, run = springs
+    m = onescope.Module.load(plugin)
+    assert (m.id, m.version) == ("example.springs", "1")
+    r = onescope.Recording.open(run)
+    assert r.module_id == "example.springs" and r.step_count == 600
+    r.check(m)
+    res = r.verify(m)
+    assert res.ok and res.rows_checked == 601
+    # the example's planted divergence: particle 5 from step 250, so row 251 differs first
+    monkeypatch.setenv("SPRINGS_PLANT", "250:5")
+    res = r.verify(m)
+    assert not res.ok and res.first_row == 251
+    p = subprocess.run([str(onescope_cli()), "--module", str(plugin), "verify", str(run)],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert p.returncode == 1 and res.message in p.stderr
+    # the test module is not the file's
+    with pytest.raises(onescope.FormatError) as e:
+        r.verify(onescope.Module.test())
+    assert e.value.code == onescope.Code.MODULE
+
+
+def onescope_cli():
+    from conftest import CLI
+    return CLI
+
+
+def test_loader_refusals_name_the_file(tmp_path, springs):
+    junk = tmp_path / "junk.so"
+    junk.write_bytes(b"not a shared library\n")
+    with pytest.raises(onescope.FormatError) as e:
+        onescope.Module.load(junk)
+    assert e.value.code == onescope.Code.MODULE and str(junk) in str(e.value)
+    assert "dlopen refused" in str(e.value)
+    # a library without the entry symbol: the library itself
+    with pytest.raises(onescope.FormatError) as e:
+        onescope.Module.load(onescope.library_path)
+    assert "expected the entry symbol onescope_module_entry, found none" in str(e.value)
