@@ -1,10 +1,12 @@
-/* Ghosts: a replay's bodies over a range of steps as a pose cache. Rules: docs/ghost.md. */
+/* Ghosts: a replay's bodies, or a module recording's entities, over a range of steps as a pose
+ * cache. Rules: docs/ghost.md. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
 #include "onescope/ghost.h"
+#include "run_internal.h"
 
 static const char *const ghost_name = "ghost";
 /* Marks options that came from onescope_ghost_options_default(). */
@@ -87,35 +89,53 @@ static const char *base_name(const char *path) {
     return b;
 }
 
-/* Checks the options and runs the count pass: everything the output's size depends on. */
-static onescope_code ghost_plan(const onescope_replay *replay,
-                                const onescope_ghost_options *options, const onescope_allocator *a,
-                                onescope_ghost_options *o, ghost_run *g, onescope_error *error) {
+/* The caller's options (or the defaults), refused without the default's cookie. */
+static onescope_code take_options(const onescope_ghost_options *options, onescope_ghost_options *o,
+                                  onescope_error *error) {
     *o = options ? *options : onescope_ghost_options_default();
-    if (o->internal_cookie != OPTIONS_COOKIE)
-        return onescope_os_fail(
-            error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, "onescope_ghost_options",
-            "options from onescope_ghost_options_default()",
-            "options without their cookie (0x%08x)", (unsigned)o->internal_cookie);
+    if (o->internal_cookie == OPTIONS_COOKIE) return ONESCOPE_OK;
+    return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET,
+                            "onescope_ghost_options",
+                            "options from onescope_ghost_options_default()",
+                            "options without their cookie (0x%08x)", (unsigned)o->internal_cookie);
+}
+
+/* The frames inside the run (kind: "replay" or "recording") and the offset (in unit). */
+static onescope_code check_range(const onescope_ghost_options *o, uint32_t step_count,
+                                 uint8_t dimensions, const char *kind, const char *unit,
+                                 onescope_error *error) {
     if (o->frames < 1 || o->frames > ONESCOPE_OSPC_MAX_FRAMES)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "frames",
                                 "1 to 4194304", "%" PRIu32, o->frames);
     uint64_t last = (uint64_t)o->from + o->frames - 1;
-    uint32_t step_count = onescope_replay_step_count(replay);
-    onescope_sim_setup setup = onescope_replay_setup(replay);
     if (last > step_count)
         return onescope_os_fail(
             error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "from + frames", NULL,
-            "rows %" PRIu32 " to %" PRIu64 " of a replay whose last row is %" PRIu32, o->from, last,
-            step_count);
+            "rows %" PRIu32 " to %" PRIu64 " of a %s whose last row is %" PRIu32, o->from, last,
+            kind, step_count);
     for (int i = 0; i < 3; i++) {
-        if (o->offset[i] < -ONESCOPE_GHOST_MAX_OFFSET || o->offset[i] > ONESCOPE_GHOST_MAX_OFFSET)
+        if (o->offset[i] < -ONESCOPE_GHOST_MAX_OFFSET || o->offset[i] > ONESCOPE_GHOST_MAX_OFFSET) {
+            char expected[96];
+            snprintf(expected, sizeof expected, "-1000000 to 1000000 %s per axis", unit);
             return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset",
-                                    "-1000000 to 1000000 mm per axis", "%" PRId32, o->offset[i]);
+                                    expected, "%" PRId32, o->offset[i]);
+        }
     }
-    if (setup.dimensions == 2 && o->offset[2] != 0)
+    if (dimensions == 2 && o->offset[2] != 0)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "offset z",
                                 "0 in a 2D world", "%" PRId32, o->offset[2]);
+    return ONESCOPE_OK;
+}
+
+/* Checks the options and runs the count pass: everything the output's size depends on. */
+static onescope_code ghost_plan(const onescope_replay *replay,
+                                const onescope_ghost_options *options, const onescope_allocator *a,
+                                onescope_ghost_options *o, ghost_run *g, onescope_error *error) {
+    OS_TRY(take_options(options, o, error));
+    onescope_sim_setup setup = onescope_replay_setup(replay);
+    OS_TRY(check_range(o, onescope_replay_step_count(replay), setup.dimensions, "replay", "mm",
+                       error));
+    uint64_t last = (uint64_t)o->from + o->frames - 1;
     memset(g, 0, sizeof *g);
     g->from = o->from;
     g->last = (uint32_t)last;
@@ -310,4 +330,332 @@ onescope_code onescope_ghost_write(const onescope_replay *replay,
                                    const onescope_allocator *allocator,
                                    onescope_ghost_result *result, onescope_error *error) {
     return ghost_write(replay, options, path, writer_options, allocator, result, error);
+}
+
+/* ---- module recordings: any module's entities, through the seam ---- */
+
+/* Entity id -> cache index: open addressing, at most half full. The ids are the module's
+ * (entity_id), not bytes of the file, so a fixed mixing function is enough. */
+typedef struct id_map {
+    uint64_t *ids;
+    uint32_t *index; /* UINT32_MAX: an empty slot */
+    size_t cap;      /* a power of two, or 0 */
+    uint32_t count;
+} id_map;
+
+static size_t id_slot(uint64_t id, size_t cap) {
+    id ^= id >> 33; /* splitmix64's finaliser: every bit of the id moves the slot */
+    id *= 0xff51afd7ed558ccdu;
+    id ^= id >> 33;
+    id *= 0xc4ceb9fe1a85ec53u;
+    id ^= id >> 33;
+    return (size_t)id & (cap - 1);
+}
+
+static uint32_t id_find(const id_map *m, uint64_t id) {
+    if (m->cap == 0) return UINT32_MAX;
+    for (size_t k = id_slot(id, m->cap);; k = (k + 1) & (m->cap - 1)) {
+        if (m->index[k] == UINT32_MAX) return UINT32_MAX;
+        if (m->ids[k] == id) return m->index[k];
+    }
+}
+
+static void id_put(id_map *m, uint64_t id, uint32_t index) {
+    size_t k = id_slot(id, m->cap);
+    while (m->index[k] != UINT32_MAX) k = (k + 1) & (m->cap - 1);
+    m->ids[k] = id;
+    m->index[k] = index;
+}
+
+/* Adds id as the next index unless it is there; at most ONESCOPE_OSPC_MAX_ENTITIES. */
+static onescope_code id_add(id_map *m, const onescope_allocator *a, uint64_t id,
+                            onescope_error *error) {
+    if (id_find(m, id) != UINT32_MAX) return ONESCOPE_OK;
+    if (m->count == ONESCOPE_OSPC_MAX_ENTITIES)
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "entities",
+                                "at most 65536 entities over the frames (a pose cache's limit)",
+                                "more");
+    if ((size_t)m->count + 1 > m->cap / 2) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        id_map grown = {onescope_os_calloc(a, cap, sizeof *grown.ids),
+                        onescope_os_alloc(a, cap * sizeof *grown.index), cap, m->count};
+        if (grown.ids == NULL || grown.index == NULL) {
+            onescope_os_free(a, grown.ids);
+            onescope_os_free(a, grown.index);
+            return onescope_os_fail(error, ONESCOPE_E_NOMEM, ghost_name, OS_NO_OFFSET, "entities",
+                                    NULL, "could not allocate memory");
+        }
+        memset(grown.index, 0xff, cap * sizeof *grown.index);
+        for (size_t k = 0; k < m->cap; k++)
+            if (m->index[k] != UINT32_MAX) id_put(&grown, m->ids[k], m->index[k]);
+        onescope_os_free(a, m->ids);
+        onescope_os_free(a, m->index);
+        *m = grown;
+    }
+    id_put(m, id, m->count++);
+    return ONESCOPE_OK;
+}
+
+typedef struct rec_ghost {
+    const onescope_recording *recording;
+    const onescope_module *module; /* the world's copy of the table once a world exists */
+    const onescope_allocator *a;
+    const char *name;
+    uint32_t from, last;
+    float offset[3];
+    float nan;
+    id_map ids;
+    onescope_pose *poses; /* create: every frame */
+    onescope_pose *frame; /* write: one frame, appended to writer */
+    onescope_pose_writer *writer;
+} rec_ghost;
+
+typedef onescope_code rec_row_fn(rec_ghost *g, const onescope_world *w, uint32_t row,
+                                 onescope_error *error);
+
+/* Runs the recording from its start to row g->last, calling at_row at rows from..last. */
+static onescope_code rec_walk(rec_ghost *g, rec_row_fn *at_row, onescope_error *error) {
+    onescope_os_run_start s;
+    memset(&s, 0, sizeof s);
+    s.module = g->module;
+    s.setup = onescope_recording_setup(g->recording, &s.setup_size);
+    s.snapshot = onescope_recording_start_snapshot(g->recording, &s.snapshot_size);
+    s.step_count = onescope_recording_step_count(g->recording);
+    onescope_world *w;
+    onescope_code rc = onescope_os_run_start_world(&s, g->a, &w, error);
+    if (rc != ONESCOPE_OK) {
+        onescope_os_run_at_step(error, g->name, s.module->id, 0);
+        return rc;
+    }
+    for (uint32_t row = 0; rc == ONESCOPE_OK; row++) {
+        if (row >= g->from) rc = at_row(g, w, row, error);
+        if (rc != ONESCOPE_OK || row == g->last) break;
+        const uint8_t *p;
+        size_t n;
+        rc = onescope_recording_step_input(g->recording, row, &p, &n);
+        if (rc == ONESCOPE_OK) rc = onescope_world_step(w, p, n, error);
+        if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, g->name, s.module->id, row);
+    }
+    onescope_world_free(w);
+    return rc;
+}
+
+static onescope_code collect_ids(rec_ghost *g, const onescope_world *w, uint32_t row,
+                                 onescope_error *error) {
+    (void)row;
+    uint32_t n = onescope_world_entity_count(w);
+    for (uint32_t i = 0; i < n; i++)
+        OS_TRY(id_add(&g->ids, g->a, onescope_world_entity_id(w, i), error));
+    return ONESCOPE_OK;
+}
+
+/* One frame: every cache entity absent, then each the world has and poses, moved by offset. */
+static void rec_frame(const rec_ghost *g, const onescope_world *w, onescope_pose *poses) {
+    for (uint32_t k = 0; k < g->ids.count; k++) {
+        memset(&poses[k], 0, sizeof poses[k]);
+        poses[k].position[0] = g->nan;
+        poses[k].rotation[3] = 1.0f;
+    }
+    uint32_t n = onescope_world_entity_count(w);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = id_find(&g->ids, onescope_world_entity_id(w, i));
+        onescope_pose p;
+        if (k == UINT32_MAX || !onescope_world_entity_pose(w, i, &p)) continue;
+        for (int a = 0; a < 3; a++) p.position[a] += g->offset[a];
+        poses[k] = p;
+    }
+}
+
+static onescope_code fill_rows(rec_ghost *g, const onescope_world *w, uint32_t row,
+                               onescope_error *error) {
+    (void)error;
+    rec_frame(g, w, &g->poses[(size_t)(row - g->from) * g->ids.count]);
+    return ONESCOPE_OK;
+}
+
+static onescope_code append_rows(rec_ghost *g, const onescope_world *w, uint32_t row,
+                                 onescope_error *error) {
+    (void)row;
+    rec_frame(g, w, g->frame);
+    return onescope_pose_writer_append(g->writer, g->frame, g->ids.count, error);
+}
+
+/* The options, the recording against its module and the first pass (the entities), then the
+ * cache's head: entities, texts and one frame. */
+static onescope_code rec_plan(const onescope_recording *r, const onescope_module *module,
+                              const onescope_ghost_options *options, const onescope_allocator *a,
+                              onescope_ghost_options *o, rec_ghost *g, onescope_pose_cache **head,
+                              onescope_error *error) {
+    *head = NULL;
+    memset(g, 0, sizeof *g);
+    OS_TRY(take_options(options, o, error));
+    g->name = o->name != NULL ? o->name : ghost_name;
+    OS_TRY(onescope_recording_check(r, module, g->name, error));
+    /* the table as a world holds it: members past the caller's struct_size read 0 */
+    onescope_world *w;
+    size_t setup_size;
+    const uint8_t *setup = onescope_recording_setup(r, &setup_size);
+    OS_TRY(onescope_world_create(module, setup, setup_size, a, &w, error));
+    onescope_module t = *onescope_world_module(w);
+    onescope_world_free(w);
+    if (t.entity_count == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, g->name, OS_NO_OFFSET, "module",
+                                "a module with entities (entity_count, entity_id, entity_pose)",
+                                "module '%s' has none", t.id);
+    uint8_t dims = t.dimensions == 2 ? 2 : 3;
+    OS_TRY(check_range(o, onescope_recording_step_count(r), dims, "recording",
+                       t.unit_name != NULL ? t.unit_name : "units", error));
+    for (int i = 0; i < 3; i++) g->offset[i] = (float)o->offset[i];
+    uint64_t last = (uint64_t)o->from + o->frames - 1;
+    g->recording = r;
+    g->module = module;
+    g->a = a;
+    g->from = o->from;
+    g->last = (uint32_t)last;
+    g->nan = absent_x();
+    OS_TRY(rec_walk(g, collect_ids, error));
+
+    onescope_pose_cache *c;
+    OS_TRY(onescope_pose_cache_create(dims, g->ids.count, 1, a, &c, error));
+    c->start_step = (int64_t)o->from; /* a recording's row i is step i */
+    c->metres_per_unit = t.metres_per_unit > 0.0 ? t.metres_per_unit : 1.0;
+    onescope_code rc = ONESCOPE_OK;
+    char text[192];
+    for (size_t k = 0; k < g->ids.cap && rc == ONESCOPE_OK; k++) {
+        uint32_t i = g->ids.index[k];
+        if (i == UINT32_MAX) continue;
+        /* a cache's ids are non-zero and a module's need not be: the cache numbers its
+         * entities from 1 and the name keeps the module's id */
+        c->entities[i].id = (uint64_t)i + 1;
+        c->entities[i].shape = ONESCOPE_SHAPE_POINT;
+        int n = snprintf(text, sizeof text, "entity %" PRIu64, g->ids.ids[k]);
+        rc = onescope_pose_cache_set_entity_name(c, i, text, (size_t)n, error);
+    }
+    int n =
+        snprintf(text, sizeof text, "%s %s, %" PRIu32 " entities", t.id, t.version, g->ids.count);
+    const char *unit = t.unit_name != NULL ? t.unit_name : "unit";
+    struct {
+        onescope_pose_text_field field;
+        const char *value;
+        size_t length;
+    } texts[] = {
+        {ONESCOPE_POSE_TEXT_UNIT_NAME, unit, strlen(unit)},
+        {ONESCOPE_POSE_TEXT_MODULE_ID, t.id, strlen(t.id)},
+        {ONESCOPE_POSE_TEXT_LIBRARY_VERSION, ONESCOPE_VERSION_STRING,
+         strlen(ONESCOPE_VERSION_STRING)},
+        {ONESCOPE_POSE_TEXT_SCENE, text, (size_t)n},
+        {ONESCOPE_POSE_TEXT_LABEL, o->label ? o->label : "", o->label ? strlen(o->label) : 0},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0] && rc == ONESCOPE_OK; i++) {
+        if (texts[i].length > ONESCOPE_OSPC_MAX_TEXT)
+            rc = onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "label",
+                                  "at most 1024 bytes", "%zu bytes", texts[i].length);
+        else
+            rc = onescope_pose_cache_set_text(c, texts[i].field, texts[i].value, texts[i].length,
+                                              error);
+    }
+    if (rc == ONESCOPE_OK && o->replay_name != NULL) {
+        const char *b = base_name(o->replay_name);
+        size_t len = strlen(b);
+        if (len <= ONESCOPE_OSPC_MAX_TEXT && onescope_file_name_is_plain(b, len))
+            rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, b, len, error);
+    }
+    if (rc != ONESCOPE_OK) {
+        onescope_pose_cache_free(c);
+        return rc;
+    }
+    *head = c;
+    return ONESCOPE_OK;
+}
+
+static void rec_done(rec_ghost *g) {
+    onescope_os_free(g->a, g->ids.ids);
+    onescope_os_free(g->a, g->ids.index);
+}
+
+onescope_code onescope_ghost_recording_create(const onescope_recording *recording,
+                                              const onescope_module *module,
+                                              const onescope_ghost_options *options,
+                                              const onescope_allocator *a,
+                                              onescope_pose_cache **out, onescope_error *error) {
+    if (out != NULL) *out = NULL;
+    if (recording == NULL || module == NULL || out == NULL)
+        return relabel(onescope_os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, NULL,
+                                        NULL, "recording, module and out must not be NULL"),
+                       options, error);
+    onescope_ghost_options o;
+    rec_ghost g;
+    onescope_pose_cache *c;
+    onescope_code rc = rec_plan(recording, module, options, a, &o, &g, &c, error);
+    if (rc == ONESCOPE_OK) rc = check_size(c, o.frames, ONESCOPE_MAX_INPUT_BYTES, error);
+    if (rc == ONESCOPE_OK) {
+        /* the head's one frame grows to every frame; the size check bounds it */
+        onescope_pose *poses =
+            onescope_os_calloc(c->allocator, (size_t)o.frames * g.ids.count, sizeof *poses);
+        if (poses == NULL) {
+            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, ghost_name, OS_NO_OFFSET, "poses", NULL,
+                                  "could not allocate memory");
+        } else {
+            onescope_os_free(c->allocator, c->poses);
+            c->poses = poses;
+            c->frame_count = o.frames;
+            g.poses = poses;
+            rc = rec_walk(&g, fill_rows, error);
+        }
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_pose_cache_validate(c, ghost_name, error);
+    rec_done(&g);
+    if (rc != ONESCOPE_OK) {
+        onescope_pose_cache_free(c);
+        return relabel(rc, options, error);
+    }
+    *out = c;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_ghost_recording_write(const onescope_recording *recording,
+                                             const onescope_module *module,
+                                             const onescope_ghost_options *options,
+                                             const char *path,
+                                             const onescope_pose_writer_options *writer_options,
+                                             const onescope_allocator *a,
+                                             onescope_ghost_result *result, onescope_error *error) {
+    if (result != NULL) memset(result, 0, sizeof *result);
+    if (recording == NULL || module == NULL || path == NULL)
+        return relabel(onescope_os_fail(error, ONESCOPE_E_ARGUMENT, ghost_name, OS_NO_OFFSET, NULL,
+                                        NULL, "recording, module and path must not be NULL"),
+                       options, error);
+    onescope_ghost_options o;
+    rec_ghost g;
+    onescope_pose_cache *head;
+    onescope_code rc = rec_plan(recording, module, options, a, &o, &g, &head, error);
+    if (rc != ONESCOPE_OK) {
+        rec_done(&g);
+        return relabel(rc, options, error);
+    }
+    onescope_pose_writer_options wo =
+        writer_options ? *writer_options : onescope_pose_writer_options_default();
+    uint64_t limit = wo.max_segment_bytes == 0 || wo.max_segment_bytes > ONESCOPE_MAX_INPUT_BYTES
+                         ? ONESCOPE_MAX_INPUT_BYTES
+                         : wo.max_segment_bytes;
+    rc = wo.segments ? ONESCOPE_OK : check_size(head, o.frames, limit, error);
+    (void)relabel(rc, options, error);
+    onescope_pose_writer *w = NULL;
+    if (rc == ONESCOPE_OK) rc = onescope_pose_writer_open(path, head, &wo, a, &w, error);
+    if (rc == ONESCOPE_OK) {
+        g.frame = head->poses; /* the head's one frame is the frame buffer */
+        g.writer = w;
+        rc = rec_walk(&g, append_rows, error);
+    }
+    uint64_t frames = 0;
+    if (rc == ONESCOPE_OK) rc = onescope_pose_writer_close(w, &frames, error);
+    if (rc == ONESCOPE_OK && result != NULL) {
+        result->entity_count = head->entity_count;
+        result->frame_count = (uint32_t)frames;
+        result->start_step = head->start_step;
+    }
+    onescope_pose_writer_discard(w); /* a failed run leaves no partial behind */
+    onescope_pose_cache_free(head);
+    rec_done(&g);
+    return rc;
 }

@@ -157,6 +157,15 @@ onescope_code onescope_module_check(const onescope_module *module, const char *n
     } else if (t.entity_values != NULL) {
         return table_fail(error, name, "value_count", "values for entity_values", "0");
     }
+    /* a pose cache's metres per unit is finite and positive; 0 leaves it unsaid */
+    if (!(t.metres_per_unit >= 0.0 && t.metres_per_unit <= 1e12))
+        return table_fail(error, name, "metres_per_unit", "0 (not said) or a finite number > 0",
+                          "%g", t.metres_per_unit);
+    if (t.unit_name != NULL && !version_ok(t.unit_name))
+        return table_fail(error, name, "unit_name", "1-64 printable ASCII bytes, or NULL",
+                          "another text");
+    if (t.dimensions != 0 && t.dimensions != 2 && t.dimensions != 3)
+        return table_fail(error, name, "dimensions", "0, 2 or 3", "%" PRIu32, t.dimensions);
     return ONESCOPE_OK;
 }
 

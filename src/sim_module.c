@@ -243,6 +243,8 @@ static const onescope_module test_module = {
     .group_names = tm_group_names,
     .entity_values = tm_entity_values,
     .describe_input = tm_describe_input,
+    .metres_per_unit = 0.001, /* positions are millimetres */
+    .unit_name = "mm",
 };
 
 const onescope_module *onescope_module_test(void) {

@@ -36,6 +36,8 @@ CALL(onescope_file_write, "x", NULL, 5, e)
 CALL(onescope_file_validate, NULL, NULL, NULL, e)
 /* ---- ghost.h ---- */
 CALL(onescope_ghost_create, NULL, NULL, NULL, NULL, e)
+CALL(onescope_ghost_recording_create, NULL, NULL, NULL, NULL, NULL, e)
+CALL(onescope_ghost_recording_write, NULL, NULL, NULL, NULL, NULL, NULL, NULL, e)
 /* ---- live.h ---- */
 CALL(onescope_live_decoder_create, "s", NULL, NULL, e)
 CALL(onescope_live_decoder_finish, NULL, e)
@@ -192,6 +194,8 @@ static const contract_row rows[] = {
     ROW(onescope_file_write),
     ROW(onescope_file_validate),
     ROW(onescope_ghost_create),
+    ROW(onescope_ghost_recording_create),
+    ROW(onescope_ghost_recording_write),
     ROW(onescope_live_decoder_create),
     ROW(onescope_live_decoder_finish),
     ROW(onescope_live_decode),

@@ -1,6 +1,7 @@
 /* The module seam (module.h): table checks, the test module through the interface against
  * every committed replay's hash rows, stages against whole steps, snapshot and restore, missing
  * slots, a module whose callbacks fail, and allocation failures. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,28 @@ static void test_module_check_refuses_bad_tables(void **state) {
     t.group_count = 1; /* a value in group 2 */
     assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
     assert_int_equal(onescope_module_check(NULL, "x", &err), ONESCOPE_E_ARGUMENT);
+
+    /* the pose metadata: metres per unit 0 (not said) or finite and positive, a printable
+     * unit name or none, 0, 2 or 3 dimensions */
+    const double bad_scale[] = {-1.0, NAN, INFINITY, 1e13};
+    for (size_t i = 0; i < sizeof bad_scale / sizeof bad_scale[0]; i++) {
+        t = *onescope_module_test();
+        t.metres_per_unit = bad_scale[i];
+        assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+        assert_non_null(strstr(error_line(&err), "module.metres_per_unit"));
+    }
+    t = *onescope_module_test();
+    t.metres_per_unit = 0.0;
+    t.unit_name = NULL;
+    t.dimensions = 2;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_OK);
+    t.unit_name = "m\x1b";
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "module.unit_name"));
+    t.unit_name = "m";
+    t.dimensions = 1;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "module.dimensions"));
 }
 
 /* A table compiled against ABI 1's first members only: everything past them reads absent. */

@@ -1011,6 +1011,92 @@ static void allocation_failures(void **state) {
     unlink(path);
 }
 
+/* A module recording's ghost through the seam: for the test module, the same poses as the v1
+ * ghost of the same run (the module's ids in the names); the streamed file is the
+ * in-memory cache's bytes; a module without entities, frames past the end and another module
+ * are refused. */
+static void ghost_of_a_module_recording(void **state) {
+    (void)state;
+    record_test_module(path, 9, 60, 40, 100);
+    onescope_recording *rec = read_recording(path);
+    onescope_sim_setup setup = {3, 5, 9};
+    onescope_replay *rep;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &rep, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < 60; i++) {
+        const uint8_t *p;
+        size_t n;
+        assert_int_equal(onescope_recording_step_input(rec, i, &p, &n), ONESCOPE_OK);
+        assert_int_equal(onescope_replay_append_step(rep, p, n, &err), ONESCOPE_OK);
+    }
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 30;
+    o.frames = 25;
+    o.offset[0] = 400;
+    o.name = "run.ostm";
+    onescope_pose_cache *v1, *v2;
+    assert_int_equal(onescope_ghost_create(rep, &o, NULL, &v1, &err), ONESCOPE_OK);
+    onescope_code rc =
+        onescope_ghost_recording_create(rec, onescope_module_test(), &o, NULL, &v2, &err);
+    if (rc != ONESCOPE_OK) fail_msg("%s", line_of(&err));
+    assert_int_equal(v2->entity_count, v1->entity_count);
+    assert_int_equal(v2->frame_count, 25);
+    assert_int_equal(v2->start_step, 30);
+    assert_true(v2->metres_per_unit == 0.001);
+    assert_memory_equal(v2->poses, v1->poses, sizeof *v1->poses * 25 * v1->entity_count);
+    for (uint32_t i = 0; i < v2->entity_count; i++) {
+        assert_int_equal(v2->entities[i].id, v1->entities[i].id);
+        char want[32];
+        snprintf(want, sizeof want, "entity %u", i); /* the module's id: the body's index */
+        assert_string_equal(v2->entities[i].name.data, want);
+    }
+    /* the streamed file is the cache's bytes */
+    char out[192];
+    snprintf(out, sizeof out, "%s/ghost.ospc", dir);
+    onescope_ghost_result res;
+    rc = onescope_ghost_recording_write(rec, onescope_module_test(), &o, out, NULL, NULL, &res,
+                                        &err);
+    if (rc != ONESCOPE_OK) fail_msg("%s", line_of(&err));
+    assert_int_equal(res.entity_count, v2->entity_count);
+    assert_int_equal(res.frame_count, 25);
+    onescope_buffer mem, file = read_all(out);
+    assert_int_equal(onescope_pose_cache_write(v2, NULL, &mem, &err), ONESCOPE_OK);
+    assert_int_equal(mem.size, file.size);
+    assert_memory_equal(mem.data, file.data, mem.size);
+    onescope_buffer_free(&mem);
+    onescope_buffer_free(&file);
+    remove(out);
+
+    /* refusals, each naming the input */
+    onescope_pose_cache *c = (onescope_pose_cache *)1;
+    o.frames = 31; /* rows 30..60 are there; 30..61 are not */
+    o.from = 31;
+    assert_int_equal(
+        onescope_ghost_recording_create(rec, onescope_module_test(), &o, NULL, &c, &err),
+        ONESCOPE_E_RANGE);
+    assert_null(c);
+    assert_string_equal(err.input, "run.ostm");
+    assert_string_equal(err.field, "from + frames");
+    o.from = 0;
+    o.frames = 1;
+    onescope_module sp = springs_module(); /* no entities */
+    assert_int_equal(onescope_ghost_recording_create(rec, &sp, &o, NULL, &c, &err),
+                     ONESCOPE_E_MODULE);
+    onescope_recording_free(rec);
+    record_tool(path, 5);
+    rec = read_recording(path);
+    rc = onescope_ghost_recording_create(rec, &sp, &o, NULL, &c, &err);
+    assert_int_equal(rc, ONESCOPE_E_UNSUPPORTED);
+    assert_string_equal(line_of(&err), "run.ostm: module: expected a module with entities "
+                                       "(entity_count, entity_id, entity_pose), found module "
+                                       "'example.springs' has none");
+    assert_null(c);
+    onescope_recording_free(rec);
+    onescope_pose_cache_free(v1);
+    onescope_pose_cache_free(v2);
+    onescope_replay_free(rep);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(engine_mode_equals_tool_mode),
@@ -1027,6 +1113,7 @@ int main(void) {
         cmocka_unit_test(write_failure_latches),
         cmocka_unit_test(peek_names_the_module),
         cmocka_unit_test(diff_names_row_stage_entity_value),
+        cmocka_unit_test(ghost_of_a_module_recording),
         cmocka_unit_test(diff_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup_dir, remove_dir);

@@ -141,6 +141,22 @@ grep -q "unknown command 'nosuchcommand'" err.txt || fail "springs_cli usage: $(
 globals=$(nm -g --defined-only "$prefix"/lib*/libonescope_cli.a | awk 'NF == 3 {print $3}')
 [ "$globals" = "onescope_cli_main" ] || fail "libonescope_cli.a exports: $globals"; ok
 
+# the run as a pose cache through the seam: 64 point entities in metres, 2D, frames 100..149
+expect 0 "$os" --module "$plugin" ghost run.ostm g.ospc --from 100 --frames 50 --offset 2,0,0
+grep -q "g.ospc: 64 entities, 50 frames from step 100" err.txt || fail "ghost: $(cat err.txt)"
+expect 0 "$os" dump --json g.ospc
+python3 - <<'PY' || fail "ghost dump: $(cat out.txt)"
+import json
+d = json.load(open("out.txt"))
+assert d["entity_count"] == 64 and d["frame_count"] == 50 and d["start_step"] == 100, d
+assert d["dimensions"] == 2 and d["metres_per_unit"] == 1.0 and d["unit_name"] == "m", d
+assert d["module_id"] == "example.springs", d
+PY
+ok
+expect 1 "$os" ghost run.ostm g2.ospc --from 0 --frames 1
+grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH for example.springs 1" err.txt &&
+    [ ! -e g2.ospc ] || fail "ghost without the module: $(cat err.txt)"; ok
+
 # plug-ins that are not: no file, no entry symbol, another ABI; one line each, exit 1
 expect 1 "$os" --module ./nowhere.so verify run.ostm
 [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "nowhere.so: module: expected a shared library" err.txt ||

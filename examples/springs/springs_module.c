@@ -224,6 +224,9 @@ static const onescope_module table = {
     .group_names = group_names,
     .entity_values = entity_values,
     .describe_input = describe_input,
+    .metres_per_unit = 1.0,
+    .unit_name = "m",
+    .dimensions = 2, /* a flat box: z is always 0 */
 };
 
 const onescope_module *springs_module(void) {

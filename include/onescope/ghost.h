@@ -4,6 +4,7 @@
 #define ONESCOPE_GHOST_H
 
 #include "onescope/pose_cache.h"
+#include "onescope/recording.h"
 #include "onescope/replay.h"
 
 #ifdef __cplusplus
@@ -68,6 +69,32 @@ typedef struct onescope_ghost_result {
  * (the writer needs a file): write onescope_ghost_create's cache instead. */
 ONESCOPE_API onescope_code onescope_ghost_write(
     const onescope_replay *replay, const onescope_ghost_options *options, const char *path,
+    const onescope_pose_writer_options *writer_options, const onescope_allocator *allocator,
+    onescope_ghost_result *result, onescope_error *error);
+
+/* A module recording's entities as a pose cache (docs/ghost.md, "Module recordings"): the
+ * recording is checked against module (onescope_recording_check) and run from its start;
+ * frame k is the world at row from + k. The entities are every id (entity_id) the world has
+ * in any of the frames, in the order they first appear (each frame in index order), as points
+ * with cache ids 1, 2, ... in that order and named "entity ID" with the module's id; in a frame
+ * where the world lacks an id, or entity_pose says it is absent, its pose is absent (NaN x).
+ * Positions are the module's plus offset, in the module's units; metres per unit, the unit's name
+ * and 2D come from the table (metres_per_unit, unit_name, dimensions: 1, "unit" and 3D when it does
+ * not say); the start step is from. The options and refusals are onescope_ghost_create's, with
+ * offsets in the module's units, and also UNSUPPORTED for a module without entities, RANGE for more
+ * than 65536 entities, and a module's failure at a step naming the file, the module and the step.
+ */
+ONESCOPE_API onescope_code onescope_ghost_recording_create(const onescope_recording *recording,
+                                                           const onescope_module *module,
+                                                           const onescope_ghost_options *options,
+                                                           const onescope_allocator *allocator,
+                                                           onescope_pose_cache **out,
+                                                           onescope_error *error);
+/* That ghost written frame by frame to path, as onescope_ghost_write writes a replay's: memory
+ * is one world, one frame, the entity ids and the writer's buffer. */
+ONESCOPE_API onescope_code onescope_ghost_recording_write(
+    const onescope_recording *recording, const onescope_module *module,
+    const onescope_ghost_options *options, const char *path,
     const onescope_pose_writer_options *writer_options, const onescope_allocator *allocator,
     onescope_ghost_result *result, onescope_error *error);
 

@@ -122,6 +122,10 @@ struct onescope_module {
     onescope_code (*describe_input)(void *context, const void *setup, size_t setup_size,
                                     const void *input, size_t input_size,
                                     onescope_module_sink *text, onescope_error *error);
+    /* ---- optional: what an entity pose's numbers mean (ghost) ---- */
+    double metres_per_unit; /* of a position; 0: not said (a ghost writes 1) */
+    const char *unit_name;  /* 1-64 printable ASCII bytes; NULL: "unit" */
+    uint32_t dimensions;    /* 2: every pose has z = 0 (a flat world); 3, or 0: not said */
 };
 
 /* What a plug-in exports: `const onescope_module *onescope_module_entry(uint32_t abi)`,
