@@ -32,6 +32,7 @@ static struct {
     ino_t ino;
 } dirty[MAX_DIRTY];
 static int dirty_count, fsyncs, renames, dirty_renames;
+static int writes_fail; /* while set, writes to regular files fail with ENOSPC */
 
 static int dirty_find(const struct stat *st) {
     for (int i = 0; i < dirty_count; i++)
@@ -52,13 +53,22 @@ static void mark(int fd, int is_dirty) {
     }
 }
 
+static bool refused(int fd) {
+    struct stat st;
+    if (!writes_fail || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    errno = ENOSPC;
+    return true;
+}
+
 ssize_t write(int fd, const void *p, size_t n) {
+    if (refused(fd)) return -1;
     ssize_t k = syscall(SYS_write, fd, p, n);
     if (k > 0) mark(fd, 1);
     return k;
 }
 
 ssize_t pwrite(int fd, const void *p, size_t n, off_t offset) {
+    if (refused(fd)) return -1;
     ssize_t k = syscall(SYS_pwrite64, fd, p, n, offset);
     if (k > 0) mark(fd, 1);
     return k;
@@ -358,6 +368,274 @@ static void diff_spawn_in_one_replay(void **state) {
     onescope_replay_free(b);
 }
 
+/* An allocator that watches one request size (counting those requests, and refusing them
+ * when asked) and counts the blocks still live. */
+typedef struct size_watch {
+    onescope_allocator allocator;
+    size_t size;
+    bool refuse;
+    long seen, live;
+} size_watch;
+
+static void *sw_alloc(void *user, size_t size) {
+    size_watch *s = user;
+    if (size == s->size) {
+        s->seen++;
+        if (s->refuse) return NULL;
+    }
+    void *p = malloc(size);
+    if (p != NULL) s->live++;
+    return p;
+}
+
+static void sw_free(void *user, void *p) {
+    size_watch *s = user;
+    if (p != NULL) s->live--;
+    free(p);
+}
+
+static void sw_init(size_watch *s, size_t size, bool refuse) {
+    s->allocator = (onescope_allocator){sw_alloc, sw_free, s};
+    s->size = size;
+    s->refuse = refuse;
+    s->seen = s->live = 0;
+}
+
+/* A cache of one frame whose head and frame together pass the streamed reader's first
+ * buffer (1 MiB), so that the reader grows it (to 2 MiB) to reach the first frame. */
+#define WIDE_ENTITIES 20000u
+static void write_wide_cache(const char *path) {
+    onescope_pose_cache *c;
+    onescope_error err;
+    assert_int_equal(onescope_pose_cache_create(3, WIDE_ENTITIES, 1, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_write_file(c, path, &err), ONESCOPE_OK);
+    onescope_pose_cache_free(c);
+    assert_true(file_size(path) > (1l << 20));
+}
+
+/* The streamed diff of a file whose first frame lies past the reader's first buffer: the
+ * buffer's growth is asked of the caller's allocator, and when it is refused the diff fails
+ * with out of memory, naming the size, and frees everything (without the check it copied the
+ * buffer into NULL). */
+static void stream_growth_refused(void **state) {
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof path, "%s/wide.ospc", dir);
+    write_wide_cache(path);
+    onescope_diff_options o = {0};
+    onescope_diff_cache *d = NULL;
+    onescope_error err;
+    size_watch s;
+    sw_init(&s, (size_t)2 << 20, false);
+    o.parse.allocator = &s.allocator;
+    assert_int_equal(onescope_diff_cache_files(path, path, &o, NULL, &d, &err), ONESCOPE_OK);
+    assert_true(s.seen > 0); /* the growth happened */
+    assert_int_equal(d->entity_count, WIDE_ENTITIES);
+    onescope_diff_cache_free(d);
+    assert_int_equal(s.live, 0);
+    sw_init(&s, (size_t)2 << 20, true);
+    d = NULL;
+    assert_int_equal(onescope_diff_cache_files(path, path, &o, NULL, &d, &err), ONESCOPE_E_NOMEM);
+    assert_null(d);
+    assert_non_null(strstr(err.found, "2097152 bytes"));
+    assert_int_equal(s.live, 0);
+    unlink(path);
+}
+
+/* The streamed diff parses each file's head with the caller's options: its entity table
+ * comes from the caller's allocator (a refusal there is out of memory), not from libc. */
+static void streamed_head_uses_allocator(void **state) {
+    (void)state;
+    char path[300];
+    snprintf(path, sizeof path, "%s/wide-head.ospc", dir);
+    write_wide_cache(path);
+    onescope_diff_options o = {0};
+    onescope_diff_cache *d = NULL;
+    onescope_error err;
+    size_watch s;
+    sw_init(&s, (size_t)WIDE_ENTITIES * sizeof(onescope_pose_entity), false);
+    o.parse.allocator = &s.allocator;
+    assert_int_equal(onescope_diff_cache_files(path, path, &o, NULL, &d, &err), ONESCOPE_OK);
+    assert_true(s.seen >= 2); /* one entity table per side */
+    onescope_diff_cache_free(d);
+    assert_int_equal(s.live, 0);
+    sw_init(&s, (size_t)WIDE_ENTITIES * sizeof(onescope_pose_entity), true);
+    d = NULL;
+    assert_int_equal(onescope_diff_cache_files(path, path, &o, NULL, &d, &err), ONESCOPE_E_NOMEM);
+    assert_null(d);
+    assert_int_equal(s.live, 0);
+    unlink(path);
+}
+
+/* A NULL replay is refused and leaves the result cleared: not "matched". */
+static void verify_null_replay_clears_result(void **state) {
+    (void)state;
+    onescope_verify_result v = {true, 7, 3, 9, 1, 2};
+    onescope_error err;
+    assert_int_equal(onescope_replay_verify(NULL, NULL, &v, "r", &err), ONESCOPE_E_ARGUMENT);
+    assert_false(v.matched);
+    assert_int_equal(v.rows_checked, 0);
+    assert_int_equal(v.first_row, 0);
+    assert_true(v.first_step == 0 && v.expected == 0 && v.actual == 0);
+}
+
+/* A close whose last write fails returns the I/O error and closes only its own descriptors:
+ * standard input stays open (a stand-in descriptor 0 would have been closed). */
+static void failed_close_keeps_stdin(void **state) {
+    (void)state;
+    if (fcntl(0, F_GETFD) == -1) assert_int_equal(open("/dev/null", O_RDONLY), 0);
+    char path[300];
+    snprintf(path, sizeof path, "%s/full.ostm", dir);
+    onescope_sim_setup setup = {2, 2, 1};
+    onescope_replay_writer_options o = {0};
+    o.flush_every = o.flush_every_ms = ONESCOPE_FLUSH_NEVER; /* the step waits for close */
+    onescope_replay_writer *w;
+    onescope_error err;
+    assert_int_equal(onescope_replay_writer_open(path, &setup, NULL, NULL, 0, &o, NULL, &w, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(onescope_replay_writer_append(w, NULL, 0, NULL, &err), ONESCOPE_OK);
+    writes_fail = 1;
+    onescope_code rc = onescope_replay_writer_close(w, NULL, &err);
+    writes_fail = 0;
+    assert_int_equal(rc, ONESCOPE_E_IO);
+    assert_true(fcntl(0, F_GETFD) != -1);
+    onescope_replay_writer_discard(w);
+    assert_true(fcntl(0, F_GETFD) != -1);
+    assert_int_equal(file_size(path), -1);
+}
+
+/* The test module, taking an empty setup as a default one. */
+static onescope_code create_or_default(void *context, const void *setup, size_t setup_size,
+                                       const onescope_allocator *allocator, void **world,
+                                       onescope_error *error) {
+    static const uint8_t def[6] = {2, 2, 1, 0, 0, 0};
+    if (setup_size == 0) {
+        setup = def;
+        setup_size = sizeof def;
+    }
+    return onescope_module_test()->create(context, setup, setup_size, allocator, world, error);
+}
+
+/* A world's setup may be NULL only when it has no bytes: NULL with 6 bytes is refused before
+ * the module sees it, NULL with none reaches the module (which may take it). */
+static void world_setup_null_only_when_empty(void **state) {
+    (void)state;
+    onescope_module t = *onescope_module_test();
+    t.create = create_or_default;
+    onescope_world *w = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_world_create(&t, NULL, 6, NULL, &w, &err), ONESCOPE_E_ARGUMENT);
+    assert_null(w);
+    assert_string_equal(err.field, "setup");
+    assert_int_equal(onescope_world_create(&t, NULL, 0, NULL, &w, &err), ONESCOPE_OK);
+    assert_non_null(w);
+    assert_int_equal(onescope_world_step(w, NULL, 0, &err), ONESCOPE_OK);
+    onescope_world_free(w);
+}
+
+static onescope_replay *one_replay(const onescope_op *steps, int count) {
+    onescope_sim_setup setup = {2, 2, 1};
+    onescope_replay *r;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &r, &err), ONESCOPE_OK);
+    for (int i = 0; i < count; i++)
+        assert_int_equal(onescope_replay_append_ops(r, &steps[i], 1, &err), ONESCOPE_OK);
+    return r;
+}
+
+/* Two replays that teleport body 0 to points apart in x only: the diff stops at the input
+ * stage with that one value, x (axis 0), listed. */
+static void diff_lists_position_x(void **state) {
+    (void)state;
+    const onescope_op ta = {ONESCOPE_OP_TELEPORT, 0, {1000, 2000, 0}};
+    const onescope_op tb = {ONESCOPE_OP_TELEPORT, 0, {3000, 2000, 0}};
+    onescope_replay *a = one_replay(&ta, 1), *b = one_replay(&tb, 1);
+    onescope_diff_replay *d;
+    onescope_error err;
+    assert_int_equal(onescope_diff_replays(a, b, NULL, NULL, &d, &err), ONESCOPE_OK);
+    assert_true(d->diverged);
+    assert_int_equal(d->step, 0);
+    assert_int_equal(d->stage, ONESCOPE_SIM_STAGE_INPUT);
+    assert_int_equal(d->value_total, 1);
+    assert_int_equal(d->values[0].what, ONESCOPE_DIFF_POSITION);
+    assert_int_equal(d->values[0].index, 0);
+    assert_int_equal(d->values[0].axis, 0);
+    assert_true(d->values[0].a == 1000 && d->values[0].b == 3000);
+    onescope_diff_replay_free(d);
+    onescope_replay_free(a);
+    onescope_replay_free(b);
+}
+
+/* Both replays spawn a body at step 0 (the same one), then part at step 1: the worlds
+ * restored at step 1's start hold the spawned body (each its own snapshot size), and the diff
+ * finds step 1's input stage. */
+static void diff_after_spawn_in_both(void **state) {
+    (void)state;
+    const onescope_op sa[2] = {{ONESCOPE_OP_SPAWN, 0, {500, 500, 0}},
+                               {ONESCOPE_OP_TELEPORT, 2, {1000, 2000, 0}}};
+    const onescope_op sb[2] = {{ONESCOPE_OP_SPAWN, 0, {500, 500, 0}},
+                               {ONESCOPE_OP_TELEPORT, 2, {3000, 2000, 0}}};
+    onescope_replay *a = one_replay(sa, 2), *b = one_replay(sb, 2);
+    onescope_diff_replay *d;
+    onescope_error err;
+    onescope_code rc = onescope_diff_replays(a, b, NULL, NULL, &d, &err);
+    if (rc != ONESCOPE_OK) {
+        char line[512];
+        onescope_error_format(&err, line, sizeof line);
+        fail_msg("%s", line);
+    }
+    assert_true(d->diverged);
+    assert_int_equal(d->steps_compared, 1);
+    assert_int_equal(d->step, 1);
+    assert_int_equal(d->stage, ONESCOPE_SIM_STAGE_INPUT);
+    assert_int_equal(d->value_total, 1);
+    assert_int_equal(d->values[0].what, ONESCOPE_DIFF_POSITION);
+    assert_int_equal(d->values[0].index, 2);
+    assert_int_equal(d->values[0].axis, 0);
+    onescope_diff_replay_free(d);
+    onescope_replay_free(a);
+    onescope_replay_free(b);
+}
+
+/* The validator's line for a non-finite value tells infinity from NaN by the bits: a NaN
+ * with only the lowest mantissa bit set is a NaN, with its bits. */
+static void nan_bits_named(void **state) {
+    (void)state;
+    static const struct {
+        uint32_t bits;
+        const char *found;
+    } cases[] = {{0x7F800001u, "NaN (bits 0x7f800001)"},
+                 {0xFF800001u, "NaN (bits 0xff800001)"},
+                 {0x7F800000u, "inf"},
+                 {0xFF800000u, "-inf"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        onescope_pose_cache *c;
+        onescope_error err;
+        assert_int_equal(onescope_pose_cache_create(3, 1, 1, NULL, &c, &err), ONESCOPE_OK);
+        memcpy(&c->poses[0].position[1], &cases[i].bits, sizeof cases[i].bits);
+        assert_int_not_equal(onescope_pose_cache_validate(c, "c", &err), ONESCOPE_OK);
+        assert_string_equal(err.found, cases[i].found);
+        onescope_pose_cache_free(c);
+    }
+}
+
+/* The escape shows the bidirectional isolates U+2066..U+2069 as \uNNNN (a terminal would
+ * reorder the text after them) and keeps a printable letter such as U+00E9. */
+static void bidi_isolates_escaped(void **state) {
+    (void)state;
+    static const struct {
+        const char *text, *shown;
+    } cases[] = {{"a\xE2\x81\xA6z", "a\\u2066z"},
+                 {"a\xE2\x81\xA7z", "a\\u2067z"},
+                 {"a\xE2\x81\xA9z", "a\\u2069z"},
+                 {"a\xC3\xA9z", "a\xC3\xA9z"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[64];
+        onescope_error_escape(out, sizeof out, cases[i].text, strlen(cases[i].text));
+        assert_string_equal(out, cases[i].shown);
+    }
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/onescope-survivors-%ld", (long)getpid());
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) return 1;
@@ -371,6 +649,15 @@ int main(void) {
         cmocka_unit_test(replay_empty_step),
         cmocka_unit_test(ots_null_data_refused),
         cmocka_unit_test(diff_spawn_in_one_replay),
+        cmocka_unit_test(stream_growth_refused),
+        cmocka_unit_test(streamed_head_uses_allocator),
+        cmocka_unit_test(verify_null_replay_clears_result),
+        cmocka_unit_test(failed_close_keeps_stdin),
+        cmocka_unit_test(world_setup_null_only_when_empty),
+        cmocka_unit_test(diff_lists_position_x),
+        cmocka_unit_test(diff_after_spawn_in_both),
+        cmocka_unit_test(nan_bits_named),
+        cmocka_unit_test(bidi_isolates_escaped),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

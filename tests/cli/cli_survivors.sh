@@ -192,5 +192,116 @@ else
     grep -q '>x (m)<' "$S/p1.svg" && ok || bad "plot of a cache in metres: axis not in m"
     grep -q 'units' "$S/p1.svg" && bad "plot of a cache in metres says units" || ok
     grep -q 'width="1000"' "$S/probe.svg" && ok || bad "plot of a 2D replay: not the narrow layout"
+    # a cache entity absent for frames 10..19: one spawn and one removal marker in each view
+    # (2D one view, 3D two); and a replay's trajectories drawn at a cache's line width
+    python3 - "$S" <<'PY'
+import struct, sys
+nan = struct.unpack('<f', b'\x00\x00\xc0\x7f')[0]
+for dims in (2, 3):
+    out = open("%s/gap%d.ospc" % (sys.argv[1], dims), 'wb')
+    out.write(b'OSPC' + struct.pack('<HHBBHIIqd', 1, 0, dims, 0, 0, 1, 30, 0, 1.0))
+    out.write(b'\x00\x00' * 6)
+    out.write(struct.pack('<QB3x3fH', 1, 0, 0.0, 0.0, 0.0, 0))
+    for f in range(30):
+        x = nan if 10 <= f < 20 else f * 0.1
+        out.write(struct.pack('<7f', x, f * 0.05, f * 0.02, 0, 0, 0, 1))
+PY
+    for dims in 2 3; do
+        expect_exit 0 "$ONESCOPE" plot "$S/gap$dims.ospc" -o "$S/gap$dims.svg"
+        views=$((dims - 1))
+        [ "$(grep -c 'class="spawn"' "$S/gap$dims.svg")" = $views ] &&
+            [ "$(grep -c 'class="removal"' "$S/gap$dims.svg")" = $views ] && ok ||
+            bad "plot of a ${dims}D cache with a gap: not one spawn and one removal per view"
+    done
+    widths() { grep 'class="path"' "$1" | grep -o 'stroke-width="[^"]*"' | sort -u; }
+    [ -n "$(widths "$S/gap2.svg")" ] && [ "$(widths "$S/probe.svg")" = "$(widths "$S/gap2.svg")" ] &&
+        ok || bad "plot: replay trajectories $(widths "$S/probe.svg"), cache ones $(widths "$S/gap2.svg")"
 fi
+# convert of a cache named by a pipe (/dev/stdin): the same .anm as from the file (a peek at
+# the magic through the pipe would eat the bytes the read then misses).
+cp "$SRC/testdata/test-2d-ghost.ospc" "$S/ghost.ospc"
+expect_exit 0 "$ONESCOPE" convert "$S/ghost.ospc" "$S/ghost.anm"
+cat "$S/ghost.ospc" | "$ONESCOPE" convert /dev/stdin "$S/piped.anm" 2>"$S/err" && ok ||
+    bad "convert from a pipe: $(cat "$S/err")"
+cmp -s "$S/ghost.anm" "$S/piped.anm" && ok || bad "convert from a pipe: another .anm"
+
+# convert of a cache file to an .anm file maps the cache and writes a peg at a time: under a
+# 16 MiB data cap (a read-only mapping is not data) it converts a 28 MB cache that a whole
+# read (standard input) holds twice over and fails. Poses at offset 80, so the cache maps.
+python3 - "$S/still.ospc" <<'PY'
+import struct, sys
+n = 1000000
+out = open(sys.argv[1], 'wb')
+out.write(b'OSPC' + struct.pack('<HHBBHIIqd', 1, 0, 3, 0, 0, 1, n, 0, 1.0))
+out.write(b'\x00\x00' * 6)
+out.write(struct.pack('<QB3x3fH', 1, 0, 0.0, 0.0, 0.0, 2) + b'ab')
+out.write(struct.pack('<7f', 1.0, 2.0, 3.0, 0, 0, 0, 1) * n)
+PY
+DCAP=16384
+if (ulimit -d $DCAP && "$ONESCOPE" --version) >/dev/null 2>&1; then
+    (ulimit -d $DCAP && "$ONESCOPE" convert "$S/still.ospc" "$S/still.anm") 2>"$S/err" && ok ||
+        bad "convert of a cache file under ulimit -d $DCAP: $(cat "$S/err")"
+    # the cap bites: the same bytes read whole do not fit
+    (ulimit -d $DCAP && "$ONESCOPE" convert - "$S/whole.anm" <"$S/still.ospc") 2>/dev/null &&
+        bad "convert from standard input fits under ulimit -d $DCAP" || ok
+    expect_exit 0 "$ONESCOPE" convert - "$S/whole.anm" <"$S/still.ospc"
+    cmp -s "$S/still.anm" "$S/whole.anm" && ok || bad "convert: the mapped and the read cache differ"
+else
+    echo "note: the binary cannot run under ulimit -d $DCAP; the convert memory check skipped"
+fi
+rm -f "$S/still.ospc"
+
+# verify's diff command for a mismatch: a name of printable characters is one '...' word
+# (a '"' included), $'...' only for one with a byte that would not show; pasted, each names
+# the file.
+q="$S/my \"odd\" file.ostm"
+c="$S/bell$(printf '\a').ostm"
+cp "$S/mismatch1.ostm" "$q"
+cp "$S/mismatch1.ostm" "$c"
+for f in "$q" "$c"; do
+    expect_exit 1 "$ONESCOPE" verify "$f"
+    word=$(sed -n 's/.*onescope diff -- \(.*\) THEIRS\.ostm .*/\1/p' "$S/out")
+    eval "set -- $word"
+    [ "$1" = "$f" ] && ok || bad "verify's diff command names another file: $word"
+    if [ "$f" = "$q" ]; then
+        [ "$word" = "'$q'" ] && ok || bad "verify: a printable name not in '...': $word"
+    else
+        [ "$word" = "\$'$S/bell\\x07.ostm'" ] && ok || bad "verify: a name with a control: $word"
+    fi
+done
+
+# validate --max-errors of a keyframe whose "frame" (after "pos") is too large for a double:
+# that one error; the key is there, so it is not also reported missing.
+cat >"$S/order.anm" <<'JSON'
+{"format": "octo_anm", "version": 4, "source": "maya", "frame_range": [0, 2], "fps": 24.0,
+ "coordinate_system": {"up": "y", "hand": "right", "unit": "meters", "rot_order": "xyz",
+   "rot_repr_anim": "euler_deg", "rot_repr_rest": "quat_wxyz"},
+ "pegs": [{"name": "root-P", "parent": null, "rest_pivot": [0, 0, 0], "rest_rotation": [1, 0, 0, 0],
+   "keyframes": [
+     {"pos": [0, 0, 0], "frame": 1e999, "rot_quat": [1, 0, 0, 0], "scl": [1, 1, 1], "interp": "LINEAR"},
+     {"frame": 2, "pos": [2, 0, 0], "rot_quat": [1, 0, 0, 0], "scl": [1, 1, 1], "interp": "LINEAR"}]}],
+ "cameras": []}
+JSON
+expect_exit 1 "$ONESCOPE" validate --max-errors 10 "$S/order.anm"
+expect_grep "keyframes\[0\].frame: expected a finite number, found 1e999" "$S/err"
+[ "$(grep -c . "$S/err")" = 1 ] && ok || bad "validate: not one error for the bad frame: $(cat "$S/err")"
+
+# dump of a replay: one line per body of the start world and one per step with input, the
+# last step included, nothing past it (2 bodies; steps 1 and 2 of 3 set the gravity).
+python3 - "$S/g3.ostm" <<'PY'
+import sys
+head = bytes.fromhex("4f53544d0100" "0000" "06000000" "02" "02" "01000000" "03000000")
+steps = bytes.fromhex("0000" "0500" "0407000000" "0500" "0409000000")
+open(sys.argv[1], "wb").write(head + steps)
+PY
+expect_exit 0 "$ONESCOPE" dump "$S/g3.ostm"
+expect_grep "start world      gravity 10, 2 bodies" "$S/out"
+[ "$(grep -c '^  body [0-9]' "$S/out")" = 2 ] && ok || bad "dump: not one line per body"
+[ "$(grep '^  step ' "$S/out" | tr -s ' ')" = "$(printf ' step 1 gravity 7\n step 2 gravity 9')" ] &&
+    ok || bad "dump: the steps with input: $(grep '^  step ' "$S/out")"
+
+# validate of a live stream file (streamed through the live decoder to its end)
+"$ONESCOPE" live serve --steps 5 >"$S/l.osls"
+expect_exit 0 "$ONESCOPE" validate "$S/l.osls"
+expect_grep "l.osls: valid osls" "$S/out"
 finish

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -15,7 +16,9 @@ static bool ends_with(const char *s, const char *suffix) {
 /* Whether path is a regular file starting with the OSPC magic (format detection needs no
  * more); anything else goes the general way, which reports what is wrong with it. */
 static bool peek_ospc(const char *path) {
-    if (strcmp(path, "-") == 0) return false;
+    /* not a pipe's name (/dev/fd/N, a FIFO): the peek would eat bytes the read then misses */
+    struct stat st;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
     FILE *f = fopen(path, "rb");
     if (f == NULL) return false;
     char magic[4];
