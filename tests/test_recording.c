@@ -981,6 +981,29 @@ static void diff_allocation_failures(void **state) {
     unlink(path);
 }
 
+/* A recording's ghost under refused allocations (the worlds, the id map, the cache and its
+ * texts): NOMEM, nothing leaked. */
+static onescope_code ghost_under(const onescope_allocator *a, void *c) {
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 2;
+    o.frames = 3;
+    onescope_pose_cache *cache = NULL;
+    onescope_error err;
+    onescope_code rc =
+        onescope_ghost_recording_create(c, onescope_module_test(), &o, a, &cache, &err);
+    onescope_pose_cache_free(cache);
+    return rc;
+}
+
+static void ghost_allocation_failures(void **state) {
+    (void)state;
+    record_test_module(path, 9, 6, 2, 100);
+    onescope_recording *r = read_recording(path);
+    assert_true(test_alloc_walk(ghost_under, r) >= 4);
+    onescope_recording_free(r);
+    unlink(path);
+}
+
 /* The parse and the verify under refused allocations: NOMEM, nothing leaked. */
 typedef struct bytes_ctx {
     const uint8_t *data;
@@ -1115,6 +1138,7 @@ int main(void) {
         cmocka_unit_test(diff_names_row_stage_entity_value),
         cmocka_unit_test(ghost_of_a_module_recording),
         cmocka_unit_test(diff_allocation_failures),
+        cmocka_unit_test(ghost_allocation_failures),
     };
     return cmocka_run_group_tests(tests, setup_dir, remove_dir);
 }
