@@ -3,6 +3,7 @@
  * verified green and red (a planted divergence named at its step), refused for another module,
  * an input the module refuses reported at its file offset, the container's errors at their
  * offsets, recovery of a killed recording, and allocation failures. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -812,9 +813,11 @@ static void peek_names_the_module(void **state) {
 
 /* A recording of the test module (stages, entities, named values): 5 bodies, one impulse on
  * body 2 of kick_x mm/step at kick_step. */
-static void record_test_module(const char *p, uint32_t seed, uint32_t steps, uint32_t kick_step,
-                               int32_t kick_x) {
-    const uint8_t setup[6] = {3, 5, (uint8_t)seed, (uint8_t)(seed >> 8), 0, 0};
+/* A test-module recording of `bodies` bodies whose step op_step holds one operation of
+ * op_size bytes. */
+static void record_with(const char *p, uint8_t bodies, uint32_t seed, uint32_t steps,
+                        uint32_t op_step, const uint8_t *op, size_t op_size) {
+    const uint8_t setup[6] = {3, bodies, (uint8_t)seed, (uint8_t)(seed >> 8), 0, 0};
     onescope_recording_def def = onescope_recording_def_default();
     def.module = onescope_module_test();
     def.setup = setup;
@@ -823,14 +826,19 @@ static void record_test_module(const char *p, uint32_t seed, uint32_t steps, uin
     onescope_error err;
     assert_int_equal(onescope_recording_writer_open(p, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
     for (uint32_t i = 0; i < steps; i++) {
-        uint8_t kick[14] = {1, 2};
-        uint32_t x = (uint32_t)kick_x;
-        for (int b = 0; b < 4; b++) kick[2 + b] = (uint8_t)(x >> (8 * b));
-        size_t n = i == kick_step ? sizeof kick : 0;
-        assert_int_equal(onescope_recording_writer_append(w, kick, n, NULL, &err), ONESCOPE_OK);
+        size_t n = i == op_step ? op_size : 0;
+        assert_int_equal(onescope_recording_writer_append(w, op, n, NULL, &err), ONESCOPE_OK);
     }
     assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
     onescope_recording_writer_free(w);
+}
+
+static void record_test_module(const char *p, uint32_t seed, uint32_t steps, uint32_t kick_step,
+                               int32_t kick_x) {
+    uint8_t kick[14] = {1, 2}; /* an impulse on body 2 along x */
+    uint32_t x = (uint32_t)kick_x;
+    for (int b = 0; b < 4; b++) kick[2 + b] = (uint8_t)(x >> (8 * b));
+    record_with(p, 5, seed, steps, kick_step, kick, sizeof kick);
 }
 
 static onescope_recording *read_recording(const char *p) {
@@ -1004,6 +1012,77 @@ static void ghost_allocation_failures(void **state) {
     unlink(path);
 }
 
+/* A ghost's edges: 40 bodies (the id map grows past its first size), a body removed inside
+ * the range (absent from then on, present before), the texts (the replay's plain name, a label
+ * too long), the streamed write's own refusals (a segment limit, a folder that is not there)
+ * and NULL arguments. */
+static void ghost_edges(void **state) {
+    (void)state;
+    const uint8_t remove7[2] = {3, 7}; /* step 3 removes body 7 */
+    record_with(path, 40, 5, 8, 3, remove7, sizeof remove7);
+    onescope_recording *r = read_recording(path);
+    const onescope_module *m = onescope_module_test();
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 2;
+    o.frames = 4; /* rows 2..5: body 7 is there at rows 2 and 3, gone from row 4 */
+    o.replay_name = "some/folder/run.ostm";
+    onescope_pose_cache *c = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_ghost_recording_create(r, m, &o, NULL, &c, &err);
+    if (rc != ONESCOPE_OK) fail_msg("%s", line_of(&err));
+    assert_int_equal(c->entity_count, 40);
+    for (uint32_t f = 0; f < 4; f++) {
+        bool present = !isnan(c->poses[f * 40 + 7].position[0]);
+        assert_int_equal(present, f < 2);
+        assert_false(isnan(c->poses[f * 40 + 6].position[0]));
+    }
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_REPLAY].data, "run.ostm");
+    assert_string_equal(c->text[ONESCOPE_POSE_TEXT_UNIT_NAME].data, "mm");
+    onescope_pose_cache_free(c);
+
+    char label[ONESCOPE_OSPC_MAX_TEXT + 2];
+    memset(label, 'l', sizeof label - 1);
+    label[sizeof label - 1] = '\0';
+    o.label = label;
+    assert_int_equal(onescope_ghost_recording_create(r, m, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(err.field, "label");
+    o.label = NULL;
+
+    char out[192];
+    snprintf(out, sizeof out, "%s/edges.ospc", dir);
+    onescope_pose_writer_options wo = onescope_pose_writer_options_default();
+    wo.max_segment_bytes = 1024; /* smaller than 4 frames of 40 entities */
+    assert_int_equal(onescope_ghost_recording_write(r, m, &o, out, &wo, NULL, NULL, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    assert_int_equal(access(out, F_OK), -1);
+    char nowhere[224];
+    snprintf(nowhere, sizeof nowhere, "%s/no-such-folder/g.ospc", dir);
+    assert_int_not_equal(onescope_ghost_recording_write(r, m, &o, nowhere, NULL, NULL, NULL, &err),
+                         ONESCOPE_OK);
+    assert_int_equal(onescope_ghost_recording_write(r, m, &o, out, NULL, NULL, NULL, &err),
+                     ONESCOPE_OK); /* without a result */
+    remove(out);
+
+    assert_int_equal(onescope_ghost_recording_create(NULL, m, &o, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ghost_recording_create(r, NULL, &o, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ghost_recording_create(r, m, &o, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_ghost_recording_write(r, m, &o, NULL, NULL, NULL, NULL, &err),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_ghost_options zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    assert_int_equal(onescope_ghost_recording_create(r, m, &zeroed, NULL, &c, &err),
+                     ONESCOPE_E_ARGUMENT);
+    o.offset[1] = ONESCOPE_GHOST_MAX_OFFSET + 1;
+    assert_int_equal(onescope_ghost_recording_create(r, m, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_string_equal(line_of(&err),
+                        "ghost: offset: expected -1000000 to 1000000 mm per axis, found 1000001");
+    onescope_recording_free(r);
+    unlink(path);
+}
+
 /* The parse and the verify under refused allocations: NOMEM, nothing leaked. */
 typedef struct bytes_ctx {
     const uint8_t *data;
@@ -1139,6 +1218,7 @@ int main(void) {
         cmocka_unit_test(ghost_of_a_module_recording),
         cmocka_unit_test(diff_allocation_failures),
         cmocka_unit_test(ghost_allocation_failures),
+        cmocka_unit_test(ghost_edges),
     };
     return cmocka_run_group_tests(tests, setup_dir, remove_dir);
 }
