@@ -153,6 +153,37 @@ static onescope_code ghost_plan(const onescope_replay *replay,
     return ONESCOPE_OK;
 }
 
+/* The cache's texts: unit, module id, library version, scene, label, and the replay's name
+ * when it is a plain file name. */
+static onescope_code set_texts(onescope_pose_cache *c, const onescope_ghost_options *o,
+                               const char *unit, const char *module_id, const char *scene,
+                               size_t scene_len, onescope_error *error) {
+    struct {
+        onescope_pose_text_field field;
+        const char *value;
+        size_t length;
+    } texts[] = {
+        {ONESCOPE_POSE_TEXT_UNIT_NAME, unit, strlen(unit)},
+        {ONESCOPE_POSE_TEXT_MODULE_ID, module_id, strlen(module_id)},
+        {ONESCOPE_POSE_TEXT_LIBRARY_VERSION, ONESCOPE_VERSION_STRING,
+         strlen(ONESCOPE_VERSION_STRING)},
+        {ONESCOPE_POSE_TEXT_SCENE, scene, scene_len},
+        {ONESCOPE_POSE_TEXT_LABEL, o->label ? o->label : "", o->label ? strlen(o->label) : 0},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        if (texts[i].length > ONESCOPE_OSPC_MAX_TEXT) /* only the label can be that long */
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "label",
+                                    "at most 1024 bytes", "%zu bytes", texts[i].length);
+        OS_TRY(onescope_pose_cache_set_text(c, texts[i].field, texts[i].value, texts[i].length,
+                                            error));
+    }
+    if (o->replay_name == NULL) return ONESCOPE_OK;
+    const char *b = base_name(o->replay_name);
+    size_t len = strlen(b);
+    if (len > ONESCOPE_OSPC_MAX_TEXT || !onescope_file_name_is_plain(b, len)) return ONESCOPE_OK;
+    return onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, b, len, error);
+}
+
 /* The cache without its poses (one frame of identity poses): entities and texts. */
 static onescope_code ghost_head(const onescope_replay *replay, const onescope_ghost_options *o,
                                 const ghost_run *g, const onescope_allocator *a,
@@ -173,33 +204,8 @@ static onescope_code ghost_head(const onescope_replay *replay, const onescope_gh
     }
     int n = snprintf(text, sizeof text, "test-module %uD, %u bodies, seed %" PRIu32,
                      (unsigned)setup.dimensions, (unsigned)setup.body_count, setup.seed);
-    struct {
-        onescope_pose_text_field field;
-        const char *value;
-        size_t length;
-    } texts[] = {
-        {ONESCOPE_POSE_TEXT_UNIT_NAME, "mm", 2},
-        {ONESCOPE_POSE_TEXT_MODULE_ID, ONESCOPE_GHOST_MODULE_ID, strlen(ONESCOPE_GHOST_MODULE_ID)},
-        {ONESCOPE_POSE_TEXT_LIBRARY_VERSION, ONESCOPE_VERSION_STRING,
-         strlen(ONESCOPE_VERSION_STRING)},
-        {ONESCOPE_POSE_TEXT_SCENE, text, (size_t)n},
-        {ONESCOPE_POSE_TEXT_LABEL, o->label ? o->label : "", o->label ? strlen(o->label) : 0},
-    };
-    for (size_t i = 0; i < sizeof texts / sizeof texts[0] && rc == ONESCOPE_OK; i++) {
-        if (texts[i].length > ONESCOPE_OSPC_MAX_TEXT) {
-            rc = onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "label",
-                                  "at most 1024 bytes", "%zu bytes", texts[i].length);
-            break;
-        }
-        rc =
-            onescope_pose_cache_set_text(c, texts[i].field, texts[i].value, texts[i].length, error);
-    }
-    if (rc == ONESCOPE_OK && o->replay_name != NULL) {
-        const char *b = base_name(o->replay_name);
-        size_t len = strlen(b);
-        if (len <= ONESCOPE_OSPC_MAX_TEXT && onescope_file_name_is_plain(b, len))
-            rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, b, len, error);
-    }
+    if (rc == ONESCOPE_OK)
+        rc = set_texts(c, o, "mm", ONESCOPE_GHOST_MODULE_ID, text, (size_t)n, error);
     if (rc != ONESCOPE_OK) {
         onescope_pose_cache_free(c);
         return rc;
@@ -534,32 +540,7 @@ static onescope_code rec_plan(const onescope_recording *r, const onescope_module
     int n =
         snprintf(text, sizeof text, "%s %s, %" PRIu32 " entities", t.id, t.version, g->ids.count);
     const char *unit = t.unit_name != NULL ? t.unit_name : "unit";
-    struct {
-        onescope_pose_text_field field;
-        const char *value;
-        size_t length;
-    } texts[] = {
-        {ONESCOPE_POSE_TEXT_UNIT_NAME, unit, strlen(unit)},
-        {ONESCOPE_POSE_TEXT_MODULE_ID, t.id, strlen(t.id)},
-        {ONESCOPE_POSE_TEXT_LIBRARY_VERSION, ONESCOPE_VERSION_STRING,
-         strlen(ONESCOPE_VERSION_STRING)},
-        {ONESCOPE_POSE_TEXT_SCENE, text, (size_t)n},
-        {ONESCOPE_POSE_TEXT_LABEL, o->label ? o->label : "", o->label ? strlen(o->label) : 0},
-    };
-    for (size_t i = 0; i < sizeof texts / sizeof texts[0] && rc == ONESCOPE_OK; i++) {
-        if (texts[i].length > ONESCOPE_OSPC_MAX_TEXT)
-            rc = onescope_os_fail(error, ONESCOPE_E_RANGE, ghost_name, OS_NO_OFFSET, "label",
-                                  "at most 1024 bytes", "%zu bytes", texts[i].length);
-        else
-            rc = onescope_pose_cache_set_text(c, texts[i].field, texts[i].value, texts[i].length,
-                                              error);
-    }
-    if (rc == ONESCOPE_OK && o->replay_name != NULL) {
-        const char *b = base_name(o->replay_name);
-        size_t len = strlen(b);
-        if (len <= ONESCOPE_OSPC_MAX_TEXT && onescope_file_name_is_plain(b, len))
-            rc = onescope_pose_cache_set_text(c, ONESCOPE_POSE_TEXT_REPLAY, b, len, error);
-    }
+    if (rc == ONESCOPE_OK) rc = set_texts(c, o, unit, t.id, text, (size_t)n, error);
     if (rc != ONESCOPE_OK) {
         onescope_pose_cache_free(c);
         return rc;
