@@ -628,7 +628,11 @@ static void bidi_isolates_escaped(void **state) {
     } cases[] = {{"a\xE2\x81\xA6z", "a\\u2066z"},
                  {"a\xE2\x81\xA7z", "a\\u2067z"},
                  {"a\xE2\x81\xA9z", "a\\u2069z"},
-                 {"a\xC3\xA9z", "a\xC3\xA9z"}};
+                 {"a\xC3\xA9z", "a\xC3\xA9z"},
+                 /* the C1 range's both ends (seed-2 survivor error.c:47, cp >= 0x80) */
+                 {"a\xC2\x80z", "a\\u0080z"},
+                 {"a\xC2\x9Fz", "a\\u009Fz"},
+                 {"a\xC2\xA0z", "a\xC2\xA0z"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char out[64];
         onescope_error_escape(out, sizeof out, cases[i].text, strlen(cases[i].text));
