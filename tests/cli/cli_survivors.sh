@@ -286,6 +286,24 @@ expect_exit 1 "$ONESCOPE" validate --max-errors 10 "$S/order.anm"
 expect_grep "keyframes\[0\].frame: expected a finite number, found 1e999" "$S/err"
 [ "$(grep -c . "$S/err")" = 1 ] && ok || bad "validate: not one error for the bad frame: $(cat "$S/err")"
 
+# validate --max-errors 1 of a rig with two cameras named alike and two bones named alike:
+# the cameras' error, the note, and no second error past the limit (seed-2 survivor
+# ots_read.c:697, the stop after the camera names removed).
+cam='{"name": "cam", "peg": null, "is_default": true, "fov": 40, "fov_axis": "vertical", "override_fov": false, "near_plane": 0.1, "far_plane": 100, "near_field": 1, "far_field": 2, "angle": 0, "offset_x": 0, "offset_y": 0, "offset_z": 0, "pivot_x": 0, "pivot_y": 0}'
+cat >"$S/twice.pvt" <<JSON
+{"format": "octo_pvt", "version": 4, "source": "harmony", "name": "ship", "scale_factor": 2.0,
+ "pivot_space": "local", "fps": 24.0,
+ "coordinate_system": {"up": "y", "hand": "right", "unit": "meters", "rot_order": "xyz",
+   "rot_repr_anim": "euler_deg", "rot_repr_rest": "quat_wxyz"},
+ "bones": [{"name": "hip", "parent": null, "pivot": [0, 2, 0], "rotation": [1, 0, 0, 0]},
+           {"name": "hip", "parent": null, "pivot": [0, 1, 0], "rotation": [1, 0, 0, 0]}],
+ "cameras": [$cam, $cam]}
+JSON
+expect_exit 1 "$ONESCOPE" validate --max-errors 1 "$S/twice.pvt"
+expect_grep "cameras\[1\].name: expected a camera name used once" "$S/err"
+expect_grep "stopped at 1 error (--max-errors)" "$S/err"
+[ "$(grep -c . "$S/err")" = 2 ] && ok || bad "validate --max-errors 1: more than one error: $(cat "$S/err")"
+
 # dump of a replay: one line per body of the start world and one per step with input, the
 # last step included, nothing past it (2 bodies; steps 1 and 2 of 3 set the gravity).
 python3 - "$S/g3.ostm" <<'PY'
