@@ -97,6 +97,11 @@ static void test_module_check_refuses_bad_tables(void **state) {
     t = *onescope_module_test();
     t.version = "1\n";
     assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    /* printable ASCII to its last character, '~', and not DEL (seed-2 survivor module.c:83) */
+    t.version = "1.0~rc1";
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_OK);
+    t.version = "1\x7f";
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
 
     t = *onescope_module_test();
     t.run_stage = NULL; /* stages named, none runnable */
