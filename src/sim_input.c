@@ -1,6 +1,7 @@
 /* The test module's bytes: a world's snapshot, setup and link block, and the operations of a
  * step (sizes, reader, checker, encoder). Shared by the replay and live-stream formats and
  * by the simulation, which consumes what these decode. Rules: docs/test-module.md. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -175,6 +176,27 @@ size_t onescope_op_size(uint8_t code) {
         case ONESCOPE_OP_GRAVITY: return 5;
         case ONESCOPE_OP_SPAWN: return 13;
         default: return 0;
+    }
+}
+
+const char *onescope_op_name(uint8_t code) {
+    static const char *const names[6] = {"", "impulse", "teleport", "remove", "gravity", "spawn"};
+    return code < 6 ? names[code] : "";
+}
+
+int onescope_op_format(const onescope_op *op, char *buf, size_t size) {
+    switch (op->code) {
+        case ONESCOPE_OP_GRAVITY: return snprintf(buf, size, "gravity %" PRId32, op->value[0]);
+        case ONESCOPE_OP_REMOVE: return snprintf(buf, size, "remove body %u", op->body);
+        case ONESCOPE_OP_SPAWN:
+            return snprintf(buf, size, "spawn (%" PRId32 ", %" PRId32 ", %" PRId32 ")",
+                            op->value[0], op->value[1], op->value[2]);
+        case ONESCOPE_OP_IMPULSE:
+        case ONESCOPE_OP_TELEPORT:
+            return snprintf(buf, size, "%s body %u (%" PRId32 ", %" PRId32 ", %" PRId32 ")",
+                            onescope_op_name(op->code), op->body, op->value[0], op->value[1],
+                            op->value[2]);
+        default: return snprintf(buf, size, "operation %u", op->code);
     }
 }
 

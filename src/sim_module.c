@@ -177,21 +177,6 @@ static void tm_entity_values(void *context, const void *world, uint32_t index, d
     }
 }
 
-/* One operation as a person reads it, e.g. "impulse body 3 (100, 0, 0)". */
-static int describe_op(char *buf, size_t size, const onescope_op *op) {
-    switch (op->code) {
-        case ONESCOPE_OP_GRAVITY: return snprintf(buf, size, "gravity %" PRId32, op->value[0]);
-        case ONESCOPE_OP_REMOVE: return snprintf(buf, size, "remove body %u", op->body);
-        case ONESCOPE_OP_SPAWN:
-            return snprintf(buf, size, "spawn (%" PRId32 ", %" PRId32 ", %" PRId32 ")",
-                            op->value[0], op->value[1], op->value[2]);
-        default:
-            return snprintf(buf, size, "%s body %u (%" PRId32 ", %" PRId32 ", %" PRId32 ")",
-                            op->code == ONESCOPE_OP_IMPULSE ? "impulse" : "teleport", op->body,
-                            op->value[0], op->value[1], op->value[2]);
-    }
-}
-
 static onescope_code tm_describe_input(void *context, const void *setup, size_t setup_size,
                                        const void *input, size_t size, onescope_module_sink *text,
                                        onescope_error *error) {
@@ -204,7 +189,7 @@ static onescope_code tm_describe_input(void *context, const void *setup, size_t 
     bool first = true;
     while (onescope_op_reader_next(&r, &op, NULL) == 1) {
         char line[96];
-        int n = describe_op(line, sizeof line, &op);
+        int n = onescope_op_format(&op, line, sizeof line);
         if ((!first && onescope_module_sink_append(text, "; ", 2) != ONESCOPE_OK) ||
             onescope_module_sink_append(text, line, (size_t)n) != ONESCOPE_OK)
             return onescope_module_fail(error, ONESCOPE_E_NOMEM, ONESCOPE_MODULE_NO_OFFSET, "text",

@@ -380,6 +380,36 @@ static void ops_encode_and_decode(void **state) {
     assert_int_equal(onescope_op_size(4), 5);
 }
 
+/* The one printer of operations: each code's text, a cut buffer, an unknown code. */
+static void operations_as_text(void **state) {
+    (void)state;
+    static const struct {
+        onescope_op op;
+        const char *text;
+    } cases[] = {
+        {{1, 3, {10, -5, 0}}, "impulse body 3 (10, -5, 0)"},
+        {{2, 63, {0, 2147483647, -2147483647 - 1}},
+         "teleport body 63 (0, 2147483647, -2147483648)"},
+        {{3, 2, {0, 0, 0}}, "remove body 2"},
+        {{4, 0, {-9, 0, 0}}, "gravity -9"},
+        {{5, 0, {0, 500, 7}}, "spawn (0, 500, 7)"},
+        {{9, 1, {1, 2, 3}}, "operation 9"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[96];
+        int n = onescope_op_format(&cases[i].op, buf, sizeof buf);
+        assert_string_equal(buf, cases[i].text);
+        assert_int_equal(n, (int)strlen(cases[i].text));
+    }
+    char cut[8];
+    assert_int_equal(onescope_op_format(&cases[0].op, cut, sizeof cut), 26);
+    assert_string_equal(cut, "impulse");
+    assert_string_equal(onescope_op_name(1), "impulse");
+    assert_string_equal(onescope_op_name(5), "spawn");
+    assert_string_equal(onescope_op_name(0), "");
+    assert_string_equal(onescope_op_name(6), "");
+}
+
 /* ---- snapshots ---- */
 
 static void snapshot_restore_gives_the_same_hashes(void **state) {
@@ -942,6 +972,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(setup_draws_bodies_from_splitmix64),
         cmocka_unit_test(stages_one_at_a_time),
+        cmocka_unit_test(operations_as_text),
         cmocka_unit_test(null_arguments),
         cmocka_unit_test(stages_equal_whole_steps),
         cmocka_unit_test(walls_reflect_and_lose_an_eighth),

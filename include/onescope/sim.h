@@ -103,6 +103,13 @@ typedef struct onescope_op {
 
 /* Encoded size of an operation with this code (1 + operands), 0 for an unknown code. */
 ONESCOPE_API size_t onescope_op_size(uint8_t code);
+/* The code's name: "impulse", "teleport", "remove", "gravity", "spawn"; "" for another. */
+ONESCOPE_API const char *onescope_op_name(uint8_t code);
+/* One operation as a person reads it: "impulse body 3 (10, -5, 0)", "remove body 2",
+ * "gravity -9", "spawn (0, 500, 0)"; "operation N" for an unknown code. As snprintf: NUL
+ * terminated when size > 0, returns the length the whole text needs. The one printer of the
+ * test module's operations (its input description, dump, verify and diff use it). */
+ONESCOPE_API int onescope_op_format(const onescope_op *op, char *buf, size_t size);
 
 /* Walks the operations of one step's input. Rules (the parser's): an unknown code is
  * OPERATION at its offset; missing operand bytes are TRUNCATED at the operand's offset; a body

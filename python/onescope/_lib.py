@@ -533,6 +533,7 @@ _PROTOTYPES = {
     "onescope_sim_has_fields": (c_bool, [c_void_p]),
     "onescope_sim_field": (c_int, [c_void_p, c_int, c_void_p, c_size_t, _E]),
     "onescope_op_size": (c_size_t, [c_uint8]),
+    "onescope_op_name": (c_char_p, [c_uint8]),
     "onescope_op_encode": (c_size_t, [c_uint8, _P(Op), c_void_p, c_size_t, _E]),
     "onescope_op_reader_init": (
         None,

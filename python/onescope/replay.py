@@ -17,8 +17,8 @@ __all__ = ["Replay", "Sim", "Op", "Setup", "Link", "RunResult", "VerifyResult", 
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 
-#: Operation names by code (onescope_op_code); index 0 is unused.
-OP_NAMES = ("", "impulse", "teleport", "remove", "gravity", "spawn")
+#: Operation names by code (onescope_op_code), as the library names them; index 0 is unused.
+OP_NAMES = tuple(lib.onescope_op_name(code).decode("ascii") for code in range(6))
 #: Columns of a body-state row: alive, still_count, position x y z, velocity x y z.
 BODY_COLUMNS = ("alive", "still_count", "x", "y", "z", "vx", "vy", "vz")
 

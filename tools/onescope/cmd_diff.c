@@ -102,11 +102,6 @@ static void print_headers(const onescope_diff_header *h, uint32_t n, bool json, 
         fprintf(o, "header %s: a %s, b %s\n", h[i].field, h[i].a, h[i].b);
 }
 
-static void op_text(const onescope_op *op, char *buf, size_t size) {
-    snprintf(buf, size, "code %u body %u values %" PRId32 " %" PRId32 " %" PRId32, op->code,
-             op->body, op->value[0], op->value[1], op->value[2]);
-}
-
 static void json_op(FILE *o, const char *k, bool has, const onescope_op *op) {
     json_key(o, k);
     if (!has) {
@@ -194,8 +189,8 @@ static void print_replay(const diff_args *a, const onescope_diff_replay *d, FILE
             fprintf(o, "inputs of step %" PRIu32 ": the same\n", d->step);
         } else {
             char x[96] = "none", y[96] = "none";
-            if (d->has_op_a) op_text(&d->op_a, x, sizeof x);
-            if (d->has_op_b) op_text(&d->op_b, y, sizeof y);
+            if (d->has_op_a) (void)onescope_op_format(&d->op_a, x, sizeof x);
+            if (d->has_op_b) (void)onescope_op_format(&d->op_b, y, sizeof y);
             fprintf(o, "inputs of step %" PRIu32 " differ at operation %" PRIu32 ": a %s; b %s\n",
                     d->step, d->op_index, x, y);
         }

@@ -284,25 +284,16 @@ static bool walk(path_list *l, const char *dir) {
 
 /* ---- printing ---- */
 
-static const char *const op_names[] = {"?", "impulse", "teleport", "remove", "gravity", "spawn"};
-
 static void print_op(FILE *out, const onescope_op *op, bool json) {
-    const char *name = op->code < 6 ? op_names[op->code] : "?";
+    const char *name = op->code < 6 ? onescope_op_name(op->code) : "?";
+    char text[96];
     if (json)
         fprintf(out,
                 "{\"op\": \"%s\", \"code\": %u, \"body\": %u, \"values\": [%" PRId32 ", %" PRId32
                 ", %" PRId32 "]}",
                 name, op->code, op->body, op->value[0], op->value[1], op->value[2]);
-    else if (op->code == ONESCOPE_OP_GRAVITY)
-        fprintf(out, "gravity %" PRId32, op->value[0]);
-    else if (op->code == ONESCOPE_OP_REMOVE)
-        fprintf(out, "remove body %u", op->body);
-    else if (op->code == ONESCOPE_OP_SPAWN)
-        fprintf(out, "spawn (%" PRId32 ", %" PRId32 ", %" PRId32 ")", op->value[0], op->value[1],
-                op->value[2]);
-    else
-        fprintf(out, "%s body %u (%" PRId32 ", %" PRId32 ", %" PRId32 ")", name, op->body,
-                op->value[0], op->value[1], op->value[2]);
+    else if (onescope_op_format(op, text, sizeof text) >= 0)
+        fputs(text, out);
 }
 
 /* Whether every character of s shows as itself (the one escape leaves it alone): no

@@ -15,25 +15,13 @@ static onescope_code validate(const uint8_t *data, size_t size, const char *name
     return rc;
 }
 
-static const char *const op_keys[6] = {"", "impulse", "teleport", "remove", "gravity", "spawn"};
 static const char *const role_names[4] = {"none", "sender", "receiver", "fields"};
 
-/* Prints one operation as text: "impulse body 3 (10, -5, 0)". */
+/* Prints one operation as the library writes it: "impulse body 3 (10, -5, 0)". */
 static void print_op(FILE *out, const onescope_op *op) {
-    switch (op->code) {
-        case ONESCOPE_OP_IMPULSE:
-        case ONESCOPE_OP_TELEPORT:
-            fprintf(out, "%s body %u (%" PRId32 ", %" PRId32 ", %" PRId32 ")", op_keys[op->code],
-                    (unsigned)op->body, op->value[0], op->value[1], op->value[2]);
-            break;
-        case ONESCOPE_OP_REMOVE: fprintf(out, "remove body %u", (unsigned)op->body); break;
-        case ONESCOPE_OP_GRAVITY: fprintf(out, "gravity %" PRId32, op->value[0]); break;
-        case ONESCOPE_OP_SPAWN:
-            fprintf(out, "spawn (%" PRId32 ", %" PRId32 ", %" PRId32 ")", op->value[0],
-                    op->value[1], op->value[2]);
-            break;
-        default: break;
-    }
+    char text[96];
+    onescope_op_format(op, text, sizeof text);
+    fputs(text, out);
 }
 
 void fmt_body_json(FILE *out, uint32_t i, const onescope_sim_body_state *b) {
@@ -136,7 +124,8 @@ static void dump_json(const onescope_replay *replay, const onescope_sim *start, 
             ",\n  \"operation_counts\": {",
             onescope_replay_input_bytes(replay), steps_with_input(replay));
     for (int c = 1; c <= 5; c++)
-        fprintf(out, "%s\"%s\": %" PRIu64, c > 1 ? ", " : "", op_keys[c], counts[c]);
+        fprintf(out, "%s\"%s\": %" PRIu64, c > 1 ? ", " : "", onescope_op_name((uint8_t)c),
+                counts[c]);
     fprintf(out,
             "},\n  \"start_gravity\": %" PRId32 ",\n  \"start_body_count\": %" PRIu32
             ",\n  \"bodies\": [",
@@ -193,7 +182,8 @@ static void dump_text(const onescope_replay *replay, const onescope_sim *start, 
     onescope_replay_count_ops(replay, counts);
     fprintf(out, "  input            %" PRIu64 " bytes in %" PRIu32 " steps\n  operations      ",
             onescope_replay_input_bytes(replay), steps_with_input(replay));
-    for (int c = 1; c <= 5; c++) fprintf(out, " %s %" PRIu64, op_keys[c], counts[c]);
+    for (int c = 1; c <= 5; c++)
+        fprintf(out, " %s %" PRIu64, onescope_op_name((uint8_t)c), counts[c]);
     fprintf(out, "\n  start world      gravity %" PRId32 ", %" PRIu32 " bodies\n",
             onescope_sim_gravity(start), onescope_sim_body_count(start));
     for (uint32_t i = 0; i < onescope_sim_body_count(start); i++) {
