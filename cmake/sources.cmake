@@ -18,6 +18,7 @@ set(ONESCOPE_SOURCES
   src/recording.c
   src/recording_run.c
   src/recording_diff.c
+  src/module_diff.c
   src/recording_writer.c
   src/replay.c
   src/replay_run.c

@@ -29,8 +29,9 @@ struct onescope_world {
     void *world;
     uint8_t *setup; /* a copy, for describe_input and check_input */
     size_t setup_size;
-    uint32_t next_stage; /* 0 at a step boundary */
-    bool failed;         /* a step or stage failed: the module's world is not stepped again */
+    uint32_t world_values; /* every world value's elements (checked by the table's check) */
+    uint32_t next_stage;   /* 0 at a step boundary */
+    bool failed;           /* a step or stage failed: the module's world is not stepped again */
 };
 
 onescope_code onescope_module_sink_append(onescope_module_sink *sink, const void *data,
@@ -92,6 +93,38 @@ static void table_copy(const onescope_module *module, onescope_module *out) {
     size_t n = module->struct_size < sizeof *out ? module->struct_size : sizeof *out;
     memcpy(out, module, n);
     out->struct_size = (uint32_t)sizeof *out;
+}
+
+/* Each entry named once, with a unit, a known type and 1 or more elements, the elements in all
+ * at most ONESCOPE_MODULE_MAX_WORLD_VALUES; a reader exactly when there are entries. */
+static onescope_code check_world_values(const onescope_module *t, const char *name,
+                                        onescope_error *error) {
+    bool some = t->world_values != NULL || t->read_world_values != NULL;
+    bool all = t->world_values != NULL && t->read_world_values != NULL;
+    if (t->world_value_count != 0 ? !all : some)
+        return table_fail(error, name, "world_values",
+                          "world values with their table and read_world_values, or none",
+                          "%" PRIu32 " world values, table %s, read_world_values %s",
+                          t->world_value_count, t->world_values ? "set" : "NULL",
+                          t->read_world_values ? "set" : "NULL");
+    uint64_t total = 0;
+    for (uint32_t v = 0; v < t->world_value_count; v++) {
+        const onescope_world_value_info *vi = &t->world_values[v];
+        if (vi->name == NULL || vi->name[0] == '\0' || vi->unit == NULL || vi->count == 0 ||
+            (unsigned)vi->type > ONESCOPE_VALUE_BOOL)
+            return table_fail(error, name, "world_values",
+                              "a name, a unit, a known type and 1 or more elements",
+                              "world value %" PRIu32 " not so", v);
+        for (uint32_t w = 0; w < v; w++)
+            if (strcmp(t->world_values[w].name, vi->name) == 0)
+                return table_fail(error, name, "world_values", "unique names",
+                                  "world values %" PRIu32 " and %" PRIu32 " share one", w, v);
+        total += vi->count;
+        if (total > ONESCOPE_MODULE_MAX_WORLD_VALUES)
+            return table_fail(error, name, "world_values", "at most 65536 elements in all",
+                              "more at world value %" PRIu32, v);
+    }
+    return ONESCOPE_OK;
 }
 
 onescope_code onescope_module_check(const onescope_module *module, const char *name,
@@ -157,6 +190,7 @@ onescope_code onescope_module_check(const onescope_module *module, const char *n
     } else if (t.entity_values != NULL) {
         return table_fail(error, name, "value_count", "values for entity_values", "0");
     }
+    OS_TRY(check_world_values(&t, name, error));
     /* a pose cache's metres per unit is finite and positive; 0 leaves it unsaid */
     if (!(t.metres_per_unit >= 0.0 && t.metres_per_unit <= 1e12))
         return table_fail(error, name, "metres_per_unit", "0 (not said) or a finite number > 0",
@@ -211,6 +245,8 @@ static onescope_code world_new(const onescope_module *module, const void *setup,
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, module->id, OS_NO_OFFSET, "world", NULL,
                                 "could not allocate the world");
     table_copy(module, &w->table);
+    for (uint32_t v = 0; v < w->table.world_value_count; v++)
+        w->world_values += w->table.world_values[v].count;
     w->allocator = allocator;
     w->setup = onescope_os_alloc(allocator, setup_size);
     if (w->setup == NULL) {
@@ -392,6 +428,25 @@ onescope_code onescope_world_entity_values(const onescope_world *world, uint32_t
                                 "room for every value", "%zu of %" PRIu32, out ? count : 0,
                                 world->table.value_count);
     world->table.entity_values(world->table.context, world->world, index, out);
+    return ONESCOPE_OK;
+}
+
+uint32_t onescope_world_value_total(const onescope_world *world) {
+    return world ? world->world_values : 0;
+}
+
+onescope_code onescope_world_values(const onescope_world *world, double *out, size_t count,
+                                    onescope_error *error) {
+    if (world == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "world",
+                                "a world", "NULL");
+    if (world->world_values == 0)
+        return no_slot(&world->table, error, "world_values", "the world's named values");
+    if (out == NULL || count < world->world_values)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, world->table.id, OS_NO_OFFSET, "out",
+                                "room for every world value", "%zu of %" PRIu32, out ? count : 0,
+                                world->world_values);
+    world->table.read_world_values(world->table.context, world->world, out);
     return ONESCOPE_OK;
 }
 

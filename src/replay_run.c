@@ -32,6 +32,15 @@ static onescope_os_run_start v1_start(const onescope_sim_setup *setup,
     return s;
 }
 
+void onescope_os_replay_diff_side(const onescope_replay *r, const char *name, uint8_t blob[10],
+                                  onescope_os_diff_side *out) {
+    memset(out, 0, sizeof *out);
+    out->start = v1_start(&r->setup, &r->link, r->has_start_snapshot ? r->start_snapshot : NULL,
+                          r->start_snapshot_size, r->step_count, blob);
+    out->name = name;
+    out->user = r;
+}
+
 /* The error of the test module's world, named as the pre-module API named it. */
 static onescope_code start_world(const onescope_replay *r, const onescope_allocator *a,
                                  onescope_world **out, onescope_error *error) {

@@ -5,7 +5,9 @@
 #define ONESCOPE_RUN_INTERNAL_H
 
 #include "check_internal.h"
+#include "onescope/diff.h"
 #include "onescope/module.h"
+#include "onescope/replay.h"
 #include "onescope/sim.h"
 
 /* Where a recording's run starts, for any module (src/module_run.c): the module, its setup
@@ -34,6 +36,50 @@ onescope_code onescope_os_run_verify(const onescope_os_run_start *start,
                                      const onescope_allocator *allocator,
                                      onescope_verify_result *result, const char *name,
                                      onescope_error *error);
+
+/* One side of a lockstep diff (src/module_diff.c): where its run starts, its name for
+ * errors, and step i's input (i below start.step_count). */
+typedef struct onescope_os_diff_side {
+    onescope_os_run_start start;
+    const char *name;
+    onescope_code (*input)(const void *user, uint32_t i, const uint8_t **data, size_t *size,
+                           onescope_error *error);
+    const void *user;
+} onescope_os_diff_side;
+
+/* What the lockstep found. Rows as in a recording: row 0 is the start world, row i the world
+ * after step i - 1. */
+typedef struct onescope_os_diff_found {
+    uint32_t rows_compared; /* rows whose worlds agreed */
+    bool differ;            /* the worlds differ at `row` (below) */
+    uint32_t row;
+    uint64_t hash_a, hash_b; /* the worlds' hashes at that row */
+    int32_t stage;           /* the stage after which they first differ; -1: row 0, no stages,
+                                or no stage shows it */
+    /* The values that differ there: every common entity's (index order), then the world's.
+     * value_total counts them all, values lists the first value_count (at most value_room). */
+    uint32_t value_total, value_count, value_room;
+    onescope_diff_value *values;
+    uint32_t entities_differing; /* common entities with any value different */
+    bool world_differs;          /* a world value differs: the first is first_world */
+    onescope_diff_value first_world;
+    bool entity_counts_differ;
+    uint32_t entity_count_a, entity_count_b;
+    const onescope_allocator *allocator;
+} onescope_os_diff_found;
+
+/* Runs both sides (one module: a's) in lockstep, the worlds compared at every row by hash
+ * (by_hash) or else by every named value, and explains the first differing row, listing at
+ * most max_values values. OK whether or not they differ; free f with _found_free. */
+onescope_code onescope_os_diff_run(const onescope_os_diff_side *a, const onescope_os_diff_side *b,
+                                   bool by_hash, uint32_t max_values,
+                                   const onescope_allocator *allocator, onescope_os_diff_found *f,
+                                   onescope_error *error);
+void onescope_os_diff_found_free(onescope_os_diff_found *f);
+/* An OSTM v1 replay as a diff side over the test module (its setup blob goes into blob; the
+ * caller sets input). */
+void onescope_os_replay_diff_side(const onescope_replay *r, const char *name, uint8_t blob[10],
+                                  onescope_os_diff_side *out);
 
 /* The test module's setup blob (sim_module.c) for an OSTM v1 setup and link block: 6 bytes,
  * or 10 with a link block. Returns the size. */

@@ -3,6 +3,7 @@
  * setup) and, when the file has one, 18..21 (the link block), so a blob offset is the file
  * offset minus 12. docs/module.md, "The test module". */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -177,6 +178,30 @@ static void tm_entity_values(void *context, const void *world, uint32_t index, d
     }
 }
 
+/* The world's own quantities: its gravity, and the two floor fields of a world with a link
+ * block (NaN in a world without one: it has no fields). Fields follow from the bodies, so
+ * they differ only where bodies do; diff lists them after the bodies' values. */
+static const onescope_world_value_info tm_world_values[3] = {
+    {"gravity", "mm/step^2", ONESCOPE_VALUE_I32, 1},
+    {"density", "", ONESCOPE_VALUE_I32, ONESCOPE_SIM_GRID_VERTICES},
+    {"occupancy", "", ONESCOPE_VALUE_I32, ONESCOPE_SIM_GRID_TRIANGLES},
+};
+
+static void tm_read_world_values(void *context, const void *world, double *out) {
+    (void)context;
+    out[0] = onescope_sim_gravity(world);
+    int32_t cells[ONESCOPE_SIM_GRID_TRIANGLES];
+    static const onescope_field_id fields[2] = {ONESCOPE_FIELD_DENSITY, ONESCOPE_FIELD_OCCUPANCY};
+    size_t at = 1;
+    for (int f = 0; f < 2; f++) {
+        size_t n = tm_world_values[1 + f].count;
+        bool has = onescope_sim_has_fields(world) &&
+                   onescope_sim_field(world, fields[f], cells, n, NULL) == ONESCOPE_OK;
+        for (size_t i = 0; i < n; i++) out[at + i] = has ? (double)cells[i] : (double)NAN;
+        at += n;
+    }
+}
+
 static onescope_code tm_describe_input(void *context, const void *setup, size_t setup_size,
                                        const void *input, size_t size, onescope_module_sink *text,
                                        onescope_error *error) {
@@ -230,6 +255,9 @@ static const onescope_module test_module = {
     .describe_input = tm_describe_input,
     .metres_per_unit = 0.001, /* positions are millimetres */
     .unit_name = "mm",
+    .world_value_count = 3,
+    .world_values = tm_world_values,
+    .read_world_values = tm_read_world_values,
 };
 
 const onescope_module *onescope_module_test(void) {

@@ -83,6 +83,7 @@ CALL(onescope_world_step, NULL, NULL, 0, e)
 CALL(onescope_world_run_stage, NULL, NULL, 0, e)
 CALL(onescope_world_snapshot, NULL, NULL, NULL, e)
 CALL(onescope_world_entity_values, NULL, 0, NULL, 0, e)
+CALL(onescope_world_values, NULL, NULL, 0, e)
 CALL(onescope_world_describe_input, NULL, NULL, 0, NULL, NULL, e)
 /* ---- recording.h ---- */
 CALL(onescope_recording_parse, NULL, 4, "r", NULL, NULL, e)
@@ -245,6 +246,7 @@ static const contract_row rows[] = {
     ROW(onescope_world_run_stage),
     ROW(onescope_world_snapshot),
     ROW(onescope_world_entity_values),
+    ROW(onescope_world_values),
     ROW(onescope_world_describe_input),
     ROW(onescope_recording_parse),
     ROW(onescope_recording_read_file),

@@ -66,10 +66,12 @@ static void test_replays_one_operation(void **state) {
         assert_int_equal(d->first_input_step, k);
         assert_int_equal(d->value_count, 1); /* bounded by max_items, ... */
         assert_true(d->value_total >= 1);    /* ... the count is whole */
-        assert_int_equal(d->values[0].what, ONESCOPE_DIFF_VELOCITY);
+        assert_false(d->values[0].world);
+        assert_string_equal(d->values[0].name, "velocity.x");
+        assert_string_equal(d->values[0].unit, "mm/step");
         assert_int_equal(d->values[0].index, 1);
-        assert_int_equal(d->values[0].axis, 0);
-        assert_int_equal(d->values[0].b - d->values[0].a, 4);
+        assert_int_equal(d->values[0].entity_id, 1);
+        assert_true(d->values[0].b - d->values[0].a == 4);
         onescope_diff_replay_free(d);
         onescope_replay_free(a);
         onescope_replay_free(b);
@@ -88,8 +90,8 @@ static void test_replays_setup(void **state) {
     assert_string_equal(d->header[0].a, "00000007");
     assert_true(d->at_start);
     assert_true(d->value_total > 0);
-    assert_string_equal(onescope_diff_what_name(d->values[0].what), "position");
-    assert_string_equal(onescope_diff_what_name((onescope_diff_what)99), "");
+    assert_string_equal(d->values[0].name, "position.x");
+    assert_false(d->values[0].world);
     onescope_diff_replay_free(d);
     onescope_replay_free(a);
     onescope_replay_free(b);
@@ -331,6 +333,97 @@ static void test_replays_start_steps(void **state) {
     onescope_diff_replay_free(d);
     onescope_replay_free(a);
     onescope_replay_free(b);
+}
+
+/* 2D, 4 bodies (fields when linked), 40 steps: gravity g at step 10, a spawn at step 20 when
+ * spawn is set, an impulse on body 2 of dx at step 30. */
+static onescope_replay *make_world_replay(bool linked, int32_t g, bool spawn, int32_t dx) {
+    onescope_sim_setup s = {2, 4, 11};
+    onescope_link_block link = {3, 0, 0};
+    onescope_replay *r;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&s, linked ? &link : NULL, NULL, &r, &err),
+                     ONESCOPE_OK);
+    for (uint32_t i = 0; i < 40; i++) {
+        onescope_op op = {0, 0, {0, 0, 0}};
+        if (i == 10) op = (onescope_op){ONESCOPE_OP_GRAVITY, 0, {g, 0, 0}};
+        if (i == 20 && spawn) op = (onescope_op){ONESCOPE_OP_SPAWN, 0, {500, 500, 0}};
+        if (i == 30) op = (onescope_op){ONESCOPE_OP_IMPULSE, 2, {dx, 0, 0}};
+        assert_int_equal(onescope_replay_append_ops(r, &op, op.code != 0, &err), ONESCOPE_OK);
+    }
+    return r;
+}
+
+static onescope_diff_replay *diff_of(onescope_replay *a, onescope_replay *b, uint32_t max) {
+    onescope_diff_options o = {0};
+    o.max_items = max;
+    onescope_diff_replay *d;
+    onescope_error err;
+    assert_int_equal(onescope_diff_replays(a, b, &o, NULL, &d, &err), ONESCOPE_OK);
+    onescope_replay_free(a);
+    onescope_replay_free(b);
+    return d;
+}
+
+/* The world's own values: a gravity that differs is named in the input stage, before any body
+ * moves; a spawn in one world only is a body count; with fields, the bodies' values come first
+ * and the fields' elements after them. */
+static void test_replays_world_values(void **state) {
+    (void)state;
+    onescope_diff_replay *d =
+        diff_of(make_world_replay(false, -3, false, 5), make_world_replay(false, -5, false, 5), 0);
+    assert_true(d->diverged);
+    assert_int_equal(d->step, 10);
+    assert_int_equal(d->stage, ONESCOPE_SIM_STAGE_INPUT);
+    assert_int_equal(d->value_total, 1);
+    assert_true(d->values[0].world);
+    assert_string_equal(d->values[0].name, "gravity");
+    assert_string_equal(d->values[0].unit, "mm/step^2");
+    assert_true(d->values[0].a == -3 && d->values[0].b == -5);
+    assert_int_equal(d->values[0].index, 0);
+    assert_false(d->entity_counts_differ);
+    onescope_diff_replay_free(d);
+
+    d = diff_of(make_world_replay(false, -3, false, 5), make_world_replay(false, -3, true, 5), 0);
+    assert_true(d->diverged);
+    assert_int_equal(d->step, 20);
+    assert_int_equal(d->stage, ONESCOPE_SIM_STAGE_INPUT);
+    assert_true(d->entity_counts_differ);
+    assert_int_equal(d->entity_count_a, 4);
+    assert_int_equal(d->entity_count_b, 5);
+    assert_int_equal(d->value_total, 0); /* the four common bodies agree */
+    onescope_diff_replay_free(d);
+
+    d = diff_of(make_world_replay(true, -3, false, 5), make_world_replay(true, -3, false, 400),
+                1000);
+    assert_true(d->diverged);
+    assert_int_equal(d->step, 30); /* the impulse shows in the input stage: velocities only */
+    assert_int_equal(d->value_total, 1);
+    assert_string_equal(d->values[0].name, "velocity.x");
+    onescope_diff_replay_free(d);
+    /* start worlds of two seeds: the bodies stand elsewhere, and so do the fields */
+    onescope_sim_setup s1 = {2, 4, 11}, s2 = {2, 4, 12};
+    onescope_link_block link = {3, 0, 0};
+    onescope_replay *a, *b;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&s1, &link, NULL, &a, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_create(&s2, &link, NULL, &b, &err), ONESCOPE_OK);
+    d = diff_of(a, b, 2000);
+    assert_true(d->at_start);
+    assert_int_equal(d->value_count, d->value_total);
+    bool world = false, fields = false;
+    for (uint32_t i = 0; i < d->value_count; i++) {
+        const onescope_diff_value *v = &d->values[i];
+        if (!v->world) {
+            assert_false(world); /* no body after a world value */
+            continue;
+        }
+        world = true;
+        fields |= strcmp(v->name, "density") == 0 || strcmp(v->name, "occupancy") == 0;
+        assert_true(v->index < (strcmp(v->name, "density") == 0 ? 81u : 128u));
+    }
+    assert_true(fields);
+    onescope_diff_replay_free(d);
 }
 
 /* Recorded hash rows that differ where the worlds agree: different (one of them fails
@@ -663,6 +756,7 @@ int main(void) {
         cmocka_unit_test(test_caches_entities_and_steps),
         cmocka_unit_test(test_cache_files),
         cmocka_unit_test(test_replays_start_steps),
+        cmocka_unit_test(test_replays_world_values),
         cmocka_unit_test(test_replays_hash_rows),
         cmocka_unit_test(test_caches_own_scales),
         cmocka_unit_test(test_caches_one_frame_overlap),

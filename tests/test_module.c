@@ -138,6 +138,100 @@ static void test_module_check_refuses_bad_tables(void **state) {
     t.dimensions = 1;
     assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
     assert_non_null(strstr(error_line(&err), "module.dimensions"));
+    /* world values: a table and a reader exactly when there are entries; each entry named
+     * once, with a unit, a known type and elements; 65536 elements in all at most */
+    onescope_world_value_info wv[2] = {{"g", "", ONESCOPE_VALUE_I32, 1},
+                                       {"grid", "", ONESCOPE_VALUE_F32, 65535}};
+    t = *onescope_module_test();
+    t.world_values = wv;
+    t.world_value_count = 2;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_OK);
+    wv[1].count = 65536; /* 65537 in all */
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "at most 65536 elements"));
+    wv[1].count = 0;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "world value 1 not so"));
+    wv[1] = (onescope_world_value_info){"g", "", ONESCOPE_VALUE_I32, 1};
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "world values 0 and 1 share one"));
+    wv[1] = (onescope_world_value_info){"h", NULL, ONESCOPE_VALUE_I32, 1};
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    wv[1] = (onescope_world_value_info){"h", "", (onescope_value_type)9, 1};
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    t.read_world_values = NULL;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "read_world_values NULL"));
+    t.world_value_count = 0;
+    t.world_values = NULL;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_OK);
+    t.read_world_values = onescope_module_test()->read_world_values;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+}
+
+/* The test module's world values: its gravity, and the two fields of a world with a link
+ * block (NaN in one without), as onescope_sim_field computes them. */
+static void test_world_values(void **state) {
+    (void)state;
+    const onescope_module *m = onescope_module_test();
+    onescope_error err;
+    for (int linked = 0; linked < 2; linked++) {
+        const uint8_t setup[10] = {2, 6, 4, 0, 0, 0, 3, 0, 0, 0}; /* + link: fields */
+        onescope_world *w = NULL;
+        assert_int_equal(onescope_world_create(m, setup, linked ? 10 : 6, NULL, &w, &err),
+                         ONESCOPE_OK);
+        const uint8_t g[] = {4, 0xf9, 0xff, 0xff, 0xff}; /* gravity -7 */
+        assert_int_equal(onescope_world_step(w, g, sizeof g, &err), ONESCOPE_OK);
+        uint32_t n = onescope_world_value_total(w);
+        assert_int_equal(n, 1 + ONESCOPE_SIM_GRID_VERTICES + ONESCOPE_SIM_GRID_TRIANGLES);
+        double v[1 + ONESCOPE_SIM_GRID_VERTICES + ONESCOPE_SIM_GRID_TRIANGLES];
+        assert_int_equal(onescope_world_values(w, v, n - 1, &err), ONESCOPE_E_ARGUMENT);
+        assert_int_equal(onescope_world_values(w, NULL, n, &err), ONESCOPE_E_ARGUMENT);
+        assert_int_equal(onescope_world_values(NULL, v, n, &err), ONESCOPE_E_ARGUMENT);
+        assert_int_equal(onescope_world_values(w, v, n, &err), ONESCOPE_OK);
+        assert_true(v[0] == -7.0);
+        onescope_sim_def def = onescope_sim_def_default(); /* the same world, run directly */
+        def.setup = (onescope_sim_setup){2, 6, 4};
+        if (linked) def.link = (onescope_link_block){3, 0, 0};
+        onescope_sim *sim = NULL;
+        assert_int_equal(onescope_sim_create(&def, NULL, &sim, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_sim_step(sim, g, sizeof g, &err), ONESCOPE_OK);
+        int32_t d[ONESCOPE_SIM_GRID_VERTICES], o[ONESCOPE_SIM_GRID_TRIANGLES];
+        if (linked) {
+            assert_int_equal(onescope_sim_field(sim, ONESCOPE_FIELD_DENSITY, d, 81, &err), 0);
+            assert_int_equal(onescope_sim_field(sim, ONESCOPE_FIELD_OCCUPANCY, o, 128, &err), 0);
+        }
+        double sum = 0;
+        for (uint32_t i = 0; i < ONESCOPE_SIM_GRID_VERTICES; i++) {
+            if (linked)
+                assert_true(v[1 + i] == d[i]);
+            else
+                assert_true(isnan(v[1 + i]));
+            sum += linked ? v[1 + i] : 0;
+        }
+        for (uint32_t i = 0; i < ONESCOPE_SIM_GRID_TRIANGLES; i++) {
+            if (linked)
+                assert_true(v[82 + i] == o[i]);
+            else
+                assert_true(isnan(v[82 + i]));
+        }
+        if (linked) assert_true(sum > 0); /* the six bodies stand on the grid */
+        onescope_sim_free(sim);
+        onescope_world_free(w);
+    }
+    assert_int_equal(onescope_world_value_total(NULL), 0);
+    /* a module without world values says so */
+    onescope_module t = *m;
+    t.world_value_count = 0;
+    t.world_values = NULL;
+    t.read_world_values = NULL;
+    const uint8_t setup[6] = {2, 2, 1, 0, 0, 0};
+    onescope_world *w = NULL;
+    assert_int_equal(onescope_world_create(&t, setup, 6, NULL, &w, &err), ONESCOPE_OK);
+    double v[1];
+    assert_int_equal(onescope_world_values(w, v, 1, &err), ONESCOPE_E_UNSUPPORTED);
+    assert_non_null(strstr(error_line(&err), "world_values"));
+    onescope_world_free(w);
 }
 
 /* A table compiled against ABI 1's first members only: everything past them reads absent. */
@@ -574,6 +668,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_module_check_accepts_test_module),
         cmocka_unit_test(test_module_check_refuses_bad_tables),
+        cmocka_unit_test(test_world_values),
         cmocka_unit_test(test_short_table_reads_as_required_only),
         cmocka_unit_test(test_interface_reproduces_every_golden_row),
         cmocka_unit_test(test_stages_and_restore_equal_whole_steps),

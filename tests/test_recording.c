@@ -891,6 +891,30 @@ static void diff_names_row_stage_entity_value(void **state) {
     assert_true(back.value_a == d.value_b && back.value_b == d.value_a && back.row == 41);
     onescope_recording_free(b);
 
+    /* a gravity that differs at step 30: row 31, stage "input", no body yet, the world's
+     * gravity named as the first world value */
+    {
+        uint8_t g1[5] = {4, 0xfd, 0xff, 0xff, 0xff}, g2[5] = {4, 0xfb, 0xff, 0xff, 0xff};
+        onescope_recording *ga, *gb;
+        record_with(path, 5, 9, 60, 30, g1, sizeof g1);
+        ga = read_recording(path);
+        record_with(other, 5, 9, 60, 30, g2, sizeof g2);
+        gb = read_recording(other);
+        assert_int_equal(onescope_recording_diff(ga, gb, m, NULL, &d, "a", "b", &err), ONESCOPE_OK);
+        assert_true(d.worlds_differ);
+        assert_int_equal(d.row, 31);
+        assert_int_equal(d.stage, 0);
+        assert_false(d.value_differs);
+        assert_true(d.world_value_differs);
+        assert_string_equal(m->world_values[d.world_value].name, "gravity");
+        assert_int_equal(d.world_index, 0);
+        assert_true(d.world_value_a == -3.0 && d.world_value_b == -5.0);
+        assert_int_equal(d.value_total, 1);
+        onescope_recording_free(ga);
+        onescope_recording_free(gb);
+        record_test_module(path, 9, 60, 40, 100); /* a's file again, for what follows */
+    }
+
     /* another seed: the start worlds differ (row 0, no stage), and the setup is said */
     record_test_module(other, 10, 60, 40, 100);
     b = read_recording(other);

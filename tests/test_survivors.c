@@ -557,9 +557,8 @@ static void diff_lists_position_x(void **state) {
     assert_int_equal(d->step, 0);
     assert_int_equal(d->stage, ONESCOPE_SIM_STAGE_INPUT);
     assert_int_equal(d->value_total, 1);
-    assert_int_equal(d->values[0].what, ONESCOPE_DIFF_POSITION);
+    assert_string_equal(d->values[0].name, "position.x");
     assert_int_equal(d->values[0].index, 0);
-    assert_int_equal(d->values[0].axis, 0);
     assert_true(d->values[0].a == 1000 && d->values[0].b == 3000);
     onescope_diff_replay_free(d);
     onescope_replay_free(a);
@@ -589,9 +588,8 @@ static void diff_after_spawn_in_both(void **state) {
     assert_int_equal(d->step, 1);
     assert_int_equal(d->stage, ONESCOPE_SIM_STAGE_INPUT);
     assert_int_equal(d->value_total, 1);
-    assert_int_equal(d->values[0].what, ONESCOPE_DIFF_POSITION);
+    assert_string_equal(d->values[0].name, "position.x");
     assert_int_equal(d->values[0].index, 2);
-    assert_int_equal(d->values[0].axis, 0);
     onescope_diff_replay_free(d);
     onescope_replay_free(a);
     onescope_replay_free(b);

@@ -33,27 +33,17 @@ typedef struct onescope_diff_header {
 } onescope_diff_header;
 #define ONESCOPE_DIFF_MAX_HEADERS 16u
 
-/* What one differing world value is. */
-typedef enum onescope_diff_what {
-    ONESCOPE_DIFF_GRAVITY = 0,     /* index 0 */
-    ONESCOPE_DIFF_BODY_COUNT = 1,  /* index 0; bodies past the shorter count are not listed */
-    ONESCOPE_DIFF_ALIVE = 2,       /* index: body */
-    ONESCOPE_DIFF_STILL_COUNT = 3, /* index: body */
-    ONESCOPE_DIFF_POSITION = 4,    /* index: body, axis 0..2 */
-    ONESCOPE_DIFF_VELOCITY = 5,    /* index: body, axis 0..2 */
-    ONESCOPE_DIFF_DENSITY = 6,     /* index: grid vertex 0..80 */
-    ONESCOPE_DIFF_OCCUPANCY = 7    /* index: triangle 0..127 */
-} onescope_diff_what;
-
-/* "gravity", "body_count", "alive", "still_count", "position", "velocity", "density",
- * "occupancy"; "" for anything else. */
-ONESCOPE_API const char *onescope_diff_what_name(onescope_diff_what what);
-
+/* One value that differs between the two worlds, as the module names it (docs/module.md):
+ * an entity's named value (position.x of body 3) or an element of a world value (gravity,
+ * density[12]). name and unit point into the module's table (static text). */
 typedef struct onescope_diff_value {
-    onescope_diff_what what;
-    uint32_t index;
-    uint8_t axis; /* position and velocity only; 0 otherwise */
-    int64_t a, b;
+    bool world;         /* a world value; false: an entity's */
+    uint32_t index;     /* world: the element (0 for a single value); entity: its index */
+    uint64_t entity_id; /* entity values: the entity's stable id (in a); 0 for world values */
+    uint32_t value;     /* the entry in the module's table (world_values, or values) */
+    const char *name;
+    const char *unit; /* "" when none */
+    double a, b;
 } onescope_diff_value;
 
 /* Two replays run in lockstep. Owned by the library; onescope_diff_replay_free releases it. */
@@ -62,7 +52,7 @@ typedef struct onescope_diff_replay {
     uint32_t header_count; /* setup, link, start snapshot, step count */
     onescope_diff_header header[ONESCOPE_DIFF_MAX_HEADERS];
     uint32_t steps_compared;           /* whole steps both ran before the divergence (or all) */
-    bool diverged;                     /* the worlds differ somewhere (values below) */
+    bool diverged;                     /* the worlds differ (values and entity counts below) */
     bool at_start;                     /* ... already before the first step (start worlds) */
     uint32_t step;                     /* the step (0-based index into both replays) */
     uint64_t host_step_a, host_step_b; /* the host step of that step in each world */
@@ -85,12 +75,19 @@ typedef struct onescope_diff_replay {
     bool hash_rows_differ;
     uint32_t hash_row;       /* the first such row (row 0: the start, row i: after step i-1) */
     uint64_t hash_a, hash_b; /* the recorded hashes there */
+    /* The worlds hold different numbers of bodies where they differ (only the common ones
+     * are compared value by value). */
+    bool entity_counts_differ;
+    uint32_t entity_count_a, entity_count_b;
 } onescope_diff_replay;
 
-/* Runs a and b stage by stage (onescope_sim_run_stage) and stops at the first stage after
- * which their worlds differ, then compares the recorded hash rows where the worlds agree.
- * OK when the comparison ran (read result->different); an error only when a replay cannot
- * run. */
+/* Runs a and b through the test module's worlds (onescope_module_test) in lockstep, finds the
+ * first step after which their worlds differ (every named value compared, the host step left
+ * out, so replays that start at different host steps still line up), runs that step again
+ * stage by stage to find the stage, lists the values that differ there (the bodies', then the
+ * world's: gravity, density, occupancy), and compares the recorded hash rows where the worlds
+ * agree. OK when the comparison ran (read result->different); an error only when a replay
+ * cannot run. */
 ONESCOPE_API onescope_code onescope_diff_replays(const onescope_replay *a, const onescope_replay *b,
                                                  const onescope_diff_options *options,
                                                  const onescope_allocator *allocator,

@@ -56,6 +56,18 @@ typedef struct onescope_value_info {
     uint32_t group; /* index into the module's groups */
 } onescope_value_info;
 
+/* A quantity of the whole world rather than of one entity (a gravity), or an array of count
+ * such quantities (the cells of a grid). Read as doubles, entry after entry. */
+typedef struct onescope_world_value_info {
+    const char *name; /* unique among the world values, printable ASCII */
+    const char *unit; /* "" when none */
+    onescope_value_type type;
+    uint32_t count; /* elements: 1 for a single value, at most ONESCOPE_MODULE_MAX_WORLD_VALUES */
+} onescope_world_value_info;
+
+/* Every world value's elements together, at most (a module_check rule). */
+#define ONESCOPE_MODULE_MAX_WORLD_VALUES 65536u
+
 /* A module world is the module's own object; the library only passes the pointer back. */
 typedef struct onescope_module onescope_module;
 
@@ -126,6 +138,13 @@ struct onescope_module {
     double metres_per_unit; /* of a position; 0: not said (a ghost writes 1) */
     const char *unit_name;  /* 1-64 printable ASCII bytes; NULL: "unit" */
     uint32_t dimensions;    /* 2: every pose has z = 0 (a flat world); 3, or 0: not said */
+    /* ---- optional: world values (diff names a quantity of the whole world) ---- */
+    uint32_t world_value_count;
+    const onescope_world_value_info *world_values; /* world_value_count entries */
+    /* Writes every entry's elements, entry after entry (the sum of the counts in all). An
+     * element the world does not hold now (a grid of a world without one) is NaN. A pure
+     * observer. */
+    void (*read_world_values)(void *context, const void *world, double *out);
 };
 
 /* What a plug-in exports: `const onescope_module *onescope_module_entry(uint32_t abi)`,
@@ -197,6 +216,12 @@ ONESCOPE_API bool onescope_world_entity_pose(const onescope_world *world, uint32
 ONESCOPE_API onescope_code onescope_world_entity_values(const onescope_world *world, uint32_t index,
                                                         double *out, size_t count,
                                                         onescope_error *error);
+/* The world values' elements in all (0 when the module has none). */
+ONESCOPE_API uint32_t onescope_world_value_total(const onescope_world *world);
+/* Every world value's elements into out (count must be >= onescope_world_value_total):
+ * ARGUMENT otherwise, UNSUPPORTED without world values. */
+ONESCOPE_API onescope_code onescope_world_values(const onescope_world *world, double *out,
+                                                 size_t count, onescope_error *error);
 /* The input's description as NUL-terminated text in out (free with onescope_buffer_free). */
 ONESCOPE_API onescope_code onescope_world_describe_input(const onescope_world *world,
                                                          const void *input, size_t input_size,

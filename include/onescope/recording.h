@@ -119,6 +119,15 @@ typedef struct onescope_recording_diff_result {
      * build of the module, or edited): the first such row. */
     bool rows_differ;
     uint32_t rows_row;
+    /* Every value that differs there (the entities' and the world's), and the first world
+     * value that does (modules with world values): its entry in module->world_values, the
+     * element, both values. */
+    uint32_t value_total;
+    bool world_value_differs;
+    uint32_t world_value;
+    uint32_t world_index;
+    double world_value_a;
+    double world_value_b;
 } onescope_recording_diff_result;
 
 /* Runs both recordings through one module in lockstep (both are checked first, as

@@ -331,11 +331,14 @@ class DiffHeader(Structure):
 
 class DiffValue(Structure):
     _fields_ = [
-        ("what", c_int),
+        ("world", c_bool),
         ("index", c_uint32),
-        ("axis", c_uint8),
-        ("a", c_int64),
-        ("b", c_int64),
+        ("entity_id", c_uint64),
+        ("value", c_uint32),
+        ("name", c_char_p),
+        ("unit", c_char_p),
+        ("a", c_double),
+        ("b", c_double),
     ]
 
 
@@ -367,6 +370,9 @@ class DiffReplay(Structure):
         ("hash_row", c_uint32),
         ("hash_a", c_uint64),
         ("hash_b", c_uint64),
+        ("entity_counts_differ", c_bool),
+        ("entity_count_a", c_uint32),
+        ("entity_count_b", c_uint32),
     ]
 
 
@@ -609,7 +615,6 @@ _PROTOTYPES = {
     "onescope_file_validate": (c_int, [c_char_p, _opts, _P(c_int), _E]),
     "onescope_sim_stage_name": (c_char_p, [c_int]),
     # diff.h
-    "onescope_diff_what_name": (c_char_p, [c_int]),
     "onescope_diff_replays": (
         c_int,
         [c_void_p, c_void_p, _P(DiffOptions), c_void_p, _P(_P(DiffReplay)), _E],

@@ -48,17 +48,20 @@ class HeaderItem:
 
 @dataclass
 class Value:
-    """One world value that differs where two replays diverge.
+    """One value that differs where two replays diverge, as the test module names it.
 
-    ``what`` is "gravity", "body_count", "alive", "still_count", "position", "velocity",
-    "density" or "occupancy"; ``index`` the body, grid vertex or triangle; ``axis`` 0..2 for
-    position and velocity (0 otherwise)."""
+    ``name`` is a body's value ("alive", "still_count", "position.x" ... "velocity.z") or a
+    world value ("gravity", "density", "occupancy"; ``world`` is then True); ``index`` is the
+    body, or the element of a world value (a grid vertex or triangle; 0 for gravity);
+    ``entity_id`` the body's stable id (None for a world value); ``unit`` "" when none."""
 
-    what: str
+    name: str
+    unit: str
+    world: bool
     index: int
-    axis: int
-    a: int
-    b: int
+    entity_id: Optional[int]
+    a: float
+    b: float
 
 
 @dataclass
@@ -87,6 +90,8 @@ class ReplayDiff:
     op_a: Optional[Op]
     op_b: Optional[Op]
     first_input_step: Optional[int]
+    #: (bodies in a, bodies in b) where the worlds diverged with different body counts
+    entity_counts: Optional[Tuple[int, int]] = None
     kind: str = "replays"
 
     def __bool__(self) -> bool:
@@ -184,7 +189,13 @@ def _replay_result(c: _lib.DiffReplay) -> ReplayDiff:
     div = c.diverged
     values = [
         Value(
-            lib.onescope_diff_what_name(v.what).decode(), v.index, v.axis, v.a, v.b
+            v.name.decode("ascii"),
+            v.unit.decode("ascii"),
+            v.world,
+            v.index,
+            None if v.world else v.entity_id,
+            v.a,
+            v.b,
         )
         for v in (c.values[i] for i in range(c.value_count))
     ]
@@ -205,6 +216,9 @@ def _replay_result(c: _lib.DiffReplay) -> ReplayDiff:
         op_a=Op._from_c(c.op_a) if c.inputs_differ and c.has_op_a else None,
         op_b=Op._from_c(c.op_b) if c.inputs_differ and c.has_op_b else None,
         first_input_step=c.first_input_step if c.has_input_step else None,
+        entity_counts=(c.entity_count_a, c.entity_count_b)
+        if div and c.entity_counts_differ
+        else None,
     )
 
 

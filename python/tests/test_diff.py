@@ -48,9 +48,12 @@ def assert_same_replay(d, j):
     assert (d.step, d.host_step_a, d.host_step_b) == (j["step"], j["host_step_a"], j["host_step_b"])
     assert ("start" if d.at_start else d.stage) == j["stage"]
     assert d.value_total == j["value_total"]
-    assert [(v.what, v.index, v.axis, v.a, v.b) for v in d.values] == [
-        (v["what"], v["index"], v["axis"], v["a"], v["b"]) for v in j["values"]
+    assert [(v.name, v.unit, v.world, v.index, v.entity_id, v.a, v.b) for v in d.values] == [
+        (v["name"], v["unit"], v["kind"] == "world", v["index"], v["id"], v["a"], v["b"])
+        for v in j["values"]
     ]
+    counts = j["entity_counts"]
+    assert d.entity_counts == (None if counts is None else (counts["a"], counts["b"]))
     assert d.inputs_differ == j["inputs_differ"]
     if d.inputs_differ:
         assert d.op_index == j["op_index"]
@@ -174,7 +177,8 @@ def test_one_operation_changed_is_the_first_input_step(tmp_path):
     assert d.steps_compared == 12 and d.op_index == 0
     assert d.op_a == onescope.Op("impulse", 1, (10, 0, 0))
     assert d.op_b == onescope.Op("impulse", 1, (11, 0, 0))
-    assert any(v.what == "velocity" and v.index == 1 and v.axis == 0 for v in d.values)
+    assert any(v.name == "velocity.x" and v.index == 1 and v.entity_id == 1 for v in d.values)
+    assert all(v.unit in ("mm", "mm/step", "steps", "") for v in d.values)
     assert_same_replay(d, cli_diff(pa, pb))
     assert onescope.diff(base, changed).values == d.values
 

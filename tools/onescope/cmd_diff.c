@@ -112,6 +112,21 @@ static void json_op(FILE *o, const char *k, bool has, const onescope_op *op) {
             op->code, op->body, op->value[0], op->value[1], op->value[2]);
 }
 
+/* "  body 3 position.x: a 100, b 101 (mm)", "  gravity: a -10, b -9 (mm/step^2)",
+ * "  density[12]: a 3, b 4": the test module's names (its own static ASCII); an element of a
+ * world value with more than one gets its index. */
+static void print_value(const onescope_diff_value *v, FILE *o) {
+    if (!v->world)
+        fprintf(o, "  body %" PRIu32 " %s", v->index, v->name);
+    else if (onescope_module_test()->world_values[v->value].count == 1)
+        fprintf(o, "  %s", v->name);
+    else
+        fprintf(o, "  %s[%" PRIu32 "]", v->name, v->index);
+    fprintf(o, ": a %.17g, b %.17g", v->a, v->b);
+    if (v->unit[0] != '\0') fprintf(o, " (%s)", v->unit);
+    fputc('\n', o);
+}
+
 static void print_replay(const diff_args *a, const onescope_diff_replay *d, FILE *o) {
     const char *stage = onescope_sim_stage_name(d->stage);
     if (a->json) {
@@ -128,12 +143,29 @@ static void print_replay(const diff_args *a, const onescope_diff_replay *d, FILE
             for (uint32_t i = 0; i < d->value_count; i++) {
                 const onescope_diff_value *v = &d->values[i];
                 fputs(i ? ",{" : "{", o);
-                json_str(o, "what", onescope_diff_what_name(v->what));
-                fprintf(o,
-                        ",\"index\":%" PRIu32 ",\"axis\":%u,\"a\":%" PRId64 ",\"b\":%" PRId64 "}",
-                        v->index, v->axis, v->a, v->b);
+                json_str(o, "kind", v->world ? "world" : "entity");
+                fputc(',', o);
+                json_str(o, "name", v->name);
+                fputc(',', o);
+                json_str(o, "unit", v->unit);
+                fprintf(o, ",\"index\":%" PRIu32 ",\"id\":", v->index);
+                if (v->world)
+                    fputs("null", o);
+                else
+                    fprintf(o, "%" PRIu64, v->entity_id);
+                fputs(",\"a\":", o);
+                cli_json_double(o, v->a);
+                fputs(",\"b\":", o);
+                cli_json_double(o, v->b);
+                fputc('}', o);
             }
-            fprintf(o, "],\"inputs_differ\":%s", d->inputs_differ ? "true" : "false");
+            fputs("],\"entity_counts\":", o);
+            if (d->entity_counts_differ)
+                fprintf(o, "{\"a\":%" PRIu32 ",\"b\":%" PRIu32 "}", d->entity_count_a,
+                        d->entity_count_b);
+            else
+                fputs("null", o);
+            fprintf(o, ",\"inputs_differ\":%s", d->inputs_differ ? "true" : "false");
             if (d->inputs_differ) {
                 fprintf(o, ",\"op_index\":%" PRIu32 ",", d->op_index);
                 json_op(o, "op_a", d->has_op_a, &d->op_a);
@@ -166,22 +198,10 @@ static void print_replay(const diff_args *a, const onescope_diff_replay *d, FILE
                 "), after stage %s, %" PRIu32 " values:\n",
                 d->step, d->host_step_a, d->host_step_b, stage, d->value_total);
     }
-    static const char axes[] = "xyz";
-    for (uint32_t i = 0; i < d->value_count; i++) {
-        const onescope_diff_value *v = &d->values[i];
-        const char *w = onescope_diff_what_name(v->what);
-        if (v->what == ONESCOPE_DIFF_POSITION || v->what == ONESCOPE_DIFF_VELOCITY)
-            fprintf(o, "  body %" PRIu32 " %s %c: a %" PRId64 ", b %" PRId64 "\n", v->index, w,
-                    axes[v->axis], v->a, v->b);
-        else if (v->what == ONESCOPE_DIFF_ALIVE || v->what == ONESCOPE_DIFF_STILL_COUNT)
-            fprintf(o, "  body %" PRIu32 " %s: a %" PRId64 ", b %" PRId64 "\n", v->index, w, v->a,
-                    v->b);
-        else if (v->what == ONESCOPE_DIFF_DENSITY || v->what == ONESCOPE_DIFF_OCCUPANCY)
-            fprintf(o, "  %s[%" PRIu32 "]: a %" PRId64 ", b %" PRId64 "\n", w, v->index, v->a,
-                    v->b);
-        else
-            fprintf(o, "  %s: a %" PRId64 ", b %" PRId64 "\n", w, v->a, v->b);
-    }
+    if (d->entity_counts_differ)
+        fprintf(o, "  bodies: a %" PRIu32 ", b %" PRIu32 "\n", d->entity_count_a,
+                d->entity_count_b);
+    for (uint32_t i = 0; i < d->value_count; i++) print_value(&d->values[i], o);
     if (d->value_total > d->value_count)
         fprintf(o, "  ... %" PRIu32 " more (--max)\n", d->value_total - d->value_count);
     if (d->diverged && !d->at_start) {
@@ -397,6 +417,25 @@ static void print_recordings_json(const recording_pair *p, FILE *o) {
             json_u64(o, "entities_differing", d->entities_differing);
             fputc('}', o);
         }
+        fputs(",\"world_value\":", o);
+        if (!d->world_value_differs) {
+            fputs("null", o);
+        } else {
+            const onescope_world_value_info *v = &p->m->world_values[d->world_value];
+            fputc('{', o);
+            json_str(o, "name", v->name);
+            fputc(',', o);
+            json_u64(o, "index", d->world_index);
+            fputc(',', o);
+            json_str(o, "unit", v->unit);
+            fputs(",\"a\":", o);
+            cli_json_double(o, d->world_value_a);
+            fputs(",\"b\":", o);
+            cli_json_double(o, d->world_value_b);
+            fputc('}', o);
+        }
+        fputc(',', o);
+        json_u64(o, "value_total", d->value_total);
         fputc(',', o);
         json_bool(o, "entity_counts_differ", d->entity_counts_differ);
         fputc('}', o);
@@ -444,6 +483,13 @@ static void print_recordings(const diff_args *a, const recording_pair *p, FILE *
             fprintf(o, ": %.17g and %.17g; %" PRIu32 " %s\n", d->value_a, d->value_b,
                     d->entities_differing,
                     d->entities_differing == 1 ? "entity differs" : "entities differ");
+        }
+        if (d->world_value_differs) {
+            const onescope_world_value_info *v = &p->m->world_values[d->world_value];
+            fprintf(o, "world %s", cli_shown(v->name));
+            if (v->count > 1) fprintf(o, "[%" PRIu32 "]", d->world_index);
+            if (v->unit[0] != '\0') fprintf(o, " (%s)", cli_shown(v->unit));
+            fprintf(o, ": %.17g and %.17g\n", d->world_value_a, d->world_value_b);
         }
         if (d->entity_counts_differ) fputs("entity counts differ\n", o);
     }
