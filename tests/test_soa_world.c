@@ -951,7 +951,8 @@ static void test_contact_events(void **state) {
     (void)state;
     onescope_soa_world *w = make_world(-9.81f, 4, 0);
     slab(w, 0.0f);
-    uint32_t s = sphere(w, 0.0f, 1.0f, 0.0f, 0.25f);
+    /* off the origin on x and z, so each coordinate of a contact point is told apart */
+    uint32_t s = sphere(w, 0.3f, 1.0f, 0.6f, 0.25f);
     /* one view taken before the steps: its live counts and arrays show each step's events */
     onescope_soa_view v = view_of(w);
     int began = -1, hit = -1;
@@ -963,14 +964,16 @@ static void test_contact_events(void **state) {
             began = k;
             assert_float_equal(fabsf(v.live->contact_begin[b].normal[1]), 1.0f, 1e-3);
             assert_float_equal(v.live->contact_begin[b].point[1], 0.0f, 0.05f);
+            assert_float_equal(v.live->contact_begin[b].point[2], 0.6f, 0.05f);
         }
         int h = find_pair(v.live->contact_hit, v.live->contact_hit_count, 0, (int32_t)s);
         if (h >= 0 && hit < 0) {
             hit = k;
             assert_true(v.live->contact_hit[h].approach_speed > 1.0f);
             assert_float_equal(fabsf(v.live->contact_hit[h].normal[1]), 1.0f, 1e-3);
-            assert_float_equal(v.live->contact_hit[h].point[0], 0.0f, 0.01f);
+            assert_float_equal(v.live->contact_hit[h].point[0], 0.3f, 0.01f);
             assert_float_equal(v.live->contact_hit[h].point[1], 0.0f, 0.05f);
+            assert_float_equal(v.live->contact_hit[h].point[2], 0.6f, 0.01f);
         }
     }
     assert_true(began >= 0);

@@ -655,6 +655,90 @@ static void unknown_format_names_four_bytes(void **state) {
     remove(path);
 }
 
+/* An allocator counting the blocks of 4 KiB or more: a growing array doubles, so a rig of n
+ * bones makes a few dozen of them, where regrowing at every element makes thousands
+ * (seed-3 survivor ots_read.c:339: the room check removed). */
+typedef struct big_count {
+    onescope_allocator a;
+    long big;
+} big_count;
+
+static void *counting_alloc(void *user, size_t size) {
+    if (size >= 4096) ((big_count *)user)->big++;
+    return malloc(size);
+}
+
+static void counting_free(void *user, void *p) {
+    (void)user;
+    free(p);
+}
+
+static void rig_arrays_grow_by_doubling(void **state) {
+    (void)state;
+    enum { BONES = 3000 };
+    size_t cap = 128 * BONES + 256, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    n += (size_t)snprintf(text + n, cap - n,
+                          "{\"format\": \"octo_pvt\", \"version\": 4, \"source\": \"blender\", "
+                          "\"name\": \"r\", \"scale_factor\": 1.0, \"pivot_space\": \"local\", "
+                          "\"fps\": 24.0, \"coordinate_system\": {\"up\": \"y\", \"hand\": "
+                          "\"right\", \"unit\": \"meters\", \"rot_order\": \"xyz\", "
+                          "\"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"}, "
+                          "\"bones\": [");
+    for (int i = 0; i < BONES; i++)
+        n += (size_t)snprintf(text + n, cap - n,
+                              "%s{\"name\": \"b%d\", \"parent\": null, \"pivot\": [0, 0, 0], "
+                              "\"rotation\": [1, 0, 0, 0]}",
+                              i ? ", " : "", i);
+    n += (size_t)snprintf(text + n, cap - n, "], \"cameras\": []}");
+    big_count c = {{counting_alloc, counting_free, NULL}, 0};
+    c.a.user = &c;
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = &c.a;
+    onescope_ots_rig *rig = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_ots_rig_parse(text, n, "many.pvt", &o, &rig, &err);
+    char line[512];
+    onescope_error_format(&err, line, sizeof line);
+    if (rc != ONESCOPE_OK) fail_msg("%s", line);
+    assert_int_equal(rig->bone_count, BONES);
+    assert_true(c.big > 0 && c.big < 64);
+    onescope_ots_rig_free(rig);
+    free(text);
+}
+
+/* Two keyframes 2 degrees apart about z (a dot product past 0.9995, where the interpolation
+ * is linear and normalised): frame 5 of 10 is 1 degree (seed-3 survivor ots_convert.c:76,
+ * the weight 1 - t made 2 - t). */
+static void near_rotations_interpolate_halfway(void **state) {
+    (void)state;
+    onescope_ots_keyframe k[2];
+    memset(k, 0, sizeof k);
+    for (int i = 0; i < 2; i++) {
+        double half = i ? 1.0 * 3.14159265358979323846 / 180.0 : 0.0; /* half of 2 degrees */
+        k[i].frame = i ? 10 : 0;
+        k[i].has_rot_quat = true;
+        k[i].rot_quat[0] = cos(half);
+        k[i].rot_quat[3] = sin(half);
+        k[i].scl[0] = k[i].scl[1] = k[i].scl[2] = 1.0;
+        k[i].interp = ONESCOPE_OTS_LINEAR;
+    }
+    onescope_ots_peg peg;
+    memset(&peg, 0, sizeof peg);
+    peg.name = (char *)"p";
+    peg.rest_rotation[0] = 1.0;
+    peg.keyframes = k;
+    peg.keyframe_count = 2;
+    onescope_ots_sample out;
+    onescope_ots_peg_sample(&peg, ONESCOPE_OTS_ROT_XYZ, 5.0, &out);
+    double deg = 2.0 * atan2(out.rot_quat[3], out.rot_quat[0]) * 180.0 / 3.14159265358979323846;
+    assert_true(fabs(deg - 1.0) < 1e-4);
+    onescope_ots_peg_sample(&peg, ONESCOPE_OTS_ROT_XYZ, 2.5, &out);
+    deg = 2.0 * atan2(out.rot_quat[3], out.rot_quat[0]) * 180.0 / 3.14159265358979323846;
+    assert_true(fabs(deg - 0.5) < 1e-4);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/onescope-survivors-%ld", (long)getpid());
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) return 1;
@@ -678,6 +762,8 @@ int main(void) {
         cmocka_unit_test(nan_bits_named),
         cmocka_unit_test(bidi_isolates_escaped),
         cmocka_unit_test(unknown_format_names_four_bytes),
+        cmocka_unit_test(rig_arrays_grow_by_doubling),
+        cmocka_unit_test(near_rotations_interpolate_halfway),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

@@ -322,4 +322,30 @@ expect_grep "start world      gravity 10, 2 bodies" "$S/out"
 "$ONESCOPE" live serve --steps 5 >"$S/l.osls"
 expect_exit 0 "$ONESCOPE" validate "$S/l.osls"
 expect_grep "l.osls: valid osls" "$S/out"
+
+# diff of a module recording with a v1 replay, in either order: a usage error naming the rule
+# (seed-3 survivor cmd_diff.c:524: either file's being a recording made both)
+python3 - "$S/m.ostm" <<'PY'
+import struct, sys
+head = b"OSTM" + struct.pack("<HHI", 2, 1, 2) + bytes([13]) + b"onescope.test" + bytes([1]) + b"1"
+head += struct.pack("<I", 6) + bytes([2, 2, 1, 0, 0, 0]) + struct.pack("<Q", 1)
+open(sys.argv[1], "wb").write(head + b"".join(struct.pack("<IQ", 0, 2 + i) for i in range(2)))
+PY
+expect_exit 2 "$ONESCOPE" diff "$S/m.ostm" "$S/ok.ostm"
+expect_grep "a module recording (OSTM v2) is diffed with another one" "$S/err"
+expect_exit 2 "$ONESCOPE" diff "$S/ok.ostm" "$S/m.ostm"
+expect_grep "a module recording (OSTM v2) is diffed with another one" "$S/err"
+
+# live serve --replay R --steps N with N below the replay's count serves N steps, and without
+# --steps all of them (seed-3 survivor cmd_live.c:138: the replay's count always won)
+"$ONESCOPE" live serve --replay "$SRC/testdata/test-2d-600.ostm" --steps 7 >"$S/seven.osls"
+expect_exit 0 "$ONESCOPE" live attach --json <"$S/seven.osls"
+[ "$(grep -c '"step"' "$S/out")" = 8 ] && ok || bad "live serve --steps 7: $(grep -c '"step"' "$S/out") rows, not the start and 7 steps"
+"$ONESCOPE" live serve --replay "$SRC/testdata/test-2d-600.ostm" >"$S/all.osls"
+expect_exit 0 "$ONESCOPE" live attach <"$S/all.osls"
+expect_grep "600 steps checked, every hash matched" "$S/err"
+
+# a command without operands says so when given one
+expect_exit 2 "$ONESCOPE" live serve extra
+expect_grep "takes no operand, not 1 operand" "$S/err"
 finish

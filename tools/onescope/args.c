@@ -169,7 +169,8 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, int min, int max, cli
     out->operands = argv + first;
     out->operand_count = argc - first;
     if (out->operand_count < min || (max >= 0 && out->operand_count > max))
-        return cli_usage_error(spec->name, "takes %s, not %d operand%s", spec->operands,
+        return cli_usage_error(spec->name, "takes %s, not %d operand%s",
+                               spec->operands[0] ? spec->operands : "no operand",
                                out->operand_count, out->operand_count == 1 ? "" : "s");
     return CLI_PARSE_RUN;
 }
