@@ -91,8 +91,14 @@ static onescope_code compare(const onescope_module *m, const side *a, const side
         f->entities_differing++;
         for (uint32_t v = 0; v < x->nv; v++) {
             if (memcmp(&x->ea[v], &x->eb[v], sizeof x->ea[v]) == 0) continue;
-            onescope_diff_value d = {false, i, onescope_world_entity_id(a->world, i), v,
-                                     m->values[v].name, m->values[v].unit, x->ea[v], x->eb[v]};
+            onescope_diff_value d = {false,
+                                     i,
+                                     onescope_world_entity_id(a->world, i),
+                                     v,
+                                     m->values[v].name,
+                                     m->values[v].unit,
+                                     x->ea[v],
+                                     x->eb[v]};
             add(f, &d);
         }
     }
@@ -161,9 +167,8 @@ static onescope_code explain(const onescope_module *m, side *a, side *b, scratch
 }
 
 onescope_code onescope_os_diff_run(const onescope_os_diff_side *da, const onescope_os_diff_side *db,
-                                   bool by_hash, uint32_t max_values,
-                                   const onescope_allocator *al, onescope_os_diff_found *f,
-                                   onescope_error *error) {
+                                   bool by_hash, uint32_t max_values, const onescope_allocator *al,
+                                   onescope_os_diff_found *f, onescope_error *error) {
     const onescope_module *m = da->start.module;
     memset(f, 0, sizeof *f);
     f->stage = -1;
@@ -179,16 +184,16 @@ onescope_code onescope_os_diff_run(const onescope_os_diff_side *da, const onesco
     if (doubles != 0) {
         buf = onescope_os_calloc(al, doubles, sizeof *buf);
         if (buf == NULL)
-            return onescope_os_fail(error, ONESCOPE_E_NOMEM, da->name, OS_NO_OFFSET, "values",
-                                    NULL, "could not allocate %zu values", doubles);
+            return onescope_os_fail(error, ONESCOPE_E_NOMEM, da->name, OS_NO_OFFSET, "values", NULL,
+                                    "could not allocate %zu values", doubles);
         x.ea = buf;
         x.eb = x.ea + x.nv;
         x.wa = x.eb + x.nv;
         x.wb = x.wa + x.nw;
     }
     side a = {da, NULL}, b = {db, NULL};
-    uint32_t n = da->start.step_count < db->start.step_count ? da->start.step_count
-                                                              : db->start.step_count;
+    uint32_t n =
+        da->start.step_count < db->start.step_count ? da->start.step_count : db->start.step_count;
     onescope_code rc = side_start(&a, al, error);
     if (rc == ONESCOPE_OK) rc = side_start(&b, al, error);
     for (uint32_t i = 0; rc == ONESCOPE_OK; i++) {
