@@ -712,11 +712,35 @@ static onescope_code walk_replay_cache(const onescope_allocator *al, void *ctx) 
     return rc;
 }
 
+/* The streamed comparison of two files (seed-3 survivor diff_cache.c:395: a side's frame
+ * buffer used unchecked). */
+static onescope_code walk_cache_files(const onescope_allocator *al, void *ctx) {
+    (void)ctx;
+    onescope_diff_options o = {0};
+    o.parse = onescope_parse_options_default();
+    o.parse.allocator = al; /* the streams' buffers too */
+    onescope_diff_cache *d = NULL;
+    onescope_code rc = onescope_diff_cache_files("walk-a.ospc", "walk-b.ospc", &o, al, &d, NULL);
+    onescope_diff_cache_free(d);
+    return rc;
+}
+
 static void test_alloc_failures(void **state) {
     (void)state;
     pair p = {make_replay(7, 20, 5), make_replay(7, 20, 8), make_cache(1), make_cache(1)};
     assert_true(test_alloc_walk(walk_replays, &p) > 0);
     assert_true(test_alloc_walk(walk_caches, &p) > 0);
+    onescope_error werr;
+    onescope_buffer wb;
+    assert_int_equal(onescope_pose_cache_write(p.ca, NULL, &wb, &werr), ONESCOPE_OK);
+    test_write_file("walk-a.ospc", wb.data, wb.size);
+    onescope_buffer_free(&wb);
+    assert_int_equal(onescope_pose_cache_write(p.cb, NULL, &wb, &werr), ONESCOPE_OK);
+    test_write_file("walk-b.ospc", wb.data, wb.size);
+    onescope_buffer_free(&wb);
+    assert_true(test_alloc_walk(walk_cache_files, NULL) > 2);
+    remove("walk-a.ospc");
+    remove("walk-b.ospc");
     onescope_pose_cache_free(p.ca);
     onescope_ghost_options g = onescope_ghost_options_default();
     g.frames = 5;

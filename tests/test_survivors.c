@@ -755,6 +755,18 @@ static void verify_file_of_empty_file(void **state) {
     remove(path);
 }
 
+/* A text cut to its buffer backs up over every continuation byte of the character it cut,
+ * whatever its low bits (seed-3 survivor error.c:135: only 0x80 and 0xC0 were taken for
+ * continuation bytes). */
+static void cut_text_ends_on_a_character(void **state) {
+    (void)state;
+    char dst[8];
+    onescope_os_copy_text(dst, sizeof dst, "abc\xc3\xa9\xc3\xa9\xc3\xa9"); /* abc + 3 x e-acute */
+    assert_string_equal(dst, "abc...");
+    onescope_os_copy_text(dst, sizeof dst, "ab\xe2\x82\xac\xe2\x82\xac"); /* ab + 2 x euro */
+    assert_string_equal(dst, "ab...");
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/onescope-survivors-%ld", (long)getpid());
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) return 1;
@@ -781,6 +793,7 @@ int main(void) {
         cmocka_unit_test(rig_arrays_grow_by_doubling),
         cmocka_unit_test(near_rotations_interpolate_halfway),
         cmocka_unit_test(verify_file_of_empty_file),
+        cmocka_unit_test(cut_text_ends_on_a_character),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];
