@@ -1277,9 +1277,9 @@ static void run_lends_the_world_at_every_row(void **state) {
         onescope_recording_run(rec, onescope_module_test(), NULL, seen_row, &got, "r", &err),
         ONESCOPE_OK);
     assert_int_equal(got.rows, 11);
-    assert_int_equal(onescope_recording_run(rec, onescope_module_test(), NULL, NULL, NULL, NULL,
-                                            &err),
-                     ONESCOPE_OK);
+    assert_int_equal(
+        onescope_recording_run(rec, onescope_module_test(), NULL, NULL, NULL, NULL, &err),
+        ONESCOPE_OK);
     /* another module than the file's: refused before any row, naming both */
     onescope_module sp = springs_module();
     memset(&got, 0, sizeof got);

@@ -157,6 +157,124 @@ expect 1 "$os" ghost run.ostm g2.ospc --from 0 --frames 1
 grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH for example.springs 1" err.txt &&
     [ ! -e g2.ospc ] || fail "ghost without the module: $(cat err.txt)"; ok
 
+# plot draws the run through the plug-in: 64 entities in metres, one x-y view (2D), one line
+# per entity coloured by its id, entity k's line starting at its pose at row 0 (from the ghost)
+"$os" plot --help | grep -q "module recording" || fail "plot --help does not mention module recordings"
+have_plot=1
+"$os" --module "$plugin" plot run.ostm -o probe.svg >/dev/null 2>err.txt || true
+if grep -q "no plot support" err.txt; then
+    echo "SKIPPED: plot checks (this build has no cairo)"
+    have_plot=0
+fi
+svg_ok() { # FILE: well-formed XML, and rendered when rsvg-convert is there
+    if command -v xmllint >/dev/null; then
+        xmllint --noout "$1" || fail "$1 is not well-formed XML"
+    else
+        echo "SKIPPED: xmllint missing, $1 not parsed by it"
+    fi
+    if command -v rsvg-convert >/dev/null; then
+        rsvg-convert "$1" -o "$1.png" && [ -s "$1.png" ] || fail "rsvg-convert $1"
+    else
+        echo "SKIPPED: rsvg-convert missing, $1 not rendered"
+    fi
+}
+if [ "$have_plot" -eq 1 ]; then
+    expect 0 "$os" --module "$plugin" plot run.ostm -o p.svg
+    [ ! -s err.txt ] || fail "plot said: $(cat err.txt)"
+    svg_ok p.svg
+    expect 0 "$os" -q --module "$plugin" ghost run.ostm all.ospc --from 0 --frames 601
+    expect 0 "$os" dump all.ospc --poses --csv --frames 0:0
+    python3 - p.svg out.txt <<'EOF' || fail "plot of run.ostm: see above"
+import csv, sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+PAL = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+       "#bcbd22", "#17becf", "#003f5c", "#b8860b"]
+root = ET.parse(sys.argv[1]).getroot()
+panels = {g.get("data-name"): g for g in root.iter(NS + "g") if g.get("class") == "panel"}
+assert list(panels) == ["x-y"], panels.keys()
+p = {k: float(panels["x-y"].get("data-" + k)) for k in ("sx", "sy", "ox", "oy")}
+lines = [l for l in root.iter(NS + "polyline") if l.get("class") == "path"]
+assert len(lines) == 64, "%d entity paths, not 64" % len(lines)
+labels = [t.text for t in root.iter(NS + "text") if t.get("class") == "axis-label"]
+assert "x (m)" in labels and "y (m)" in labels, labels
+legend = [t.text for t in root.iter(NS + "text") if t.get("class") == "legend"]
+assert "run.ostm" in legend, legend
+firsts = [(l.get("stroke"), [float(v) for v in l.get("points").split()[0].split(",")]) for l in lines]
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 64, len(rows)
+for row in rows:
+    e = int(row["entity"]) - 1  # the ghost's cache id k + 1 is the module's id k
+    x = p["ox"] + p["sx"] * float(row["x"])
+    y = p["oy"] + p["sy"] * float(row["y"])
+    if not any(c == PAL[e % 12] and abs(q[0] - x) < 0.2 and abs(q[1] - y) < 0.2 for c, q in firsts):
+        raise SystemExit("entity %d: no %s line starts at (%.1f, %.1f)" % (e, PAL[e % 12], x, y))
+EOF
+    ok
+    # the ghost over its run: both named, on the same axes
+    expect 0 "$os" --module "$plugin" plot run.ostm all.ospc -o over.svg
+    svg_ok over.svg
+    [ "$(grep -c 'class="path"' over.svg)" -eq 128 ] || fail "overlay: not 128 paths"; ok
+
+    # --diff of the clean and the planted run: 0 m up to step 250 (the worlds are equal through
+    # row 250), then apart; the ghost's ids pair the entities
+    expect 0 "$os" --module "$plugin" plot --diff run.ostm planted.ostm -o d.svg
+    svg_ok d.svg
+    cat >diff_check.py <<'EOF'
+import sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+g = [g for g in root.iter(NS + "g") if g.get("class") == "panel" and g.get("data-name") == "diff"][0]
+p = {k: float(g.get("data-" + k)) for k in ("sx", "sy", "ox", "oy")}
+pts = []
+for l in root.iter(NS + "polyline"):
+    if l.get("class") == "path":
+        for q in l.get("points").split():
+            x, y = (float(v) for v in q.split(","))
+            pts.append(((x - p["ox"]) / p["sx"], (y - p["oy"]) / p["sy"]))
+assert pts and min(x for x, _ in pts) < 1 and max(x for x, _ in pts) > 599, "steps %s" % pts[:3]
+apart = float(sys.argv[2])  # the first step that may differ; past the end: never
+early = [d for s, d in pts if s < apart - 0.5]
+late = [d for s, d in pts if s > apart + 1.5]
+assert early and max(early) < 0.002, "apart before step %g: %g" % (apart, max(early))
+assert not late or max(late) > 0.5, "not apart after step %g: %g" % (apart, max(late))
+EOF
+    python3 diff_check.py d.svg 250 || fail "plot --diff: see above"; ok
+    # a recording against its own ghost: 0 at every step
+    expect 0 "$os" --module "$plugin" plot --diff run.ostm all.ospc -o dg.svg
+    svg_ok dg.svg
+    python3 diff_check.py dg.svg 9999 || fail "plot --diff against the ghost: see above"; ok
+
+    # the refusals: one line each, no OUT
+    expect 1 "$os" plot run.ostm -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] &&
+        grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH for example.springs 1" err.txt ||
+        fail "plot without the module: $(cat err.txt)"; ok
+    expect 1 "$os" --module "$plugin" plot run.ostm --field density --step 3 -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] &&
+        grep -q "run.ostm: --field: expected a test-module replay (OSTM v1" err.txt ||
+        fail "plot --field of a recording: $(cat err.txt)"; ok
+    SPRINGS_BARE=1 expect 1 "$os" --module "$plugin" plot run.ostm -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] &&
+        grep -q "run.ostm: module: expected a module with entities (entity_count, entity_id, entity_pose) to plot, found module 'example.springs' has no entities" err.txt ||
+        fail "plot of a module without entities: $(cat err.txt)"; ok
+    SPRINGS_BARE=1 expect 1 "$os" --module "$plugin" plot --diff run.ostm planted.ostm -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] && grep -q "has no entities" err.txt ||
+        fail "plot --diff of a module without entities: $(cat err.txt)"; ok
+    expect 1 "$os" --module "$plugin" plot run.ostm --from 700 -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] &&
+        grep -q "run.ostm: holds host steps 0 to 600, none in --from/--to" err.txt ||
+        fail "plot --from past the end: $(cat err.txt)"; ok
+    expect 1 "$os" --module "$plugin" plot bad.ostm -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] && grep -q "bad.ostm: offset 54: step 0 input" err.txt ||
+        fail "plot of a recording the module refuses: $(cat err.txt)"; ok
+    # a name with an escape byte comes back escaped
+    escname=$(printf 'run\033.ostm')
+    cp run.ostm "$escname"
+    SPRINGS_BARE=1 expect 1 "$os" --module "$plugin" plot "$escname" -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && ! grep -q "$(printf '\033')" err.txt && grep -qF 'run\x1B.ostm' err.txt ||
+        fail "escaped name: $(cat -v err.txt)"; ok
+fi
+
 # plug-ins that are not: no file, no entry symbol, another ABI; one line each, exit 1
 expect 1 "$os" --module ./nowhere.so verify run.ostm
 [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "nowhere.so: module: expected a shared library" err.txt ||
