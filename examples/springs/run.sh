@@ -157,6 +157,36 @@ expect 1 "$os" ghost run.ostm g2.ospc --from 0 --frames 1
 grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH for example.springs 1" err.txt &&
     [ ! -e g2.ospc ] || fail "ghost without the module: $(cat err.txt)"; ok
 
+# replay runs a recording through the plug-in: one hash line per row, the recorded ones (verify's
+# rows); the planted world's rows differ from row 251 on; --state prints each entity
+expect 0 "$os" --module "$plugin" replay run.ostm
+[ "$(grep -c '^step [0-9]* hash [0-9a-f]\{16\}$' out.txt)" -eq 601 ] || fail "replay: $(head -3 out.txt)"; ok
+SPRINGS_PLANT=250:5 expect 0 "$os" --module "$plugin" replay run.ostm
+[ "$(grep -m1 MISMATCH out.txt | cut -d' ' -f2)" = 251 ] && [ "$(grep -c MISMATCH out.txt)" -eq 350 ] ||
+    fail "replay of the plant: $(grep -m1 MISMATCH out.txt)"; ok
+expect 0 "$os" --module "$plugin" replay --json --state run.ostm
+python3 -c '
+import json; d = json.load(open("out.txt"))
+assert d["step_count"] == 600 and d["start_step"] == 0 and d["mismatches"] == 0, d["step_count"]
+r = d["rows"]
+assert len(r) == 601 and all(x["match"] for x in r) and r[600]["index"] == 600, len(r)
+e = r[0]["entities"]
+assert len(e) == 64 and [x["id"] for x in e] == list(range(64)) and e[5]["present"], e[:2]
+assert len(e[5]["position"]) == 3 and e[5]["position"][2] == 0, e[5]
+' || fail "replay --json --state: see above"; ok
+expect 1 "$os" replay run.ostm
+[ "$(wc -l <err.txt)" -eq 1 ] && [ ! -s out.txt ] &&
+    grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH for example.springs 1" err.txt ||
+    fail "replay without the module: $(cat err.txt)"; ok
+SPRINGS_BARE=1 expect 1 "$os" --module "$plugin" replay --state run.ostm
+[ "$(wc -l <err.txt)" -eq 1 ] && [ ! -s out.txt ] &&
+    grep -q "run.ostm: --state: expected a module with entities (entity_count, entity_id, entity_pose), found module 'example.springs' has no entities" err.txt ||
+    fail "replay --state without entities: $(cat err.txt)"; ok
+SPRINGS_BARE=1 expect 0 "$os" --module "$plugin" replay -q run.ostm; ok # hashes need no entities
+SPRINGS_BARE=1 expect 1 "$os" --module "$plugin" ghost run.ostm bare.ospc --from 0 --frames 2
+[ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e bare.ospc ] && grep -q "has none" err.txt ||
+    fail "ghost without entities: $(cat err.txt)"; ok
+
 # plot draws the run through the plug-in: 64 entities in metres, one x-y view (2D), one line
 # per entity coloured by its id, entity k's line starting at its pose at row 0 (from the ghost)
 "$os" plot --help | grep -q "module recording" || fail "plot --help does not mention module recordings"
