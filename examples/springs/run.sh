@@ -214,7 +214,7 @@ if [ "$have_plot" -eq 1 ]; then
     svg_ok p.svg
     expect 0 "$os" -q --module "$plugin" ghost run.ostm all.ospc --from 0 --frames 601
     expect 0 "$os" dump all.ospc --poses --csv --frames 0:0
-    python3 - p.svg out.txt <<'EOF' || fail "plot of run.ostm: see above"
+    cat >paths_check.py <<'EOF'
 import csv, sys, xml.etree.ElementTree as ET
 NS = "{http://www.w3.org/2000/svg}"
 PAL = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -239,7 +239,13 @@ for row in rows:
     if not any(c == PAL[e % 12] and abs(q[0] - x) < 0.2 and abs(q[1] - y) < 0.2 for c, q in firsts):
         raise SystemExit("entity %d: no %s line starts at (%.1f, %.1f)" % (e, PAL[e % 12], x, y))
 EOF
+    python3 paths_check.py p.svg out.txt || fail "plot of run.ostm: see above"
     ok
+    # --from/--to: the lines start at row 100's poses
+    expect 0 "$os" --module "$plugin" plot run.ostm --from 100 --to 200 -o range.svg
+    svg_ok range.svg
+    expect 0 "$os" dump all.ospc --poses --csv --frames 100:100
+    python3 paths_check.py range.svg out.txt || fail "plot --from 100 --to 200: see above"; ok
     # the ghost over its run: both named, on the same axes
     expect 0 "$os" --module "$plugin" plot run.ostm all.ospc -o over.svg
     svg_ok over.svg

@@ -471,6 +471,15 @@ static bool rec_row(void *user, const onescope_recording_row *row) {
             d->failed = true;
             return true;
         }
+        if (!fresh && t->alive && t->row == row->index) {
+            /* two entities with one id would draw one zigzag line between them */
+            fprintf(stderr,
+                    "%s: row %" PRIu32
+                    ": entity ids: expected each id once in a world, found %" PRIu64 " twice\n",
+                    cli_shown(d->in->path), row->index, id);
+            d->failed = true;
+            return true;
+        }
         if (fresh)
             for (int v = 0; v < view_count(dims); v++)
                 t->path[v] =
