@@ -246,6 +246,13 @@ EOF
     svg_ok range.svg
     expect 0 "$os" dump all.ospc --poses --csv --frames 100:100
     python3 paths_check.py range.svg out.txt || fail "plot --from 100 --to 200: see above"; ok
+    # a long run is simplified as a replay is: said on stderr and in the legend, the SVG small
+    "$b/springs_record" long.ostm 40000 4 >/dev/null
+    expect 0 "$os" --module "$plugin" plot long.ostm -o long.svg
+    svg_ok long.svg
+    grep -q "long.svg: simplified: 4 lines kept only their extremes per pixel column" err.txt &&
+        grep -q 'class="note"[^>]*>simplified (4 lines)<' long.svg &&
+        [ "$(stat -c %s long.svg)" -lt 400000 ] || fail "long run: $(cat err.txt), $(stat -c %s long.svg) bytes"; ok
     # the ghost over its run: both named, on the same axes
     expect 0 "$os" --module "$plugin" plot run.ostm all.ospc -o over.svg
     svg_ok over.svg
