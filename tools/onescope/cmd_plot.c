@@ -128,7 +128,7 @@ static onescope_code load_recording(input *in, onescope_error *err) {
     in->scale = in->unitless ? 1 : t->metres_per_unit;
     onescope_world_free(w);
     if (!entities) {
-        /* the ghost's words: the same refusal whichever tool needs the entities */
+        /* refused as the ghost refuses it (docs/ghost.md, section 6), naming what plot needs */
         onescope_error_clear(err);
         err->code = ONESCOPE_E_UNSUPPORTED;
         snprintf(err->input, sizeof err->input, "%s", in->name);
@@ -383,7 +383,8 @@ typedef struct rec_draw {
     entity_track *tracks; /* open addressing, at most half full */
     size_t cap;           /* a power of two, or 0 */
     uint32_t count;
-    bool failed; /* said on stderr; the run stopped */
+    uint32_t alive; /* tracks present at the last row drawn */
+    bool failed;    /* said on stderr; the run stopped */
 } rec_draw;
 
 static size_t track_slot(uint64_t id, size_t cap) {
@@ -446,7 +447,7 @@ static bool rec_row(void *user, const onescope_recording_row *row) {
     if (step > d->a->to) return true;
     uint8_t dims = d->in->dimensions;
     bool first_row = step == d->a->from || row->index == 0;
-    uint32_t n = onescope_world_entity_count(row->world);
+    uint32_t n = onescope_world_entity_count(row->world), present = 0;
     for (uint32_t i = 0; i < n; i++) {
         onescope_pose p;
         uint64_t id = onescope_world_entity_id(row->world, i);
@@ -492,17 +493,21 @@ static bool rec_row(void *user, const onescope_recording_row *row) {
                             p.position[view_axis(dims, v, 1)] * d->in->scale * d->unit);
         }
         memcpy(t->pos, p.position, sizeof t->pos);
+        d->alive += !t->alive;
         t->alive = true;
         t->row = row->index;
+        present++;
     }
-    if (d->f == NULL) return false;
-    /* present before, not now (gone from the world, or absent): a removal */
+    /* present before, not now (gone from the world, or absent): a removal; looked for only
+     * when fewer are present than were */
+    if (d->f == NULL || present == d->alive) return false;
     for (size_t k = 0; k < d->cap; k++) {
         entity_track *t = &d->tracks[k];
         if (!t->used || !t->alive || t->row == row->index) continue;
         rec_mark(d, PLOT_MARK_REMOVE, t, t->pos);
         for (int v = 0; v < view_count(dims); v++) plot_path_break(t->path[v]);
         t->alive = false;
+        d->alive--;
     }
     return false;
 }
