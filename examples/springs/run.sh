@@ -187,6 +187,17 @@ SPRINGS_BARE=1 expect 1 "$os" --module "$plugin" ghost run.ostm bare.ospc --from
 [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e bare.ospc ] && grep -q "has none" err.txt ||
     fail "ghost without entities: $(cat err.txt)"; ok
 
+# the commands that take no recording say so in one line naming it, and write nothing
+expect 1 "$os" --module "$plugin" convert run.ostm c.ospc
+[ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e c.ospc ] && grep -q "^run.ostm: not an .anm clip or an .ospc pose cache" err.txt ||
+    fail "convert of a recording: $(cat err.txt)"; ok
+expect 1 "$os" --module "$plugin" dump --poses run.ostm
+[ "$(wc -l <err.txt)" -eq 1 ] && grep -q '^run.ostm: offset 0: magic: expected "OSPC"' err.txt ||
+    fail "dump --poses of a recording: $(cat err.txt)"; ok
+expect 1 "$os" --module "$plugin" box3d-dump run.ostm b.ospc --steps 3
+[ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e b.ospc ] && grep -Eq "^run.ostm: line 1, column 1: expected a JSON document|no Box3D" err.txt ||
+    fail "box3d-dump of a recording: $(cat err.txt)"; ok
+
 # plot draws the run through the plug-in: 64 entities in metres, one x-y view (2D), one line
 # per entity coloured by its id, entity k's line starting at its pose at row 0 (from the ghost)
 "$os" plot --help | grep -q "module recording" || fail "plot --help does not mention module recordings"
