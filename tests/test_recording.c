@@ -1236,6 +1236,12 @@ static bool replay_row_seen(void *user, const onescope_replay_row *row) {
     return false;
 }
 
+/* The run under refused allocations (the world, through the test module): NOMEM, no leak. */
+static onescope_code run_under(const onescope_allocator *a, void *c) {
+    onescope_error err;
+    return onescope_recording_run(c, onescope_module_test(), a, NULL, NULL, "r", &err);
+}
+
 static void run_lends_the_world_at_every_row(void **state) {
     (void)state;
     record_test_module(path, 9, 60, 40, 100);
@@ -1287,6 +1293,7 @@ static void run_lends_the_world_at_every_row(void **state) {
                      ONESCOPE_E_MODULE);
     assert_int_equal(got.rows, 0);
     assert_non_null(strstr(line_of(&err), "run.ostm: offset 12: module:"));
+    assert_true(test_alloc_walk(run_under, rec) >= 1);
     onescope_recording_free(rec);
     onescope_replay_free(rep);
 }
