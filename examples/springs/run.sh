@@ -153,6 +153,28 @@ assert d["dimensions"] == 2 and d["metres_per_unit"] == 1.0 and d["unit_name"] =
 assert d["module_id"] == "example.springs", d
 PY
 ok
+# diff of the run against its ghost: the ghost over the cache's steps, ids as the ghost gives
+# them; the same once --offset undoes the ghost's, 2 m apart without; the planted run against
+# a ghost of the clean one past step 250 differs from the first frame on
+expect 1 "$os" --module "$plugin" diff run.ostm g.ospc
+grep -q "^run.ostm and g.ospc: different$" out.txt && grep -q "^entity 64: max 2 m at step 100" out.txt ||
+    fail "diff run.ostm g.ospc: $(tail -3 out.txt)"; ok
+expect 0 "$os" --module "$plugin" diff --offset 2,0,0 run.ostm g.ospc
+grep -q "^run.ostm and g.ospc: same$" out.txt && [ "$(grep -c '^entity [0-9]*: max 0 m' out.txt)" -eq 64 ] ||
+    fail "diff --offset run.ostm g.ospc: $(tail -3 out.txt)"; ok
+expect 0 "$os" -q --module "$plugin" ghost run.ostm late.ospc --from 300 --frames 50
+expect 1 "$os" --module "$plugin" diff --json planted.ostm late.ospc
+python3 -c '
+import json; d = json.load(open("out.txt"))
+assert d["kind"] == "recording_cache" and d["status"] == "different", d["kind"]
+assert d["overlap_frames"] == 50 and d["steps_a"] == [300, 349], d["steps_a"]
+' || fail "diff --json planted.ostm late.ospc: $(head -c 300 out.txt)"; ok
+expect 2 "$os" --module "$plugin" diff g.ospc run.ostm
+grep -q "a module recording and a pose cache go in that order: RUN.ostm CACHE.ospc" err.txt ||
+    fail "diff CACHE RUN: $(cat err.txt)"; ok
+expect 1 "$os" diff run.ostm g.ospc
+[ "$(wc -l <err.txt)" -eq 1 ] && grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH" err.txt ||
+    fail "diff run.ostm g.ospc without the module: $(cat err.txt)"; ok
 expect 1 "$os" ghost run.ostm g2.ospc --from 0 --frames 1
 grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH for example.springs 1" err.txt &&
     [ ! -e g2.ospc ] || fail "ghost without the module: $(cat err.txt)"; ok
