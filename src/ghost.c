@@ -419,31 +419,25 @@ typedef struct rec_ghost {
 typedef onescope_code rec_row_fn(rec_ghost *g, const onescope_world *w, uint32_t row,
                                  onescope_error *error);
 
-/* Runs the recording from its start to row g->last, calling at_row at rows from..last. */
+typedef struct rec_walker {
+    rec_ghost *g;
+    rec_row_fn *at_row;
+    onescope_error *error;
+    onescope_code rc; /* at_row's failure, which stops the run */
+} rec_walker;
+
+static bool walk_row(void *user, const onescope_recording_row *row) {
+    rec_walker *k = user;
+    if (row->index >= k->g->from) k->rc = k->at_row(k->g, row->world, row->index, k->error);
+    return k->rc != ONESCOPE_OK || row->index >= k->g->last;
+}
+
+/* Runs the recording from its start to row g->last (onescope_recording_run, the one run of a
+ * module recording), calling at_row at rows from..last. */
 static onescope_code rec_walk(rec_ghost *g, rec_row_fn *at_row, onescope_error *error) {
-    onescope_os_run_start s;
-    memset(&s, 0, sizeof s);
-    s.module = g->module;
-    s.setup = onescope_recording_setup(g->recording, &s.setup_size);
-    s.snapshot = onescope_recording_start_snapshot(g->recording, &s.snapshot_size);
-    s.step_count = onescope_recording_step_count(g->recording);
-    onescope_world *w;
-    onescope_code rc = onescope_os_run_start_world(&s, g->a, &w, error);
-    if (rc != ONESCOPE_OK) {
-        onescope_os_run_at_step(error, g->name, s.module->id, 0);
-        return rc;
-    }
-    for (uint32_t row = 0; rc == ONESCOPE_OK; row++) {
-        if (row >= g->from) rc = at_row(g, w, row, error);
-        if (rc != ONESCOPE_OK || row == g->last) break;
-        const uint8_t *p;
-        size_t n;
-        rc = onescope_recording_step_input(g->recording, row, &p, &n);
-        if (rc == ONESCOPE_OK) rc = onescope_world_step(w, p, n, error);
-        if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, g->name, s.module->id, row);
-    }
-    onescope_world_free(w);
-    return rc;
+    rec_walker k = {g, at_row, error, ONESCOPE_OK};
+    OS_TRY(onescope_recording_run(g->recording, g->module, g->a, walk_row, &k, g->name, error));
+    return k.rc;
 }
 
 static onescope_code collect_ids(rec_ghost *g, const onescope_world *w, uint32_t row,

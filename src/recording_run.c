@@ -1,5 +1,6 @@
 /* A module recording against a module: the module it names (id and version), the module's
- * checks of its blobs at their file offsets, and the verify run (src/module_run.c). */
+ * checks of its blobs at their file offsets, the run that lends its world to a callback, and
+ * the verify run (src/module_run.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,4 +98,41 @@ onescope_code onescope_recording_verify(const onescope_recording *r, const onesc
     s.step_count = h->step_count;
     onescope_os_replay_source source = {rec_row, rec_input, (void *)(uintptr_t)r};
     return onescope_os_run_verify(&s, &source, a, result, name, error);
+}
+
+onescope_code onescope_recording_run(const onescope_recording *r, const onescope_module *module,
+                                     const onescope_allocator *a,
+                                     onescope_recording_callback callback, void *user,
+                                     const char *name, onescope_error *error) {
+    if (name == NULL) name = "<ostm>";
+    OS_TRY(onescope_recording_check(r, module, name, error));
+    const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
+    onescope_os_run_start s;
+    memset(&s, 0, sizeof s);
+    s.module = module;
+    s.setup = onescope_recording_setup(r, &s.setup_size);
+    s.snapshot = onescope_recording_start_snapshot(r, &s.snapshot_size);
+    s.step_count = h->step_count;
+    onescope_world *w;
+    onescope_code rc = onescope_os_run_start_world(&s, a, &w, error);
+    if (rc != ONESCOPE_OK) {
+        onescope_os_run_at_step(error, name, module->id, 0);
+        return rc;
+    }
+    bool rows = (h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) != 0;
+    for (uint32_t i = 0;; i++) {
+        onescope_recording_row row = {i, rows, rows ? onescope_recording_hash_row(r, i) : 0, w};
+        if (callback != NULL && callback(user, &row)) break;
+        if (i == s.step_count) break;
+        const uint8_t *p;
+        size_t n;
+        (void)onescope_recording_step_input(r, i, &p, &n); /* i < step_count: always there */
+        rc = onescope_world_step(w, p, n, error);
+        if (rc != ONESCOPE_OK) {
+            onescope_os_run_at_step(error, name, module->id, i);
+            break;
+        }
+    }
+    onescope_world_free(w);
+    return rc;
 }

@@ -93,6 +93,7 @@ CALL(onescope_recording_step_input, NULL, 0, NULL, NULL)
 CALL(onescope_recording_write, NULL, NULL, NULL, e)
 CALL(onescope_recording_check, NULL, onescope_module_test(), "r", e)
 CALL(onescope_recording_verify, NULL, onescope_module_test(), NULL, NULL, "r", e)
+CALL(onescope_recording_run, NULL, onescope_module_test(), NULL, NULL, NULL, "r", e)
 CALL(onescope_recording_diff, NULL, NULL, onescope_module_test(), NULL, NULL, "a", "b", e)
 CALL(onescope_recording_writer_open, NULL, NULL, NULL, NULL, NULL, e)
 CALL(onescope_recording_writer_append, NULL, NULL, 0, NULL, e)
@@ -255,6 +256,7 @@ static const contract_row rows[] = {
     ROW(onescope_recording_write),
     ROW(onescope_recording_check),
     ROW(onescope_recording_verify),
+    ROW(onescope_recording_run),
     ROW(onescope_recording_diff),
     ROW(onescope_recording_writer_open),
     ROW(onescope_recording_writer_append),

@@ -1223,6 +1223,105 @@ static void ghost_of_a_module_recording(void **state) {
     onescope_replay_free(rep);
 }
 
+/* ---- onescope_recording_run: the world at every row, lent to a callback ---- */
+
+typedef struct run_seen {
+    uint32_t rows, stop_at;
+    bool order_ok, hashes_ok;
+    float x[61][5]; /* body b's x at row i (NaN when absent) */
+} run_seen;
+
+static bool seen_row(void *user, const onescope_recording_row *row) {
+    run_seen *s = user;
+    s->order_ok &= row->index == s->rows;
+    s->hashes_ok &= row->has_expected && row->expected == onescope_world_hash(row->world);
+    for (uint32_t b = 0; b < 5; b++) {
+        onescope_pose p;
+        bool here = b < onescope_world_entity_count(row->world) &&
+                    onescope_world_entity_pose(row->world, b, &p);
+        if (row->index < 61) s->x[row->index][b] = here ? p.position[0] : NAN;
+    }
+    s->rows++;
+    return row->index == s->stop_at;
+}
+
+typedef struct replay_seen {
+    float x[61][5];
+} replay_seen;
+
+static bool replay_row_seen(void *user, const onescope_replay_row *row) {
+    replay_seen *s = user;
+    for (uint32_t b = 0; b < 5; b++) {
+        onescope_sim_body_state st;
+        bool here = b < onescope_sim_body_count(row->sim) &&
+                    onescope_sim_body(row->sim, b, &st) == ONESCOPE_OK && st.alive;
+        s->x[row->index][b] = here ? (float)st.position[0] : NAN;
+    }
+    return false;
+}
+
+/* The run under refused allocations (the world, through the test module): NOMEM, no leak. */
+static onescope_code run_under(const onescope_allocator *a, void *c) {
+    onescope_error err;
+    return onescope_recording_run(c, onescope_module_test(), a, NULL, NULL, "r", &err);
+}
+
+static void run_lends_the_world_at_every_row(void **state) {
+    (void)state;
+    record_test_module(path, 9, 60, 40, 100);
+    onescope_recording *rec = read_recording(path);
+    /* the same run as a v1 replay: the module's poses are the bodies' positions */
+    onescope_sim_setup setup = {3, 5, 9};
+    onescope_replay *rep;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &rep, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < 60; i++) {
+        const uint8_t *p;
+        size_t n;
+        assert_int_equal(onescope_recording_step_input(rec, i, &p, &n), ONESCOPE_OK);
+        assert_int_equal(onescope_replay_append_step(rep, p, n, &err), ONESCOPE_OK);
+    }
+    static replay_seen want;
+    assert_int_equal(onescope_replay_run(rep, NULL, replay_row_seen, &want, &err), ONESCOPE_OK);
+    static run_seen got;
+    memset(&got, 0, sizeof got);
+    got.stop_at = UINT32_MAX;
+    got.order_ok = got.hashes_ok = true;
+    onescope_code rc =
+        onescope_recording_run(rec, onescope_module_test(), NULL, seen_row, &got, "run.ostm", &err);
+    if (rc != ONESCOPE_OK) fail_msg("%s", line_of(&err));
+    assert_int_equal(got.rows, 61);
+    assert_true(got.order_ok && got.hashes_ok);
+    for (uint32_t i = 0; i < 61; i++)
+        for (uint32_t b = 0; b < 5; b++) {
+            if (isnan(want.x[i][b]))
+                assert_true(isnan(got.x[i][b]));
+            else
+                assert_true(got.x[i][b] == want.x[i][b]);
+        }
+    /* true stops the run at that row, OK; a NULL callback runs every step */
+    memset(&got, 0, sizeof got);
+    got.stop_at = 10;
+    got.order_ok = got.hashes_ok = true;
+    assert_int_equal(
+        onescope_recording_run(rec, onescope_module_test(), NULL, seen_row, &got, "r", &err),
+        ONESCOPE_OK);
+    assert_int_equal(got.rows, 11);
+    assert_int_equal(
+        onescope_recording_run(rec, onescope_module_test(), NULL, NULL, NULL, NULL, &err),
+        ONESCOPE_OK);
+    /* another module than the file's: refused before any row, naming both */
+    onescope_module sp = springs_module();
+    memset(&got, 0, sizeof got);
+    assert_int_equal(onescope_recording_run(rec, &sp, NULL, seen_row, &got, "run.ostm", &err),
+                     ONESCOPE_E_MODULE);
+    assert_int_equal(got.rows, 0);
+    assert_non_null(strstr(line_of(&err), "run.ostm: offset 12: module:"));
+    assert_true(test_alloc_walk(run_under, rec) >= 1);
+    onescope_recording_free(rec);
+    onescope_replay_free(rep);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(engine_mode_equals_tool_mode),
@@ -1240,6 +1339,7 @@ int main(void) {
         cmocka_unit_test(peek_names_the_module),
         cmocka_unit_test(diff_names_row_stage_entity_value),
         cmocka_unit_test(ghost_of_a_module_recording),
+        cmocka_unit_test(run_lends_the_world_at_every_row),
         cmocka_unit_test(diff_allocation_failures),
         cmocka_unit_test(ghost_allocation_failures),
         cmocka_unit_test(ghost_edges),

@@ -153,9 +153,271 @@ assert d["dimensions"] == 2 and d["metres_per_unit"] == 1.0 and d["unit_name"] =
 assert d["module_id"] == "example.springs", d
 PY
 ok
+# diff of the run against its ghost: the ghost over the cache's steps, ids as the ghost gives
+# them; the same once --offset undoes the ghost's, 2 m apart without; the planted run against
+# a ghost of the clean one past step 250 differs from the first frame on
+expect 1 "$os" --module "$plugin" diff run.ostm g.ospc
+grep -q "^run.ostm and g.ospc: different$" out.txt && grep -q "^entity 64: max 2 m at step 100" out.txt ||
+    fail "diff run.ostm g.ospc: $(tail -3 out.txt)"; ok
+expect 0 "$os" --module "$plugin" diff --offset 2,0,0 run.ostm g.ospc
+grep -q "^run.ostm and g.ospc: same$" out.txt && [ "$(grep -c '^entity [0-9]*: max 0 m' out.txt)" -eq 64 ] ||
+    fail "diff --offset run.ostm g.ospc: $(tail -3 out.txt)"; ok
+expect 0 "$os" -q --module "$plugin" ghost run.ostm late.ospc --from 300 --frames 50
+expect 1 "$os" --module "$plugin" diff --json planted.ostm late.ospc
+python3 -c '
+import json; d = json.load(open("out.txt"))
+assert d["kind"] == "recording_cache" and d["status"] == "different", d["kind"]
+assert d["overlap_frames"] == 50 and d["steps_a"] == [300, 349], d["steps_a"]
+' || fail "diff --json planted.ostm late.ospc: $(head -c 300 out.txt)"; ok
+expect 2 "$os" --module "$plugin" diff g.ospc run.ostm
+grep -q "a module recording and a pose cache go in that order: RUN.ostm CACHE.ospc" err.txt ||
+    fail "diff CACHE RUN: $(cat err.txt)"; ok
+expect 1 "$os" diff run.ostm g.ospc
+[ "$(wc -l <err.txt)" -eq 1 ] && grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH" err.txt ||
+    fail "diff run.ostm g.ospc without the module: $(cat err.txt)"; ok
 expect 1 "$os" ghost run.ostm g2.ospc --from 0 --frames 1
 grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH for example.springs 1" err.txt &&
     [ ! -e g2.ospc ] || fail "ghost without the module: $(cat err.txt)"; ok
+
+# replay runs a recording through the plug-in: one hash line per row, the recorded ones (verify's
+# rows); the planted world's rows differ from row 251 on; --state prints each entity
+expect 0 "$os" --module "$plugin" replay run.ostm
+[ "$(grep -c '^step [0-9]* hash [0-9a-f]\{16\}$' out.txt)" -eq 601 ] || fail "replay: $(head -3 out.txt)"; ok
+SPRINGS_PLANT=250:5 expect 0 "$os" --module "$plugin" replay run.ostm
+[ "$(grep -m1 MISMATCH out.txt | cut -d' ' -f2)" = 251 ] && [ "$(grep -c MISMATCH out.txt)" -eq 350 ] ||
+    fail "replay of the plant: $(grep -m1 MISMATCH out.txt)"; ok
+expect 0 "$os" --module "$plugin" replay --json --state run.ostm
+python3 -c '
+import json; d = json.load(open("out.txt"))
+assert d["step_count"] == 600 and d["start_step"] == 0 and d["mismatches"] == 0, d["step_count"]
+r = d["rows"]
+assert len(r) == 601 and all(x["match"] for x in r) and r[600]["index"] == 600, len(r)
+e = r[0]["entities"]
+assert len(e) == 64 and [x["id"] for x in e] == list(range(64)) and e[5]["present"], e[:2]
+assert len(e[5]["position"]) == 3 and e[5]["position"][2] == 0, e[5]
+' || fail "replay --json --state: see above"; ok
+expect 1 "$os" replay run.ostm
+[ "$(wc -l <err.txt)" -eq 1 ] && [ ! -s out.txt ] &&
+    grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH for example.springs 1" err.txt ||
+    fail "replay without the module: $(cat err.txt)"; ok
+SPRINGS_BARE=1 expect 1 "$os" --module "$plugin" replay --state run.ostm
+[ "$(wc -l <err.txt)" -eq 1 ] && [ ! -s out.txt ] &&
+    grep -q "run.ostm: --state: expected a module with entities (entity_count, entity_id, entity_pose), found module 'example.springs' has no entities" err.txt ||
+    fail "replay --state without entities: $(cat err.txt)"; ok
+SPRINGS_BARE=1 expect 0 "$os" --module "$plugin" replay -q run.ostm; ok # hashes need no entities
+SPRINGS_BARE=1 expect 1 "$os" --module "$plugin" ghost run.ostm bare.ospc --from 0 --frames 2
+[ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e bare.ospc ] && grep -q "has none" err.txt ||
+    fail "ghost without entities: $(cat err.txt)"; ok
+
+# the commands that take no recording say so in one line naming it, and write nothing
+expect 1 "$os" --module "$plugin" convert run.ostm c.ospc
+[ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e c.ospc ] && grep -q "^run.ostm: not an .anm clip or an .ospc pose cache" err.txt ||
+    fail "convert of a recording: $(cat err.txt)"; ok
+expect 1 "$os" --module "$plugin" dump --poses run.ostm
+[ "$(wc -l <err.txt)" -eq 1 ] && grep -q '^run.ostm: offset 0: magic: expected "OSPC"' err.txt ||
+    fail "dump --poses of a recording: $(cat err.txt)"; ok
+expect 1 "$os" --module "$plugin" box3d-dump run.ostm b.ospc --steps 3
+[ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e b.ospc ] && grep -Eq "^run.ostm: line 1, column 1: expected a JSON document|no Box3D" err.txt ||
+    fail "box3d-dump of a recording: $(cat err.txt)"; ok
+
+# plot draws the run through the plug-in: 64 entities in metres, one x-y view (2D), one line
+# per entity coloured by its id, entity k's line starting at its pose at row 0 (from the ghost)
+"$os" plot --help | grep -q "module recording" || fail "plot --help does not mention module recordings"
+have_plot=1
+"$os" --module "$plugin" plot run.ostm -o probe.svg >/dev/null 2>err.txt || true
+if grep -q "no plot support" err.txt; then
+    echo "SKIPPED: plot checks (this build has no cairo)"
+    have_plot=0
+fi
+svg_ok() { # FILE: well-formed XML, and rendered when rsvg-convert is there
+    if command -v xmllint >/dev/null; then
+        xmllint --noout "$1" || fail "$1 is not well-formed XML"
+    else
+        echo "SKIPPED: xmllint missing, $1 not parsed by it"
+    fi
+    if command -v rsvg-convert >/dev/null; then
+        rsvg-convert "$1" -o "$1.png" && [ -s "$1.png" ] || fail "rsvg-convert $1"
+    else
+        echo "SKIPPED: rsvg-convert missing, $1 not rendered"
+    fi
+}
+if [ "$have_plot" -eq 1 ]; then
+    expect 0 "$os" --module "$plugin" plot run.ostm -o p.svg
+    [ ! -s err.txt ] || fail "plot said: $(cat err.txt)"
+    svg_ok p.svg
+    expect 0 "$os" -q --module "$plugin" ghost run.ostm all.ospc --from 0 --frames 601
+    expect 0 "$os" dump all.ospc --poses --csv --frames 0:0
+    cat >paths_check.py <<'EOF'
+import csv, sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+PAL = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+       "#bcbd22", "#17becf", "#003f5c", "#b8860b"]
+root = ET.parse(sys.argv[1]).getroot()
+panels = {g.get("data-name"): g for g in root.iter(NS + "g") if g.get("class") == "panel"}
+assert list(panels) == ["x-y"], panels.keys()
+p = {k: float(panels["x-y"].get("data-" + k)) for k in ("sx", "sy", "ox", "oy")}
+lines = [l for l in root.iter(NS + "polyline") if l.get("class") == "path"]
+assert len(lines) == 64, "%d entity paths, not 64" % len(lines)
+labels = [t.text for t in root.iter(NS + "text") if t.get("class") == "axis-label"]
+assert "x (m)" in labels and "y (m)" in labels, labels
+legend = [t.text for t in root.iter(NS + "text") if t.get("class") == "legend"]
+assert "run.ostm" in legend, legend
+firsts = [(l.get("stroke"), [float(v) for v in l.get("points").split()[0].split(",")]) for l in lines]
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 64, len(rows)
+for row in rows:
+    e = int(row["entity"]) - 1  # the ghost's cache id k + 1 is the module's id k
+    x = p["ox"] + p["sx"] * float(row["x"])
+    y = p["oy"] + p["sy"] * float(row["y"])
+    if not any(c == PAL[e % 12] and abs(q[0] - x) < 0.2 and abs(q[1] - y) < 0.2 for c, q in firsts):
+        raise SystemExit("entity %d: no %s line starts at (%.1f, %.1f)" % (e, PAL[e % 12], x, y))
+EOF
+    python3 paths_check.py p.svg out.txt || fail "plot of run.ostm: see above"
+    ok
+    # --from/--to: the lines start at row 100's poses
+    expect 0 "$os" --module "$plugin" plot run.ostm --from 100 --to 200 -o range.svg
+    svg_ok range.svg
+    expect 0 "$os" dump all.ospc --poses --csv --frames 100:100
+    python3 paths_check.py range.svg out.txt || fail "plot --from 100 --to 200: see above"; ok
+    # a long run is simplified as a replay is: said on stderr and in the legend, the SVG small
+    "$b/springs_record" long.ostm 40000 4 >/dev/null
+    expect 0 "$os" --module "$plugin" plot long.ostm -o long.svg
+    svg_ok long.svg
+    grep -q "long.svg: simplified: 4 lines kept only their extremes per pixel column" err.txt &&
+        grep -q 'class="note"[^>]*>simplified (4 lines)<' long.svg &&
+        [ "$(stat -c %s long.svg)" -lt 400000 ] || fail "long run: $(cat err.txt), $(stat -c %s long.svg) bytes"; ok
+    # the ghost over its run: both named, on the same axes
+    expect 0 "$os" --module "$plugin" plot run.ostm all.ospc -o over.svg
+    svg_ok over.svg
+    [ "$(grep -c 'class="path"' over.svg)" -eq 128 ] || fail "overlay: not 128 paths"; ok
+
+    # --diff of the clean and the planted run: 0 m up to step 250 (the worlds are equal through
+    # row 250), then apart; the ghost's ids pair the entities
+    expect 0 "$os" --module "$plugin" plot --diff run.ostm planted.ostm -o d.svg
+    svg_ok d.svg
+    cat >diff_check.py <<'EOF'
+import sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+g = [g for g in root.iter(NS + "g") if g.get("class") == "panel" and g.get("data-name") == "diff"][0]
+p = {k: float(g.get("data-" + k)) for k in ("sx", "sy", "ox", "oy")}
+pts = []
+for l in root.iter(NS + "polyline"):
+    if l.get("class") == "path":
+        for q in l.get("points").split():
+            x, y = (float(v) for v in q.split(","))
+            pts.append(((x - p["ox"]) / p["sx"], (y - p["oy"]) / p["sy"]))
+last = float(sys.argv[3])  # the steps drawn are 0..last
+assert pts and min(x for x, _ in pts) < 1 and max(x for x, _ in pts) > last - 1, "steps %s" % pts[:3]
+apart = float(sys.argv[2])  # the first step that may differ; past the end: never
+early = [d for s, d in pts if s < apart - 0.5]
+late = [d for s, d in pts if s > apart + 1.5]
+assert early and max(early) < 0.002, "apart before step %g: %g" % (apart, max(early))
+assert not late or max(late) > 0.5, "not apart after step %g: %g" % (apart, max(late))
+EOF
+    python3 diff_check.py d.svg 250 600 || fail "plot --diff: see above"; ok
+    # a recording against its own ghost: 0 at every step
+    expect 0 "$os" --module "$plugin" plot --diff run.ostm all.ospc -o dg.svg
+    svg_ok dg.svg
+    python3 diff_check.py dg.svg 9999 600 || fail "plot --diff against the ghost: see above"; ok
+
+    # the refusals: one line each, no OUT
+    expect 1 "$os" plot run.ostm -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] &&
+        grep -q "run.ostm: offset 12: module: expected a module loaded with --module PATH for example.springs 1" err.txt ||
+        fail "plot without the module: $(cat err.txt)"; ok
+    expect 1 "$os" --module "$plugin" plot run.ostm --field density --step 3 -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] &&
+        grep -q "run.ostm: --field: expected a test-module replay (OSTM v1" err.txt ||
+        fail "plot --field of a recording: $(cat err.txt)"; ok
+    SPRINGS_BARE=1 expect 1 "$os" --module "$plugin" plot run.ostm -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] &&
+        grep -q "run.ostm: module: expected a module with entities (entity_count, entity_id, entity_pose) to plot, found module 'example.springs' has no entities" err.txt ||
+        fail "plot of a module without entities: $(cat err.txt)"; ok
+    SPRINGS_BARE=1 expect 1 "$os" --module "$plugin" plot --diff run.ostm planted.ostm -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] && grep -q "has no entities" err.txt ||
+        fail "plot --diff of a module without entities: $(cat err.txt)"; ok
+    expect 1 "$os" --module "$plugin" plot run.ostm --from 700 -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] &&
+        grep -q "run.ostm: holds host steps 0 to 600, none in --from/--to" err.txt ||
+        fail "plot --from past the end: $(cat err.txt)"; ok
+    expect 1 "$os" --module "$plugin" plot bad.ostm -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e no.svg ] && grep -q "bad.ostm: offset 54: step 0 input" err.txt ||
+        fail "plot of a recording the module refuses: $(cat err.txt)"; ok
+    # a name with an escape byte comes back escaped
+    escname=$(printf 'run\033.ostm')
+    cp run.ostm "$escname"
+    SPRINGS_BARE=1 expect 1 "$os" --module "$plugin" plot "$escname" -o no.svg
+    [ "$(wc -l <err.txt)" -eq 1 ] && ! grep -q "$(printf '\033')" err.txt && grep -qF 'run\x1B.ostm' err.txt ||
+        fail "escaped name: $(cat -v err.txt)"; ok
+fi
+
+# the test module's own module recording, beside a v1 replay of the same steps: plot draws the
+# recording in 3D (the test module's table does not say 2D) as a top and a side view with the
+# spawn and the removal marked, and --diff of the two is 0 mm at every step (the same ids)
+cat >tm_record.c <<'EOF'
+#include <stdio.h>
+#include "onescope/onescope.h"
+int main(int argc, char **argv) {
+    const onescope_sim_setup setup = {3, 6, 7};
+    uint8_t blob[6], in[16];
+    onescope_sim_setup_encode(&setup, blob);
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = onescope_module_test();
+    def.setup = blob;
+    def.setup_size = sizeof blob;
+    onescope_recording_writer *w = NULL;
+    onescope_replay *r = NULL;
+    onescope_error e;
+    onescope_code rc = argc == 3 ? onescope_recording_writer_open(argv[1], &def, NULL, NULL, &w, &e)
+                                 : ONESCOPE_E_ARGUMENT;
+    if (rc == ONESCOPE_OK) rc = onescope_replay_create(&setup, NULL, NULL, &r, &e);
+    for (uint32_t i = 0; i < 200 && rc == ONESCOPE_OK; i++) {
+        onescope_op op = {0, 0, {0, 0, 0}};
+        if (i == 40) op = (onescope_op){ONESCOPE_OP_SPAWN, 0, {5000, 8000, 2000}};
+        if (i == 120) op = (onescope_op){ONESCOPE_OP_REMOVE, 1, {0, 0, 0}};
+        size_t n = op.code ? onescope_op_encode(3, &op, in, sizeof in, &e) : 0;
+        rc = onescope_recording_writer_append(w, in, n, NULL, &e);
+        if (rc == ONESCOPE_OK) rc = onescope_replay_append_step(r, in, n, &e);
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_recording_writer_close(w, NULL, &e);
+    if (rc == ONESCOPE_OK) rc = onescope_replay_write_file(r, argv[2], &e);
+    onescope_recording_writer_free(w);
+    onescope_replay_free(r);
+    char line[512];
+    if (rc != ONESCOPE_OK) onescope_error_format(&e, line, sizeof line);
+    if (rc != ONESCOPE_OK) fprintf(stderr, "tm_record: %s\n", line);
+    return rc != ONESCOPE_OK;
+}
+EOF
+"$cc" -std=c17 -Wall -Werror -I"$prefix/include" tm_record.c -L"$prefix/lib" -L"$prefix/lib64" -lonescope -o tm_record
+./tm_record tm2.ostm tm1.ostm || fail "tm_record"
+expect 0 "$os" validate tm2.ostm tm1.ostm
+grep -q "tm2.ostm: valid ostm2" out.txt && grep -q "tm1.ostm: valid ostm" out.txt || fail "tm files: $(cat out.txt)"; ok
+if [ "$have_plot" -eq 1 ]; then
+    expect 0 "$os" plot tm2.ostm -o tm.svg
+    svg_ok tm.svg
+    python3 - tm.svg <<'EOF' || fail "plot of the test module's recording: see above"
+import sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+names = [g.get("data-name") for g in root.iter(NS + "g") if g.get("class") == "panel"]
+assert names == ["top x-z", "side x-y"], names
+lines = [l for l in root.iter(NS + "polyline") if l.get("class") == "path"]
+assert len(lines) == 14, "%d paths, not 7 bodies x 2 views" % len(lines)
+kinds = {}
+for e in root.iter():
+    if e.get("class") in ("spawn", "removal"):
+        kinds[e.get("class")] = kinds.get(e.get("class"), 0) + 1
+# the spawn at step 40 and the removal at step 120, once in each view
+assert kinds == {"spawn": 2, "removal": 2}, kinds
+EOF
+    ok
+    expect 0 "$os" plot --diff tm2.ostm tm1.ostm -o tmd.svg
+    python3 diff_check.py tmd.svg 9999 200 || fail "plot --diff of a recording and its replay: see above"; ok
+    expect 0 "$os" plot tm2.ostm tm1.ostm -o tmo.svg
+    svg_ok tmo.svg; ok
+fi
 
 # plug-ins that are not: no file, no entry symbol, another ABI; one line each, exit 1
 expect 1 "$os" --module ./nowhere.so verify run.ostm

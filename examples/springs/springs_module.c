@@ -6,7 +6,8 @@
  * SPRINGS_PLANT=STEP:ENTITY in the environment plants a divergence in every world this module
  * makes: from step STEP on, particle ENTITY's spring is 0.1% stiffer. The example's test uses it
  * to check that verify names the step. The same plant in a 16-byte setup is a property of one
- * recording, so diff can compare a planted run with a clean one in one process. */
+ * recording, so diff can compare a planted run with a clean one in one process. SPRINGS_BARE=1
+ * makes the plug-in's table one without the optional slots (entities, values, stages, ...). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -233,7 +234,25 @@ const onescope_module *springs_module(void) {
     return &table;
 }
 
-/* The plug-in's one entry point: the table for this ABI, or none. */
+/* The same module with its required slots and checks only: how a tool says that it needs an
+ * optional slot the module lacks (the example's test). */
+static const onescope_module bare = {
+    .struct_size = sizeof(onescope_module),
+    .abi = ONESCOPE_MODULE_ABI,
+    .id = "example.springs",
+    .version = "1",
+    .create = create,
+    .free = destroy,
+    .step = step,
+    .hash = hash,
+    .check_setup = check_setup,
+    .check_input = check_input,
+};
+
+/* The plug-in's one entry point: the table for this ABI, or none. SPRINGS_BARE=1 in the
+ * environment gives the bare table. */
 __attribute__((visibility("default"))) const onescope_module *onescope_module_entry(uint32_t abi) {
-    return abi == ONESCOPE_MODULE_ABI ? &table : NULL;
+    const char *b = getenv("SPRINGS_BARE");
+    if (abi != ONESCOPE_MODULE_ABI) return NULL;
+    return b != NULL && strcmp(b, "1") == 0 ? &bare : &table;
 }

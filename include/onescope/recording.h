@@ -82,6 +82,28 @@ ONESCOPE_API onescope_code onescope_recording_verify(const onescope_recording *r
                                                      onescope_verify_result *result,
                                                      const char *name, onescope_error *error);
 
+/* One row of a recording's run: the world at a step boundary, lent for the callback. */
+typedef struct onescope_recording_row {
+    uint32_t index;              /* 0..step_count: row 0 the start world, row i after step i - 1 */
+    bool has_expected;           /* the file holds hash rows */
+    uint64_t expected;           /* the recorded row, when has_expected */
+    const onescope_world *world; /* valid during the callback; onescope_world_hash for its hash */
+} onescope_recording_row;
+
+/* Called once per row, in order; returning true stops the run (the run returns OK). */
+typedef bool (*onescope_recording_callback)(void *user, const onescope_recording_row *row);
+
+/* onescope_recording_check, then the run (as onescope_replay_run runs a replay): the start
+ * world (from the setup or the start snapshot), callback at every row, each step's input
+ * through the module. The world's hash is not computed for the callback: a tool that wants it
+ * asks. A module error at step k names the file, the module and the step. callback may be
+ * NULL. */
+ONESCOPE_API onescope_code onescope_recording_run(const onescope_recording *recording,
+                                                  const onescope_module *module,
+                                                  const onescope_allocator *allocator,
+                                                  onescope_recording_callback callback, void *user,
+                                                  const char *name, onescope_error *error);
+
 /* ---- where two recordings of one module part ---- */
 
 /* What onescope_recording_diff found. Rows are as in a recording: row 0 is the start world,

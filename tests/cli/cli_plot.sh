@@ -152,7 +152,7 @@ expect_grep "outside its host steps 0 to 300" "$SCRATCH/err"
 fails --diff "$T/test-2d-ghost.ospc" "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --from 300
 printf 'not a cache' >"$SCRATCH/junk.bin"
 fails "$SCRATCH/junk.bin" -o "$SCRATCH/x.svg"
-expect_grep "junk.bin: offset 0: plot draws OSTM replays and OSPC pose caches" "$SCRATCH/err"
+expect_grep "junk.bin: offset 0: plot draws OSTM replays, module recordings and OSPC pose caches, found no known format" "$SCRATCH/err"
 fails "$SCRATCH/missing.ostm" -o "$SCRATCH/x.svg"
 head -c 100 "$T/test-2d-600.ostm" >"$SCRATCH/cut.ostm"
 fails "$SCRATCH/cut.ostm" -o "$SCRATCH/x.svg"

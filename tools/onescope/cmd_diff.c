@@ -1,5 +1,5 @@
-/* onescope diff A B: why two runs differ (two replays, two pose caches, or a replay and a
- * pose cache). Output and exit codes: docs/diff.md. */
+/* onescope diff A B: why two runs differ (two replays, two pose caches, two module recordings,
+ * or a replay or a module recording and a pose cache). Output and exit codes: docs/diff.md. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,9 @@ static const cli_option options[] = {
     [OPT_MAX] = {"max", 'm', "N", "print at most N differing values of a replay step (default 16)"},
     [OPT_POSITION] = {"position-tolerance", 0, "METRES", "0 to 1e300 (default 0: exact)"},
     [OPT_ANGLE] = {"angle-tolerance", 0, "DEGREES", "0 to 180 (default 0: exact)"},
-    [OPT_OFFSET] = {"offset", 'o', "X,Y,Z", "RUN.ostm CACHE.ospc: shift the replay's bodies, mm"},
+    [OPT_OFFSET] = {"offset", 'o', "X,Y,Z",
+                    "RUN.ostm CACHE.ospc: shift the run's bodies, mm (a module recording's "
+                    "entities: its units)"},
 };
 const cli_spec cli_spec_diff = {
     .name = "diff",
@@ -35,7 +37,9 @@ const cli_spec cli_spec_diff = {
              "  the step's inputs as the module tells them, and, run again stage by stage,\n"
              "  the stage, entity and named value that differ first, with both values.\n"
              "RUN.ostm CACHE.ospc: the replay's bodies (entity id = body + 1, mm, plus --offset)\n"
-             "  against the cache's frames, the same report as for two caches.\n"
+             "  against the cache's frames, the same report as for two caches. A module\n"
+             "  recording counts as its ghost over the cache's steps (docs/ghost.md): entity\n"
+             "  ids 1, 2, ... as its ids first appear, its units, plus --offset.\n"
              "Files only: '-' (standard input) is not taken. Output: docs/diff.md.\n",
     .exit_codes = "0 the same; 1 different, or a file invalid or unreadable; 2 usage",
     .options = options,
@@ -515,6 +519,47 @@ static onescope_code diff_recordings(const diff_args *a, recording_pair *p, ones
     return rc;
 }
 
+/* A module recording against a cache: the recording's ghost over the steps the cache holds
+ * (those of them the recording has), so a cache `onescope ghost` made of the same rows has the
+ * same ids, then the report of two caches. The ghost is held in memory, bounded by its own
+ * size check. */
+static onescope_code diff_recording_cache(const diff_args *a, onescope_diff_cache **out,
+                                          onescope_error *err) {
+    onescope_recording *r = NULL;
+    const onescope_module *m = NULL;
+    onescope_pose_cache *ghost = NULL, *cache = NULL;
+    onescope_code rc = onescope_pose_cache_map(a->path[1], NULL, &cache, err);
+    if (rc == ONESCOPE_OK) rc = onescope_recording_read_file(a->path[0], NULL, &r, err);
+    if (rc == ONESCOPE_OK)
+        rc = cli_module_for(onescope_recording_module_id(r), onescope_recording_module_version(r),
+                            a->path[0], &m, err);
+    if (rc == ONESCOPE_OK) {
+        /* rows first..last of the cache's steps; none in common: row 0 alone, which the
+         * report then shows as no overlap */
+        int64_t rows = onescope_recording_step_count(r);
+        int64_t last_b = cache->start_step + (int64_t)cache->frame_count - 1;
+        int64_t first = cache->start_step < 0 ? 0 : cache->start_step;
+        int64_t last = last_b < rows ? last_b : rows;
+        if (first > last) first = last = 0;
+        onescope_ghost_options g = onescope_ghost_options_default();
+        g.from = (uint32_t)first;
+        g.frames = (uint32_t)(last - first + 1);
+        g.name = a->path[0];
+        g.replay_name = a->path[0]; /* as `onescope ghost` names it */
+        memcpy(g.offset, a->o.offset, sizeof g.offset);
+        rc = onescope_ghost_recording_create(r, m, &g, NULL, &ghost, err);
+    }
+    if (rc == ONESCOPE_OK) {
+        onescope_diff_options o = a->o;
+        memset(o.offset, 0, sizeof o.offset); /* already in the ghost */
+        rc = onescope_diff_caches(ghost, cache, &o, NULL, out, err);
+    }
+    onescope_pose_cache_free(ghost);
+    onescope_pose_cache_free(cache);
+    onescope_recording_free(r);
+    return rc;
+}
+
 static int parse_args(int argc, char **argv, diff_args *a) {
     cli_args p;
     int status = cli_parse(&cli_spec_diff, argc, argv, 2, 2, &p);
@@ -527,7 +572,7 @@ static int parse_args(int argc, char **argv, diff_args *a) {
         a->o.max_items = (uint32_t)u;
     }
     if (p.seen[OPT_OFFSET] && !cli_parse_i32_list(p.value[OPT_OFFSET], a->o.offset, 3))
-        return cli_usage_error("diff", "offset must be X,Y,Z in mm");
+        return cli_usage_error("diff", "offset must be X,Y,Z in whole units");
     if (p.seen[OPT_POSITION] &&
         cli_parse_real("diff", "--position-tolerance", p.value[OPT_POSITION], POSITION_RANGE,
                        &a->o.position_tolerance) != CLI_PARSE_RUN)
@@ -568,12 +613,23 @@ int cmd_diff(int argc, char **argv) {
             code = onescope_replay_read_file(a.path[k], NULL, &r[k], &err);
     }
     bool recordings = f[0] == ONESCOPE_FORMAT_RECORDING || f[1] == ONESCOPE_FORMAT_RECORDING;
-    if (code == ONESCOPE_OK && recordings && f[0] != f[1]) {
+    bool recording_cache = f[0] == ONESCOPE_FORMAT_RECORDING && f[1] == ONESCOPE_FORMAT_OSPC;
+    if (code == ONESCOPE_OK && recordings && f[0] != f[1] && !recording_cache) {
         onescope_replay_free(r[0]);
         onescope_replay_free(r[1]);
-        return cli_usage_error("diff", "a module recording (OSTM v2) is diffed with another one");
+        return cli_usage_error("diff",
+                               f[1] == ONESCOPE_FORMAT_RECORDING && f[0] == ONESCOPE_FORMAT_OSPC
+                                   ? "a module recording and a pose cache go in that order: "
+                                     "RUN.ostm CACHE.ospc"
+                                   : "a module recording (OSTM v2) is diffed with another one, "
+                                     "or with a pose cache");
     }
-    if (code == ONESCOPE_OK && recordings) {
+    if (code == ONESCOPE_OK && recording_cache) {
+        kind = "recording_cache";
+        recordings = false; /* reported as two caches */
+        code = diff_recording_cache(&a, &dc, &err);
+        different = code == ONESCOPE_OK && dc->different;
+    } else if (code == ONESCOPE_OK && recordings) {
         kind = "recordings";
         code = diff_recordings(&a, &rp, &err);
         different = code == ONESCOPE_OK && rp.d.different;

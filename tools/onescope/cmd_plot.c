@@ -36,18 +36,21 @@ static const cli_option options[] = {
 const cli_spec cli_spec_plot = {
     .name = "plot",
     .operands = "INPUT... -o OUT.svg|OUT.png",
-    .about = "Draws OSTM replays (the bodies' trajectories, run through the test module) and\n"
-             "OSPC pose caches (the entities' paths), overlaid with a legend naming each\n"
-             "input; 2D as x-y, 3D as a top (x-z) and a side (x-y) view. Bodies and entities\n"
-             "are coloured by index; spawns, removals and link hand-overs are marked.\n"
+    .about = "Draws OSTM replays (the bodies' trajectories, run through the test module),\n"
+             "module recordings (OSTM v2: the entities' paths, run through the module they\n"
+             "name: the test module, or one loaded with --module) and OSPC pose caches (the\n"
+             "entities' paths), overlaid with a legend naming each input; 2D as x-y, 3D as a\n"
+             "top (x-z) and a side (x-y) view. Bodies and cache entities are coloured by\n"
+             "index, a module's entities by id; spawns, removals and link hand-overs are\n"
+             "marked.\n"
              "--from/--to keep host steps in a range (inclusive). The format comes from\n"
              "OUT's extension. Two more forms:\n"
              "onescope plot REPLAY.ostm --field density|occupancy --step STEP -o OUT\n"
              "  draws a replay's field on the 8 x 8 floor grid at a host step, with a colour\n"
-             "  scale;\n"
+             "  scale (test-module replays only);\n"
              "onescope plot --diff A B -o OUT\n"
              "  draws the largest distance between the entities of A and B (caches, or\n"
-             "  replays as their bodies) at every common step.\n",
+             "  replays and recordings as their ghosts) at every common step.\n",
     .exit_codes = "0 written; 1 an input is invalid or cannot be drawn (OUT is not created); 2 "
                   "usage",
     .options = options,
@@ -75,11 +78,14 @@ int cmd_plot(int argc, char **argv) {
 typedef struct input {
     const char *path;
     const char *name;
-    const char *label;       /* the file name without its folder, for the title and legend */
-    onescope_replay *replay; /* exactly one of replay and cache */
+    const char *label; /* the file name without its folder, for the title and legend */
+    /* One of replay, cache and rec; --diff adds a replay's or a recording's ghost as cache. */
+    onescope_replay *replay;
     onescope_pose_cache *cache;
+    onescope_recording *rec; /* a module recording (OSTM v2), run through module */
+    const onescope_module *module;
     uint8_t dimensions;
-    double scale; /* metres per stored unit (replays 0.001; unitless caches 1) */
+    double scale; /* metres per stored unit (replays 0.001; unitless caches and modules 1) */
     bool unitless;
 } input;
 
@@ -98,11 +104,47 @@ static void free_inputs(input *in, int n) {
     for (int i = 0; i < n; i++) {
         onescope_replay_free(in[i].replay);
         onescope_pose_cache_free(in[i].cache);
+        onescope_recording_free(in[i].rec);
     }
 }
 
-/* Reads one input through the library's read path and detection. */
-static bool load(input *in) {
+/* A module recording: the module it names, and what the world's copy of its table says about
+ * entities, units and dimensions (a world is made once for that: members past a plug-in's
+ * struct_size read 0 there, never past its table). */
+static onescope_code load_recording(input *in, onescope_error *err) {
+    onescope_code rc =
+        cli_module_for(onescope_recording_module_id(in->rec),
+                       onescope_recording_module_version(in->rec), in->name, &in->module, err);
+    size_t setup_size;
+    const uint8_t *setup = onescope_recording_setup(in->rec, &setup_size);
+    onescope_world *w = NULL;
+    /* the recording's check first: a setup the module refuses is said at its file offset */
+    if (rc == ONESCOPE_OK) rc = onescope_recording_check(in->rec, in->module, in->name, err);
+    if (rc == ONESCOPE_OK) rc = onescope_world_create(in->module, setup, setup_size, NULL, &w, err);
+    if (rc != ONESCOPE_OK) return rc;
+    const onescope_module *t = onescope_world_module(w);
+    bool entities = t->entity_count != NULL && t->entity_id != NULL && t->entity_pose != NULL;
+    in->dimensions = t->dimensions == 2 ? 2 : 3;
+    in->unitless = t->metres_per_unit == 0;
+    in->scale = in->unitless ? 1 : t->metres_per_unit;
+    onescope_world_free(w);
+    if (!entities) {
+        /* refused as the ghost refuses it (docs/ghost.md, section 6), naming what plot needs */
+        onescope_error_clear(err);
+        err->code = ONESCOPE_E_UNSUPPORTED;
+        snprintf(err->input, sizeof err->input, "%s", in->name);
+        snprintf(err->field, sizeof err->field, "module");
+        snprintf(err->expected, sizeof err->expected,
+                 "a module with entities (entity_count, entity_id, entity_pose) to plot");
+        snprintf(err->found, sizeof err->found, "module '%s' has no entities", in->module->id);
+        return ONESCOPE_E_UNSUPPORTED;
+    }
+    return ONESCOPE_OK;
+}
+
+/* Reads one input through the library's read path and detection. field: --field, which only
+ * a test-module replay has. */
+static bool load(input *in, bool field) {
     onescope_error err;
     onescope_buffer buf;
     in->name = cli_input_name(in->path);
@@ -133,6 +175,17 @@ static bool load(input *in) {
                 return false;
             }
         }
+    } else if (format == ONESCOPE_FORMAT_RECORDING && field) {
+        /* said before the module is looked for: no module would give it fields */
+        fprintf(stderr,
+                "%s: --field: expected a test-module replay (OSTM v1, the only one with the floor "
+                "grid's fields), found a module recording (OSTM v2)\n",
+                cli_shown(in->path));
+        onescope_buffer_free(&buf);
+        return false;
+    } else if (format == ONESCOPE_FORMAT_RECORDING) {
+        rc = onescope_recording_parse(buf.data, buf.size, in->name, NULL, &in->rec, &err);
+        if (rc == ONESCOPE_OK) rc = load_recording(in, &err);
     } else if (format == ONESCOPE_FORMAT_OSPC) {
         rc = onescope_pose_cache_parse(buf.data, buf.size, in->name, NULL, &in->cache, &err);
         if (rc == ONESCOPE_OK) {
@@ -141,7 +194,9 @@ static bool load(input *in) {
             in->scale = in->unitless ? 1 : in->cache->metres_per_unit;
         }
     } else {
-        fprintf(stderr, "%s: offset 0: plot draws OSTM replays and OSPC pose caches, found %s\n",
+        fprintf(stderr,
+                "%s: offset 0: plot draws OSTM replays, module recordings and OSPC pose "
+                "caches, found %s\n",
                 cli_shown(in->path),
                 format == ONESCOPE_FORMAT_UNKNOWN ? "no known format"
                                                   : onescope_format_name(format));
@@ -153,11 +208,15 @@ static bool load(input *in) {
     return rc == ONESCOPE_OK;
 }
 
+/* A recording's row i is host step i (its ghost's rule, docs/ghost.md). */
 static int64_t first_step(const input *in) {
-    return in->replay ? (int64_t)onescope_replay_start_step(in->replay) : in->cache->start_step;
+    return in->replay ? (int64_t)onescope_replay_start_step(in->replay)
+           : in->rec  ? 0
+                      : in->cache->start_step;
 }
 static int64_t last_step(const input *in) {
     return in->replay ? first_step(in) + onescope_replay_step_count(in->replay)
+           : in->rec  ? (int64_t)onescope_recording_step_count(in->rec)
                       : in->cache->start_step + (int64_t)in->cache->frame_count - 1;
 }
 
@@ -180,14 +239,17 @@ static void grow(bounds *b, int axis, double v) {
     if (v > b->hi[axis]) b->hi[axis] = v;
 }
 
-static void add_bounds(const input *in, const plot_args *a, bounds *b) {
+static bool add_recording_bounds(const input *in, const plot_args *a, bounds *b);
+
+static bool add_bounds(const input *in, const plot_args *a, bounds *b) {
+    if (in->rec) return add_recording_bounds(in, a, b);
     if (in->replay) { /* the world's box */
         for (int k = 0; k < 3; k++) {
             grow(b, k, 0);
             grow(b, k, ONESCOPE_SIM_BOX * in->scale);
         }
         b->any = true;
-        return;
+        return true;
     }
     const onescope_pose_cache *c = in->cache;
     for (uint32_t f = 0; f < c->frame_count; f++) {
@@ -200,6 +262,7 @@ static void add_bounds(const input *in, const plot_args *a, bounds *b) {
             b->any = true;
         }
     }
+    return true;
 }
 
 /* ---- trajectories of a replay ---- */
@@ -295,6 +358,184 @@ static bool draw_replay(plot_figure *f, const plot_args *a, const input *in, plo
     return rc == ONESCOPE_OK;
 }
 
+/* ---- entity paths of a module recording ---- */
+
+/* One entity of a module's world, by its stable id: ids, not indices, follow an entity when
+ * others come and go, and give its colour. */
+typedef struct entity_track {
+    bool used;
+    bool alive; /* present at the last row drawn */
+    uint64_t id;
+    uint32_t row; /* the last row it was present */
+    float pos[3];
+    plot_path *path[2];
+} entity_track;
+
+/* At most a pose cache's entities, as the recording's ghost is bounded. */
+#define MAX_TRACKS 65536u
+
+typedef struct rec_draw {
+    plot_figure *f; /* NULL: the bounds pass */
+    const plot_args *a;
+    const input *in;
+    bounds *b;
+    plot_dash dash;
+    double unit;          /* plotted units per metre */
+    entity_track *tracks; /* open addressing, at most half full */
+    size_t cap;           /* a power of two, or 0 */
+    uint32_t count;
+    uint32_t alive; /* tracks present at the last row drawn */
+    bool failed;    /* said on stderr; the run stopped */
+} rec_draw;
+
+static size_t track_slot(uint64_t id, size_t cap) {
+    id ^= id >> 33; /* splitmix64's finaliser (the ghost's id map): every bit moves the slot */
+    id *= 0xff51afd7ed558ccdu;
+    id ^= id >> 33;
+    return (size_t)id & (cap - 1);
+}
+
+static entity_track *track_find(entity_track *t, size_t cap, uint64_t id) {
+    size_t k = track_slot(id, cap);
+    while (t[k].used && t[k].id != id) k = (k + 1) & (cap - 1);
+    return &t[k];
+}
+
+/* The track of id (*fresh when made now); NULL, said, past MAX_TRACKS or out of memory. */
+static entity_track *track_of(rec_draw *d, uint64_t id, bool *fresh) {
+    *fresh = false;
+    if (d->cap) {
+        entity_track *t = track_find(d->tracks, d->cap, id);
+        if (t->used) return t;
+    }
+    if (d->count == MAX_TRACKS) {
+        fprintf(stderr, "%s: entities: expected at most %u distinct entity ids, found more\n",
+                cli_shown(d->in->path), MAX_TRACKS);
+        return NULL;
+    }
+    if ((size_t)d->count + 1 > d->cap / 2) {
+        size_t cap = d->cap ? d->cap * 2 : 64;
+        entity_track *grown = calloc(cap, sizeof *grown);
+        if (grown == NULL) {
+            fprintf(stderr, "onescope plot: out of memory\n");
+            return NULL;
+        }
+        for (size_t k = 0; k < d->cap; k++)
+            if (d->tracks[k].used) *track_find(grown, cap, d->tracks[k].id) = d->tracks[k];
+        free(d->tracks);
+        d->tracks = grown;
+        d->cap = cap;
+    }
+    entity_track *t = track_find(d->tracks, d->cap, id);
+    *t = (entity_track){.used = true, .id = id};
+    d->count++;
+    *fresh = true;
+    return t;
+}
+
+static void rec_mark(rec_draw *d, plot_marker kind, const entity_track *t, const float pos[3]) {
+    uint8_t dims = d->in->dimensions;
+    for (int v = 0; v < view_count(dims); v++)
+        plot_marker_at(d->f, v, kind, pos[view_axis(dims, v, 0)] * d->in->scale * d->unit,
+                       pos[view_axis(dims, v, 1)] * d->in->scale * d->unit,
+                       plot_palette((uint32_t)(t->id % 12)));
+}
+
+static bool rec_row(void *user, const onescope_recording_row *row) {
+    rec_draw *d = user;
+    int64_t step = (int64_t)row->index;
+    if (step < d->a->from) return false;
+    if (step > d->a->to) return true;
+    uint8_t dims = d->in->dimensions;
+    bool first_row = step == d->a->from || row->index == 0;
+    uint32_t n = onescope_world_entity_count(row->world), present = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        onescope_pose p;
+        uint64_t id = onescope_world_entity_id(row->world, i);
+        if (!onescope_world_entity_pose(row->world, i, &p)) continue; /* absent here */
+        if (!isfinite(p.position[0]) || !isfinite(p.position[1]) || !isfinite(p.position[2])) {
+            fprintf(stderr,
+                    "%s: row %" PRIu32 ": entity %" PRIu64
+                    " position: expected finite coordinates, found %g, %g, %g\n",
+                    cli_shown(d->in->path), row->index, id, (double)p.position[0],
+                    (double)p.position[1], (double)p.position[2]);
+            d->failed = true;
+            return true;
+        }
+        if (d->f == NULL) { /* the bounds pass */
+            for (int k = 0; k < 3; k++) grow(d->b, k, p.position[k] * d->in->scale);
+            d->b->any = true;
+            continue;
+        }
+        bool fresh;
+        entity_track *t = track_of(d, id, &fresh);
+        if (t == NULL) {
+            d->failed = true;
+            return true;
+        }
+        if (!fresh && t->alive && t->row == row->index) {
+            /* two entities with one id would draw one zigzag line between them */
+            fprintf(stderr,
+                    "%s: row %" PRIu32
+                    ": entity ids: expected each id once in a world, found %" PRIu64 " twice\n",
+                    cli_shown(d->in->path), row->index, id);
+            d->failed = true;
+            return true;
+        }
+        if (fresh)
+            for (int v = 0; v < view_count(dims); v++)
+                t->path[v] =
+                    plot_path_begin(d->f, v, plot_palette((uint32_t)(id % 12)), d->dash, 2);
+        /* absent to present after the first drawn row: a spawn */
+        if (!t->alive && !first_row) rec_mark(d, PLOT_MARK_SPAWN, t, p.position);
+        for (int v = 0; v < view_count(dims); v++) {
+            if (!t->alive) plot_path_break(t->path[v]);
+            plot_path_point(t->path[v], p.position[view_axis(dims, v, 0)] * d->in->scale * d->unit,
+                            p.position[view_axis(dims, v, 1)] * d->in->scale * d->unit);
+        }
+        memcpy(t->pos, p.position, sizeof t->pos);
+        d->alive += !t->alive;
+        t->alive = true;
+        t->row = row->index;
+        present++;
+    }
+    /* present before, not now (gone from the world, or absent): a removal; looked for only
+     * when fewer are present than were */
+    if (d->f == NULL || present == d->alive) return false;
+    for (size_t k = 0; k < d->cap; k++) {
+        entity_track *t = &d->tracks[k];
+        if (!t->used || !t->alive || t->row == row->index) continue;
+        rec_mark(d, PLOT_MARK_REMOVE, t, t->pos);
+        for (int v = 0; v < view_count(dims); v++) plot_path_break(t->path[v]);
+        t->alive = false;
+        d->alive--;
+    }
+    return false;
+}
+
+/* One run of the recording through its module: the bounds (f NULL) or the paths. */
+static bool run_recording(rec_draw *d) {
+    onescope_error err;
+    onescope_code rc =
+        onescope_recording_run(d->in->rec, d->in->module, NULL, rec_row, d, d->in->name, &err);
+    for (size_t k = 0; k < d->cap; k++)
+        for (int v = 0; v < 2; v++) plot_path_end(d->tracks[k].path[v]);
+    free(d->tracks);
+    if (rc != ONESCOPE_OK) cli_print_error(&err);
+    return rc == ONESCOPE_OK && !d->failed;
+}
+
+static bool add_recording_bounds(const input *in, const plot_args *a, bounds *b) {
+    rec_draw d = {.a = a, .in = in, .b = b};
+    return run_recording(&d);
+}
+
+static bool draw_recording(plot_figure *f, const plot_args *a, const input *in, plot_dash dash,
+                           double unit) {
+    rec_draw d = {.f = f, .a = a, .in = in, .dash = dash, .unit = unit};
+    return run_recording(&d);
+}
+
 /* ---- entity paths of a pose cache ---- */
 
 static void draw_cache(plot_figure *f, const plot_args *a, const input *in, plot_dash dash,
@@ -354,7 +595,7 @@ static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int 
                     cli_shown(in[i].path), first_step(&in[i]), last_step(&in[i]));
             return CLI_FAIL;
         }
-        add_bounds(&in[i], a, &b);
+        if (!add_bounds(&in[i], a, &b)) return CLI_FAIL;
     }
     if (!b.any) {
         fprintf(stderr, "%s: no entity is present in the steps drawn\n", cli_shown(in[0].path));
@@ -381,6 +622,8 @@ static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int 
         plot_dash dash = (plot_dash)(i % PLOT_DASH_COUNT);
         if (in[i].replay) {
             if (!draw_replay(f, a, &in[i], dash, u.per_metre)) return CLI_FAIL;
+        } else if (in[i].rec) {
+            if (!draw_recording(f, a, &in[i], dash, u.per_metre)) return CLI_FAIL;
         } else {
             draw_cache(f, a, &in[i], dash, u.per_metre);
         }
@@ -389,7 +632,9 @@ static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int 
     plot_legend_marker(f, "spawn", PLOT_MARK_SPAWN);
     plot_legend_marker(f, "removal", PLOT_MARK_REMOVE);
     plot_legend_marker(f, "link hand-over", PLOT_MARK_HANDOVER);
-    plot_legend_text(f, "colour: body / entity index");
+    bool any_rec = false;
+    for (int i = 0; i < n; i++) any_rec |= in[i].rec != NULL;
+    plot_legend_text(f, any_rec ? "colour: index, or entity id" : "colour: body / entity index");
     if (dims == 3) plot_legend_text(f, "left: top view, right: side");
     return CLI_OK;
 }
@@ -506,19 +751,26 @@ static int by_id(const void *x, const void *y) {
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* A replay as its bodies over every row (the ghost of the whole run). */
+/* A replay as its bodies, a module recording as its entities, over every row: the ghost of
+ * the whole run, so ids match as they do between a run and its ghost (docs/ghost.md). */
 static bool as_cache(input *in) {
     if (in->cache) return true;
     onescope_ghost_options o = onescope_ghost_options_default();
     o.from = 0;
-    o.frames = onescope_replay_step_count(in->replay) + 1;
+    o.frames = (in->rec ? onescope_recording_step_count(in->rec)
+                        : onescope_replay_step_count(in->replay)) +
+               1;
     o.name = in->name;
     onescope_error err;
-    if (onescope_ghost_create(in->replay, &o, NULL, &in->cache, &err) != ONESCOPE_OK) {
+    onescope_code rc =
+        in->rec ? onescope_ghost_recording_create(in->rec, in->module, &o, NULL, &in->cache, &err)
+                : onescope_ghost_create(in->replay, &o, NULL, &in->cache, &err);
+    if (rc != ONESCOPE_OK) {
         cli_print_error(&err);
         return false;
     }
-    in->scale = in->cache->metres_per_unit;
+    /* a module that does not say its unit stays unitless (the ghost writes 1 for it) */
+    in->scale = in->unitless ? 1 : in->cache->metres_per_unit;
     return true;
 }
 
@@ -548,7 +800,8 @@ static double step_distance(const onescope_pose_cache *ca, const onescope_pose_c
 static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
     if (!as_cache(&in[0]) || !as_cache(&in[1])) return CLI_FAIL;
     const onescope_pose_cache *ca = in[0].cache, *cb = in[1].cache;
-    bool unitless = ca->metres_per_unit == 0 || cb->metres_per_unit == 0;
+    bool unitless =
+        ca->metres_per_unit == 0 || cb->metres_per_unit == 0 || in[0].unitless || in[1].unitless;
     double sa = unitless ? 1 : ca->metres_per_unit, sb = unitless ? 1 : cb->metres_per_unit;
     int64_t lo = ca->start_step > cb->start_step ? ca->start_step : cb->start_step;
     int64_t hi = last_step(&in[0]) < last_step(&in[1]) ? last_step(&in[0]) : last_step(&in[1]);
@@ -670,7 +923,7 @@ int cmd_plot(int argc, char **argv) {
     if (!cli_check_output("plot", NULL, a.out)) return CLI_FAIL; /* -n */
 
     for (int i = 0; i < n; i++)
-        if (!load(&in[i])) {
+        if (!load(&in[i], a.have_field)) {
             free_inputs(in, n);
             return CLI_FAIL;
         }

@@ -1,4 +1,5 @@
-/* onescope replay FILE.ostm [--json] [--state]: runs a replay and prints every hash row. */
+/* onescope replay FILE.ostm [--json] [--state]: runs a replay, or a module recording through
+ * the module it names, and prints every hash row. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -61,17 +62,142 @@ static bool print_row(void *user, const onescope_replay_row *row) {
     return false;
 }
 
+/* ---- a module recording (OSTM v2) ---- */
+
+/* --state of a module's world: each entity's id and position (the module's units). */
+static void print_entities(const replay_print *p, const onescope_world *w) {
+    uint32_t n = onescope_world_entity_count(w);
+    if (p->json) fputs(", \"entities\": [", p->out);
+    for (uint32_t i = 0; i < n; i++) {
+        onescope_pose pose;
+        uint64_t id = onescope_world_entity_id(w, i);
+        bool here = onescope_world_entity_pose(w, i, &pose);
+        if (p->json) {
+            fprintf(p->out, "%s{\"id\": %" PRIu64 ", \"present\": %s", i ? ", " : "", id,
+                    here ? "true" : "false");
+            if (here) {
+                fputs(", \"position\": [", p->out);
+                for (int k = 0; k < 3; k++) {
+                    if (k) fputs(", ", p->out);
+                    cli_json_double(p->out, pose.position[k]);
+                }
+                fputc(']', p->out);
+            }
+            fputc('}', p->out);
+        } else if (here) {
+            fprintf(p->out, "  entity %" PRIu64 " position %.9g %.9g %.9g\n", id,
+                    (double)pose.position[0], (double)pose.position[1], (double)pose.position[2]);
+        } else {
+            fprintf(p->out, "  entity %" PRIu64 " absent\n", id);
+        }
+    }
+    if (p->json) fputc(']', p->out);
+}
+
+static bool print_recording_row(void *user, const onescope_recording_row *row) {
+    replay_print *p = user;
+    uint64_t hash = onescope_world_hash(row->world);
+    bool bad = row->has_expected && row->expected != hash;
+    p->mismatches += bad;
+    p->rows++;
+    if (p->quiet) return false;
+    if (p->json) {
+        /* a recording's row i is step i */
+        fprintf(p->out,
+                "%s\n    {\"index\": %" PRIu32 ", \"step\": %" PRIu32 ", \"hash\": \"%016" PRIx64
+                "\"",
+                row->index ? "," : "", row->index, row->index, hash);
+        if (row->has_expected)
+            fprintf(p->out, ", \"expected\": \"%016" PRIx64 "\", \"match\": %s", row->expected,
+                    bad ? "false" : "true");
+        if (p->state) print_entities(p, row->world);
+        fputc('}', p->out);
+    } else {
+        fprintf(p->out, "step %" PRIu32 " hash %016" PRIx64, row->index, hash);
+        if (bad) fprintf(p->out, " MISMATCH expected %016" PRIx64, row->expected);
+        fputc('\n', p->out);
+        if (p->state) print_entities(p, row->world);
+    }
+    return false;
+}
+
+/* The module the file names, and for --state its entities (the world's copy of the table says
+ * whether it has them). */
+static onescope_code recording_module(const onescope_recording *r, const char *name, bool state,
+                                      const onescope_module **m, onescope_error *err) {
+    onescope_code rc = cli_module_for(onescope_recording_module_id(r),
+                                      onescope_recording_module_version(r), name, m, err);
+    if (rc != ONESCOPE_OK || !state) return rc;
+    size_t setup_size;
+    const uint8_t *setup = onescope_recording_setup(r, &setup_size);
+    onescope_world *w;
+    rc = onescope_recording_check(r, *m, name, err);
+    if (rc == ONESCOPE_OK) rc = onescope_world_create(*m, setup, setup_size, NULL, &w, err);
+    if (rc != ONESCOPE_OK) return rc;
+    const onescope_module *t = onescope_world_module(w);
+    bool entities = t->entity_count != NULL && t->entity_id != NULL && t->entity_pose != NULL;
+    onescope_world_free(w);
+    if (entities) return ONESCOPE_OK;
+    onescope_error_clear(err);
+    err->code = ONESCOPE_E_UNSUPPORTED;
+    snprintf(err->input, sizeof err->input, "%s", name);
+    snprintf(err->field, sizeof err->field, "--state");
+    snprintf(err->expected, sizeof err->expected,
+             "a module with entities (entity_count, entity_id, entity_pose)");
+    snprintf(err->found, sizeof err->found, "module '%s' has no entities", (*m)->id);
+    return ONESCOPE_E_UNSUPPORTED;
+}
+
+static int run_recording(const char *path, onescope_buffer *buf, replay_print *p) {
+    const char *name = cli_input_name(path);
+    onescope_error err;
+    onescope_recording *r = NULL;
+    const onescope_module *m = NULL;
+    onescope_code rc = onescope_recording_parse(buf->data, buf->size, name, NULL, &r, &err);
+    onescope_buffer_free(buf);
+    if (rc == ONESCOPE_OK) rc = recording_module(r, name, p->state, &m, &err);
+    if (rc != ONESCOPE_OK) {
+        onescope_recording_free(r);
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    if (p->json) {
+        fprintf(p->out, "{\n  \"file\": ");
+        cli_json_string(p->out, name, strlen(name));
+        fprintf(p->out,
+                ",\n  \"start_step\": 0,\n  \"step_count\": %" PRIu32
+                ",\n  \"has_hash_rows\": %s,\n  \"rows\": [",
+                onescope_recording_step_count(r),
+                onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_HASH_ROWS ? "true" : "false");
+    }
+    rc = onescope_recording_run(r, m, NULL, print_recording_row, p, name, &err);
+    onescope_recording_free(r);
+    if (p->json) fprintf(p->out, "\n  ],\n  \"mismatches\": %" PRIu32 "\n}\n", p->mismatches);
+    if (cli.verbose)
+        fprintf(stderr, "onescope replay: %s: %" PRIu32 " rows, %" PRIu32 " mismatches\n",
+                cli_shown(path), p->rows, p->mismatches);
+    if (rc != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
 enum { OPT_JSON, OPT_STATE };
 static const cli_option options[] = {
     [OPT_JSON] = {"json", 0, NULL, "print one JSON document (docs/cli.md lists its keys)"},
-    [OPT_STATE] = {"state", 0, NULL, "also print gravity and every body after each step"},
+    [OPT_STATE] = {"state", 0, NULL,
+                   "also print gravity and every body after each step (a module recording: "
+                   "every entity's id and position)"},
 };
 const cli_spec cli_spec_replay = {
     .name = "replay",
     .operands = "FILE.ostm",
     .about = "Runs the replay and prints the world hash at every host step, from the start\n"
              "step to the last (a recorded row that differs is marked MISMATCH). -q prints\n"
-             "nothing but errors (--json is still printed).\n",
+             "nothing but errors (--json is still printed). A module recording (OSTM v2) runs\n"
+             "through the module it names (the test module, or one loaded with --module);\n"
+             "its host steps are its rows, from 0.\n",
     .exit_codes = "0 ran (use 'onescope verify' to check), 1 invalid or unreadable, 2 usage",
     .options = options,
     .count = sizeof options / sizeof options[0],
@@ -85,8 +211,18 @@ int cmd_replay(int argc, char **argv) {
     replay_print p = {stdout, a.seen[OPT_JSON], a.seen[OPT_STATE], 0, 0, false};
     p.quiet = cli.quiet && !p.json;
     onescope_error err;
+    onescope_buffer buf;
+    if (onescope_file_read(path, 0, NULL, &buf, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    if (onescope_format_detect(buf.data, buf.size) == ONESCOPE_FORMAT_RECORDING)
+        return run_recording(path, &buf, &p);
     onescope_replay *r;
-    if (onescope_replay_read_file(path, NULL, &r, &err) != ONESCOPE_OK) {
+    onescope_code parsed =
+        onescope_replay_parse(buf.data, buf.size, cli_input_name(path), NULL, &r, &err);
+    onescope_buffer_free(&buf);
+    if (parsed != ONESCOPE_OK) {
         cli_print_error(&err);
         return CLI_FAIL;
     }
