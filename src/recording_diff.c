@@ -17,10 +17,7 @@ static void side_init(onescope_os_diff_side *s, const onescope_recording *r,
                       const onescope_module *m, const char *name) {
     memset(s, 0, sizeof *s);
     s->name = name;
-    s->start.module = m;
-    s->start.setup = onescope_recording_setup(r, &s->start.setup_size);
-    s->start.snapshot = onescope_recording_start_snapshot(r, &s->start.snapshot_size);
-    s->start.step_count = onescope_recording_step_count(r);
+    s->start = onescope_os_recording_start(r, m);
     s->input = recording_input;
     s->user = r;
 }

@@ -80,6 +80,17 @@ static onescope_code rec_input(void *user, uint32_t index, const uint8_t **data,
     return onescope_recording_step_input(user, index, data, size);
 }
 
+onescope_os_run_start onescope_os_recording_start(const onescope_recording *r,
+                                                  const onescope_module *module) {
+    onescope_os_run_start s;
+    memset(&s, 0, sizeof s);
+    s.module = module;
+    s.setup = onescope_recording_setup(r, &s.setup_size);
+    s.snapshot = onescope_recording_start_snapshot(r, &s.snapshot_size);
+    s.step_count = onescope_recording_step_count(r);
+    return s;
+}
+
 onescope_code onescope_recording_verify(const onescope_recording *r, const onescope_module *module,
                                         const onescope_allocator *a, onescope_verify_result *result,
                                         const char *name, onescope_error *error) {
@@ -90,12 +101,7 @@ onescope_code onescope_recording_verify(const onescope_recording *r, const onesc
     if (!(h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS))
         return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
                                 "bit 0 set (hash rows to verify)", "0x%04x", (unsigned)h->flags);
-    onescope_os_run_start s;
-    memset(&s, 0, sizeof s);
-    s.module = module;
-    s.setup = onescope_recording_setup(r, &s.setup_size);
-    s.snapshot = onescope_recording_start_snapshot(r, &s.snapshot_size);
-    s.step_count = h->step_count;
+    onescope_os_run_start s = onescope_os_recording_start(r, module);
     onescope_os_replay_source source = {rec_row, rec_input, (void *)(uintptr_t)r};
     return onescope_os_run_verify(&s, &source, a, result, name, error);
 }
@@ -107,12 +113,7 @@ onescope_code onescope_recording_run(const onescope_recording *r, const onescope
     if (name == NULL) name = "<ostm>";
     OS_TRY(onescope_recording_check(r, module, name, error));
     const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
-    onescope_os_run_start s;
-    memset(&s, 0, sizeof s);
-    s.module = module;
-    s.setup = onescope_recording_setup(r, &s.setup_size);
-    s.snapshot = onescope_recording_start_snapshot(r, &s.snapshot_size);
-    s.step_count = h->step_count;
+    onescope_os_run_start s = onescope_os_recording_start(r, module);
     onescope_world *w;
     onescope_code rc = onescope_os_run_start_world(&s, a, &w, error);
     if (rc != ONESCOPE_OK) {

@@ -7,6 +7,7 @@
 #include "check_internal.h"
 #include "onescope/diff.h"
 #include "onescope/module.h"
+#include "onescope/recording.h"
 #include "onescope/replay.h"
 #include "onescope/sim.h"
 
@@ -76,6 +77,9 @@ onescope_code onescope_os_diff_run(const onescope_os_diff_side *a, const onescop
                                    const onescope_allocator *allocator, onescope_os_diff_found *f,
                                    onescope_error *error);
 void onescope_os_diff_found_free(onescope_os_diff_found *f);
+/* Where a module recording's run starts: its module, setup blob, start snapshot and count. */
+onescope_os_run_start onescope_os_recording_start(const onescope_recording *r,
+                                                  const onescope_module *module);
 /* An OSTM v1 replay as a diff side over the test module (its setup blob goes into blob; the
  * caller sets input). */
 void onescope_os_replay_diff_side(const onescope_replay *r, const char *name, uint8_t blob[10],
