@@ -522,6 +522,9 @@ static void test_caches_one_frame_overlap(void **state) {
     for (uint32_t i = 0; i < d->entity_count; i++)
         assert_int_equal(d->entities[i].frames_compared, 1);
     assert_true(fabs(entity(d, 2)->max_distance - 0.01) < 1e-9);
+    /* the RMS of one frame is that frame's distance (seed-4 survivor diff_cache.c:220) */
+    assert_true(fabs(entity(d, 2)->rms_distance - 0.01) < 1e-9);
+    assert_true(entity(d, 1)->rms_distance == 0.0);
     onescope_diff_cache_free(d);
     /* One step apart: no overlap, and that is "different". */
     b->start_step = 120;

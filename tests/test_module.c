@@ -138,6 +138,12 @@ static void test_module_check_refuses_bad_tables(void **state) {
     t.dimensions = 1;
     assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
     assert_non_null(strstr(error_line(&err), "module.dimensions"));
+    /* an entity_values reader without a value table (seed-4 survivor module.c:190) */
+    t = *onescope_module_test();
+    t.value_count = 0;
+    t.values = NULL;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "module.value_count"));
     /* world values: a table and a reader exactly when there are entries; each entry named
      * once, with a unit, a known type and elements; 65536 elements in all at most */
     onescope_world_value_info wv[2] = {{"g", "", ONESCOPE_VALUE_I32, 1},

@@ -767,6 +767,31 @@ static void cut_text_ends_on_a_character(void **state) {
     assert_string_equal(dst, "ab...");
 }
 
+/* A start snapshot set and then taken away leaves the replay at host step 0 (seed-4 survivor
+ * replay.c:139: the step without a snapshot was 1). */
+static void start_snapshot_cleared_starts_at_zero(void **state) {
+    (void)state;
+    onescope_sim_setup setup = {2, 2, 1};
+    onescope_replay *r;
+    onescope_error err;
+    assert_int_equal(onescope_replay_create(&setup, NULL, NULL, &r, &err), ONESCOPE_OK);
+    onescope_sim_def def = onescope_sim_def_default();
+    def.setup = setup;
+    onescope_sim *sim;
+    assert_int_equal(onescope_sim_create(&def, NULL, &sim, &err), ONESCOPE_OK);
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(onescope_sim_step(sim, NULL, 0, &err), ONESCOPE_OK);
+    uint8_t snap[ONESCOPE_SIM_MAX_SNAPSHOT];
+    size_t n = onescope_sim_snapshot(sim, snap, sizeof snap);
+    assert_int_equal(onescope_replay_set_start_snapshot(r, snap, n, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_replay_start_step(r), 7);
+    assert_int_equal(onescope_replay_set_start_snapshot(r, NULL, 0, &err), ONESCOPE_OK);
+    assert_false(onescope_replay_has_start_snapshot(r));
+    assert_int_equal(onescope_replay_start_step(r), 0);
+    onescope_sim_free(sim);
+    onescope_replay_free(r);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/onescope-survivors-%ld", (long)getpid());
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) return 1;
@@ -794,6 +819,7 @@ int main(void) {
         cmocka_unit_test(near_rotations_interpolate_halfway),
         cmocka_unit_test(verify_file_of_empty_file),
         cmocka_unit_test(cut_text_ends_on_a_character),
+        cmocka_unit_test(start_snapshot_cleared_starts_at_zero),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[300];

@@ -345,6 +345,13 @@ expect_exit 0 "$ONESCOPE" live attach --json <"$S/seven.osls"
 expect_exit 0 "$ONESCOPE" live attach <"$S/all.osls"
 expect_grep "600 steps checked, every hash matched" "$S/err"
 
+# plot --from the last host step an input holds still draws it (seed-4 survivor cmd_plot.c:351:
+# an input ending at --from was refused), and one past it is refused
+expect_exit 0 "$ONESCOPE" plot "$SRC/testdata/test-2d-600.ostm" --from 600 -o "$S/p600.svg"
+[ -s "$S/p600.svg" ] && ok || bad "plot --from 600: no picture"
+expect_exit 1 "$ONESCOPE" plot "$SRC/testdata/test-2d-600.ostm" --from 601 -o "$S/p601.svg"
+expect_grep "holds host steps 0 to 600, none in --from/--to" "$S/err"
+
 # a command without operands says so when given one
 expect_exit 2 "$ONESCOPE" live serve extra
 expect_grep "takes no operand, not 1 operand" "$S/err"
