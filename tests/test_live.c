@@ -363,7 +363,7 @@ static void test_framing_errors(void **state) {
     uint8_t b[8];
 
     expect_patched(&s, 0, "OSLT", 4, ONESCOPE_E_MAGIC, 0);
-    expect_patched(&s, 4, "\2\0", 2, ONESCOPE_E_VERSION, 4);
+    expect_patched(&s, 4, "\3\0", 2, ONESCOPE_E_VERSION, 4); /* 2 names a module: see v2 */
     expect_patched(&s, 6, "\1\0", 2, ONESCOPE_E_FLAGS, 6);
     expect_patched(&s, 8, "\2", 1, ONESCOPE_E_RANGE, 8); /* a step before any probe */
     expect_patched(&s, 8, "\3", 1, ONESCOPE_E_RANGE, 8); /* an end before any probe */
