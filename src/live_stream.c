@@ -142,7 +142,7 @@ onescope_code onescope_os_live_check_step(uint64_t want, uint64_t found, uint64_
     return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, field, expected, "%" PRIu64, found);
 }
 
-/* A version-2 PROBE: host step, flags, the setup blob, the snapshot (docs/live-stream.md 3a).
+/* A version-2 PROBE: host step, flags, the setup blob, the snapshot (docs/live-stream.md 7a.3).
  * The blobs are the module's: only their lengths and continuity are the stream's. */
 static onescope_code check_probe_v2(live_rules *rules, const uint8_t *p, uint32_t length,
                                     uint64_t at, const char *name, onescope_live_record *rec,
