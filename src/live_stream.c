@@ -795,9 +795,10 @@ onescope_code onescope_live_encode_probe_blob(onescope_live_encoder *e, uint64_t
                                 "a test-module probe for a version-1 stream",
                                 "a module's setup blob");
     bool has_snapshot = snapshot != NULL;
-    size_t length = 13u + setup_size;
-    if (has_snapshot) length += 4u + snapshot_size;
-    if (length < setup_size || length > ONESCOPE_LIVE_MAX_MODULE_PAYLOAD) /* no wrap, no limit */
+    size_t length;
+    bool fits = onescope_os_add_size(13u + (has_snapshot ? 4u : 0u), setup_size, &length) &&
+                (!has_snapshot || onescope_os_add_size(length, snapshot_size, &length));
+    if (!fits || length > ONESCOPE_LIVE_MAX_MODULE_PAYLOAD) /* refused by the length rule */
         length = (size_t)ONESCOPE_LIVE_MAX_MODULE_PAYLOAD + 1u;
     size_t start = 0;
     OS_TRY(enc_begin(e, ONESCOPE_LIVE_PROBE, length, &start, error));

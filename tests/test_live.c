@@ -1526,7 +1526,16 @@ static void test_v2_encoder_refusals(void **state) {
     size_t n;
     onescope_live_encoder_pending(e, &p, &n);
     assert_int_equal(n, 8 + 3 + 2); /* the header and the texts only */
+    /* blobs past the record limit (never read: the length is refused first) */
+    assert_int_equal(onescope_live_encode_probe_blob(e, 0, "x", SIZE_MAX, NULL, 0, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_int_equal(onescope_live_encode_probe_blob(e, 0, "x", 1, "s", SIZE_MAX - 8, &err),
+                     ONESCOPE_E_LENGTH);
     assert_int_equal(onescope_live_encode_probe_blob(e, 0, "x", 1, NULL, 0, &err), ONESCOPE_OK);
+    assert_int_equal(
+        onescope_live_encode_step(e, 0, "in", ONESCOPE_LIVE_MAX_MODULE_PAYLOAD - 19, 7, &err),
+        ONESCOPE_E_LENGTH);
+    assert_error_at(err, ONESCOPE_E_LENGTH, n + 19 + 1);
     /* a later probe with another setup */
     assert_int_equal(onescope_live_encode_probe_blob(e, 0, "y", 1, "", 0, &err),
                      ONESCOPE_E_MISMATCH);
