@@ -130,6 +130,13 @@ onescope_code onescope_os_reader_fail_at(onescope_os_reader *r, size_t at, onesc
                                          const char *field, const char *expected,
                                          const char *found_fmt, ...) OS_PRINTF(6, 7);
 
+/* A module's id or version as a file or stream stores it: a length byte (1..64), then the
+ * text; id [a-z][a-z0-9._-]*, version printable ASCII. E_LENGTH at the length byte, E_RANGE at
+ * the first bad byte. The one copy of the rule, for OSTM v2 (recording.c) and OSLS v2
+ * (live_stream.c); out gets the NUL-terminated text. */
+onescope_code onescope_os_read_module_text(onescope_os_reader *rd, const char *field, bool id,
+                                           char out[65]);
+
 /* Decoders for fixed-layout records already bounds-checked. */
 static inline uint16_t onescope_os_get_u16(const uint8_t *p) {
     return (uint16_t)(p[0] | (p[1] << 8));

@@ -1,5 +1,6 @@
 /* The live stream's bytes <-> records: the framing rules, the incremental decoder and the
- * encoder. Nothing here runs a simulation (the viewer is in live_viewer.c).
+ * encoder, for version 1 (the test module's probes) and version 2 (any module's blobs, opaque
+ * here). Nothing here runs a simulation or a module (the viewer is in live_viewer.c).
  * Rules: docs/live-stream.md. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,15 +19,23 @@ typedef enum dec_state {
     DEC_RECORD = 1,  /* reading a 5-byte record header */
     DEC_PAYLOAD = 2, /* reading a payload */
     DEC_ENDED = 3,   /* after END: nothing more may follow */
-    DEC_FAILED = 4
+    DEC_FAILED = 4,
+    DEC_MODULE = 5 /* version 2: the module id and version after the header */
 } dec_state;
+
+/* The test module's name in records of a version-1 stream. */
+static const char *const test_id = "onescope.test", *const test_version = "1";
 
 /* What the rules remember between records. */
 typedef struct live_rules {
+    uint16_t version;
     bool have_probe;
     onescope_sim_setup setup;
     onescope_link_block link;
     uint64_t next_step; /* the host step the next STEP, PROBE or END must carry */
+    /* version 2: the first probe's setup blob (the owner's copy), for continuity */
+    const uint8_t *setup_blob;
+    uint32_t setup_size;
 } live_rules;
 
 struct onescope_live_decoder {
@@ -44,6 +53,14 @@ struct onescope_live_decoder {
     size_t fill;
     live_rules rules;
     onescope_code code; /* the failure, once state is DEC_FAILED */
+    /* version 2: the module texts, gathered one at a time (length byte, then its bytes) */
+    char module_id[65];
+    char module_version[65];
+    uint8_t text[65];
+    size_t text_fill, text_want;
+    uint64_t text_at; /* the stream offset of the text's length byte */
+    bool text_is_version;
+    uint8_t *first_setup; /* the copy rules.setup_blob points at */
 };
 
 const char *onescope_os_live_type_name(uint8_t type) {
@@ -60,9 +77,9 @@ static onescope_code check_header(const uint8_t *h, const char *name, onescope_e
         return onescope_os_fail(error, ONESCOPE_E_MAGIC, name, 0, "magic", "\"OSLS\"",
                                 "%02x %02x %02x %02x", h[0], h[1], h[2], h[3]);
     uint16_t version = onescope_os_get_u16(h + 4);
-    if (version != ONESCOPE_LIVE_VERSION)
-        return onescope_os_fail(error, ONESCOPE_E_VERSION, name, 4, "version", "1", "%u",
-                                (unsigned)version);
+    if (version != ONESCOPE_LIVE_VERSION && version != ONESCOPE_LIVE_MODULE_VERSION)
+        return onescope_os_fail(error, ONESCOPE_E_VERSION, name, 4, "version",
+                                "1 (the test module's) or 2 (a module's)", "%u", (unsigned)version);
     uint16_t flags = onescope_os_get_u16(h + 6);
     if (flags != 0)
         return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags", "0", "0x%04x",
@@ -82,6 +99,18 @@ static onescope_code check_record_header(const live_rules *rules, uint8_t type, 
                                 onescope_os_live_type_name(type));
     uint32_t min, max;
     const char *expected;
+    if (rules->version == ONESCOPE_LIVE_MODULE_VERSION) {
+        static const uint32_t lo[3] = {13u, 20u, ONESCOPE_LIVE_END_PAYLOAD};
+        static const char *const text[3] = {"13 to 67108864 bytes for a probe",
+                                            "20 to 67108864 bytes for a step",
+                                            "8 bytes for an end"};
+        min = lo[type - 1];
+        max = type == ONESCOPE_LIVE_END ? min : ONESCOPE_LIVE_MAX_MODULE_PAYLOAD;
+        if (length < min || length > max)
+            return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, at + 1, "record length",
+                                    text[type - 1], "%" PRIu32, length);
+        return ONESCOPE_OK;
+    }
     switch (type) {
         case ONESCOPE_LIVE_PROBE:
             min = 1u + 6u + ONESCOPE_SIM_SNAPSHOT_HEADER + ONESCOPE_SIM_BODY_BYTES;
@@ -113,6 +142,96 @@ onescope_code onescope_os_live_check_step(uint64_t want, uint64_t found, uint64_
     return onescope_os_fail(error, ONESCOPE_E_RANGE, name, at, field, expected, "%" PRIu64, found);
 }
 
+/* A version-2 PROBE: host step, flags, the setup blob, the snapshot (docs/live-stream.md 7a.3).
+ * The blobs are the module's: only their lengths and continuity are the stream's. */
+static onescope_code check_probe_v2(live_rules *rules, const uint8_t *p, uint32_t length,
+                                    uint64_t at, const char *name, onescope_live_record *rec,
+                                    onescope_error *error) {
+    uint64_t base = at + ONESCOPE_LIVE_RECORD_HEADER_BYTES;
+    uint64_t step = onescope_os_get_u64(p);
+    if (rules->have_probe)
+        OS_TRY(onescope_os_live_check_step(rules->next_step, step, base, "probe host step", name,
+                                           error));
+    uint8_t flags = p[8];
+    if (flags > 1)
+        return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, base + 8, "probe flags",
+                                "0 (no snapshot) or 1 (a snapshot follows)", "0x%02x",
+                                (unsigned)flags);
+    bool has_snapshot = flags == 1;
+    if (!has_snapshot && step != 0)
+        return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, base + 8, "probe flags",
+                                "1 (a snapshot) for a probe after host step 0",
+                                "0 at host step %" PRIu64, step);
+    if (has_snapshot && length < 17u)
+        return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, at + 1, "record length",
+                                "17 or more bytes for a probe with a snapshot", "%" PRIu32, length);
+    uint32_t room = length - 13u - (has_snapshot ? 4u : 0u); /* what the setup may take */
+    uint32_t setup_size = onescope_os_get_u32(p + 9);
+    if (has_snapshot ? setup_size > room : setup_size != room) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "%s%" PRIu32 " bytes (%s)",
+                 has_snapshot ? "at most " : "", room,
+                 has_snapshot ? "what the record holds" : "the rest of the record");
+        return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, base + 9, "setup length", expected,
+                                "%" PRIu32, setup_size);
+    }
+    const uint8_t *setup = p + 13;
+    if (rules->have_probe) {
+        if (setup_size != rules->setup_size)
+            return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, base + 9, "setup length",
+                                    "the length of the stream's first setup blob",
+                                    "%" PRIu32 " (the first probe's: %" PRIu32 ")", setup_size,
+                                    rules->setup_size);
+        for (uint32_t i = 0; i < setup_size; i++)
+            if (setup[i] != rules->setup_blob[i])
+                return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, base + 13 + i, "setup",
+                                        "the setup blob of the stream's first probe",
+                                        "byte 0x%02x (the first probe's: 0x%02x)", setup[i],
+                                        rules->setup_blob[i]);
+    }
+    rec->step = step;
+    rec->setup_blob = setup;
+    rec->setup_blob_size = setup_size;
+    rec->has_snapshot = has_snapshot;
+    if (has_snapshot) {
+        uint32_t snapshot_size = onescope_os_get_u32(p + 13 + setup_size);
+        if (snapshot_size != room - setup_size)
+            return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, base + 13 + setup_size,
+                                    "snapshot length", NULL,
+                                    "%" PRIu32 ", but the record holds %" PRIu32 " snapshot bytes",
+                                    snapshot_size, room - setup_size);
+        rec->snapshot = setup + setup_size + 4;
+        rec->snapshot_size = snapshot_size;
+    }
+    if (!rules->have_probe) {
+        rules->have_probe = true;
+        rules->setup_blob = setup; /* the owner keeps a copy (keep_first_setup) */
+        rules->setup_size = setup_size;
+    }
+    rules->next_step = step;
+    return ONESCOPE_OK;
+}
+
+/* A version-2 STEP: host step, u32 input length, the input blob, the hash. */
+static onescope_code check_step_v2(live_rules *rules, const uint8_t *p, uint32_t length,
+                                   uint64_t at, const char *name, onescope_live_record *rec,
+                                   onescope_error *error) {
+    uint64_t base = at + ONESCOPE_LIVE_RECORD_HEADER_BYTES;
+    uint64_t step = onescope_os_get_u64(p);
+    OS_TRY(onescope_os_live_check_step(rules->next_step, step, base, "host step", name, error));
+    uint32_t n = onescope_os_get_u32(p + 8);
+    if (n != length - 20u)
+        return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, base + 8, "input length", NULL,
+                                "%" PRIu32 ", but the record holds %" PRIu32 " input bytes", n,
+                                length - 20u);
+    rec->step = step;
+    rec->input = p + 12;
+    rec->input_size = n;
+    rec->hash = onescope_os_get_u64(p + 12 + n);
+    rules->next_step = step + 1;
+    return ONESCOPE_OK;
+}
+
 /* Checks a whole payload and fills *rec; updates rules only on success.
  * at = stream offset of the record's type byte. */
 static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_t *p,
@@ -122,6 +241,11 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
     memset(rec, 0, sizeof *rec);
     rec->type = (onescope_live_record_type)type;
     rec->offset = at;
+    rec->version = rules->version;
+    if (rules->version == ONESCOPE_LIVE_MODULE_VERSION && type == ONESCOPE_LIVE_PROBE)
+        return check_probe_v2(rules, p, length, at, name, rec, error);
+    if (rules->version == ONESCOPE_LIVE_MODULE_VERSION && type == ONESCOPE_LIVE_STEP)
+        return check_step_v2(rules, p, length, at, name, rec, error);
     if (type == ONESCOPE_LIVE_PROBE) {
         uint8_t has_link = p[0];
         if (has_link > 1)
@@ -198,6 +322,7 @@ static onescope_code check_payload(live_rules *rules, uint8_t type, const uint8_
         rec->probe_size = snap_size + 6;
         rec->snapshot = snap;
         rec->snapshot_size = snap_size;
+        rec->has_snapshot = true;
         rules->have_probe = true;
         rules->setup = setup;
         rules->link = link;
@@ -247,6 +372,7 @@ onescope_code onescope_live_decoder_create(const char *name, const onescope_allo
 void onescope_live_decoder_free(onescope_live_decoder *d) {
     if (d == NULL) return;
     onescope_os_free(d->allocator, d->payload);
+    onescope_os_free(d->allocator, d->first_setup);
     onescope_os_free(d->allocator, d);
 }
 
@@ -262,6 +388,40 @@ static int dec_fail(onescope_live_decoder *d, onescope_code code) {
     d->state = DEC_FAILED;
     d->code = code;
     return -1;
+}
+
+/* A version-2 stream's first probe: its setup blob copied, for the continuity of later ones
+ * (the payload it points into is reused by the next record). */
+static onescope_code keep_first_setup(const onescope_allocator *a, live_rules *rules,
+                                      uint8_t **copy, const char *name, uint64_t at,
+                                      onescope_error *error) {
+    if (*copy != NULL || rules->version != ONESCOPE_LIVE_MODULE_VERSION || !rules->have_probe)
+        return ONESCOPE_OK;
+    *copy = onescope_os_alloc(a, rules->setup_size ? rules->setup_size : 1);
+    if (*copy == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, at, "setup", NULL,
+                                "could not allocate %" PRIu32 " bytes", rules->setup_size);
+    if (rules->setup_size) memcpy(*copy, rules->setup_blob, rules->setup_size);
+    rules->setup_blob = *copy;
+    return ONESCOPE_OK;
+}
+
+/* One module text of a version-2 header, gathered whole: true when it is done (or failed,
+ * with *rc set). The rule is the OSTM v2 file's (onescope_os_read_module_text). */
+static bool dec_module_text(onescope_live_decoder *d, onescope_error *error, onescope_code *rc) {
+    *rc = ONESCOPE_OK;
+    if (d->text_fill == 1 && d->text_want == 1 && d->text[0] >= 1 && d->text[0] <= 64) {
+        d->text_want = 1u + d->text[0]; /* a good length: gather the text */
+        return false;
+    }
+    if (d->text_fill < d->text_want) return false;
+    onescope_os_reader rd;
+    onescope_os_reader_init(&rd, d->text, d->text_fill, d->name, error);
+    const char *field = d->text_is_version ? "module version" : "module id";
+    *rc = onescope_os_read_module_text(&rd, field, !d->text_is_version,
+                                       d->text_is_version ? d->module_version : d->module_id);
+    if (*rc != ONESCOPE_OK && error != NULL && error->has_offset) error->offset += d->text_at;
+    return true;
 }
 
 int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_t size,
@@ -305,7 +465,11 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
                 if (d->state == DEC_HEADER) {
                     onescope_code rc = check_header(d->head, d->name, error);
                     if (rc != ONESCOPE_OK) return dec_fail(d, rc);
-                    d->state = DEC_RECORD;
+                    d->rules.version = onescope_os_get_u16(d->head + 4);
+                    d->state =
+                        d->rules.version == ONESCOPE_LIVE_MODULE_VERSION ? DEC_MODULE : DEC_RECORD;
+                    d->text_at = d->offset;
+                    d->text_want = 1;
                     break;
                 }
                 d->type = d->head[0];
@@ -314,7 +478,8 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
                 onescope_code rc = check_record_header(&d->rules, d->type, d->length,
                                                        d->record_offset, d->name, error);
                 if (rc != ONESCOPE_OK) return dec_fail(d, rc);
-                if (d->capacity < d->length) {
+                /* Version 2: the buffer grows with the bytes as they arrive (below). */
+                if (d->capacity < d->length && d->rules.version != ONESCOPE_LIVE_MODULE_VERSION) {
                     /* the length was checked against the type's limit just above */
                     uint8_t *p = onescope_os_alloc(d->allocator, d->length);
                     if (p == NULL)
@@ -330,9 +495,39 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
                 d->state = DEC_PAYLOAD;
                 break;
             }
+            case DEC_MODULE: {
+                if (used == size) return 0;
+                d->text[d->text_fill++] = in[used++];
+                d->offset++;
+                *consumed = used;
+                onescope_code rc;
+                if (!dec_module_text(d, error, &rc)) break;
+                if (rc != ONESCOPE_OK) return dec_fail(d, rc);
+                d->text_at = d->offset;
+                d->text_fill = 0;
+                d->text_want = 1;
+                if (d->text_is_version) d->state = DEC_RECORD;
+                d->text_is_version = true;
+                break;
+            }
             case DEC_PAYLOAD: {
                 size_t n = d->length - d->fill;
                 if (n > size - used) n = size - used;
+                if (d->fill + n > d->capacity) {
+                    /* version 2: at least double, at most the record's length */
+                    size_t want = d->capacity < 4096 ? 4096 : d->capacity * 2;
+                    if (want < d->fill + n) want = d->fill + n;
+                    if (want > d->length) want = d->length;
+                    uint8_t *p = onescope_os_alloc(d->allocator, want);
+                    if (p == NULL)
+                        return dec_fail(d, onescope_os_fail(error, ONESCOPE_E_NOMEM, d->name,
+                                                            d->record_offset, "record", NULL,
+                                                            "could not allocate %zu bytes", want));
+                    if (d->fill) memcpy(p, d->payload, d->fill);
+                    onescope_os_free(d->allocator, d->payload);
+                    d->payload = p;
+                    d->capacity = want;
+                }
                 if (n) memcpy(d->payload + d->fill, in + used, n);
                 d->fill += n;
                 used += n;
@@ -341,7 +536,13 @@ int onescope_live_decoder_next(onescope_live_decoder *d, const void *data, size_
                 if (d->fill < d->length) return 0;
                 onescope_code rc = check_payload(&d->rules, d->type, d->payload, d->length,
                                                  d->record_offset, d->name, record, error);
+                if (rc == ONESCOPE_OK)
+                    rc = keep_first_setup(d->allocator, &d->rules, &d->first_setup, d->name,
+                                          d->record_offset, error);
                 if (rc != ONESCOPE_OK) return dec_fail(d, rc);
+                bool v2 = d->rules.version == ONESCOPE_LIVE_MODULE_VERSION;
+                record->module_id = v2 ? d->module_id : test_id;
+                record->module_version = v2 ? d->module_version : test_version;
                 d->state = d->type == ONESCOPE_LIVE_END ? DEC_ENDED : DEC_RECORD;
                 return 1;
             }
@@ -361,6 +562,11 @@ onescope_code onescope_live_decoder_finish(const onescope_live_decoder *d, onesc
         case DEC_HEADER:
             return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, 0, "stream header",
                                     "8 bytes", "%zu bytes", d->head_fill);
+        case DEC_MODULE:
+            return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->text_at,
+                                    d->text_is_version ? "module version" : "module id",
+                                    d->text_want > 1 ? "its length byte and text" : "a length byte",
+                                    "%zu of %zu bytes", d->text_fill, d->text_want);
         case DEC_RECORD:
             if (d->head_fill == 0)
                 return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, d->name, d->offset, "record",
@@ -417,6 +623,7 @@ struct onescope_live_encoder {
     live_rules rules;
     bool ended;
     bool failed;
+    uint8_t *first_setup; /* version 2: the copy rules.setup_blob points at */
 };
 
 static const char *const enc_name = "live encoder";
@@ -452,8 +659,51 @@ onescope_code onescope_live_encoder_create(const onescope_allocator *a, onescope
     return ONESCOPE_OK;
 }
 
+onescope_code onescope_live_encoder_create_module(const char *module_id, const char *module_version,
+                                                  const onescope_allocator *a,
+                                                  onescope_live_encoder **out,
+                                                  onescope_error *error) {
+    if (out != NULL) *out = NULL;
+    if (module_id == NULL || module_version == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
+                                "module_id and module_version must not be NULL");
+    /* The texts as the stream stores them, checked by the decoder's rule at their offsets. */
+    const char *texts[2] = {module_id, module_version};
+    uint8_t head[2 * 65];
+    size_t n = 0;
+    for (int i = 0; i < 2; i++) {
+        size_t k = strnlen(texts[i], 255);
+        head[n++] = (uint8_t)k; /* over 64: refused by the rule, which names the length */
+        if (k > 64) break;
+        memcpy(head + n, texts[i], k);
+        n += k;
+    }
+    onescope_os_reader rd;
+    onescope_os_reader_init(&rd, head, n, enc_name, error);
+    char id[65], version[65];
+    onescope_code rc = onescope_os_read_module_text(&rd, "module id", true, id);
+    if (rc == ONESCOPE_OK) rc = onescope_os_read_module_text(&rd, "module version", false, version);
+    if (rc != ONESCOPE_OK) {
+        if (error != NULL && error->has_offset) error->offset += ONESCOPE_LIVE_HEADER_BYTES;
+        return rc;
+    }
+    OS_TRY(onescope_live_encoder_create(a, out, error));
+    onescope_live_encoder *e = *out;
+    e->w.data[4] = ONESCOPE_LIVE_MODULE_VERSION; /* the header just written, little-endian */
+    e->rules.version = ONESCOPE_LIVE_MODULE_VERSION;
+    onescope_os_write_bytes(&e->w, head, n);
+    if (e->w.failed) {
+        onescope_live_encoder_free(e);
+        *out = NULL;
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, enc_name, OS_NO_OFFSET, "output", NULL,
+                                "could not allocate the output buffer");
+    }
+    return ONESCOPE_OK;
+}
+
 void onescope_live_encoder_free(onescope_live_encoder *e) {
     if (e == NULL) return;
+    onescope_os_free(e->allocator, e->first_setup);
     onescope_os_writer_discard(&e->w);
     onescope_os_free(e->allocator, e);
 }
@@ -489,6 +739,9 @@ static onescope_code enc_commit(onescope_live_encoder *e, size_t start, onescope
     live_rules rules = e->rules;
     onescope_code rc = check_payload(&rules, type, e->w.data + start + 5, length,
                                      e->cleared + start, enc_name, &rec, error);
+    if (rc == ONESCOPE_OK)
+        rc = keep_first_setup(e->allocator, &rules, &e->first_setup, enc_name, e->cleared + start,
+                              error);
     if (rc != ONESCOPE_OK) {
         e->w.size = start;
         return rc;
@@ -506,6 +759,10 @@ onescope_code onescope_live_encode_probe_parts(onescope_live_encoder *e,
     if (setup == NULL || (snapshot == NULL && size != 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
                                 "setup and snapshot must not be NULL");
+    if (e != NULL && e->rules.version == ONESCOPE_LIVE_MODULE_VERSION)
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, "probe",
+                                "onescope_live_encode_probe_blob for a version-2 stream",
+                                "a test-module probe");
     bool has_link = link != NULL && link->role != ONESCOPE_LINK_ROLE_NONE;
     if (size > ONESCOPE_SIM_MAX_SNAPSHOT)
         return onescope_os_fail(error, ONESCOPE_E_LENGTH, enc_name, OS_NO_OFFSET, "snapshot",
@@ -526,11 +783,51 @@ onescope_code onescope_live_encode_probe_parts(onescope_live_encoder *e,
     return enc_commit(e, start, error);
 }
 
+onescope_code onescope_live_encode_probe_blob(onescope_live_encoder *e, uint64_t step,
+                                              const void *setup, size_t setup_size,
+                                              const void *snapshot, size_t snapshot_size,
+                                              onescope_error *error) {
+    if ((setup == NULL && setup_size != 0) || (snapshot == NULL && snapshot_size != 0))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
+                                "setup and snapshot must not be NULL with a size");
+    if (e != NULL && e->rules.version != ONESCOPE_LIVE_MODULE_VERSION)
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, enc_name, OS_NO_OFFSET, "probe",
+                                "a test-module probe for a version-1 stream",
+                                "a module's setup blob");
+    bool has_snapshot = snapshot != NULL;
+    size_t length;
+    bool fits = onescope_os_add_size(13u + (has_snapshot ? 4u : 0u), setup_size, &length) &&
+                (!has_snapshot || onescope_os_add_size(length, snapshot_size, &length));
+    if (!fits || length > ONESCOPE_LIVE_MAX_MODULE_PAYLOAD) /* refused by the length rule */
+        length = (size_t)ONESCOPE_LIVE_MAX_MODULE_PAYLOAD + 1u;
+    size_t start = 0;
+    OS_TRY(enc_begin(e, ONESCOPE_LIVE_PROBE, length, &start, error));
+    onescope_os_write_u64(&e->w, step);
+    onescope_os_write_u8(&e->w, has_snapshot ? 1u : 0u);
+    onescope_os_write_u32(&e->w, (uint32_t)setup_size);
+    onescope_os_write_bytes(&e->w, setup, setup_size);
+    if (has_snapshot) {
+        onescope_os_write_u32(&e->w, (uint32_t)snapshot_size);
+        onescope_os_write_bytes(&e->w, snapshot, snapshot_size);
+    }
+    return enc_commit(e, start, error);
+}
+
 onescope_code onescope_live_encode_step(onescope_live_encoder *e, uint64_t step, const void *input,
                                         size_t size, uint64_t hash, onescope_error *error) {
     if (input == NULL && size != 0)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, enc_name, OS_NO_OFFSET, NULL, NULL,
                                 "input must not be NULL");
+    if (e != NULL && e->rules.version == ONESCOPE_LIVE_MODULE_VERSION) {
+        size_t length = size > ONESCOPE_LIVE_MAX_MODULE_PAYLOAD ? size : 20u + size;
+        size_t start = 0;
+        OS_TRY(enc_begin(e, ONESCOPE_LIVE_STEP, length, &start, error));
+        onescope_os_write_u64(&e->w, step);
+        onescope_os_write_u32(&e->w, (uint32_t)size);
+        onescope_os_write_bytes(&e->w, input, size);
+        onescope_os_write_u64(&e->w, hash);
+        return enc_commit(e, start, error);
+    }
     if (size > ONESCOPE_SIM_MAX_INPUT)
         return onescope_os_fail(error, ONESCOPE_E_LENGTH, enc_name, OS_NO_OFFSET, "input length",
                                 "at most 65535 bytes", "%zu bytes", size);

@@ -18,6 +18,14 @@ onescope_code onescope_os_run_start_world(const onescope_os_run_start *s,
     return onescope_world_create(s->module, s->setup, s->setup_size, a, out, error);
 }
 
+onescope_code onescope_os_module_match(const onescope_module *module, const char *id,
+                                       const char *version, const char *name, uint64_t at,
+                                       const char *expected, onescope_error *error) {
+    if (strcmp(id, module->id) == 0 && strcmp(version, module->version) == 0) return ONESCOPE_OK;
+    return onescope_os_fail(error, ONESCOPE_E_MODULE, name, at, "module", expected,
+                            "%s %s, loaded %s %s", id, version, module->id, module->version);
+}
+
 void onescope_os_run_at_step(onescope_error *error, const char *name, const char *module_id,
                              uint64_t step) {
     if (error == NULL) return;

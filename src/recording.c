@@ -23,7 +23,8 @@ static bool id_char(uint8_t c, bool first) {
 }
 
 /* A length-prefixed text of 1..64 bytes; id: [a-z][a-z0-9._-]*, version: printable ASCII. */
-static onescope_code read_text(onescope_os_reader *rd, const char *field, bool id, char out[65]) {
+onescope_code onescope_os_read_module_text(onescope_os_reader *rd, const char *field, bool id,
+                                           char out[65]) {
     size_t at = rd->pos;
     uint8_t n;
     OS_TRY(onescope_os_read_u8(rd, field, &n));
@@ -182,12 +183,12 @@ static void unit_done(onescope_os_rec_scan *s) {
             s->want = 1;
             return;
         case S_ID:
-            UNIT_TRY(read_text(&rd, "module id", true, h->module_id));
+            UNIT_TRY(onescope_os_read_module_text(&rd, "module id", true, h->module_id));
             s->state = S_VERSION;
             s->want = 1;
             return;
         case S_VERSION:
-            UNIT_TRY(read_text(&rd, "module version", false, h->module_version));
+            UNIT_TRY(onescope_os_read_module_text(&rd, "module version", false, h->module_version));
             s->state = S_SETUP_LEN;
             s->want = 4;
             return;

@@ -40,10 +40,8 @@ onescope_code onescope_recording_check(const onescope_recording *r, const onesco
                                 "non-NULL", NULL);
     OS_TRY(onescope_module_check(module, name, error));
     const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
-    if (strcmp(h->module_id, module->id) != 0 || strcmp(h->module_version, module->version) != 0)
-        return onescope_os_fail(error, ONESCOPE_E_MODULE, name, 12, "module",
-                                "the module that made the file", "%s %s, loaded %s %s",
-                                h->module_id, h->module_version, module->id, module->version);
+    OS_TRY(onescope_os_module_match(module, h->module_id, h->module_version, name, 12,
+                                    "the module that made the file", error));
     size_t setup_size;
     const uint8_t *setup = onescope_recording_setup(r, &setup_size);
     if (module->check_setup != NULL) {

@@ -27,6 +27,11 @@ typedef struct onescope_os_run_start {
 onescope_code onescope_os_run_start_world(const onescope_os_run_start *start,
                                           const onescope_allocator *allocator, onescope_world **out,
                                           onescope_error *error);
+/* E_MODULE at `at` unless module is the one id and version name (an OSTM v2 file's, a live
+ * stream's): "found ID VERSION, loaded ID VERSION", both escaped by the formatter. */
+onescope_code onescope_os_module_match(const onescope_module *module, const char *id,
+                                       const char *version, const char *name, uint64_t at,
+                                       const char *expected, onescope_error *error);
 /* A module's failure at a step, said as the file's: the input becomes name and the field
  * starts with the module and the step. */
 void onescope_os_run_at_step(onescope_error *error, const char *name, const char *module_id,

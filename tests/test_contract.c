@@ -43,6 +43,8 @@ CALL(onescope_live_decoder_create, "s", NULL, NULL, e)
 CALL(onescope_live_decoder_finish, NULL, e)
 CALL(onescope_live_decode, NULL, 5, "s", NULL, NULL, NULL, e)
 CALL(onescope_live_encoder_create, NULL, NULL, e)
+CALL(onescope_live_encoder_create_module, NULL, "1", NULL, NULL, e)
+CALL(onescope_live_encode_probe_blob, NULL, 0, NULL, 0, NULL, 0, e)
 CALL(onescope_live_encode_probe, NULL, NULL, e)
 CALL(onescope_live_encode_probe_parts, NULL, NULL, NULL, NULL, 0, e)
 CALL(onescope_live_encode_step, NULL, 0, NULL, 0, 0, e)
@@ -202,6 +204,8 @@ static const contract_row rows[] = {
     ROW(onescope_live_decoder_finish),
     ROW(onescope_live_decode),
     ROW(onescope_live_encoder_create),
+    ROW(onescope_live_encoder_create_module),
+    ROW(onescope_live_encode_probe_blob),
     ROW(onescope_live_encode_probe),
     ROW(onescope_live_encode_probe_parts),
     ROW(onescope_live_encode_step),
@@ -363,6 +367,7 @@ static void values_and_pointers(void **state) {
     assert_false(onescope_live_viewer_synced(NULL));
     assert_false(onescope_live_viewer_ended(NULL));
     assert_null(onescope_live_viewer_sim(NULL));
+    assert_null(onescope_live_viewer_world(NULL));
     assert_int_equal(onescope_live_viewer_steps(NULL), 0);
     const uint8_t *pending = bytes;
     size_t pending_size = 3;

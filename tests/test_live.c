@@ -80,7 +80,10 @@ static void add_record(digest *d, const onescope_live_record *r) {
     onescope_os_put_u64(head + 9, r->offset);
     onescope_os_put_u64(head + 17, r->hash);
     d->hash = d->hash * 31 + onescope_hash_bytes(head, sizeof head);
-    if (r->type == ONESCOPE_LIVE_PROBE)
+    if (r->type == ONESCOPE_LIVE_PROBE && r->version == ONESCOPE_LIVE_MODULE_VERSION)
+        d->hash = d->hash * 31 + onescope_hash_bytes(r->setup_blob, r->setup_blob_size) +
+                  (r->has_snapshot ? onescope_hash_bytes(r->snapshot, r->snapshot_size) : 1);
+    else if (r->type == ONESCOPE_LIVE_PROBE)
         d->hash = d->hash * 31 + onescope_hash_bytes(r->probe, r->probe_size) + r->link.role;
     if (r->type == ONESCOPE_LIVE_STEP)
         d->hash = d->hash * 31 + onescope_hash_bytes(r->input, r->input_size);
@@ -363,7 +366,7 @@ static void test_framing_errors(void **state) {
     uint8_t b[8];
 
     expect_patched(&s, 0, "OSLT", 4, ONESCOPE_E_MAGIC, 0);
-    expect_patched(&s, 4, "\2\0", 2, ONESCOPE_E_VERSION, 4);
+    expect_patched(&s, 4, "\3\0", 2, ONESCOPE_E_VERSION, 4); /* 2 names a module: see v2 */
     expect_patched(&s, 6, "\1\0", 2, ONESCOPE_E_FLAGS, 6);
     expect_patched(&s, 8, "\2", 1, ONESCOPE_E_RANGE, 8); /* a step before any probe */
     expect_patched(&s, 8, "\3", 1, ONESCOPE_E_RANGE, 8); /* an end before any probe */
@@ -1261,6 +1264,569 @@ static void test_mutations(void **state) {
     free_stream(&s);
 }
 
+/* ---- version 2: a stream that names its module ---- */
+
+/* The test module's setup blob for 2D, 3 bodies, seed 5 (docs/module.md). */
+static const uint8_t v2_setup[6] = {2, 3, 5, 0, 0, 0};
+
+/* The test module under another id, with or without snapshot and restore. */
+static onescope_module other_module(const char *id, bool snapshots) {
+    onescope_module m = *onescope_module_test();
+    m.id = id;
+    if (!snapshots) {
+        m.snapshot = NULL;
+        m.restore = NULL;
+    }
+    return m;
+}
+
+/* A version-2 host: the module's world from v2_setup, `steps` steps of the test-data script,
+ * a probe every K steps (the first one without a snapshot unless first_snapshot). The stream
+ * is named `id` (NULL: the module's own). */
+static stream make_stream_v2(const onescope_module *m, const char *id, uint32_t steps,
+                             uint32_t probe_every, bool first_snapshot) {
+    onescope_error err;
+    onescope_world *w;
+    assert_int_equal(onescope_world_create(m, v2_setup, sizeof v2_setup, NULL, &w, &err),
+                     ONESCOPE_OK);
+    onescope_live_encoder *enc;
+    assert_int_equal(
+        onescope_live_encoder_create_module(id ? id : m->id, m->version, NULL, &enc, &err),
+        ONESCOPE_OK);
+    testdata_script sc = {0};
+    sc.dimensions = 2;
+    sc.seed = 9;
+    stream s;
+    s.steps = steps;
+    s.hashes = calloc(steps + 1u, sizeof *s.hashes);
+    s.hashes[0] = onescope_world_hash(w);
+    for (uint32_t i = 0; i <= steps; i++) {
+        if (i == 0 && !first_snapshot) {
+            assert_int_equal(
+                onescope_live_encode_probe_blob(enc, 0, v2_setup, sizeof v2_setup, NULL, 0, &err),
+                ONESCOPE_OK);
+        } else if (i % probe_every == 0 && i < steps) {
+            onescope_buffer b;
+            assert_int_equal(onescope_world_snapshot(w, NULL, &b, &err), ONESCOPE_OK);
+            assert_int_equal(onescope_live_encode_probe_blob(enc, i, v2_setup, sizeof v2_setup,
+                                                             b.data, b.size, &err),
+                             ONESCOPE_OK);
+            onescope_buffer_free(&b);
+        }
+        if (i == steps) break;
+        uint8_t in[TESTDATA_MAX_SCRIPT_INPUT];
+        size_t n = testdata_script_input(&sc, i, in, sizeof in);
+        assert_int_equal(onescope_world_step(w, in, n, &err), ONESCOPE_OK);
+        s.hashes[i + 1] = onescope_world_hash(w);
+        assert_int_equal(onescope_live_encode_step(enc, i, in, n, s.hashes[i + 1], &err), 0);
+    }
+    assert_int_equal(onescope_live_encode_end(enc, steps, &err), ONESCOPE_OK);
+    onescope_buffer b;
+    assert_int_equal(onescope_live_encoder_take(enc, &b, &err), ONESCOPE_OK);
+    s.data = b.data;
+    s.size = b.size;
+    onescope_live_encoder_free(enc);
+    onescope_world_free(w);
+    return s;
+}
+
+/* One printable line: what every error must format to. */
+static void assert_one_line(const onescope_error *err, const char *want) {
+    char line[1024];
+    onescope_error_format(err, line, sizeof line);
+    for (const char *c = line; *c; c++) assert_true(*c >= 0x20 && *c < 0x7f);
+    if (want != NULL && strstr(line, want) == NULL) fail_msg("\"%s\" lacks \"%s\"", line, want);
+}
+
+typedef struct v2_collect {
+    const stream *s;
+    uint32_t probes, steps;
+    onescope_live_encoder *again; /* re-encodes every record */
+} v2_collect;
+
+static bool v2_record(void *user, const onescope_live_record *r) {
+    v2_collect *c = user;
+    onescope_error err;
+    assert_int_equal(r->version, 2);
+    assert_string_equal(r->module_id, "onescope.test");
+    assert_string_equal(r->module_version, "1");
+    if (r->type == ONESCOPE_LIVE_PROBE) {
+        assert_int_equal(r->setup_blob_size, sizeof v2_setup);
+        assert_memory_equal(r->setup_blob, v2_setup, sizeof v2_setup);
+        assert_null(r->probe);
+        assert_int_equal(r->has_snapshot, r->step != 0);
+        if (r->has_snapshot) /* the test module's hash is the snapshot's */
+            assert_true(onescope_hash_bytes(r->snapshot, r->snapshot_size) ==
+                        c->s->hashes[r->step]);
+        assert_int_equal(onescope_live_encode_probe_blob(
+                             c->again, r->step, r->setup_blob, r->setup_blob_size,
+                             r->has_snapshot ? r->snapshot : NULL, r->snapshot_size, &err),
+                         ONESCOPE_OK);
+        c->probes++;
+    } else if (r->type == ONESCOPE_LIVE_STEP) {
+        assert_int_equal(r->step, c->steps);
+        assert_true(r->hash == c->s->hashes[r->step + 1]);
+        assert_int_equal(
+            onescope_live_encode_step(c->again, r->step, r->input, r->input_size, r->hash, &err),
+            ONESCOPE_OK);
+        c->steps++;
+    } else {
+        assert_int_equal(r->step, c->s->steps);
+        assert_int_equal(onescope_live_encode_end(c->again, r->step, &err), ONESCOPE_OK);
+    }
+    return false;
+}
+
+static void test_v2_round_trip(void **state) {
+    (void)state;
+    stream s = make_stream_v2(onescope_module_test(), NULL, 30, 10, false);
+    /* header, then the module's texts with their lengths, as an OSTM v2 file stores them */
+    assert_memory_equal(s.data,
+                        "OSLS\2\0\0\0\x0donescope.test\x01"
+                        "1",
+                        24);
+    onescope_error err;
+    v2_collect c = {&s, 0, 0, NULL};
+    assert_int_equal(
+        onescope_live_encoder_create_module("onescope.test", "1", NULL, &c.again, &err),
+        ONESCOPE_OK);
+    assert_int_equal(onescope_live_decode(s.data, s.size, "s", NULL, v2_record, &c, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(c.probes, 3);
+    assert_int_equal(c.steps, 30);
+    /* decode, encode again: byte for byte */
+    const uint8_t *again;
+    size_t size;
+    onescope_live_encoder_pending(c.again, &again, &size);
+    assert_int_equal(size, s.size);
+    assert_memory_equal(again, s.data, size);
+    onescope_live_encoder_free(c.again);
+    /* any chunking: the same records */
+    digest d0, d1, d7;
+    assert_int_equal(decode_chunked(s.data, s.size, 0, &d0, &err), ONESCOPE_OK);
+    assert_int_equal(decode_chunked(s.data, s.size, 1, &d1, &err), ONESCOPE_OK);
+    assert_int_equal(decode_chunked(s.data, s.size, 7, &d7, &err), ONESCOPE_OK);
+    assert_int_equal(d0.records, 3 + 30 + 1);
+    assert_true(d0.hash == d1.hash && d0.hash == d7.hash);
+    free_stream(&s);
+}
+
+/* Every field of a version-2 stream, broken in turn: its code at its offset. Layout of the
+ * stream below: header 0..7, id length 8, id 9..21, version length 22, version 23, the first
+ * probe at H = 24 (payload at P = 29: step, flags 37, setup length 38, setup 42..47), with no
+ * snapshot; the first step at 48. */
+static void test_v2_framing_errors(void **state) {
+    (void)state;
+    stream s = make_stream_v2(onescope_module_test(), NULL, 12, 5, false);
+    const size_t H = 24, P = 29, st = 48;
+    assert_int_equal(s.data[H], ONESCOPE_LIVE_PROBE);
+    assert_int_equal(onescope_os_get_u32(s.data + H + 1), 13 + 6);
+    assert_int_equal(s.data[st], ONESCOPE_LIVE_STEP);
+    uint32_t slen = onescope_os_get_u32(s.data + st + 1);
+    size_t p2 = st + 5 + slen; /* the steps up to the probe at 5 */
+    while (s.data[p2] != ONESCOPE_LIVE_PROBE) p2 += 5 + onescope_os_get_u32(s.data + p2 + 1);
+    uint32_t p2len = onescope_os_get_u32(s.data + p2 + 1);
+    size_t end = s.size - 13;
+    uint8_t b[8];
+
+    expect_patched(&s, 4, "\3\0", 2, ONESCOPE_E_VERSION, 4);
+    expect_patched(&s, 8, "\0", 1, ONESCOPE_E_LENGTH, 8);    /* an empty id */
+    expect_patched(&s, 8, "\x41", 1, ONESCOPE_E_LENGTH, 8);  /* 65 bytes */
+    expect_patched(&s, 9, "O", 1, ONESCOPE_E_RANGE, 9);      /* [a-z] first */
+    expect_patched(&s, 17, "/", 1, ONESCOPE_E_RANGE, 17);    /* then [a-z0-9._-] */
+    expect_patched(&s, 22, "\0", 1, ONESCOPE_E_LENGTH, 22);  /* an empty version */
+    expect_patched(&s, 23, "\x7f", 1, ONESCOPE_E_RANGE, 23); /* printable ASCII */
+    expect_patched(&s, H, "\2", 1, ONESCOPE_E_RANGE, H);     /* a step first */
+    expect_patched(&s, H, "\4", 1, ONESCOPE_E_RANGE, H);     /* unknown type */
+    onescope_os_put_u32(b, 12);
+    expect_patched(&s, H + 1, b, 4, ONESCOPE_E_LENGTH, H + 1); /* shorter than any probe */
+    onescope_os_put_u32(b, ONESCOPE_LIVE_MAX_MODULE_PAYLOAD + 1);
+    expect_patched(&s, H + 1, b, 4, ONESCOPE_E_LENGTH, H + 1);
+    expect_patched(&s, P, "\1", 1, ONESCOPE_E_FLAGS, P + 8); /* no snapshot, host step 1 */
+    expect_patched(&s, P + 8, "\2", 1, ONESCOPE_E_FLAGS, P + 8);
+    /* a snapshot announced: the setup's 6 bytes then leave no room for its length */
+    expect_patched(&s, P + 8, "\1", 1, ONESCOPE_E_LENGTH, P + 9);
+    onescope_os_put_u32(b, 7);
+    expect_patched(&s, P + 9, b, 4, ONESCOPE_E_LENGTH, P + 9); /* not the rest of the record */
+    /* the second probe (with a snapshot) */
+    size_t q = p2 + 5;
+    onescope_os_put_u64(b, 4);
+    expect_patched(&s, q, b, 8, ONESCOPE_E_RANGE, q); /* not the next host step */
+    onescope_os_put_u32(b, 5);
+    expect_patched(&s, q + 9, b, 4, ONESCOPE_E_MISMATCH, q + 9); /* another setup length */
+    onescope_os_put_u32(b, p2len);
+    expect_patched(&s, q + 9, b, 4, ONESCOPE_E_LENGTH, q + 9); /* more than the record */
+    expect_patched(&s, q + 13 + 2, "\6", 1, ONESCOPE_E_MISMATCH, q + 13 + 2); /* the seed */
+    onescope_os_put_u32(b, 1);
+    expect_patched(&s, q + 19, b, 4, ONESCOPE_E_LENGTH, q + 19); /* the snapshot length */
+    /* a step */
+    onescope_os_put_u64(b, 1);
+    expect_patched(&s, st + 5, b, 8, ONESCOPE_E_RANGE, st + 5);
+    onescope_os_put_u32(b, slen - 19);
+    expect_patched(&s, st + 13, b, 4, ONESCOPE_E_LENGTH, st + 13);
+    onescope_os_put_u32(b, 19);
+    expect_patched(&s, st + 1, b, 4, ONESCOPE_E_LENGTH, st + 1);
+    /* the end */
+    onescope_os_put_u32(b, 9);
+    expect_patched(&s, end + 1, b, 4, ONESCOPE_E_LENGTH, end + 1);
+    onescope_os_put_u64(b, 11);
+    expect_patched(&s, end + 5, b, 8, ONESCOPE_E_RANGE, end + 5);
+    uint8_t *longer = malloc(s.size + 1);
+    memcpy(longer, s.data, s.size);
+    longer[s.size] = 0;
+    expect_decode_error(longer, s.size + 1, ONESCOPE_E_TRAILING, s.size);
+    free(longer);
+    /* truncation: inside the texts (at their length byte), inside a record */
+    expect_decode_error(s.data, 8, ONESCOPE_E_TRUNCATED, 8);
+    expect_decode_error(s.data, 15, ONESCOPE_E_TRUNCATED, 8);
+    expect_decode_error(s.data, 23, ONESCOPE_E_TRUNCATED, 22);
+    expect_decode_error(s.data, H, ONESCOPE_E_TRUNCATED, H);
+    expect_decode_error(s.data, P + 3, ONESCOPE_E_TRUNCATED, H);
+    /* each one a line naming the input, the offset, what was expected and found */
+    uint8_t *c = malloc(s.size);
+    memcpy(c, s.data, s.size);
+    c[17] = '/';
+    onescope_error err;
+    assert_int_equal(onescope_live_decode(c, s.size, "pipe\033x", NULL, NULL, NULL, &err),
+                     ONESCOPE_E_RANGE);
+    assert_one_line(&err, "pipe\\x1Bx: offset 17: module id: expected [a-z] then [a-z0-9._-], "
+                          "found byte 0x2f");
+    free(c);
+    free_stream(&s);
+}
+
+/* The encoder checks with the decoder's rules: a refused text or record writes nothing. */
+static void test_v2_encoder_refusals(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_live_encoder *e = NULL;
+    assert_int_equal(onescope_live_encoder_create_module("Springs", "1", NULL, &e, &err),
+                     ONESCOPE_E_RANGE);
+    assert_error_at(err, ONESCOPE_E_RANGE, 9);
+    assert_null(e);
+    assert_int_equal(onescope_live_encoder_create_module("ab", "", NULL, &e, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_error_at(err, ONESCOPE_E_LENGTH, 11);
+    char long_id[101];
+    memset(long_id, 'a', 100);
+    long_id[100] = '\0';
+    assert_int_equal(onescope_live_encoder_create_module(long_id, "1", NULL, &e, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_error_at(err, ONESCOPE_E_LENGTH, 8);
+    assert_one_line(&err, "found 100");
+    assert_int_equal(onescope_live_encoder_create_module("ab", "1", NULL, &e, &err), ONESCOPE_OK);
+    onescope_sim_setup setup = {2, 1, 1};
+    uint8_t snap[44] = {0};
+    assert_int_equal(onescope_live_encode_probe_parts(e, &setup, NULL, snap, sizeof snap, &err),
+                     ONESCOPE_E_BAD_STATE);
+    /* no snapshot after host step 0 */
+    assert_int_equal(onescope_live_encode_probe_blob(e, 5, "x", 1, NULL, 0, &err),
+                     ONESCOPE_E_FLAGS);
+    const uint8_t *p;
+    size_t n;
+    onescope_live_encoder_pending(e, &p, &n);
+    assert_int_equal(n, 8 + 3 + 2); /* the header and the texts only */
+    /* blobs past the record limit (never read: the length is refused first) */
+    assert_int_equal(onescope_live_encode_probe_blob(e, 0, "x", SIZE_MAX, NULL, 0, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_int_equal(onescope_live_encode_probe_blob(e, 0, "x", 1, "s", SIZE_MAX - 8, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_int_equal(onescope_live_encode_probe_blob(e, 0, "x", 1, NULL, 0, &err), ONESCOPE_OK);
+    assert_int_equal(
+        onescope_live_encode_step(e, 0, "in", ONESCOPE_LIVE_MAX_MODULE_PAYLOAD - 19, 7, &err),
+        ONESCOPE_E_LENGTH);
+    assert_error_at(err, ONESCOPE_E_LENGTH, n + 19 + 1);
+    /* a later probe with another setup */
+    assert_int_equal(onescope_live_encode_probe_blob(e, 0, "y", 1, "", 0, &err),
+                     ONESCOPE_E_MISMATCH);
+    assert_error_at(err, ONESCOPE_E_MISMATCH, n + 19 + 5 + 13); /* after the first probe */
+    assert_int_equal(onescope_live_encode_step(e, 0, "in", 2, 7, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_end(e, 1, &err), ONESCOPE_OK);
+    onescope_buffer out;
+    assert_int_equal(onescope_live_encoder_take(e, &out, &err), ONESCOPE_OK);
+    onescope_live_encoder_free(e);
+    /* that stream's probe (14 bytes: no snapshot) with the snapshot flag: too short for one */
+    uint8_t *bytes = out.data;
+    assert_int_equal(bytes[n], ONESCOPE_LIVE_PROBE);
+    bytes[n + 5 + 8] = 1;
+    expect_decode_error(bytes, out.size, ONESCOPE_E_LENGTH, n + 1);
+    bytes[n + 5 + 8] = 0;
+    expect_decode_error(bytes, out.size - 1, ONESCOPE_E_TRUNCATED, out.size - 13);
+    onescope_buffer_free(&out);
+    /* a version-1 encoder takes no module probe */
+    assert_int_equal(onescope_live_encoder_create(NULL, &e, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_encode_probe_blob(e, 0, "x", 1, NULL, 0, &err),
+                     ONESCOPE_E_BAD_STATE);
+    onescope_live_encoder_free(e);
+}
+
+static void count_row(void *user, const onescope_live_row *row) {
+    uint64_t *seen = user;
+    assert_non_null(row->world);
+    seen[0]++;
+    seen[1] = row->step;
+    seen[2] = row->hash;
+}
+
+/* The viewer follows a version-2 stream through the module: from the start (the world the
+ * setup makes), or from a later probe (restored from its snapshot), and saves it as an OSTM v2
+ * module recording that verifies. */
+static void test_v2_viewer(void **state) {
+    (void)state;
+    stream s = make_stream_v2(onescope_module_test(), NULL, 40, 10, false);
+    onescope_error err;
+    for (int late = 0; late < 2; late++) {
+        const char *path = save_file(late ? "v2late.ostm" : "v2.ostm");
+        uint64_t seen[3] = {0, 0, 0};
+        onescope_live_viewer_options o = onescope_live_viewer_options_default();
+        o.from_step = late ? 15 : 0;
+        o.save_path = path;
+        o.on_row = count_row;
+        o.user = seen;
+        onescope_live_viewer *v;
+        assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+        for (size_t i = 0; i < s.size; i += 9) {
+            size_t n = s.size - i < 9 ? s.size - i : 9;
+            assert_int_equal(onescope_live_viewer_feed(v, s.data + i, n, &err), ONESCOPE_OK);
+        }
+        assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+        uint64_t first = late ? 20 : 0;
+        assert_int_equal(seen[0], 40 - first + 1);
+        assert_int_equal(seen[1], 40);
+        assert_true(seen[2] == s.hashes[40]);
+        assert_int_equal(onescope_live_viewer_steps(v), 40 - first);
+        assert_non_null(onescope_live_viewer_sim(v)); /* the test module's world */
+        onescope_live_viewer_free(v);
+        onescope_recording *r;
+        assert_int_equal(onescope_recording_read_file(path, NULL, &r, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_recording_step_count(r), 40 - first);
+        assert_true(onescope_recording_hash_row(r, 0) == s.hashes[first]);
+        size_t snap_size;
+        assert_int_equal(onescope_recording_start_snapshot(r, &snap_size) != NULL, late);
+        onescope_verify_result vr;
+        assert_int_equal(onescope_recording_verify(r, onescope_module_test(), NULL, &vr, "r", &err),
+                         ONESCOPE_OK);
+        assert_true(vr.matched);
+        onescope_recording_free(r);
+    }
+    /* in memory: version 1 only */
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    o.record = true;
+    onescope_live_viewer *v;
+    assert_int_equal(onescope_live_viewer_create(&o, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_E_UNSUPPORTED);
+    assert_error_at(err, ONESCOPE_E_UNSUPPORTED, 24);
+    onescope_live_viewer_free(v);
+    /* a hash the host did not compute: at the step's record */
+    size_t at = 24;
+    while (!(s.data[at] == ONESCOPE_LIVE_STEP && onescope_os_get_u64(s.data + at + 5) == 7))
+        at += 5 + onescope_os_get_u32(s.data + at + 1);
+    s.data[at + 5 + onescope_os_get_u32(s.data + at + 1) - 1] ^= 1;
+    assert_int_equal(onescope_live_viewer_create(NULL, "s", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_E_MISMATCH);
+    assert_error_at(err, ONESCOPE_E_MISMATCH, at);
+    assert_one_line(&err, "hash at step 8: expected ");
+    onescope_live_viewer_free(v);
+    free_stream(&s);
+}
+
+/* A stream of another module, or another version, is refused at the first record naming
+ * both; a version-1 stream is the test module's. */
+static void test_v2_wrong_module(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_module other = other_module("example.other", true);
+    stream s = make_stream_v2(onescope_module_test(), NULL, 5, 10, false);
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    o.module = &other;
+    onescope_live_viewer *v;
+    assert_int_equal(onescope_live_viewer_create(&o, "pipe", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_E_MODULE);
+    assert_error_at(err, ONESCOPE_E_MODULE, 8);
+    assert_one_line(&err, "pipe: offset 8: module: expected the module the viewer runs, found "
+                          "onescope.test 1, loaded example.other 1");
+    onescope_live_viewer_free(v);
+    /* another version of the same id */
+    other = *onescope_module_test();
+    other.version = "1.1";
+    assert_int_equal(onescope_live_viewer_create(&o, "pipe", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_E_MODULE);
+    assert_one_line(&err, "found onescope.test 1, loaded onescope.test 1.1");
+    onescope_live_viewer_free(v);
+    free_stream(&s);
+    /* a version-1 stream against another module: at its version field */
+    s = make_stream(2, 2, NULL, 4, 2);
+    other = other_module("example.other", true);
+    assert_int_equal(onescope_live_viewer_create(&o, "pipe", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_E_MODULE);
+    assert_error_at(err, ONESCOPE_E_MODULE, 4);
+    assert_one_line(&err, "found onescope.test 1, loaded example.other 1");
+    onescope_live_viewer_free(v);
+    /* a table the library refuses is refused at create */
+    other.id = "Bad";
+    assert_int_equal(onescope_live_viewer_create(&o, "pipe", NULL, &v, &err), ONESCOPE_E_ARGUMENT);
+    assert_null(v);
+    free_stream(&s);
+}
+
+/* A module without snapshot and restore follows a stream from its first probe (the world the
+ * setup makes), and cannot start from a later one: one line naming the missing slot. */
+static void test_v2_module_without_restore(void **state) {
+    (void)state;
+    onescope_error err;
+    onescope_module plain = other_module("example.plain", false);
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    o.module = &plain;
+    /* the host runs the whole test module (it can snapshot); the stream is named plain */
+    stream s = make_stream_v2(onescope_module_test(), "example.plain", 25, 10, false);
+    onescope_live_viewer *v;
+    assert_int_equal(onescope_live_viewer_create(&o, "pipe", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_finish(v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_steps(v), 25); /* later probes: hashes suffice */
+    assert_null(onescope_live_viewer_sim(v));            /* not the test module's table */
+    assert_non_null(onescope_live_viewer_world(v));
+    onescope_live_viewer_free(v);
+    o.from_step = 5;
+    size_t probe = 24;
+    while (!(s.data[probe] == ONESCOPE_LIVE_PROBE && onescope_os_get_u64(s.data + probe + 5) == 10))
+        probe += 5 + onescope_os_get_u32(s.data + probe + 1);
+    assert_int_equal(onescope_live_viewer_create(&o, "pipe", NULL, &v, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_live_viewer_feed(v, s.data, s.size, &err), ONESCOPE_E_UNSUPPORTED);
+    assert_error_at(err, ONESCOPE_E_UNSUPPORTED, probe);
+    assert_one_line(&err, "pipe: offset ");
+    assert_one_line(&err, "module 'example.plain' has no restore");
+    onescope_live_viewer_free(v);
+    free_stream(&s);
+}
+
+/* The viewer saving a version-2 stream, and a v2 host encoding and decoding: every
+ * allocation refused in turn, no leak. */
+static onescope_code view_and_save_v2(const onescope_allocator *a, void *ctx) {
+    const stream *s = ctx;
+    const char *path = save_file("walk2.ostm");
+    char partial[200];
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    remove(path);
+    remove(partial);
+    onescope_error err;
+    onescope_live_viewer_options o = onescope_live_viewer_options_default();
+    o.save_path = path;
+    o.from_step = 5;
+    onescope_live_viewer *v = NULL;
+    onescope_code rc = onescope_live_viewer_create(&o, "s", a, &v, &err);
+    if (rc == ONESCOPE_OK) rc = onescope_live_viewer_feed(v, s->data, s->size, &err);
+    if (rc == ONESCOPE_OK) rc = onescope_live_viewer_finish(v, &err);
+    onescope_live_viewer_free(v);
+    if (rc == ONESCOPE_OK && !file_exists(path)) rc = ONESCOPE_E_IO;
+    return rc;
+}
+
+static onescope_code encode_and_decode_v2(const onescope_allocator *a, void *ctx) {
+    const stream *s = ctx;
+    onescope_error err;
+    onescope_live_encoder *enc = NULL;
+    onescope_code rc = onescope_live_encoder_create_module("onescope.test", "1", a, &enc, &err);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_live_encode_probe_blob(enc, 0, v2_setup, sizeof v2_setup, NULL, 0, &err);
+    for (uint64_t i = 0; i < 20 && rc == ONESCOPE_OK; i++) {
+        if (i == 10) rc = onescope_live_encode_probe_blob(enc, i, v2_setup, 6, "snap", 4, &err);
+        if (rc == ONESCOPE_OK) rc = onescope_live_encode_step(enc, i, "in", 2, i, &err);
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_live_encode_end(enc, 20, &err);
+    onescope_buffer b = {NULL, 0, NULL};
+    if (rc == ONESCOPE_OK) rc = onescope_live_encoder_take(enc, &b, &err);
+    if (rc == ONESCOPE_OK) {
+        rc = onescope_live_decode(b.data, b.size, "b", a, NULL, NULL, &err);
+        onescope_buffer_free(&b);
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_live_decode(s->data, s->size, "s", a, NULL, NULL, &err);
+    onescope_live_encoder_free(enc);
+    return rc;
+}
+
+/* malloc that remembers its largest request. */
+static void *biggest_alloc(void *user, size_t size) {
+    size_t *biggest = user;
+    if (size > *biggest) *biggest = size;
+    return malloc(size);
+}
+static void biggest_free(void *user, void *ptr) {
+    (void)user;
+    free(ptr);
+}
+
+static void test_v2_alloc_failure(void **state) {
+    (void)state;
+    stream s = make_stream_v2(onescope_module_test(), NULL, 30, 10, false);
+    assert_true(test_alloc_walk(view_and_save_v2, &s) > 6);
+    assert_true(test_alloc_walk(encode_and_decode_v2, &s) > 4);
+    /* a forged 64 MiB probe: refused at its length, nothing allocated for it; a huge one
+     * that fits the limit grows the buffer only with the bytes that came */
+    uint8_t head[29] = {'O', 'S', 'L', 'S', 2, 0, 0, 0, 2, 'a', 'b', 1, '1', 1, 0, 0, 0, 0x05};
+    onescope_os_put_u32(head + 14, ONESCOPE_LIVE_MAX_MODULE_PAYLOAD + 1);
+    test_alloc t;
+    test_alloc_init(&t, 0);
+    onescope_error err;
+    assert_int_equal(onescope_live_decode(head, 18, "h", &t.allocator, NULL, NULL, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_error_at(err, ONESCOPE_E_LENGTH, 14);
+    assert_int_equal(t.count, 1); /* the decoder itself */
+    onescope_os_put_u32(head + 14, ONESCOPE_LIVE_MAX_MODULE_PAYLOAD);
+    size_t biggest = 0;
+    onescope_allocator a = {biggest_alloc, biggest_free, &biggest};
+    assert_int_equal(onescope_live_decode(head, sizeof head, "h", &a, NULL, NULL, &err),
+                     ONESCOPE_E_TRUNCATED);
+    assert_error_at(err, ONESCOPE_E_TRUNCATED, 13);
+    assert_true(biggest < 64 * 1024); /* not the 64 MiB it announced */
+    free_stream(&s);
+}
+
+/* Random edits of a version-2 stream: the same answer whole and byte by byte, and a viewer
+ * that never crashes on them. */
+static void test_v2_mutations(void **state) {
+    (void)state;
+    stream s = make_stream_v2(onescope_module_test(), NULL, 20, 6, false);
+    uint64_t seed = 7;
+    uint8_t *c = malloc(s.size);
+    for (int round = 0; round < 2000; round++) {
+        size_t size = s.size;
+        memcpy(c, s.data, size);
+        for (int e = 0, edits = 1 + (int)(test_rand(&seed) % 3); e < edits; e++) {
+            uint64_t r = test_rand(&seed);
+            size_t at = (size_t)(r % size);
+            switch ((r >> 32) % 4) {
+                case 0: c[at] = (uint8_t)(r >> 40); break;
+                case 1: c[at] ^= (uint8_t)(1u << ((r >> 40) % 8)); break;
+                case 2: size = at; break;
+                default: c[at] = (uint8_t)((r >> 40) % 4); break;
+            }
+            if (size == 0) break;
+        }
+        onescope_error e1, e2;
+        digest d1, d2;
+        onescope_code r1 = decode_chunked(c, size, 0, &d1, &e1);
+        onescope_code r2 = decode_chunked(c, size, 1, &d2, &e2);
+        assert_int_equal(r1, r2);
+        if (r1 != ONESCOPE_OK) {
+            assert_int_equal(e1.offset, e2.offset);
+            assert_true(e1.offset <= size);
+            assert_one_line(&e1, NULL);
+        }
+        assert_int_equal(d1.records, d2.records);
+        assert_true(d1.hash == d2.hash);
+        onescope_live_viewer *v;
+        assert_int_equal(onescope_live_viewer_create(NULL, "m", NULL, &v, &e1), ONESCOPE_OK);
+        if (onescope_live_viewer_feed(v, c, size, &e1) == ONESCOPE_OK)
+            (void)onescope_live_viewer_finish(v, &e1);
+        else
+            assert_one_line(&e1, NULL);
+        onescope_live_viewer_free(v);
+    }
+    free(c);
+    free_stream(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
@@ -1282,6 +1848,14 @@ int main(void) {
         cmocka_unit_test(test_viewer_save_killed),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_v2_round_trip),
+        cmocka_unit_test(test_v2_framing_errors),
+        cmocka_unit_test(test_v2_encoder_refusals),
+        cmocka_unit_test(test_v2_viewer),
+        cmocka_unit_test(test_v2_wrong_module),
+        cmocka_unit_test(test_v2_module_without_restore),
+        cmocka_unit_test(test_v2_alloc_failure),
+        cmocka_unit_test(test_v2_mutations),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (save_dir[0] != '\0') nftw(save_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -128,6 +128,62 @@ expect 1 "$os" diff run.ostm planted.ostm
 grep -q "module: expected a module loaded with --module PATH for example.springs 1" err.txt ||
     fail "diff without the module: $(cat err.txt)"; ok
 
+# live: the recording served as a version-2 stream (it names example.springs 1) and followed by
+# attach with the plug-in; every row attach prints is the recording's hash row at that step
+"$os" --module "$plugin" live serve run.ostm --probe-every 100 >run.osls
+expect 0 "$os" --module "$plugin" live attach <run.osls
+[ "$(wc -l <out.txt)" -eq 601 ] || fail "live attach: $(wc -l <out.txt) rows, not 601"
+python3 - <<'PY' || fail "live rows differ from the recording's hash rows"
+import struct
+b = open("run.ostm", "rb").read()
+a = b[12]; v = b[13 + a]; h = 14 + a + v
+s = struct.unpack_from("<I", b, h)[0]; pos = h + 4 + s
+rows = [struct.unpack_from("<Q", b, pos)[0]]; pos += 8
+while pos < len(b):
+    n = struct.unpack_from("<I", b, pos)[0]; pos += 4 + n
+    rows.append(struct.unpack_from("<Q", b, pos)[0]); pos += 8
+got = [l.split() for l in open("out.txt")]
+assert len(got) == len(rows) == 601, (len(got), len(rows))
+for i, (w, r) in enumerate(zip(got, rows)):
+    assert w == ["step", str(i), "hash", "%016x" % r], (i, w, "%016x" % r)
+PY
+ok
+# through a pipe, attaching late (a probe's snapshot restores the world), saving a v2 recording
+"$os" --module "$plugin" live serve run.ostm | "$os" --module "$plugin" live attach -q --from 250 --save late.ostm ||
+    fail "live pipe"
+expect 0 "$os" --module "$plugin" verify late.ostm
+grep -q "late.ostm: ok, 301 hash rows match" out.txt || fail "late save: $(cat out.txt)"; ok
+# the planted divergence, in the viewer's module only: reported at the step it changes (a
+# stream with the first probe only: the plant lives in the world's bytes, so a later probe's
+# snapshot comparison would report it before its step, at the probe)
+"$os" --module "$plugin" live serve run.ostm --probe-every 0 >once.osls
+SPRINGS_PLANT=250:5 expect 1 "$os" --module "$plugin" live attach <once.osls
+[ "$(wc -l <err.txt)" -eq 1 ] && grep -q "<stdin>: offset [0-9]*: hash at step 251: expected [0-9a-f]* (the host's), found [0-9a-f]* (the viewer's)$" err.txt ||
+    fail "live planted: $(cat err.txt)"
+[ "$(wc -l <out.txt)" -eq 251 ] && tail -n 1 out.txt | grep -q "^step 250 hash" ||
+    fail "live planted rows: $(tail -n 2 out.txt)"; ok
+# a stream for another module: refused naming both, without the plug-in and with another version
+expect 1 "$os" live attach <run.osls
+[ "$(wc -l <err.txt)" -eq 1 ] && grep -q "<stdin>: offset 8: module: expected the module the viewer runs, found example.springs 1, loaded onescope.test 1" err.txt ||
+    fail "live without the module: $(cat err.txt)"; ok
+python3 - <<'PY'
+b = bytearray(open("run.osls", "rb").read())
+assert b[8] == 15 and b[9:24] == b"example.springs" and b[24:26] == b"\x011"
+b[25] = ord("2")
+open("v2.osls", "wb").write(bytes(b))
+PY
+expect 1 "$os" --module "$plugin" live attach <v2.osls
+grep -q "<stdin>: offset 8: module: expected the module the viewer runs, found example.springs 2, loaded example.springs 1" err.txt ||
+    fail "live version: $(cat err.txt)"; ok
+expect 1 "$os" --module "$plugin" live serve v2.ostm
+grep -q "found example.springs 2, loaded example.springs 1" err.txt || fail "serve version: $(cat err.txt)"; ok
+expect 0 "$os" validate run.osls
+expect 0 "$os" dump --json run.osls
+python3 -c 'import json; d=json.load(open("out.txt")); assert d["version"]==2 and d["module"]=="example.springs" and d["step_count"]==600, d' ||
+    fail "dump osls: $(cat out.txt)"
+expect 0 "$os" rewrite run.osls again.osls
+cmp -s run.osls again.osls || fail "rewrite changed the stream"; ok
+
 # the engine's own CLI (onescope_cli_main): the same commands with the module linked in, no
 # --module; the archive it links exports onescope_cli_main alone (the CLI's names stay inside)
 [ -x "$b/springs_cli" ] || fail "springs_cli was not built: the package has no onescope::cli"

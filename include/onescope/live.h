@@ -1,26 +1,34 @@
-/* The test module's live stream: a host runs a world and writes records (probe, step, end)
- * into a byte pipe; a viewer decodes them in whatever chunks the pipe delivers, starts its own
- * world from a probe and checks its hash after every step against the host's.
- * Framing and rules: docs/live-stream.md. Sources: src/live_stream.c (records, decoding,
- * encoding: bytes <-> records only) and src/live_viewer.c (the viewer, which runs a world). */
+/* The live stream: a host runs a world and writes records (probe, step, end) into a byte pipe; a
+ * viewer decodes them in whatever chunks the pipe delivers, starts its own world from a probe and
+ * checks its hash after every step against the host's. Version 1 is the integer test module's
+ * stream; version 2 names its module (id and version, as an OSTM v2 file does) and carries that
+ * module's setup blob, snapshot bytes and input blobs. Framing and rules: docs/live-stream.md.
+ * Sources: src/live_stream.c (records, decoding, encoding: bytes <-> records only) and
+ * src/live_viewer.c (the viewer, which runs a world). */
 #ifndef ONESCOPE_LIVE_H
 #define ONESCOPE_LIVE_H
 
 #include <stdbool.h>
 
+#include "onescope/module.h"
 #include "onescope/replay.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define ONESCOPE_LIVE_VERSION 1
+#define ONESCOPE_LIVE_VERSION 1              /* the test module's stream */
+#define ONESCOPE_LIVE_MODULE_VERSION 2       /* a stream that names its module */
 #define ONESCOPE_LIVE_HEADER_BYTES 8u        /* "OSLS", u16 version, u16 flags */
 #define ONESCOPE_LIVE_RECORD_HEADER_BYTES 5u /* u8 type, u32 payload length */
 /* Largest payload of each record type (the decoder refuses longer ones before allocating). */
 #define ONESCOPE_LIVE_MAX_PROBE_PAYLOAD (1u + 4u + 6u + ONESCOPE_SIM_MAX_SNAPSHOT)
 #define ONESCOPE_LIVE_MAX_STEP_PAYLOAD (8u + 2u + ONESCOPE_SIM_MAX_INPUT + 8u)
 #define ONESCOPE_LIVE_END_PAYLOAD 8u
+/* Version 2: the largest PROBE or STEP payload (a setup blob, a snapshot or an input of any
+ * module), refused at the record header; the decoder's buffer grows only with the bytes that
+ * have arrived, never to a declared length ahead of them. */
+#define ONESCOPE_LIVE_MAX_MODULE_PAYLOAD (64u * 1024u * 1024u)
 
 typedef enum onescope_live_record_type {
     ONESCOPE_LIVE_PROBE = 1, /* link flag, [link block], setup, world snapshot */
@@ -47,6 +55,17 @@ typedef struct onescope_live_record {
     const uint8_t *input;
     size_t input_size;
     uint64_t hash; /* the host's world hash after the step (at host step step + 1) */
+    /* Every record: the stream's version and the module it names (version 1: the test module,
+     * "onescope.test" "1"). The texts live as long as the decoder. */
+    uint16_t version;
+    const char *module_id;
+    const char *module_version;
+    /* PROBE of a version-2 stream (setup, link and probe are then zeroed): the module's setup
+     * blob, and its snapshot when has_snapshot (false: the world the setup makes, at host step
+     * 0). Version 1 probes have has_snapshot true and setup_blob NULL. */
+    const uint8_t *setup_blob;
+    size_t setup_blob_size;
+    bool has_snapshot;
 } onescope_live_record;
 
 /* ---- decoding ---- */
@@ -97,6 +116,13 @@ typedef struct onescope_live_encoder onescope_live_encoder;
 ONESCOPE_API onescope_code onescope_live_encoder_create(const onescope_allocator *allocator,
                                                         onescope_live_encoder **out,
                                                         onescope_error *error);
+/* The same for a version-2 stream of the module with this id and version (checked by the
+ * decoder's own rule: 1-64 bytes, id [a-z][a-z0-9._-]*, version printable ASCII). */
+ONESCOPE_API onescope_code onescope_live_encoder_create_module(const char *module_id,
+                                                               const char *module_version,
+                                                               const onescope_allocator *allocator,
+                                                               onescope_live_encoder **out,
+                                                               onescope_error *error);
 ONESCOPE_API void onescope_live_encoder_free(onescope_live_encoder *encoder);
 
 /* A probe of the world as it is now (at a step boundary): its setup, link and snapshot. */
@@ -109,6 +135,14 @@ ONESCOPE_API onescope_code onescope_live_encode_probe_parts(onescope_live_encode
                                                             const onescope_link_block *link,
                                                             const void *snapshot, size_t size,
                                                             onescope_error *error);
+/* A version-2 probe at host step `step`: the module's setup blob and its snapshot of the world
+ * (snapshot NULL with size 0: no snapshot, the world the setup makes, only at host step 0). A
+ * version-1 encoder refuses it (BAD_STATE), as a version-2 one refuses the two calls above. */
+ONESCOPE_API onescope_code onescope_live_encode_probe_blob(onescope_live_encoder *encoder,
+                                                           uint64_t step, const void *setup,
+                                                           size_t setup_size, const void *snapshot,
+                                                           size_t snapshot_size,
+                                                           onescope_error *error);
 /* The step from host step `step` with this input, and the host's hash after it. */
 ONESCOPE_API onescope_code onescope_live_encode_step(onescope_live_encoder *encoder, uint64_t step,
                                                      const void *input, size_t size, uint64_t hash,
@@ -134,7 +168,9 @@ typedef struct onescope_live_viewer onescope_live_viewer;
 typedef struct onescope_live_row {
     uint64_t step;           /* host step */
     uint64_t hash;           /* the viewer's own hash (equal to the host's, or the viewer fails) */
-    const onescope_sim *sim; /* the viewer's world at that step (valid during the callback) */
+    const onescope_sim *sim; /* the test module's world at that step (valid during the
+                                callback); NULL when the stream is another module's */
+    const onescope_world *world; /* the viewer's world at that step, for any module */
 } onescope_live_row;
 typedef void (*onescope_live_row_callback)(void *user, const onescope_live_row *row);
 
@@ -159,6 +195,12 @@ typedef struct onescope_live_viewer_options {
      * take the OSTM file past this many bytes: 0 or more than ONESCOPE_MAX_INPUT_BYTES means
      * that limit, the format's. */
     uint64_t max_record_bytes;
+    /* The module the viewer runs (NULL: the test module). A stream that names another module
+     * id or version is refused, E_MODULE at the first record naming both; version-1 streams
+     * are the test module's. To start from a probe with a snapshot the module needs
+     * snapshot and restore. A version-2 stream is saved (save_path) as an OSTM v2 module
+     * recording; record (in memory) takes version-1 streams only. */
+    const onescope_module *module;
 } onescope_live_viewer_options;
 
 ONESCOPE_API onescope_live_viewer_options onescope_live_viewer_options_default(void);
@@ -193,8 +235,10 @@ ONESCOPE_API onescope_code onescope_live_viewer_finish(onescope_live_viewer *vie
 
 ONESCOPE_API bool onescope_live_viewer_synced(const onescope_live_viewer *viewer);
 ONESCOPE_API bool onescope_live_viewer_ended(const onescope_live_viewer *viewer);
-/* The viewer's world (NULL before it syncs). */
+/* The viewer's world (NULL before it syncs): the test module's onescope_sim (NULL for another
+ * module), or the world of any module. */
 ONESCOPE_API const onescope_sim *onescope_live_viewer_sim(const onescope_live_viewer *viewer);
+ONESCOPE_API const onescope_world *onescope_live_viewer_world(const onescope_live_viewer *viewer);
 /* Steps the viewer has run and checked since it synced. */
 ONESCOPE_API uint64_t onescope_live_viewer_steps(const onescope_live_viewer *viewer);
 

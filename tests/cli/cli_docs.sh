@@ -24,6 +24,9 @@ head += struct.pack("<I", 6) + bytes([3, 4, 7, 0, 0, 0]) + struct.pack("<Q", 1)
 open(sys.argv[1], "wb").write(head + b"".join(struct.pack("<IQ", 0, 2 + i) for i in range(3)))
 PY
 "$ONESCOPE" dump --json "$S/m.ostm" >"$S/ostm2.json"
+# that recording served as a version-2 live stream (it names its module)
+"$ONESCOPE" live serve "$S/m.ostm" --probe-every 2 >"$S/m.osls"
+"$ONESCOPE" dump --json "$S/m.osls" >"$S/osls2.json"
 # the same recording with an impulse on body 0 at step 1, against the first: diff's keys
 python3 - "$S/m3.ostm" <<'PY'
 import struct, sys
@@ -140,6 +143,7 @@ def keys(name):
 for title, name in [('dump --json of an OSPC pose cache', 'ospc'), ('dump --json of an OSTM replay', 'ostm'),
                     ('dump --json of an OSLS live stream', 'osls'), ('dump --json of an OTS .anm clip', 'anm'),
                     ('dump --json of an OSTM v2 module recording', 'ostm2'),
+                    ('dump --json of an OSLS v2 live stream', 'osls2'),
                     ('dump --json of an OTS .pvt rig', 'pvt'), ('replay --json', 'replay'),
                     ('live attach --json', 'attach'), ('diff --json', 'diff'), ('verify --json', 'verify'),
                     ('diff --json of two module recordings', 'diff2')]:

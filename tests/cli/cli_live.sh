@@ -131,6 +131,38 @@ cmp -s "$S/cap.osls" "$S/cap2.osls" && ok || bad "rewrite of a stream is not byt
 expect_exit 1 "$ONESCOPE" rewrite "$S/short.bin" "$S/never.osls"
 [ ! -e "$S/never.osls" ] && ok || bad "rewrite created OUT for a truncated stream"
 
+# Version 2: a module recording (here the test module's, 40 empty steps; serve computes the
+# hashes, it does not check the file's rows) streamed as a stream that names its module.
+python3 - "$S/m.ostm" <<'PY'
+import struct, sys
+steps = 40
+head = b"OSTM" + struct.pack("<HHI", 2, 1, steps) + bytes([13]) + b"onescope.test" + bytes([1]) + b"1"
+head += struct.pack("<I", 6) + bytes([3, 4, 7, 0, 0, 0]) + struct.pack("<Q", 0)
+open(sys.argv[1], "wb").write(head + b"".join(struct.pack("<IQ", 0, 0) for _ in range(steps)))
+PY
+"$ONESCOPE" live serve "$S/m.ostm" --probe-every 10 >"$S/m.osls"
+expect_exit 0 "$ONESCOPE" dump "$S/m.osls"
+expect_grep "^OSLS v2 live stream$" "$S/out"
+expect_grep "module           onescope.test 1" "$S/out"
+expect_grep "(4 probes, 40 steps, 1 end)" "$S/out"
+expect_exit 0 "$ONESCOPE" live attach <"$S/m.osls"
+[ "$(wc -l <"$S/out")" -eq 41 ] && expect_grep "^step 40 hash " "$S/out" || bad "v2: 41 rows"
+# late, saving: an OSTM v2 recording whose rows are the viewer's, which verify reproduces
+pipeline v2 "$S/m.ostm" --probe-every 10 -- --from 15 --save "$S/v2.ostm"
+if [ $? -eq 0 ]; then ok; else bad "serve REC.ostm | attach --from 15 --save"; cat "$S/v2.err" >&2; fi
+expect_grep "^step 20 hash " "$S/v2.out"
+expect_exit 0 "$ONESCOPE" verify "$S/v2.ostm"
+expect_grep "v2.ostm: ok, 21 hash rows match" "$S/out"
+"$ONESCOPE" live attach <"$S/m.osls" | awk '$2 >= 20' >"$S/v2.want"
+if cmp -s "$S/v2.out" "$S/v2.want"; then ok; else bad "late rows differ from the whole run's"; fi
+# cut inside the module id: one line at the id's length byte; nothing saved
+head -c 15 "$S/m.osls" >"$S/cut.osls"
+expect_exit 1 "$ONESCOPE" live attach --save "$S/cut.ostm" <"$S/cut.osls"
+[ "$(wc -l <"$S/err")" -eq 1 ] && expect_grep "<stdin>: offset 8: module id: expected its length byte and text, found 7 of 14 bytes" "$S/err" ||
+    bad "cut v2: one line"
+[ ! -e "$S/cut.ostm" ] && [ ! -e "$S/cut.ostm.partial" ] && ok || bad "cut v2 stream left a file"
+expect_exit 2 "$ONESCOPE" live serve "$S/m.ostm" --replay "$S/m.ostm"
+
 # Usage.
 expect_exit 0 "$ONESCOPE" live --help
 expect_grep "serve" "$S/out"

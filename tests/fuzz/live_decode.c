@@ -1,5 +1,6 @@
-/* Fuzz target: the live stream decoder. The whole-buffer decoder and the incremental one fed
- * in uneven chunks must see the same records (type, offset, step, hash, payload sizes) and
+/* Fuzz target: the live stream decoder, both versions (the test module's probes; a module's
+ * blobs). The whole-buffer decoder and the incremental one fed in uneven chunks must see the
+ * same records (type, offset, step, hash, payload sizes) and
  * end with the same result: OK, or the same error code at the same stream offset. Record
  * offsets stay inside the input; a decoder that failed refuses further use. */
 #include "fuzz_helpers.h"
@@ -23,7 +24,19 @@ static void add(summary *s, const onescope_live_record *r) {
     fold_u64(s, (uint64_t)r->type);
     fold_u64(s, r->offset);
     fold_u64(s, r->step);
-    if (r->type == ONESCOPE_LIVE_PROBE) {
+    FUZZ_ASSERT(r->version == 1 || r->version == 2);
+    FUZZ_ASSERT(r->module_id != NULL && r->module_version != NULL);
+    if (r->type == ONESCOPE_LIVE_PROBE && r->version == 2) {
+        /* the blobs lie inside the record, one after the other */
+        FUZZ_ASSERT(r->probe == NULL && r->setup_blob != NULL);
+        FUZZ_ASSERT(!r->has_snapshot || r->snapshot == r->setup_blob + r->setup_blob_size + 4);
+        FUZZ_ASSERT(r->has_snapshot || r->step == 0);
+        FUZZ_ASSERT(r->setup_blob_size + r->snapshot_size < s->size);
+        fold_u64(s, r->setup_blob_size);
+        fold_u64(s, onescope_hash_bytes(r->setup_blob, r->setup_blob_size));
+        fold_u64(s, r->has_snapshot ? onescope_hash_bytes(r->snapshot, r->snapshot_size) : 1);
+        fold_u64(s, onescope_hash_bytes(r->module_id, strlen(r->module_id)));
+    } else if (r->type == ONESCOPE_LIVE_PROBE) {
         FUZZ_ASSERT(r->snapshot == r->probe + 6 && r->snapshot_size + 6 == r->probe_size);
         fold_u64(s, r->probe_size);
         fold_u64(s, onescope_hash_bytes(r->probe, r->probe_size));

@@ -451,6 +451,57 @@ done:
     return out;
 }
 
+/* A version-2 stream of the test module (it names onescope.test 1): the first probe without a
+ * snapshot, a second one with the world's snapshot, steps with the hash after each. */
+static onescope_buffer make_stream_v2(int steps) {
+    static const uint8_t setup[6] = {2, 2, 99, 0, 0, 0};
+    onescope_world *w = NULL;
+    onescope_live_encoder *enc = NULL;
+    onescope_error err;
+    onescope_buffer out = {NULL, 0, NULL};
+    if (onescope_world_create(onescope_module_test(), setup, sizeof setup, NULL, &w, &err) !=
+            ONESCOPE_OK ||
+        onescope_live_encoder_create_module("onescope.test", "1", NULL, &enc, &err) !=
+            ONESCOPE_OK ||
+        onescope_live_encode_probe_blob(enc, 0, setup, sizeof setup, NULL, 0, &err) !=
+            ONESCOPE_OK) {
+        failures++;
+        goto done;
+    }
+    for (int i = 0; i < steps; i++) {
+        if (i == steps / 2) {
+            onescope_buffer snap;
+            if (onescope_world_snapshot(w, NULL, &snap, &err) != ONESCOPE_OK) {
+                failures++;
+                goto done;
+            }
+            onescope_code rc = onescope_live_encode_probe_blob(
+                enc, (uint64_t)i, setup, sizeof setup, snap.data, snap.size, &err);
+            onescope_buffer_free(&snap);
+            if (rc != ONESCOPE_OK) {
+                failures++;
+                goto done;
+            }
+        }
+        uint8_t input[14];
+        onescope_op op = {ONESCOPE_OP_IMPULSE, 1, {30, 60, 0}};
+        size_t n = i % 2 ? onescope_op_encode(2, &op, input, sizeof input, &err) : 0;
+        if (onescope_world_step(w, input, n, &err) != ONESCOPE_OK ||
+            onescope_live_encode_step(enc, (uint64_t)i, input, n, onescope_world_hash(w), &err) !=
+                ONESCOPE_OK) {
+            failures++;
+            goto done;
+        }
+    }
+    if (onescope_live_encode_end(enc, (uint64_t)steps, &err) != ONESCOPE_OK ||
+        onescope_live_encoder_take(enc, &out, &err) != ONESCOPE_OK)
+        failures++;
+done:
+    onescope_live_encoder_free(enc);
+    onescope_world_free(w);
+    return out;
+}
+
 static void live_seeds(void) {
     onescope_buffer a = make_stream(3, 3, 6, 0, 1);
     onescope_buffer b = make_stream(2, 2, 3, 1, 1);
@@ -479,6 +530,28 @@ static void live_seeds(void) {
     onescope_buffer_free(&a);
     onescope_buffer_free(&b);
     onescope_buffer_free(&c);
+    /* version 2: whole, cut, and flipped through its module texts and records */
+    onescope_buffer m = make_stream_v2(6);
+    put("live_decode", "v2-stream", m.data, m.size);
+    for (size_t cut = 0; cut < m.size; cut += 29) {
+        char name[32];
+        snprintf(name, sizeof name, "v2-cut-%03zu", cut);
+        put("live_decode", name, m.data, cut);
+    }
+    for (size_t at = 4; at < m.size; at += 17) {
+        uint8_t *copy = malloc(m.size);
+        if (copy == NULL) {
+            failures++;
+            break;
+        }
+        memcpy(copy, m.data, m.size);
+        copy[at] ^= 0x5a;
+        char name[32];
+        snprintf(name, sizeof name, "v2-flip-%03zu", at);
+        put("live_decode", name, copy, m.size);
+        free(copy);
+    }
+    onescope_buffer_free(&m);
 }
 
 static void random_seeds(const char *target, int count, size_t max_len) {

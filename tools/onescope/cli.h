@@ -52,6 +52,11 @@ bool cli_module_add(const onescope_module *module, const char *origin);
 bool cli_module_load(const char *path);
 /* The module whose id this is, or NULL. */
 const onescope_module *cli_module_find(const char *id);
+/* For a command that runs one module without a file to name it (live attach): the only module
+ * besides the test module, the test module when there is none, NULL when there are several. */
+const onescope_module *cli_module_only(void);
+/* "ID VERSION, ID VERSION, ...": every module there is, into buf. */
+const char *cli_module_names(char *buf, size_t size);
 /* The module a recording names, or ONESCOPE_E_MODULE at offset 12 naming the file, its module
  * and the modules there are. */
 onescope_code cli_module_for(const char *id, const char *version, const char *name,

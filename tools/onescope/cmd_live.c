@@ -1,4 +1,6 @@
-/* onescope live serve|attach: a live-stream host writing to stdout and a viewer reading stdin. */
+/* onescope live serve|attach: a live-stream host writing to stdout and a viewer reading stdin.
+ * A test-module world streams version 1; a module recording (OSTM v2) streams version 2, which
+ * names its module, and attach follows it with the module --module loaded. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,7 +25,7 @@ static const cli_option serve_options[] = {
 };
 const cli_spec cli_spec_live_serve = {
     .name = "live serve",
-    .operands = "",
+    .operands = "[REC.ostm]",
     .about = "Runs a world and writes its live stream (docs/live-stream.md) to standard output:\n"
              "a probe, then one step record per step (its input and the host's hash after it),\n"
              "another probe before every step whose host step is a multiple of K (default 100;\n"
@@ -31,7 +33,12 @@ const cli_spec cli_spec_live_serve = {
              "Without --replay the world comes from the setup (default 3D, 8 bodies, seed 1)\n"
              "and plays the deterministic test-data input script seeded with the world's seed\n"
              "(default 1000 steps); --link gives it a link block. With --replay it starts where\n"
-             "the replay starts and plays the replay's inputs (default all of them).\n",
+             "the replay starts and plays the replay's inputs (default all of them).\n"
+             "With REC.ostm, a module recording (OSTM v2), it streams version 2: the stream\n"
+             "names the recording's module (loaded with --module PATH.so), the first probe holds\n"
+             "its setup blob and start snapshot, and the world is the module's, stepped with\n"
+             "the recording's inputs. A later probe needs the module's snapshot: for a module\n"
+             "without one, --probe-every 0. A v1 replay as REC.ostm is --replay REC.ostm.\n",
     .exit_codes = "0 streamed, 1 an unreadable replay or a failed write, 2 usage",
     .options = serve_options,
     .count = sizeof serve_options / sizeof serve_options[0],
@@ -61,6 +68,85 @@ static bool flush_encoder(onescope_live_encoder *enc, size_t min) {
     return true;
 }
 
+/* Serves a module recording as a version-2 stream: the world from its setup (or restored
+ * from its start snapshot), its inputs, the world's hash after each step. */
+static int serve_recording(const char *path, bool have_steps, uint64_t steps,
+                           uint64_t probe_every) {
+    onescope_error err;
+    onescope_recording *r = NULL;
+    const onescope_module *m = NULL;
+    const char *name = cli_shown(path);
+    onescope_code rc = onescope_recording_read_file(path, NULL, &r, &err);
+    if (rc == ONESCOPE_OK)
+        rc = cli_module_for(onescope_recording_module_id(r), onescope_recording_module_version(r),
+                            name, &m, &err);
+    if (rc == ONESCOPE_OK) rc = onescope_recording_check(r, m, name, &err);
+    if (rc == ONESCOPE_OK && have_steps && steps > onescope_recording_step_count(r)) {
+        fprintf(stderr,
+                "onescope live serve: %s has %" PRIu32 " steps, fewer than --steps %" PRIu64 "\n",
+                name, onescope_recording_step_count(r), steps);
+        onescope_recording_free(r);
+        return CLI_FAIL;
+    }
+    if (rc == ONESCOPE_OK && !have_steps) steps = onescope_recording_step_count(r);
+    size_t setup_size = 0, snap_size = 0;
+    const uint8_t *setup = r ? onescope_recording_setup(r, &setup_size) : NULL;
+    const uint8_t *snap = r ? onescope_recording_start_snapshot(r, &snap_size) : NULL;
+    onescope_world *w = NULL;
+    if (rc == ONESCOPE_OK)
+        rc = snap != NULL
+                 ? onescope_world_restore(m, setup, setup_size, snap, snap_size, NULL, &w, &err)
+                 : onescope_world_create(m, setup, setup_size, NULL, &w, &err);
+    onescope_live_encoder *enc = NULL;
+    if (rc == ONESCOPE_OK)
+        rc = onescope_live_encoder_create_module(m->id, m->version, NULL, &enc, &err);
+    /* the first probe: the recording's start (no snapshot: the world the setup makes) */
+    if (rc == ONESCOPE_OK)
+        rc = onescope_live_encode_probe_blob(enc, 0, setup, setup_size, snap, snap_size, &err);
+    bool io_failed = false;
+    for (uint64_t i = 0; i < steps && rc == ONESCOPE_OK && !io_failed; i++) {
+        if (i > 0 && probe_every != 0 && i % probe_every == 0) {
+            onescope_buffer b = {NULL, 0, NULL};
+            rc = onescope_world_snapshot(w, NULL, &b, &err);
+            if (rc == ONESCOPE_OK)
+                rc = onescope_live_encode_probe_blob(
+                    enc, i, setup, setup_size, b.data ? b.data : (const uint8_t *)"", b.size, &err);
+            onescope_buffer_free(&b);
+        }
+        const uint8_t *input = NULL;
+        size_t n = 0;
+        if (rc == ONESCOPE_OK) rc = onescope_recording_step_input(r, (uint32_t)i, &input, &n);
+        if (rc == ONESCOPE_OK) rc = onescope_world_step(w, input, n, &err);
+        if (rc == ONESCOPE_OK)
+            rc = onescope_live_encode_step(enc, i, input, n, onescope_world_hash(w), &err);
+        if (rc == ONESCOPE_OK) io_failed = !flush_encoder(enc, 1 << 16);
+    }
+    if (rc == ONESCOPE_OK && !io_failed) rc = onescope_live_encode_end(enc, steps, &err);
+    if (rc == ONESCOPE_OK && !io_failed) io_failed = !flush_encoder(enc, 0);
+    onescope_live_encoder_free(enc);
+    onescope_world_free(w);
+    onescope_recording_free(r);
+    if (rc != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return CLI_FAIL;
+    }
+    if (io_failed) {
+        fprintf(stderr, "onescope live serve: <stdout>: %s\n", strerror(errno));
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+/* A module recording (OSTM v2) is told from a v1 replay by its first six bytes. */
+static bool is_recording(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return false; /* the v1 path says why it cannot be read */
+    unsigned char head[6];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return onescope_format_detect(head, n) == ONESCOPE_FORMAT_RECORDING;
+}
+
 static int cmd_live_serve(int argc, char **argv) {
     onescope_sim_def def = onescope_sim_def_default();
     def.setup.dimensions = 3;
@@ -70,7 +156,7 @@ static int cmd_live_serve(int argc, char **argv) {
     const char *replay_path = NULL;
     uint64_t steps = 1000, probe_every = 100, v;
     cli_args ca;
-    int parsed = cli_parse(&cli_spec_live_serve, argc, argv, 0, 0, &ca);
+    int parsed = cli_parse(&cli_spec_live_serve, argc, argv, 0, 1, &ca);
     if (parsed != CLI_PARSE_RUN) return parsed;
     if (ca.seen[S_DIMS]) {
         if (!cli_parse_u64(ca.value[S_DIMS], 3, &v) || v < 2)
@@ -94,6 +180,11 @@ static int cmd_live_serve(int argc, char **argv) {
         have_setup = true;
     }
     if (ca.seen[S_REPLAY]) replay_path = ca.value[S_REPLAY];
+    if (ca.operand_count == 1) {
+        if (replay_path != NULL)
+            return cli_usage_error("live serve", "give the replay once: --replay FILE or FILE");
+        replay_path = ca.operands[0];
+    }
     if (ca.seen[S_STEPS]) {
         if (!cli_parse_u64(ca.value[S_STEPS], UINT32_MAX, &steps))
             return cli_usage_error("live serve", "--steps must be a number, not '%s'",
@@ -121,6 +212,8 @@ static int cmd_live_serve(int argc, char **argv) {
         return cli_usage_error("live serve",
                                "--replay takes its setup and link from the file; drop --dims, "
                                "--bodies, --seed and --link");
+    if (replay_path != NULL && strcmp(replay_path, "-") != 0 && is_recording(replay_path))
+        return serve_recording(replay_path, have_steps, steps, probe_every);
     onescope_error err;
     onescope_replay *r = NULL;
     onescope_sim *sim = NULL;
@@ -199,7 +292,10 @@ const cli_spec cli_spec_live_attach = {
         "hash against the host's. Prints 'step S hash H' for the probe's step and after each\n"
         "step (not with -q; --json: one document {\"from\", \"rows\": [{\"step\", \"hash\"}],\n"
         "\"steps\"}, -q or not).\n"
+        "A version-2 stream names its module: attach runs the module --module loaded (the\n"
+        "test module without one) and refuses a stream of another id or version.\n"
         "--save records what it saw as an OSTM replay (start snapshot, inputs, hash rows)\n"
+        "(a version-2 stream: an OSTM v2 module recording)\n"
         "as it goes, into OUT.partial, and puts OUT in place once the stream has ended\n"
         "cleanly; memory does not grow with the steps. A stream whose recording would pass\n"
         "the format's 256 MiB is refused at the step that would. After a bad or refused\n"
@@ -242,6 +338,13 @@ static int cmd_live_attach(int argc, char **argv) {
         save = ca.value[A_SAVE];
         /* the input is standard input: OUT may not be the file it was redirected from */
         if (!cli_check_output("live attach", "-", save)) return CLI_FAIL;
+    }
+    o.module = cli_module_only();
+    if (o.module == NULL) {
+        char names[512];
+        return cli_usage_error("live attach",
+                               "follows one module, and %s are loaded: give one --module",
+                               cli_module_names(names, sizeof names));
     }
     o.save_path = save;
     o.on_row = print_row;
