@@ -353,6 +353,6 @@ expect_exit 1 "$ONESCOPE" plot "$SRC/testdata/test-2d-600.ostm" --from 601 -o "$
 expect_grep "holds host steps 0 to 600, none in --from/--to" "$S/err"
 
 # a command without operands says so when given one
-expect_exit 2 "$ONESCOPE" live serve extra
+expect_exit 2 "$ONESCOPE" live attach extra
 expect_grep "takes no operand, not 1 operand" "$S/err"
 finish
