@@ -198,7 +198,7 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
             release(w);
             return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET,
                                     "entity_rows", "a module with entities",
-                                    "module '%s' has no entity_count", w->module.id);
+                                    "module '%s' has no entity_count", def->module->id);
         }
         if (def->engine_mode && def->start_world == NULL) {
             release(w);
