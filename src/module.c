@@ -431,6 +431,80 @@ onescope_code onescope_world_entity_values(const onescope_world *world, uint32_t
     return ONESCOPE_OK;
 }
 
+/* Room for one entity's digest: its values and their little-endian bytes. */
+uint32_t onescope_os_digest_doubles(const onescope_module *t) {
+    return t->value_count != 0 ? t->value_count : 8;
+}
+
+void onescope_os_entity_digest(const onescope_module *t, const void *world, uint32_t index,
+                               double *values, uint8_t *bytes, uint32_t *hash, uint8_t *groups) {
+    if (t->value_count == 0) { /* the presence byte and the pose's seven floats */
+        onescope_pose pose;
+        bool present = t->entity_pose(t->context, world, index, &pose);
+        bytes[0] = present ? 1 : 0;
+        const float *f[7] = {&pose.position[0], &pose.position[1], &pose.position[2],
+                             &pose.rotation[0], &pose.rotation[1], &pose.rotation[2],
+                             &pose.rotation[3]};
+        for (int k = 0; k < 7; k++) {
+            uint32_t u;
+            memcpy(&u, f[k], 4);
+            onescope_os_put_u32(bytes + 1 + 4 * k, present ? u : 0);
+        }
+        *hash = (uint32_t)onescope_hash_bytes(bytes, 29);
+        return;
+    }
+    t->entity_values(t->context, world, index, values);
+    for (uint32_t v = 0; v < t->value_count; v++) {
+        uint64_t u;
+        memcpy(&u, &values[v], 8);
+        onescope_os_put_u64(bytes + 8 * (size_t)v, u);
+    }
+    *hash = (uint32_t)onescope_hash_bytes(bytes, 8 * (size_t)t->value_count);
+    /* each group's values gathered in table order, after the whole entity's bytes */
+    uint8_t *g = bytes + 8 * (size_t)t->value_count;
+    for (uint32_t k = 0; k < t->group_count; k++) {
+        size_t n = 0;
+        for (uint32_t v = 0; v < t->value_count; v++)
+            if (t->values[v].group == k) {
+                memcpy(g + n, bytes + 8 * (size_t)v, 8);
+                n += 8;
+            }
+        groups[k] = (uint8_t)onescope_hash_bytes(g, n);
+    }
+}
+
+onescope_code onescope_world_entity_digest(const onescope_world *world, uint32_t index,
+                                           uint32_t *hash, uint8_t *groups, size_t group_room,
+                                           onescope_error *error) {
+    if (world == NULL || hash == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "world", OS_NO_OFFSET, "world",
+                                "a world and a hash", "NULL");
+    const onescope_module *t = &world->table;
+    if (t->entity_count == NULL) return no_slot(t, error, "entity_count", "an entity's digest");
+    uint32_t n = onescope_world_entity_count(world);
+    if (index >= n)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, t->id, OS_NO_OFFSET, "entity",
+                                "an entity index below the count", "%" PRIu32 " of %" PRIu32, index,
+                                n);
+    uint32_t groups_n = t->value_count != 0 ? t->group_count : 0;
+    if (groups_n > group_room || (groups_n != 0 && groups == NULL))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, t->id, OS_NO_OFFSET, "groups",
+                                "room for every group", "%zu of %" PRIu32, group_room, groups_n);
+    uint32_t nd = onescope_os_digest_doubles(t);
+    double *values = onescope_os_calloc(world->allocator, nd, sizeof *values);
+    uint8_t *bytes = onescope_os_alloc(world->allocator, 16 * (size_t)nd + 32);
+    if (values == NULL || bytes == NULL) {
+        onescope_os_free(world->allocator, values);
+        onescope_os_free(world->allocator, bytes);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, t->id, OS_NO_OFFSET, "digest", NULL,
+                                "could not allocate room for %" PRIu32 " values", nd);
+    }
+    onescope_os_entity_digest(t, world->world, index, values, bytes, hash, groups);
+    onescope_os_free(world->allocator, values);
+    onescope_os_free(world->allocator, bytes);
+    return ONESCOPE_OK;
+}
+
 uint32_t onescope_world_value_total(const onescope_world *world) {
     return world ? world->world_values : 0;
 }

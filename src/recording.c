@@ -15,6 +15,8 @@ struct onescope_recording {
     size_t size;
     onescope_os_rec_head h;
     uint64_t *records; /* step i's record offset, step_count of them */
+    uint64_t *blocks;  /* with entity rows: row i's entity row offset, and where its ids are */
+    uint64_t *ids_at;  /* (step_count + 1 each) */
 };
 
 static bool id_char(uint8_t c, bool first) {
@@ -66,7 +68,9 @@ typedef enum scan_state {
     S_LEN, /* a record's input length */
     S_INPUT,
     S_ROW,
-    S_END, /* every record read: nothing may follow */
+    S_EHEAD, /* an entity row's length, count, ids flag and group count: 10 bytes */
+    S_EBODY, /* the rest of it: skipped */
+    S_END,   /* every record read: nothing may follow */
 } scan_state;
 
 static onescope_code read_fixed(onescope_os_reader *rd, bool open_ok, onescope_os_rec_head *h) {
@@ -80,8 +84,14 @@ static onescope_code read_fixed(onescope_os_reader *rd, bool open_ok, onescope_o
         return onescope_os_reader_fail_at(rd, 4, ONESCOPE_E_VERSION, "version",
                                           "2 (a module recording)", "%u", (unsigned)version);
     OS_TRY(onescope_os_read_u16(rd, "flags", &h->flags));
-    if (h->flags & ~(ONESCOPE_RECORDING_FLAG_HASH_ROWS | ONESCOPE_RECORDING_FLAG_START_SNAPSHOT))
-        return onescope_os_reader_fail_at(rd, 6, ONESCOPE_E_FLAGS, "flags", "bits 2-15 zero",
+    if (h->flags & ~(ONESCOPE_RECORDING_FLAG_HASH_ROWS | ONESCOPE_RECORDING_FLAG_START_SNAPSHOT |
+                     ONESCOPE_RECORDING_FLAG_ENTITY_ROWS))
+        return onescope_os_reader_fail_at(rd, 6, ONESCOPE_E_FLAGS, "flags", "bits 3-15 zero",
+                                          "0x%04x", (unsigned)h->flags);
+    if ((h->flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) &&
+        !(h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS))
+        return onescope_os_reader_fail_at(rd, 6, ONESCOPE_E_FLAGS, "flags",
+                                          "bit 0 with bit 2 (entity rows sit beside hash rows)",
                                           "0x%04x", (unsigned)h->flags);
     OS_TRY(onescope_os_read_u32(rd, "step count", &h->step_count));
     h->open = h->step_count == ONESCOPE_RECORDING_OPEN_COUNT;
@@ -110,7 +120,54 @@ static onescope_code read_length(onescope_os_reader *rd, const char *field, uint
 }
 
 static size_t record_min(const onescope_os_rec_head *h) {
-    return 4u + ((h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) ? 8u : 0u);
+    return 4u + ((h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) ? 8u : 0u) +
+           ((h->flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) ? 10u : 0u);
+}
+
+/* The bytes after an entity row's length field, by its count, ids flag and group count. */
+static uint64_t entity_row_body(uint32_t count, bool ids, uint32_t groups) {
+    return 6u + (uint64_t)count * ((ids ? 8u : 0u) + 4u + groups);
+}
+
+/* An entity row's first 10 bytes: the length (its bytes must remain: left is what follows the
+ * 10), the count, the ids flag (0: the previous row's ids, which needs a previous row with the
+ * same count) and the group count (the same in every row); the length must be what they say. */
+static onescope_code read_entity_head(onescope_os_reader *rd, onescope_os_rec_scan *s,
+                                      uint64_t left, uint32_t *body) {
+    uint32_t len, count;
+    uint8_t ids, groups;
+    OS_TRY(onescope_os_read_u32(rd, "entity row length", &len));
+    OS_TRY(onescope_os_read_u32(rd, "entity count", &count));
+    OS_TRY(onescope_os_read_u8(rd, "entity ids", &ids));
+    OS_TRY(onescope_os_read_u8(rd, "entity groups", &groups));
+    if (count > ONESCOPE_RECORDING_MAX_ENTITIES)
+        return onescope_os_reader_fail_at(rd, 4, ONESCOPE_E_RANGE, "entity count",
+                                          "at most 1048576", "%" PRIu32, count);
+    if (ids > 1 || (ids == 0 && (!s->rows_seen || count != s->rows_count)))
+        return onescope_os_reader_fail_at(rd, 8, ONESCOPE_E_RANGE, "entity ids",
+                                          "1 (ids follow), or 0 after a row of the same count",
+                                          "%u%s", (unsigned)ids,
+                                          ids == 0 && !s->rows_seen ? " in the first row"
+                                          : ids == 0                ? " for another count"
+                                                                    : "");
+    if (s->rows_seen && groups != s->rows_groups)
+        return onescope_os_reader_fail_at(rd, 9, ONESCOPE_E_MISMATCH, "entity groups",
+                                          "the group count of the rows before", "%u, not %u",
+                                          (unsigned)groups, (unsigned)s->rows_groups);
+    uint64_t want = entity_row_body(count, ids == 1, groups);
+    if (len != want)
+        return onescope_os_reader_fail_at(rd, 0, ONESCOPE_E_LENGTH, "entity row length",
+                                          "6 + count x (8 with ids + 4 + groups)",
+                                          "%" PRIu32 " for %" PRIu64, len, want);
+    if (len - 6u > left)
+        return onescope_os_reader_fail_at(
+            rd, 0, ONESCOPE_E_TRUNCATED, "entity row length", "a length the bytes left can hold",
+            "%" PRIu32 " bytes announced, %" PRIu64 " left", len, left + 6u);
+    s->rows_seen = true;
+    s->rows_count = count;
+    s->rows_groups = groups;
+    *body = len - 6u;
+    return ONESCOPE_OK;
 }
 
 void onescope_os_rec_scan_init(onescope_os_rec_scan *s, uint64_t total, bool partial,
@@ -146,10 +203,14 @@ static void record_done(onescope_os_rec_scan *s) {
 }
 
 /* After a blob's length: past its bytes (none: straight on). */
+static void blob_done(onescope_os_rec_scan *s);
+
+/* An empty blob is passed at once, so an input may end right after its length. */
 static void skip_then(onescope_os_rec_scan *s, scan_state blob, uint32_t size) {
     s->skip = size;
     s->state = (int)blob;
     s->want = 0;
+    if (size == 0) blob_done(s);
 }
 
 /* A unit's failure: the error's offset moved from the unit's to the input's. */
@@ -205,7 +266,18 @@ static void unit_done(onescope_os_rec_scan *s) {
         case S_ROW0:
             UNIT_TRY(onescope_os_read_u64(&rd, "hash row 0", &row));
             h->row0_at = s->unit_at;
+            if (h->flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) {
+                s->block_of_head = true;
+                s->state = S_EHEAD;
+                s->want = 10;
+                return;
+            }
             head_done(s);
+            return;
+        case S_EHEAD:
+            if (s->block_of_head) h->row0_block_at = s->unit_at;
+            UNIT_TRY(read_entity_head(&rd, s, left, &n));
+            skip_then(s, S_EBODY, n);
             return;
         case S_LEN:
             snprintf(field, sizeof field, "step %" PRIu32 " input length", s->records);
@@ -215,6 +287,12 @@ static void unit_done(onescope_os_rec_scan *s) {
         default: /* S_ROW */
             snprintf(field, sizeof field, "hash row %" PRIu64, (uint64_t)s->records + 1);
             UNIT_TRY(onescope_os_read_u64(&rd, field, &row));
+            if (h->flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) {
+                s->block_of_head = false;
+                s->state = S_EHEAD;
+                s->want = 10;
+                return;
+            }
             record_done(s);
     }
 }
@@ -222,6 +300,13 @@ static void unit_done(onescope_os_rec_scan *s) {
 /* After the blob the state names: what comes next. */
 static void blob_done(onescope_os_rec_scan *s) {
     bool rows = s->h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS;
+    if (s->state == S_EBODY) { /* an entity row ends its record, or the head */
+        if (s->block_of_head)
+            head_done(s);
+        else
+            record_done(s);
+        return;
+    }
     if (s->state == S_SETUP && (s->h.flags & ONESCOPE_RECORDING_FLAG_START_SNAPSHOT)) {
         s->state = S_SNAP_LEN;
         s->want = 4;
@@ -244,7 +329,8 @@ onescope_code onescope_os_rec_scan_feed(onescope_os_rec_scan *s, const void *dat
                                  "end of input", "%" PRIu64 " more bytes", s->total - s->pos);
             break;
         }
-        if (s->state == S_SETUP || s->state == S_SNAP || s->state == S_INPUT) {
+        if (s->state == S_SETUP || s->state == S_SNAP || s->state == S_INPUT ||
+            s->state == S_EBODY) {
             size_t k = s->skip < n ? (size_t)s->skip : n;
             s->skip -= k;
             s->pos += k;
@@ -289,7 +375,8 @@ onescope_code onescope_os_rec_scan_end(onescope_os_rec_scan *s, onescope_error *
             s->unit_at = s->pos;
             if (s->state == S_LEN) s->record_at = s->pos;
         }
-        bool blob = s->state == S_SETUP || s->state == S_SNAP || s->state == S_INPUT;
+        bool blob =
+            s->state == S_SETUP || s->state == S_SNAP || s->state == S_INPUT || s->state == S_EBODY;
         if (!blob) unit_done(s);
         /* Blob lengths are checked against the size given up front, so only an input that
          * ended early (a file that shrank while it was read) stops inside a blob. */
@@ -319,12 +406,16 @@ onescope_code onescope_recording_parse(const void *data, size_t size, const char
     (void)onescope_os_rec_scan_feed(&s, data, size);
     OS_TRY(onescope_os_rec_scan_end(&s, error));
     const onescope_os_rec_head h = s.h;
+    bool erows = h.flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS;
+    size_t nrows = erows ? (size_t)h.step_count + 1 : 0;
     onescope_recording *r = onescope_os_calloc(a, 1, sizeof *r);
     uint64_t *records = onescope_os_calloc(a, h.step_count ? h.step_count : 1, sizeof *records);
+    uint64_t *blocks = erows ? onescope_os_calloc(a, 2 * nrows, sizeof *blocks) : NULL;
     uint8_t *bytes = onescope_os_alloc(a, size ? size : 1);
-    if (r == NULL || records == NULL || bytes == NULL) {
+    if (r == NULL || records == NULL || bytes == NULL || (erows && blocks == NULL)) {
         onescope_os_free(a, r);
         onescope_os_free(a, records);
+        onescope_os_free(a, blocks);
         onescope_os_free(a, bytes);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "recording", NULL,
                                 "could not allocate memory");
@@ -332,9 +423,20 @@ onescope_code onescope_recording_parse(const void *data, size_t size, const char
     /* The scan checked every length: the records are walked, not checked again. */
     const uint8_t *p = data;
     uint64_t at = h.records_at, row = (h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) ? 8 : 0;
+    uint64_t ids = 0;
     for (uint32_t i = 0; i < h.step_count; i++) {
         records[i] = at;
         at += 4 + (uint64_t)onescope_os_get_u32(p + at) + row;
+        if (erows) at += 4 + (uint64_t)onescope_os_get_u32(p + at);
+    }
+    if (erows) { /* each row's entity row, and the last row at or before it that wrote ids */
+        for (uint32_t i = 0; i <= h.step_count; i++) {
+            uint64_t b = i == 0 ? h.row0_block_at
+                                : records[i - 1] + 4 + onescope_os_get_u32(p + records[i - 1]) + 8;
+            blocks[i] = b;
+            if (p[b + 8] == 1) ids = b + 10;
+            blocks[nrows + i] = ids;
+        }
     }
     if (size) memcpy(bytes, data, size);
     r->allocator = a;
@@ -342,6 +444,8 @@ onescope_code onescope_recording_parse(const void *data, size_t size, const char
     r->size = size;
     r->h = h;
     r->records = records;
+    r->blocks = blocks;
+    r->ids_at = blocks != NULL ? blocks + nrows : NULL;
     *out = r;
     return ONESCOPE_OK;
 }
@@ -376,6 +480,7 @@ void onescope_recording_free(onescope_recording *r) {
     if (r == NULL) return;
     onescope_os_free(r->allocator, r->bytes);
     onescope_os_free(r->allocator, r->records);
+    onescope_os_free(r->allocator, r->blocks);
     onescope_os_free(r->allocator, r);
 }
 
@@ -412,6 +517,20 @@ uint64_t onescope_recording_hash_row(const onescope_recording *r, uint32_t index
     if (index == 0) return onescope_os_get_u64(r->bytes + r->h.row0_at);
     const uint8_t *rec = r->bytes + r->records[index - 1];
     return onescope_os_get_u64(rec + 4 + onescope_os_get_u32(rec));
+}
+
+onescope_code onescope_recording_entity_row(const onescope_recording *r, uint32_t index,
+                                            onescope_entity_row *out) {
+    if (out != NULL) memset(out, 0, sizeof *out);
+    if (r == NULL || out == NULL || r->blocks == NULL || index > r->h.step_count)
+        return ONESCOPE_E_ARGUMENT;
+    const uint8_t *b = r->bytes + r->blocks[index];
+    out->count = onescope_os_get_u32(b + 4);
+    out->group_count = b[9];
+    out->ids = r->bytes + r->ids_at[index];
+    out->hashes = b + 10 + (b[8] == 1 ? 8 * (size_t)out->count : 0);
+    out->groups = out->hashes + 4 * (size_t)out->count;
+    return ONESCOPE_OK;
 }
 
 onescope_code onescope_recording_step_input(const onescope_recording *r, uint32_t index,
@@ -468,6 +587,12 @@ onescope_code onescope_os_rec_encode_head(const onescope_recording_def *def, uin
     return onescope_os_writer_finish(&w, out, error, name);
 }
 
+/* An entity row as the file holds it (its length field and the bytes it counts). */
+static void write_entity_row(onescope_os_writer *w, const onescope_recording *r, uint32_t row) {
+    const uint8_t *b = r->bytes + r->blocks[row];
+    onescope_os_write_bytes(w, b, 4 + (size_t)onescope_os_get_u32(b));
+}
+
 onescope_code onescope_recording_write(const onescope_recording *r, const onescope_allocator *a,
                                        onescope_buffer *out, onescope_error *error) {
     const char *name = "onescope_recording_write";
@@ -482,6 +607,7 @@ onescope_code onescope_recording_write(const onescope_recording *r, const onesco
                 r->bytes + h->setup_at, h->setup_size, r->bytes + h->snapshot_at, h->snapshot_size);
     bool rows = h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS;
     if (rows) onescope_os_write_u64(&w, onescope_recording_hash_row(r, 0));
+    if (r->blocks != NULL) write_entity_row(&w, r, 0);
     for (uint32_t i = 0; i < h->step_count; i++) {
         const uint8_t *p;
         size_t n;
@@ -489,6 +615,7 @@ onescope_code onescope_recording_write(const onescope_recording *r, const onesco
         onescope_os_write_u32(&w, (uint32_t)n);
         onescope_os_write_bytes(&w, p, n);
         if (rows) onescope_os_write_u64(&w, onescope_recording_hash_row(r, i + 1));
+        if (r->blocks != NULL) write_entity_row(&w, r, i + 1);
     }
     return onescope_os_writer_finish(&w, out, error, name);
 }
@@ -503,7 +630,8 @@ onescope_code onescope_os_rec_partial_scan(const uint8_t *data, size_t size, con
     (void)onescope_os_rec_scan_feed(&s, data, size);
     onescope_error inner;
     onescope_code rc = onescope_os_rec_scan_end(&s, &inner);
-    bool in_records = s.state == S_LEN || s.state == S_INPUT || s.state == S_ROW;
+    bool in_records = s.state == S_LEN || s.state == S_INPUT || s.state == S_ROW ||
+                      ((s.state == S_EHEAD || s.state == S_EBODY) && !s.block_of_head);
     if (rc != ONESCOPE_OK && !(in_records && inner.code == ONESCOPE_E_TRUNCATED)) {
         if (error != NULL) *error = inner; /* the head's error, or damage inside the records */
         return rc;

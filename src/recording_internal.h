@@ -17,7 +17,8 @@ typedef struct onescope_os_rec_head {
     uint32_t setup_size;
     uint64_t snapshot_at; /* with flag bit 1 */
     uint32_t snapshot_size;
-    uint64_t row0_at; /* with flag bit 0 */
+    uint64_t row0_at;       /* with flag bit 0 */
+    uint64_t row0_block_at; /* with flag bit 2: row 0's entity row */
     uint64_t records_at;
 } onescope_os_rec_head;
 
@@ -38,6 +39,10 @@ typedef struct onescope_os_rec_scan {
     uint64_t skip;          /* blob bytes still to pass */
     uint32_t records;       /* whole records so far */
     uint64_t record_at;     /* the offset of the record being read */
+    bool block_of_head;     /* the entity row being read is row 0's */
+    bool rows_seen;         /* an entity row has been read: the next may reuse its ids */
+    uint32_t rows_count;    /* its entity count */
+    uint8_t rows_groups;    /* and group count (the same in every row) */
     onescope_os_rec_head h; /* filled as the head passes */
     onescope_code rc;
     onescope_error error;

@@ -3,6 +3,7 @@
  * the verify run (src/module_run.c). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recording_internal.h"
@@ -134,4 +135,162 @@ onescope_code onescope_recording_run(const onescope_recording *r, const onescope
     }
     onescope_world_free(w);
     return rc;
+}
+
+/* ---- which entities differ at a row (entity rows) ---- */
+
+typedef struct id_at {
+    uint64_t id;
+    uint32_t index;
+} id_at;
+
+static int by_id(const void *x, const void *y) {
+    const id_at *a = x, *b = y;
+    return a->id < b->id ? -1 : a->id > b->id ? 1 : (a->index > b->index) - (a->index < b->index);
+}
+
+typedef struct explain_state {
+    const onescope_entity_row *rec;
+    uint32_t row, room;
+    const onescope_allocator *al;
+    onescope_recording_explanation *x;
+    const char *name;
+    onescope_error *error;
+    onescope_code rc;
+} explain_state;
+
+static onescope_code compare_rows(const onescope_entity_row *rec, const onescope_world *w,
+                                  const onescope_allocator *al, uint32_t room,
+                                  onescope_recording_explanation *x, const char *name,
+                                  onescope_error *error);
+
+/* The run lends its world at every row: at the row asked for, compare while it lives. */
+static bool compare_at_row(void *user, const onescope_recording_row *row) {
+    explain_state *e = user;
+    if (row->index != e->row) return false;
+    e->rc = compare_rows(e->rec, row->world, e->al, e->room, e->x, e->name, e->error);
+    return true;
+}
+
+/* One difference into the list (and the count, whole). */
+static void note(onescope_recording_explanation *x, uint32_t room, uint64_t id, bool recorded,
+                 bool found, uint32_t rh, uint32_t fh, uint64_t groups) {
+    if (x->differing++ >= room) return;
+    onescope_entity_difference *d = &x->entities[x->listed++];
+    d->id = id;
+    d->recorded = recorded;
+    d->found = found;
+    d->recorded_hash = rh;
+    d->found_hash = fh;
+    d->groups = groups;
+}
+
+static uint64_t group_bits(const uint8_t *a, const uint8_t *b, uint32_t n) {
+    uint64_t bits = 0;
+    for (uint32_t g = 0; g < n && g < 64; g++)
+        if (a[g] != b[g]) bits |= UINT64_C(1) << g;
+    return bits;
+}
+
+/* Compares the world's entities with the recorded row: matched by id (both sides sorted by id,
+ * each side's order kept for ties), recorded ones first in the list, then the world's own. */
+static onescope_code compare_rows(const onescope_entity_row *rec, const onescope_world *w,
+                                  const onescope_allocator *al, uint32_t room,
+                                  onescope_recording_explanation *x, const char *name,
+                                  onescope_error *error) {
+    const onescope_module *m = onescope_world_module(w);
+    uint32_t nf = onescope_world_entity_count(w), groups = m->value_count ? m->group_count : 0;
+    x->entities_recorded = rec->count;
+    x->entities_found = nf;
+    id_at *ra = onescope_os_calloc(al, (size_t)rec->count + 1, sizeof *ra);
+    id_at *fa = onescope_os_calloc(al, (size_t)nf + 1, sizeof *fa);
+    uint32_t *fh = onescope_os_calloc(al, (size_t)nf + 1, sizeof *fh);
+    uint8_t *fg = onescope_os_calloc(al, (size_t)nf * groups + 1, 1);
+    onescope_code rc = ONESCOPE_OK;
+    if (ra == NULL || fa == NULL || fh == NULL || fg == NULL)
+        rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "entities", NULL,
+                              "could not allocate room for %" PRIu32 " and %" PRIu32 " entities",
+                              rec->count, nf);
+    for (uint32_t i = 0; rc == ONESCOPE_OK && i < nf; i++) {
+        fa[i] = (id_at){onescope_world_entity_id(w, i), i};
+        rc = onescope_world_entity_digest(w, i, &fh[i], fg + (size_t)i * groups, groups, error);
+    }
+    if (rc == ONESCOPE_OK) {
+        for (uint32_t i = 0; i < rec->count; i++)
+            ra[i] = (id_at){onescope_os_get_u64(rec->ids + 8 * (size_t)i), i};
+        qsort(ra, rec->count, sizeof *ra, by_id);
+        qsort(fa, nf, sizeof *fa, by_id);
+        uint32_t i = 0, j = 0;
+        while (i < rec->count || j < nf) {
+            if (j == nf || (i < rec->count && ra[i].id < fa[j].id)) {
+                uint32_t k = ra[i++].index;
+                note(x, room, onescope_os_get_u64(rec->ids + 8 * (size_t)k), true, false,
+                     onescope_os_get_u32(rec->hashes + 4 * (size_t)k), 0, 0);
+            } else if (i == rec->count || fa[j].id < ra[i].id) {
+                uint32_t k = fa[j++].index;
+                note(x, room, fa[j - 1].id, false, true, 0, fh[k], 0);
+            } else {
+                uint32_t a = ra[i++].index, b = fa[j++].index;
+                uint32_t h = onescope_os_get_u32(rec->hashes + 4 * (size_t)a);
+                const uint8_t *g = rec->groups + (size_t)a * rec->group_count;
+                bool same_groups = rec->group_count == groups;
+                if (h != fh[b] || (same_groups && memcmp(g, fg + (size_t)b * groups, groups) != 0))
+                    note(x, room, fa[j - 1].id, true, true, h, fh[b],
+                         same_groups ? group_bits(g, fg + (size_t)b * groups, groups) : 0);
+            }
+        }
+    }
+    onescope_os_free(al, ra);
+    onescope_os_free(al, fa);
+    onescope_os_free(al, fh);
+    onescope_os_free(al, fg);
+    return rc;
+}
+
+onescope_code onescope_recording_explain(const onescope_recording *r, const onescope_module *module,
+                                         uint32_t row, uint32_t max_listed,
+                                         const onescope_allocator *al,
+                                         onescope_recording_explanation **out, const char *name,
+                                         onescope_error *error) {
+    if (name == NULL) name = "<ostm>";
+    if (out == NULL || r == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
+                                "recording and out must be given");
+    *out = NULL;
+    onescope_entity_row rec;
+    if (!(onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS))
+        return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
+                                "bit 2 set (entity rows to name the entities)", "0x%04x",
+                                (unsigned)onescope_recording_flags(r));
+    if (onescope_recording_entity_row(r, row, &rec) != ONESCOPE_OK)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "row",
+                                "a row of the recording", "row %" PRIu32 " of %" PRIu32, row,
+                                onescope_recording_step_count(r));
+    uint32_t room = max_listed ? max_listed : 16;
+    onescope_recording_explanation *x = onescope_os_calloc(al, 1, sizeof *x);
+    onescope_entity_difference *list = onescope_os_calloc(al, room, sizeof *list);
+    if (x == NULL || list == NULL) {
+        onescope_os_free(al, x);
+        onescope_os_free(al, list);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "explanation", NULL,
+                                "could not allocate it");
+    }
+    x->row = row;
+    x->entities = list;
+    x->allocator = al;
+    explain_state e = {&rec, row, room, al, x, name, error, ONESCOPE_OK};
+    onescope_code rc = onescope_recording_run(r, module, al, compare_at_row, &e, name, error);
+    if (rc == ONESCOPE_OK) rc = e.rc;
+    if (rc != ONESCOPE_OK) {
+        onescope_recording_explanation_free(x);
+        return rc;
+    }
+    *out = x;
+    return ONESCOPE_OK;
+}
+
+void onescope_recording_explanation_free(onescope_recording_explanation *x) {
+    if (x == NULL) return;
+    onescope_os_free(x->allocator, x->entities);
+    onescope_os_free(x->allocator, x);
 }

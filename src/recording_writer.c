@@ -29,6 +29,15 @@ struct onescope_recording_writer {
     onescope_os_flush_rule flush;
     uint64_t size; /* bytes in the file so far, the buffer's included */
     uint32_t steps;
+    /* entity rows: the last row's ids (to write "the same ids" when they repeat), the row
+     * being built, and room for one entity's digest */
+    bool entity_rows;
+    uint64_t *ids;
+    uint32_t id_count, id_cap;
+    bool ids_written;
+    onescope_os_writer row;
+    double *values;
+    uint8_t *digest;
     enum writer_state state;
     bool bytes_lost; /* an I/O failure: nothing more is written */
     bool committed;
@@ -80,6 +89,10 @@ onescope_recording_def onescope_recording_def_default(void) {
 
 static void release(onescope_recording_writer *w) {
     const onescope_allocator *a = w->allocator;
+    onescope_os_free(a, w->ids);
+    onescope_os_free(a, w->values);
+    onescope_os_free(a, w->digest);
+    onescope_os_writer_discard(&w->row);
     onescope_world_free(w->world);
     onescope_os_target_free(&w->target, a);
     onescope_os_free(a, w->setup);
@@ -87,6 +100,54 @@ static void release(onescope_recording_writer *w) {
     onescope_os_free(a, w->partial);
     onescope_os_free(a, w->buf);
     onescope_os_free(a, w);
+}
+
+/* The entity row of a world (the module's own pointer) into w->row: length, count, ids flag,
+ * group count, the ids when they differ from the last row's, the digests, the group bytes. */
+static onescope_code build_entity_row(onescope_recording_writer *w, const void *world,
+                                      onescope_error *error) {
+    const onescope_module *t = &w->module;
+    uint32_t n = t->entity_count(t->context, world);
+    if (n > ONESCOPE_RECORDING_MAX_ENTITIES)
+        return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET, "entities",
+                                "at most 1048576 in an entity row", "%" PRIu32, n);
+    uint32_t groups = t->value_count != 0 ? t->group_count : 0;
+    if (n > w->id_cap) {
+        uint64_t *ids = onescope_os_calloc(w->allocator, n, sizeof *ids);
+        if (ids == NULL) return nomem(error, w->path);
+        if (w->id_count) memcpy(ids, w->ids, w->id_count * sizeof *ids);
+        onescope_os_free(w->allocator, w->ids);
+        w->ids = ids;
+        w->id_cap = n;
+    }
+    bool same = w->ids_written && n == w->id_count;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t id = t->entity_id(t->context, world, i);
+        if (same && w->ids[i] != id) same = false;
+        w->ids[i] = id;
+    }
+    w->id_count = n;
+    w->ids_written = true;
+    onescope_os_writer *b = &w->row;
+    b->size = 0;
+    uint64_t body = 6u + (uint64_t)n * ((same ? 0u : 8u) + 4u + groups);
+    onescope_os_write_u32(b, (uint32_t)body);
+    onescope_os_write_u32(b, n);
+    onescope_os_write_u8(b, same ? 0 : 1);
+    onescope_os_write_u8(b, (uint8_t)groups);
+    if (!same)
+        for (uint32_t i = 0; i < n; i++) onescope_os_write_u64(b, w->ids[i]);
+    size_t at = b->size; /* the digests, then the group bytes after them */
+    for (uint32_t i = 0; i < n; i++) onescope_os_write_u32(b, 0);
+    for (uint32_t i = 0; i < n * groups; i++) onescope_os_write_u8(b, 0);
+    if (b->failed) return nomem(error, w->path);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t h;
+        onescope_os_entity_digest(t, world, i, w->values, w->digest, &h,
+                                  b->data + at + 4 * (size_t)n + (size_t)i * groups);
+        onescope_os_put_u32(b->data + at + 4 * (size_t)i, h);
+    }
+    return ONESCOPE_OK;
 }
 
 static char *copy_string(const onescope_allocator *a, const char *s) {
@@ -131,6 +192,28 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
     }
     if (def->setup_size) memcpy(w->setup, def->setup, def->setup_size);
     w->setup_size = def->setup_size;
+    onescope_os_writer_init(&w->row, a);
+    if (def->entity_rows) {
+        if (w->module.entity_count == NULL) {
+            release(w);
+            return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET,
+                                    "entity_rows", "a module with entities",
+                                    "module '%s' has no entity_count", def->module->id);
+        }
+        if (def->engine_mode && def->start_world == NULL) {
+            release(w);
+            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "start_world",
+                                    "the engine's world for row 0's entity row", "NULL");
+        }
+        uint32_t nd = onescope_os_digest_doubles(&w->module);
+        w->entity_rows = true;
+        w->values = onescope_os_calloc(a, nd, sizeof *w->values);
+        w->digest = onescope_os_alloc(a, 16 * (size_t)nd + 32);
+        if (w->values == NULL || w->digest == NULL) {
+            release(w);
+            return nomem(error, name);
+        }
+    }
     onescope_os_flush_rule_init(&w->flush, options->flush_every, options->flush_every_ms,
                                 options->flush_fsync);
     /* The module's rules first: a setup it refuses never starts a file. */
@@ -157,6 +240,10 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
     }
     uint16_t flags = ONESCOPE_RECORDING_FLAG_HASH_ROWS;
     if (def->start_snapshot != NULL) flags |= ONESCOPE_RECORDING_FLAG_START_SNAPSHOT;
+    if (w->entity_rows) flags |= ONESCOPE_RECORDING_FLAG_ENTITY_ROWS;
+    if (rc == ONESCOPE_OK && w->entity_rows)
+        rc = build_entity_row(
+            w, def->engine_mode ? def->start_world : onescope_os_world_state(w->world), error);
     onescope_buffer head = {NULL, 0, NULL};
     if (rc == ONESCOPE_OK) rc = onescope_os_rec_encode_head(def, flags, a, &head, name, error);
     if (rc == ONESCOPE_OK) rc = onescope_os_recording_target(path, a, &w->target, error);
@@ -172,6 +259,7 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
     /* The head and row 0 go out at once: from here on the partial is recoverable. */
     if (rc == ONESCOPE_OK) rc = feed(w, head.data, head.size, error);
     if (rc == ONESCOPE_OK) rc = feed_u64(w, row0, error);
+    if (rc == ONESCOPE_OK && w->entity_rows) rc = feed(w, w->row.data, w->row.size, error);
     if (rc == ONESCOPE_OK) rc = flush_buffer(w, error);
     onescope_buffer_free(&head);
     if (rc != ONESCOPE_OK) {
@@ -201,6 +289,13 @@ static onescope_code flush_now(onescope_recording_writer *w, onescope_error *err
 onescope_code onescope_recording_writer_append(onescope_recording_writer *w, const void *input,
                                                size_t size, const uint64_t *hash,
                                                onescope_error *error) {
+    return onescope_recording_writer_append_world(w, input, size, hash, NULL, error);
+}
+
+onescope_code onescope_recording_writer_append_world(onescope_recording_writer *w,
+                                                     const void *input, size_t size,
+                                                     const uint64_t *hash, const void *world,
+                                                     onescope_error *error) {
     if (w == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_recording_writer_append",
                                 OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
@@ -214,6 +309,16 @@ onescope_code onescope_recording_writer_append(onescope_recording_writer *w, con
                                          engine ? "the engine's hash (engine mode)"
                                                 : "NULL (tool mode: the world computes it)",
                                          "%s", engine ? "NULL" : "a hash"));
+    if (engine && w->entity_rows && world == NULL)
+        return latch(w, onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->path, OS_NO_OFFSET, "world",
+                                         "the engine's world (entity rows in engine mode: "
+                                         "onescope_recording_writer_append_world)",
+                                         "NULL"));
+    if (world != NULL && !(engine && w->entity_rows))
+        return latch(w, onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->path, OS_NO_OFFSET, "world",
+                                         "NULL (a world is lent only in engine mode with entity "
+                                         "rows)",
+                                         "a world"));
     if (w->steps == ONESCOPE_RECORDING_MAX_STEPS || size > UINT32_MAX ||
         size + 12 > ONESCOPE_MAX_INPUT_BYTES - w->size)
         return latch(w, onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET, "step",
@@ -242,11 +347,22 @@ onescope_code onescope_recording_writer_append(onescope_recording_writer *w, con
         if (rc != ONESCOPE_OK) return latch(w, rc);
         row = onescope_world_hash(w->world);
     }
+    if (w->entity_rows) {
+        OS_TRY(latch(
+            w, build_entity_row(w, engine ? world : onescope_os_world_state(w->world), error)));
+        if (w->row.size > ONESCOPE_MAX_INPUT_BYTES - w->size - size - 12)
+            return latch(w, onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET,
+                                             "step", "at most 256 MiB",
+                                             "step %" PRIu32
+                                             "'s entity row of %zu bytes after %" PRIu64 " bytes",
+                                             w->steps, w->row.size, w->size));
+    }
     uint8_t len[4];
     onescope_os_put_u32(len, (uint32_t)size);
     OS_TRY(latch(w, feed(w, len, 4, error)));
     if (size) OS_TRY(latch(w, feed(w, input, size, error)));
     OS_TRY(latch(w, feed_u64(w, row, error)));
+    if (w->entity_rows) OS_TRY(latch(w, feed(w, w->row.data, w->row.size, error)));
     w->steps++;
     if (onescope_os_flush_due(&w->flush)) return latch(w, flush_now(w, error));
     return ONESCOPE_OK;

@@ -90,6 +90,13 @@ onescope_os_run_start onescope_os_recording_start(const onescope_recording *r,
 void onescope_os_replay_diff_side(const onescope_replay *r, const char *name, uint8_t blob[10],
                                   onescope_os_diff_side *out);
 
+/* An entity's digest (onescope_world_entity_digest) from a table and its module's own world
+ * pointer, so a writer in engine mode digests the engine's world. values holds
+ * onescope_os_digest_doubles(t) doubles, bytes 16 times as many plus 32; groups group_count. */
+uint32_t onescope_os_digest_doubles(const onescope_module *t);
+void onescope_os_entity_digest(const onescope_module *t, const void *world, uint32_t index,
+                               double *values, uint8_t *bytes, uint32_t *hash, uint8_t *groups);
+
 /* The test module's setup blob (sim_module.c) for an OSTM v1 setup and link block: 6 bytes,
  * or 10 with a link block. Returns the size. */
 size_t onescope_os_test_setup_blob(const onescope_sim_setup *setup, const onescope_link_block *link,

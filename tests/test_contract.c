@@ -99,6 +99,10 @@ CALL(onescope_recording_run, NULL, onescope_module_test(), NULL, NULL, NULL, "r"
 CALL(onescope_recording_diff, NULL, NULL, onescope_module_test(), NULL, NULL, "a", "b", e)
 CALL(onescope_recording_writer_open, NULL, NULL, NULL, NULL, NULL, e)
 CALL(onescope_recording_writer_append, NULL, NULL, 0, NULL, e)
+CALL(onescope_recording_writer_append_world, NULL, NULL, 0, NULL, NULL, e)
+CALL(onescope_recording_explain, NULL, onescope_module_test(), 0, 0, NULL, NULL, "r", e)
+CALL(onescope_recording_entity_row, NULL, 0, NULL)
+CALL(onescope_world_entity_digest, NULL, 0, NULL, NULL, 0, e)
 CALL(onescope_recording_writer_flush, NULL, e)
 CALL(onescope_recording_writer_close, NULL, NULL, e)
 CALL(onescope_recording_recover, NULL, NULL, NULL, NULL, NULL, e)
@@ -264,6 +268,10 @@ static const contract_row rows[] = {
     ROW(onescope_recording_diff),
     ROW(onescope_recording_writer_open),
     ROW(onescope_recording_writer_append),
+    ROW(onescope_recording_writer_append_world),
+    ROW(onescope_recording_explain),
+    ROW_NO_ERROR(onescope_recording_entity_row),
+    ROW(onescope_world_entity_digest),
     ROW(onescope_recording_writer_flush),
     ROW(onescope_recording_writer_close),
     ROW(onescope_recording_recover),

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "test_util.h"
 
 /* ---- the springs module: n particles on a line, each tied to its rest place ---- */
@@ -375,7 +376,7 @@ static void container_errors_at_offsets(void **state) {
         uint64_t offset;
     } cases[] = {
         {0, 'X', ONESCOPE_E_MAGIC, 0},      {4, 1, ONESCOPE_E_VERSION, 4},
-        {6, 0x05, ONESCOPE_E_FLAGS, 6},     {12, 0, ONESCOPE_E_LENGTH, 12},
+        {6, 0x09, ONESCOPE_E_FLAGS, 6},     {12, 0, ONESCOPE_E_LENGTH, 12},
         {13, 'E', ONESCOPE_E_RANGE, 13},    {30, 0x07, ONESCOPE_E_RANGE, 30},
         {8, 0xff, ONESCOPE_E_TRUNCATED, 8}, /* 0x000000ff steps: more than the bytes hold */
     };
@@ -1266,6 +1267,344 @@ static onescope_code run_under(const onescope_allocator *a, void *c) {
     return onescope_recording_run(c, onescope_module_test(), a, NULL, NULL, "r", &err);
 }
 
+/* ---- entity rows ---- */
+
+/* The test module's step i: an impulse on body 2 along x of kick at step 40, a spawn at step
+ * 20 (a sixth body: the ids change), a removal of body 0 at step 30 (the same ids). */
+static size_t rows_input(uint32_t i, int32_t kick, uint8_t out[14]) {
+    memset(out, 0, 14);
+    if (i == 40) {
+        out[0] = 1, out[1] = 2;
+        for (int b = 0; b < 4; b++) out[2 + b] = (uint8_t)((uint32_t)kick >> (8 * b));
+        return 14;
+    }
+    if (i == 20) { /* spawn (500, 500, 500) */
+        out[0] = 5;
+        for (int a = 0; a < 3; a++) out[1 + 4 * a] = 0xf4, out[2 + 4 * a] = 0x01;
+        return 13;
+    }
+    if (i == 30) {
+        out[0] = 3, out[1] = 0;
+        return 2;
+    }
+    return 0;
+}
+
+static const uint8_t rows_setup[6] = {3, 5, 9, 0, 0, 0};
+
+/* 60 steps with entity rows. Engine mode runs its own onescope_sim with the inputs of kick
+ * `ran` but hands the writer those of kick `said` (a build that did something else). */
+static void record_rows(const char *p, bool engine, int32_t said, int32_t ran) {
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = onescope_module_test();
+    def.setup = rows_setup;
+    def.setup_size = sizeof rows_setup;
+    def.entity_rows = true;
+    onescope_sim *sim = NULL;
+    onescope_error err;
+    if (engine) {
+        onescope_sim_def sd = onescope_sim_def_default();
+        sd.setup = (onescope_sim_setup){3, 5, 9};
+        assert_int_equal(onescope_sim_create(&sd, NULL, &sim, &err), ONESCOPE_OK);
+        def.engine_mode = true;
+        def.start_hash = onescope_sim_hash(sim);
+        def.start_world = sim;
+    }
+    onescope_recording_writer *w;
+    assert_int_equal(onescope_recording_writer_open(p, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < 60; i++) {
+        uint8_t in[14], run[14];
+        size_t n = rows_input(i, said, in);
+        if (engine) {
+            size_t m = rows_input(i, ran, run);
+            assert_int_equal(onescope_sim_step(sim, run, m, &err), ONESCOPE_OK);
+            uint64_t h = onescope_sim_hash(sim);
+            assert_int_equal(onescope_recording_writer_append_world(w, in, n, &h, sim, &err),
+                             ONESCOPE_OK);
+        } else {
+            assert_int_equal(onescope_recording_writer_append(w, in, n, NULL, &err), ONESCOPE_OK);
+        }
+    }
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+    onescope_sim_free(sim);
+}
+
+typedef struct rows_seen {
+    const onescope_recording *r;
+    uint32_t rows;
+} rows_seen;
+
+/* Every row's entity row against the digests of the world the run lends. */
+static bool rows_match(void *user, const onescope_recording_row *row) {
+    rows_seen *s = user;
+    onescope_entity_row e;
+    assert_int_equal(onescope_recording_entity_row(s->r, row->index, &e), ONESCOPE_OK);
+    assert_int_equal(e.count, onescope_world_entity_count(row->world));
+    assert_int_equal(e.group_count, 3);
+    for (uint32_t i = 0; i < e.count; i++) {
+        uint32_t h;
+        uint8_t g[3];
+        onescope_error err;
+        assert_int_equal(onescope_world_entity_digest(row->world, i, &h, g, 3, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_os_get_u64(e.ids + 8 * i),
+                         onescope_world_entity_id(row->world, i));
+        assert_int_equal(onescope_os_get_u32(e.hashes + 4 * i), h);
+        assert_memory_equal(e.groups + 3 * i, g, 3);
+    }
+    s->rows++;
+    return false;
+}
+
+/* Tool and engine mode write the same entity rows, which are the digests of the world at each
+ * row; rows keep the last ids when they repeat and write them when the set changes. */
+static void entity_rows_written_and_read(void **state) {
+    (void)state;
+    char other[160];
+    snprintf(other, sizeof other, "%s/engine.ostm", dir);
+    record_rows(path, false, 100, 100);
+    record_rows(other, true, 100, 100);
+    onescope_buffer a = read_all(path), b = read_all(other);
+    assert_int_equal(a.size, b.size);
+    assert_memory_equal(a.data, b.data, a.size);
+    onescope_buffer_free(&b);
+    onescope_recording *r = read_recording(path);
+    assert_true(onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS);
+    rows_seen seen = {r, 0};
+    onescope_error err;
+    assert_int_equal(
+        onescope_recording_run(r, onescope_module_test(), NULL, rows_match, &seen, "rows", &err),
+        ONESCOPE_OK);
+    assert_int_equal(seen.rows, 61);
+    onescope_entity_row e0, e1, e21, e22, e31;
+    assert_int_equal(onescope_recording_entity_row(r, 0, &e0), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_entity_row(r, 1, &e1), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_entity_row(r, 21, &e21), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_entity_row(r, 22, &e22), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_entity_row(r, 31, &e31), ONESCOPE_OK);
+    assert_true(e1.ids == e0.ids);  /* the same five ids: not written again */
+    assert_int_equal(e21.count, 6); /* the spawn: a new set, written */
+    assert_true(e21.ids != e0.ids);
+    assert_true(e22.ids == e21.ids);
+    assert_int_equal(e31.count, 6); /* a removed body keeps its id */
+    assert_true(e31.ids == e21.ids);
+    assert_int_equal(onescope_recording_entity_row(r, 61, &e0), ONESCOPE_E_ARGUMENT);
+    /* written back byte for byte, and it verifies */
+    onescope_buffer back;
+    assert_int_equal(onescope_recording_write(r, NULL, &back, &err), ONESCOPE_OK);
+    assert_int_equal(back.size, a.size);
+    assert_memory_equal(back.data, a.data, a.size);
+    onescope_buffer_free(&back);
+    assert_int_equal(onescope_recording_verify(r, onescope_module_test(), NULL, NULL, "rows", &err),
+                     ONESCOPE_OK);
+    onescope_recording_free(r);
+    /* a file without them: the accessor and the explanation say so */
+    record_test_module(other, 9, 10, 3, 1);
+    r = read_recording(other);
+    assert_int_equal(onescope_recording_entity_row(r, 0, &e0), ONESCOPE_E_ARGUMENT);
+    onescope_recording_explanation *x = NULL;
+    assert_int_equal(
+        onescope_recording_explain(r, onescope_module_test(), 1, 0, NULL, &x, "plain", &err),
+        ONESCOPE_E_FLAGS);
+    assert_null(x);
+    onescope_recording_free(r);
+    onescope_buffer_free(&a);
+    unlink(other);
+}
+
+/* A recording made by a build whose impulse at step 40 was 1 mm/step stronger than its file
+ * says: verify finds row 41, and the entity rows alone name body 2 and its position and
+ * velocity groups, not its state. */
+static void explain_names_the_entity_and_groups(void **state) {
+    (void)state;
+    record_rows(path, true, 100, 101);
+    onescope_recording *r = read_recording(path);
+    const onescope_module *m = onescope_module_test();
+    onescope_verify_result v;
+    onescope_error err;
+    assert_int_equal(onescope_recording_verify(r, m, NULL, &v, "rows", &err), ONESCOPE_E_MISMATCH);
+    assert_false(v.matched);
+    assert_int_equal(v.first_row, 41);
+    onescope_recording_explanation *x = NULL;
+    assert_int_equal(onescope_recording_explain(r, m, 41, 0, NULL, &x, "rows", &err), ONESCOPE_OK);
+    assert_int_equal(x->row, 41);
+    assert_int_equal(x->entities_recorded, 6);
+    assert_int_equal(x->entities_found, 6);
+    assert_int_equal(x->differing, 1);
+    assert_int_equal(x->listed, 1);
+    assert_int_equal(x->entities[0].id, 2);
+    assert_true(x->entities[0].recorded && x->entities[0].found);
+    assert_true(x->entities[0].recorded_hash != x->entities[0].found_hash);
+    assert_int_equal(x->entities[0].groups, 6); /* position (1) and velocity (2), not state (0) */
+    onescope_recording_explanation_free(x);
+    /* the row before agrees everywhere */
+    assert_int_equal(onescope_recording_explain(r, m, 40, 0, NULL, &x, "rows", &err), ONESCOPE_OK);
+    assert_int_equal(x->differing, 0);
+    onescope_recording_explanation_free(x);
+    assert_int_equal(onescope_recording_explain(r, m, 62, 0, NULL, &x, "rows", &err),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_recording_free(r);
+    unlink(path);
+}
+
+/* Every rule of an entity row, each at its own offset; a partial torn inside an entity row
+ * keeps every whole step before it. */
+static void entity_row_errors_at_offsets(void **state) {
+    (void)state;
+    record_rows(path, false, 100, 100);
+    onescope_buffer a = read_all(path);
+    /* find row 1's entity row in the bytes: after row 0's (head) and step 0's record */
+    size_t head = 12 + 1 + 13 + 1 + 1 + 4 + 6 + 8; /* up to and with row 0 */
+    size_t row0_len = onescope_os_get_u32(a.data + head);
+    size_t rec1 = head + 4 + row0_len;     /* step 0's record: empty input */
+    size_t blk1 = rec1 + 4 + 0 + 8;        /* its entity row */
+    assert_int_equal(a.data[blk1 + 8], 0); /* the same ids as row 0 */
+    struct {
+        size_t at;
+        uint8_t value;
+        onescope_code code;
+        size_t where;
+    } cases[] = {
+        {head + 0, 0x07, ONESCOPE_E_LENGTH, head},    /* a length that is not the rows' */
+        {head + 6, 0x20, ONESCOPE_E_RANGE, head + 4}, /* 2^21 entities */
+        {head + 8, 2, ONESCOPE_E_RANGE, head + 8},    /* an ids flag of 2 */
+        {blk1 + 9, 4, ONESCOPE_E_MISMATCH, blk1 + 9}, /* another group count */
+        {blk1 + 4, 4, ONESCOPE_E_RANGE, blk1 + 8},    /* "the same ids" for another count */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        uint8_t *bad = malloc(a.size);
+        memcpy(bad, a.data, a.size);
+        bad[cases[k].at] = cases[k].value;
+        onescope_recording *x = NULL;
+        onescope_error err;
+        assert_int_equal(onescope_recording_parse(bad, a.size, "bad", NULL, &x, &err),
+                         cases[k].code);
+        assert_error_at(err, cases[k].code, cases[k].where);
+        assert_null(x);
+        free(bad);
+    }
+    /* a partial torn inside step 59's entity row keeps 59 steps */
+    test_write_file(partial, a.data, a.size - 3);
+    uint8_t open_count[4] = {0xff, 0xff, 0xff, 0xff};
+    onescope_buffer p = read_all(partial);
+    memcpy(p.data + 8, open_count, 4);
+    test_write_file(partial, p.data, p.size);
+    char out[160];
+    snprintf(out, sizeof out, "%s/recovered.ostm", dir);
+    uint64_t kept = 0, dropped = 0;
+    onescope_error err;
+    assert_int_equal(onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err),
+                     ONESCOPE_OK);
+    assert_int_equal(kept, 59);
+    assert_true(dropped > 12);
+    onescope_recording *rec;
+    assert_int_equal(onescope_recording_read_file(out, NULL, &rec, &err), ONESCOPE_OK);
+    onescope_entity_row last;
+    assert_int_equal(onescope_recording_entity_row(rec, 59, &last), ONESCOPE_OK);
+    assert_int_equal(last.count, 6);
+    onescope_recording_free(rec);
+    onescope_buffer_free(&p);
+    onescope_buffer_free(&a);
+    unlink(partial);
+    unlink(out);
+    unlink(path);
+}
+
+/* The writer with entity rows (tool mode over the test module: a spawn at step 20 grows the
+ * ids) and an explanation, under refused allocations: NOMEM, nothing leaked, no file left. */
+static onescope_code write_rows(const onescope_allocator *a, void *c) {
+    (void)c;
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = onescope_module_test();
+    def.setup = rows_setup;
+    def.setup_size = sizeof rows_setup;
+    def.entity_rows = true;
+    onescope_recording_writer *w;
+    onescope_error err;
+    onescope_code rc = onescope_recording_writer_open(path, &def, NULL, a, &w, &err);
+    if (rc != ONESCOPE_OK) {
+        assert_int_equal(access(partial, F_OK), -1);
+        return rc;
+    }
+    for (uint32_t i = 0; i < 24 && rc == ONESCOPE_OK; i++) {
+        uint8_t in[14];
+        size_t n = rows_input(i, 100, in);
+        rc = onescope_recording_writer_append(w, in, n, NULL, &err);
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_recording_writer_close(w, NULL, &err);
+    if (rc == ONESCOPE_OK) {
+        onescope_recording_writer_free(w);
+        unlink(path);
+    } else {
+        onescope_recording_writer_discard(w);
+    }
+    return rc;
+}
+
+static onescope_code explain_under(const onescope_allocator *a, void *c) {
+    onescope_recording_explanation *x = NULL;
+    onescope_error err;
+    onescope_code rc =
+        onescope_recording_explain(c, onescope_module_test(), 41, 0, a, &x, "w", &err);
+    onescope_recording_explanation_free(x);
+    return rc;
+}
+
+static void entity_row_allocation_failures(void **state) {
+    (void)state;
+    assert_true(test_alloc_walk(write_rows, NULL) >= 5);
+    assert_int_equal(access(path, F_OK), -1);
+    record_rows(path, true, 100, 101);
+    onescope_recording *r = read_recording(path);
+    assert_true(test_alloc_walk(explain_under, r) >= 5);
+    onescope_recording_free(r);
+    unlink(path);
+}
+
+/* The writer's refusals around entity rows: a module without entities, engine mode without
+ * the engine's world at open or at a step, a world lent in tool mode. */
+static void entity_row_refusals(void **state) {
+    (void)state;
+    onescope_module m = springs_module(); /* no entities */
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &m;
+    def.setup = &setup8;
+    def.setup_size = 1;
+    def.entity_rows = true;
+    onescope_recording_writer *w = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                     ONESCOPE_E_UNSUPPORTED);
+    assert_non_null(strstr(line_of(&err), "has no entity_count"));
+    def.module = onescope_module_test();
+    def.setup = rows_setup;
+    def.setup_size = sizeof rows_setup;
+    def.engine_mode = true;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(line_of(&err), "start_world"));
+    assert_int_equal(access(partial, F_OK), -1);
+    onescope_sim_def sd = onescope_sim_def_default();
+    sd.setup = (onescope_sim_setup){3, 5, 9};
+    onescope_sim *sim;
+    assert_int_equal(onescope_sim_create(&sd, NULL, &sim, &err), ONESCOPE_OK);
+    def.start_world = sim;
+    def.start_hash = onescope_sim_hash(sim);
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    uint64_t h = def.start_hash;
+    assert_int_equal(onescope_recording_writer_append(w, NULL, 0, &h, &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(line_of(&err), "append_world"));
+    onescope_recording_writer_discard(w);
+    def.engine_mode = false;
+    def.start_world = NULL;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_writer_append_world(w, NULL, 0, NULL, sim, &err),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_recording_writer_discard(w);
+    onescope_sim_free(sim);
+    unlink(partial);
+}
+
 static void run_lends_the_world_at_every_row(void **state) {
     (void)state;
     record_test_module(path, 9, 60, 40, 100);
@@ -1340,6 +1679,11 @@ int main(void) {
         cmocka_unit_test(diff_names_row_stage_entity_value),
         cmocka_unit_test(ghost_of_a_module_recording),
         cmocka_unit_test(run_lends_the_world_at_every_row),
+        cmocka_unit_test(entity_rows_written_and_read),
+        cmocka_unit_test(explain_names_the_entity_and_groups),
+        cmocka_unit_test(entity_row_errors_at_offsets),
+        cmocka_unit_test(entity_row_refusals),
+        cmocka_unit_test(entity_row_allocation_failures),
         cmocka_unit_test(diff_allocation_failures),
         cmocka_unit_test(ghost_allocation_failures),
         cmocka_unit_test(ghost_edges),

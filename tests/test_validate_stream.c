@@ -762,9 +762,11 @@ static void rec_assert_same(const uint8_t *d, size_t n) {
     }
 }
 
-/* Two recordings of the test module: tool mode with inputs of up to 1400 bytes; engine mode
- * with a 5000-byte start snapshot and no check of it (the container does not look inside). */
-static void make_recording(const char *path, bool engine) {
+/* Three recordings of the test module: tool mode with inputs of up to 1400 bytes; engine mode
+ * with a 5000-byte start snapshot and no check of it (the container does not look inside);
+ * tool mode with entity rows (kind 2). */
+static void make_recording(const char *path, int kind) {
+    bool engine = kind == 1;
     onescope_recording_def def = onescope_recording_def_default();
     const uint8_t setup[6] = {3, 6, 11, 0, 0, 0};
     def.module = onescope_module_test();
@@ -777,6 +779,7 @@ static void make_recording(const char *path, bool engine) {
         def.start_snapshot = snap;
         def.snapshot_size = 5000;
     }
+    def.entity_rows = kind == 2;
     onescope_recording_writer *w;
     onescope_error e;
     assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &e), ONESCOPE_OK);
@@ -802,8 +805,8 @@ static void test_recording_push_matches_parser(void **state) {
     (void)state;
     char path[96];
     snprintf(path, sizeof path, "%s/r.ostm", scratch);
-    for (int engine = 0; engine < 2; engine++) {
-        make_recording(path, engine);
+    for (int kind = 0; kind < 3; kind++) {
+        make_recording(path, kind);
         size_t n;
         uint8_t *d = slurp(path, &n);
         for (size_t len = 0; len <= n; len += len < 2048 ? 1 : 1 + n / 300) rec_assert_same(d, len);

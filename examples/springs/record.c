@@ -4,6 +4,7 @@
  *   springs_record OUT.ostm [STEPS [COUNT]]     default 600 steps of 64 particles
  *   springs_record --kill-after N OUT.ostm ...  stops dead after N steps, as a crash would,
  *                                               leaving OUT.ostm.partial for onescope recover
+ *   springs_record --entity-rows OUT.ostm ...  also an entity row per step (docs/recording.md)
  *   springs_record --time OUT.ostm STEPS COUNT  the benchmark: the engine's time per step
  *                                               (its step and its own hash, which a
  *                                               deterministic engine computes anyway) with
@@ -47,6 +48,8 @@ static double now(void) {
 static volatile uint64_t sink; /* keeps the bare run's hashes from being optimised away */
 
 /* Runs STEPS steps, recording to path when it is not NULL; returns the seconds taken. */
+static int entity_rows; /* --entity-rows: each row beside the entities' digests */
+
 static double run(const char *path, uint64_t steps, uint32_t count, long kill_after,
                   uint32_t plant_step, uint32_t plant_entity) {
     springs_setup s = {count, 12345, plant_step, plant_entity};
@@ -62,6 +65,8 @@ static double run(const char *path, uint64_t steps, uint32_t count, long kill_af
         def.setup_size = setup_size;
         def.engine_mode = true;
         def.start_hash = springs_hash(&world);
+        def.entity_rows = entity_rows != 0;
+        def.start_world = &world; /* the module's callbacks read the engine's own world */
         onescope_replay_writer_options o = onescope_replay_writer_options_default();
         if (kill_after >= 0) o.flush_every = 1; /* every step reaches the partial at once */
         if (onescope_recording_writer_open(path, &def, &o, NULL, &w, &err) != ONESCOPE_OK)
@@ -76,7 +81,8 @@ static double run(const char *path, uint64_t steps, uint32_t count, long kill_af
         uint64_t h = springs_hash(&world);
         if (w == NULL)
             sink = h;
-        else if (onescope_recording_writer_append(w, in, n, &h, &err) != ONESCOPE_OK)
+        else if (onescope_recording_writer_append_world(w, in, n, &h, entity_rows ? &world : NULL,
+                                                        &err) != ONESCOPE_OK)
             die(&err);
     }
     double t = now() - t0;
@@ -97,6 +103,8 @@ int main(int argc, char **argv) {
             kill_after = atol(argv[++i]);
         else if (strcmp(argv[i], "--time") == 0)
             timing = 1;
+        else if (strcmp(argv[i], "--entity-rows") == 0)
+            entity_rows = 1;
         else if (i + 1 < argc && strcmp(argv[i], "--plant") == 0 &&
                  sscanf(argv[i + 1], "%u:%u", &plant_step, &plant_entity) == 2 &&
                  plant_step != SPRINGS_NO_PLANT)
@@ -105,8 +113,8 @@ int main(int argc, char **argv) {
             break;
     }
     if (i >= argc || argv[i][0] == '-') {
-        fprintf(stderr, "usage: springs_record [--kill-after N] [--time] [--plant STEP:PARTICLE] "
-                        "OUT.ostm [STEPS [COUNT]]\n");
+        fprintf(stderr, "usage: springs_record [--kill-after N] [--time] [--entity-rows] "
+                        "[--plant STEP:PARTICLE] OUT.ostm [STEPS [COUNT]]\n");
         return 2;
     }
     const char *out = argv[i];

@@ -494,4 +494,30 @@ printf 'const void *onescope_module_entry(unsigned abi) { (void)abi; return 0; }
 "$cc" -shared -fPIC abi.c -o abi.so
 expect 1 "$os" --module ./abi.so verify run.ostm
 grep -q "abi.so: module: expected a table for ABI 1" err.txt || fail "ABI: $(cat err.txt)"; ok
+# entity rows (docs/recording.md): the recorder writes one per step from its own world; the
+# planted divergence is then named by entity and group from the file alone, in text, JSON and
+# JUnit; a file without them says the entities cannot be named
+"$b/springs_record" --entity-rows rows.ostm 600 64 >/dev/null
+expect 0 "$os" --module "$plugin" verify rows.ostm
+grep -q "rows.ostm: ok, 601 hash rows match" out.txt || fail "entity rows verify: $(cat out.txt)"; ok
+SPRINGS_PLANT=250:5 expect 1 "$os" --module "$plugin" verify --junit rows.xml rows.ostm
+grep -q "^rows.ostm: row 251: 2 of 64 entities differ: id 5 (position, velocity), id 6 (position, velocity)$" out.txt ||
+    fail "entity rows: the entities not named: $(cat out.txt)"; ok
+grep -q "id 5 (position, velocity)" rows.xml || fail "entity rows: JUnit: $(cat rows.xml)"; ok
+SPRINGS_PLANT=250:5 expect 1 "$os" --module "$plugin" verify --json rows.ostm
+python3 - <<'PY' || fail "entity rows --json: $(cat out.txt)"
+import json
+d = json.loads(open("out.txt").readline())
+assert d["entity_rows"] is True, d
+e = d["entities"]
+assert (e["differing"], e["recorded"], e["found"]) == (2, 64, 64), e
+assert [x["id"] for x in e["listed"]] == [5, 6], e
+assert all(x["groups"] == ["position", "velocity"] and x["in_recording"] and x["in_world"] for x in e["listed"]), e
+PY
+ok
+SPRINGS_PLANT=250:5 expect 1 "$os" --module "$plugin" verify run.ostm
+grep -q "run.ostm: no entity rows in this recording: verified by world hash alone" out.txt ||
+    fail "no entity rows: not said: $(cat out.txt)"; ok
+[ "$(stat -c %s rows.ostm)" -gt "$(stat -c %s run.ostm)" ] || fail "entity rows: no bigger file"; ok
+
 echo "springs example: $checks checks passed"

@@ -222,6 +222,16 @@ ONESCOPE_API uint32_t onescope_world_value_total(const onescope_world *world);
  * ARGUMENT otherwise, UNSUPPORTED without world values. */
 ONESCOPE_API onescope_code onescope_world_values(const onescope_world *world, double *out,
                                                  size_t count, onescope_error *error);
+/* An entity's digest, as entity rows record it (docs/recording.md, "Entity rows"): hash is the
+ * low 32 bits of XXH3-64 (seed 0) over the entity's named values, each as its IEEE double's
+ * bits in little-endian order, in table order; groups[g] the low 8 bits of XXH3-64 over the
+ * values of group g the same way, for the module's group_count groups (group_room must hold
+ * them). A module without named values digests the entity's presence byte (1 present, 0
+ * absent) and pose (seven floats' bits, little-endian: position, rotation x y z w) and has no
+ * group. UNSUPPORTED without entities, ARGUMENT for an index past the count. */
+ONESCOPE_API onescope_code onescope_world_entity_digest(const onescope_world *world, uint32_t index,
+                                                        uint32_t *hash, uint8_t *groups,
+                                                        size_t group_room, onescope_error *error);
 /* The input's description as NUL-terminated text in out (free with onescope_buffer_free). */
 ONESCOPE_API onescope_code onescope_world_describe_input(const onescope_world *world,
                                                          const void *input, size_t input_size,

@@ -15,6 +15,9 @@ extern "C" {
 #define ONESCOPE_RECORDING_VERSION 2u
 #define ONESCOPE_RECORDING_FLAG_HASH_ROWS 0x0001u      /* a hash row before and after each step */
 #define ONESCOPE_RECORDING_FLAG_START_SNAPSHOT 0x0002u /* the world starts from a snapshot */
+#define ONESCOPE_RECORDING_FLAG_ENTITY_ROWS 0x0004u    /* an entity row beside each hash row */
+/* Entities in one entity row, at most. */
+#define ONESCOPE_RECORDING_MAX_ENTITIES 1048576u
 /* The step count of a partial file still being written (docs/recording.md, "Writing"). */
 #define ONESCOPE_RECORDING_OPEN_COUNT 0xFFFFFFFFu
 #define ONESCOPE_RECORDING_MAX_STEPS 16777216u
@@ -62,6 +65,21 @@ ONESCOPE_API onescope_code onescope_recording_write(const onescope_recording *re
 ONESCOPE_API uint64_t onescope_recording_hash_row(const onescope_recording *recording,
                                                   uint32_t index);
 /* Step index's input (0-based); ARGUMENT past the last step. */
+/* One entity row (docs/recording.md, "Entity rows"): count entities, each with its id (u64),
+ * its digest (u32) and group_count group bytes, all little-endian in the file's bytes. ids are
+ * the row's own or the last row's before it that wrote them. */
+typedef struct onescope_entity_row {
+    uint32_t count;
+    uint32_t group_count;
+    const uint8_t *ids;    /* count x u64 */
+    const uint8_t *hashes; /* count x u32 */
+    const uint8_t *groups; /* count x group_count bytes, entity after entity */
+} onescope_entity_row;
+
+/* Row index's entity row (0..step_count). ARGUMENT when the file has none or index is past the
+ * last row. */
+ONESCOPE_API onescope_code onescope_recording_entity_row(const onescope_recording *recording,
+                                                         uint32_t index, onescope_entity_row *out);
 ONESCOPE_API onescope_code onescope_recording_step_input(const onescope_recording *recording,
                                                          uint32_t index, const uint8_t **data,
                                                          size_t *size);
@@ -98,6 +116,36 @@ typedef bool (*onescope_recording_callback)(void *user, const onescope_recording
  * through the module. The world's hash is not computed for the callback: a tool that wants it
  * asks. A module error at step k names the file, the module and the step. callback may be
  * NULL. */
+/* One entity the recorded row and the world found disagree on. */
+typedef struct onescope_entity_difference {
+    uint64_t id;
+    bool recorded; /* the recorded row holds it */
+    bool found;    /* the world holds it at that row */
+    uint32_t recorded_hash, found_hash;
+    uint64_t groups; /* bit g: group g's byte differs (the first 64 groups) */
+} onescope_entity_difference;
+
+/* Which entities differ at a row, from the recording's entity rows alone. */
+typedef struct onescope_recording_explanation {
+    uint32_t row;
+    uint32_t entities_recorded, entities_found;
+    uint32_t differing; /* entities whose digests differ, or that one side lacks */
+    uint32_t listed;    /* the first of them (in the recorded row's order, then the world's) */
+    onescope_entity_difference *entities;
+    const onescope_allocator *allocator;
+} onescope_recording_explanation;
+
+/* Runs the recording through the module to row (0..step_count) and compares every entity's
+ * digest with the recorded entity row there, listing at most max_listed (0: 16) of those that
+ * differ. FLAGS when the file has no entity rows; free with _explanation_free. */
+ONESCOPE_API onescope_code onescope_recording_explain(const onescope_recording *recording,
+                                                      const onescope_module *module, uint32_t row,
+                                                      uint32_t max_listed,
+                                                      const onescope_allocator *allocator,
+                                                      onescope_recording_explanation **out,
+                                                      const char *name, onescope_error *error);
+ONESCOPE_API void onescope_recording_explanation_free(onescope_recording_explanation *e);
+
 ONESCOPE_API onescope_code onescope_recording_run(const onescope_recording *recording,
                                                   const onescope_module *module,
                                                   const onescope_allocator *allocator,
@@ -176,6 +224,11 @@ typedef struct onescope_recording_def {
      * writer makes the module's world and steps it with each input to compute the rows. */
     bool engine_mode;
     uint64_t start_hash;
+    /* An entity row beside each hash row (the module needs entities): in tool mode from the
+     * writer's world; in engine mode from the engine's own world, start_world here for row 0
+     * and onescope_recording_writer_append_world for each step. */
+    bool entity_rows;
+    const void *start_world;
 } onescope_recording_def;
 
 ONESCOPE_API onescope_recording_def onescope_recording_def_default(void);
@@ -196,6 +249,14 @@ ONESCOPE_API onescope_code onescope_recording_writer_append(onescope_recording_w
                                                             const void *input, size_t size,
                                                             const uint64_t *hash,
                                                             onescope_error *error);
+/* The same, in engine mode with entity rows: world is the engine's own world after the step
+ * (the module's world pointer, as its callbacks take it), read through the table's entity
+ * callbacks for the step's entity row. */
+ONESCOPE_API onescope_code onescope_recording_writer_append_world(onescope_recording_writer *writer,
+                                                                  const void *input, size_t size,
+                                                                  const uint64_t *hash,
+                                                                  const void *world,
+                                                                  onescope_error *error);
 ONESCOPE_API onescope_code onescope_recording_writer_flush(onescope_recording_writer *writer,
                                                            onescope_error *error);
 ONESCOPE_API onescope_code onescope_recording_writer_close(onescope_recording_writer *writer,

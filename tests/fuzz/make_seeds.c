@@ -666,7 +666,7 @@ static void bytes_reader_seeds(void) {
  * Made by the library's writer in tool mode from a test-module replay's setup and inputs: the
  * finished file, or (partial) the .partial a writer freed without close leaves. */
 static onescope_buffer make_recording(uint8_t dims, uint8_t bodies, uint32_t steps, int snapshot,
-                                      int partial) {
+                                      int partial, int entity_rows) {
     onescope_buffer out = {NULL, 0, NULL};
     onescope_buffer v1 = make_replay(dims, bodies, steps, 0, snapshot, 1);
     onescope_replay *r = NULL;
@@ -684,6 +684,7 @@ static onescope_buffer make_recording(uint8_t dims, uint8_t bodies, uint32_t ste
     def.setup = (const uint8_t *)v1.data + 12; /* the test module's setup blob: bytes 12.. */
     def.setup_size = 6;
     def.start_snapshot = onescope_replay_start_snapshot(r, &def.snapshot_size);
+    def.entity_rows = entity_rows != 0;
     onescope_replay_writer_options o = onescope_replay_writer_options_default();
     o.flush_every = 1;
     onescope_recording_writer *w = NULL;
@@ -707,12 +708,15 @@ static onescope_buffer make_recording(uint8_t dims, uint8_t bodies, uint32_t ste
 }
 
 static void recording_seeds(void) {
-    onescope_buffer plain = make_recording(3, 4, 24, 0, 0);
-    onescope_buffer snap = make_recording(2, 3, 12, 1, 0);
-    onescope_buffer open = make_recording(3, 2, 10, 0, 1);
+    onescope_buffer plain = make_recording(3, 4, 24, 0, 0, 0);
+    onescope_buffer snap = make_recording(2, 3, 12, 1, 0, 0);
+    onescope_buffer open = make_recording(3, 2, 10, 0, 1, 0);
+    onescope_buffer rows = make_recording(3, 4, 16, 0, 0, 1);
     put("recording_parse", "valid-3d", plain.data, plain.size);
     put("recording_parse", "valid-2d-snapshot", snap.data, snap.size);
     put("recording_parse", "open-count", open.data, open.size);
+    put("recording_parse", "entity-rows", rows.data, rows.size);
+    onescope_buffer_free(&rows);
     uint8_t *copy = malloc(plain.size + 1);
     if (copy == NULL) {
         failures++;

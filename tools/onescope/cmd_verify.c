@@ -47,6 +47,7 @@ typedef enum { ST_OK, ST_MISMATCH, ST_INVALID, ST_NO_ROWS, ST_NO_STEPS, ST_COUNT
 static const char *const status_names[] = {"ok", "mismatch", "invalid", "no_hash_rows", "no_steps"};
 
 #define MAX_SHOWN_OPS 16
+#define MAX_SHOWN_ENTITIES 8
 
 /* What an entry of the file list is: a file to verify, or what -r found instead of one. */
 typedef enum { PATH_FILE, PATH_EMPTY_FOLDER, PATH_NOT_REGULAR, PATH_UNLISTABLE } path_kind;
@@ -63,6 +64,13 @@ typedef struct verify_item {
     onescope_op ops[MAX_SHOWN_OPS];
     char step_text[512]; /* a module recording's differing step, as its module describes it */
     bool recording;      /* a module recording (OSTM v2): diff does not read those yet */
+    /* a module recording's mismatch, from its entity rows (docs/recording.md) */
+    bool entity_rows;                            /* the file has them */
+    bool explained;                              /* and they were compared at the row */
+    const onescope_module *module;               /* the module that ran it (lives for the run) */
+    uint32_t differing, recorded, found, listed; /* entities (see the explanation) */
+    onescope_entity_difference shown[MAX_SHOWN_ENTITIES];
+    char entity_line[2048]; /* the text line (empty when none) */
     bool done;
     path_kind kind; /* not PATH_FILE: reported invalid without being read */
     int err;        /* errno for PATH_UNLISTABLE */
@@ -110,6 +118,75 @@ static bool is_recording(const char *path) {
     return n > 0 && onescope_format_detect(head, (size_t)n) == ONESCOPE_FORMAT_RECORDING;
 }
 
+/* An entity and the groups whose bytes differ: "id 2 (position, velocity)", "id 7 (not in
+ * the recording)". */
+static void entity_text(char *buf, size_t size, const onescope_entity_difference *d,
+                        const onescope_module *m) {
+    size_t n = (size_t)snprintf(buf, size, "id %" PRIu64, d->id);
+    const char *why = !d->recorded ? " (not in the recording)"
+                      : !d->found  ? " (not in the world)"
+                                   : "";
+    if (why[0] != '\0' || d->groups == 0 || m->value_count == 0) {
+        if (n < size) snprintf(buf + n, size - n, "%s", why);
+        return;
+    }
+    const char *sep = " (";
+    for (uint32_t g = 0; g < m->group_count && g < 64 && n < size; g++) {
+        if (!(d->groups & (UINT64_C(1) << g))) continue;
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, cli_shown(m->group_names[g]));
+        sep = ", ";
+    }
+    if (n < size) snprintf(buf + n, size - n, ")");
+}
+
+/* At a mismatch, the entities whose digests differ there, from the file's entity rows alone. */
+static void explain_entities(verify_item *it, const onescope_recording *r,
+                             const onescope_module *m) {
+    const char *name = cli_shown(it->path);
+    it->module = m;
+    it->entity_rows = (onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) != 0;
+    if (!it->entity_rows) {
+        snprintf(it->entity_line, sizeof it->entity_line,
+                 "%s: no entity rows in this recording: verified by world hash alone, its entities "
+                 "cannot be named (record with entity rows)",
+                 name);
+        return;
+    }
+    onescope_recording_explanation *x = NULL;
+    onescope_error err;
+    if (onescope_recording_explain(r, m, it->v.first_row, MAX_SHOWN_ENTITIES, NULL, &x,
+                                   cli_input_name(it->path), &err) != ONESCOPE_OK) {
+        char line[512];
+        onescope_error_format(&err, line, sizeof line);
+        snprintf(it->entity_line, sizeof it->entity_line, "%s: entities not compared: %s", name,
+                 line);
+        return;
+    }
+    it->explained = true;
+    it->differing = x->differing;
+    it->recorded = x->entities_recorded;
+    it->found = x->entities_found;
+    it->listed = x->listed;
+    memcpy(it->shown, x->entities, x->listed * sizeof *x->entities);
+    onescope_recording_explanation_free(x);
+    size_t n = (size_t)snprintf(it->entity_line, sizeof it->entity_line,
+                                "%s: row %" PRIu32 ": %" PRIu32 " of %" PRIu32 " entit%s differ%s",
+                                name, it->v.first_row, it->differing, it->recorded,
+                                it->recorded == 1 ? "y" : "ies", it->differing == 1 ? "s" : "");
+    if (it->differing == 0 && n < sizeof it->entity_line)
+        n += (size_t)snprintf(it->entity_line + n, sizeof it->entity_line - n,
+                              " (the world hash covers state the entities' values do not)");
+    for (uint32_t k = 0; k < it->listed && n < sizeof it->entity_line; k++) {
+        char one[256];
+        entity_text(one, sizeof one, &it->shown[k], m);
+        n += (size_t)snprintf(it->entity_line + n, sizeof it->entity_line - n, "%s%s",
+                              k ? ", " : ": ", one);
+    }
+    if (it->differing > it->listed && n < sizeof it->entity_line)
+        snprintf(it->entity_line + n, sizeof it->entity_line - n, ", ... %" PRIu32 " more",
+                 it->differing - it->listed);
+}
+
 /* The step whose result differs, as the module describes it (when it can). */
 /* A module recording: read whole (docs/recording.md), run over the module it names. */
 static onescope_code verify_recording(verify_item *it, onescope_error *err) {
@@ -123,6 +200,7 @@ static onescope_code verify_recording(verify_item *it, onescope_error *err) {
     if (rc == ONESCOPE_OK) rc = onescope_recording_verify(r, m, NULL, &it->v, name, err);
     if (rc == ONESCOPE_E_MISMATCH && it->v.first_row > 0)
         cli_recording_describe_step(r, m, it->v.first_row - 1, it->step_text, sizeof it->step_text);
+    if (rc == ONESCOPE_E_MISMATCH) explain_entities(it, r, m);
     onescope_recording_free(r);
     return rc;
 }
@@ -383,6 +461,7 @@ static void print_text(const verify_item *it) {
             printf(", ... %" PRIu32 " more", it->op_count - MAX_SHOWN_OPS);
         putchar('\n');
     }
+    if (it->entity_line[0] != '\0') printf("%s\n", it->entity_line);
     if (it->recording) return; /* diff of module recordings: not yet (docs/recording.md) */
     printf("%s: to see why: ", name);
     print_diff_command(stdout, it->path);
@@ -417,6 +496,35 @@ static void print_json(const verify_item *it) {
         printf("], \"op_count\": %" PRIu32, it->op_count);
     } else {
         printf("null, \"op_count\": null");
+    }
+    printf(", \"entity_rows\": ");
+    if (it->status == ST_MISMATCH && it->recording)
+        printf("%s", it->entity_rows ? "true" : "false");
+    else
+        printf("null");
+    printf(", \"entities\": ");
+    if (it->explained) {
+        printf("{\"differing\": %" PRIu32 ", \"recorded\": %" PRIu32 ", \"found\": %" PRIu32
+               ", \"listed\": [",
+               it->differing, it->recorded, it->found);
+        for (uint32_t k = 0; k < it->listed; k++) {
+            const onescope_entity_difference *d = &it->shown[k];
+            printf("%s{\"id\": %" PRIu64 ", \"in_recording\": %s, \"in_world\": %s, \"groups\": [",
+                   k ? ", " : "", d->id, d->recorded ? "true" : "false",
+                   d->found ? "true" : "false");
+            const onescope_module *m = it->module;
+            bool first = true;
+            for (uint32_t g = 0; m->value_count && g < m->group_count && g < 64; g++) {
+                if (!(d->groups & (UINT64_C(1) << g))) continue;
+                if (!first) printf(", ");
+                cli_json_string(stdout, m->group_names[g], strlen(m->group_names[g]));
+                first = false;
+            }
+            printf("]}");
+        }
+        printf("]}");
+    } else {
+        printf("null");
     }
     printf(", \"diff\": ");
     if (it->status == ST_MISMATCH && !it->recording) {
@@ -488,6 +596,10 @@ static bool write_junit(const char *path, const verify_item *items, size_t n,
         xml_text(m, it->line);
         fputs("\">", m);
         xml_text(m, it->line);
+        if (it->entity_line[0] != '\0') {
+            fputc('\n', m);
+            xml_text(m, it->entity_line);
+        }
         fprintf(m, "</%s>\n    </testcase>\n", it->status == ST_MISMATCH ? "failure" : "error");
     }
     fputs("  </testsuite>\n</testsuites>\n", m);
