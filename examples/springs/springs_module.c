@@ -17,6 +17,14 @@
 #include "onescope/module.h"
 #include "springs.h"
 
+/* SPRINGS_BUG=snapshot|hash|global plants one bug class for `onescope module check` (run.sh):
+ * a snapshot without the velocities, a hash without them, a step that reads a counter kept
+ * outside the world. */
+static const char *bug(void) {
+    const char *b = getenv("SPRINGS_BUG");
+    return b != NULL ? b : "";
+}
+
 static onescope_code bad_setup(onescope_error *error) {
     return onescope_module_fail(error, ONESCOPE_E_RANGE, 0, "setup",
                                 "8 bytes (a particle count of 2..4096, a seed) or 16 (and a plant)",
@@ -84,6 +92,9 @@ static onescope_code step(void *context, void *world, const void *input, size_t 
                           onescope_error *error) {
     (void)context;
     (void)error;
+    static uint32_t steps_everywhere; /* SPRINGS_BUG=global: state outside every world */
+    if (strcmp(bug(), "global") == 0 && ++steps_everywhere % 2 == 0)
+        ((springs_world *)world)->vx[0] += 1e-3f;
     springs_step(world, input, size);
     return ONESCOPE_OK;
 }
@@ -101,6 +112,17 @@ static onescope_code run_stage(void *context, void *world, uint32_t stage, const
 
 static uint64_t hash(void *context, const void *world) {
     (void)context;
+    if (strcmp(bug(), "hash") == 0) { /* the velocities left out */
+        const springs_world *w = world;
+        uint64_t h = 1469598103934665603ull;
+        for (uint32_t i = 0; i < w->count; i++) {
+            uint32_t bits[2];
+            memcpy(&bits[0], &w->x[i], 4);
+            memcpy(&bits[1], &w->y[i], 4);
+            h = ((h ^ bits[0]) * 1099511628211ull ^ bits[1]) * 1099511628211ull;
+        }
+        return h ^ w->step;
+    }
     return springs_hash(world);
 }
 
@@ -109,7 +131,20 @@ static uint64_t hash(void *context, const void *world) {
 static onescope_code snapshot(void *context, const void *world, onescope_module_sink *out,
                               onescope_error *error) {
     (void)context;
-    onescope_code rc = onescope_module_sink_append(out, world, sizeof(springs_world));
+    onescope_code rc;
+    if (strcmp(bug(), "snapshot") == 0) { /* the velocities are not saved */
+        springs_world *copy = malloc(sizeof *copy);
+        if (copy == NULL)
+            return onescope_module_fail(error, ONESCOPE_E_NOMEM, ONESCOPE_MODULE_NO_OFFSET,
+                                        "snapshot", NULL, "no memory");
+        memcpy(copy, world, sizeof *copy);
+        memset(copy->vx, 0, sizeof copy->vx);
+        memset(copy->vy, 0, sizeof copy->vy);
+        rc = onescope_module_sink_append(out, copy, sizeof *copy);
+        free(copy);
+    } else {
+        rc = onescope_module_sink_append(out, world, sizeof(springs_world));
+    }
     if (rc != ONESCOPE_OK)
         return onescope_module_fail(error, rc, ONESCOPE_MODULE_NO_OFFSET, "snapshot",
                                     "room for the world", "none");
