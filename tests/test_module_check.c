@@ -214,7 +214,8 @@ static void run_check(const onescope_module *m, source *s, uint64_t steps,
 static void print_failures(const onescope_module_check_result *r) {
     for (int k = 0; k < ONESCOPE_MODULE_CHECK_COUNT; k++)
         if (r->checks[k].status == ONESCOPE_MODULE_CHECK_FAILED)
-            print_message("  %s: step %llu: %s\n", onescope_module_check_name(k),
+            print_message("  %s: step %llu: %s\n",
+                          onescope_module_check_name((onescope_module_check_kind)k),
                           (unsigned long long)r->checks[k].failure.step, r->checks[k].failure.what);
 }
 

@@ -68,7 +68,7 @@ static void print_json(const char *file, const onescope_module *m,
         const onescope_module_check_outcome *o = &r->checks[k];
         const onescope_module_check_failure *f = &o->failure;
         printf("%s{\"check\":\"%s\",\"status\":\"%s\",\"skipped_for\":", k ? "," : "",
-               onescope_module_check_name(k), status_name(o->status));
+               onescope_module_check_name((onescope_module_check_kind)k), status_name(o->status));
         if (o->status == ONESCOPE_MODULE_CHECK_SKIPPED)
             cli_json_string(stdout, o->skipped_for, strlen(o->skipped_for));
         else
@@ -117,7 +117,7 @@ static void print_text(const char *file, const onescope_module *m,
     for (int k = 0; k < ONESCOPE_MODULE_CHECK_COUNT; k++) {
         const onescope_module_check_outcome *o = &r->checks[k];
         const onescope_module_check_failure *f = &o->failure;
-        const char *name = onescope_module_check_name(k);
+        const char *name = onescope_module_check_name((onescope_module_check_kind)k);
         if (o->status == ONESCOPE_MODULE_CHECK_PASSED) {
             if (!cli.quiet) printf("%s: %s: passed over %" PRIu64 " steps\n", file, name, r->steps);
         } else if (o->status == ONESCOPE_MODULE_CHECK_SKIPPED) {
