@@ -23,7 +23,7 @@ onescope_module_check_def onescope_module_check_def_default(void) {
     memset(&d, 0, sizeof d);
     d.steps = 100;
     d.horizon = 4;
-    d.restore_every = 8;
+    d.restore_every = 32;
     return d;
 }
 
@@ -346,7 +346,7 @@ static onescope_code restored_step(check *c, uint64_t i, onescope_error *error) 
         rc = onescope_world_run_stage(r, c->in, c->in_size, error);
         if (rc != ONESCOPE_OK)
             OS_TRY(refused(c, ONESCOPE_MODULE_CHECK_STAGES, i, s, "run_stage", rc, error));
-        else if (has_values(c))
+        else if (has_values(c) && i == c->r_start) /* its first step: coverage per stage */
             OS_TRY(cover(c, r, i, s, &c->r_hash, &c->rprev, error));
     }
     if (!staged) {
@@ -369,7 +369,33 @@ static onescope_code restored_step(check *c, uint64_t i, onescope_error *error) 
 }
 
 /* The second world's step i, whole: its hash and named values against the original's. */
-static onescope_code second_step(check *c, uint64_t i, onescope_error *error) {
+/* Hash coverage over step i, read only when it matters: the original is after the step, the
+ * second world (a twin while determinism holds) still before it. Values are read only when
+ * the hash stayed, which a healthy module's step rarely does. */
+static onescope_code cover_step(check *c, uint64_t i, onescope_error *error) {
+    if (c->hist[i + 1] != c->hist[i] ||
+        c->out->checks[ONESCOPE_MODULE_CHECK_HASH].status != ONESCOPE_MODULE_CHECK_PASSED)
+        return ONESCOPE_OK;
+    OS_TRY(values_read(c, c->w[SECOND], &c->x, error));
+    OS_TRY(values_read(c, c->w[ORIG], &c->y, error));
+    onescope_module_check_failure probe;
+    memset(&probe, 0, sizeof probe);
+    probe.entity = ONESCOPE_MODULE_CHECK_NO_ENTITY;
+    if (values_part(c, &c->x, &c->y, &probe, "before", "after")) {
+        onescope_module_check_failure *f =
+            fail_at(c, ONESCOPE_MODULE_CHECK_HASH, i, ONESCOPE_MODULE_CHECK_NO_STAGE);
+        probe.step = i, probe.stage = ONESCOPE_MODULE_CHECK_NO_STAGE;
+        probe.hashes[0] = probe.hashes[1] = c->hist[i];
+        size_t n = strlen(probe.what);
+        snprintf(probe.what + n, sizeof probe.what - n, ", the hash stays %016" PRIx64, c->hist[i]);
+        if (f != NULL) *f = probe;
+    }
+    return ONESCOPE_OK;
+}
+
+/* The second world's step i, whole: its hash against the original's, and at the round trips'
+ * steps its named values too (equal hashes must mean equal values). */
+static onescope_code second_step(check *c, uint64_t i, bool values_too, onescope_error *error) {
     onescope_world *b = c->w[SECOND];
     onescope_code rc = onescope_world_step(b, c->in, c->in_size, error);
     if (rc != ONESCOPE_OK) {
@@ -380,14 +406,13 @@ static onescope_code second_step(check *c, uint64_t i, onescope_error *error) {
                            c->w[ORIG], c->hist[i + 1], b, "in the first world", "in the second",
                            error));
         rc = ONESCOPE_E_ENGINE;
-    } else if (has_values(c)) {
-        OS_TRY(cover(c, b, i, ONESCOPE_MODULE_CHECK_NO_STAGE, &c->b_hash, &c->bprev, error));
-        /* equal hashes: the named values must agree too */
+    } else if (values_too && has_values(c)) {
         OS_TRY(values_read(c, c->w[ORIG], &c->x, error));
+        OS_TRY(values_read(c, b, &c->y, error));
         onescope_module_check_failure probe;
         memset(&probe, 0, sizeof probe);
         probe.entity = ONESCOPE_MODULE_CHECK_NO_ENTITY;
-        if (values_part(c, &c->x, &c->bprev, &probe, "in the first world", "in the second")) {
+        if (values_part(c, &c->x, &c->y, &probe, "in the first world", "in the second")) {
             onescope_module_check_failure *f =
                 fail_at(c, ONESCOPE_MODULE_CHECK_DETERMINISM, i, ONESCOPE_MODULE_CHECK_NO_STAGE);
             probe.step = i, probe.stage = ONESCOPE_MODULE_CHECK_NO_STAGE;
@@ -433,8 +458,6 @@ static onescope_code run(check *c, onescope_error *error) {
     else if (!snapshots)
         skip(c, ONESCOPE_MODULE_CHECK_STAGES, "snapshot");
     if (!has_values(c)) skip(c, ONESCOPE_MODULE_CHECK_HASH, "values");
-    c->b_hash = onescope_world_hash(c->w[SECOND]);
-    if (has_values(c)) OS_TRY(values_read(c, c->w[SECOND], &c->bprev, error));
     uint32_t every = d->restore_every ? d->restore_every : 1;
 
     for (uint64_t i = 0; i < d->steps; i++) {
@@ -446,8 +469,9 @@ static onescope_code run(check *c, onescope_error *error) {
         }
         OS_TRY(onescope_world_step(c->w[ORIG], c->in, c->in_size, error));
         c->hist[i + 1] = onescope_world_hash(c->w[ORIG]);
+        if (c->w[SECOND] != NULL && has_values(c)) OS_TRY(cover_step(c, i, error));
         if (c->w[SECOND] != NULL)
-            OS_TRY(second_step(c, i, error));
+            OS_TRY(second_step(c, i, i % every == 0, error));
         else if (has_values(c)) /* the second world is gone: coverage in the original */
             OS_TRY(cover(c, c->w[ORIG], i, ONESCOPE_MODULE_CHECK_NO_STAGE, &c->b_hash, &c->bprev,
                          error));

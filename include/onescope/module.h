@@ -258,7 +258,7 @@ typedef struct onescope_module_check_def {
     uint64_t steps;         /* N: steps run (default 100) */
     uint32_t horizon;       /* S: steps a restored world runs beside the original (default 4) */
     uint32_t restore_every; /* K: a snapshot round trip and a restored world start at steps 0,
-                               K, 2K, ... (default 8; 1: every step) */
+                               K, 2K, ... (default 32; 1: every step) */
     onescope_module_check_input_fn *input; /* NULL: every step's input is empty */
     void *input_user;
     /* A start snapshot: both worlds are restored from it instead of made from the setup. */

@@ -14,7 +14,7 @@ static const cli_option options[] = {
     [OPT_HORIZON] = {"horizon", 0, "S",
                      "steps a restored world runs beside the original (default 4)"},
     [OPT_EVERY] = {"every", 0, "K",
-                   "a snapshot round trip every K steps (default 8; 1: each step)"},
+                   "a snapshot round trip every K steps (default 32; 1: each step)"},
     [OPT_JSON] = {"json", 0, NULL, "one JSON object instead of text"},
 };
 const cli_spec cli_spec_module_check = {
