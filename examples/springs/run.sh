@@ -444,7 +444,7 @@ expect 0 "$os" --module "$plugin" module check run.ostm
 SPRINGS_BARE=1 expect 0 "$os" --module "$plugin" module check --steps 50 run.ostm
 grep -q "restore: skipped (needs snapshot)" out.txt && grep -q "stages: skipped (needs run_stage)" out.txt &&
     grep -q "hash: skipped (needs values)" out.txt || fail "module check bare: $(cat out.txt)"; ok
-for b in snapshot:restore hash:hash global:determinism; do
+for b in snapshot:restore hash:hash order:determinism global:determinism; do
     SPRINGS_BUG=${b%%:*} expect 1 "$os" --module "$plugin" module check -q run.ostm
     grep -q "^run.ostm: ${b#*:}: FAILED at step " out.txt || fail "module check ${b%%:*}: $(cat out.txt)"; ok
 done
