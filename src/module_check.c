@@ -437,6 +437,9 @@ static void skip(check *c, onescope_module_check_kind k, const char *slot) {
 
 static onescope_code run(check *c, onescope_error *error) {
     const onescope_module_check_def *d = c->def;
+    if (d->steps == 0) /* no step run is no check passed */
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, c->module->id, OS_NO_OFFSET, "steps",
+                                "at least 1 step to check", "0");
     OS_TRY(world_start(c, &c->w[ORIG], error));
     c->m = onescope_world_module(c->w[ORIG]);
     c->nv = c->m->value_count;

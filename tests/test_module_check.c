@@ -364,6 +364,13 @@ static void test_bad_input(void **state) {
     assert_int_equal(rc, ONESCOPE_E_LENGTH);
     assert_non_null(strstr(error_line(&err), "onescope.test"));
     assert_null(strchr(error_line(&err), '\n'));
+    /* no step: refused, never "passed over 0 steps" */
+    onescope_module_check_def zero = def_for(&src, 0);
+    rc = onescope_module_check_run(T, src.setup, src.setup_size, &zero, NULL, &r, &err);
+    assert_int_equal(rc, ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "at least 1 step"));
+    assert_int_equal(r.failed, 0);
+    assert_int_equal(r.steps, 0);
     /* more steps than the replay holds: the input callback's refusal, unchanged */
     onescope_module_check_def d = def_for(&src, 700);
     rc = onescope_module_check_run(T, src.setup, src.setup_size, &d, NULL, &r, &err);

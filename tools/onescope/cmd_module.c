@@ -150,8 +150,8 @@ int cmd_module_check(int argc, char **argv) {
         d.restore_every = (uint32_t)v;
     }
     uint64_t steps = UINT64_MAX;
-    if (a.seen[OPT_STEPS] && !cli_parse_u64(a.value[OPT_STEPS], UINT32_MAX, &steps))
-        return cli_usage_error("module check", "--steps must be a number, not '%s'",
+    if (a.seen[OPT_STEPS] && (!cli_parse_u64(a.value[OPT_STEPS], UINT32_MAX, &steps) || steps == 0))
+        return cli_usage_error("module check", "--steps must be a positive number, not '%s'",
                                a.value[OPT_STEPS]);
     const char *path = a.operands[0];
     onescope_error err;
@@ -210,8 +210,11 @@ int cmd_module_check(int argc, char **argv) {
     if (rc == ONESCOPE_OK) {
         if (a.seen[OPT_JSON])
             print_json(name, m, &r);
-        else
-            print_text(cli_shown(path), m, &r);
+        else {
+            char shown[1024]; /* cli_shown's buffers rotate: the stage names use them too */
+            snprintf(shown, sizeof shown, "%s", cli_shown(path));
+            print_text(shown, m, &r);
+        }
     }
     onescope_recording_free(s.recording);
     onescope_replay_free(s.replay);
