@@ -1,8 +1,9 @@
 /* Checking a module before trusting it (module.h, docs/module.md "Checking a module before
  * trusting it"): the module runs from one setup in up to four worlds at once, through the world
  * API only, and every assumption the tools make of it is compared step by step. The budget is
- * about three plain runs: the second world runs stage by stage, so it checks determinism and
- * the stages together, and a third world is made only to tell the two apart once they differ. */
+ * about three plain runs: a second world stepped whole beside the original (determinism), and
+ * every K-th step a restored one run stage by stage for S steps (snapshot, restore, stages);
+ * a fourth world is restored only to tell restore and stages apart once the third parts. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,7 +46,7 @@ typedef struct check {
     onescope_module_check_result *out;
     uint32_t nv, nw;          /* values per entity, world value elements */
     uint64_t *hist;           /* the first world's hash before step 0 and after each step */
-    onescope_world *w[3];     /* the original, the second (staged) world, a restored one */
+    onescope_world *w[3];     /* the original, the second world, a restored one */
     values bprev, rprev, cur; /* hash coverage: the second and the restored world's last */
     values x, y;              /* two scratch sets */
     uint64_t b_hash, r_hash;  /* and their last hashes */
