@@ -15,6 +15,7 @@ set(ONESCOPE_SOURCES
   src/module_load.c
   src/sim_module.c
   src/module_run.c
+  src/module_check.c
   src/recording.c
   src/recording_run.c
   src/recording_diff.c

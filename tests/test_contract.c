@@ -30,6 +30,9 @@ typedef struct contract_row {
 
 static uint8_t bytes[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
+/* ---- module.h: module check ---- */
+CALL(onescope_module_check_run, NULL, NULL, 0, NULL, NULL, NULL, e)
+
 /* ---- file.h ---- */
 CALL(onescope_file_read, NULL, 0, NULL, NULL, e)
 CALL(onescope_file_write, "x", NULL, 5, e)
@@ -182,6 +185,7 @@ CALL(onescope_replay_writer_open, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, e
 CALL(onescope_soa_world_poses, NULL, NULL, 0, e)
 
 static const contract_row rows[] = {
+    ROW(onescope_module_check_run),
     ROW(onescope_file_read),
     ROW(onescope_diff_cache_files),
     ROW(onescope_diff_caches),

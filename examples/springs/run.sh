@@ -520,4 +520,22 @@ grep -q "run.ostm: no entity rows in this recording: verified by world hash alon
     fail "no entity rows: not said: $(cat out.txt)"; ok
 [ "$(stat -c %s rows.ostm)" -gt "$(stat -c %s run.ostm)" ] || fail "entity rows: no bigger file"; ok
 
+# module check: the clean module passes every check; each planted bug class is caught by name
+expect 0 "$os" --module "$plugin" module check run.ostm
+[ "$(grep -c ': passed over 600 steps$' out.txt)" = 5 ] || fail "module check clean: $(cat out.txt)"; ok
+SPRINGS_BARE=1 expect 0 "$os" --module "$plugin" module check --steps 50 run.ostm
+grep -q "restore: skipped (needs snapshot)" out.txt && grep -q "stages: skipped (needs run_stage)" out.txt &&
+    grep -q "hash: skipped (needs values)" out.txt || fail "module check bare: $(cat out.txt)"; ok
+for b in snapshot:restore hash:hash order:determinism global:determinism; do
+    SPRINGS_BUG=${b%%:*} expect 1 "$os" --module "$plugin" module check -q run.ostm
+    grep -q "^run.ostm: ${b#*:}: FAILED at step " out.txt || fail "module check ${b%%:*}: $(cat out.txt)"; ok
+done
+SPRINGS_BUG=hash expect 1 "$os" --module "$plugin" module check --json run.ostm
+python3 -c '
+import json; d = json.load(open("out.txt")); c = {x["check"]: x for x in d["checks"]}
+h = c["hash"]
+assert h["status"] == "failed" and h["stage"] == "forces" and h["value"].startswith("velocity."), h
+assert h["hashes"][0] == h["hashes"][1] and h["values"][0] != h["values"][1], h
+' || fail "module check --json hash: $(cat out.txt)"; ok
+
 echo "springs example: $checks checks passed"

@@ -17,6 +17,54 @@
 #include "onescope/module.h"
 #include "springs.h"
 
+/* SPRINGS_BUG=snapshot|hash|order|global plants one bug class for `onescope module check`
+ * (run.sh): a snapshot without the velocities, a hash without them, a stage that visits heap
+ * nodes in address order, a step that reads a counter kept outside the world. */
+static const char *bug(void) {
+    const char *b = getenv("SPRINGS_BUG");
+    return b != NULL ? b : "";
+}
+
+/* The module's world: the engine's, then (SPRINGS_BUG=order) two heap nodes naming particles.
+ * Which node the allocator places first differs from world to world (here: every other world
+ * allocates them the other way round, standing in for a heap whose history differs). */
+typedef struct node {
+    uint32_t particle;
+} node;
+typedef struct module_world {
+    springs_world w; /* first: the engine sees a springs_world */
+    node *nodes[2];
+} module_world;
+
+static springs_world *world_new(void) {
+    module_world *m = calloc(1, sizeof *m);
+    if (m == NULL || strcmp(bug(), "order") != 0) return m ? &m->w : NULL;
+    static unsigned made;
+    unsigned first = made++ & 1u;
+    for (unsigned k = 0; k < 2; k++) {
+        m->nodes[k] = malloc(sizeof(node));
+        if (m->nodes[k] != NULL) m->nodes[k]->particle = k ^ first;
+    }
+    return &m->w;
+}
+
+static void world_free(springs_world *w) {
+    module_world *m = (module_world *)w;
+    if (m == NULL) return;
+    free(m->nodes[0]);
+    free(m->nodes[1]);
+    free(m);
+}
+
+/* Stage forces under SPRINGS_BUG=order: the nodes visited in address order (a set keyed by
+ * pointer), the first one's particle nudged. */
+static void visit_by_address(springs_world *w) {
+    module_world *m = (module_world *)w;
+    if (m->nodes[0] == NULL || m->nodes[1] == NULL) return;
+    const node *first = (uintptr_t)m->nodes[0] < (uintptr_t)m->nodes[1] ? m->nodes[0] : m->nodes[1];
+    w->vx[first->particle] += 1e-3f;
+}
+
 static onescope_code bad_setup(onescope_error *error) {
     return onescope_module_fail(error, ONESCOPE_E_RANGE, 0, "setup",
                                 "8 bytes (a particle count of 2..4096, a seed) or 16 (and a plant)",
@@ -47,7 +95,7 @@ static onescope_code create(void *context, const void *setup, size_t size,
     (void)allocator; /* the world is the module's own: malloc */
     springs_setup s;
     if (springs_setup_decode(setup, size, &s) != 0) return bad_setup(error);
-    springs_world *w = malloc(sizeof *w);
+    springs_world *w = world_new();
     if (w == NULL)
         return onescope_module_fail(error, ONESCOPE_E_NOMEM, ONESCOPE_MODULE_NO_OFFSET, "world",
                                     NULL, "no memory");
@@ -59,7 +107,7 @@ static onescope_code create(void *context, const void *setup, size_t size,
 
 static void destroy(void *context, void *world) {
     (void)context;
-    free(world);
+    world_free(world);
 }
 
 static onescope_code check_input(void *context, const void *setup, size_t setup_size,
@@ -84,6 +132,10 @@ static onescope_code step(void *context, void *world, const void *input, size_t 
                           onescope_error *error) {
     (void)context;
     (void)error;
+    static uint32_t steps_everywhere; /* SPRINGS_BUG=global: state outside every world */
+    if (strcmp(bug(), "global") == 0 && ++steps_everywhere % 2 == 0)
+        ((springs_world *)world)->vx[0] += 1e-3f;
+    if (strcmp(bug(), "order") == 0) visit_by_address(world);
     springs_step(world, input, size);
     return ONESCOPE_OK;
 }
@@ -95,12 +147,24 @@ static onescope_code run_stage(void *context, void *world, uint32_t stage, const
     if (stage != w->stage)
         return onescope_module_fail(error, ONESCOPE_E_BAD_STATE, ONESCOPE_MODULE_NO_OFFSET, "stage",
                                     "the world's next stage", "another");
+    if (stage == 0 && strcmp(bug(), "order") == 0) visit_by_address(w);
     springs_run_stage(w, input, size);
     return ONESCOPE_OK;
 }
 
 static uint64_t hash(void *context, const void *world) {
     (void)context;
+    if (strcmp(bug(), "hash") == 0) { /* the velocities left out */
+        const springs_world *w = world;
+        uint64_t h = 1469598103934665603ull;
+        for (uint32_t i = 0; i < w->count; i++) {
+            uint32_t bits[2];
+            memcpy(&bits[0], &w->x[i], 4);
+            memcpy(&bits[1], &w->y[i], 4);
+            h = ((h ^ bits[0]) * 1099511628211ull ^ bits[1]) * 1099511628211ull;
+        }
+        return h ^ w->step;
+    }
     return springs_hash(world);
 }
 
@@ -109,7 +173,20 @@ static uint64_t hash(void *context, const void *world) {
 static onescope_code snapshot(void *context, const void *world, onescope_module_sink *out,
                               onescope_error *error) {
     (void)context;
-    onescope_code rc = onescope_module_sink_append(out, world, sizeof(springs_world));
+    onescope_code rc;
+    if (strcmp(bug(), "snapshot") == 0) { /* the velocities are not saved */
+        springs_world *copy = malloc(sizeof *copy);
+        if (copy == NULL)
+            return onescope_module_fail(error, ONESCOPE_E_NOMEM, ONESCOPE_MODULE_NO_OFFSET,
+                                        "snapshot", NULL, "no memory");
+        memcpy(copy, world, sizeof *copy);
+        memset(copy->vx, 0, sizeof copy->vx);
+        memset(copy->vy, 0, sizeof copy->vy);
+        rc = onescope_module_sink_append(out, copy, sizeof *copy);
+        free(copy);
+    } else {
+        rc = onescope_module_sink_append(out, world, sizeof(springs_world));
+    }
     if (rc != ONESCOPE_OK)
         return onescope_module_fail(error, rc, ONESCOPE_MODULE_NO_OFFSET, "snapshot",
                                     "room for the world", "none");
@@ -126,13 +203,13 @@ static onescope_code restore(void *context, const void *setup, size_t setup_size
     if (snap_size != sizeof(springs_world))
         return onescope_module_fail(error, ONESCOPE_E_LENGTH, 0, "snapshot",
                                     "one springs_world of this build", "another size");
-    springs_world *w = malloc(sizeof *w);
+    springs_world *w = world_new();
     if (w == NULL)
         return onescope_module_fail(error, ONESCOPE_E_NOMEM, ONESCOPE_MODULE_NO_OFFSET, "world",
                                     NULL, "no memory");
     memcpy(w, snap, sizeof *w);
     if (w->count != s.count || w->stage != 0) {
-        free(w);
+        world_free(w);
         return onescope_module_fail(error, ONESCOPE_E_RANGE, 0, "snapshot",
                                     "a world of the setup's count, at a step boundary", "another");
     }

@@ -239,6 +239,87 @@ ONESCOPE_API onescope_code onescope_world_describe_input(const onescope_world *w
                                                          onescope_buffer *out,
                                                          onescope_error *error);
 
+/* ---- checking a module before trusting it (docs/module.md, "Checking a module") ----
+ * Runs a module from a setup for some steps through the world API only and checks, step by
+ * step, what the tools assume of it: two worlds from one setup agree; snapshot -> restore ->
+ * snapshot gives the same bytes; a restored world continues as the original; stages run one by
+ * one equal a whole step; and a step or stage that changes a named value changes the hash. */
+typedef enum onescope_module_check_kind {
+    ONESCOPE_MODULE_CHECK_DETERMINISM = 0, /* "determinism": two worlds, one setup, one input */
+    ONESCOPE_MODULE_CHECK_SNAPSHOT = 1,    /* "snapshot": snapshot -> restore -> snapshot */
+    ONESCOPE_MODULE_CHECK_RESTORE = 2,     /* "restore": restored and continued = never restored */
+    ONESCOPE_MODULE_CHECK_STAGES = 3,      /* "stages": stage by stage = one whole step */
+    ONESCOPE_MODULE_CHECK_HASH = 4,        /* "hash": a named value changes, so does the hash */
+    ONESCOPE_MODULE_CHECK_COUNT = 5
+} onescope_module_check_kind;
+
+typedef enum onescope_module_check_status {
+    ONESCOPE_MODULE_CHECK_PASSED = 0,
+    ONESCOPE_MODULE_CHECK_FAILED = 1,
+    ONESCOPE_MODULE_CHECK_SKIPPED = 2 /* the module lacks a slot the check needs (skipped_for) */
+} onescope_module_check_status;
+
+/* Step `step`'s input: *input and *size (valid until the next call; size 0: no input).
+ * A code other than OK stops the check with that code and error. */
+typedef onescope_code onescope_module_check_input_fn(void *user, uint64_t step, const void **input,
+                                                     size_t *size, onescope_error *error);
+
+typedef struct onescope_module_check_def {
+    uint64_t steps;         /* N: steps run (default 100) */
+    uint32_t horizon;       /* S: steps a restored world runs beside the original (default 4) */
+    uint32_t restore_every; /* K: a snapshot round trip and a restored world start at steps 0,
+                               K, 2K, ... (default 32; 1: every step) */
+    onescope_module_check_input_fn *input; /* NULL: every step's input is empty */
+    void *input_user;
+    /* A start snapshot: both worlds are restored from it instead of made from the setup. */
+    const void *start_snapshot;
+    size_t start_snapshot_size;
+} onescope_module_check_def;
+
+ONESCOPE_API onescope_module_check_def onescope_module_check_def_default(void);
+
+#define ONESCOPE_MODULE_CHECK_NO_STAGE UINT32_MAX
+#define ONESCOPE_MODULE_CHECK_NO_ENTITY UINT32_MAX
+
+/* The first failure of one check. */
+typedef struct onescope_module_check_failure {
+    uint64_t step;   /* the step (0-based) after which, or during which, it was seen */
+    uint32_t stage;  /* the stage just run, or ONESCOPE_MODULE_CHECK_NO_STAGE */
+    uint32_t entity; /* index, or ONESCOPE_MODULE_CHECK_NO_ENTITY */
+    uint64_t entity_id;
+    char value[80];   /* the named value that differs ("" when none: only the hash tells) */
+    double values[2]; /* the value in the first and in the second world (or before, after) */
+    uint64_t hashes[2];
+    bool has_offset; /* snapshot: the first differing byte of the two snapshots */
+    uint64_t offset;
+    char what[200]; /* one printable line saying what differs */
+} onescope_module_check_failure;
+
+typedef struct onescope_module_check_outcome {
+    onescope_module_check_status status;
+    char skipped_for[48]; /* the missing slot (or the check that failed first), when skipped */
+    onescope_module_check_failure failure; /* when failed */
+} onescope_module_check_outcome;
+
+typedef struct onescope_module_check_result {
+    uint64_t steps;  /* steps run */
+    uint32_t failed; /* checks that failed */
+    onescope_module_check_outcome checks[ONESCOPE_MODULE_CHECK_COUNT];
+} onescope_module_check_result;
+
+/* A check's name ("determinism", "snapshot", "restore", "stages", "hash"); "?" past the last. */
+ONESCOPE_API const char *onescope_module_check_name(onescope_module_check_kind kind);
+
+/* Runs the checks (def NULL: the defaults). OK when the run finished, whatever the checks
+ * found (out says); the module's own error when creating or stepping the first world fails
+ * or the input callback fails, NOMEM, ARGUMENT for NULL module or out. */
+ONESCOPE_API onescope_code onescope_module_check_run(const onescope_module *module,
+                                                     const void *setup, size_t setup_size,
+                                                     const onescope_module_check_def *def,
+                                                     const onescope_allocator *allocator,
+                                                     onescope_module_check_result *out,
+                                                     onescope_error *error);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,7 @@ PY
 "$ONESCOPE" diff --json "$S/m.ostm" "$S/m3.ostm" >"$S/diff2.json" || true
 "$ONESCOPE" diff --json "$S/m.ostm" "$S/m.ostm" >>"$S/diff2.json"
 "$ONESCOPE" replay --json --state "$TD/test-2d-600.ostm" >"$S/replay.json"
+"$ONESCOPE" module check --json --steps 40 "$TD/test-2d-600.ostm" >"$S/modcheck.json"
 "$ONESCOPE" replay --json "$TD/test-link-left.ostm" >>"$S/replay.json"
 "$ONESCOPE" live serve --steps 20 | "$ONESCOPE" live attach --json >"$S/attach.json" 2>/dev/null
 "$ONESCOPE" ghost "$TD/test-2d-600.ostm" "$S/h.ospc" --from 210 --frames 30 --offset 401,0,0 -q
@@ -146,7 +147,7 @@ for title, name in [('dump --json of an OSPC pose cache', 'ospc'), ('dump --json
                     ('dump --json of an OSLS v2 live stream', 'osls2'),
                     ('dump --json of an OTS .pvt rig', 'pvt'), ('replay --json', 'replay'),
                     ('live attach --json', 'attach'), ('diff --json', 'diff'), ('verify --json', 'verify'),
-                    ('diff --json of two module recordings', 'diff2')]:
+                    ('diff --json of two module recordings', 'diff2'), ('module check --json', 'modcheck')]:
     documented = {k: set(t.split(' or ')) for k, t in re.findall(r'^\| `([^`]+)` \| ([a-z ]+?) \|$', section(title), re.M)}
     real = keys(name)
     for k in sorted(set(documented) ^ set(real)):
@@ -166,7 +167,7 @@ else
     grep -q '^\.TH ONESCOPE 1' "$SRC/tools/onescope/onescope.1" && ok || bad "no .TH"
 fi
 for c in validate dump "dump --poses" rewrite verify replay convert box3d-dump "live serve" \
-    "live attach" ghost diff recover plot gen-testdata; do
+    "live attach" ghost diff recover plot gen-testdata "module check"; do
     c=${c//-/\\-}
     grep -qxF ".SS $c" "$SRC/tools/onescope/onescope.1" && ok || bad "onescope.1 lacks $c"
 done

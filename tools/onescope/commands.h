@@ -13,6 +13,7 @@ int cmd_replay(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_box3d_dump(int argc, char **argv);
 int cmd_live(int argc, char **argv);
+int cmd_module(int argc, char **argv);
 int cmd_ghost(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_gen_testdata(int argc, char **argv);
@@ -25,6 +26,6 @@ int cmd_plot(int argc, char **argv);
 extern const cli_spec cli_spec_validate, cli_spec_dump, cli_spec_dump_poses, cli_spec_rewrite,
     cli_spec_verify, cli_spec_replay, cli_spec_convert, cli_spec_box3d_dump, cli_spec_live_serve,
     cli_spec_live_attach, cli_spec_ghost, cli_spec_diff, cli_spec_recover, cli_spec_plot,
-    cli_spec_gen_testdata;
+    cli_spec_gen_testdata, cli_spec_module_check;
 
 #endif

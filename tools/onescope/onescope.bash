@@ -3,7 +3,7 @@
 _onescope() {
     local cur=${COMP_WORDS[COMP_CWORD]} cmd="" i
     # BEGIN GENERATED words
-    local commands="validate dump rewrite verify replay convert box3d-dump live ghost diff recover plot gen-testdata"
+    local commands="validate dump rewrite verify replay convert box3d-dump live ghost diff recover plot gen-testdata module"
     local globals="-q --quiet -v --verbose -h --help --version --module"
     # END GENERATED words
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -51,6 +51,7 @@ _onescope() {
     recover) opts="-n --no-clobber" ;;
     plot) opts="-o --output --from --to --width --height --title --field --step --diff -n --no-clobber" ;;
     gen-testdata) opts="-n --no-clobber" ;;
+    "module check") opts="--steps --horizon --every --json" ;;
     esac
     # END GENERATED options
     if [[ $cur == -* ]]; then
