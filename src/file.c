@@ -574,8 +574,9 @@ onescope_code onescope_recording_read_file(const char *path, const onescope_pars
                                 "non-NULL", NULL);
     onescope_buffer buf;
     OS_TRY(read_input(path, options, &buf, error));
+    /* the bytes read become the recording's own: one copy of the file, not two */
     onescope_code rc =
-        onescope_recording_parse(buf.data, buf.size, input_name(path), options, out, error);
+        onescope_os_recording_parse_owned(&buf, input_name(path), options, out, error);
     onescope_buffer_free(&buf);
     return rc;
 }

@@ -388,9 +388,11 @@ onescope_code onescope_os_rec_scan_end(onescope_os_rec_scan *s, onescope_error *
     return s->rc;
 }
 
-onescope_code onescope_recording_parse(const void *data, size_t size, const char *name,
-                                       const onescope_parse_options *options,
-                                       onescope_recording **out, onescope_error *error) {
+/* The parse, keeping `owned` (the input's own bytes, from the options' allocator) as the
+ * recording's copy when given, so a file read whole is not copied twice. */
+static onescope_code parse(const void *data, size_t size, const char *name,
+                           const onescope_parse_options *options, uint8_t *owned,
+                           onescope_recording **out, onescope_error *error) {
     if (name == NULL) name = "<ostm>";
     if (out == NULL || (data == NULL && size != 0))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
@@ -411,12 +413,12 @@ onescope_code onescope_recording_parse(const void *data, size_t size, const char
     onescope_recording *r = onescope_os_calloc(a, 1, sizeof *r);
     uint64_t *records = onescope_os_calloc(a, h.step_count ? h.step_count : 1, sizeof *records);
     uint64_t *blocks = erows ? onescope_os_calloc(a, 2 * nrows, sizeof *blocks) : NULL;
-    uint8_t *bytes = onescope_os_alloc(a, size ? size : 1);
+    uint8_t *bytes = owned != NULL ? owned : onescope_os_alloc(a, size ? size : 1);
     if (r == NULL || records == NULL || bytes == NULL || (erows && blocks == NULL)) {
         onescope_os_free(a, r);
         onescope_os_free(a, records);
         onescope_os_free(a, blocks);
-        onescope_os_free(a, bytes);
+        if (owned == NULL) onescope_os_free(a, bytes);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "recording", NULL,
                                 "could not allocate memory");
     }
@@ -438,7 +440,7 @@ onescope_code onescope_recording_parse(const void *data, size_t size, const char
             blocks[nrows + i] = ids;
         }
     }
-    if (size) memcpy(bytes, data, size);
+    if (size && owned == NULL) memcpy(bytes, data, size);
     r->allocator = a;
     r->bytes = bytes;
     r->size = size;
@@ -448,6 +450,24 @@ onescope_code onescope_recording_parse(const void *data, size_t size, const char
     r->ids_at = blocks != NULL ? blocks + nrows : NULL;
     *out = r;
     return ONESCOPE_OK;
+}
+
+onescope_code onescope_recording_parse(const void *data, size_t size, const char *name,
+                                       const onescope_parse_options *options,
+                                       onescope_recording **out, onescope_error *error) {
+    return parse(data, size, name, options, NULL, out, error);
+}
+
+onescope_code onescope_os_recording_parse_owned(onescope_buffer *in, const char *name,
+                                                const onescope_parse_options *options,
+                                                onescope_recording **out, onescope_error *error) {
+    onescope_code rc =
+        parse(in->data, in->size, name, options, in->size ? in->data : NULL, out, error);
+    if (rc == ONESCOPE_OK && in->size) { /* the recording holds the bytes now */
+        in->data = NULL;
+        in->size = 0;
+    }
+    return rc;
 }
 
 onescope_code onescope_recording_peek_module(const void *data, size_t size, const char *name,

@@ -58,6 +58,11 @@ onescope_code onescope_os_rec_scan_end(onescope_os_rec_scan *s, onescope_error *
 onescope_code onescope_os_rec_encode_head(const onescope_recording_def *def, uint16_t flags,
                                           const onescope_allocator *a, onescope_buffer *out,
                                           const char *name, onescope_error *error);
+/* onescope_recording_parse of a buffer from the options' allocator that the recording takes
+ * over on success (in is then empty); on failure in is left as it was. */
+onescope_code onescope_os_recording_parse_owned(onescope_buffer *in, const char *name,
+                                                const onescope_parse_options *options,
+                                                onescope_recording **out, onescope_error *error);
 /* A parsed recording's head, and the file offset of step index's input. */
 const onescope_os_rec_head *onescope_os_rec_head_of(const onescope_recording *r);
 uint64_t onescope_os_rec_input_at(const onescope_recording *r, uint32_t index);
