@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "recording_internal.h"
 #include "replay_internal.h" /* the replay's allocator for the temporary bytes */
+#include "run_internal.h"
 #include "onescope/file.h"
 #include "onescope/live.h"
 #include "onescope/ots.h"
@@ -742,7 +743,8 @@ static onescope_code stream_ostm(int fd, uint8_t *buf, size_t n, size_t total, c
 /* Streams the rest of fd through the module recording's scan (the parser's rules, fed in
  * pieces): the container only, as the parser checks it; the blobs are the module's. */
 static onescope_code stream_recording(int fd, uint8_t *buf, size_t n, size_t total,
-                                      const char *name, onescope_error *error) {
+                                      const char *name, onescope_os_rec_head *head,
+                                      onescope_error *error) {
     onescope_os_rec_scan s;
     onescope_os_rec_scan_init(&s, total, false, name);
     onescope_code rc = onescope_os_rec_scan_feed(&s, buf, n);
@@ -752,7 +754,9 @@ static onescope_code stream_recording(int fd, uint8_t *buf, size_t n, size_t tot
         n = (size_t)k;
         rc = onescope_os_rec_scan_feed(&s, buf, n);
     }
-    return onescope_os_rec_scan_end(&s, error);
+    OS_TRY(onescope_os_rec_scan_end(&s, error));
+    if (head != NULL) *head = s.h;
+    return ONESCOPE_OK;
 }
 
 /* Streams the rest of fd into the live decoder. */
@@ -888,7 +892,7 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
     } else {
         *format = onescope_format_detect(buf, (size_t)n);
         if (*format == ONESCOPE_FORMAT_RECORDING)
-            rc = stream_recording(fd, buf, (size_t)n, (size_t)st.st_size, path, error);
+            rc = stream_recording(fd, buf, (size_t)n, (size_t)st.st_size, path, NULL, error);
         else if (*format == ONESCOPE_FORMAT_OSPC)
             rc = stream_ospc(fd, buf, (size_t)n, (size_t)st.st_size, path, options, error);
         else if (*format == ONESCOPE_FORMAT_OSTM)
@@ -966,6 +970,218 @@ static onescope_code file_input(void *user, uint32_t index, const uint8_t **data
     OS_TRY(cursor_take(&s->inputs, 2, &p, error));
     *size = onescope_os_get_u16(p);
     return cursor_take(&s->inputs, *size, data, error);
+}
+
+/* ---- verifying a module recording without holding it ----
+ * The same three steps as the whole-file way, each over the file through one cursor: the
+ * container's scan, the module's checks of its setup and of every input (so a bad input is
+ * reported before any step runs, as there), then the run, reading each record as the loop
+ * asks for its input and skipping its entity row. */
+
+typedef struct rec_source {
+    cursor c;
+    const onescope_os_rec_head *h;
+    const onescope_module *m;
+    const uint8_t *setup;
+    size_t setup_size;
+    uint64_t row0, row; /* row 0, and the row of the record read last */
+    uint8_t *big;       /* an input longer than the cursor's buffer */
+    const onescope_allocator *a;
+    bool check; /* each input through the module's check_input as it is read */
+} rec_source;
+
+/* The cursor's file offset of its next byte. */
+static uint64_t cursor_offset(const cursor *c) {
+    return c->next - (c->end - c->at);
+}
+
+/* Moves the cursor n bytes on without reading them. */
+static void cursor_skip(cursor *c, uint64_t n) {
+    if (c->end - c->at >= n) {
+        c->at += (size_t)n;
+        return;
+    }
+    c->next += n - (c->end - c->at);
+    c->at = c->end = 0;
+}
+
+/* Reads n bytes at the cursor into a buffer of their own (an input past the cursor's size). */
+static onescope_code cursor_read_big(rec_source *s, size_t n, const uint8_t **p,
+                                     onescope_error *error) {
+    onescope_os_free(s->a, s->big);
+    s->big = onescope_os_alloc(s->a, n);
+    if (s->big == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, s->c.name, OS_NO_OFFSET, "input", NULL,
+                                "cannot allocate %zu bytes", n);
+    cursor *c = &s->c;
+    size_t have = c->end - c->at;
+    memcpy(s->big, c->buf + c->at, have);
+    uint64_t at = c->next;
+    for (size_t got = have; got < n;) {
+        ssize_t k = pread(c->fd, s->big + got, n - got, (off_t)(at + (got - have)));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return io_fail(error, c->name, "cannot read");
+        got += (size_t)k;
+    }
+    c->next = at + (n - have);
+    c->at = c->end = 0;
+    *p = s->big;
+    return ONESCOPE_OK;
+}
+
+/* Step index's input, left in the cursor's buffer (or a buffer of its own) until the next
+ * read: the verify loop steps the world with it before it asks for the row after it. */
+static onescope_code rec_file_input(void *user, uint32_t index, const uint8_t **data, size_t *size,
+                                    onescope_error *error) {
+    rec_source *s = user;
+    const uint8_t *p = NULL;
+    OS_TRY(cursor_take(&s->c, 4, &p, error));
+    *size = onescope_os_get_u32(p);
+    uint64_t at = cursor_offset(&s->c);
+    if (*size <= s->c.cap)
+        OS_TRY(cursor_take(&s->c, *size, data, error));
+    else
+        OS_TRY(cursor_read_big(s, *size, data, error));
+    if (s->check)
+        OS_TRY(onescope_os_recording_check_input(s->m, s->setup, s->setup_size, *data, *size, index,
+                                                 at, s->c.name, error));
+    return ONESCOPE_OK;
+}
+
+/* The rest of the record whose input was read last: its hash row, then its entity row,
+ * skipped. */
+static onescope_code rec_file_finish(rec_source *s, onescope_error *error) {
+    const uint8_t *p = NULL;
+    OS_TRY(cursor_take(&s->c, 8, &p, error));
+    s->row = onescope_os_get_u64(p);
+    if (s->h->flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) {
+        OS_TRY(cursor_take(&s->c, 4, &p, error));
+        cursor_skip(&s->c, onescope_os_get_u32(p));
+    }
+    return ONESCOPE_OK;
+}
+
+static onescope_code rec_file_row(void *user, uint32_t index, uint64_t *expected,
+                                  onescope_error *error) {
+    rec_source *s = user;
+    if (index > 0) OS_TRY(rec_file_finish(s, error)); /* rows come in order, after each input */
+    *expected = index == 0 ? s->row0 : s->row;
+    return ONESCOPE_OK;
+}
+
+/* Reads n bytes at offset into a buffer of its own (the setup, the start snapshot). */
+static onescope_code pread_all(int fd, uint64_t at, size_t n, const onescope_allocator *a,
+                               uint8_t **out, const char *name, onescope_error *error) {
+    *out = onescope_os_alloc(a, n ? n : 1);
+    if (*out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "cannot allocate %zu bytes", n);
+    for (size_t got = 0; got < n;) {
+        ssize_t k = pread(fd, *out + got, n - got, (off_t)(at + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return io_fail(error, name, "cannot read");
+        got += (size_t)k;
+    }
+    return ONESCOPE_OK;
+}
+
+static onescope_code verify_recording_stream(int fd, const struct stat *st, const char *path,
+                                             const onescope_module *module,
+                                             const onescope_parse_options *options,
+                                             onescope_verify_result *result,
+                                             onescope_error *error) {
+    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
+    void *raw = NULL;
+    uint8_t *buf = read_buffer(a, VALIDATE_BUFFER, &raw), *setup = NULL, *snap = NULL;
+    if (buf == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
+                                "cannot allocate %zu bytes", VALIDATE_BUFFER);
+    onescope_os_rec_head h;
+    memset(&h, 0, sizeof h);
+    ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
+    onescope_code rc =
+        n < 0 ? io_fail(error, path, "cannot read")
+              : stream_recording(fd, buf, (size_t)n, (size_t)st->st_size, path, &h, error);
+    if (rc == ONESCOPE_OK) rc = pread_all(fd, h.setup_at, h.setup_size, a, &setup, path, error);
+    if (rc == ONESCOPE_OK && (h.flags & ONESCOPE_RECORDING_FLAG_START_SNAPSHOT))
+        rc = pread_all(fd, h.snapshot_at, h.snapshot_size, a, &snap, path, error);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_recording_check_head(module, h.module_id, h.module_version, setup,
+                                              h.setup_size, h.setup_at, path, error);
+    if (rc == ONESCOPE_OK && !(h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS))
+        rc = onescope_os_fail(error, ONESCOPE_E_FLAGS, path, 6, "flags",
+                              "bit 0 set (hash rows to verify)", "0x%04x", (unsigned)h.flags);
+    rec_source s;
+    memset(&s, 0, sizeof s);
+    s.h = &h;
+    s.m = module;
+    s.setup = setup;
+    s.setup_size = h.setup_size;
+    s.a = a;
+    uint8_t row0[8];
+    if (rc == ONESCOPE_OK) {
+        const uint8_t *p = NULL;
+        cursor c0 = {fd, row0, sizeof row0, 0, 0, h.row0_at, path};
+        rc = cursor_take(&c0, 8, &p, error);
+        if (rc == ONESCOPE_OK) s.row0 = onescope_os_get_u64(p);
+    }
+    /* every input through the module's check first, then the run */
+    for (int pass = module->check_input != NULL ? 0 : 1; rc == ONESCOPE_OK && pass < 2; pass++) {
+        s.c = (cursor){fd, buf, VALIDATE_BUFFER, 0, 0, h.records_at, path};
+        s.check = pass == 0;
+        if (pass == 0) {
+            for (uint32_t i = 0; rc == ONESCOPE_OK && i < h.step_count; i++) {
+                const uint8_t *d;
+                size_t k;
+                rc = rec_file_input(&s, i, &d, &k, error);
+                if (rc == ONESCOPE_OK) rc = rec_file_finish(&s, error);
+            }
+            continue;
+        }
+        onescope_os_run_start start;
+        memset(&start, 0, sizeof start);
+        start.module = module;
+        start.setup = setup;
+        start.setup_size = h.setup_size;
+        start.snapshot = snap;
+        start.snapshot_size = snap != NULL ? h.snapshot_size : 0;
+        start.step_count = h.step_count;
+        onescope_os_replay_source source = {rec_file_row, rec_file_input, &s};
+        rc = onescope_os_run_verify(&start, &source, a, result, path, error);
+    }
+    onescope_os_free(a, s.big);
+    onescope_os_free(a, setup);
+    onescope_os_free(a, snap);
+    onescope_os_free(a, raw);
+    return rc;
+}
+
+onescope_code onescope_recording_verify_file(const char *path, const onescope_module *module,
+                                             const onescope_parse_options *options,
+                                             onescope_verify_result *result,
+                                             onescope_error *error) {
+    if (result != NULL) memset(result, 0, sizeof *result);
+    if (path == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_recording_verify_file",
+                                OS_NO_OFFSET, "path", "non-NULL", NULL);
+    int fd = strcmp(path, "-") == 0 ? -1 : open_read(path);
+    struct stat st;
+    bool streamed = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    onescope_code rc;
+    if (streamed) {
+        rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
+        if (rc == ONESCOPE_OK)
+            rc = verify_recording_stream(fd, &st, input_name(path), module, options, result, error);
+    } else { /* standard input, a pipe: the one read path and the parser */
+        onescope_recording *r = NULL;
+        rc = onescope_recording_read_file(path, options, &r, error);
+        if (rc == ONESCOPE_OK)
+            rc = onescope_recording_verify(r, module, options != NULL ? options->allocator : NULL,
+                                           result, input_name(path), error);
+        onescope_recording_free(r);
+    }
+    if (fd >= 0) close(fd);
+    return rc;
 }
 
 /* The whole-file way: the one read path, the parser, the verify. */

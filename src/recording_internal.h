@@ -4,6 +4,7 @@
 #define ONESCOPE_RECORDING_INTERNAL_H
 
 #include "internal.h"
+#include "onescope/module.h"
 #include "onescope/recording.h"
 
 /* The head of an OSTM v2 file: everything before the first step record. */
@@ -63,6 +64,17 @@ onescope_code onescope_os_rec_encode_head(const onescope_recording_def *def, uin
 onescope_code onescope_os_recording_parse_owned(onescope_buffer *in, const char *name,
                                                 const onescope_parse_options *options,
                                                 onescope_recording **out, onescope_error *error);
+/* The module's checks of a recording (recording_run.c), whole or streamed: the table, the
+ * module the file names (E_MODULE at 12) and its setup check; one input's check. Errors at
+ * the blob's file offset (setup_at, at). */
+onescope_code onescope_os_recording_check_head(const onescope_module *module, const char *id,
+                                               const char *version, const uint8_t *setup,
+                                               size_t setup_size, uint64_t setup_at,
+                                               const char *name, onescope_error *error);
+onescope_code onescope_os_recording_check_input(const onescope_module *module, const uint8_t *setup,
+                                                size_t setup_size, const uint8_t *input,
+                                                size_t size, uint32_t index, uint64_t at,
+                                                const char *name, onescope_error *error);
 /* A parsed recording's head, and the file offset of step index's input. */
 const onescope_os_rec_head *onescope_os_rec_head_of(const onescope_recording *r);
 uint64_t onescope_os_rec_input_at(const onescope_recording *r, uint32_t index);

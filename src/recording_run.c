@@ -33,35 +33,50 @@ static onescope_code blob_error(onescope_code rc, onescope_error *error, const c
     return rc;
 }
 
+onescope_code onescope_os_recording_check_head(const onescope_module *module, const char *id,
+                                               const char *version, const uint8_t *setup,
+                                               size_t setup_size, uint64_t setup_at,
+                                               const char *name, onescope_error *error) {
+    OS_TRY(onescope_module_check(module, name, error));
+    OS_TRY(onescope_os_module_match(module, id, version, name, 12, "the module that made the file",
+                                    error));
+    if (module->check_setup == NULL) return ONESCOPE_OK;
+    onescope_error_clear(error);
+    onescope_code rc = module->check_setup(module->context, setup, setup_size, error);
+    return rc == ONESCOPE_OK ? rc : blob_error(rc, error, name, module->id, setup_at, "setup");
+}
+
+onescope_code onescope_os_recording_check_input(const onescope_module *module, const uint8_t *setup,
+                                                size_t setup_size, const uint8_t *input,
+                                                size_t size, uint32_t index, uint64_t at,
+                                                const char *name, onescope_error *error) {
+    if (module->check_input == NULL) return ONESCOPE_OK;
+    onescope_error_clear(error);
+    onescope_code rc = module->check_input(module->context, setup, setup_size, input, size, error);
+    if (rc == ONESCOPE_OK) return rc;
+    char what[48];
+    snprintf(what, sizeof what, "step %" PRIu32 " input", index);
+    return blob_error(rc, error, name, module->id, at, what);
+}
+
 onescope_code onescope_recording_check(const onescope_recording *r, const onescope_module *module,
                                        const char *name, onescope_error *error) {
     if (name == NULL) name = "<ostm>";
     if (r == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "recording",
                                 "non-NULL", NULL);
-    OS_TRY(onescope_module_check(module, name, error));
     const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
-    OS_TRY(onescope_os_module_match(module, h->module_id, h->module_version, name, 12,
-                                    "the module that made the file", error));
     size_t setup_size;
     const uint8_t *setup = onescope_recording_setup(r, &setup_size);
-    if (module->check_setup != NULL) {
-        onescope_error_clear(error);
-        onescope_code rc = module->check_setup(module->context, setup, setup_size, error);
-        if (rc != ONESCOPE_OK) return blob_error(rc, error, name, module->id, h->setup_at, "setup");
-    }
+    OS_TRY(onescope_os_recording_check_head(module, h->module_id, h->module_version, setup,
+                                            setup_size, h->setup_at, name, error));
     if (module->check_input == NULL) return ONESCOPE_OK;
     for (uint32_t i = 0; i < h->step_count; i++) {
         const uint8_t *p;
         size_t n;
         (void)onescope_recording_step_input(r, i, &p, &n);
-        onescope_error_clear(error);
-        onescope_code rc = module->check_input(module->context, setup, setup_size, p, n, error);
-        if (rc != ONESCOPE_OK) {
-            char what[48];
-            snprintf(what, sizeof what, "step %" PRIu32 " input", i);
-            return blob_error(rc, error, name, module->id, onescope_os_rec_input_at(r, i), what);
-        }
+        OS_TRY(onescope_os_recording_check_input(module, setup, setup_size, p, n, i,
+                                                 onescope_os_rec_input_at(r, i), name, error));
     }
     return ONESCOPE_OK;
 }

@@ -103,6 +103,7 @@ CALL(onescope_recording_diff, NULL, NULL, onescope_module_test(), NULL, NULL, "a
 CALL(onescope_recording_writer_open, NULL, NULL, NULL, NULL, NULL, e)
 CALL(onescope_recording_writer_append, NULL, NULL, 0, NULL, e)
 CALL(onescope_recording_writer_append_world, NULL, NULL, 0, NULL, NULL, e)
+CALL(onescope_recording_verify_file, NULL, onescope_module_test(), NULL, NULL, e)
 CALL(onescope_recording_explain, NULL, onescope_module_test(), 0, 0, NULL, NULL, "r", e)
 CALL(onescope_recording_entity_row, NULL, 0, NULL)
 CALL(onescope_world_entity_digest, NULL, 0, NULL, NULL, 0, e)
@@ -273,6 +274,7 @@ static const contract_row rows[] = {
     ROW(onescope_recording_writer_open),
     ROW(onescope_recording_writer_append),
     ROW(onescope_recording_writer_append_world),
+    ROW(onescope_recording_verify_file),
     ROW(onescope_recording_explain),
     ROW_NO_ERROR(onescope_recording_entity_row),
     ROW(onescope_world_entity_digest),

@@ -1561,6 +1561,132 @@ static void entity_row_allocation_failures(void **state) {
     unlink(path);
 }
 
+/* The streamed verify against the whole-file one: the same code, result and error line for a
+ * file that passes, one with entity rows, one that mismatches, one with an input past the
+ * streamed buffer, one with an input the module refuses, a cut one and another module's. */
+static void verify_file_equals_whole(const char *p, const onescope_module *m) {
+    onescope_verify_result a, b;
+    onescope_error ea, eb;
+    memset(&ea, 0, sizeof ea);
+    memset(&eb, 0, sizeof eb);
+    onescope_recording *r = NULL;
+    onescope_code ra = onescope_recording_read_file(p, NULL, &r, &ea);
+    memset(&a, 0, sizeof a);
+    if (ra == ONESCOPE_OK) ra = onescope_recording_verify(r, m, NULL, &a, p, &ea);
+    onescope_recording_free(r);
+    onescope_code rb = onescope_recording_verify_file(p, m, NULL, &b, &eb);
+    assert_int_equal(rb, ra);
+    if (ra != ONESCOPE_OK) {
+        char la[1024];
+        snprintf(la, sizeof la, "%s", line_of(&ea));
+        assert_string_equal(line_of(&eb), la);
+    }
+    if (ra == ONESCOPE_OK || ra == ONESCOPE_E_MISMATCH) {
+        assert_int_equal(a.matched, b.matched);
+        assert_int_equal(a.rows_checked, b.rows_checked);
+        assert_int_equal(a.first_row, b.first_row);
+        assert_int_equal(a.expected, b.expected);
+        assert_int_equal(a.actual, b.actual);
+    }
+}
+
+/* A module whose world is a running hash of every input byte: any input size goes. */
+static onescope_code blob_create(void *c, const void *setup, size_t size,
+                                 const onescope_allocator *a, void **world, onescope_error *e) {
+    (void)c, (void)setup, (void)size, (void)a, (void)e;
+    *world = calloc(1, sizeof(uint64_t));
+    return *world != NULL ? ONESCOPE_OK : ONESCOPE_E_NOMEM;
+}
+static void blob_free(void *c, void *world) {
+    (void)c;
+    free(world);
+}
+static onescope_code blob_step(void *c, void *world, const void *input, size_t size,
+                               onescope_error *e) {
+    (void)c, (void)e;
+    uint64_t *h = world;
+    *h = onescope_hash_bytes(input, size) ^ (*h * 31);
+    return ONESCOPE_OK;
+}
+static uint64_t blob_hash(void *c, const void *world) {
+    (void)c;
+    return *(const uint64_t *)world;
+}
+
+static void streamed_verify_equals_whole(void **state) {
+    (void)state;
+    const onescope_module *t = onescope_module_test();
+    onescope_module sp = springs_module();
+    record_tool(path, 40); /* springs: check_input on every input */
+    verify_file_equals_whole(path, &sp);
+    verify_file_equals_whole(path, t); /* another module: E_MODULE */
+    onescope_buffer good = read_all(path);
+    for (size_t cut = 0; cut < good.size; cut += 1 + good.size / 23) {
+        test_write_file(path, good.data, cut);
+        verify_file_equals_whole(path, &sp);
+    }
+    onescope_buffer_free(&good);
+    /* entity rows, passing and planted */
+    record_rows(path, false, 100, 100);
+    verify_file_equals_whole(path, t);
+    record_rows(path, true, 100, 101);
+    verify_file_equals_whole(path, t);
+    /* an input the test module refuses: step 40's impulse made operation 9 */
+    {
+        onescope_buffer rows = read_all(path);
+        onescope_recording *r = NULL;
+        onescope_error err;
+        assert_int_equal(onescope_recording_parse(rows.data, rows.size, "g", NULL, &r, &err),
+                         ONESCOPE_OK);
+        const uint8_t *in40;
+        size_t n40;
+        assert_int_equal(onescope_recording_step_input(r, 40, &in40, &n40), ONESCOPE_OK);
+        size_t at = (size_t)(in40 - onescope_recording_setup(r, NULL)) + 32; /* setup at 32 */
+        onescope_recording_free(r);
+        assert_int_equal(rows.data[at], 1);
+        rows.data[at] = 9;
+        test_write_file(path, rows.data, rows.size);
+        verify_file_equals_whole(path, t);
+        onescope_verify_result v;
+        assert_int_equal(onescope_recording_verify_file(path, t, NULL, &v, &err),
+                         ONESCOPE_E_OPERATION);
+        assert_int_equal(err.offset, at);
+        onescope_buffer_free(&rows);
+    }
+    /* inputs past the 1 MiB buffer (1.5 MiB at step 3, 3 MiB at step 5) between small ones */
+    onescope_module bm;
+    memset(&bm, 0, sizeof bm);
+    bm.struct_size = sizeof bm;
+    bm.abi = ONESCOPE_MODULE_ABI;
+    bm.id = "test.blob";
+    bm.version = "1";
+    bm.create = blob_create;
+    bm.free = blob_free;
+    bm.step = blob_step;
+    bm.hash = blob_hash;
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &bm;
+    onescope_recording_writer *w;
+    onescope_error err;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    uint8_t *blob = malloc(3u << 20);
+    for (size_t k = 0; k < (3u << 20); k++) blob[k] = (uint8_t)(k * 7 + (k >> 11));
+    for (uint32_t i = 0; i < 8; i++) {
+        size_t n = i == 3 ? (3u << 19) : i == 5 ? (3u << 20) : i;
+        assert_int_equal(onescope_recording_writer_append(w, blob + i, n, NULL, &err), ONESCOPE_OK);
+    }
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+    free(blob);
+    verify_file_equals_whole(path, &bm);
+    onescope_verify_result v;
+    assert_int_equal(onescope_recording_verify_file(path, &bm, NULL, &v, &err), ONESCOPE_OK);
+    assert_true(v.matched);
+    assert_int_equal(v.rows_checked, 9);
+    assert_int_equal(onescope_recording_verify_file(NULL, t, NULL, &v, &err), ONESCOPE_E_ARGUMENT);
+    unlink(path);
+}
+
 /* The writer's refusals around entity rows: a module without entities, engine mode without
  * the engine's world at open or at a step, a world lent in tool mode. */
 static void entity_row_refusals(void **state) {
@@ -1684,6 +1810,7 @@ int main(void) {
         cmocka_unit_test(entity_row_errors_at_offsets),
         cmocka_unit_test(entity_row_refusals),
         cmocka_unit_test(entity_row_allocation_failures),
+        cmocka_unit_test(streamed_verify_equals_whole),
         cmocka_unit_test(diff_allocation_failures),
         cmocka_unit_test(ghost_allocation_failures),
         cmocka_unit_test(ghost_edges),

@@ -100,6 +100,17 @@ ONESCOPE_API onescope_code onescope_recording_verify(const onescope_recording *r
                                                      onescope_verify_result *result,
                                                      const char *name, onescope_error *error);
 
+/* The same for a file, read as it runs: a regular file goes through one 1 MiB buffer, the
+ * container's rules first, then the module's checks of the setup and every input, then the
+ * run, so memory does not grow with the file (an input longer than the buffer is read into
+ * one of its own). Standard input ("-") and pipes are read whole. The verdict, the result and
+ * every error are those of onescope_recording_read_file and onescope_recording_verify. */
+ONESCOPE_API onescope_code onescope_recording_verify_file(const char *path,
+                                                          const onescope_module *module,
+                                                          const onescope_parse_options *options,
+                                                          onescope_verify_result *result,
+                                                          onescope_error *error);
+
 /* One row of a recording's run: the world at a step boundary, lent for the callback. */
 typedef struct onescope_recording_row {
     uint32_t index;              /* 0..step_count: row 0 the start world, row i after step i - 1 */

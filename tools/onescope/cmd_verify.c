@@ -188,19 +188,34 @@ static void explain_entities(verify_item *it, const onescope_recording *r,
 }
 
 /* The step whose result differs, as the module describes it (when it can). */
-/* A module recording: read whole (docs/recording.md), run over the module it names. */
+/* A module recording: streamed through its module (onescope_recording_verify_file, memory
+ * that does not grow with the file); read whole only when it failed, to tell the step and the
+ * entities, or when its module is not loaded (so a broken file still gets its own error). */
 static onescope_code verify_recording(verify_item *it, onescope_error *err) {
-    onescope_recording *r;
     const char *name = cli_input_name(it->path);
-    onescope_code read = onescope_recording_read_file(it->path, NULL, &r, err);
-    if (read != ONESCOPE_OK) return read;
-    const onescope_module *m;
-    onescope_code rc = cli_module_for(onescope_recording_module_id(r),
-                                      onescope_recording_module_version(r), name, &m, err);
-    if (rc == ONESCOPE_OK) rc = onescope_recording_verify(r, m, NULL, &it->v, name, err);
-    if (rc == ONESCOPE_E_MISMATCH && it->v.first_row > 0)
-        cli_recording_describe_step(r, m, it->v.first_row - 1, it->step_text, sizeof it->step_text);
-    if (rc == ONESCOPE_E_MISMATCH) explain_entities(it, r, m);
+    uint8_t head[ONESCOPE_RECORDING_PEEK_BYTES];
+    char id[65], version[65];
+    FILE *f = fopen(it->path, "rb");
+    size_t n = f != NULL ? fread(head, 1, sizeof head, f) : 0;
+    if (f != NULL) fclose(f);
+    const onescope_module *m = NULL;
+    onescope_code rc = onescope_recording_peek_module(head, n, name, id, version, err);
+    if (rc == ONESCOPE_OK) rc = cli_module_for(id, version, name, &m, err);
+    if (rc == ONESCOPE_OK) rc = onescope_recording_verify_file(it->path, m, NULL, &it->v, err);
+    if (rc == ONESCOPE_OK) return rc;
+    onescope_error whole_err;
+    onescope_recording *r;
+    onescope_code read = onescope_recording_read_file(it->path, NULL, &r, &whole_err);
+    if (read != ONESCOPE_OK) {
+        *err = whole_err;
+        return read;
+    }
+    if (m != NULL && rc == ONESCOPE_E_MISMATCH) {
+        if (it->v.first_row > 0)
+            cli_recording_describe_step(r, m, it->v.first_row - 1, it->step_text,
+                                        sizeof it->step_text);
+        explain_entities(it, r, m);
+    }
     onescope_recording_free(r);
     return rc;
 }
