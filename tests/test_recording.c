@@ -1669,8 +1669,8 @@ static void streamed_verify_equals_whole(void **state) {
     onescope_recording_writer *w;
     onescope_error err;
     assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
-    uint8_t *blob = malloc(3u << 20);
-    for (size_t k = 0; k < (3u << 20); k++) blob[k] = (uint8_t)(k * 7 + (k >> 11));
+    uint8_t *blob = malloc((3u << 20) + 8); /* each input starts at blob + its step */
+    for (size_t k = 0; k < (3u << 20) + 8; k++) blob[k] = (uint8_t)(k * 7 + (k >> 11));
     for (uint32_t i = 0; i < 8; i++) {
         size_t n = i == 3 ? (3u << 19) : i == 5 ? (3u << 20) : i;
         assert_int_equal(onescope_recording_writer_append(w, blob + i, n, NULL, &err), ONESCOPE_OK);
