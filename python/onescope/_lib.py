@@ -198,6 +198,39 @@ ReplayCallback = ctypes.CFUNCTYPE(c_bool, c_void_p, POINTER(ReplayRow))
 # table is otherwise opaque here; not in MIRRORED, since the whole struct is larger) ----
 
 
+class EntityRow(Structure):
+    _fields_ = [
+        ("count", c_uint32),
+        ("group_count", c_uint32),
+        ("ids", POINTER(c_uint8)),
+        ("hashes", POINTER(c_uint8)),
+        ("groups", POINTER(c_uint8)),
+    ]
+
+
+class EntityDifference(Structure):
+    _fields_ = [
+        ("id", c_uint64),
+        ("recorded", c_bool),
+        ("found", c_bool),
+        ("recorded_hash", c_uint32),
+        ("found_hash", c_uint32),
+        ("groups", c_uint64),
+    ]
+
+
+class Explanation(Structure):
+    _fields_ = [
+        ("row", c_uint32),
+        ("entities_recorded", c_uint32),
+        ("entities_found", c_uint32),
+        ("differing", c_uint32),
+        ("listed", c_uint32),
+        ("entities", POINTER(EntityDifference)),
+        ("allocator", c_void_p),
+    ]
+
+
 class ModuleHead(Structure):
     _fields_ = [
         ("struct_size", c_uint32),
@@ -459,6 +492,9 @@ MIRRORED = {
     "onescope_diff_options": DiffOptions,
     "onescope_diff_header": DiffHeader,
     "onescope_diff_value": DiffValue,
+    "onescope_entity_row": EntityRow,
+    "onescope_entity_difference": EntityDifference,
+    "onescope_recording_explanation": Explanation,
     "onescope_diff_replay": DiffReplay,
     "onescope_diff_entity": DiffEntity,
     "onescope_diff_cache": DiffCache,
@@ -663,6 +699,12 @@ _PROTOTYPES = {
         [c_void_p, c_uint32, _P(_P(c_uint8)), _P(c_size_t)],
     ),
     "onescope_recording_check": (c_int, [c_void_p, c_void_p, c_char_p, _E]),
+    "onescope_recording_entity_row": (c_int, [c_void_p, c_uint32, _P(EntityRow)]),
+    "onescope_recording_explain": (
+        c_int, [c_void_p, c_void_p, c_uint32, c_uint32, c_void_p, _P(_P(Explanation)), c_char_p, _E]
+    ),
+    "onescope_recording_explanation_free": (None, [_P(Explanation)]),
+    "onescope_recording_verify_file": (c_int, [c_char_p, c_void_p, _opts, _P(VerifyResult), _E]),
     "onescope_recording_verify": (
         c_int,
         [c_void_p, c_void_p, c_void_p, _P(VerifyResult), c_char_p, _E],

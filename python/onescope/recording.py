@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Optional
+from typing import List, NamedTuple, Optional
 
 import numpy as np
 
@@ -44,6 +44,55 @@ class Module:
 
     def __repr__(self) -> str:
         return f"<onescope.Module {self.id} {self.version} from {self.origin}>"
+
+
+class EntityRow(NamedTuple):
+    """One row's entities: ids (uint64), digests (uint32), group bytes (count x groups)."""
+
+    ids: "np.ndarray"
+    hashes: "np.ndarray"
+    groups: "np.ndarray"
+
+
+class EntityDifference(NamedTuple):
+    """An entity the recorded row and the world disagree on; groups are group indices."""
+
+    id: int
+    recorded: bool
+    found: bool
+    recorded_hash: int
+    found_hash: int
+    groups: List[int]
+
+
+class Explanation(NamedTuple):
+    row: int
+    entities_recorded: int
+    entities_found: int
+    differing: int
+    listed: List[EntityDifference]
+
+
+def verify_file(path: PathLike, module: Module, *, max_input_bytes: int = 0) -> VerifyResult:
+    """Verifies a recording file without holding it (onescope_recording_verify_file): a regular
+    file is read through one buffer, standard input and pipes whole; the same verdicts and
+    errors as Recording.open(path).verify(module)."""
+    if not isinstance(module, Module):
+        raise TypeError(f"module must be an onescope.Module, not {type(module).__name__}")
+    opts = _check.parse_options(max_input_bytes)
+    result = _lib.VerifyResult()
+    err = _lib.Error()
+    rc = lib.onescope_recording_verify_file(
+        path_bytes(path), module._table, ctypes.byref(opts), ctypes.byref(result), ctypes.byref(err)
+    )
+    if rc == Code.OK:
+        return VerifyResult(True, result.rows_checked, None, None, None, None, "")
+    if rc == Code.MISMATCH:
+        return VerifyResult(
+            False, result.rows_checked, result.first_row, result.first_step,
+            result.expected, result.actual, str(FormatError._from_c(err)),
+        )
+    raise FormatError._from_c(err)
 
 
 class Recording:
@@ -132,6 +181,22 @@ class Recording:
             dtype=np.uint64, count=n,
         )
 
+    def entity_row(self, index: int) -> Optional["EntityRow"]:
+        """Row `index`'s entity row (docs/recording.md, "Entity rows"): each entity's id, its
+        digest and its group bytes as arrays, or None when the file has no entity rows."""
+        if not self.flags & 0x0004:  # ONESCOPE_RECORDING_FLAG_ENTITY_ROWS
+            return None
+        index = _check.integer("index", index, (0, self.step_count), error=IndexError)
+        row = _lib.EntityRow()
+        if lib.onescope_recording_entity_row(self._handle, index, ctypes.byref(row)):
+            raise IndexError(f"row {index} of {self.step_count}")
+        n, g = row.count, row.group_count
+        ids = np.frombuffer(ctypes.string_at(row.ids, 8 * n), dtype="<u8") if n else np.zeros(0, np.uint64)
+        hashes = np.frombuffer(ctypes.string_at(row.hashes, 4 * n), dtype="<u4") if n else np.zeros(0, np.uint32)
+        groups = (np.frombuffer(ctypes.string_at(row.groups, n * g), dtype=np.uint8).reshape(n, g)
+                  if n * g else np.zeros((n, g), np.uint8))
+        return EntityRow(ids.astype(np.uint64), hashes.astype(np.uint32), groups)
+
     def step_input(self, index: int) -> bytes:
         """Step `index`'s input blob (0-based; IndexError outside 0..step_count-1)."""
         index = _check.integer("index", index, (0, self.step_count - 1), error=IndexError)
@@ -191,6 +256,36 @@ class Recording:
                 result.expected, result.actual, str(FormatError._from_c(err)),
             )
         raise FormatError._from_c(err)
+
+    def explain(self, module: Module, row: int, max_listed: int = 16) -> "Explanation":
+        """Runs the file to `row` and compares every entity's digest with the recorded entity
+        row there (the library's onescope_recording_explain): the entities that differ, by id,
+        with the group indices whose bytes differ. FormatError when the file has no entity
+        rows."""
+        m = self._module(module)
+        row = _check.integer("row", row, (0, self.step_count), error=IndexError)
+        max_listed = _check.integer("max_listed", max_listed, (1, 2**32 - 1))
+        out = ctypes.POINTER(_lib.Explanation)()
+        err = _lib.Error()
+        check(
+            lib.onescope_recording_explain(
+                self._handle, m._table, row, max_listed, None, ctypes.byref(out),
+                self.name.encode(), ctypes.byref(err),
+            ),
+            err,
+        )
+        try:
+            x = out.contents
+            listed = [
+                EntityDifference(
+                    d.id, d.recorded, d.found, d.recorded_hash, d.found_hash,
+                    [g for g in range(64) if d.groups >> g & 1],
+                )
+                for d in (x.entities[i] for i in range(x.listed))
+            ]
+            return Explanation(x.row, x.entities_recorded, x.entities_found, x.differing, listed)
+        finally:
+            lib.onescope_recording_explanation_free(out)
 
     def __repr__(self) -> str:
         return (

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 
 import onescope
@@ -35,7 +36,10 @@ def springs(tmp_path_factory):
                     f"-Wl,-rpath,{libdir}", "-lm"], check=True)
     run = d / "run.ostm"
     subprocess.run([str(rec), str(run), "600", "64"], check=True, capture_output=True)
-    return plugin, run
+    rows = d / "rows.ostm"
+    subprocess.run([str(rec), "--entity-rows", str(rows), "600", "64"], check=True,
+                   capture_output=True)
+    return plugin, run, rows
 
 
 def test_the_test_module_verifies_a_recording():
@@ -74,7 +78,7 @@ def test_another_module_is_refused_naming_both():
 
 
 def test_springs_plugin_verifies_and_the_planted_divergence_is_found(springs, monkeypatch):
-    plugin, run = springs
+    plugin, run, _ = springs
     m = onescope.Module.load(plugin)
     assert (m.id, m.version) == ("example.springs", "1")
     r = onescope.Recording.open(run)
@@ -111,3 +115,31 @@ def test_loader_refusals_name_the_file(tmp_path, springs):
     with pytest.raises(onescope.FormatError) as e:
         onescope.Module.load(onescope.library_path)
     assert "expected the entry symbol onescope_module_entry, found none" in str(e.value)
+
+
+def test_entity_rows_name_the_entities_from_the_file(springs, monkeypatch):
+    plugin, run, rows = springs
+    m = onescope.Module.load(plugin)
+    r = onescope.Recording.open(rows)
+    assert r.flags & 0x0004
+    e0 = r.entity_row(0)
+    assert len(e0.ids) == 64 and list(e0.ids[:3]) == [0, 1, 2]
+    assert e0.hashes.dtype == np.uint32 and e0.groups.shape == (64, 2)
+    assert onescope.Recording.open(run).entity_row(0) is None
+    with pytest.raises(IndexError):
+        r.entity_row(602)
+    assert onescope.verify_recording_file(rows, m).ok
+    monkeypatch.setenv("SPRINGS_PLANT", "250:5")
+    whole = r.verify(m)
+    streamed = onescope.verify_recording_file(rows, m)
+    assert not whole.ok and whole == streamed and whole.first_row == 251
+    x = r.explain(m, 251)
+    assert (x.row, x.entities_recorded, x.entities_found, x.differing) == (251, 64, 64, 2)
+    assert [d.id for d in x.listed] == [5, 6]
+    assert all(d.recorded and d.found and d.groups == [0, 1] for d in x.listed)
+    assert r.explain(m, 250).differing == 0
+    with pytest.raises(onescope.FormatError) as err:
+        onescope.Recording.open(run).explain(m, 251)
+    assert err.value.code == onescope.Code.FLAGS
+    with pytest.raises(IndexError):
+        r.explain(m, 602)
