@@ -99,4 +99,19 @@ expect_exit 1 "$ONESCOPE" verify -n --junit "$S/keep.xml" "$TD/test-2d-600.ostm"
 [ "$(cat "$S/keep.xml")" = old ] && ok || bad "-n replaced the report"
 expect_exit 0 "$ONESCOPE" verify --junit="$S/keep.xml" "$TD/test-2d-600.ostm"
 grep -q '<testcase' "$S/keep.xml" && ok || bad "report not replaced"
+# A module recording (OSTM v2) on standard input or through a pipe is read once and verified as
+# one, with the file's lines (it was read as a v1 replay: "version: expected 1, found 2").
+python3 - "$S/m2.ostm" <<'PY'
+import struct, sys
+head = b"OSTM" + struct.pack("<HHI", 2, 1, 3) + bytes([13]) + b"onescope.test" + bytes([1]) + b"1"
+head += struct.pack("<I", 6) + bytes([3, 4, 7, 0, 0, 0]) + struct.pack("<Q", 1)
+open(sys.argv[1], "wb").write(head + b"".join(struct.pack("<IQ", 0, 2 + i) for i in range(3)))
+PY
+expect_exit 1 "$ONESCOPE" verify "$S/m2.ostm"
+sed "s|$S/m2.ostm|<stdin>|g" "$SCRATCH/err" >"$S/m2.want"
+grep -q 'hash row 0' "$S/m2.want" && ok || bad "m2.ostm: $(cat "$S/m2.want")"
+expect_exit 1 sh -c '"$0" verify - <"$1"' "$ONESCOPE" "$S/m2.ostm"
+cmp -s "$SCRATCH/err" "$S/m2.want" && ok || bad "verify - of a module recording: $(cat "$SCRATCH/err")"
+expect_exit 1 sh -c 'cat "$1" | "$0" verify /dev/stdin' "$ONESCOPE" "$S/m2.ostm"
+expect_grep 'hash row 0' "$SCRATCH/err"
 finish

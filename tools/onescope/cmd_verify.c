@@ -64,6 +64,7 @@ typedef struct verify_item {
     onescope_op ops[MAX_SHOWN_OPS];
     char step_text[512]; /* a module recording's differing step, as its module describes it */
     bool recording;      /* a module recording (OSTM v2): diff does not read those yet */
+    bool read_once;      /* standard input or a pipe: read whole, once */
     /* a module recording's mismatch, from its entity rows (docs/recording.md) */
     bool entity_rows;                            /* the file has them */
     bool explained;                              /* and they were compared at the row */
@@ -187,6 +188,15 @@ static void explain_entities(verify_item *it, const onescope_recording *r,
                  it->differing - it->listed);
 }
 
+/* At a module recording's mismatch, the step and the entities, from the file read whole. */
+static void explain_recording(verify_item *it, const onescope_recording *r,
+                              const onescope_module *m, onescope_code rc) {
+    if (m == NULL || rc != ONESCOPE_E_MISMATCH) return;
+    if (it->v.first_row > 0)
+        cli_recording_describe_step(r, m, it->v.first_row - 1, it->step_text, sizeof it->step_text);
+    explain_entities(it, r, m);
+}
+
 /* The step whose result differs, as the module describes it (when it can). */
 /* A module recording: streamed through its module (onescope_recording_verify_file, memory
  * that does not grow with the file); read whole only when it failed, to tell the step and the
@@ -210,12 +220,45 @@ static onescope_code verify_recording(verify_item *it, onescope_error *err) {
         *err = whole_err;
         return read;
     }
-    if (m != NULL && rc == ONESCOPE_E_MISMATCH) {
-        if (it->v.first_row > 0)
-            cli_recording_describe_step(r, m, it->v.first_row - 1, it->step_text,
-                                        sizeof it->step_text);
-        explain_entities(it, r, m);
+    explain_recording(it, r, m, rc);
+    onescope_recording_free(r);
+    return rc;
+}
+
+/* Standard input, a pipe, a device: not a regular file, so read whole, once, and told a
+ * module recording from a v1 replay by its bytes (is_recording cannot look ahead there). */
+static onescope_code verify_read_once(verify_item *it, onescope_error *err) {
+    const char *name = cli_input_name(it->path);
+    onescope_buffer buf;
+    it->read_once = true;
+    onescope_code rc = onescope_file_read(it->path, 0, NULL, &buf, err);
+    if (rc != ONESCOPE_OK) return rc;
+    it->recording = onescope_format_detect(buf.data, buf.size) == ONESCOPE_FORMAT_RECORDING;
+    if (!it->recording) {
+        onescope_replay *p = NULL;
+        rc = onescope_replay_parse(buf.data, buf.size, name, NULL, &p, err);
+        if (rc == ONESCOPE_OK) rc = onescope_replay_verify(p, NULL, &it->v, name, err);
+        onescope_replay_free(p);
+        onescope_buffer_free(&buf);
+        return rc;
     }
+    char id[65], version[65];
+    const onescope_module *m = NULL;
+    onescope_error module_err;
+    size_t peek =
+        buf.size < ONESCOPE_RECORDING_PEEK_BYTES ? buf.size : ONESCOPE_RECORDING_PEEK_BYTES;
+    onescope_code found =
+        onescope_recording_peek_module(buf.data, peek, name, id, version, &module_err);
+    if (found == ONESCOPE_OK) found = cli_module_for(id, version, name, &m, &module_err);
+    onescope_recording *r = NULL;
+    rc = onescope_recording_parse(buf.data, buf.size, name, NULL, &r, err);
+    onescope_buffer_free(&buf);
+    if (rc == ONESCOPE_OK && found != ONESCOPE_OK) { /* a broken file gets its own error first */
+        *err = module_err;
+        rc = found;
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_recording_verify(r, m, NULL, &it->v, name, err);
+    if (rc != ONESCOPE_OK && r != NULL) explain_recording(it, r, m, rc);
     onescope_recording_free(r);
     return rc;
 }
@@ -233,9 +276,12 @@ static void verify_item_run(verify_item *it) {
                  it->kind == PATH_UNLISTABLE ? strerror(it->err) : "");
         return;
     }
-    it->recording = is_recording(it->path);
-    onescope_code rc = it->recording ? verify_recording(it, &err)
-                                     : onescope_replay_verify_file(it->path, NULL, &it->v, &err);
+    struct stat st;
+    bool once = strcmp(it->path, "-") == 0 || (stat(it->path, &st) == 0 && !S_ISREG(st.st_mode));
+    it->recording = !once && is_recording(it->path);
+    onescope_code rc = once            ? verify_read_once(it, &err)
+                       : it->recording ? verify_recording(it, &err)
+                                       : onescope_replay_verify_file(it->path, NULL, &it->v, &err);
     if (rc == ONESCOPE_OK && it->v.rows_checked <= 1) {
         it->status = ST_NO_STEPS;
         snprintf(it->line, sizeof it->line,
@@ -252,8 +298,8 @@ static void verify_item_run(verify_item *it) {
     if (rc == ONESCOPE_E_MISMATCH) {
         it->status = ST_MISMATCH;
         it->has_step = it->v.first_row > 0;
-        /* "-" was read whole by the check and cannot be read again */
-        if (it->has_step && strcmp(it->path, "-") != 0 && !it->recording)
+        /* standard input or a pipe was read whole by the check and cannot be read again */
+        if (it->has_step && !it->read_once && !it->recording)
             read_step_ops(it, it->v.first_row - 1);
     } else if (rc == ONESCOPE_E_FLAGS && strncmp(err.expected, "bit 0 set", 9) == 0) {
         it->status = ST_NO_ROWS;
