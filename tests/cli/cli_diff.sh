@@ -60,6 +60,9 @@ expect_exit 2 "$ONESCOPE" diff a b c
 expect_exit 2 "$ONESCOPE" diff - "$TD/test-2d-600.ostm"
 expect_exit 2 "$ONESCOPE" diff "$TD/test-2d-ghost.ospc" "$TD/test-2d-600.ostm"
 expect_exit 2 "$ONESCOPE" diff "$TD/test-2d-600.ostm" "$TD/test-2d-600.ostm" --max 0
+# a --max past 32 bits names the range, not "at least 1"
+expect_exit 2 "$ONESCOPE" diff "$TD/test-2d-600.ostm" "$TD/test-2d-600.ostm" --max 4294967296
+expect_grep "from 1 to 4294967295" "$SCRATCH/err"
 expect_exit 2 "$ONESCOPE" diff "$TD/test-2d-600.ostm" "$TD/test-2d-600.ostm" --angle-tolerance -1
 expect_exit 2 "$ONESCOPE" diff "$TD/test-2d-600.ostm" "$TD/test-2d-600.ostm" --bogus
 expect_exit 0 "$ONESCOPE" diff --help

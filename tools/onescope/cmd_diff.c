@@ -568,7 +568,7 @@ static int parse_args(int argc, char **argv, diff_args *a) {
     uint64_t u;
     if (p.seen[OPT_MAX]) {
         if (!cli_parse_u64(p.value[OPT_MAX], UINT32_MAX, &u) || u == 0)
-            return cli_usage_error("diff", "--max must be a count of at least 1");
+            return cli_usage_error("diff", "--max must be a count from 1 to 4294967295");
         a->o.max_items = (uint32_t)u;
     }
     if (p.seen[OPT_OFFSET] && !cli_parse_i32_list(p.value[OPT_OFFSET], a->o.offset, 3))
