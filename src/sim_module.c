@@ -97,9 +97,12 @@ static onescope_code tm_check_input(void *context, const void *setup, size_t set
     (void)context;
     onescope_sim_def def;
     OS_TRY(decode_setup(setup, setup_size, &def, error));
-    if (size > ONESCOPE_SIM_MAX_INPUT)
+    if (size > ONESCOPE_SIM_MAX_INPUT) {
+        char found[32];
+        snprintf(found, sizeof found, "%zu bytes", size);
         return onescope_module_fail(error, ONESCOPE_E_LENGTH, 0, "input", "at most 65535 bytes",
-                                    "more");
+                                    found);
+    }
     onescope_code rc = onescope_op_check_input(def.setup.dimensions, input, size, "", 0, error);
     if (rc != ONESCOPE_OK && error != NULL) error->input[0] = '\0';
     return rc;

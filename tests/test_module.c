@@ -411,6 +411,11 @@ static void test_setup_errors_at_blob_offsets(void **state) {
     const uint8_t z_in_2d[] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
     assert_int_equal(m->check_input(NULL, ok, 6, z_in_2d, sizeof z_in_2d, &err), ONESCOPE_E_RANGE);
     assert_true(err.offset == 10);
+    /* an input too long says how long it is */
+    static uint8_t long_input[65536];
+    assert_int_equal(m->check_input(NULL, ok, 6, long_input, sizeof long_input, &err),
+                     ONESCOPE_E_LENGTH);
+    assert_string_equal(err.found, "65536 bytes");
 }
 
 /* ---- a module whose callbacks fail, one at a time ---- */
