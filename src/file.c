@@ -925,6 +925,13 @@ typedef struct cursor {
     const char *name;
 } cursor;
 
+/* A read at end of file before the bytes the validation saw: the file shrank meanwhile. */
+static onescope_code shrank(onescope_error *error, const char *name) {
+    return onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, "file size",
+                            "the size the file had when validated",
+                            "fewer bytes (it shrank while being verified)");
+}
+
 /* Points *p at the next n bytes (n <= cap), reading more with pread when needed. */
 static onescope_code cursor_take(cursor *c, size_t n, const uint8_t **p, onescope_error *error) {
     if (c->end - c->at < n) {
@@ -935,10 +942,7 @@ static onescope_code cursor_take(cursor *c, size_t n, const uint8_t **p, onescop
             ssize_t k = pread(c->fd, c->buf + c->end, c->cap - c->end, (off_t)c->next);
             if (k < 0 && errno == EINTR) continue;
             if (k < 0) return io_fail(error, c->name, "cannot read");
-            if (k == 0)
-                return onescope_os_fail(error, ONESCOPE_E_IO, c->name, OS_NO_OFFSET, "file size",
-                                        "the size the file had when validated",
-                                        "fewer bytes (it shrank while being verified)");
+            if (k == 0) return shrank(error, c->name);
             c->end += (size_t)k;
             c->next += (uint64_t)k;
         }
@@ -1020,7 +1024,8 @@ static onescope_code cursor_read_big(rec_source *s, size_t n, const uint8_t **p,
     for (size_t got = have; got < n;) {
         ssize_t k = pread(c->fd, s->big + got, n - got, (off_t)(at + (got - have)));
         if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return io_fail(error, c->name, "cannot read");
+        if (k < 0) return io_fail(error, c->name, "cannot read");
+        if (k == 0) return shrank(error, c->name);
         got += (size_t)k;
     }
     c->next = at + (n - have);
@@ -1079,7 +1084,8 @@ static onescope_code pread_all(int fd, uint64_t at, size_t n, const onescope_all
     for (size_t got = 0; got < n;) {
         ssize_t k = pread(fd, *out + got, n - got, (off_t)(at + got));
         if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return io_fail(error, name, "cannot read");
+        if (k < 0) return io_fail(error, name, "cannot read");
+        if (k == 0) return shrank(error, name);
         got += (size_t)k;
     }
     return ONESCOPE_OK;
