@@ -175,6 +175,77 @@ static void test_module_check_refuses_bad_tables(void **state) {
     assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
 }
 
+/* An entity's digest: its named values' bits, or without named values its presence and pose;
+ * every refusal is one error. */
+static void test_entity_digests(void **state) {
+    (void)state;
+    const onescope_module *m = onescope_module_test();
+    const uint8_t setup[6] = {3, 4, 2, 0, 0, 0};
+    onescope_world *w = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_world_create(m, setup, 6, NULL, &w, &err), ONESCOPE_OK);
+    uint32_t h0, h1, again;
+    uint8_t g0[3], g1[3], small[2];
+    assert_int_equal(onescope_world_entity_digest(w, 0, &h0, g0, 3, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_world_entity_digest(w, 1, &h1, g1, 3, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_world_entity_digest(w, 0, &again, g1, 3, &err), ONESCOPE_OK);
+    assert_int_equal(again, h0);
+    assert_memory_equal(g0, g1, 3);
+    assert_true(h0 != h1);
+    /* the digest is XXH3 of the values' bits, little-endian, in table order */
+    double v[8];
+    uint8_t bytes[64];
+    assert_int_equal(onescope_world_entity_values(w, 0, v, 8, &err), ONESCOPE_OK);
+    for (int k = 0; k < 8; k++) {
+        uint64_t u;
+        memcpy(&u, &v[k], 8);
+        for (int b = 0; b < 8; b++) bytes[8 * k + b] = (uint8_t)(u >> (8 * b));
+    }
+    assert_int_equal(h0, (uint32_t)onescope_hash_bytes(bytes, 64));
+    assert_int_equal(onescope_world_entity_digest(w, 4, &h0, g0, 3, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_world_entity_digest(w, 0, &h0, small, 2, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_world_entity_digest(w, 0, &h0, NULL, 3, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_world_entity_digest(w, 0, NULL, g0, 3, &err), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_world_entity_digest(NULL, 0, &h0, g0, 3, &err), ONESCOPE_E_ARGUMENT);
+    onescope_world_free(w);
+    /* without named values: the presence byte and the pose, no groups */
+    onescope_module t = *m;
+    t.value_count = 0;
+    t.values = NULL;
+    t.entity_values = NULL;
+    t.group_count = 0;
+    t.group_names = NULL;
+    assert_int_equal(onescope_world_create(&t, setup, 6, NULL, &w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_world_entity_digest(w, 0, &h0, NULL, 0, &err), ONESCOPE_OK);
+    onescope_pose pose;
+    assert_true(onescope_world_entity_pose(w, 0, &pose));
+    bytes[0] = 1;
+    const float *f[7] = {&pose.position[0], &pose.position[1], &pose.position[2], &pose.rotation[0],
+                         &pose.rotation[1], &pose.rotation[2], &pose.rotation[3]};
+    for (int k = 0; k < 7; k++) {
+        uint32_t u;
+        memcpy(&u, f[k], 4);
+        for (int b = 0; b < 4; b++) bytes[1 + 4 * k + b] = (uint8_t)(u >> (8 * b));
+    }
+    assert_int_equal(h0, (uint32_t)onescope_hash_bytes(bytes, 29));
+    /* a removed body digests as absent: presence 0 and zeros */
+    const uint8_t remove0[2] = {3, 0};
+    assert_int_equal(onescope_world_step(w, remove0, 2, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_world_entity_digest(w, 0, &h1, NULL, 0, &err), ONESCOPE_OK);
+    memset(bytes, 0, 29);
+    assert_int_equal(h1, (uint32_t)onescope_hash_bytes(bytes, 29));
+    onescope_world_free(w);
+    /* without entities */
+    t.entity_count = NULL;
+    t.entity_id = NULL;
+    t.entity_pose = NULL;
+    assert_int_equal(onescope_world_create(&t, setup, 6, NULL, &w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_world_entity_digest(w, 0, &h0, NULL, 0, &err),
+                     ONESCOPE_E_UNSUPPORTED);
+    assert_non_null(strstr(error_line(&err), "entity_count"));
+    onescope_world_free(w);
+}
+
 /* The test module's world values: its gravity, and the two fields of a world with a link
  * block (NaN in one without), as onescope_sim_field computes them. */
 static void test_world_values(void **state) {
@@ -680,6 +751,7 @@ int main(void) {
         cmocka_unit_test(test_module_check_accepts_test_module),
         cmocka_unit_test(test_module_check_refuses_bad_tables),
         cmocka_unit_test(test_world_values),
+        cmocka_unit_test(test_entity_digests),
         cmocka_unit_test(test_short_table_reads_as_required_only),
         cmocka_unit_test(test_interface_reproduces_every_golden_row),
         cmocka_unit_test(test_stages_and_restore_equal_whole_steps),

@@ -1447,6 +1447,110 @@ static void explain_names_the_entity_and_groups(void **state) {
     unlink(path);
 }
 
+/* A module without stages: the diff runs the differing step whole and still names the
+ * entity and the value, with no stage; one without named values names neither. */
+static void diff_without_stages_or_values(void **state) {
+    (void)state;
+    char other[160];
+    snprintf(other, sizeof other, "%s/engine.ostm", dir);
+    record_test_module(path, 9, 60, 40, 100);
+    record_test_module(other, 9, 60, 40, 101);
+    onescope_recording *a = read_recording(path), *b = read_recording(other);
+    onescope_module t = *onescope_module_test();
+    t.stage_count = 0;
+    t.stage_names = NULL;
+    t.run_stage = NULL;
+    onescope_recording_diff_result d;
+    onescope_error err;
+    assert_int_equal(onescope_recording_diff(a, b, &t, NULL, &d, "a", "b", &err), ONESCOPE_OK);
+    assert_true(d.worlds_differ);
+    assert_int_equal(d.row, 41);
+    assert_int_equal(d.stage, -1);
+    assert_null(d.stage_name);
+    assert_true(d.value_differs); /* after the whole step the position differs too, first */
+    assert_string_equal(t.values[d.value].name, "position.x");
+    assert_int_equal(d.entity, 2);
+    t.value_count = 0;
+    t.values = NULL;
+    t.entity_values = NULL;
+    t.group_count = 0;
+    t.group_names = NULL;
+    t.world_value_count = 0;
+    t.world_values = NULL;
+    t.read_world_values = NULL;
+    assert_int_equal(onescope_recording_diff(a, b, &t, NULL, &d, "a", "b", &err), ONESCOPE_OK);
+    assert_true(d.worlds_differ);
+    assert_int_equal(d.row, 41);
+    assert_false(d.value_differs);
+    assert_false(d.world_value_differs);
+    assert_int_equal(d.value_total, 0);
+    onescope_recording_free(a);
+    onescope_recording_free(b);
+    unlink(other);
+    unlink(path);
+}
+
+/* Entities on one side only: an engine whose world held one body more (or fewer) than the
+ * setup the file records, so the recorded rows and the world's entities part at row 0; and a
+ * list cut at max_listed with the count kept whole. */
+static void explain_entities_on_one_side(void **state) {
+    (void)state;
+    const onescope_module *m = onescope_module_test();
+    for (int more = 0; more < 2; more++) {
+        onescope_sim_def sd = onescope_sim_def_default();
+        sd.setup = (onescope_sim_setup){3, (uint8_t)(more ? 6 : 4), 9};
+        onescope_sim *sim;
+        onescope_error err;
+        assert_int_equal(onescope_sim_create(&sd, NULL, &sim, &err), ONESCOPE_OK);
+        onescope_recording_def def = onescope_recording_def_default();
+        def.module = m;
+        def.setup = rows_setup; /* 5 bodies */
+        def.setup_size = sizeof rows_setup;
+        def.entity_rows = true;
+        def.engine_mode = true;
+        def.start_world = sim;
+        def.start_hash = onescope_sim_hash(sim);
+        onescope_recording_writer *w;
+        assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                         ONESCOPE_OK);
+        uint64_t h = onescope_sim_hash(sim);
+        assert_int_equal(onescope_recording_writer_append_world(w, NULL, 0, &h, sim, &err),
+                         ONESCOPE_OK);
+        assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+        onescope_recording_writer_free(w);
+        onescope_sim_free(sim);
+        onescope_recording *r = read_recording(path);
+        onescope_recording_explanation *x = NULL;
+        assert_int_equal(onescope_recording_explain(r, m, 0, 0, NULL, &x, "side", &err),
+                         ONESCOPE_OK);
+        assert_int_equal(x->entities_recorded, more ? 6 : 4);
+        assert_int_equal(x->entities_found, 5);
+        /* the seeds draw the same first bodies, so only the one past the shorter count is apart */
+        bool seen = false;
+        for (uint32_t i = 0; i < x->listed; i++) {
+            const onescope_entity_difference *d = &x->entities[i];
+            if (d->id == (more ? 5 : 4)) {
+                seen = true;
+                assert_true(more ? (d->recorded && !d->found) : (!d->recorded && d->found));
+            }
+        }
+        assert_true(seen);
+        uint32_t all = x->differing;
+        onescope_recording_explanation_free(x);
+        assert_int_equal(onescope_recording_explain(r, m, 0, 1, NULL, &x, "side", &err),
+                         ONESCOPE_OK);
+        assert_int_equal(x->listed, 1);
+        assert_int_equal(x->differing, all);
+        onescope_recording_explanation_free(x);
+        assert_int_equal(onescope_recording_explain(r, m, 0, 0, NULL, NULL, "side", &err),
+                         ONESCOPE_E_ARGUMENT);
+        assert_int_equal(onescope_recording_explain(NULL, m, 0, 0, NULL, &x, NULL, &err),
+                         ONESCOPE_E_ARGUMENT);
+        onescope_recording_free(r);
+        unlink(path);
+    }
+}
+
 /* Every rule of an entity row, each at its own offset; a partial torn inside an entity row
  * keeps every whole step before it. */
 static void entity_row_errors_at_offsets(void **state) {
@@ -1823,6 +1927,8 @@ int main(void) {
         cmocka_unit_test(explain_names_the_entity_and_groups),
         cmocka_unit_test(entity_row_errors_at_offsets),
         cmocka_unit_test(entity_row_refusals),
+        cmocka_unit_test(explain_entities_on_one_side),
+        cmocka_unit_test(diff_without_stages_or_values),
         cmocka_unit_test(entity_row_allocation_failures),
         cmocka_unit_test(streamed_verify_equals_whole),
         cmocka_unit_test(diff_allocation_failures),
