@@ -73,6 +73,19 @@ class Explanation(NamedTuple):
     listed: List[EntityDifference]
 
 
+def _verify_outcome(rc: int, result: "_lib.VerifyResult", err: "_lib.Error") -> VerifyResult:
+    """A verify's code as the package says it: a mismatch is a result, any other failure raises
+    FormatError with the library's line."""
+    if rc == Code.OK:
+        return VerifyResult(True, result.rows_checked, None, None, None, None, "")
+    if rc == Code.MISMATCH:
+        return VerifyResult(
+            False, result.rows_checked, result.first_row, result.first_step,
+            result.expected, result.actual, str(FormatError._from_c(err)),
+        )
+    raise FormatError._from_c(err)
+
+
 def verify_file(path: PathLike, module: Module, *, max_input_bytes: int = 0) -> VerifyResult:
     """Verifies a recording file without holding it (onescope_recording_verify_file): a regular
     file is read through one buffer, standard input and pipes whole; the same verdicts and
@@ -85,14 +98,7 @@ def verify_file(path: PathLike, module: Module, *, max_input_bytes: int = 0) -> 
     rc = lib.onescope_recording_verify_file(
         path_bytes(path), module._table, ctypes.byref(opts), ctypes.byref(result), ctypes.byref(err)
     )
-    if rc == Code.OK:
-        return VerifyResult(True, result.rows_checked, None, None, None, None, "")
-    if rc == Code.MISMATCH:
-        return VerifyResult(
-            False, result.rows_checked, result.first_row, result.first_step,
-            result.expected, result.actual, str(FormatError._from_c(err)),
-        )
-    raise FormatError._from_c(err)
+    return _verify_outcome(rc, result, err)
 
 
 class Recording:
@@ -248,14 +254,7 @@ class Recording:
             self._handle, m._table, None, ctypes.byref(result), self.name.encode(),
             ctypes.byref(err),
         )
-        if rc == Code.OK:
-            return VerifyResult(True, result.rows_checked, None, None, None, None, "")
-        if rc == Code.MISMATCH:
-            return VerifyResult(
-                False, result.rows_checked, result.first_row, result.first_step,
-                result.expected, result.actual, str(FormatError._from_c(err)),
-            )
-        raise FormatError._from_c(err)
+        return _verify_outcome(rc, result, err)
 
     def explain(self, module: Module, row: int, max_listed: int = 16) -> "Explanation":
         """Runs the file to `row` and compares every entity's digest with the recorded entity

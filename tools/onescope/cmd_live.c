@@ -70,6 +70,19 @@ static bool flush_encoder(onescope_live_encoder *enc, size_t min) {
 
 /* Serves a module recording as a version-2 stream: the world from its setup (or restored
  * from its start snapshot), its inputs, the world's hash after each step. */
+/* How a serve ended: its error line, or the standard output's write failure, or success. */
+static int serve_status(onescope_code rc, bool io_failed, const onescope_error *err) {
+    if (rc != ONESCOPE_OK) {
+        cli_print_error(err);
+        return CLI_FAIL;
+    }
+    if (io_failed) {
+        fprintf(stderr, "onescope live serve: <stdout>: %s\n", strerror(errno));
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
 static int serve_recording(const char *path, bool have_steps, uint64_t steps,
                            uint64_t probe_every) {
     onescope_error err;
@@ -126,15 +139,7 @@ static int serve_recording(const char *path, bool have_steps, uint64_t steps,
     onescope_live_encoder_free(enc);
     onescope_world_free(w);
     onescope_recording_free(r);
-    if (rc != ONESCOPE_OK) {
-        cli_print_error(&err);
-        return CLI_FAIL;
-    }
-    if (io_failed) {
-        fprintf(stderr, "onescope live serve: <stdout>: %s\n", strerror(errno));
-        return CLI_FAIL;
-    }
-    return CLI_OK;
+    return serve_status(rc, io_failed, &err);
 }
 
 /* A module recording (OSTM v2) is told from a v1 replay by its first six bytes. */
@@ -264,15 +269,7 @@ static int cmd_live_serve(int argc, char **argv) {
     onescope_live_encoder_free(enc);
     onescope_sim_free(sim);
     onescope_replay_free(r);
-    if (rc != ONESCOPE_OK) {
-        cli_print_error(&err);
-        return CLI_FAIL;
-    }
-    if (io_failed) {
-        fprintf(stderr, "onescope live serve: <stdout>: %s\n", strerror(errno));
-        return CLI_FAIL;
-    }
-    return CLI_OK;
+    return serve_status(rc, io_failed, &err);
 }
 
 /* ---- attach ---- */
