@@ -131,6 +131,7 @@ static double angle_between(const onescope_pose *pa, const onescope_pose *pb) {
     float qa[4], qb[4];
     onescope_pose_rotation(pa, qa);
     onescope_pose_rotation(pb, qb);
+    if (memcmp(qa, qb, sizeof qa) == 0) return 0; /* also for a rotation that normalises badly */
     double x[4], y[4], na = 0, nb = 0, dot = 0;
     for (int k = 0; k < 4; k++) {
         x[k] = qa[k];
@@ -185,7 +186,11 @@ static void compare_frame(cmp *c, int64_t step, const onescope_pose *fa, const o
         e->frames_compared++;
         double sq = 0;
         for (int k = 0; k < 3; k++) {
-            double v = pa->position[k] * c->scale_a - pb->position[k] * c->scale_b;
+            /* One scale: subtract first, so equal positions are 0 apart even where the
+             * products would overflow. */
+            double v = c->scale_a == c->scale_b
+                           ? ((double)pa->position[k] - pb->position[k]) * c->scale_a
+                           : pa->position[k] * c->scale_a - pb->position[k] * c->scale_b;
             sq += v * v;
             uint64_t u = ulps(pa->position[k], pb->position[k]);
             if (u > e->max_ulps) e->max_ulps = u;
