@@ -991,7 +991,8 @@ typedef struct rec_source {
     uint64_t row0, row; /* row 0, and the row of the record read last */
     uint8_t *big;       /* an input longer than the cursor's buffer */
     const onescope_allocator *a;
-    bool check; /* each input through the module's check_input as it is read */
+    bool check;    /* each input through the module's check_input as it is read */
+    uint32_t done; /* records read whole */
 } rec_source;
 
 /* The cursor's file offset of its next byte. */
@@ -1053,13 +1054,16 @@ static onescope_code rec_file_input(void *user, uint32_t index, const uint8_t **
     return ONESCOPE_OK;
 }
 
-/* The rest of the record whose input was read last: its hash row, then its entity row,
- * skipped. */
+/* The rest of the record whose input was read last: its hash row, then its entity row and
+ * its keyframe, skipped. */
 static onescope_code rec_file_finish(rec_source *s, onescope_error *error) {
     const uint8_t *p = NULL;
     OS_TRY(cursor_take(&s->c, 8, &p, error));
     s->row = onescope_os_get_u64(p);
-    if (s->h->flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) {
+    s->done++;
+    bool keyed =
+        (s->h->flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES) && s->done % s->h->key_every == 0;
+    for (int k = (s->h->flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) ? 0 : 1; k < 1 + keyed; k++) {
         OS_TRY(cursor_take(&s->c, 4, &p, error));
         cursor_skip(&s->c, onescope_os_get_u32(p));
     }
@@ -1114,6 +1118,14 @@ static onescope_code verify_recording_stream(int fd, const struct stat *st, cons
     if (rc == ONESCOPE_OK)
         rc = onescope_os_recording_check_head(module, h.module_id, h.module_version, setup,
                                               h.setup_size, h.setup_at, path, error);
+    if (rc == ONESCOPE_OK && (h.flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES)) {
+        uint8_t *names = NULL; /* at most 1024 names of 65 bytes */
+        rc = pread_all(fd, h.keys_head_at, (size_t)(h.records_at - h.keys_head_at), a, &names, path,
+                       error);
+        if (rc == ONESCOPE_OK)
+            rc = onescope_os_recording_check_names(module, names, &h, path, error);
+        onescope_os_free(a, names);
+    }
     if (rc == ONESCOPE_OK && !(h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS))
         rc = onescope_os_fail(error, ONESCOPE_E_FLAGS, path, 6, "flags",
                               "bit 0 set (hash rows to verify)", "0x%04x", (unsigned)h.flags);
@@ -1135,6 +1147,7 @@ static onescope_code verify_recording_stream(int fd, const struct stat *st, cons
     for (int pass = module->check_input != NULL ? 0 : 1; rc == ONESCOPE_OK && pass < 2; pass++) {
         s.c = (cursor){fd, buf, VALIDATE_BUFFER, 0, 0, h.records_at, path};
         s.check = pass == 0;
+        s.done = 0;
         if (pass == 0) {
             for (uint32_t i = 0; rc == ONESCOPE_OK && i < h.step_count; i++) {
                 const uint8_t *d;

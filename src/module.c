@@ -78,13 +78,17 @@ static bool id_ok(const char *id) {
     return true;
 }
 
-/* version: printable ASCII, 1..ONESCOPE_MODULE_VERSION_MAX bytes. */
-static bool version_ok(const char *v) {
-    size_t n = strnlen(v, ONESCOPE_MODULE_VERSION_MAX + 1);
-    if (n == 0 || n > ONESCOPE_MODULE_VERSION_MAX) return false;
+bool onescope_os_text_ok(const char *v, size_t max) {
+    size_t n = strnlen(v, max + 1);
+    if (n == 0 || n > max) return false;
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] > 0x7e) return false;
     return true;
+}
+
+/* version: printable ASCII, 1..ONESCOPE_MODULE_VERSION_MAX bytes. */
+static bool version_ok(const char *v) {
+    return onescope_os_text_ok(v, ONESCOPE_MODULE_VERSION_MAX);
 }
 
 /* The table with members past its struct_size zeroed (a table built for an older header). */
@@ -366,18 +370,28 @@ uint64_t onescope_world_hash(const onescope_world *world) {
 }
 
 /* A sink lent to the module for one call, then handed to out. */
-static onescope_code sink_finish(const onescope_world *w, onescope_module_sink *sink,
+static onescope_code sink_finish(const onescope_module *t, onescope_module_sink *sink,
                                  onescope_code rc, bool terminate, onescope_buffer *out,
                                  onescope_error *error) {
     if (rc == ONESCOPE_OK && sink->over)
-        rc = onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->table.id, OS_NO_OFFSET, "output",
+        rc = onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, t->id, OS_NO_OFFSET, "output",
                               "at most 256 MiB from one module call", "more");
     if (rc == ONESCOPE_OK && terminate) onescope_os_write_u8(&sink->writer, 0);
     if (rc != ONESCOPE_OK) {
         onescope_os_writer_discard(&sink->writer);
-        return module_error(&w->table, rc, error);
+        return module_error(t, rc, error);
     }
-    return onescope_os_writer_finish(&sink->writer, out, error, w->table.id);
+    return onescope_os_writer_finish(&sink->writer, out, error, t->id);
+}
+
+onescope_code onescope_os_module_snapshot(const onescope_module *t, const void *state,
+                                          const onescope_allocator *allocator, onescope_buffer *out,
+                                          onescope_error *error) {
+    onescope_module_sink sink = {0};
+    onescope_os_writer_init(&sink.writer, allocator);
+    onescope_error_clear(error);
+    onescope_code rc = t->snapshot(t->context, state, &sink, error);
+    return sink_finish(t, &sink, rc, false, out, error);
 }
 
 onescope_code onescope_world_snapshot(const onescope_world *world,
@@ -389,11 +403,7 @@ onescope_code onescope_world_snapshot(const onescope_world *world,
     memset(out, 0, sizeof *out);
     if (world->table.snapshot == NULL)
         return no_slot(&world->table, error, "snapshot", "the world's state as bytes");
-    onescope_module_sink sink = {0};
-    onescope_os_writer_init(&sink.writer, allocator);
-    onescope_error_clear(error);
-    onescope_code rc = world->table.snapshot(world->table.context, world->world, &sink, error);
-    return sink_finish(world, &sink, rc, false, out, error);
+    return onescope_os_module_snapshot(&world->table, world->world, allocator, out, error);
 }
 
 uint32_t onescope_world_entity_count(const onescope_world *world) {
@@ -538,7 +548,7 @@ onescope_code onescope_world_describe_input(const onescope_world *world, const v
     onescope_error_clear(error);
     onescope_code rc = world->table.describe_input(
         world->table.context, world->setup, world->setup_size, input, input_size, &sink, error);
-    return sink_finish(world, &sink, rc, true, out, error);
+    return sink_finish(&world->table, &sink, rc, true, out, error);
 }
 
 void *onescope_os_world_state(const onescope_world *world) {

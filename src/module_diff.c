@@ -144,7 +144,9 @@ static onescope_code explain(const onescope_module *m, side *a, side *b, scratch
     for (uint32_t i = 0; i < k; i++) {
         OS_TRY(side_run(a, i, false, error));
         OS_TRY(side_run(b, i, false, error));
+        f->steps_run++;
     }
+    f->steps_run++; /* step k, whole or stage by stage */
     if (m->stage_count == 0) {
         OS_TRY(side_run(a, k, false, error));
         OS_TRY(side_run(b, k, false, error));
@@ -208,6 +210,7 @@ onescope_code onescope_os_diff_run(const onescope_os_diff_side *da, const onesco
         if (i == n) break;
         rc = side_run(&a, i, false, error);
         if (rc == ONESCOPE_OK) rc = side_run(&b, i, false, error);
+        f->steps_run++;
     }
     if (rc == ONESCOPE_OK && f->differ) rc = explain(m, &a, &b, &x, al, f, error);
     onescope_world_free(a.world);

@@ -17,6 +17,9 @@ struct onescope_recording {
     uint64_t *records; /* step i's record offset, step_count of them */
     uint64_t *blocks;  /* with entity rows: row i's entity row offset, and where its ids are */
     uint64_t *ids_at;  /* (step_count + 1 each) */
+    uint64_t *keys;    /* with keyframes: keyframe j's offset (its length field) */
+    uint32_t key_count;
+    uint64_t *names; /* and each value name's offset (its length byte) */
 };
 
 static bool id_char(uint8_t c, bool first) {
@@ -68,9 +71,15 @@ typedef enum scan_state {
     S_LEN, /* a record's input length */
     S_INPUT,
     S_ROW,
-    S_EHEAD, /* an entity row's length, count, ids flag and group count: 10 bytes */
-    S_EBODY, /* the rest of it: skipped */
-    S_END,   /* every record read: nothing may follow */
+    S_EHEAD,  /* an entity row's length, count, ids flag and group count: 10 bytes */
+    S_EBODY,  /* the rest of it: skipped */
+    S_KINT,   /* the keyframe interval K (u32) and the value count V (u16) */
+    S_KNAME,  /* a value name: length byte, then the text */
+    S_KHEAD,  /* a keyframe's length and snapshot length: 8 bytes */
+    S_KSNAP,  /* its snapshot: skipped */
+    S_KCOUNT, /* its entity count */
+    S_KBODY,  /* its ids and values: skipped */
+    S_END,    /* every record read: nothing may follow */
 } scan_state;
 
 static onescope_code read_fixed(onescope_os_reader *rd, bool open_ok, onescope_os_rec_head *h) {
@@ -85,14 +94,15 @@ static onescope_code read_fixed(onescope_os_reader *rd, bool open_ok, onescope_o
                                           "2 (a module recording)", "%u", (unsigned)version);
     OS_TRY(onescope_os_read_u16(rd, "flags", &h->flags));
     if (h->flags & ~(ONESCOPE_RECORDING_FLAG_HASH_ROWS | ONESCOPE_RECORDING_FLAG_START_SNAPSHOT |
-                     ONESCOPE_RECORDING_FLAG_ENTITY_ROWS))
-        return onescope_os_reader_fail_at(rd, 6, ONESCOPE_E_FLAGS, "flags", "bits 3-15 zero",
+                     ONESCOPE_RECORDING_FLAG_ENTITY_ROWS | ONESCOPE_RECORDING_FLAG_KEYFRAMES))
+        return onescope_os_reader_fail_at(rd, 6, ONESCOPE_E_FLAGS, "flags", "bits 4-15 zero",
                                           "0x%04x", (unsigned)h->flags);
-    if ((h->flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) &&
+    if ((h->flags & (ONESCOPE_RECORDING_FLAG_ENTITY_ROWS | ONESCOPE_RECORDING_FLAG_KEYFRAMES)) &&
         !(h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS))
-        return onescope_os_reader_fail_at(rd, 6, ONESCOPE_E_FLAGS, "flags",
-                                          "bit 0 with bit 2 (entity rows sit beside hash rows)",
-                                          "0x%04x", (unsigned)h->flags);
+        return onescope_os_reader_fail_at(
+            rd, 6, ONESCOPE_E_FLAGS, "flags",
+            "bit 0 with bits 2 and 3 (entity rows and keyframes sit beside hash rows)", "0x%04x",
+            (unsigned)h->flags);
     OS_TRY(onescope_os_read_u32(rd, "step count", &h->step_count));
     h->open = h->step_count == ONESCOPE_RECORDING_OPEN_COUNT;
     if (h->open ? !open_ok : h->step_count > ONESCOPE_RECORDING_MAX_STEPS)
@@ -170,6 +180,56 @@ static onescope_code read_entity_head(onescope_os_reader *rd, onescope_os_rec_sc
     return ONESCOPE_OK;
 }
 
+/* The keyframe head's fixed part: K (1..16777216) and V (at most 1024 names follow). */
+static onescope_code read_key_interval(onescope_os_reader *rd, onescope_os_rec_head *h) {
+    uint16_t v;
+    OS_TRY(onescope_os_read_u32(rd, "keyframe interval", &h->key_every));
+    OS_TRY(onescope_os_read_u16(rd, "keyframe values", &v));
+    if (h->key_every == 0 || h->key_every > ONESCOPE_RECORDING_MAX_STEPS)
+        return onescope_os_reader_fail_at(rd, 0, ONESCOPE_E_RANGE, "keyframe interval",
+                                          "1..16777216 steps", "%" PRIu32, h->key_every);
+    if (v > ONESCOPE_RECORDING_MAX_KEY_VALUES)
+        return onescope_os_reader_fail_at(rd, 4, ONESCOPE_E_RANGE, "keyframe values",
+                                          "at most 1024", "%u", (unsigned)v);
+    h->key_values = v;
+    return ONESCOPE_OK;
+}
+
+/* A keyframe's first 8 bytes: its length L (the bytes after the field, which must remain:
+ * left is what follows the 8) and its snapshot length S, which L must hold with the count. */
+static onescope_code read_key_head(onescope_os_reader *rd, onescope_os_rec_scan *s, uint64_t left) {
+    OS_TRY(onescope_os_read_u32(rd, "keyframe length", &s->key_len));
+    OS_TRY(onescope_os_read_u32(rd, "keyframe snapshot length", &s->key_snap));
+    if (s->key_len < 8 || s->key_snap > s->key_len - 8u)
+        return onescope_os_reader_fail_at(rd, 4, ONESCOPE_E_LENGTH, "keyframe snapshot length",
+                                          "at most the keyframe length less 8",
+                                          "%" PRIu32 " in %" PRIu32, s->key_snap, s->key_len);
+    if (s->key_len - 4u > left)
+        return onescope_os_reader_fail_at(
+            rd, 0, ONESCOPE_E_TRUNCATED, "keyframe length", "a length the bytes left can hold",
+            "%" PRIu32 " bytes announced, %" PRIu64 " left", s->key_len, left + 4u);
+    return ONESCOPE_OK;
+}
+
+/* A keyframe's entity count E: at most 1048576, and L = 8 + S + E x (8 + 8 V) exactly. */
+static onescope_code read_key_count(onescope_os_reader *rd, const onescope_os_rec_scan *s,
+                                    uint32_t *body) {
+    uint32_t e;
+    OS_TRY(onescope_os_read_u32(rd, "keyframe entity count", &e));
+    if (e > ONESCOPE_RECORDING_MAX_ENTITIES)
+        return onescope_os_reader_fail_at(rd, 0, ONESCOPE_E_RANGE, "keyframe entity count",
+                                          "at most 1048576", "%" PRIu32, e);
+    uint64_t table = (uint64_t)e * (8u + 8u * (uint64_t)s->h.key_values);
+    if (8u + (uint64_t)s->key_snap + table != s->key_len)
+        return onescope_os_reader_fail_at(
+            rd, 0, ONESCOPE_E_LENGTH, "keyframe entity count",
+            "the count the keyframe length holds (8 + snapshot + count x (8 + 8 x values))",
+            "%" PRIu32 " entities, %" PRIu64 " bytes for a length of %" PRIu32, e,
+            8u + (uint64_t)s->key_snap + table, s->key_len);
+    *body = (uint32_t)table;
+    return ONESCOPE_OK;
+}
+
 void onescope_os_rec_scan_init(onescope_os_rec_scan *s, uint64_t total, bool partial,
                                const char *name) {
     memset(s, 0, sizeof *s);
@@ -196,10 +256,38 @@ static void head_done(onescope_os_rec_scan *s) {
                                  s->total - s->pos);
 }
 
+/* After row 0 (and its entity row): the keyframe head, when the file has keyframes. */
+static void row0_done(onescope_os_rec_scan *s) {
+    if (s->h.flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES) {
+        s->h.keys_head_at = s->pos;
+        s->state = S_KINT;
+        s->want = 6;
+        return;
+    }
+    head_done(s);
+}
+
 static void record_done(onescope_os_rec_scan *s) {
     s->records++;
     s->state = !s->partial && s->records == s->h.step_count ? S_END : S_LEN;
     s->want = 4;
+}
+
+/* A step's rows are read: its keyframe follows when its row is a multiple of K. */
+static void rows_done(onescope_os_rec_scan *s) {
+    if ((s->h.flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES) &&
+        ((uint64_t)s->records + 1) % s->h.key_every == 0) {
+        s->state = S_KHEAD;
+        s->want = 8;
+        return;
+    }
+    record_done(s);
+}
+
+/* The states whose bytes are counted past, never gathered. */
+static bool is_blob(int state) {
+    return state == S_SETUP || state == S_SNAP || state == S_INPUT || state == S_EBODY ||
+           state == S_KSNAP || state == S_KBODY;
 }
 
 /* After a blob's length: past its bytes (none: straight on). */
@@ -234,7 +322,7 @@ static void unit_done(onescope_os_rec_scan *s) {
     onescope_os_reader_init(&rd, s->unit, s->have, s->name, &s->error);
     onescope_os_rec_head *h = &s->h;
     uint64_t left = s->total - (s->unit_at + s->have); /* what the input holds after the unit */
-    char field[48];
+    char field[48], text[65];
     uint32_t n;
     uint64_t row;
     switch (s->state) {
@@ -272,7 +360,36 @@ static void unit_done(onescope_os_rec_scan *s) {
                 s->want = 10;
                 return;
             }
-            head_done(s);
+            row0_done(s);
+            return;
+        case S_KINT:
+            UNIT_TRY(read_key_interval(&rd, h));
+            s->names_left = h->key_values;
+            if (s->names_left == 0) {
+                head_done(s);
+                return;
+            }
+            s->state = S_KNAME;
+            s->want = 1;
+            return;
+        case S_KNAME:
+            snprintf(field, sizeof field, "keyframe value %" PRIu32 " name",
+                     h->key_values - s->names_left);
+            UNIT_TRY(onescope_os_read_module_text(&rd, field, false, text));
+            if (--s->names_left == 0) {
+                head_done(s);
+                return;
+            }
+            s->want = 1;
+            return;
+        case S_KHEAD:
+            s->key_at = s->unit_at;
+            UNIT_TRY(read_key_head(&rd, s, left));
+            skip_then(s, S_KSNAP, s->key_snap);
+            return;
+        case S_KCOUNT:
+            UNIT_TRY(read_key_count(&rd, s, &n));
+            skip_then(s, S_KBODY, n);
             return;
         case S_EHEAD:
             if (s->block_of_head) h->row0_block_at = s->unit_at;
@@ -293,18 +410,27 @@ static void unit_done(onescope_os_rec_scan *s) {
                 s->want = 10;
                 return;
             }
-            record_done(s);
+            rows_done(s);
     }
 }
 
 /* After the blob the state names: what comes next. */
 static void blob_done(onescope_os_rec_scan *s) {
     bool rows = s->h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS;
-    if (s->state == S_EBODY) { /* an entity row ends its record, or the head */
+    if (s->state == S_EBODY) { /* an entity row ends its step's rows, or row 0's */
         if (s->block_of_head)
-            head_done(s);
+            row0_done(s);
         else
-            record_done(s);
+            rows_done(s);
+        return;
+    }
+    if (s->state == S_KSNAP) {
+        s->state = S_KCOUNT;
+        s->want = 4;
+        return;
+    }
+    if (s->state == S_KBODY) {
+        record_done(s);
         return;
     }
     if (s->state == S_SETUP && (s->h.flags & ONESCOPE_RECORDING_FLAG_START_SNAPSHOT)) {
@@ -316,7 +442,7 @@ static void blob_done(onescope_os_rec_scan *s) {
     } else if (s->state == S_INPUT) {
         record_done(s);
     } else {
-        head_done(s);
+        head_done(s); /* without hash rows there are no keyframes */
     }
 }
 
@@ -329,8 +455,7 @@ onescope_code onescope_os_rec_scan_feed(onescope_os_rec_scan *s, const void *dat
                                  "end of input", "%" PRIu64 " more bytes", s->total - s->pos);
             break;
         }
-        if (s->state == S_SETUP || s->state == S_SNAP || s->state == S_INPUT ||
-            s->state == S_EBODY) {
+        if (is_blob(s->state)) {
             size_t k = s->skip < n ? (size_t)s->skip : n;
             s->skip -= k;
             s->pos += k;
@@ -355,8 +480,8 @@ onescope_code onescope_os_rec_scan_feed(onescope_os_rec_scan *s, const void *dat
         p += k;
         n -= k;
         if (s->have < s->want) continue;
-        if ((s->state == S_ID || s->state == S_VERSION) && s->have == 1 && s->unit[0] != 0 &&
-            s->unit[0] <= 64) {
+        if ((s->state == S_ID || s->state == S_VERSION || s->state == S_KNAME) && s->have == 1 &&
+            s->unit[0] != 0 && s->unit[0] <= 64) {
             s->want = 1 + (size_t)s->unit[0]; /* the text's bytes follow its length */
             continue;
         }
@@ -375,9 +500,7 @@ onescope_code onescope_os_rec_scan_end(onescope_os_rec_scan *s, onescope_error *
             s->unit_at = s->pos;
             if (s->state == S_LEN) s->record_at = s->pos;
         }
-        bool blob =
-            s->state == S_SETUP || s->state == S_SNAP || s->state == S_INPUT || s->state == S_EBODY;
-        if (!blob) unit_done(s);
+        if (!is_blob(s->state)) unit_done(s);
         /* Blob lengths are checked against the size given up front, so only an input that
          * ended early (a file that shrank while it was read) stops inside a blob. */
         if (s->rc == ONESCOPE_OK)
@@ -410,14 +533,19 @@ static onescope_code parse(const void *data, size_t size, const char *name,
     const onescope_os_rec_head h = s.h;
     bool erows = h.flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS;
     size_t nrows = erows ? (size_t)h.step_count + 1 : 0;
+    bool keyed = h.flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES;
+    uint32_t nkeys = keyed ? h.step_count / h.key_every : 0;
     onescope_recording *r = onescope_os_calloc(a, 1, sizeof *r);
     uint64_t *records = onescope_os_calloc(a, h.step_count ? h.step_count : 1, sizeof *records);
     uint64_t *blocks = erows ? onescope_os_calloc(a, 2 * nrows, sizeof *blocks) : NULL;
+    uint64_t *keys = keyed ? onescope_os_calloc(a, (size_t)nkeys + h.key_values + 1, 8) : NULL;
     uint8_t *bytes = owned != NULL ? owned : onescope_os_alloc(a, size ? size : 1);
-    if (r == NULL || records == NULL || bytes == NULL || (erows && blocks == NULL)) {
+    if (r == NULL || records == NULL || bytes == NULL || (erows && blocks == NULL) ||
+        (keyed && keys == NULL)) {
         onescope_os_free(a, r);
         onescope_os_free(a, records);
         onescope_os_free(a, blocks);
+        onescope_os_free(a, keys);
         if (owned == NULL) onescope_os_free(a, bytes);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "recording", NULL,
                                 "could not allocate memory");
@@ -426,10 +554,21 @@ static onescope_code parse(const void *data, size_t size, const char *name,
     const uint8_t *p = data;
     uint64_t at = h.records_at, row = (h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) ? 8 : 0;
     uint64_t ids = 0;
-    for (uint32_t i = 0; i < h.step_count; i++) {
+    for (uint32_t i = 0, j = 0; i < h.step_count; i++) {
         records[i] = at;
         at += 4 + (uint64_t)onescope_os_get_u32(p + at) + row;
         if (erows) at += 4 + (uint64_t)onescope_os_get_u32(p + at);
+        if (keyed && (i + 1) % h.key_every == 0) {
+            keys[j++] = at;
+            at += 4 + (uint64_t)onescope_os_get_u32(p + at);
+        }
+    }
+    if (keyed) { /* the value names, after the interval and the count */
+        uint64_t n = h.keys_head_at + 6;
+        for (uint32_t v = 0; v < h.key_values; v++) {
+            keys[nkeys + v] = n;
+            n += 1 + (uint64_t)p[n];
+        }
     }
     if (erows) { /* each row's entity row, and the last row at or before it that wrote ids */
         for (uint32_t i = 0; i <= h.step_count; i++) {
@@ -448,6 +587,9 @@ static onescope_code parse(const void *data, size_t size, const char *name,
     r->records = records;
     r->blocks = blocks;
     r->ids_at = blocks != NULL ? blocks + nrows : NULL;
+    r->keys = keys;
+    r->key_count = nkeys;
+    r->names = keys != NULL ? keys + nkeys : NULL;
     *out = r;
     return ONESCOPE_OK;
 }
@@ -501,6 +643,7 @@ void onescope_recording_free(onescope_recording *r) {
     onescope_os_free(r->allocator, r->bytes);
     onescope_os_free(r->allocator, r->records);
     onescope_os_free(r->allocator, r->blocks);
+    onescope_os_free(r->allocator, r->keys);
     onescope_os_free(r->allocator, r);
 }
 
@@ -563,8 +706,55 @@ onescope_code onescope_recording_step_input(const onescope_recording *r, uint32_
     return ONESCOPE_OK;
 }
 
+uint32_t onescope_recording_keyframe_every(const onescope_recording *r) {
+    return r != NULL && r->keys != NULL ? r->h.key_every : 0;
+}
+
+uint32_t onescope_recording_keyframe_count(const onescope_recording *r) {
+    return r != NULL ? r->key_count : 0;
+}
+
+onescope_code onescope_recording_keyframe(const onescope_recording *r, uint32_t index,
+                                          onescope_keyframe *out) {
+    if (out != NULL) memset(out, 0, sizeof *out);
+    if (r == NULL || out == NULL || index >= r->key_count) return ONESCOPE_E_ARGUMENT;
+    const uint8_t *k = r->bytes + r->keys[index];
+    out->row = (index + 1) * r->h.key_every;
+    out->snapshot_size = onescope_os_get_u32(k + 4);
+    out->snapshot = out->snapshot_size ? k + 8 : NULL;
+    out->entity_count = onescope_os_get_u32(k + 8 + out->snapshot_size);
+    out->value_count = r->h.key_values;
+    out->ids = k + 12 + out->snapshot_size;
+    out->values = out->ids + 8 * (size_t)out->entity_count;
+    return ONESCOPE_OK;
+}
+
+double onescope_recording_keyframe_value(const onescope_keyframe *k, uint32_t entity,
+                                         uint32_t value) {
+    if (k == NULL || entity >= k->entity_count || value >= k->value_count) return 0;
+    uint64_t bits = onescope_os_get_u64(k->values + 8 * ((size_t)entity * k->value_count + value));
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+onescope_code onescope_recording_value_name(const onescope_recording *r, uint32_t value,
+                                            char out[65]) {
+    if (out != NULL) out[0] = '\0';
+    if (r == NULL || out == NULL || r->names == NULL || value >= r->h.key_values)
+        return ONESCOPE_E_ARGUMENT;
+    const uint8_t *p = r->bytes + r->names[value];
+    memcpy(out, p + 1, p[0]);
+    out[p[0]] = '\0';
+    return ONESCOPE_OK;
+}
+
 uint64_t onescope_os_rec_input_at(const onescope_recording *r, uint32_t index) {
     return r->records[index] + 4;
+}
+
+const uint8_t *onescope_os_rec_bytes(const onescope_recording *r) {
+    return r->bytes;
 }
 
 const onescope_os_rec_head *onescope_os_rec_head_of(const onescope_recording *r) {
@@ -628,6 +818,8 @@ onescope_code onescope_recording_write(const onescope_recording *r, const onesco
     bool rows = h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS;
     if (rows) onescope_os_write_u64(&w, onescope_recording_hash_row(r, 0));
     if (r->blocks != NULL) write_entity_row(&w, r, 0);
+    if (r->keys != NULL) /* the interval and the names, as they are */
+        onescope_os_write_bytes(&w, r->bytes + h->keys_head_at, h->records_at - h->keys_head_at);
     for (uint32_t i = 0; i < h->step_count; i++) {
         const uint8_t *p;
         size_t n;
@@ -636,6 +828,10 @@ onescope_code onescope_recording_write(const onescope_recording *r, const onesco
         onescope_os_write_bytes(&w, p, n);
         if (rows) onescope_os_write_u64(&w, onescope_recording_hash_row(r, i + 1));
         if (r->blocks != NULL) write_entity_row(&w, r, i + 1);
+        if (r->keys != NULL && (i + 1) % h->key_every == 0) {
+            const uint8_t *k = r->bytes + r->keys[(i + 1) / h->key_every - 1];
+            onescope_os_write_bytes(&w, k, 4 + (size_t)onescope_os_get_u32(k));
+        }
     }
     return onescope_os_writer_finish(&w, out, error, name);
 }
@@ -651,6 +847,7 @@ onescope_code onescope_os_rec_partial_scan(const uint8_t *data, size_t size, con
     onescope_error inner;
     onescope_code rc = onescope_os_rec_scan_end(&s, &inner);
     bool in_records = s.state == S_LEN || s.state == S_INPUT || s.state == S_ROW ||
+                      (s.state >= S_KHEAD && s.state <= S_KBODY) ||
                       ((s.state == S_EHEAD || s.state == S_EBODY) && !s.block_of_head);
     if (rc != ONESCOPE_OK && !(in_records && inner.code == ONESCOPE_E_TRUNCATED)) {
         if (error != NULL) *error = inner; /* the head's error, or damage inside the records */

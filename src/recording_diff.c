@@ -7,19 +7,69 @@
 #include "recording_internal.h"
 #include "run_internal.h"
 
+/* A recording's inputs from row `from` on (a run that starts at a keyframe). */
+typedef struct from_row {
+    const onescope_recording *r;
+    uint32_t from;
+} from_row;
+
 static onescope_code recording_input(const void *user, uint32_t i, const uint8_t **data,
                                      size_t *size, onescope_error *error) {
     (void)error;
-    return onescope_recording_step_input(user, i, data, size);
+    const from_row *f = user;
+    return onescope_recording_step_input(f->r, f->from + i, data, size);
 }
 
-static void side_init(onescope_os_diff_side *s, const onescope_recording *r,
+static void side_init(onescope_os_diff_side *s, from_row *f, const onescope_recording *r,
                       const onescope_module *m, const char *name) {
     memset(s, 0, sizeof *s);
     s->name = name;
     s->start = onescope_os_recording_start(r, m);
     s->input = recording_input;
-    s->user = r;
+    f->r = r;
+    f->from = 0;
+    s->user = f;
+}
+
+/* The first row whose recorded hashes differ (both files hold hash rows), or UINT32_MAX. The
+ * rows are compared one by one: a bisection would miss a difference the worlds later heal. */
+static uint32_t first_row_differing(const onescope_recording *a, const onescope_recording *b,
+                                    uint32_t rows) {
+    for (uint32_t i = 0; i < rows; i++)
+        if (onescope_recording_hash_row(a, i) != onescope_recording_hash_row(b, i)) return i;
+    return UINT32_MAX;
+}
+
+/* Starts both sides at the last keyframe before row `row` that both files hold and the module
+ * restores, and ends them at row: true when it could. */
+static bool start_at_keyframe(onescope_os_diff_side *sa, from_row *fa, onescope_os_diff_side *sb,
+                              from_row *fb, uint32_t row, const onescope_allocator *al) {
+    const onescope_module *m = sa->start.module;
+    uint32_t every = onescope_recording_keyframe_every(fa->r);
+    uint32_t before = row > 0 ? (row - 1) / every : 0;
+    onescope_keyframe ka, kb;
+    if (before == 0 || m->restore == NULL) return false;
+    (void)onescope_recording_keyframe(fa->r, before - 1, &ka); /* both hold it: row <= steps */
+    (void)onescope_recording_keyframe(fb->r, before - 1, &kb);
+    onescope_os_run_start ta = sa->start, tb = sb->start;
+    ta.snapshot = ka.snapshot;
+    ta.snapshot_size = ka.snapshot_size;
+    tb.snapshot = kb.snapshot;
+    tb.snapshot_size = kb.snapshot_size;
+    ta.step_count = tb.step_count = row - ka.row;
+    onescope_world *w = NULL;
+    onescope_error ignored;
+    bool ok = ka.snapshot_size != 0 && kb.snapshot_size != 0 &&
+              onescope_os_run_start_world(&ta, al, &w, &ignored) == ONESCOPE_OK;
+    onescope_world_free(w);
+    w = NULL;
+    ok = ok && onescope_os_run_start_world(&tb, al, &w, &ignored) == ONESCOPE_OK;
+    onescope_world_free(w);
+    if (!ok) return false;
+    sa->start = ta;
+    sb->start = tb;
+    fa->from = fb->from = ka.row;
+    return true;
 }
 
 static bool blobs_differ(const void *a, size_t na, const void *b, size_t nb) {
@@ -72,18 +122,44 @@ onescope_code onescope_recording_diff(const onescope_recording *a, const onescop
     OS_TRY(onescope_recording_check(a, module, name_a, error));
     OS_TRY(onescope_recording_check(b, module, name_b, error));
     onescope_os_diff_side sa, sb;
-    side_init(&sa, a, module, name_a);
-    side_init(&sb, b, module, name_b);
+    from_row fa, fb;
+    side_init(&sa, &fa, a, module, name_a);
+    side_init(&sb, &fb, b, module, name_b);
     result->steps_a = sa.start.step_count;
     result->steps_b = sb.start.step_count;
     result->setup_differs =
         blobs_differ(sa.start.setup, sa.start.setup_size, sb.start.setup, sb.start.setup_size) ||
         blobs_differ(sa.start.snapshot, sa.start.snapshot_size, sb.start.snapshot,
                      sb.start.snapshot_size);
+    uint32_t every = onescope_recording_keyframe_every(a), first = UINT32_MAX;
+    uint32_t common = 1 + (result->steps_a < result->steps_b ? result->steps_a : result->steps_b);
+    if (every != 0 && every == onescope_recording_keyframe_every(b) && !result->setup_differs) {
+        result->from_keyframes = true;
+        first = first_row_differing(a, b, common);
+        if (first == UINT32_MAX) { /* the recorded runs agree: no world runs */
+            result->rows_compared = common;
+            result->different = result->steps_a != result->steps_b;
+            return ONESCOPE_OK;
+        }
+        if (start_at_keyframe(&sa, &fa, &sb, &fb, first, al)) {
+            result->start_row = fa.from;
+        } else {
+            sa.start.step_count = sb.start.step_count = first; /* from row 0, to that row */
+        }
+    }
     onescope_os_diff_found f;
     OS_TRY(onescope_os_diff_run(&sa, &sb, true, 1, al, &f, error));
+    f.row += result->start_row;
+    f.rows_compared += result->start_row;
     take_found(&f, module, result);
+    result->steps_run = f.steps_run;
     onescope_os_diff_found_free(&f);
+    if (result->from_keyframes && !result->worlds_differ) { /* the rows part, the worlds not */
+        result->rows_differ = true;
+        result->rows_row = first;
+        result->different = true;
+        return ONESCOPE_OK;
+    }
     if (result->worlds_differ && result->row > 0) {
         const uint8_t *pa, *pb;
         size_t na, nb;

@@ -20,6 +20,9 @@ typedef struct onescope_os_rec_head {
     uint32_t snapshot_size;
     uint64_t row0_at;       /* with flag bit 0 */
     uint64_t row0_block_at; /* with flag bit 2: row 0's entity row */
+    uint64_t keys_head_at;  /* with flag bit 3: the keyframe interval, then the value names */
+    uint32_t key_every;     /* K */
+    uint32_t key_values;    /* V, the names that follow */
     uint64_t records_at;
 } onescope_os_rec_head;
 
@@ -36,14 +39,17 @@ typedef struct onescope_os_rec_scan {
     uint64_t pos;     /* the input offset of the next byte */
     uint8_t unit[65]; /* the unit being gathered: at most a text's length byte and 64 bytes */
     size_t have, want;
-    uint64_t unit_at;       /* its offset */
-    uint64_t skip;          /* blob bytes still to pass */
-    uint32_t records;       /* whole records so far */
-    uint64_t record_at;     /* the offset of the record being read */
-    bool block_of_head;     /* the entity row being read is row 0's */
-    bool rows_seen;         /* an entity row has been read: the next may reuse its ids */
-    uint32_t rows_count;    /* its entity count */
-    uint8_t rows_groups;    /* and group count (the same in every row) */
+    uint64_t unit_at;    /* its offset */
+    uint64_t skip;       /* blob bytes still to pass */
+    uint32_t records;    /* whole records so far */
+    uint64_t record_at;  /* the offset of the record being read */
+    bool block_of_head;  /* the entity row being read is row 0's */
+    bool rows_seen;      /* an entity row has been read: the next may reuse its ids */
+    uint32_t rows_count; /* its entity count */
+    uint8_t rows_groups; /* and group count (the same in every row) */
+    uint32_t names_left; /* value names of the keyframe head still to read */
+    uint64_t key_at;     /* the keyframe being read: its offset, length, snapshot length */
+    uint32_t key_len, key_snap;
     onescope_os_rec_head h; /* filled as the head passes */
     onescope_code rc;
     onescope_error error;
@@ -75,8 +81,14 @@ onescope_code onescope_os_recording_check_input(const onescope_module *module, c
                                                 size_t setup_size, const uint8_t *input,
                                                 size_t size, uint32_t index, uint64_t at,
                                                 const char *name, onescope_error *error);
+/* Every value name of a keyframe head (head: its bytes from keys_head_at) must be one of the
+ * module's values: E_MISMATCH at the first that is not. */
+onescope_code onescope_os_recording_check_names(const onescope_module *module, const uint8_t *head,
+                                                const onescope_os_rec_head *h, const char *name,
+                                                onescope_error *error);
 /* A parsed recording's head, and the file offset of step index's input. */
 const onescope_os_rec_head *onescope_os_rec_head_of(const onescope_recording *r);
+const uint8_t *onescope_os_rec_bytes(const onescope_recording *r);
 uint64_t onescope_os_rec_input_at(const onescope_recording *r, uint32_t index);
 
 typedef struct onescope_os_rec_partial {

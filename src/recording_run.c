@@ -59,6 +59,33 @@ onescope_code onescope_os_recording_check_input(const onescope_module *module, c
     return blob_error(rc, error, name, module->id, at, what);
 }
 
+/* The module value named by n bytes at p, or -1. */
+static int32_t value_named(const onescope_module *m, const uint8_t *p, size_t n) {
+    for (uint32_t v = 0; v < m->value_count; v++)
+        if (strlen(m->values[v].name) == n && memcmp(m->values[v].name, p, n) == 0)
+            return (int32_t)v;
+    return -1;
+}
+
+onescope_code onescope_os_recording_check_names(const onescope_module *module, const uint8_t *head,
+                                                const onescope_os_rec_head *h, const char *name,
+                                                onescope_error *error) {
+    size_t at = 6;
+    for (uint32_t v = 0; v < h->key_values; v++) {
+        size_t n = head[at];
+        if (value_named(module, head + at + 1, n) < 0) {
+            char text[65];
+            memcpy(text, head + at + 1, n);
+            text[n] = '\0';
+            return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, h->keys_head_at + at,
+                                    "keyframe values", "a value of the module",
+                                    "'%s', which module %s has not", text, module->id);
+        }
+        at += 1 + n;
+    }
+    return ONESCOPE_OK;
+}
+
 onescope_code onescope_recording_check(const onescope_recording *r, const onescope_module *module,
                                        const char *name, onescope_error *error) {
     if (name == NULL) name = "<ostm>";
@@ -70,6 +97,9 @@ onescope_code onescope_recording_check(const onescope_recording *r, const onesco
     const uint8_t *setup = onescope_recording_setup(r, &setup_size);
     OS_TRY(onescope_os_recording_check_head(module, h->module_id, h->module_version, setup,
                                             setup_size, h->setup_at, name, error));
+    if (h->flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES)
+        OS_TRY(onescope_os_recording_check_names(module, onescope_os_rec_bytes(r) + h->keys_head_at,
+                                                 h, name, error));
     if (module->check_input == NULL) return ONESCOPE_OK;
     for (uint32_t i = 0; i < h->step_count; i++) {
         const uint8_t *p;
@@ -159,33 +189,20 @@ typedef struct id_at {
     uint32_t index;
 } id_at;
 
+static int by_id_only(const void *x, const void *y) {
+    const id_at *a = x, *b = y;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
 static int by_id(const void *x, const void *y) {
     const id_at *a = x, *b = y;
     return a->id < b->id ? -1 : a->id > b->id ? 1 : (a->index > b->index) - (a->index < b->index);
 }
 
-typedef struct explain_state {
-    const onescope_entity_row *rec;
-    uint32_t row, room;
-    const onescope_allocator *al;
-    onescope_recording_explanation *x;
-    const char *name;
-    onescope_error *error;
-    onescope_code rc;
-} explain_state;
-
 static onescope_code compare_rows(const onescope_entity_row *rec, const onescope_world *w,
                                   const onescope_allocator *al, uint32_t room,
                                   onescope_recording_explanation *x, const char *name,
                                   onescope_error *error);
-
-/* The run lends its world at every row: at the row asked for, compare while it lives. */
-static bool compare_at_row(void *user, const onescope_recording_row *row) {
-    explain_state *e = user;
-    if (row->index != e->row) return false;
-    e->rc = compare_rows(e->rec, row->world, e->al, e->room, e->x, e->name, e->error);
-    return true;
-}
 
 /* One difference into the list (and the count, whole). */
 static void note(onescope_recording_explanation *x, uint32_t room, uint64_t id, bool recorded,
@@ -262,6 +279,83 @@ static onescope_code compare_rows(const onescope_entity_row *rec, const onescope
     return rc;
 }
 
+/* The keyframe table's values against the world's: entities by id, values by name, bit for
+ * bit. */
+static onescope_code compare_table(const onescope_recording *r, const onescope_keyframe *k,
+                                   const onescope_world *w, const onescope_allocator *al,
+                                   uint32_t room, onescope_recording_explanation *x,
+                                   const char *name, onescope_error *error) {
+    const onescope_module *m = onescope_world_module(w);
+    const uint8_t *bytes = onescope_os_rec_bytes(r);
+    const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
+    uint32_t nf = onescope_world_entity_count(w), nv = k->value_count;
+    id_at *fa = onescope_os_calloc(al, (size_t)nf + 1, sizeof *fa);
+    int32_t *map = onescope_os_calloc(al, (size_t)nv + 1, sizeof *map);
+    double *found = onescope_os_calloc(al, (size_t)m->value_count + 1, sizeof *found);
+    onescope_code rc = ONESCOPE_OK;
+    if (fa == NULL || map == NULL || found == NULL)
+        rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "values", NULL,
+                              "could not allocate room for %" PRIu32 " entities", nf);
+    if (rc == ONESCOPE_OK) {
+        size_t at = h->keys_head_at + 6; /* the names passed onescope_recording_check */
+        for (uint32_t v = 0; v < nv; v++) {
+            map[v] = value_named(m, bytes + at + 1, bytes[at]);
+            at += 1 + (size_t)bytes[at];
+        }
+        for (uint32_t i = 0; i < nf; i++) fa[i] = (id_at){onescope_world_entity_id(w, i), i};
+        qsort(fa, nf, sizeof *fa, by_id);
+        x->has_table = true;
+        x->table_row = k->row;
+    }
+    for (uint32_t e = 0; rc == ONESCOPE_OK && e < k->entity_count; e++) {
+        id_at key = {onescope_os_get_u64(k->ids + 8 * (size_t)e), 0};
+        const id_at *hit = bsearch(&key, fa, nf, sizeof *fa, by_id_only);
+        if (hit != NULL)
+            rc = onescope_world_entity_values(w, hit->index, found, m->value_count, error);
+        for (uint32_t v = 0; rc == ONESCOPE_OK && v < nv; v++) {
+            double rec = onescope_recording_keyframe_value(k, e, v), got = hit ? found[map[v]] : 0;
+            x->values_compared++;
+            if (hit != NULL && memcmp(&rec, &got, sizeof rec) == 0) continue;
+            if (x->values_differing++ >= room) continue;
+            x->values[x->values_listed++] =
+                (onescope_value_difference){key.id, v, hit != NULL, rec, got};
+        }
+    }
+    onescope_os_free(al, fa);
+    onescope_os_free(al, map);
+    onescope_os_free(al, found);
+    return rc;
+}
+
+/* The world the explanation starts from: the last keyframe before row when its snapshot
+ * restores, else row 0's (the setup or the start snapshot). */
+static onescope_code explain_start(const onescope_recording *r, const onescope_module *module,
+                                   uint32_t row, const onescope_allocator *al,
+                                   onescope_recording_explanation *x, onescope_world **w,
+                                   const char *name, onescope_error *error) {
+    uint32_t every = onescope_recording_keyframe_every(r);
+    uint32_t before = row > 0 && every != 0 ? (row - 1) / every : 0; /* keyframes before row */
+    onescope_keyframe k;
+    if (before > 0 && module->restore != NULL) {
+        (void)onescope_recording_keyframe(r, before - 1, &k); /* before <= the keyframe count */
+        size_t setup_size;
+        const uint8_t *setup = onescope_recording_setup(r, &setup_size);
+        onescope_error ignored;
+        if (k.snapshot_size != 0 &&
+            onescope_world_restore(module, setup, setup_size, k.snapshot, k.snapshot_size, al, w,
+                                   &ignored) == ONESCOPE_OK) {
+            x->from_keyframe = true;
+            x->start_row = k.row;
+            return ONESCOPE_OK;
+        }
+        x->restore_failed = true;
+    }
+    onescope_os_run_start s = onescope_os_recording_start(r, module);
+    onescope_code rc = onescope_os_run_start_world(&s, al, w, error);
+    if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, name, module->id, 0);
+    return rc;
+}
+
 onescope_code onescope_recording_explain(const onescope_recording *r, const onescope_module *module,
                                          uint32_t row, uint32_t max_listed,
                                          const onescope_allocator *al,
@@ -272,30 +366,55 @@ onescope_code onescope_recording_explain(const onescope_recording *r, const ones
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, NULL, NULL,
                                 "recording and out must be given");
     *out = NULL;
-    onescope_entity_row rec;
-    if (!(onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS))
+    uint16_t flags = onescope_recording_flags(r);
+    if (!(flags & (ONESCOPE_RECORDING_FLAG_ENTITY_ROWS | ONESCOPE_RECORDING_FLAG_KEYFRAMES)))
         return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
-                                "bit 2 set (entity rows to name the entities)", "0x%04x",
-                                (unsigned)onescope_recording_flags(r));
-    if (onescope_recording_entity_row(r, row, &rec) != ONESCOPE_OK)
+                                "bit 2 or 3 set (entity rows or keyframes to name the entities)",
+                                "0x%04x", (unsigned)flags);
+    if (row > onescope_recording_step_count(r))
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "row",
                                 "a row of the recording", "row %" PRIu32 " of %" PRIu32, row,
                                 onescope_recording_step_count(r));
+    OS_TRY(onescope_recording_check(r, module, name, error));
     uint32_t room = max_listed ? max_listed : 16;
     onescope_recording_explanation *x = onescope_os_calloc(al, 1, sizeof *x);
     onescope_entity_difference *list = onescope_os_calloc(al, room, sizeof *list);
-    if (x == NULL || list == NULL) {
+    onescope_value_difference *values = onescope_os_calloc(al, room, sizeof *values);
+    if (x == NULL || list == NULL || values == NULL) {
         onescope_os_free(al, x);
         onescope_os_free(al, list);
+        onescope_os_free(al, values);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "explanation", NULL,
                                 "could not allocate it");
     }
     x->row = row;
     x->entities = list;
+    x->values = values;
     x->allocator = al;
-    explain_state e = {&rec, row, room, al, x, name, error, ONESCOPE_OK};
-    onescope_code rc = onescope_recording_run(r, module, al, compare_at_row, &e, name, error);
-    if (rc == ONESCOPE_OK) rc = e.rc;
+    /* the first keyframe at or after row, when there is one */
+    uint32_t every = onescope_recording_keyframe_every(r);
+    onescope_keyframe k;
+    /* keyframe j is at row (j + 1) K; row 0 asks for j = -1, which is none */
+    bool table = every != 0 &&
+                 onescope_recording_keyframe(r, (row + every - 1) / every - 1, &k) == ONESCOPE_OK;
+    uint32_t last = table ? k.row : row;
+    onescope_world *w = NULL;
+    onescope_code rc = explain_start(r, module, row, al, x, &w, name, error);
+    for (uint32_t i = x->start_row; rc == ONESCOPE_OK; i++) {
+        onescope_entity_row rec;
+        if (i == row && onescope_recording_entity_row(r, i, &rec) == ONESCOPE_OK)
+            rc = compare_rows(&rec, w, al, room, x, name, error);
+        if (rc == ONESCOPE_OK && table && i == k.row)
+            rc = compare_table(r, &k, w, al, room, x, name, error);
+        if (rc != ONESCOPE_OK || i == last) break;
+        const uint8_t *p;
+        size_t n;
+        (void)onescope_recording_step_input(r, i, &p, &n); /* i < last <= step_count */
+        rc = onescope_world_step(w, p, n, error);
+        if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, name, module->id, i);
+        x->steps_run++;
+    }
+    onescope_world_free(w);
     if (rc != ONESCOPE_OK) {
         onescope_recording_explanation_free(x);
         return rc;
@@ -307,5 +426,6 @@ onescope_code onescope_recording_explain(const onescope_recording *r, const ones
 void onescope_recording_explanation_free(onescope_recording_explanation *x) {
     if (x == NULL) return;
     onescope_os_free(x->allocator, x->entities);
+    onescope_os_free(x->allocator, x->values);
     onescope_os_free(x->allocator, x);
 }

@@ -38,6 +38,8 @@ struct onescope_recording_writer {
     onescope_os_writer row;
     double *values;
     uint8_t *digest;
+    uint32_t key_every; /* keyframes: every K steps, built in key */
+    onescope_os_writer key;
     enum writer_state state;
     bool bytes_lost; /* an I/O failure: nothing more is written */
     bool committed;
@@ -93,6 +95,7 @@ static void release(onescope_recording_writer *w) {
     onescope_os_free(a, w->values);
     onescope_os_free(a, w->digest);
     onescope_os_writer_discard(&w->row);
+    onescope_os_writer_discard(&w->key);
     onescope_world_free(w->world);
     onescope_os_target_free(&w->target, a);
     onescope_os_free(a, w->setup);
@@ -150,6 +153,63 @@ static onescope_code build_entity_row(onescope_recording_writer *w, const void *
     return ONESCOPE_OK;
 }
 
+/* The keyframe of a world (the module's own pointer) into w->key: length, the snapshot (none
+ * without the slot), the entity count, the ids, every entity's values. */
+static onescope_code build_keyframe(onescope_recording_writer *w, const void *world,
+                                    onescope_error *error) {
+    const onescope_module *t = &w->module;
+    onescope_buffer snap = {NULL, 0, NULL};
+    if (t->snapshot != NULL) {
+        onescope_code rc = onescope_os_module_snapshot(t, world, w->allocator, &snap, error);
+        if (rc != ONESCOPE_OK) {
+            if (error != NULL) snprintf(error->input, sizeof error->input, "%s", w->path);
+            return rc;
+        }
+    }
+    uint32_t n = t->entity_count(t->context, world), nv = t->value_count;
+    uint64_t len = 8u + (uint64_t)snap.size + (uint64_t)n * (8u + 8u * (uint64_t)nv);
+    if (n > ONESCOPE_RECORDING_MAX_ENTITIES || len > ONESCOPE_MAX_INPUT_BYTES) {
+        onescope_buffer_free(&snap);
+        return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET, "keyframe",
+                                "at most 1048576 entities and 256 MiB",
+                                "%" PRIu32 " entities in %" PRIu64 " bytes", n, len);
+    }
+    onescope_os_writer *b = &w->key;
+    b->size = 0;
+    onescope_os_write_u32(b, (uint32_t)len);
+    onescope_os_write_u32(b, (uint32_t)snap.size);
+    onescope_os_write_bytes(b, snap.data, snap.size);
+    onescope_buffer_free(&snap);
+    onescope_os_write_u32(b, n);
+    for (uint32_t i = 0; i < n; i++) onescope_os_write_u64(b, t->entity_id(t->context, world, i));
+    for (uint32_t i = 0; i < n && nv != 0; i++) {
+        t->entity_values(t->context, world, i, w->values);
+        for (uint32_t v = 0; v < nv; v++) {
+            uint64_t bits;
+            memcpy(&bits, &w->values[v], sizeof bits);
+            onescope_os_write_u64(b, bits);
+        }
+    }
+    return b->failed ? nomem(error, w->path) : ONESCOPE_OK;
+}
+
+/* The keyframe head: K, V and the module's value names (checked by onescope_module_check:
+ * 1..64 printable bytes each). */
+static onescope_code feed_key_head(onescope_recording_writer *w, onescope_error *error) {
+    onescope_os_writer *b = &w->key;
+    b->size = 0;
+    onescope_os_write_u32(b, w->key_every);
+    onescope_os_write_u16(b, (uint16_t)w->module.value_count);
+    for (uint32_t v = 0; v < w->module.value_count; v++) {
+        const char *nm = w->module.values[v].name;
+        size_t n = strlen(nm);
+        onescope_os_write_u8(b, (uint8_t)n);
+        onescope_os_write_bytes(b, nm, n);
+    }
+    if (b->failed) return nomem(error, w->path);
+    return feed(w, b->data, b->size, error);
+}
+
 static char *copy_string(const onescope_allocator *a, const char *s) {
     size_t n = strlen(s) + 1;
     char *p = onescope_os_alloc(a, n);
@@ -200,13 +260,38 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
                                     "entity_rows", "a module with entities",
                                     "module '%s' has no entity_count", def->module->id);
         }
-        if (def->engine_mode && def->start_world == NULL) {
-            release(w);
-            return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "start_world",
-                                    "the engine's world for row 0's entity row", "NULL");
-        }
-        uint32_t nd = onescope_os_digest_doubles(&w->module);
         w->entity_rows = true;
+    }
+    onescope_os_writer_init(&w->key, a);
+    if (def->keyframe_every != 0) {
+        if (w->module.entity_count == NULL || w->module.value_count > 1024 ||
+            def->keyframe_every > ONESCOPE_RECORDING_MAX_STEPS) {
+            release(w);
+            return onescope_os_fail(
+                error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET, "keyframe_every",
+                "at most 16777216 steps, and a module with entities and at most 1024 values",
+                "every %" PRIu32 " steps, module '%s' with %s and %" PRIu32 " values",
+                def->keyframe_every, def->module->id,
+                w->module.entity_count ? "entities" : "no entity_count", w->module.value_count);
+        }
+        for (uint32_t v = 0; v < w->module.value_count; v++)
+            if (!onescope_os_text_ok(w->module.values[v].name, 64)) {
+                release(w);
+                return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET,
+                                        "keyframe_every",
+                                        "value names of 1..64 printable ASCII bytes (a keyframe "
+                                        "table holds them)",
+                                        "value %" PRIu32 " not so", v);
+            }
+        w->key_every = def->keyframe_every;
+    }
+    if ((w->entity_rows || w->key_every) && def->engine_mode && def->start_world == NULL) {
+        release(w);
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "start_world",
+                                "the engine's world for row 0's entity row", "NULL");
+    }
+    if (w->entity_rows || w->key_every) {
+        uint32_t nd = onescope_os_digest_doubles(&w->module);
         w->values = onescope_os_calloc(a, nd, sizeof *w->values);
         w->digest = onescope_os_alloc(a, 16 * (size_t)nd + 32);
         if (w->values == NULL || w->digest == NULL) {
@@ -241,6 +326,7 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
     uint16_t flags = ONESCOPE_RECORDING_FLAG_HASH_ROWS;
     if (def->start_snapshot != NULL) flags |= ONESCOPE_RECORDING_FLAG_START_SNAPSHOT;
     if (w->entity_rows) flags |= ONESCOPE_RECORDING_FLAG_ENTITY_ROWS;
+    if (w->key_every) flags |= ONESCOPE_RECORDING_FLAG_KEYFRAMES;
     if (rc == ONESCOPE_OK && w->entity_rows)
         rc = build_entity_row(
             w, def->engine_mode ? def->start_world : onescope_os_world_state(w->world), error);
@@ -260,6 +346,7 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
     if (rc == ONESCOPE_OK) rc = feed(w, head.data, head.size, error);
     if (rc == ONESCOPE_OK) rc = feed_u64(w, row0, error);
     if (rc == ONESCOPE_OK && w->entity_rows) rc = feed(w, w->row.data, w->row.size, error);
+    if (rc == ONESCOPE_OK && w->key_every) rc = feed_key_head(w, error);
     if (rc == ONESCOPE_OK) rc = flush_buffer(w, error);
     onescope_buffer_free(&head);
     if (rc != ONESCOPE_OK) {
@@ -309,16 +396,15 @@ onescope_code onescope_recording_writer_append_world(onescope_recording_writer *
                                          engine ? "the engine's hash (engine mode)"
                                                 : "NULL (tool mode: the world computes it)",
                                          "%s", engine ? "NULL" : "a hash"));
-    if (engine && w->entity_rows && world == NULL)
-        return latch(w, onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->path, OS_NO_OFFSET, "world",
-                                         "the engine's world (entity rows in engine mode: "
-                                         "onescope_recording_writer_append_world)",
-                                         "NULL"));
-    if (world != NULL && !(engine && w->entity_rows))
-        return latch(w, onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->path, OS_NO_OFFSET, "world",
-                                         "NULL (a world is lent only in engine mode with entity "
-                                         "rows)",
-                                         "a world"));
+    bool lent = engine && (w->entity_rows || w->key_every);
+    if (lent != (world != NULL))
+        return latch(w,
+                     onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->path, OS_NO_OFFSET, "world",
+                                      lent ? "the engine's world (entity rows or keyframes in "
+                                             "engine mode: onescope_recording_writer_append_world)"
+                                           : "NULL (a world is lent only in engine mode with "
+                                             "entity rows or keyframes)",
+                                      "%s", lent ? "NULL" : "a world"));
     if (w->steps == ONESCOPE_RECORDING_MAX_STEPS || size > UINT32_MAX ||
         size + 12 > ONESCOPE_MAX_INPUT_BYTES - w->size)
         return latch(w, onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET, "step",
@@ -347,22 +433,25 @@ onescope_code onescope_recording_writer_append_world(onescope_recording_writer *
         if (rc != ONESCOPE_OK) return latch(w, rc);
         row = onescope_world_hash(w->world);
     }
-    if (w->entity_rows) {
-        OS_TRY(latch(
-            w, build_entity_row(w, engine ? world : onescope_os_world_state(w->world), error)));
-        if (w->row.size > ONESCOPE_MAX_INPUT_BYTES - w->size - size - 12)
-            return latch(w, onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET,
-                                             "step", "at most 256 MiB",
-                                             "step %" PRIu32
-                                             "'s entity row of %zu bytes after %" PRIu64 " bytes",
-                                             w->steps, w->row.size, w->size));
-    }
+    const void *state = engine ? world : onescope_os_world_state(w->world);
+    w->row.size = 0;
+    w->key.size = 0;
+    if (w->entity_rows) OS_TRY(latch(w, build_entity_row(w, state, error)));
+    if (w->key_every && (w->steps + 1) % w->key_every == 0)
+        OS_TRY(latch(w, build_keyframe(w, state, error)));
+    if (w->row.size + w->key.size > ONESCOPE_MAX_INPUT_BYTES - w->size - size - 12)
+        return latch(w, onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET, "step",
+                                         "at most 256 MiB",
+                                         "step %" PRIu32 "'s rows and keyframe of %zu bytes "
+                                         "after %" PRIu64 " bytes",
+                                         w->steps, w->row.size + w->key.size, w->size));
     uint8_t len[4];
     onescope_os_put_u32(len, (uint32_t)size);
     OS_TRY(latch(w, feed(w, len, 4, error)));
     if (size) OS_TRY(latch(w, feed(w, input, size, error)));
     OS_TRY(latch(w, feed_u64(w, row, error)));
-    if (w->entity_rows) OS_TRY(latch(w, feed(w, w->row.data, w->row.size, error)));
+    if (w->row.size) OS_TRY(latch(w, feed(w, w->row.data, w->row.size, error)));
+    if (w->key.size) OS_TRY(latch(w, feed(w, w->key.data, w->key.size, error)));
     w->steps++;
     if (onescope_os_flush_due(&w->flush)) return latch(w, flush_now(w, error));
     return ONESCOPE_OK;

@@ -71,6 +71,7 @@ typedef struct onescope_os_diff_found {
     onescope_diff_value first_world;
     bool entity_counts_differ;
     uint32_t entity_count_a, entity_count_b;
+    uint32_t steps_run; /* steps each side ran, the explanation's included */
     const onescope_allocator *allocator;
 } onescope_os_diff_found;
 
@@ -96,6 +97,14 @@ void onescope_os_replay_diff_side(const onescope_replay *r, const char *name, ui
 uint32_t onescope_os_digest_doubles(const onescope_module *t);
 void onescope_os_entity_digest(const onescope_module *t, const void *world, uint32_t index,
                                double *values, uint8_t *bytes, uint32_t *hash, uint8_t *groups);
+
+/* 1..max printable ASCII bytes (a module's version, a keyframe's value name). */
+bool onescope_os_text_ok(const char *text, size_t max);
+/* A table's snapshot of its module's own world pointer (the slot must be there), under the
+ * sink's limit: so a writer in engine mode snapshots the engine's world. */
+onescope_code onescope_os_module_snapshot(const onescope_module *t, const void *state,
+                                          const onescope_allocator *allocator, onescope_buffer *out,
+                                          onescope_error *error);
 
 /* The test module's setup blob (sim_module.c) for an OSTM v1 setup and link block: 6 bytes,
  * or 10 with a link block. Returns the size. */

@@ -106,6 +106,8 @@ CALL(onescope_recording_writer_append_world, NULL, NULL, 0, NULL, NULL, e)
 CALL(onescope_recording_verify_file, NULL, onescope_module_test(), NULL, NULL, e)
 CALL(onescope_recording_explain, NULL, onescope_module_test(), 0, 0, NULL, NULL, "r", e)
 CALL(onescope_recording_entity_row, NULL, 0, NULL)
+CALL(onescope_recording_keyframe, NULL, 0, NULL)
+CALL(onescope_recording_value_name, NULL, 0, NULL)
 CALL(onescope_world_entity_digest, NULL, 0, NULL, NULL, 0, e)
 CALL(onescope_recording_writer_flush, NULL, e)
 CALL(onescope_recording_writer_close, NULL, NULL, e)
@@ -277,6 +279,8 @@ static const contract_row rows[] = {
     ROW(onescope_recording_verify_file),
     ROW(onescope_recording_explain),
     ROW_NO_ERROR(onescope_recording_entity_row),
+    ROW_NO_ERROR(onescope_recording_keyframe),
+    ROW_NO_ERROR(onescope_recording_value_name),
     ROW(onescope_world_entity_digest),
     ROW(onescope_recording_writer_flush),
     ROW(onescope_recording_writer_close),

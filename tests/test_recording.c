@@ -376,7 +376,7 @@ static void container_errors_at_offsets(void **state) {
         uint64_t offset;
     } cases[] = {
         {0, 'X', ONESCOPE_E_MAGIC, 0},      {4, 1, ONESCOPE_E_VERSION, 4},
-        {6, 0x09, ONESCOPE_E_FLAGS, 6},     {12, 0, ONESCOPE_E_LENGTH, 12},
+        {6, 0x11, ONESCOPE_E_FLAGS, 6},     {12, 0, ONESCOPE_E_LENGTH, 12},
         {13, 'E', ONESCOPE_E_RANGE, 13},    {30, 0x07, ONESCOPE_E_RANGE, 30},
         {8, 0xff, ONESCOPE_E_TRUNCATED, 8}, /* 0x000000ff steps: more than the bytes hold */
     };
@@ -1294,12 +1294,15 @@ static const uint8_t rows_setup[6] = {3, 5, 9, 0, 0, 0};
 
 /* 60 steps with entity rows. Engine mode runs its own onescope_sim with the inputs of kick
  * `ran` but hands the writer those of kick `said` (a build that did something else). */
+static uint32_t rows_keyframes; /* record_rows: a keyframe every this many steps (0: none) */
+
 static void record_rows(const char *p, bool engine, int32_t said, int32_t ran) {
     onescope_recording_def def = onescope_recording_def_default();
     def.module = onescope_module_test();
     def.setup = rows_setup;
     def.setup_size = sizeof rows_setup;
     def.entity_rows = true;
+    def.keyframe_every = rows_keyframes;
     onescope_sim *sim = NULL;
     onescope_error err;
     if (engine) {
@@ -1553,6 +1556,269 @@ static void explain_entities_on_one_side(void **state) {
 
 /* Every rule of an entity row, each at its own offset; a partial torn inside an entity row
  * keeps every whole step before it. */
+
+/* ---- keyframes ---- */
+
+static void verify_file_equals_whole(const char *p, const onescope_module *m);
+
+typedef struct key_seen {
+    const onescope_recording *r;
+    uint32_t keyframes;
+} key_seen;
+
+/* At every keyframe's row, its table against the world the run lends: the ids, every value bit
+ * for bit under the names of the module's values, and the snapshot the world gives. */
+static bool keys_match(void *user, const onescope_recording_row *row) {
+    key_seen *s = user;
+    uint32_t every = onescope_recording_keyframe_every(s->r);
+    if (row->index == 0 || row->index % every != 0) return false;
+    onescope_keyframe k;
+    assert_int_equal(onescope_recording_keyframe(s->r, row->index / every - 1, &k), ONESCOPE_OK);
+    assert_int_equal(k.row, row->index);
+    const onescope_module *m = onescope_world_module(row->world);
+    assert_int_equal(k.value_count, m->value_count);
+    assert_int_equal(k.entity_count, onescope_world_entity_count(row->world));
+    onescope_error err;
+    onescope_buffer snap;
+    assert_int_equal(onescope_world_snapshot(row->world, NULL, &snap, &err), ONESCOPE_OK);
+    assert_int_equal(k.snapshot_size, snap.size);
+    assert_memory_equal(k.snapshot, snap.data, snap.size);
+    onescope_buffer_free(&snap);
+    for (uint32_t e = 0; e < k.entity_count; e++) {
+        double v[16];
+        assert_int_equal(onescope_os_get_u64(k.ids + 8 * e),
+                         onescope_world_entity_id(row->world, e));
+        assert_int_equal(onescope_world_entity_values(row->world, e, v, 16, &err), ONESCOPE_OK);
+        for (uint32_t j = 0; j < k.value_count; j++) {
+            double got = onescope_recording_keyframe_value(&k, e, j);
+            assert_memory_equal(&got, &v[j], sizeof got);
+        }
+    }
+    s->keyframes++;
+    return false;
+}
+
+/* Keyframes every 8 steps: tool and engine mode write the same bytes; each keyframe holds the
+ * world's snapshot and values at its row, the names readable without the module; the file
+ * writes back byte for byte and verifies, whole and streamed. */
+static void keyframes_written_and_read(void **state) {
+    (void)state;
+    char other[160];
+    snprintf(other, sizeof other, "%s/engine.ostm", dir);
+    rows_keyframes = 8;
+    record_rows(path, false, 100, 100);
+    record_rows(other, true, 100, 100);
+    onescope_buffer a = read_all(path), b = read_all(other);
+    assert_int_equal(a.size, b.size);
+    assert_memory_equal(a.data, b.data, a.size);
+    onescope_buffer_free(&b);
+    onescope_recording *r = read_recording(path);
+    const onescope_module *m = onescope_module_test();
+    assert_true(onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_KEYFRAMES);
+    assert_int_equal(onescope_recording_keyframe_every(r), 8);
+    assert_int_equal(onescope_recording_keyframe_count(r), 7); /* rows 8, 16, ..., 56 of 60 */
+    key_seen seen = {r, 0};
+    onescope_error err;
+    assert_int_equal(onescope_recording_run(r, m, NULL, keys_match, &seen, "keys", &err),
+                     ONESCOPE_OK);
+    assert_int_equal(seen.keyframes, 7);
+    char name[65];
+    for (uint32_t v = 0; v < m->value_count; v++) {
+        assert_int_equal(onescope_recording_value_name(r, v, name), ONESCOPE_OK);
+        assert_string_equal(name, m->values[v].name);
+    }
+    assert_int_equal(onescope_recording_value_name(r, m->value_count, name), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(name, "");
+    onescope_keyframe k;
+    assert_int_equal(onescope_recording_keyframe(r, 7, &k), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_recording_keyframe(r, 0, &k), ONESCOPE_OK);
+    assert_true(onescope_recording_keyframe_value(&k, k.entity_count, 0) == 0.0);
+    assert_true(onescope_recording_keyframe_value(&k, 0, k.value_count) == 0.0);
+    assert_true(onescope_recording_keyframe_value(NULL, 0, 0) == 0.0);
+    onescope_buffer back;
+    assert_int_equal(onescope_recording_write(r, NULL, &back, &err), ONESCOPE_OK);
+    assert_int_equal(back.size, a.size);
+    assert_memory_equal(back.data, a.data, a.size);
+    onescope_buffer_free(&back);
+    assert_int_equal(onescope_recording_verify(r, m, NULL, NULL, "keys", &err), ONESCOPE_OK);
+    verify_file_equals_whole(path, m);
+    onescope_recording_free(r);
+    /* without keyframes, every accessor says none */
+    rows_keyframes = 0;
+    record_rows(other, false, 100, 100);
+    r = read_recording(other);
+    assert_int_equal(onescope_recording_keyframe_every(r), 0);
+    assert_int_equal(onescope_recording_keyframe_count(r), 0);
+    assert_int_equal(onescope_recording_keyframe(r, 0, &k), ONESCOPE_E_ARGUMENT);
+    assert_int_equal(onescope_recording_value_name(r, 0, name), ONESCOPE_E_ARGUMENT);
+    onescope_recording_free(r);
+    onescope_buffer_free(&a);
+    unlink(other);
+    unlink(path);
+}
+
+static onescope_code refuse_restore(void *c, const void *setup, size_t setup_size, const void *snap,
+                                    size_t snap_size, const onescope_allocator *a, void **world,
+                                    onescope_error *e) {
+    (void)c, (void)setup, (void)setup_size, (void)snap, (void)snap_size, (void)a, (void)world;
+    return onescope_module_fail(e, ONESCOPE_E_VERSION, 0, "snapshot", "this build's layout",
+                                "another");
+}
+
+/* The explanations of one row must agree: the entities and the values, in order. */
+static void same_explanation(const onescope_recording_explanation *x,
+                             const onescope_recording_explanation *y) {
+    assert_int_equal(x->differing, y->differing);
+    assert_int_equal(x->listed, y->listed);
+    for (uint32_t i = 0; i < x->listed; i++) {
+        assert_int_equal(x->entities[i].id, y->entities[i].id);
+        assert_int_equal(x->entities[i].groups, y->entities[i].groups);
+    }
+    assert_int_equal(x->has_table, y->has_table);
+    assert_int_equal(x->table_row, y->table_row);
+    assert_int_equal(x->values_compared, y->values_compared);
+    assert_int_equal(x->values_differing, y->values_differing);
+    assert_int_equal(x->values_listed, y->values_listed);
+    for (uint32_t i = 0; i < x->values_listed; i++) {
+        assert_int_equal(x->values[i].id, y->values[i].id);
+        assert_int_equal(x->values[i].value, y->values[i].value);
+        assert_memory_equal(&x->values[i].recorded, &y->values[i].recorded, sizeof(double));
+        assert_memory_equal(&x->values[i].found_value, &y->values[i].found_value, sizeof(double));
+    }
+}
+
+/* A build whose impulse at step 40 was stronger than the file says, recorded with keyframes
+ * every 8 steps: the explanation of row 41 restores row 40's keyframe, runs 8 steps (to row
+ * 48's table), names body 2 and gives its recorded and found values; from row 0 (a module
+ * that cannot restore, or one that refuses the snapshot) it finds the same, in 48 steps. */
+static void keyframes_localise_the_divergence(void **state) {
+    (void)state;
+    rows_keyframes = 8;
+    record_rows(path, true, 100, 101);
+    rows_keyframes = 0;
+    onescope_recording *r = read_recording(path);
+    const onescope_module *m = onescope_module_test();
+    onescope_verify_result v;
+    onescope_error err;
+    assert_int_equal(onescope_recording_verify(r, m, NULL, &v, "keys", &err), ONESCOPE_E_MISMATCH);
+    assert_int_equal(v.first_row, 41);
+    onescope_recording_explanation *x = NULL, *y = NULL;
+    assert_int_equal(onescope_recording_explain(r, m, 41, 0, NULL, &x, "keys", &err), ONESCOPE_OK);
+    assert_true(x->from_keyframe);
+    assert_false(x->restore_failed);
+    assert_int_equal(x->start_row, 40);
+    assert_int_equal(x->steps_run, 8);
+    assert_int_equal(x->differing, 1);
+    assert_int_equal(x->entities[0].id, 2);
+    assert_true(x->has_table);
+    assert_int_equal(x->table_row, 48);
+    assert_int_equal(x->values_compared, 6 * m->value_count);
+    assert_true(x->values_differing >= 2); /* a position and a velocity at least */
+    for (uint32_t i = 0; i < x->values_listed; i++) {
+        assert_int_equal(x->values[i].id, 2);
+        assert_true(x->values[i].found);
+        assert_true(x->values[i].recorded != x->values[i].found_value);
+    }
+    onescope_module plain = *m; /* no snapshot slot: from row 0 */
+    plain.snapshot = NULL;
+    plain.restore = NULL;
+    assert_int_equal(onescope_recording_explain(r, &plain, 41, 0, NULL, &y, "keys", &err),
+                     ONESCOPE_OK);
+    assert_false(y->from_keyframe);
+    assert_int_equal(y->start_row, 0);
+    assert_int_equal(y->steps_run, 48);
+    same_explanation(x, y);
+    onescope_recording_explanation_free(y);
+    onescope_module refusing = *m; /* the snapshot's layout changed: refused, from row 0 */
+    refusing.restore = refuse_restore;
+    assert_int_equal(onescope_recording_explain(r, &refusing, 41, 0, NULL, &y, "keys", &err),
+                     ONESCOPE_OK);
+    assert_true(y->restore_failed);
+    assert_false(y->from_keyframe);
+    assert_int_equal(y->steps_run, 48);
+    same_explanation(x, y);
+    onescope_recording_explanation_free(y);
+    onescope_recording_explanation_free(x);
+    /* one value listed; rows past the last keyframe have no table; row 0 runs nothing */
+    assert_int_equal(onescope_recording_explain(r, m, 41, 1, NULL, &x, "keys", &err), ONESCOPE_OK);
+    assert_int_equal(x->values_listed, 1);
+    assert_true(x->values_differing > 1);
+    onescope_recording_explanation_free(x);
+    assert_int_equal(onescope_recording_explain(r, m, 58, 0, NULL, &x, "keys", &err), ONESCOPE_OK);
+    assert_false(x->has_table);
+    assert_int_equal(x->start_row, 56);
+    assert_int_equal(x->steps_run, 2);
+    onescope_recording_explanation_free(x);
+    assert_int_equal(onescope_recording_explain(r, m, 0, 0, NULL, &x, "keys", &err), ONESCOPE_OK);
+    assert_int_equal(x->steps_run, 0);
+    assert_int_equal(x->differing, 0);
+    onescope_recording_explanation_free(x);
+    onescope_recording_free(r);
+    unlink(path);
+}
+
+/* Two recordings with keyframes: the diff finds the first recorded row that differs from the
+ * rows alone and runs the worlds from the keyframe before it: the same row, stage, entity and
+ * value as the full lockstep, in at most K + 1 steps; two equal runs need no step at all. */
+static void keyframes_bisect_the_diff(void **state) {
+    (void)state;
+    char other[160], full_a[160], full_b[160];
+    snprintf(other, sizeof other, "%s/b.ostm", dir);
+    snprintf(full_a, sizeof full_a, "%s/fa.ostm", dir);
+    snprintf(full_b, sizeof full_b, "%s/fb.ostm", dir);
+    rows_keyframes = 8;
+    record_rows(path, false, 100, 100);
+    record_rows(other, false, 101, 101);
+    rows_keyframes = 0;
+    record_rows(full_a, false, 100, 100);
+    record_rows(full_b, false, 101, 101);
+    onescope_recording *a = read_recording(path), *b = read_recording(other);
+    onescope_recording *fa = read_recording(full_a), *fb = read_recording(full_b);
+    const onescope_module *m = onescope_module_test();
+    onescope_recording_diff_result d, e;
+    onescope_error err;
+    assert_int_equal(onescope_recording_diff(a, b, m, NULL, &d, "a", "b", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_diff(fa, fb, m, NULL, &e, "a", "b", &err), ONESCOPE_OK);
+    assert_true(d.from_keyframes);
+    assert_false(e.from_keyframes);
+    assert_int_equal(d.start_row, 40);
+    assert_true(d.steps_run <= 9);
+    assert_true(e.steps_run > 40);
+    assert_true(d.different && d.worlds_differ && e.worlds_differ);
+    assert_int_equal(d.row, 41);
+    assert_int_equal(d.row, e.row);
+    assert_int_equal(d.rows_compared, e.rows_compared);
+    assert_int_equal(d.stage, e.stage);
+    assert_int_equal(d.entity_id, e.entity_id);
+    assert_int_equal(d.value, e.value);
+    assert_memory_equal(&d.value_a, &e.value_a, sizeof(double));
+    assert_memory_equal(&d.value_b, &e.value_b, sizeof(double));
+    assert_true(d.input_differs);
+    assert_false(d.rows_differ);
+    /* the same run twice: nothing runs */
+    assert_int_equal(onescope_recording_diff(a, a, m, NULL, &d, "a", "a", &err), ONESCOPE_OK);
+    assert_true(d.from_keyframes);
+    assert_false(d.different);
+    assert_int_equal(d.steps_run, 0);
+    assert_int_equal(d.rows_compared, 61);
+    /* a module that cannot restore runs from row 0, to that row only */
+    onescope_module plain = *m;
+    plain.snapshot = NULL;
+    plain.restore = NULL;
+    assert_int_equal(onescope_recording_diff(a, b, &plain, NULL, &d, "a", "b", &err), ONESCOPE_OK);
+    assert_int_equal(d.start_row, 0);
+    assert_int_equal(d.row, 41);
+    assert_int_equal(d.stage, e.stage);
+    onescope_recording_free(a);
+    onescope_recording_free(b);
+    onescope_recording_free(fa);
+    onescope_recording_free(fb);
+    unlink(path);
+    unlink(other);
+    unlink(full_a);
+    unlink(full_b);
+}
+
 static void entity_row_errors_at_offsets(void **state) {
     (void)state;
     record_rows(path, false, 100, 100);
@@ -1930,6 +2196,9 @@ int main(void) {
         cmocka_unit_test(explain_entities_on_one_side),
         cmocka_unit_test(diff_without_stages_or_values),
         cmocka_unit_test(entity_row_allocation_failures),
+        cmocka_unit_test(keyframes_written_and_read),
+        cmocka_unit_test(keyframes_localise_the_divergence),
+        cmocka_unit_test(keyframes_bisect_the_diff),
         cmocka_unit_test(streamed_verify_equals_whole),
         cmocka_unit_test(diff_allocation_failures),
         cmocka_unit_test(ghost_allocation_failures),

@@ -16,6 +16,9 @@ extern "C" {
 #define ONESCOPE_RECORDING_FLAG_HASH_ROWS 0x0001u      /* a hash row before and after each step */
 #define ONESCOPE_RECORDING_FLAG_START_SNAPSHOT 0x0002u /* the world starts from a snapshot */
 #define ONESCOPE_RECORDING_FLAG_ENTITY_ROWS 0x0004u    /* an entity row beside each hash row */
+#define ONESCOPE_RECORDING_FLAG_KEYFRAMES 0x0008u      /* a keyframe every K steps */
+/* Named values a keyframe's value table holds per entity, at most. */
+#define ONESCOPE_RECORDING_MAX_KEY_VALUES 1024u
 /* Entities in one entity row, at most. */
 #define ONESCOPE_RECORDING_MAX_ENTITIES 1048576u
 /* The step count of a partial file still being written (docs/recording.md, "Writing"). */
@@ -84,6 +87,34 @@ ONESCOPE_API onescope_code onescope_recording_step_input(const onescope_recordin
                                                          uint32_t index, const uint8_t **data,
                                                          size_t *size);
 
+/* A keyframe (docs/recording.md, "Keyframes"): at row (index + 1) x K, the module's snapshot
+ * of the world there (none when the module has no snapshot slot) and a value table that needs
+ * no module to read: every entity's id and its value_count named values, the names in the
+ * file's head (onescope_recording_value_name). */
+typedef struct onescope_keyframe {
+    uint32_t row;
+    const uint8_t *snapshot; /* NULL when snapshot_size is 0 */
+    size_t snapshot_size;
+    uint32_t entity_count;
+    uint32_t value_count;
+    const uint8_t *ids;    /* entity_count x u64 */
+    const uint8_t *values; /* entity_count x value_count IEEE doubles, entity after entity */
+} onescope_keyframe;
+
+/* K, the steps between keyframes (0: the file has none), and how many the file holds. */
+ONESCOPE_API uint32_t onescope_recording_keyframe_every(const onescope_recording *recording);
+ONESCOPE_API uint32_t onescope_recording_keyframe_count(const onescope_recording *recording);
+/* Keyframe index (0..count-1); ARGUMENT past the last or without keyframes. */
+ONESCOPE_API onescope_code onescope_recording_keyframe(const onescope_recording *recording,
+                                                       uint32_t index, onescope_keyframe *out);
+/* Entity `entity`'s value `value` in a keyframe's table (0 outside it). */
+ONESCOPE_API double onescope_recording_keyframe_value(const onescope_keyframe *keyframe,
+                                                      uint32_t entity, uint32_t value);
+/* The name of the value table's value `value` as the file holds it (NUL-terminated); ARGUMENT
+ * past the last or without keyframes. */
+ONESCOPE_API onescope_code onescope_recording_value_name(const onescope_recording *recording,
+                                                         uint32_t value, char out[65]);
+
 /* Checks that module is the one the file names (id and version, ONESCOPE_E_MODULE with both
  * in the line otherwise), then the setup and every input with the module's checks when it has
  * them, each error at its file offset. */
@@ -136,7 +167,17 @@ typedef struct onescope_entity_difference {
     uint64_t groups; /* bit g: group g's byte differs (the first 64 groups) */
 } onescope_entity_difference;
 
-/* Which entities differ at a row, from the recording's entity rows alone. */
+/* One named value a keyframe's table and the world found disagree on. */
+typedef struct onescope_value_difference {
+    uint64_t id;     /* the entity */
+    uint32_t value;  /* the value's index in the file's table (onescope_recording_value_name) */
+    bool found;      /* the world holds the entity (else found_value is 0) */
+    double recorded; /* the table's value */
+    double found_value;
+} onescope_value_difference;
+
+/* Which entities differ at a row, from the recording's entity rows alone, and with keyframes
+ * which values, recorded against found. */
 typedef struct onescope_recording_explanation {
     uint32_t row;
     uint32_t entities_recorded, entities_found;
@@ -144,11 +185,28 @@ typedef struct onescope_recording_explanation {
     uint32_t listed;    /* the first of them (in the recorded row's order, then the world's) */
     onescope_entity_difference *entities;
     const onescope_allocator *allocator;
+    /* Where the run started: row 0, or the last keyframe before row restored from its
+     * snapshot; restore_failed: the module refused that snapshot (its layout changed), so the
+     * run started at row 0. steps_run: the steps the module ran for this explanation. */
+    uint32_t start_row;
+    bool from_keyframe;
+    bool restore_failed;
+    uint32_t steps_run;
+    /* The first keyframe at or after row, its table compared with the world there. */
+    bool has_table;
+    uint32_t table_row;
+    uint32_t values_compared;
+    uint32_t values_differing; /* values that differ bit for bit, or whose entity is missing */
+    uint32_t values_listed;
+    onescope_value_difference *values;
 } onescope_recording_explanation;
 
 /* Runs the recording through the module to row (0..step_count) and compares every entity's
  * digest with the recorded entity row there, listing at most max_listed (0: 16) of those that
- * differ. FLAGS when the file has no entity rows; free with _explanation_free. */
+ * differ. With keyframes the run starts from the last keyframe before row (when the module
+ * restores it), and goes on to the first keyframe at or after row, whose value table it
+ * compares, listing at most max_listed values: at most K + 1 steps in all. FLAGS when the
+ * file has neither entity rows nor keyframes; free with _explanation_free. */
 ONESCOPE_API onescope_code onescope_recording_explain(const onescope_recording *recording,
                                                       const onescope_module *module, uint32_t row,
                                                       uint32_t max_listed,
@@ -209,13 +267,22 @@ typedef struct onescope_recording_diff_result {
     uint32_t world_index;
     double world_value_a;
     double world_value_b;
+    /* Both files with keyframes every K steps (the same K) and the same setup: the first row
+     * whose recorded hashes differ is found from the rows alone, and the worlds run from the
+     * last keyframe before it (restored from each file's snapshot) to that row only. Rows
+     * before start_row count as compared through their recorded hashes. steps_run: the steps
+     * each world ran, with keyframes at most K + 1 (and 0 when no recorded row differs). */
+    bool from_keyframes;
+    uint32_t start_row;
+    uint32_t steps_run;
 } onescope_recording_diff_result;
 
 /* Runs both recordings through one module in lockstep (both are checked first, as
  * onescope_recording_check does), compares the worlds' hashes at every row both hold, and at
  * the first row that differs runs that step again stage by stage to name the stage, the entity
- * and the value. Values are compared bit for bit. OK whether or not they differ (see
- * result->different); a module error names the file, the module and the step. */
+ * and the value. Values are compared bit for bit. With keyframes, only from the last keyframe
+ * before the first recorded row that differs (from_keyframes, above). OK whether or not they differ
+ * (see result->different); a module error names the file, the module and the step. */
 ONESCOPE_API onescope_code onescope_recording_diff(
     const onescope_recording *a, const onescope_recording *b, const onescope_module *module,
     const onescope_allocator *allocator, onescope_recording_diff_result *result, const char *name_a,
@@ -240,6 +307,10 @@ typedef struct onescope_recording_def {
      * and onescope_recording_writer_append_world for each step. */
     bool entity_rows;
     const void *start_world;
+    /* A keyframe every keyframe_every steps (0: none): the module's snapshot of the world there
+     * (when the module has the slot) and every entity's named values (the module needs
+     * entities). In engine mode each step then needs the engine's world, as for entity rows. */
+    uint32_t keyframe_every;
 } onescope_recording_def;
 
 ONESCOPE_API onescope_recording_def onescope_recording_def_default(void);
@@ -260,9 +331,9 @@ ONESCOPE_API onescope_code onescope_recording_writer_append(onescope_recording_w
                                                             const void *input, size_t size,
                                                             const uint64_t *hash,
                                                             onescope_error *error);
-/* The same, in engine mode with entity rows: world is the engine's own world after the step
- * (the module's world pointer, as its callbacks take it), read through the table's entity
- * callbacks for the step's entity row. */
+/* The same, in engine mode with entity rows or keyframes: world is the engine's own world after
+ * the step (the module's world pointer, as its callbacks take it), read through the table's
+ * callbacks for the step's entity row and keyframe. */
 ONESCOPE_API onescope_code onescope_recording_writer_append_world(onescope_recording_writer *writer,
                                                                   const void *input, size_t size,
                                                                   const uint64_t *hash,
