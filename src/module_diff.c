@@ -168,9 +168,11 @@ static onescope_code explain(const onescope_module *m, side *a, side *b, scratch
     return ONESCOPE_OK;
 }
 
-onescope_code onescope_os_diff_run(const onescope_os_diff_side *da, const onescope_os_diff_side *db,
-                                   bool by_hash, uint32_t max_values, const onescope_allocator *al,
-                                   onescope_os_diff_found *f, onescope_error *error) {
+/* The lockstep, or with a known row (below UINT32_MAX) straight to its explanation. */
+static onescope_code diff_run(const onescope_os_diff_side *da, const onescope_os_diff_side *db,
+                              bool by_hash, uint32_t max_values, uint32_t known_row,
+                              const onescope_allocator *al, onescope_os_diff_found *f,
+                              onescope_error *error) {
     const onescope_module *m = da->start.module;
     memset(f, 0, sizeof *f);
     f->stage = -1;
@@ -198,7 +200,12 @@ onescope_code onescope_os_diff_run(const onescope_os_diff_side *da, const onesco
         da->start.step_count < db->start.step_count ? da->start.step_count : db->start.step_count;
     onescope_code rc = side_start(&a, al, error);
     if (rc == ONESCOPE_OK) rc = side_start(&b, al, error);
-    for (uint32_t i = 0; rc == ONESCOPE_OK; i++) {
+    if (known_row != UINT32_MAX) { /* the rows before agree as recorded */
+        f->differ = true;
+        f->row = known_row;
+        f->rows_compared = known_row;
+    }
+    for (uint32_t i = 0; rc == ONESCOPE_OK && known_row == UINT32_MAX; i++) {
         if (!rows_agree(m, &a, &b, &x, f, by_hash)) {
             f->differ = true;
             f->row = i;
@@ -213,11 +220,30 @@ onescope_code onescope_os_diff_run(const onescope_os_diff_side *da, const onesco
         f->steps_run++;
     }
     if (rc == ONESCOPE_OK && f->differ) rc = explain(m, &a, &b, &x, al, f, error);
+    if (rc == ONESCOPE_OK && known_row != UINT32_MAX) { /* do the worlds differ there? */
+        f->hash_a = onescope_world_hash(a.world);
+        f->hash_b = onescope_world_hash(b.world);
+        f->differ = !rows_agree(m, &a, &b, &x, f, by_hash);
+        if (!f->differ) f->rows_compared++;
+    }
     onescope_world_free(a.world);
     onescope_world_free(b.world);
     onescope_os_free(al, buf);
     if (rc != ONESCOPE_OK) onescope_os_diff_found_free(f);
     return rc;
+}
+
+onescope_code onescope_os_diff_run(const onescope_os_diff_side *da, const onescope_os_diff_side *db,
+                                   bool by_hash, uint32_t max_values, const onescope_allocator *al,
+                                   onescope_os_diff_found *f, onescope_error *error) {
+    return diff_run(da, db, by_hash, max_values, UINT32_MAX, al, f, error);
+}
+
+onescope_code onescope_os_diff_explain_row(const onescope_os_diff_side *da,
+                                           const onescope_os_diff_side *db, uint32_t row,
+                                           uint32_t max_values, const onescope_allocator *al,
+                                           onescope_os_diff_found *f, onescope_error *error) {
+    return diff_run(da, db, true, max_values, row, al, f, error);
 }
 
 void onescope_os_diff_found_free(onescope_os_diff_found *f) {

@@ -148,7 +148,10 @@ onescope_code onescope_recording_diff(const onescope_recording *a, const onescop
         }
     }
     onescope_os_diff_found f;
-    OS_TRY(onescope_os_diff_run(&sa, &sb, true, 1, al, &f, error));
+    if (result->from_keyframes)
+        OS_TRY(onescope_os_diff_explain_row(&sa, &sb, first - result->start_row, 1, al, &f, error));
+    else
+        OS_TRY(onescope_os_diff_run(&sa, &sb, true, 1, al, &f, error));
     f.row += result->start_row;
     f.rows_compared += result->start_row;
     take_found(&f, module, result);

@@ -82,6 +82,13 @@ onescope_code onescope_os_diff_run(const onescope_os_diff_side *a, const onescop
                                    bool by_hash, uint32_t max_values,
                                    const onescope_allocator *allocator, onescope_os_diff_found *f,
                                    onescope_error *error);
+/* The same without the lockstep, for a row known to differ (from recorded hash rows): each
+ * side runs to the step before row and through it stage by stage, as the explanation does;
+ * differ then says whether the worlds' hashes differ there. row is below both step counts + 1. */
+onescope_code onescope_os_diff_explain_row(const onescope_os_diff_side *a,
+                                           const onescope_os_diff_side *b, uint32_t row,
+                                           uint32_t max_values, const onescope_allocator *allocator,
+                                           onescope_os_diff_found *f, onescope_error *error);
 void onescope_os_diff_found_free(onescope_os_diff_found *f);
 /* Where a module recording's run starts: its module, setup blob, start snapshot and count. */
 onescope_os_run_start onescope_os_recording_start(const onescope_recording *r,

@@ -5,6 +5,8 @@
  *   springs_record --kill-after N OUT.ostm ...  stops dead after N steps, as a crash would,
  *                                               leaving OUT.ostm.partial for onescope recover
  *   springs_record --entity-rows OUT.ostm ...  also an entity row per step (docs/recording.md)
+ *   springs_record --keyframes K OUT.ostm ...  also a keyframe every K steps
+ *   springs_record --change STEP OUT.ostm ...  that step's impulse (a multiple of 10) stronger
  *   springs_record --time OUT.ostm STEPS COUNT  the benchmark: the engine's time per step
  *                                               (its step and its own hash, which a
  *                                               deterministic engine computes anyway) with
@@ -30,10 +32,12 @@ static void die(const onescope_error *err) {
 }
 
 /* Step i's input: an impulse on one particle every 10th step, nothing otherwise. */
+static uint64_t changed_step = UINT64_MAX; /* --change STEP: that step's impulse is stronger */
+
 static size_t input_of(uint64_t i, uint32_t count, uint8_t out[SPRINGS_IMPULSE_BYTES]) {
     if (i % 10 != 0) return 0;
     uint32_t e = (uint32_t)(i / 10) % count;
-    float d[2] = {(float)(i % 7) - 3.0f, 4.0f};
+    float d[2] = {(float)(i % 7) - 3.0f, i == changed_step ? 4.5f : 4.0f};
     memcpy(out, &e, 4);
     memcpy(out + 4, d, 8);
     return SPRINGS_IMPULSE_BYTES;
@@ -48,7 +52,8 @@ static double now(void) {
 static volatile uint64_t sink; /* keeps the bare run's hashes from being optimised away */
 
 /* Runs STEPS steps, recording to path when it is not NULL; returns the seconds taken. */
-static int entity_rows; /* --entity-rows: each row beside the entities' digests */
+static int entity_rows;         /* --entity-rows: each row beside the entities' digests */
+static unsigned keyframe_every; /* --keyframes K: a snapshot and value table every K steps */
 
 static double run(const char *path, uint64_t steps, uint32_t count, long kill_after,
                   uint32_t plant_step, uint32_t plant_entity) {
@@ -66,6 +71,7 @@ static double run(const char *path, uint64_t steps, uint32_t count, long kill_af
         def.engine_mode = true;
         def.start_hash = springs_hash(&world);
         def.entity_rows = entity_rows != 0;
+        def.keyframe_every = keyframe_every;
         def.start_world = &world; /* the module's callbacks read the engine's own world */
         onescope_replay_writer_options o = onescope_replay_writer_options_default();
         if (kill_after >= 0) o.flush_every = 1; /* every step reaches the partial at once */
@@ -81,8 +87,9 @@ static double run(const char *path, uint64_t steps, uint32_t count, long kill_af
         uint64_t h = springs_hash(&world);
         if (w == NULL)
             sink = h;
-        else if (onescope_recording_writer_append_world(w, in, n, &h, entity_rows ? &world : NULL,
-                                                        &err) != ONESCOPE_OK)
+        else if (onescope_recording_writer_append_world(
+                     w, in, n, &h, entity_rows || keyframe_every ? &world : NULL, &err) !=
+                 ONESCOPE_OK)
             die(&err);
     }
     double t = now() - t0;
@@ -105,6 +112,11 @@ int main(int argc, char **argv) {
             timing = 1;
         else if (strcmp(argv[i], "--entity-rows") == 0)
             entity_rows = 1;
+        else if (i + 1 < argc && strcmp(argv[i], "--change") == 0)
+            changed_step = strtoull(argv[++i], NULL, 10);
+        else if (i + 1 < argc && strcmp(argv[i], "--keyframes") == 0 &&
+                 sscanf(argv[i + 1], "%u", &keyframe_every) == 1 && keyframe_every > 0)
+            i++;
         else if (i + 1 < argc && strcmp(argv[i], "--plant") == 0 &&
                  sscanf(argv[i + 1], "%u:%u", &plant_step, &plant_entity) == 2 &&
                  plant_step != SPRINGS_NO_PLANT)
@@ -113,8 +125,9 @@ int main(int argc, char **argv) {
             break;
     }
     if (i >= argc || argv[i][0] == '-') {
-        fprintf(stderr, "usage: springs_record [--kill-after N] [--time] [--entity-rows] "
-                        "[--plant STEP:PARTICLE] OUT.ostm [STEPS [COUNT]]\n");
+        fprintf(stderr,
+                "usage: springs_record [--kill-after N] [--time] [--entity-rows] [--keyframes K] "
+                "[--plant STEP:PARTICLE] OUT.ostm [STEPS [COUNT]]\n");
         return 2;
     }
     const char *out = argv[i];

@@ -520,6 +520,32 @@ grep -q "run.ostm: no entity rows in this recording: verified by world hash alon
     fail "no entity rows: not said: $(cat out.txt)"; ok
 [ "$(stat -c %s rows.ostm)" -gt "$(stat -c %s run.ostm)" ] || fail "entity rows: no bigger file"; ok
 
+# keyframes (docs/recording.md): a snapshot and value table every 50 steps. The planted
+# divergence is then explained from row 250's keyframe in 50 steps, with the values recorded and
+# found; a diff of two recordings runs only from the keyframe before their first differing row.
+"$b/springs_record" --entity-rows --keyframes 50 keys.ostm 600 64 >/dev/null
+expect 0 "$os" --module "$plugin" verify keys.ostm
+SPRINGS_PLANT=250:5 expect 1 "$os" --module "$plugin" verify keys.ostm
+grep -q "^keys.ostm: row 251: 2 of 64 entities differ: id 5 (position, velocity), id 6 (position, velocity)$" out.txt ||
+    fail "keyframes: the entities: $(cat out.txt)"; ok
+grep -Eq "^keys.ostm: keyframe row 300 \(ran 50 steps from row 250's keyframe\): [0-9]+ of [0-9]+ values differ: id [0-9]+ [a-z]+\.[a-z]+ recorded -?[0-9.e+-]+ found -?[0-9.e+-]+" out.txt ||
+    fail "keyframes: the values: $(cat out.txt)"; ok
+SPRINGS_PLANT=250:5 expect 1 "$os" --module "$plugin" verify --json keys.ostm
+python3 - <<'PY' || fail "keyframes --json: $(cat out.txt)"
+import json
+k = json.loads(open("out.txt").readline())["keyframe"]
+assert (k["start_row"], k["restored"], k["steps_run"], k["row"]) == (250, True, 50, 300), k
+assert k["differing"] > 0 and k["listed"] and all(x["recorded"] != x["found"] for x in k["listed"]), k
+PY
+ok
+# one input changed at step 270: the diff names row 271 and runs 21 steps from row 250
+"$b/springs_record" --entity-rows --keyframes 50 --change 270 keysc.ostm 600 64 >/dev/null
+expect 1 "$os" --module "$plugin" diff keys.ostm keysc.ostm
+grep -q "^keyframes: ran from row 250, 21 steps (the rows before agree as recorded)$" out.txt &&
+    grep -q "^first difference: row 271 (the world after step 270)" out.txt &&
+    grep -q "^step 270 input: differs" out.txt || fail "keyframes diff: $(cat out.txt)"; ok
+[ "$(stat -c %s keys.ostm)" -gt "$(stat -c %s rows.ostm)" ] || fail "keyframes: no bigger file"; ok
+
 # module check: the clean module passes every check; each planted bug class is caught by name
 expect 0 "$os" --module "$plugin" module check run.ostm
 [ "$(grep -c ': passed over 600 steps$' out.txt)" = 5 ] || fail "module check clean: $(cat out.txt)"; ok

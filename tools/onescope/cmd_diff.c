@@ -368,6 +368,12 @@ static void print_recordings_json(const recording_pair *p, FILE *o) {
     fputc(',', o);
     json_u64(o, "rows_compared", d->rows_compared);
     fputc(',', o);
+    json_bool(o, "from_keyframes", d->from_keyframes);
+    fputc(',', o);
+    json_u64(o, "start_row", d->start_row);
+    fputc(',', o);
+    json_u64(o, "steps_run", d->steps_run);
+    fputc(',', o);
     json_bool(o, "worlds_differ", d->worlds_differ);
     fputs(",\"first\":", o);
     if (!d->worlds_differ) {
@@ -463,6 +469,11 @@ static void print_recordings(const diff_args *a, const recording_pair *p, FILE *
     if (d->setup_differs) fputs("setup: differs\n", o);
     if (d->steps_a != d->steps_b)
         fprintf(o, "steps: %" PRIu32 " and %" PRIu32 "\n", d->steps_a, d->steps_b);
+    if (d->from_keyframes)
+        fprintf(o,
+                "keyframes: ran from row %" PRIu32 ", %" PRIu32 " step%s (the rows before agree "
+                "as recorded)\n",
+                d->start_row, d->steps_run, d->steps_run == 1 ? "" : "s");
     if (d->worlds_differ) {
         if (d->row == 0)
             fprintf(o, "first difference: row 0 (the start worlds)");

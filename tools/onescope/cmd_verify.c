@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,12 @@ typedef struct verify_item {
     uint32_t differing, recorded, found, listed; /* entities (see the explanation) */
     onescope_entity_difference shown[MAX_SHOWN_ENTITIES];
     char entity_line[2048]; /* the text line (empty when none) */
+    /* with keyframes: where the explanation ran from, and the values of the table after it */
+    bool keyed;
+    onescope_recording_explanation key; /* its counts (entities and values lists not kept) */
+    onescope_value_difference values[MAX_SHOWN_ENTITIES];
+    char value_names[MAX_SHOWN_ENTITIES][65];
+    char value_line[2048];
     bool done;
     path_kind kind; /* not PATH_FILE: reported invalid without being read */
     int err;        /* errno for PATH_UNLISTABLE */
@@ -140,13 +147,65 @@ static void entity_text(char *buf, size_t size, const onescope_entity_difference
     if (n < size) snprintf(buf + n, size - n, ")");
 }
 
+/* With keyframes: where the explanation ran from, and the table's values against the world's
+ * ("id 5 position.y recorded 0.5 found 0.625"). */
+static void explain_values(verify_item *it, const onescope_recording *r,
+                           const onescope_recording_explanation *x) {
+    const char *name = cli_shown(it->path);
+    if (onescope_recording_keyframe_every(r) == 0) return;
+    it->keyed = true;
+    it->key = *x;
+    it->key.entities = NULL;
+    it->key.values = NULL;
+    memcpy(it->values, x->values, x->values_listed * sizeof *x->values);
+    for (uint32_t k = 0; k < x->values_listed; k++)
+        (void)onescope_recording_value_name(r, x->values[k].value, it->value_names[k]);
+    char from[160];
+    if (x->from_keyframe)
+        snprintf(from, sizeof from, "from row %" PRIu32 "'s keyframe", x->start_row);
+    else if (x->restore_failed)
+        snprintf(from, sizeof from, "from row 0: the keyframe before did not restore");
+    else
+        snprintf(from, sizeof from, "from row 0");
+    size_t n;
+    if (!x->has_table) {
+        snprintf(it->value_line, sizeof it->value_line,
+                 "%s: no keyframe at or after row %" PRIu32 ": values not compared (ran %" PRIu32
+                 " step%s %s)",
+                 name, it->v.first_row, x->steps_run, x->steps_run == 1 ? "" : "s", from);
+        return;
+    }
+    n = (size_t)snprintf(it->value_line, sizeof it->value_line,
+                         "%s: keyframe row %" PRIu32 " (ran %" PRIu32 " step%s %s): %" PRIu32
+                         " of %" PRIu32 " values differ",
+                         name, x->table_row, x->steps_run, x->steps_run == 1 ? "" : "s", from,
+                         x->values_differing, x->values_compared);
+    for (uint32_t k = 0; k < x->values_listed && n < sizeof it->value_line; k++) {
+        const onescope_value_difference *d = &x->values[k];
+        if (d->found)
+            n +=
+                (size_t)snprintf(it->value_line + n, sizeof it->value_line - n,
+                                 "%sid %" PRIu64 " %s recorded %.17g found %.17g", k ? ", " : ": ",
+                                 d->id, cli_shown(it->value_names[k]), d->recorded, d->found_value);
+        else
+            n += (size_t)snprintf(it->value_line + n, sizeof it->value_line - n,
+                                  "%sid %" PRIu64 " %s recorded %.17g, not in the world",
+                                  k ? ", " : ": ", d->id, cli_shown(it->value_names[k]),
+                                  d->recorded);
+    }
+    if (x->values_differing > x->values_listed && n < sizeof it->value_line)
+        snprintf(it->value_line + n, sizeof it->value_line - n, ", ... %" PRIu32 " more",
+                 x->values_differing - x->values_listed);
+}
+
 /* At a mismatch, the entities whose digests differ there, from the file's entity rows alone. */
 static void explain_entities(verify_item *it, const onescope_recording *r,
                              const onescope_module *m) {
     const char *name = cli_shown(it->path);
     it->module = m;
-    it->entity_rows = (onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) != 0;
-    if (!it->entity_rows) {
+    uint16_t flags = onescope_recording_flags(r);
+    it->entity_rows = (flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) != 0;
+    if (!(flags & (ONESCOPE_RECORDING_FLAG_ENTITY_ROWS | ONESCOPE_RECORDING_FLAG_KEYFRAMES))) {
         snprintf(it->entity_line, sizeof it->entity_line,
                  "%s: no entity rows in this recording: verified by world hash alone, its entities "
                  "cannot be named (record with entity rows)",
@@ -163,6 +222,12 @@ static void explain_entities(verify_item *it, const onescope_recording *r,
                  line);
         return;
     }
+    explain_values(it, r, x);
+    name = cli_shown(it->path); /* explain_values used cli_shown's buffer */
+    if (!it->entity_rows) {
+        onescope_recording_explanation_free(x);
+        return;
+    }
     it->explained = true;
     it->differing = x->differing;
     it->recorded = x->entities_recorded;
@@ -170,10 +235,18 @@ static void explain_entities(verify_item *it, const onescope_recording *r,
     it->listed = x->listed;
     memcpy(it->shown, x->entities, x->listed * sizeof *x->entities);
     onescope_recording_explanation_free(x);
-    size_t n = (size_t)snprintf(it->entity_line, sizeof it->entity_line,
-                                "%s: row %" PRIu32 ": %" PRIu32 " of %" PRIu32 " entit%s differ%s",
-                                name, it->v.first_row, it->differing, it->recorded,
-                                it->recorded == 1 ? "y" : "ies", it->differing == 1 ? "s" : "");
+    size_t n =
+        it->recorded == it->found
+            ? (size_t)snprintf(it->entity_line, sizeof it->entity_line,
+                               "%s: row %" PRIu32 ": %" PRIu32 " of %" PRIu32 " entit%s differ%s",
+                               name, it->v.first_row, it->differing, it->recorded,
+                               it->recorded == 1 ? "y" : "ies", it->differing == 1 ? "s" : "")
+            : (size_t)snprintf(it->entity_line, sizeof it->entity_line,
+                               "%s: row %" PRIu32 ": %" PRIu32 " entit%s differ%s (%" PRIu32
+                               " recorded, %" PRIu32 " in the world)",
+                               name, it->v.first_row, it->differing,
+                               it->differing == 1 ? "y" : "ies", it->differing == 1 ? "s" : "",
+                               it->recorded, it->found);
     if (it->differing == 0 && n < sizeof it->entity_line)
         n += (size_t)snprintf(it->entity_line + n, sizeof it->entity_line - n,
                               " (the world hash covers state the entities' values do not)");
@@ -523,10 +596,19 @@ static void print_text(const verify_item *it) {
         putchar('\n');
     }
     if (it->entity_line[0] != '\0') printf("%s\n", it->entity_line);
+    if (it->value_line[0] != '\0') printf("%s\n", it->value_line);
     if (it->recording) return; /* diff of module recordings: not yet (docs/recording.md) */
     printf("%s: to see why: ", name);
     print_diff_command(stdout, it->path);
     printf("  (THEIRS.ostm: the same inputs recorded by the engine that wrote the hash rows)\n");
+}
+
+/* A double as JSON: NaN and the infinities have no JSON number, so they are strings. */
+static void json_double(double v) {
+    if (isfinite(v))
+        printf("%.17g", v);
+    else
+        printf("\"%s\"", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
 }
 
 static void print_json(const verify_item *it) {
@@ -582,6 +664,36 @@ static void print_json(const verify_item *it) {
                 first = false;
             }
             printf("]}");
+        }
+        printf("]}");
+    } else {
+        printf("null");
+    }
+    printf(", \"keyframe\": ");
+    if (it->keyed) {
+        const onescope_recording_explanation *x = &it->key;
+        printf("{\"start_row\": %" PRIu32 ", \"restored\": %s, \"restore_failed\": %s, "
+               "\"steps_run\": %" PRIu32 ", \"row\": ",
+               x->start_row, x->from_keyframe ? "true" : "false",
+               x->restore_failed ? "true" : "false", x->steps_run);
+        if (x->has_table)
+            printf("%" PRIu32, x->table_row);
+        else
+            printf("null");
+        printf(", \"values_compared\": %" PRIu32 ", \"differing\": %" PRIu32 ", \"listed\": [",
+               x->values_compared, x->values_differing);
+        for (uint32_t k = 0; k < x->values_listed; k++) {
+            const onescope_value_difference *d = &it->values[k];
+            printf("%s{\"id\": %" PRIu64 ", \"value\": ", k ? ", " : "", d->id);
+            cli_json_string(stdout, it->value_names[k], strlen(it->value_names[k]));
+            printf(", \"in_world\": %s, \"recorded\": ", d->found ? "true" : "false");
+            json_double(d->recorded);
+            printf(", \"found\": ");
+            if (d->found)
+                json_double(d->found_value);
+            else
+                printf("null");
+            printf("}");
         }
         printf("]}");
     } else {
@@ -657,9 +769,11 @@ static bool write_junit(const char *path, const verify_item *items, size_t n,
         xml_text(m, it->line);
         fputs("\">", m);
         xml_text(m, it->line);
-        if (it->entity_line[0] != '\0') {
+        for (int k = 0; k < 2; k++) {
+            const char *extra = k ? it->value_line : it->entity_line;
+            if (extra[0] == '\0') continue;
             fputc('\n', m);
-            xml_text(m, it->entity_line);
+            xml_text(m, extra);
         }
         fprintf(m, "</%s>\n    </testcase>\n", it->status == ST_MISMATCH ? "failure" : "error");
     }
