@@ -208,6 +208,18 @@ class EntityRow(Structure):
     ]
 
 
+class Keyframe(Structure):
+    _fields_ = [
+        ("row", c_uint32),
+        ("snapshot", POINTER(c_uint8)),
+        ("snapshot_size", c_size_t),
+        ("entity_count", c_uint32),
+        ("value_count", c_uint32),
+        ("ids", POINTER(c_uint8)),
+        ("values", POINTER(c_uint8)),
+    ]
+
+
 class EntityDifference(Structure):
     _fields_ = [
         ("id", c_uint64),
@@ -216,6 +228,16 @@ class EntityDifference(Structure):
         ("recorded_hash", c_uint32),
         ("found_hash", c_uint32),
         ("groups", c_uint64),
+    ]
+
+
+class ValueDifference(Structure):
+    _fields_ = [
+        ("id", c_uint64),
+        ("value", c_uint32),
+        ("found", c_bool),
+        ("recorded", c_double),
+        ("found_value", c_double),
     ]
 
 
@@ -228,6 +250,16 @@ class Explanation(Structure):
         ("listed", c_uint32),
         ("entities", POINTER(EntityDifference)),
         ("allocator", c_void_p),
+        ("start_row", c_uint32),
+        ("from_keyframe", c_bool),
+        ("restore_failed", c_bool),
+        ("steps_run", c_uint32),
+        ("has_table", c_bool),
+        ("table_row", c_uint32),
+        ("values_compared", c_uint32),
+        ("values_differing", c_uint32),
+        ("values_listed", c_uint32),
+        ("values", POINTER(ValueDifference)),
     ]
 
 
@@ -495,6 +527,8 @@ MIRRORED = {
     "onescope_entity_row": EntityRow,
     "onescope_entity_difference": EntityDifference,
     "onescope_recording_explanation": Explanation,
+    "onescope_keyframe": Keyframe,
+    "onescope_value_difference": ValueDifference,
     "onescope_diff_replay": DiffReplay,
     "onescope_diff_entity": DiffEntity,
     "onescope_diff_cache": DiffCache,
@@ -700,6 +734,10 @@ _PROTOTYPES = {
     ),
     "onescope_recording_check": (c_int, [c_void_p, c_void_p, c_char_p, _E]),
     "onescope_recording_entity_row": (c_int, [c_void_p, c_uint32, _P(EntityRow)]),
+    "onescope_recording_keyframe_every": (c_uint32, [c_void_p]),
+    "onescope_recording_keyframe_count": (c_uint32, [c_void_p]),
+    "onescope_recording_keyframe": (c_int, [c_void_p, c_uint32, _P(Keyframe)]),
+    "onescope_recording_value_name": (c_int, [c_void_p, c_uint32, c_char_p]),
     "onescope_recording_explain": (
         c_int, [c_void_p, c_void_p, c_uint32, c_uint32, c_void_p, _P(_P(Explanation)), c_char_p, _E]
     ),

@@ -65,12 +65,45 @@ class EntityDifference(NamedTuple):
     groups: List[int]
 
 
+class ValueDifference(NamedTuple):
+    """A value of a keyframe's table the world disagrees on; found is None when the world
+    lacks the entity."""
+
+    id: int
+    value: str
+    recorded: float
+    found: Optional[float]
+
+
 class Explanation(NamedTuple):
+    """What onescope_recording_explain found. With keyframes: start_row (0 or the keyframe the
+    run was restored from), restore_failed, steps_run, and table_row (None without a keyframe
+    at or after row) with the values that differ there (values_differing of values_compared,
+    the first of them listed in values)."""
+
     row: int
     entities_recorded: int
     entities_found: int
     differing: int
     listed: List[EntityDifference]
+    start_row: int = 0
+    restore_failed: bool = False
+    steps_run: int = 0
+    table_row: Optional[int] = None
+    values_compared: int = 0
+    values_differing: int = 0
+    values: List[ValueDifference] = []
+
+
+class Keyframe(NamedTuple):
+    """A keyframe (docs/recording.md, "Keyframes"): its row, the module's snapshot there (b""
+    when none), the entity ids and an (entities x values) array of their named values, whose
+    names are Recording.value_names."""
+
+    row: int
+    snapshot: bytes
+    ids: "np.ndarray"
+    values: "np.ndarray"
 
 
 def _verify_outcome(rc: int, result: "_lib.VerifyResult", err: "_lib.Error") -> VerifyResult:
@@ -203,6 +236,40 @@ class Recording:
                   if n * g else np.zeros((n, g), np.uint8))
         return EntityRow(ids.astype(np.uint64), hashes.astype(np.uint32), groups)
 
+    @property
+    def keyframe_every(self) -> int:
+        """K, the steps between keyframes; 0 when the file has none."""
+        return int(lib.onescope_recording_keyframe_every(self._handle))
+
+    @property
+    def keyframe_count(self) -> int:
+        return int(lib.onescope_recording_keyframe_count(self._handle))
+
+    @property
+    def value_names(self) -> List[str]:
+        """The names of a keyframe table's values, as the file holds them ([] without
+        keyframes): readable with no module loaded."""
+        names = []
+        buf = ctypes.create_string_buffer(65)
+        v = 0
+        while self.keyframe_every and lib.onescope_recording_value_name(self._handle, v, buf) == 0:
+            names.append(buf.value.decode("ascii"))
+            v += 1
+        return names
+
+    def keyframe(self, index: int) -> Keyframe:
+        """Keyframe `index` (0..keyframe_count-1; IndexError outside)."""
+        index = _check.integer("index", index, (0, self.keyframe_count - 1), error=IndexError)
+        k = _lib.Keyframe()
+        if lib.onescope_recording_keyframe(self._handle, index, ctypes.byref(k)):
+            raise IndexError(f"keyframe {index} of {self.keyframe_count}")
+        n, v = k.entity_count, k.value_count
+        snapshot = ctypes.string_at(k.snapshot, k.snapshot_size) if k.snapshot_size else b""
+        ids = np.frombuffer(ctypes.string_at(k.ids, 8 * n), dtype="<u8") if n else np.zeros(0, "<u8")
+        values = (np.frombuffer(ctypes.string_at(k.values, 8 * n * v), dtype="<f8").reshape(n, v)
+                  if n * v else np.zeros((n, v), "<f8"))
+        return Keyframe(k.row, snapshot, ids.astype(np.uint64), values.astype(np.float64))
+
     def step_input(self, index: int) -> bytes:
         """Step `index`'s input blob (0-based; IndexError outside 0..step_count-1)."""
         index = _check.integer("index", index, (0, self.step_count - 1), error=IndexError)
@@ -259,8 +326,9 @@ class Recording:
     def explain(self, module: Module, row: int, max_listed: int = 16) -> "Explanation":
         """Runs the file to `row` and compares every entity's digest with the recorded entity
         row there (the library's onescope_recording_explain): the entities that differ, by id,
-        with the group indices whose bytes differ. FormatError when the file has no entity
-        rows."""
+        with the group indices whose bytes differ; with keyframes, from the keyframe before
+        row, and the values of the first keyframe table at or after it against the world's.
+        FormatError when the file has neither entity rows nor keyframes."""
         m = self._module(module)
         row = _check.integer("row", row, (0, self.step_count), error=IndexError)
         max_listed = _check.integer("max_listed", max_listed, (1, 2**32 - 1))
@@ -282,7 +350,16 @@ class Recording:
                 )
                 for d in (x.entities[i] for i in range(x.listed))
             ]
-            return Explanation(x.row, x.entities_recorded, x.entities_found, x.differing, listed)
+            names = self.value_names
+            values = [
+                ValueDifference(d.id, names[d.value], d.recorded, d.found_value if d.found else None)
+                for d in (x.values[i] for i in range(x.values_listed))
+            ]
+            return Explanation(
+                x.row, x.entities_recorded, x.entities_found, x.differing, listed, x.start_row,
+                x.restore_failed, x.steps_run, x.table_row if x.has_table else None,
+                x.values_compared, x.values_differing, values,
+            )
         finally:
             lib.onescope_recording_explanation_free(out)
 

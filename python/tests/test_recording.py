@@ -39,6 +39,11 @@ def springs(tmp_path_factory):
     rows = d / "rows.ostm"
     subprocess.run([str(rec), "--entity-rows", str(rows), "600", "64"], check=True,
                    capture_output=True)
+    keys = d / "keys.ostm"
+    subprocess.run([str(rec), "--entity-rows", "--keyframes", "50", str(keys), "600", "64"],
+                   check=True, capture_output=True)
+    # the same module's file with keyframes, kept beside the fixture's three
+    (d / "keys.path").write_text(str(keys))
     return plugin, run, rows
 
 
@@ -143,3 +148,34 @@ def test_entity_rows_name_the_entities_from_the_file(springs, monkeypatch):
     assert err.value.code == onescope.Code.FLAGS
     with pytest.raises(IndexError):
         r.explain(m, 602)
+
+
+def test_keyframes_read_without_the_module_and_localise(springs, monkeypatch):
+    plugin, run, rows = springs
+    keys = (rows.parent / "keys.path").read_text()
+    r = onescope.Recording.open(keys)
+    assert (r.keyframe_every, r.keyframe_count) == (50, 12)
+    names = r.value_names  # read from the file: no module loaded yet
+    assert len(names) > 0 and all(isinstance(n, str) and n for n in names)
+    k = r.keyframe(4)
+    assert k.row == 250 and len(k.snapshot) > 0
+    assert k.ids.shape == (64,) and k.values.shape == (64, len(names))
+    assert list(k.ids[:3]) == [0, 1, 2] and np.isfinite(k.values).all()
+    with pytest.raises(IndexError):
+        r.keyframe(12)
+    plain = onescope.Recording.open(run)
+    assert (plain.keyframe_every, plain.keyframe_count, plain.value_names) == (0, 0, [])
+    m = onescope.Module.load(plugin)
+    assert r.verify(m).ok
+    monkeypatch.setenv("SPRINGS_PLANT", "250:5")
+    assert r.verify(m).first_row == 251
+    x = r.explain(m, 251)
+    assert [d.id for d in x.listed] == [5, 6]
+    assert (x.start_row, x.restore_failed, x.steps_run, x.table_row) == (250, False, 50, 300)
+    assert x.values_compared == 64 * len(names) and x.values_differing > 0
+    assert x.values and all(v.value in names and v.found is not None and v.recorded != v.found
+                            for v in x.values)
+    # the file without keyframes explains the same entities from row 0, with no table
+    y = onescope.Recording.open(rows).explain(m, 251)
+    assert [d.id for d in y.listed] == [5, 6]
+    assert (y.start_row, y.steps_run, y.table_row, y.values) == (0, 251, None, [])
