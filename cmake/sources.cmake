@@ -41,6 +41,7 @@ set(ONESCOPE_SOURCES
   src/json_reader.c
   src/soa_scene.c
   src/soa_scene_world.c
+  src/module_box3d.c
   src/version.c
 )
 # src/soa_world.c is always built; without Box3D its calls return ONESCOPE_E_UNSUPPORTED.

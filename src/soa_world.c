@@ -82,6 +82,24 @@ onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t step
     return unsupported(error, "soa_world_record");
 }
 
+onescope_code onescope_soa_world_act(onescope_soa_world *world, uint32_t index, int action,
+                                     const float v[3], onescope_error *error) {
+    (void)world, (void)index, (void)action, (void)v;
+    return unsupported(error, "soa_world_act");
+}
+
+onescope_code onescope_soa_world_set_transform(onescope_soa_world *world, uint32_t index,
+                                               const float position[3], const float rotation[4],
+                                               onescope_error *error) {
+    (void)world, (void)index, (void)position, (void)rotation;
+    return unsupported(error, "soa_world_set_transform");
+}
+
+bool onescope_soa_world_awake(const onescope_soa_world *world, uint32_t index) {
+    (void)world, (void)index;
+    return false;
+}
+
 #else /* ONESCOPE_HAVE_BOX3D */
 
 #include <pthread.h>
@@ -428,6 +446,85 @@ onescope_code onescope_soa_world_remove_body(onescope_soa_world *world, uint32_t
     l[L_FX][index] = l[L_FY][index] = l[L_FZ][index] = 0.0f;
     l[L_TX][index] = l[L_TY][index] = l[L_TZ][index] = 0.0f;
     return ONESCOPE_OK;
+}
+
+/* A body an action may touch: there, dynamic, not removed. */
+static onescope_code check_moving_body(const onescope_soa_world *w, uint32_t index, const char *in,
+                                       onescope_error *error) {
+    if (w == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world",
+                                "a non-NULL pointer", "NULL");
+    if (index >= w->live.count)
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "index",
+                                "the index of a body", "%u (bodies: %u)", index, w->live.count);
+    if (w->kind[index] == ONESCOPE_SOA_REMOVED)
+        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, "index",
+                                "a body not removed", "%u, removed earlier", index);
+    if (w->kind[index] == ONESCOPE_SOA_STATIC_BOX)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "index",
+                                "a dynamic body", "%u, a static box", index);
+    return ONESCOPE_OK;
+}
+
+static onescope_code check_finite(const float *v, int n, const char *in, const char *field,
+                                  onescope_error *error) {
+    for (int k = 0; k < n; k++)
+        if (!isfinite(v[k]))
+            return onescope_os_fail(error, ONESCOPE_E_NOT_FINITE, in, OS_NO_OFFSET, field,
+                                    "finite numbers", "%g at %d", (double)v[k], k);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_soa_world_act(onescope_soa_world *world, uint32_t index, int action,
+                                     const float v[3], onescope_error *error) {
+    static const char in[] = "soa_world_act";
+    OS_TRY(check_moving_body(world, index, in, error));
+    if (action < ONESCOPE_SOA_LINEAR_IMPULSE || action > ONESCOPE_SOA_SET_ANGULAR_VELOCITY)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "action",
+                                "an onescope_soa_action (1..4)", "%d", action);
+    if (v == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "v",
+                                "a non-NULL pointer", "NULL");
+    OS_TRY(check_finite(v, 3, in, "v", error));
+    b3BodyId id = world->bodies[index];
+    b3Vec3 x = {v[0], v[1], v[2]};
+    if (action == ONESCOPE_SOA_LINEAR_IMPULSE)
+        b3Body_ApplyLinearImpulseToCenter(id, x, true);
+    else if (action == ONESCOPE_SOA_ANGULAR_IMPULSE)
+        b3Body_ApplyAngularImpulse(id, x, true);
+    else if (action == ONESCOPE_SOA_SET_LINEAR_VELOCITY)
+        b3Body_SetLinearVelocity(id, x);
+    else
+        b3Body_SetAngularVelocity(id, x);
+    read_body(world, index);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_soa_world_set_transform(onescope_soa_world *world, uint32_t index,
+                                               const float position[3], const float rotation[4],
+                                               onescope_error *error) {
+    static const char in[] = "soa_world_set_transform";
+    OS_TRY(check_moving_body(world, index, in, error));
+    if (position == NULL || rotation == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET,
+                                position ? "rotation" : "position", "a non-NULL pointer", "NULL");
+    OS_TRY(check_finite(position, 3, in, "position", error));
+    OS_TRY(check_finite(rotation, 4, in, "rotation", error));
+    double n2 = 0;
+    for (int k = 0; k < 4; k++) n2 += (double)rotation[k] * rotation[k];
+    if (!(n2 > 0) || !isfinite(n2))
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "rotation",
+                                "a quaternion that is not zero", "all zero");
+    b3Quat q = b3NormalizeQuat((b3Quat){{rotation[0], rotation[1], rotation[2]}, rotation[3]});
+    b3Body_SetTransform(world->bodies[index], (b3Pos){position[0], position[1], position[2]}, q);
+    read_body(world, index);
+    return ONESCOPE_OK;
+}
+
+bool onescope_soa_world_awake(const onescope_soa_world *world, uint32_t index) {
+    if (world == NULL || index >= world->live.count || world->kind[index] == ONESCOPE_SOA_REMOVED)
+        return false;
+    return b3Body_IsAwake(world->bodies[index]);
 }
 
 /* ---- joints ---- */

@@ -164,6 +164,8 @@ CALL(onescope_soa_scene_record, NULL, 1, NULL, NULL, e)
 CALL(onescope_soa_world_create, NULL, NULL, NULL, e)
 CALL(onescope_soa_world_add_body, NULL, NULL, NULL, e)
 CALL(onescope_soa_world_remove_body, NULL, 0, e)
+CALL(onescope_soa_world_act, NULL, 0, 1, NULL, e)
+CALL(onescope_soa_world_set_transform, NULL, 0, NULL, NULL, e)
 CALL(onescope_soa_world_add_joint, NULL, NULL, NULL, e)
 CALL(onescope_soa_world_step, NULL, 1.0f / 60.0f, 4, e)
 CALL(onescope_soa_world_view, NULL, NULL, e)
@@ -325,6 +327,8 @@ static const contract_row rows[] = {
     ROW(onescope_soa_world_create),
     ROW(onescope_soa_world_add_body),
     ROW(onescope_soa_world_remove_body),
+    ROW(onescope_soa_world_act),
+    ROW(onescope_soa_world_set_transform),
     ROW(onescope_soa_world_add_joint),
     ROW(onescope_soa_world_step),
     ROW(onescope_soa_world_view),

@@ -176,6 +176,11 @@ ONESCOPE_API onescope_code onescope_module_check(const onescope_module *module, 
  * z (mm), velocity x y z (mm/step), in groups state, position, velocity. */
 ONESCOPE_API const onescope_module *onescope_module_test(void);
 
+/* The Box3D SoA world as a module, "onescope.box3d" (docs/box3d-module.md): a scene document as
+ * the setup, actions on bodies as inputs, stages "input" and "step". NULL in a build without
+ * Box3D. */
+ONESCOPE_API const onescope_module *onescope_module_box3d(void);
+
 /* ---- a module world as the tools hold it ----
  * Every call goes through these, which check that the slot exists (a missing one is
  * ONESCOPE_E_UNSUPPORTED: "module 'ID' has no SLOT (needed to ...)"), keep a copy of the table

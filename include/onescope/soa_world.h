@@ -204,6 +204,33 @@ ONESCOPE_API onescope_code onescope_soa_world_add_joint(onescope_soa_world *worl
 ONESCOPE_API onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt,
                                                    int substeps, onescope_error *error);
 
+/* What onescope_soa_world_act does to one dynamic body between steps, with one vector. An
+ * impulse wakes the body; a velocity set wakes it when the velocity is not zero. */
+typedef enum onescope_soa_action {
+    ONESCOPE_SOA_LINEAR_IMPULSE = 1,      /* N s, world, at the centre of mass */
+    ONESCOPE_SOA_ANGULAR_IMPULSE = 2,     /* N m s, world */
+    ONESCOPE_SOA_SET_LINEAR_VELOCITY = 3, /* m/s, world */
+    ONESCOPE_SOA_SET_ANGULAR_VELOCITY = 4 /* rad/s, world */
+} onescope_soa_action;
+
+/* Applies action to body index at once (not at the next step) and copies the body's state
+ * into the lanes. The body must be dynamic and not removed (E_RANGE / E_BAD_STATE / E_ARGUMENT
+ * naming it), v finite (E_NOT_FINITE); a refused call changes nothing. */
+ONESCOPE_API onescope_code onescope_soa_world_act(onescope_soa_world *world, uint32_t index,
+                                                  int action, const float v[3],
+                                                  onescope_error *error);
+
+/* Moves body index (dynamic, not removed) to position with rotation (x y z w, normalised here;
+ * not all zero), its velocities kept, and copies its state into the lanes. */
+ONESCOPE_API onescope_code onescope_soa_world_set_transform(onescope_soa_world *world,
+                                                            uint32_t index,
+                                                            const float position[3],
+                                                            const float rotation[4],
+                                                            onescope_error *error);
+
+/* Whether Box3D has body index awake now (false for a static, a removed or no body). */
+ONESCOPE_API bool onescope_soa_world_awake(const onescope_soa_world *world, uint32_t index);
+
 /* Fills view with the lane pointers and the pointer to the live counts. One call is enough
  * for the world's whole life: nothing in the view goes stale until onescope_soa_world_free. */
 ONESCOPE_API onescope_code onescope_soa_world_view(onescope_soa_world *world,

@@ -23,6 +23,7 @@ static const command commands[] = {
     {"replay", cmd_replay, "run an OSTM replay and print per-step hashes (--json, --state)"},
     {"convert", cmd_convert, "convert an .anm clip to an .ospc pose cache or back"},
     {"box3d-dump", cmd_box3d_dump, "run a JSON scene in Box3D and write the poses as OSPC"},
+    {"box3d-record", cmd_box3d_record, "run a JSON scene through the Box3D module: a recording"},
     {"live", cmd_live, "serve a world as a live stream, or attach to one and check its hashes"},
     {"module", cmd_module, "check a module step by step: determinism, snapshots, stages, hash"},
     {"ghost", cmd_ghost, "write a replay's bodies over some steps as a pose cache"},
@@ -56,10 +57,11 @@ static const cli_spec main_spec = {
 /* Every command's table, in the order of the docs (dump's pose form and live's two
  * subcommands are commands of their own there). */
 static const cli_spec *const documented[] = {
-    &cli_spec_validate,   &cli_spec_dump,        &cli_spec_dump_poses,   &cli_spec_rewrite,
-    &cli_spec_verify,     &cli_spec_replay,      &cli_spec_convert,      &cli_spec_box3d_dump,
-    &cli_spec_live_serve, &cli_spec_live_attach, &cli_spec_ghost,        &cli_spec_diff,
-    &cli_spec_recover,    &cli_spec_plot,        &cli_spec_gen_testdata, &cli_spec_module_check,
+    &cli_spec_validate,     &cli_spec_dump,       &cli_spec_dump_poses,  &cli_spec_rewrite,
+    &cli_spec_verify,       &cli_spec_replay,     &cli_spec_convert,     &cli_spec_box3d_dump,
+    &cli_spec_box3d_record, &cli_spec_live_serve, &cli_spec_live_attach, &cli_spec_ghost,
+    &cli_spec_diff,         &cli_spec_recover,    &cli_spec_plot,        &cli_spec_gen_testdata,
+    &cli_spec_module_check,
 };
 
 static double seconds(void) {

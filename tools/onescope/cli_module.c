@@ -91,7 +91,20 @@ const char *cli_module_names(char *buf, size_t size) {
 onescope_code cli_module_for(const char *id, const char *version, const char *name,
                              const onescope_module **out, onescope_error *error) {
     *out = cli_module_find(id);
+    if (*out == NULL && strcmp(id, "onescope.box3d") == 0) *out = onescope_module_box3d();
     if (*out != NULL) return ONESCOPE_OK;
+    if (strcmp(id, "onescope.box3d") == 0) { /* the library's own, absent in this build */
+        onescope_error_clear(error);
+        error->code = ONESCOPE_E_UNSUPPORTED;
+        error->has_offset = true;
+        error->offset = 12;
+        snprintf(error->input, sizeof error->input, "%s", name);
+        snprintf(error->field, sizeof error->field, "module");
+        snprintf(error->expected, sizeof error->expected, "a build with Box3D for %s %s", id,
+                 version);
+        snprintf(error->found, sizeof error->found, "this build has no Box3D");
+        return ONESCOPE_E_UNSUPPORTED;
+    }
     char have[sizeof error->found - 8]; /* "only " and the list fit in found */
     cli_module_names(have, sizeof have);
     onescope_error_clear(error);

@@ -3,7 +3,7 @@
 _onescope() {
     local cur=${COMP_WORDS[COMP_CWORD]} cmd="" i
     # BEGIN GENERATED words
-    local commands="validate dump rewrite verify replay convert box3d-dump live ghost diff recover plot gen-testdata module"
+    local commands="validate dump rewrite verify replay convert box3d-dump box3d-record live ghost diff recover plot gen-testdata module"
     local globals="-q --quiet -v --verbose -h --help --version --module"
     # END GENERATED words
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -44,6 +44,7 @@ _onescope() {
     replay) opts="--json --state" ;;
     convert) opts="--fps --source --world --segments --unit --up --keys -n --no-clobber" ;;
     box3d-dump) opts="-s --steps --segments -n --no-clobber" ;;
+    box3d-record) opts="-s --steps --seed --entity-rows --keyframes --ulp -n --no-clobber" ;;
     "live serve") opts="--dims --bodies --seed --replay --steps --probe-every --link" ;;
     "live attach") opts="--from --save --json -n --no-clobber" ;;
     ghost) opts="--from --frames -o --offset --label --segments -n --no-clobber" ;;
