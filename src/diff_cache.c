@@ -116,16 +116,6 @@ static onescope_code match_entities(cmp *c, const onescope_pose_cache *a, uint32
     return rc;
 }
 
-/* How many floats lie between two finite floats (0 when equal; +0 and -0 are equal). */
-static uint64_t ulps(float x, float y) {
-    int32_t a, b;
-    memcpy(&a, &x, 4);
-    memcpy(&b, &y, 4);
-    int64_t ka = a < 0 ? (int64_t)INT32_MIN - a : a;
-    int64_t kb = b < 0 ? (int64_t)INT32_MIN - b : b;
-    return (uint64_t)(ka > kb ? ka - kb : kb - ka);
-}
-
 /* The angle between two rotations in degrees; q and -q are the same rotation. */
 static double angle_between(const onescope_pose *pa, const onescope_pose *pb) {
     float qa[4], qb[4];
@@ -192,7 +182,7 @@ static void compare_frame(cmp *c, int64_t step, const onescope_pose *fa, const o
                            ? ((double)pa->position[k] - pb->position[k]) * c->scale_a
                            : pa->position[k] * c->scale_a - pb->position[k] * c->scale_b;
             sq += v * v;
-            uint64_t u = ulps(pa->position[k], pb->position[k]);
+            uint64_t u = onescope_os_float_ulps(pa->position[k], pb->position[k]);
             if (u > e->max_ulps) e->max_ulps = u;
         }
         /* A product that overflowed (huge metres per unit) gives inf or inf - inf = NaN: it

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "onescope/common.h"
 #include "onescope/error.h"
@@ -144,6 +145,17 @@ static inline uint16_t onescope_os_get_u16(const uint8_t *p) {
 static inline uint32_t onescope_os_get_u32(const uint8_t *p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
+/* How many floats lie between two floats, by their bits (0 when equal; +0 and -0 are equal).
+ * The one copy of the rule: a diff's ULP figures all come from here. */
+static inline uint64_t onescope_os_float_ulps(float x, float y) {
+    int32_t a, b;
+    memcpy(&a, &x, 4);
+    memcpy(&b, &y, 4);
+    int64_t ka = a < 0 ? (int64_t)INT32_MIN - a : a;
+    int64_t kb = b < 0 ? (int64_t)INT32_MIN - b : b;
+    return (uint64_t)(ka > kb ? ka - kb : kb - ka);
+}
+
 static inline uint64_t onescope_os_get_u64(const uint8_t *p) {
     return (uint64_t)onescope_os_get_u32(p) | ((uint64_t)onescope_os_get_u32(p + 4) << 32);
 }

@@ -99,6 +99,8 @@ static void take_found(const onescope_os_diff_found *f, const onescope_module *m
         res->value = v->value;
         res->value_a = v->a;
         res->value_b = v->b;
+        if (m->values[v->value].type == ONESCOPE_VALUE_F32)
+            res->value_ulps = onescope_os_float_ulps((float)v->a, (float)v->b);
     }
     if (f->world_differs) {
         res->world_value_differs = true;

@@ -275,6 +275,9 @@ typedef struct onescope_recording_diff_result {
     bool from_keyframes;
     uint32_t start_row;
     uint32_t steps_run;
+    /* With value_differs and a value of type F32: the floats between value_a and value_b
+     * (else 0). */
+    uint64_t value_ulps;
 } onescope_recording_diff_result;
 
 /* Runs both recordings through one module in lockstep (both are checked first, as

@@ -66,6 +66,8 @@ const onescope_module *cli_module_find(const char *id) {
     }
     for (size_t i = 0; i < module_count; i++)
         if (strcmp(modules[i]->id, id) == 0) return modules[i];
+    /* the library's Box3D module: there for its recordings, never "the only module" */
+    if (strcmp(id, "onescope.box3d") == 0) return onescope_module_box3d();
     return NULL;
 }
 
@@ -91,7 +93,6 @@ const char *cli_module_names(char *buf, size_t size) {
 onescope_code cli_module_for(const char *id, const char *version, const char *name,
                              const onescope_module **out, onescope_error *error) {
     *out = cli_module_find(id);
-    if (*out == NULL && strcmp(id, "onescope.box3d") == 0) *out = onescope_module_box3d();
     if (*out != NULL) return ONESCOPE_OK;
     if (strcmp(id, "onescope.box3d") == 0) { /* the library's own, absent in this build */
         onescope_error_clear(error);

@@ -423,6 +423,11 @@ static void print_recordings_json(const recording_pair *p, FILE *o) {
             cli_json_double(o, d->value_a);
             fputs(",\"b\":", o);
             cli_json_double(o, d->value_b);
+            fputs(",\"ulps\":", o);
+            if (v->type == ONESCOPE_VALUE_F32)
+                fprintf(o, "%" PRIu64, d->value_ulps);
+            else
+                fputs("null", o);
             fputc(',', o);
             json_u64(o, "entities_differing", d->entities_differing);
             fputc('}', o);
@@ -495,8 +500,11 @@ static void print_recordings(const diff_args *a, const recording_pair *p, FILE *
             fprintf(o, "entity %" PRIu32 " (id %" PRIu64 ") %s", d->entity, d->entity_id,
                     cli_shown(v->name));
             if (v->unit[0] != '\0') fprintf(o, " (%s)", cli_shown(v->unit));
-            fprintf(o, ": %.17g and %.17g; %" PRIu32 " %s\n", d->value_a, d->value_b,
-                    d->entities_differing,
+            fprintf(o, ": %.17g and %.17g", d->value_a, d->value_b);
+            if (v->type == ONESCOPE_VALUE_F32) {
+                fprintf(o, ", %" PRIu64 " ulp%s", d->value_ulps, d->value_ulps == 1 ? "" : "s");
+            }
+            fprintf(o, "; %" PRIu32 " %s\n", d->entities_differing,
                     d->entities_differing == 1 ? "entity differs" : "entities differ");
         }
         if (d->world_value_differs) {

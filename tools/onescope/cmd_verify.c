@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -603,14 +602,6 @@ static void print_text(const verify_item *it) {
     printf("  (THEIRS.ostm: the same inputs recorded by the engine that wrote the hash rows)\n");
 }
 
-/* A double as JSON: NaN and the infinities have no JSON number, so they are strings. */
-static void json_double(double v) {
-    if (isfinite(v))
-        printf("%.17g", v);
-    else
-        printf("\"%s\"", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
-}
-
 static void print_json(const verify_item *it) {
     const char *name = cli_input_name(it->path); /* as it is: cli_json_string keeps it valid */
     printf("{\"file\": ");
@@ -687,10 +678,10 @@ static void print_json(const verify_item *it) {
             printf("%s{\"id\": %" PRIu64 ", \"value\": ", k ? ", " : "", d->id);
             cli_json_string(stdout, it->value_names[k], strlen(it->value_names[k]));
             printf(", \"in_world\": %s, \"recorded\": ", d->found ? "true" : "false");
-            json_double(d->recorded);
+            cli_json_double(stdout, d->recorded);
             printf(", \"found\": ");
             if (d->found)
-                json_double(d->found_value);
+                cli_json_double(stdout, d->found_value);
             else
                 printf("null");
             printf("}");

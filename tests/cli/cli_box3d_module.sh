@@ -1,0 +1,81 @@
+# CLI contract for the Box3D module (docs/box3d-module.md): box3d-record writes a module
+# recording, and the stock commands read it; a planted one-ulp force is found and named.
+. "$(dirname "$0")/common.sh"
+S=$SCRATCH
+
+# a floor and 60 small bodies in a grid
+python3 - "$S/pile.json" <<'PY'
+import json, sys
+b = [{"kind": "static_box", "position": [0, -0.5, 0], "size": [20, 0.5, 20]}]
+for i in range(60):
+    b.append({"kind": "box" if i % 2 == 0 else "sphere", "size": [0.1, 0.1, 0.1], "density": 250,
+              "position": [(i % 5) * 0.25 - 0.5, 0.12 + ((i // 5) % 5) * 0.25, (i // 25) * 0.25 - 0.5]})
+json.dump({"dt": 1 / 60, "substeps": 4, "bodies": b}, open(sys.argv[1], "w"))
+PY
+
+"$ONESCOPE" box3d-record "$S/pile.json" "$S/probe.ostm" --steps 1 >"$S/out" 2>"$S/err"
+if grep -q "Box3D is not built in" "$S/err"; then
+    # without Box3D: the command and a Box3D recording each get one line, exit 1
+    [ "$(wc -l <"$S/err")" -eq 1 ] && [ ! -e "$S/probe.ostm" ] && ok || bad "no-Box3D record: $(cat "$S/err")"
+    { printf 'OSTM\002\000\001\000\000\000\000\000\016onescope.box3d\0171 (box3d 0.2.0)'
+      printf '\002\000\000\000{}\001\002\003\004\005\006\007\010'; } >"$S/b3.ostm"
+    expect_exit 1 "$ONESCOPE" verify "$S/b3.ostm"
+    cat "$S/out" "$S/err" >"$S/both"
+    expect_grep "b3.ostm: offset 12: module: expected a build with Box3D for onescope.box3d 1 (box3d 0.2.0), found this build has no Box3D" "$S/both"
+    if [ "$failed" -eq 0 ]; then echo "SKIPPED: Box3D not built in"; exit 77; fi
+    finish
+fi
+
+expect_exit 0 "$ONESCOPE" box3d-record "$S/pile.json" "$S/a.ostm" --steps 200 --entity-rows --keyframes 50
+expect_grep "pile.json: 61 bodies, 200 steps" "$S/out"
+expect_exit 0 "$ONESCOPE" validate "$S/a.ostm"
+expect_grep "a.ostm: valid ostm2" "$S/out"
+expect_exit 0 "$ONESCOPE" verify "$S/a.ostm"
+expect_grep "a.ostm: ok, 201 hash rows match" "$S/out"
+expect_exit 0 "$ONESCOPE" dump "$S/a.ostm"
+expect_grep "module           onescope.box3d 1 (box3d " "$S/out"
+expect_exit 0 "$ONESCOPE" module check --steps 100 "$S/a.ostm"
+expect_grep "a.ostm: determinism: passed over 100 steps" "$S/out"
+expect_grep "a.ostm: hash: passed over 100 steps" "$S/out"
+expect_grep "a.ostm: restore: skipped (needs snapshot)" "$S/out"
+expect_exit 0 "$ONESCOPE" replay "$S/a.ostm"
+expect_grep "step 200 hash " "$S/out"
+expect_exit 0 "$ONESCOPE" ghost "$S/a.ostm" "$S/g.ospc" --from 0 --frames 50
+expect_exit 0 "$ONESCOPE" dump "$S/g.ospc" --json
+expect_grep '"entity_count": 61' "$S/out"
+expect_exit 0 "$ONESCOPE" plot "$S/a.ostm" -o "$S/a.svg"
+# the same seed, the same bytes; another seed, another run
+expect_exit 0 "$ONESCOPE" box3d-record "$S/pile.json" "$S/a2.ostm" --steps 200 --entity-rows --keyframes 50
+if cmp -s "$S/a.ostm" "$S/a2.ostm"; then ok; else bad "two recordings of one seed differ"; fi
+# live needs a snapshot the module does not have: one line, exit 1
+"$ONESCOPE" live serve "$S/a.ostm" >/dev/null 2>"$S/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$S/err")" -eq 1 ] && grep -q "has no snapshot" "$S/err" && ok || bad "live serve: $(cat "$S/err")"
+
+# the planted change: step 30's force one ulp larger in x
+expect_exit 0 "$ONESCOPE" box3d-record "$S/pile.json" "$S/b.ostm" --steps 200 --entity-rows --keyframes 50 --ulp 30
+expect_exit 1 "$ONESCOPE" diff "$S/a.ostm" "$S/b.ostm"
+expect_grep "^keyframes: ran from row 0, 31 steps" "$S/out"
+expect_grep "^first difference: row 31 (the world after step 30)" "$S/out"
+expect_grep "^step 30 input: differs: force body [0-9]* (" "$S/out"
+expect_grep "^stage: step (2 of 2)" "$S/out"
+expect_grep "^entity [0-9]* (id [0-9]*) [a-z_]*\.[xyzw] ([a-z/]*): .* and .*, [0-9]* ulps\?; [0-9]* entit" "$S/out"
+expect_exit 1 "$ONESCOPE" diff --json "$S/a.ostm" "$S/b.ostm"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["first"]
+assert d["from_keyframes"] and d["steps_run"] == 31 and f["row"] == 31, d
+assert f["stage"]["name"] == "step" and f["value"]["ulps"] >= 1, f
+' "$S/out" && ok || bad "diff --json: $(cat "$S/out")"
+
+# refusals: an unreadable scene, a bad scene, usage
+printf '{"bodies": [{"kind": "cube"}]}' >"$S/bad.json"
+expect_exit 1 "$ONESCOPE" box3d-record "$S/bad.json" "$S/never.ostm" --steps 3
+[ ! -e "$S/never.ostm" ] && [ ! -e "$S/never.ostm.partial" ] && ok || bad "a refused scene left a file"
+expect_exit 2 "$ONESCOPE" box3d-record "$S/pile.json" "$S/never.ostm"
+expect_exit 2 "$ONESCOPE" box3d-record "$S/pile.json" "$S/never.ostm" --steps 0
+expect_exit 2 "$ONESCOPE" box3d-record "$S/pile.json" "$S/never.ostm" --steps 5 --ulp 5
+expect_exit 2 "$ONESCOPE" box3d-record "$S/pile.json" "$S/never.ostm" --steps 5 --keyframes 0
+expect_exit 2 "$ONESCOPE" box3d-record "$S/pile.json" - --steps 5
+expect_exit 1 "$ONESCOPE" box3d-record "$S/pile.json" "$S/pile.json" --steps 5
+finish
