@@ -223,8 +223,7 @@ ONESCOPE_API onescope_code onescope_soa_world_act(onescope_soa_world *world, uin
 /* Moves body index (dynamic, not removed) to position with rotation (x y z w, normalised here;
  * not all zero), its velocities kept, and copies its state into the lanes. */
 ONESCOPE_API onescope_code onescope_soa_world_set_transform(onescope_soa_world *world,
-                                                            uint32_t index,
-                                                            const float position[3],
+                                                            uint32_t index, const float position[3],
                                                             const float rotation[4],
                                                             onescope_error *error);
 
