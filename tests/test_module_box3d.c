@@ -272,6 +272,44 @@ static void diff_names_stage_and_values(void **state) {
     free(scene);
 }
 
+/* A world of the module under refused allocations: NOMEM each time, nothing leaked. */
+static onescope_code create_under(const onescope_allocator *a, void *c) {
+    const char *scene = c;
+    onescope_world *w = NULL;
+    onescope_error err;
+    onescope_code rc =
+        onescope_world_create(onescope_module_box3d(), scene, strlen(scene), a, &w, &err);
+    onescope_world_free(w);
+    return rc;
+}
+
+static void worlds_refused_cleanly(void **state) {
+    (void)state;
+    char *scene = pile(3);
+    assert_true(test_alloc_walk(create_under, scene) > 0);
+    free(scene);
+    const onescope_module *m = onescope_module_box3d();
+    onescope_world *w = NULL;
+    onescope_error err;
+    /* a body the scene's rules refuse: check_setup and create both say so */
+    static const char refused[] = "{\"bodies\": [{\"kind\": \"sphere\", \"density\": -1}]}";
+    assert_int_equal(m->check_setup(m->context, refused, sizeof refused - 1, &err),
+                     ONESCOPE_E_RANGE);
+    assert_int_not_equal(onescope_world_create(m, refused, sizeof refused - 1, NULL, &w, &err),
+                         ONESCOPE_OK);
+    assert_null(w);
+    /* a transform of zero rotation: the SoA world's refusal ends the step */
+    scene = pile(2);
+    assert_int_equal(onescope_world_create(m, scene, strlen(scene), NULL, &w, &err), ONESCOPE_OK);
+    uint8_t in[40];
+    const float t[7] = {1, 2, 3, 0, 0, 0, 0};
+    size_t n = put_op(in, 7, 2, t, 7);
+    assert_int_equal(onescope_world_step(w, in, n, &err), ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.field, "rotation");
+    onescope_world_free(w);
+    free(scene);
+}
+
 /* The SoA world's new calls refuse what they cannot do, each naming why, changing nothing. */
 static void soa_actions_refused(void **state) {
     (void)state;
@@ -328,6 +366,7 @@ int main(void) {
         cmocka_unit_test(planted_ulp_found_from_the_recording),
         cmocka_unit_test(diff_names_stage_and_values),
         cmocka_unit_test(soa_actions_refused),
+        cmocka_unit_test(worlds_refused_cleanly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
