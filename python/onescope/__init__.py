@@ -13,7 +13,14 @@ from .files import validate
 from .diff import CacheDiff, EntityDiff, FirstPast, HeaderItem, ReplayDiff, Value, diff
 from .ots import Bone, Clip, Peg, Rig, euler_to_quat, quat_to_euler_xyz
 from .pose_cache import SHAPES, TEXT_FIELDS, Entity, PoseCache, PoseWriter, recover
-from .recording import Module, Recording, verify_file as verify_recording_file
+from .recording import (
+    Module,
+    ModuleCheckFailure,
+    ModuleCheckOutcome,
+    ModuleCheckResult,
+    Recording,
+    verify_file as verify_recording_file,
+)
 from .replay import Link, Op, Replay, RunResult, Setup, Sim, VerifyResult
 
 __all__ = [
@@ -29,6 +36,9 @@ __all__ = [
     "Replay",
     "Recording",
     "Module",
+    "ModuleCheckResult",
+    "ModuleCheckOutcome",
+    "ModuleCheckFailure",
     "verify_recording_file",
     "Sim",
     "Op",

@@ -271,6 +271,65 @@ class ModuleHead(Structure):
         ("version", c_char_p),
     ]
 
+
+# ---- module.h: onescope_module_check_run's def and result ----
+
+MODULE_NO_OFFSET = 2**64 - 1  # ONESCOPE_MODULE_NO_OFFSET
+MODULE_CHECK_COUNT = 5  # ONESCOPE_MODULE_CHECK_COUNT
+MODULE_CHECK_NO_STAGE = 2**32 - 1  # ONESCOPE_MODULE_CHECK_NO_STAGE
+MODULE_CHECK_NO_ENTITY = 2**32 - 1  # ONESCOPE_MODULE_CHECK_NO_ENTITY
+
+
+class ModuleCheckDef(Structure):
+    _fields_ = [
+        ("steps", c_uint64),
+        ("horizon", c_uint32),
+        ("restore_every", c_uint32),
+        ("input", c_void_p),  # a ModuleCheckInputFn, or None: every step's input is empty
+        ("input_user", c_void_p),
+        ("start_snapshot", c_void_p),
+        ("start_snapshot_size", c_size_t),
+    ]
+
+
+# onescope_code onescope_module_check_input_fn(void *user, uint64_t step, const void **input,
+#                                              size_t *size, onescope_error *error)
+ModuleCheckInputFn = ctypes.CFUNCTYPE(
+    c_int, c_void_p, c_uint64, POINTER(c_void_p), POINTER(c_size_t), POINTER(Error)
+)
+
+
+class ModuleCheckFailure(Structure):
+    _fields_ = [
+        ("step", c_uint64),
+        ("stage", c_uint32),
+        ("entity", c_uint32),
+        ("entity_id", c_uint64),
+        ("value", c_char * 80),
+        ("values", c_double * 2),
+        ("hashes", c_uint64 * 2),
+        ("has_offset", c_bool),
+        ("offset", c_uint64),
+        ("what", c_char * 200),
+    ]
+
+
+class ModuleCheckOutcome(Structure):
+    _fields_ = [
+        ("status", c_int),
+        ("skipped_for", c_char * 48),
+        ("failure", ModuleCheckFailure),
+    ]
+
+
+class ModuleCheckResult(Structure):
+    _fields_ = [
+        ("steps", c_uint64),
+        ("failed", c_uint32),
+        ("checks", ModuleCheckOutcome * MODULE_CHECK_COUNT),
+    ]
+
+
 # ---- ots.h (only the parts a wrapper reads) ----
 
 
@@ -529,6 +588,10 @@ MIRRORED = {
     "onescope_recording_explanation": Explanation,
     "onescope_keyframe": Keyframe,
     "onescope_value_difference": ValueDifference,
+    "onescope_module_check_def": ModuleCheckDef,
+    "onescope_module_check_failure": ModuleCheckFailure,
+    "onescope_module_check_outcome": ModuleCheckOutcome,
+    "onescope_module_check_result": ModuleCheckResult,
     "onescope_diff_replay": DiffReplay,
     "onescope_diff_entity": DiffEntity,
     "onescope_diff_cache": DiffCache,
@@ -717,6 +780,13 @@ _PROTOTYPES = {
     # module.h, recording.h
     "onescope_module_test": (c_void_p, []),
     "onescope_module_load": (c_int, [c_char_p, _P(c_void_p), _E]),
+    "onescope_module_fail": (c_int, [_E, c_int, c_uint64, c_char_p, c_char_p, c_char_p]),
+    "onescope_module_check_def_default": (ModuleCheckDef, []),
+    "onescope_module_check_name": (c_char_p, [c_int]),
+    "onescope_module_check_run": (
+        c_int,
+        [c_void_p, c_void_p, c_size_t, _P(ModuleCheckDef), c_void_p, _P(ModuleCheckResult), _E],
+    ),
     "onescope_recording_parse": (c_int, [c_void_p, c_size_t, c_char_p, _opts, _P(c_void_p), _E]),
     "onescope_recording_read_file": (c_int, [c_char_p, _opts, _P(c_void_p), _E]),
     "onescope_recording_free": (None, [c_void_p]),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import List, NamedTuple, Optional
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -42,8 +42,173 @@ class Module:
         check(lib.onescope_module_load(path_bytes(path), ctypes.byref(table), ctypes.byref(err)), err)
         return cls(table.value, os.fsdecode(path))
 
+    def check(
+        self,
+        setup: bytes,
+        steps: int = 100,
+        horizon: int = 4,
+        restore_every: int = 32,
+        start_snapshot: Optional[bytes] = None,
+        *,
+        inputs: Optional[Sequence[bytes]] = None,
+    ) -> "ModuleCheckResult":
+        """Runs the module from `setup` for `steps` steps and checks what the tools assume of
+        it (the library's onescope_module_check_run; docs/module.md, "Checking a module before
+        trusting it"): determinism, snapshot, restore, stages and hash, in that order. A
+        snapshot round trip starts a restored world at steps 0, restore_every, 2 restore_every,
+        ..., which runs `horizon` steps beside the original; with `start_snapshot` both worlds
+        are restored from it instead of made from the setup. `inputs` holds each step's input
+        (step i's is inputs[i], at least `steps` of them), passed to the module unchecked; None:
+        every step's input is empty. A check that fails is a result; a module that cannot make
+        or step its first world raises FormatError with the library's line."""
+        setup = _check.data("setup", setup)
+        steps = _check.integer("steps", steps, (1, _check.U64[1]))
+        horizon = _check.integer("horizon", horizon, _check.U32)
+        restore_every = _check.integer("restore_every", restore_every, (1, _check.U32[1]))
+        d = lib.onescope_module_check_def_default()
+        d.steps, d.horizon, d.restore_every = steps, horizon, restore_every
+        if start_snapshot is not None:
+            start_snapshot = _check.data("start_snapshot", start_snapshot)
+            snap = ctypes.create_string_buffer(start_snapshot, len(start_snapshot))
+            d.start_snapshot = ctypes.addressof(snap)
+            d.start_snapshot_size = len(start_snapshot)
+        feed = None
+        if inputs is not None:
+            feed = _inputs_of(inputs, steps)
+            d.input = ctypes.cast(feed.callback, ctypes.c_void_p)
+        out = _lib.ModuleCheckResult()
+        err = _lib.Error()
+        check(
+            lib.onescope_module_check_run(
+                self._table, setup, len(setup), ctypes.byref(d), None, ctypes.byref(out),
+                ctypes.byref(err),
+            ),
+            err,
+        )
+        return ModuleCheckResult(
+            out.steps, out.failed,
+            [_outcome_of(k, out.checks[k]) for k in range(_lib.MODULE_CHECK_COUNT)],
+        )
+
     def __repr__(self) -> str:
         return f"<onescope.Module {self.id} {self.version} from {self.origin}>"
+
+
+class ModuleCheckFailure(NamedTuple):
+    """The first failure of one check of :meth:`Module.check`: the step (0-based) after or
+    during which it was seen; the stage just run (its index in the module's stage order) or
+    None; the entity's index and id, or None for both; the named value that tells the two
+    worlds apart (``"NAME[i]"`` for an element of a world value; "" when only the hash does)
+    with ``values``, its value in the first and the second world (or before and after; 0.0
+    when there is no value); the two hashes compared (for the hash check both are the hash
+    that stayed); the first differing snapshot byte or None; and ``what``, the library's one
+    line."""
+
+    step: int
+    stage: Optional[int]
+    entity: Optional[int]
+    entity_id: Optional[int]
+    value: str
+    values: Tuple[float, float]
+    hashes: Tuple[int, int]
+    offset: Optional[int]
+    what: str
+
+
+class ModuleCheckOutcome(NamedTuple):
+    """One check: its name ("determinism", "snapshot", "restore", "stages", "hash"), status
+    ("passed", "failed" or "skipped"), skipped_for (the slot the module lacks, when skipped;
+    else None) and failure (when failed; else None)."""
+
+    name: str
+    status: str
+    skipped_for: Optional[str]
+    failure: Optional[ModuleCheckFailure]
+
+
+class ModuleCheckResult(NamedTuple):
+    """What :meth:`Module.check` returns: the steps run, how many checks failed, and every
+    check's outcome in the library's order."""
+
+    steps: int
+    failed: int
+    checks: List[ModuleCheckOutcome]
+
+    def outcome(self, name: str) -> ModuleCheckOutcome:
+        """The outcome of the check with this name (KeyError for another name)."""
+        for c in self.checks:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+
+_CHECK_STATUS = ("passed", "failed", "skipped")  # onescope_module_check_status
+
+
+class _CheckInputs:
+    """Every step's input in one buffer, and the input callback that lends step i's bytes
+    (they stay valid for the whole run, longer than the library asks)."""
+
+    def __init__(self, blobs: List[bytes]) -> None:
+        self.count = len(blobs)
+        self.sizes = [len(b) for b in blobs]
+        self.offsets = [0] * self.count
+        for i in range(1, self.count):
+            self.offsets[i] = self.offsets[i - 1] + self.sizes[i - 1]
+        joined = b"".join(blobs)
+        self.buffer = ctypes.create_string_buffer(joined, max(len(joined), 1))
+        self.base = ctypes.addressof(self.buffer)
+        self.callback = _lib.ModuleCheckInputFn(self._input)
+
+    def _input(self, user: int, step: int, data, size, error) -> int:
+        if step >= self.count:  # never: the library asks for steps 0..steps-1 only
+            return lib.onescope_module_fail(
+                error, Code.RANGE, _lib.MODULE_NO_OFFSET, b"inputs",
+                b"an input for every step checked", f"none for step {step}".encode(),
+            )
+        n = self.sizes[step]
+        data[0] = self.base + self.offsets[step] if n else None
+        size[0] = n
+        return Code.OK
+
+
+def _inputs_of(inputs: Sequence[bytes], steps: int) -> _CheckInputs:
+    if isinstance(inputs, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"inputs must be a sequence of each step's input bytes, not "
+                        f"{type(inputs).__name__}")
+    try:
+        count = len(inputs)
+    except TypeError:
+        raise TypeError(f"inputs must be a sequence of each step's input bytes, not "
+                        f"{type(inputs).__name__}") from None
+    if count < steps:
+        raise ValueError(f"inputs must hold an input for each of the {steps} steps, not {count}")
+    return _CheckInputs([_check.data(f"inputs[{i}]", inputs[i]) for i in range(steps)])
+
+
+def _outcome_of(kind: int, o: "_lib.ModuleCheckOutcome") -> ModuleCheckOutcome:
+    def text(raw: bytes) -> str:
+        return raw.decode("utf-8", "replace")
+
+    name = text(lib.onescope_module_check_name(kind))
+    status = _CHECK_STATUS[o.status]
+    failure = None
+    if status == "failed":
+        f = o.failure
+        no_entity = f.entity == _lib.MODULE_CHECK_NO_ENTITY
+        failure = ModuleCheckFailure(
+            f.step,
+            None if f.stage == _lib.MODULE_CHECK_NO_STAGE else f.stage,
+            None if no_entity else f.entity,
+            None if no_entity else f.entity_id,
+            text(f.value),
+            (f.values[0], f.values[1]),
+            (f.hashes[0], f.hashes[1]),
+            f.offset if f.has_offset else None,
+            text(f.what),
+        )
+    skipped_for = text(o.skipped_for) if status == "skipped" else None
+    return ModuleCheckOutcome(name, status, skipped_for, failure)
 
 
 class EntityRow(NamedTuple):

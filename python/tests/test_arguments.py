@@ -24,6 +24,7 @@ GHOST = TESTDATA / "test-2d-ghost.ospc"
 R600 = TESTDATA / "test-2d-600.ostm"
 CLIP = TESTDATA.parent / "tests" / "fuzz" / "corpus" / "anm_parse" / "valid-clip"
 RIG = TESTDATA.parent / "tests" / "fuzz" / "corpus" / "pvt_parse" / "valid-rig"
+V2 = TESTDATA.parent / "tests" / "fuzz" / "corpus" / "recording_parse"
 U8, U16, U32, I32 = (0, 255), (0, 65535), (0, 2**32 - 1), (-(2**31), 2**31 - 1)
 U64, SIZE = (0, 2**64 - 1), (0, 2**64 - 1)
 
@@ -155,6 +156,8 @@ def _sweep(tmp_path):
     last = replay.step_count - 1
     created = onescope.PoseCache.create(_pos(1, 2))
     ok_sim = onescope.Sim(2, 2, 1)
+    test_module = onescope.Module.test()
+    setup = onescope.Recording.open(V2 / "valid-3d").setup
     rows = [
         ("PoseCache.open", lambda v: onescope.PoseCache.open(GHOST, max_input_bytes=v),
          "max_input_bytes", SIZE),
@@ -205,6 +208,12 @@ def _sweep(tmp_path):
          I32),
         ("diff max_input_bytes", lambda v: onescope.diff(GHOST, GHOST, max_input_bytes=v),
          "max_input_bytes", SIZE),
+        # steps 0 checks nothing (the library refuses it too); 2**64-1 is the library's NOMEM
+        ("Module.check steps", lambda v: test_module.check(setup, v), "steps", (1, 2**64 - 1)),
+        ("Module.check horizon", lambda v: test_module.check(setup, 2, horizon=v), "horizon",
+         U32),
+        ("Module.check restore_every", lambda v: test_module.check(setup, 2, restore_every=v),
+         "restore_every", (1, 2**32 - 1)),
     ]
     return [r if len(r) == 5 else (*r, ValueError) for r in rows]
 
@@ -224,7 +233,7 @@ def test_every_integer_argument_is_checked(tmp_path):
             with pytest.raises(TypeError, match=f"{name} must be an integer"):
                 call(wrong)
         checked += 1
-    assert checked == 30
+    assert checked == 33
 
 
 def test_every_name_argument_lists_the_allowed_names():
