@@ -10,6 +10,8 @@
  * makes the plug-in's table one without the optional slots (entities, values, stages, ...). */
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,24 +170,36 @@ static uint64_t hash(void *context, const void *world) {
     return springs_hash(world);
 }
 
-/* A snapshot is the world's bytes up to the last particle it has (this build's layout: the
- * module's version says which layout a recording holds). */
+/* A snapshot holds the world's head (count, stage, step, the plant) and then each of its six
+ * arrays up to its count, so its size follows the particles, not SPRINGS_MAX (this build's
+ * layout: the module's version says which layout a recording holds). */
+#define SNAP_HEAD offsetof(springs_world, x)
+
+static size_t snapshot_size(uint32_t count) {
+    return SNAP_HEAD + 6 * (size_t)count * sizeof(float);
+}
+
+static float *array_of(springs_world *w, int k) {
+    float *const a[6] = {w->x, w->y, w->vx, w->vy, w->fx, w->fy};
+    return a[k];
+}
+
 static onescope_code snapshot(void *context, const void *world, onescope_module_sink *out,
                               onescope_error *error) {
     (void)context;
-    onescope_code rc;
-    if (strcmp(bug(), "snapshot") == 0) { /* the velocities are not saved */
-        springs_world *copy = malloc(sizeof *copy);
-        if (copy == NULL)
-            return onescope_module_fail(error, ONESCOPE_E_NOMEM, ONESCOPE_MODULE_NO_OFFSET,
-                                        "snapshot", NULL, "no memory");
-        memcpy(copy, world, sizeof *copy);
-        memset(copy->vx, 0, sizeof copy->vx);
-        memset(copy->vy, 0, sizeof copy->vy);
-        rc = onescope_module_sink_append(out, copy, sizeof *copy);
-        free(copy);
-    } else {
-        rc = onescope_module_sink_append(out, world, sizeof(springs_world));
+    springs_world *w = (springs_world *)world; /* read only: array_of wants the mutable type */
+    bool lose_velocities = strcmp(bug(), "snapshot") == 0; /* the planted bug class */
+    static const float zeros[256];
+    onescope_code rc = onescope_module_sink_append(out, w, SNAP_HEAD);
+    for (int k = 0; k < 6 && rc == ONESCOPE_OK; k++) {
+        if (lose_velocities && (k == 2 || k == 3)) {
+            for (uint32_t i = 0; i < w->count && rc == ONESCOPE_OK; i += 256) {
+                uint32_t n = w->count - i < 256 ? w->count - i : 256;
+                rc = onescope_module_sink_append(out, zeros, n * sizeof(float));
+            }
+        } else {
+            rc = onescope_module_sink_append(out, array_of(w, k), w->count * sizeof(float));
+        }
     }
     if (rc != ONESCOPE_OK)
         return onescope_module_fail(error, rc, ONESCOPE_MODULE_NO_OFFSET, "snapshot",
@@ -200,19 +214,23 @@ static onescope_code restore(void *context, const void *setup, size_t setup_size
     (void)allocator;
     springs_setup s;
     if (springs_setup_decode(setup, setup_size, &s) != 0) return bad_setup(error);
-    if (snap_size != sizeof(springs_world))
+    if (snap_size != snapshot_size(s.count))
         return onescope_module_fail(error, ONESCOPE_E_LENGTH, 0, "snapshot",
-                                    "one springs_world of this build", "another size");
+                                    "the head and six arrays of the setup's count", "another size");
     springs_world *w = world_new();
     if (w == NULL)
         return onescope_module_fail(error, ONESCOPE_E_NOMEM, ONESCOPE_MODULE_NO_OFFSET, "world",
                                     NULL, "no memory");
-    memcpy(w, snap, sizeof *w);
+    const uint8_t *p = snap;
+    memcpy(w, p, SNAP_HEAD);
     if (w->count != s.count || w->stage != 0) {
         world_free(w);
         return onescope_module_fail(error, ONESCOPE_E_RANGE, 0, "snapshot",
                                     "a world of the setup's count, at a step boundary", "another");
     }
+    for (int k = 0; k < 6; k++)
+        memcpy(array_of(w, k), p + SNAP_HEAD + (size_t)k * s.count * sizeof(float),
+               s.count * sizeof(float));
     plant(w);
     *world = w;
     return ONESCOPE_OK;
