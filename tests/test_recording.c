@@ -1819,6 +1819,393 @@ static void keyframes_bisect_the_diff(void **state) {
     unlink(full_b);
 }
 
+/* ---- keyframes: the container's rules at their offsets, recovery, the writer's refusals ---- */
+
+/* Keyframe index's offset in the file's bytes a: its table's ids less its count, its snapshot
+ * and its two lengths; its length and snapshot length there as the layout says. */
+static size_t keyframe_at(const onescope_recording *r, const onescope_buffer *a, uint32_t index) {
+    onescope_keyframe k;
+    assert_int_equal(onescope_recording_keyframe(r, index, &k), ONESCOPE_OK);
+    size_t at = (size_t)(k.ids - onescope_recording_setup(r, NULL)) + 32 - 12 - k.snapshot_size;
+    assert_true(at + 12 <= a->size);
+    assert_int_equal(onescope_os_get_u32(a->data + at),
+                     8 + k.snapshot_size + (size_t)k.entity_count * (8 + 8 * k.value_count));
+    assert_int_equal(onescope_os_get_u32(a->data + at + 4), k.snapshot_size);
+    assert_int_equal(onescope_os_get_u32(a->data + at + 8 + k.snapshot_size), k.entity_count);
+    return at;
+}
+
+/* Step index's record (its input length) in the file's bytes. */
+static size_t record_at(const onescope_recording *r, uint32_t index) {
+    const uint8_t *in;
+    size_t n;
+    assert_int_equal(onescope_recording_step_input(r, index, &in, &n), ONESCOPE_OK);
+    return (size_t)(in - onescope_recording_setup(r, NULL)) + 32 - 4;
+}
+
+/* bytes as a partial still being written: the open count at offset 8 */
+static void write_partial(const char *p, const uint8_t *data, size_t size) {
+    uint8_t *copy = malloc(size);
+    assert_non_null(copy);
+    memcpy(copy, data, size);
+    onescope_os_put_u32(copy + 8, ONESCOPE_RECORDING_OPEN_COUNT);
+    test_write_file(p, copy, size);
+    free(copy);
+}
+
+/* Every rule of the keyframe head and of a keyframe, each with its code at its offset, in the
+ * test module's 60 steps with keyframes every 8: the whole parse and the streamed verify say
+ * the same. A value name the module lacks parses and is refused by check and verify at its
+ * length byte. */
+static void keyframe_errors_at_offsets(void **state) {
+    (void)state;
+    rows_keyframes = 8;
+    record_rows(path, false, 100, 100);
+    rows_keyframes = 0;
+    const onescope_module *m = onescope_module_test();
+    onescope_buffer a = read_all(path);
+    onescope_recording *r = read_recording(path);
+    assert_int_equal(onescope_recording_keyframe_count(r), 7);
+    /* the keyframe head: after row 0 (at 38) and its entity row (at 46) */
+    size_t erow0 = 12 + 1 + 13 + 1 + 1 + 4 + 6 + 8; /* row 0's entity row */
+    size_t kh = erow0 + 4 + onescope_os_get_u32(a.data + erow0);
+    assert_int_equal(onescope_os_get_u32(a.data + kh), 8);                  /* K */
+    assert_int_equal(onescope_os_get_u16(a.data + kh + 4), m->value_count); /* V */
+    assert_int_equal(a.data[kh + 6], 5);
+    assert_memory_equal(a.data + kh + 7, "alive", 5);
+    size_t name1 = kh + 6 + 1 + 5; /* "still_count" */
+    assert_int_equal(a.data[name1], 11);
+    assert_memory_equal(a.data + name1 + 1, "still_count", 11);
+    /* the first keyframe (row 8) and the last (row 56) */
+    size_t k0 = keyframe_at(r, &a, 0), k6 = keyframe_at(r, &a, 6);
+    uint32_t len0 = onescope_os_get_u32(a.data + k0), snap0 = onescope_os_get_u32(a.data + k0 + 4);
+    size_t count0 = k0 + 8 + snap0;
+    uint32_t ents0 = onescope_os_get_u32(a.data + count0);
+    assert_true(snap0 > 0 && ents0 == 5);
+    assert_int_equal(k0, record_at(r, 8) - 4 - len0); /* it ends step 7's record */
+    size_t end6 = k6 + 4 + onescope_os_get_u32(a.data + k6);
+    size_t count6 = k6 + 8 + onescope_os_get_u32(a.data + k6 + 4);
+    assert_int_equal(end6, record_at(r, 56));
+    struct {
+        size_t at;
+        uint32_t value;
+        int width;
+        onescope_code code;
+        size_t where;
+    } cases[] = {
+        {kh, 0, 4, ONESCOPE_E_RANGE, kh},                        /* K = 0 */
+        {kh, 16777217, 4, ONESCOPE_E_RANGE, kh},                 /* K past 16777216 */
+        {kh + 4, 1025, 2, ONESCOPE_E_RANGE, kh + 4},             /* V past 1024 */
+        {kh + 6, 0, 1, ONESCOPE_E_LENGTH, kh + 6},               /* a name of no bytes */
+        {name1, 65, 1, ONESCOPE_E_LENGTH, name1},                /* a name of 65 bytes */
+        {name1 + 1 + 3, 0x07, 1, ONESCOPE_E_RANGE, name1 + 4},   /* BEL inside a name */
+        {name1 + 1 + 10, 0x7f, 1, ONESCOPE_E_RANGE, name1 + 11}, /* DEL as its last byte */
+        {k0 + 4, len0 - 7, 4, ONESCOPE_E_LENGTH, k0 + 4},        /* S one past L - 8 */
+        {k0, 7, 4, ONESCOPE_E_LENGTH, k0 + 4},                   /* L too short for S and E */
+        {count0, ents0 + 1, 4, ONESCOPE_E_LENGTH, count0},       /* E not what L holds */
+        {count0, ents0 - 1, 4, ONESCOPE_E_LENGTH, count0},
+        {count0, 1048577, 4, ONESCOPE_E_RANGE, count0}, /* E past 1048576 */
+        {k0, 0xfffffff0u, 4, ONESCOPE_E_TRUNCATED, k0}, /* L past the bytes left */
+        {k6, (uint32_t)(a.size - k6 - 4 + 1), 4, ONESCOPE_E_TRUNCATED, k6}, /* one byte past */
+        {k6, (uint32_t)(a.size - k6 - 4), 4, ONESCOPE_E_LENGTH, count6},    /* all of them */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        uint8_t *bad = malloc(a.size);
+        assert_non_null(bad);
+        memcpy(bad, a.data, a.size);
+        if (cases[c].width == 1)
+            bad[cases[c].at] = (uint8_t)cases[c].value;
+        else if (cases[c].width == 2)
+            onescope_os_put_u16(bad + cases[c].at, (uint16_t)cases[c].value);
+        else
+            onescope_os_put_u32(bad + cases[c].at, cases[c].value);
+        onescope_recording *x = NULL;
+        onescope_error err;
+        assert_int_equal(onescope_recording_parse(bad, a.size, "bad", NULL, &x, &err),
+                         cases[c].code);
+        assert_error_at(err, cases[c].code, cases[c].where);
+        assert_null(x);
+        test_write_file(path, bad, a.size);
+        onescope_verify_result v;
+        assert_int_equal(onescope_recording_verify_file(path, m, NULL, &v, &err), cases[c].code);
+        assert_error_at(err, cases[c].code, cases[c].where);
+        verify_file_equals_whole(path, m);
+        free(bad);
+    }
+    /* the file cut inside the last keyframe: in its length, its snapshot length, its snapshot,
+     * its count and its table */
+    struct {
+        size_t size;
+        size_t where;
+    } cuts[] = {
+        {k6 + 2, k6}, {k6 + 6, k6 + 4}, {k6 + 20, k6}, {count6 + 2, k6}, {end6 - 1, k6},
+    };
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        onescope_recording *x = NULL;
+        onescope_error err;
+        assert_int_equal(onescope_recording_parse(a.data, cuts[c].size, "cut", NULL, &x, &err),
+                         ONESCOPE_E_TRUNCATED);
+        assert_error_at(err, ONESCOPE_E_TRUNCATED, cuts[c].where);
+        test_write_file(path, a.data, cuts[c].size);
+        onescope_verify_result v;
+        assert_int_equal(onescope_recording_verify_file(path, m, NULL, &v, &err),
+                         ONESCOPE_E_TRUNCATED);
+        assert_error_at(err, ONESCOPE_E_TRUNCATED, cuts[c].where);
+    }
+    /* a value the module lacks: the container's rules hold, the module's check refuses it at
+     * the name's length byte, whole and streamed */
+    {
+        uint8_t *bad = malloc(a.size);
+        assert_non_null(bad);
+        memcpy(bad, a.data, a.size);
+        bad[name1 + 1 + 7] = 'O'; /* "still_cOunt" */
+        onescope_recording *x = NULL;
+        onescope_error err;
+        assert_int_equal(onescope_recording_parse(bad, a.size, "bad", NULL, &x, &err), ONESCOPE_OK);
+        char name[65];
+        assert_int_equal(onescope_recording_value_name(x, 1, name), ONESCOPE_OK);
+        assert_string_equal(name, "still_cOunt");
+        assert_int_equal(onescope_recording_check(x, m, "bad", &err), ONESCOPE_E_MISMATCH);
+        assert_error_at(err, ONESCOPE_E_MISMATCH, name1);
+        onescope_verify_result v;
+        assert_int_equal(onescope_recording_verify(x, m, NULL, &v, "bad", &err),
+                         ONESCOPE_E_MISMATCH);
+        assert_error_at(err, ONESCOPE_E_MISMATCH, name1);
+        assert_non_null(strstr(line_of(&err), "still_cOunt"));
+        assert_string_equal(err.field, "keyframe values");
+        onescope_recording_free(x);
+        test_write_file(path, bad, a.size);
+        assert_int_equal(onescope_recording_verify_file(path, m, NULL, &v, &err),
+                         ONESCOPE_E_MISMATCH);
+        assert_error_at(err, ONESCOPE_E_MISMATCH, name1);
+        verify_file_equals_whole(path, m);
+        free(bad);
+    }
+    onescope_recording_free(r);
+    onescope_buffer_free(&a);
+    unlink(path);
+}
+
+/* Recovery with keyframes: a partial torn inside the keyframe after step 55 (row 56) keeps 55
+ * steps and drops step 55's whole record; one cut right after that keyframe keeps all 56. */
+static void keyframe_recovery(void **state) {
+    (void)state;
+    rows_keyframes = 8;
+    record_rows(path, false, 100, 100);
+    rows_keyframes = 0;
+    const onescope_module *m = onescope_module_test();
+    onescope_buffer a = read_all(path);
+    onescope_recording *r = read_recording(path);
+    size_t k6 = keyframe_at(r, &a, 6), rec55 = record_at(r, 55), rec56 = record_at(r, 56);
+    assert_true(rec55 < k6 && k6 < rec56);
+    char out[160];
+    snprintf(out, sizeof out, "%s/recovered.ostm", dir);
+    struct {
+        size_t size;
+        uint64_t kept, dropped;
+        uint32_t keyframes;
+    } cases[] = {
+        {k6 + 2, 55, k6 + 2 - rec55, 6},       /* in the keyframe's length */
+        {k6 + 30, 55, k6 + 30 - rec55, 6},     /* in its snapshot */
+        {rec56 - 1, 55, rec56 - 1 - rec55, 6}, /* its last byte missing */
+        {rec56, 56, 0, 7},                     /* right after it */
+        {rec56 + 2, 56, 2, 7},                 /* in the next record's length */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        write_partial(partial, a.data, cases[c].size);
+        uint64_t kept = 0, dropped = 99;
+        onescope_error err;
+        onescope_code rc = onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err);
+        if (rc != ONESCOPE_OK) fail_msg("%zu bytes: %s", cases[c].size, line_of(&err));
+        assert_int_equal(kept, cases[c].kept);
+        assert_int_equal(dropped, cases[c].dropped);
+        onescope_recording *x = NULL;
+        assert_int_equal(onescope_recording_read_file(out, NULL, &x, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_recording_step_count(x), cases[c].kept);
+        assert_int_equal(onescope_recording_keyframe_count(x), cases[c].keyframes);
+        onescope_keyframe k;
+        assert_int_equal(onescope_recording_keyframe(x, cases[c].keyframes - 1, &k), ONESCOPE_OK);
+        assert_int_equal(k.row, 8 * cases[c].keyframes);
+        assert_int_equal(onescope_recording_verify(x, m, NULL, NULL, "recovered", &err),
+                         ONESCOPE_OK);
+        onescope_recording_free(x);
+        onescope_buffer b = read_all(out); /* the partial's bytes, its count final */
+        assert_int_equal(b.size, cases[c].size - cases[c].dropped);
+        assert_memory_equal(b.data + 12, a.data + 12, b.size - 12);
+        assert_int_equal(onescope_os_get_u32(b.data + 8), cases[c].kept);
+        onescope_buffer_free(&b);
+        unlink(out);
+    }
+    /* damage before the end is no tear: a keyframe's count that its length does not hold */
+    {
+        uint8_t *bad = malloc(a.size);
+        assert_non_null(bad);
+        memcpy(bad, a.data, a.size);
+        size_t k0 = keyframe_at(r, &a, 0);
+        size_t count0 = k0 + 8 + onescope_os_get_u32(a.data + k0 + 4);
+        onescope_os_put_u32(bad + count0, onescope_os_get_u32(a.data + count0) + 1);
+        write_partial(partial, bad, a.size);
+        free(bad);
+        uint64_t kept = 7, dropped = 7;
+        onescope_error err;
+        assert_int_equal(onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err),
+                         ONESCOPE_E_LENGTH);
+        assert_error_at(err, ONESCOPE_E_LENGTH, count0);
+        assert_int_equal(access(out, F_OK), -1);
+    }
+    onescope_recording_free(r);
+    onescope_buffer_free(&a);
+    unlink(partial);
+    unlink(path);
+}
+
+/* The writer's refusals around keyframes: a module without entities, a value name a keyframe
+ * table cannot hold (64 bytes still can), an interval past the step limit, engine mode without
+ * the engine's world at open or at a step; keyframes without entity rows in engine mode. */
+static void keyframe_refusals(void **state) {
+    (void)state;
+    onescope_module sp = springs_module(); /* no entities */
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &sp;
+    def.setup = &setup8;
+    def.setup_size = 1;
+    def.keyframe_every = 8;
+    onescope_recording_writer *w = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                     ONESCOPE_E_UNSUPPORTED);
+    assert_non_null(strstr(line_of(&err), "no entity_count"));
+    assert_null(w);
+    assert_int_equal(access(partial, F_OK), -1);
+    /* the test module with a value name of 65 bytes: a module, but not for keyframes */
+    const onescope_module *t = onescope_module_test();
+    onescope_module m = *t;
+    onescope_value_info values[16];
+    assert_true(t->value_count <= 16);
+    memcpy(values, t->values, t->value_count * sizeof *values);
+    char long_name[66];
+    memset(long_name, 'v', 65);
+    long_name[65] = '\0';
+    values[3].name = long_name;
+    m.values = values;
+    assert_int_equal(onescope_module_check(&m, "m", &err), ONESCOPE_OK);
+    def.module = &m;
+    def.setup = rows_setup;
+    def.setup_size = sizeof rows_setup;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                     ONESCOPE_E_UNSUPPORTED);
+    assert_non_null(strstr(line_of(&err), "value 3 not so"));
+    assert_int_equal(access(partial, F_OK), -1);
+    long_name[64] = '\0'; /* 64 bytes: held */
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    onescope_recording_writer_discard(w);
+    long_name[64] = 'v';
+    def.keyframe_every = 0; /* no keyframes: the name is no matter */
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    onescope_recording_writer_discard(w);
+    def.module = t;
+    def.keyframe_every = ONESCOPE_RECORDING_MAX_STEPS + 1;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                     ONESCOPE_E_UNSUPPORTED);
+    def.keyframe_every = ONESCOPE_RECORDING_MAX_STEPS;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    onescope_recording_writer_discard(w);
+    /* engine mode with keyframes and no entity rows: the engine's world at open and each step */
+    def.keyframe_every = 4;
+    def.engine_mode = true;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                     ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(line_of(&err), "start_world"));
+    assert_int_equal(access(partial, F_OK), -1);
+    onescope_sim_def sd = onescope_sim_def_default();
+    sd.setup = (onescope_sim_setup){3, 5, 9};
+    onescope_sim *sim;
+    assert_int_equal(onescope_sim_create(&sd, NULL, &sim, &err), ONESCOPE_OK);
+    def.start_world = sim;
+    def.start_hash = onescope_sim_hash(sim);
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    uint64_t h = def.start_hash;
+    assert_int_equal(onescope_recording_writer_append(w, NULL, 0, &h, &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(line_of(&err), "append_world"));
+    assert_int_equal(onescope_recording_writer_steps(w), 0);
+    onescope_recording_writer_discard(w);
+    assert_int_equal(access(partial, F_OK), -1);
+    /* and with the world lent: 10 steps, 2 keyframes, no entity rows, the file verifies */
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < 10; i++) {
+        uint8_t in[14];
+        size_t n = rows_input(i, 100, in);
+        assert_int_equal(onescope_sim_step(sim, in, n, &err), ONESCOPE_OK);
+        h = onescope_sim_hash(sim);
+        assert_int_equal(onescope_recording_writer_append_world(w, in, n, &h, sim, &err),
+                         ONESCOPE_OK);
+    }
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+    onescope_recording *r = read_recording(path);
+    assert_int_equal(onescope_recording_flags(r),
+                     ONESCOPE_RECORDING_FLAG_HASH_ROWS | ONESCOPE_RECORDING_FLAG_KEYFRAMES);
+    assert_int_equal(onescope_recording_keyframe_count(r), 2);
+    onescope_keyframe k;
+    assert_int_equal(onescope_recording_keyframe(r, 1, &k), ONESCOPE_OK);
+    assert_int_equal(k.row, 8);
+    assert_int_equal(k.entity_count, 5);
+    assert_int_equal(onescope_recording_verify(r, t, NULL, NULL, "keys", &err), ONESCOPE_OK);
+    key_seen seen = {r, 0};
+    assert_int_equal(onescope_recording_run(r, t, NULL, keys_match, &seen, "keys", &err),
+                     ONESCOPE_OK);
+    assert_int_equal(seen.keyframes, 2);
+    onescope_recording_free(r);
+    /* tool mode lends no world */
+    def.engine_mode = false;
+    def.start_world = NULL;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_recording_writer_append_world(w, NULL, 0, NULL, sim, &err),
+                     ONESCOPE_E_ARGUMENT);
+    onescope_recording_writer_discard(w);
+    onescope_sim_free(sim);
+    unlink(partial);
+    unlink(path);
+}
+
+/* The writer with keyframes (tool mode, 24 steps: 3 keyframes), the parse and verify of a
+ * keyframed file and an explanation from a keyframe, under refused allocations. */
+static onescope_code write_rows(const onescope_allocator *a, void *c);
+static onescope_code explain_under(const onescope_allocator *a, void *c);
+
+static onescope_code parse_keys_under(const onescope_allocator *a, void *c) {
+    const onescope_buffer *b = c;
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = a;
+    onescope_recording *r = NULL;
+    onescope_error err;
+    onescope_code rc = onescope_recording_parse(b->data, b->size, "k.ostm", &o, &r, &err);
+    if (rc != ONESCOPE_OK) return rc;
+    rc = onescope_recording_verify(r, onescope_module_test(), a, NULL, "k.ostm", &err);
+    onescope_recording_free(r);
+    return rc;
+}
+
+static void keyframe_allocation_failures(void **state) {
+    (void)state;
+    uint32_t every = 8;
+    assert_true(test_alloc_walk(write_rows, &every) >= 5);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(access(partial, F_OK), -1);
+    rows_keyframes = 8;
+    record_rows(path, false, 100, 100);
+    onescope_buffer b = read_all(path);
+    assert_true(test_alloc_walk(parse_keys_under, &b) >= 5);
+    onescope_buffer_free(&b);
+    record_rows(path, true, 100, 101); /* a divergence to explain from row 40's keyframe */
+    rows_keyframes = 0;
+    onescope_recording *r = read_recording(path);
+    /* a restore refused for memory runs from row 0 instead: OK, or NOMEM later on */
+    assert_true(test_alloc_walk_recovering(explain_under, r) >= 5);
+    onescope_recording_free(r);
+    unlink(path);
+}
+
 static void entity_row_errors_at_offsets(void **state) {
     (void)state;
     record_rows(path, false, 100, 100);
@@ -1883,12 +2270,13 @@ static void entity_row_errors_at_offsets(void **state) {
 /* The writer with entity rows (tool mode over the test module: a spawn at step 20 grows the
  * ids) and an explanation, under refused allocations: NOMEM, nothing leaked, no file left. */
 static onescope_code write_rows(const onescope_allocator *a, void *c) {
-    (void)c;
+    const uint32_t *every = c; /* keyframes every this many steps (NULL: none) */
     onescope_recording_def def = onescope_recording_def_default();
     def.module = onescope_module_test();
     def.setup = rows_setup;
     def.setup_size = sizeof rows_setup;
     def.entity_rows = true;
+    def.keyframe_every = every != NULL ? *every : 0;
     onescope_recording_writer *w;
     onescope_error err;
     onescope_code rc = onescope_recording_writer_open(path, &def, NULL, a, &w, &err);
@@ -2199,6 +2587,10 @@ int main(void) {
         cmocka_unit_test(keyframes_written_and_read),
         cmocka_unit_test(keyframes_localise_the_divergence),
         cmocka_unit_test(keyframes_bisect_the_diff),
+        cmocka_unit_test(keyframe_errors_at_offsets),
+        cmocka_unit_test(keyframe_recovery),
+        cmocka_unit_test(keyframe_refusals),
+        cmocka_unit_test(keyframe_allocation_failures),
         cmocka_unit_test(streamed_verify_equals_whole),
         cmocka_unit_test(diff_allocation_failures),
         cmocka_unit_test(ghost_allocation_failures),

@@ -762,9 +762,11 @@ static void rec_assert_same(const uint8_t *d, size_t n) {
     }
 }
 
-/* Three recordings of the test module: tool mode with inputs of up to 1400 bytes; engine mode
+/* Five recordings of the test module: tool mode with inputs of up to 1400 bytes; engine mode
  * with a 5000-byte start snapshot and no check of it (the container does not look inside);
- * tool mode with entity rows (kind 2). */
+ * tool mode with entity rows (kind 2); with entity rows and keyframes every 8 steps (kind 3);
+ * with keyframes every 5 steps and no entity rows (kind 4). */
+#define RECORDING_KINDS 5
 static void make_recording(const char *path, int kind) {
     bool engine = kind == 1;
     onescope_recording_def def = onescope_recording_def_default();
@@ -779,7 +781,8 @@ static void make_recording(const char *path, int kind) {
         def.start_snapshot = snap;
         def.snapshot_size = 5000;
     }
-    def.entity_rows = kind == 2;
+    def.entity_rows = kind == 2 || kind == 3;
+    def.keyframe_every = kind == 3 ? 8 : kind == 4 ? 5 : 0;
     onescope_recording_writer *w;
     onescope_error e;
     assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &e), ONESCOPE_OK);
@@ -799,16 +802,74 @@ static void make_recording(const char *path, int kind) {
     free(snap);
 }
 
+/* Each byte of a keyframe's two lengths and its entity count changed four ways, and the
+ * lengths and the count set to the values next to each rule's edge. */
+static void rec_keyframe_mutations(uint8_t *m, size_t n) {
+    onescope_recording *r = NULL;
+    onescope_error e;
+    assert_int_equal(onescope_recording_parse(m, n, "k", NULL, &r, &e), ONESCOPE_OK);
+    uint32_t count = onescope_recording_keyframe_count(r);
+    assert_true(count >= 2);
+    for (uint32_t i = 0; i < count; i += count - 1) { /* the first and the last */
+        onescope_keyframe k;
+        assert_int_equal(onescope_recording_keyframe(r, i, &k), ONESCOPE_OK);
+        size_t at = (size_t)(k.ids - 12 - k.snapshot_size - m); /* its length field */
+        size_t fields[] = {at, at + 4, at + 8 + k.snapshot_size};
+        uint32_t len = onescope_os_get_u32(m + at);
+        for (int f = 0; f < 3; f++) {
+            for (size_t b = fields[f]; b < fields[f] + 4; b++) {
+                static const uint8_t values[] = {0xFF, 0x00, 0x01, 0x80};
+                for (int v = 0; v < 4; v++) {
+                    uint8_t old = m[b];
+                    m[b] = values[v];
+                    rec_assert_same(m, n);
+                    m[b] = old;
+                }
+            }
+            const uint32_t edges[] = {0,
+                                      1,
+                                      7,
+                                      8,
+                                      len - 8,
+                                      len - 7,
+                                      len - 1,
+                                      len + 1,
+                                      1048576,
+                                      1048577,
+                                      k.entity_count + 1,
+                                      (uint32_t)(n - at - 4),
+                                      (uint32_t)(n - at - 3)};
+            uint8_t old[4];
+            memcpy(old, m + fields[f], 4);
+            for (size_t v = 0; v < sizeof edges / sizeof edges[0]; v++) {
+                onescope_os_put_u32(m + fields[f], edges[v]);
+                rec_assert_same(m, n);
+            }
+            memcpy(m + fields[f], old, 4);
+        }
+        /* cut at every byte of the keyframe and the record after it */
+        for (size_t len2 = at - 12; len2 <= at + 4 + len + 16 && len2 <= n; len2++)
+            rec_assert_same(m, len2);
+    }
+    onescope_recording_free(r);
+}
+
 /* Every cut, trailing bytes, each of the first 200 bytes changed four ways and 300 more
- * spread over the rest; and onescope_file_validate (the scan through one buffer) on cuts. */
+ * spread over the rest, each field of the keyframes; and onescope_file_validate (the scan
+ * through one buffer) on cuts. */
 static void test_recording_push_matches_parser(void **state) {
     (void)state;
     char path[96];
     snprintf(path, sizeof path, "%s/r.ostm", scratch);
-    for (int kind = 0; kind < 3; kind++) {
+    for (int kind = 0; kind < RECORDING_KINDS; kind++) {
         make_recording(path, kind);
         size_t n;
         uint8_t *d = slurp(path, &n);
+        onescope_recording *r = NULL;
+        onescope_error e;
+        assert_int_equal(onescope_recording_parse(d, n, "r", NULL, &r, &e), ONESCOPE_OK);
+        assert_int_equal(onescope_recording_keyframe_count(r), kind == 3 ? 5 : kind == 4 ? 8 : 0);
+        onescope_recording_free(r);
         for (size_t len = 0; len <= n; len += len < 2048 ? 1 : 1 + n / 300) rec_assert_same(d, len);
         uint8_t *m = malloc(n + 8);
         assert_non_null(m);
@@ -824,6 +885,7 @@ static void test_recording_push_matches_parser(void **state) {
                 m[i] = old;
             }
         }
+        if (kind >= 3) rec_keyframe_mutations(m, n);
         free(m);
         validate_file_same(path);
         char cut[96];
