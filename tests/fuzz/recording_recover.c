@@ -60,10 +60,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_ASSERT(b.size + dropped == size);
         FUZZ_ASSERT(memcmp(b.data, data, 8) == 0);
         FUZZ_ASSERT(memcmp((const uint8_t *)b.data + 12, data + 12, b.size - 12) == 0);
-        /* nothing dropped is a whole record: a record needs its length, input and row */
+        /* nothing dropped is a whole record: its length, input and row, then its entity row
+         * (flag bit 2) and, at a multiple of K, its keyframe (bit 3) must not all fit */
         if (dropped != 0) {
-            size_t at = b.size, least = 4 + ((data[6] & 1) ? 8u : 0u);
-            FUZZ_ASSERT(dropped < least || get_u32(data + at) > dropped - least);
+            uint64_t at = b.size, end = size, need = 4;
+            bool whole = at + need <= end;
+            if (whole) need += get_u32(data + at) + ((data[6] & 1) ? 8u : 0u);
+            uint32_t every = onescope_recording_keyframe_every(r);
+            for (int k = 0; k < 2 && whole; k++) {
+                bool there = k == 0 ? (data[6] & 4) != 0 : every != 0 && (kept + 1) % every == 0;
+                if (!there) continue;
+                whole = at + need + 4 <= end;
+                if (whole) need += 4 + (uint64_t)get_u32(data + at + need);
+            }
+            FUZZ_ASSERT_MSG(!whole || at + need > end, "a whole record of %llu bytes was dropped",
+                            (unsigned long long)need);
         }
         onescope_recording_free(r);
         onescope_buffer_free(&b);
