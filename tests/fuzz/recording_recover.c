@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (dropped != 0) {
             uint64_t at = b.size, end = size, need = 4;
             bool whole = at + need <= end;
-            if (whole) need += get_u32(data + at) + ((data[6] & 1) ? 8u : 0u);
+            if (whole) need += (uint64_t)get_u32(data + at) + ((data[6] & 1) ? 8u : 0u);
             uint32_t every = onescope_recording_keyframe_every(r);
             for (int k = 0; k < 2 && whole; k++) {
                 bool there = k == 0 ? (data[6] & 4) != 0 : every != 0 && (kept + 1) % every == 0;
