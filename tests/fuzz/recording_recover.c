@@ -70,8 +70,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             for (int k = 0; k < 2 && whole; k++) {
                 bool there = k == 0 ? (data[6] & 4) != 0 : every != 0 && (kept + 1) % every == 0;
                 if (!there) continue;
+                /* the scan gathers an entity row's first 10 bytes and a keyframe's first 8
+                 * before it reads their lengths: those it needs even for a smaller length */
                 whole = at + need + 4 <= end;
-                if (whole) need += 4 + (uint64_t)get_u32(data + at + need);
+                uint64_t len = whole ? get_u32(data + at + need) : 0, least = k == 0 ? 6 : 4;
+                if (whole) need += 4 + (len > least ? len : least);
             }
             FUZZ_ASSERT_MSG(!whole || at + need > end, "a whole record of %llu bytes was dropped",
                             (unsigned long long)need);
