@@ -266,13 +266,19 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
     if (def->keyframe_every != 0) {
         if (w->module.entity_count == NULL || w->module.value_count > 1024 ||
             def->keyframe_every > ONESCOPE_RECORDING_MAX_STEPS) {
+            onescope_code rc =
+                onescope_os_fail(/* said before w is gone: it names its table */
+                                 error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET,
+                                 "keyframe_every",
+                                 "at most 16777216 steps, and a module with entities and at most "
+                                 "1024 values",
+                                 "every %" PRIu32 " steps, module '%s' with %s and %" PRIu32
+                                 " values",
+                                 def->keyframe_every, def->module->id,
+                                 w->module.entity_count ? "entities" : "no entity_count",
+                                 w->module.value_count);
             release(w);
-            return onescope_os_fail(
-                error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET, "keyframe_every",
-                "at most 16777216 steps, and a module with entities and at most 1024 values",
-                "every %" PRIu32 " steps, module '%s' with %s and %" PRIu32 " values",
-                def->keyframe_every, def->module->id,
-                w->module.entity_count ? "entities" : "no entity_count", w->module.value_count);
+            return rc;
         }
         for (uint32_t v = 0; v < w->module.value_count; v++)
             if (!onescope_os_text_ok(w->module.values[v].name, 64)) {
