@@ -813,7 +813,12 @@ static void rec_keyframe_mutations(uint8_t *m, size_t n) {
     for (uint32_t i = 0; i < count; i += count - 1) { /* the first and the last */
         onescope_keyframe k;
         assert_int_equal(onescope_recording_keyframe(r, i, &k), ONESCOPE_OK);
-        size_t at = (size_t)(k.ids - 12 - k.snapshot_size - m); /* its length field */
+        /* its length field, as an offset: the parsed copy starts setup_at before its setup */
+        const uint8_t *copy =
+            onescope_recording_setup(r, NULL) - (18 + strlen(onescope_recording_module_id(r)) +
+                                                 strlen(onescope_recording_module_version(r)));
+        size_t at = (size_t)(k.ids - copy) - 12 - k.snapshot_size;
+        assert_memory_equal(m + at, k.ids - 12 - k.snapshot_size, 4);
         size_t fields[] = {at, at + 4, at + 8 + k.snapshot_size};
         uint32_t len = onescope_os_get_u32(m + at);
         for (int f = 0; f < 3; f++) {
