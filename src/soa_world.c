@@ -417,18 +417,28 @@ onescope_code onescope_soa_world_add_body(onescope_soa_world *world,
     return ONESCOPE_OK;
 }
 
-onescope_code onescope_soa_world_remove_body(onescope_soa_world *world, uint32_t index,
-                                             onescope_error *error) {
-    static const char in[] = "soa_world_remove_body";
-    if (world == NULL)
+/* A body a call may touch: the world given, the index of a body not removed, and with
+ * dynamic_only not a static box. The one check remove_body, act and set_transform share. */
+static onescope_code check_live_body(const onescope_soa_world *w, uint32_t index, bool dynamic_only,
+                                     const char *in, onescope_error *error) {
+    if (w == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world",
                                 "a non-NULL pointer", "NULL");
-    if (index >= world->live.count)
+    if (index >= w->live.count)
         return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "index",
-                                "the index of a body", "%u (bodies: %u)", index, world->live.count);
-    if (world->kind[index] == ONESCOPE_SOA_REMOVED)
+                                "the index of a body", "%u (bodies: %u)", index, w->live.count);
+    if (w->kind[index] == ONESCOPE_SOA_REMOVED)
         return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, "index",
                                 "a body not yet removed", "%u, removed earlier", index);
+    if (dynamic_only && w->kind[index] == ONESCOPE_SOA_STATIC_BOX)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "index",
+                                "a dynamic body", "%u, a static box", index);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_soa_world_remove_body(onescope_soa_world *world, uint32_t index,
+                                             onescope_error *error) {
+    OS_TRY(check_live_body(world, index, false, "soa_world_remove_body", error));
     /* Box3D destroys the body's joints with it; mirror that in the joint lanes. */
     for (uint32_t j = 0; j < world->live.joint_count; j++) {
         if (world->joint_kind[j] == ONESCOPE_SOA_JOINT_REMOVED) continue;
@@ -448,24 +458,6 @@ onescope_code onescope_soa_world_remove_body(onescope_soa_world *world, uint32_t
     return ONESCOPE_OK;
 }
 
-/* A body an action may touch: there, dynamic, not removed. */
-static onescope_code check_moving_body(const onescope_soa_world *w, uint32_t index, const char *in,
-                                       onescope_error *error) {
-    if (w == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "world",
-                                "a non-NULL pointer", "NULL");
-    if (index >= w->live.count)
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "index",
-                                "the index of a body", "%u (bodies: %u)", index, w->live.count);
-    if (w->kind[index] == ONESCOPE_SOA_REMOVED)
-        return onescope_os_fail(error, ONESCOPE_E_BAD_STATE, in, OS_NO_OFFSET, "index",
-                                "a body not removed", "%u, removed earlier", index);
-    if (w->kind[index] == ONESCOPE_SOA_STATIC_BOX)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "index",
-                                "a dynamic body", "%u, a static box", index);
-    return ONESCOPE_OK;
-}
-
 static onescope_code check_finite(const float *v, int n, const char *in, const char *field,
                                   onescope_error *error) {
     for (int k = 0; k < n; k++)
@@ -478,7 +470,7 @@ static onescope_code check_finite(const float *v, int n, const char *in, const c
 onescope_code onescope_soa_world_act(onescope_soa_world *world, uint32_t index, int action,
                                      const float v[3], onescope_error *error) {
     static const char in[] = "soa_world_act";
-    OS_TRY(check_moving_body(world, index, in, error));
+    OS_TRY(check_live_body(world, index, true, in, error));
     if (action < ONESCOPE_SOA_LINEAR_IMPULSE || action > ONESCOPE_SOA_SET_ANGULAR_VELOCITY)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET, "action",
                                 "an onescope_soa_action (1..4)", "%d", action);
@@ -504,7 +496,7 @@ onescope_code onescope_soa_world_set_transform(onescope_soa_world *world, uint32
                                                const float position[3], const float rotation[4],
                                                onescope_error *error) {
     static const char in[] = "soa_world_set_transform";
-    OS_TRY(check_moving_body(world, index, in, error));
+    OS_TRY(check_live_body(world, index, true, in, error));
     if (position == NULL || rotation == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, in, OS_NO_OFFSET,
                                 position ? "rotation" : "position", "a non-NULL pointer", "NULL");
