@@ -12,7 +12,7 @@ import numpy as np
 from . import _check, _lib
 from ._lib import lib
 from .errors import Code, FormatError, check, path_bytes
-from .replay import VerifyResult
+from .replay import VerifyResult, _verify_outcome
 
 PathLike = "str | bytes | os.PathLike[str]"
 
@@ -269,19 +269,6 @@ class Keyframe(NamedTuple):
     snapshot: bytes
     ids: "np.ndarray"
     values: "np.ndarray"
-
-
-def _verify_outcome(rc: int, result: "_lib.VerifyResult", err: "_lib.Error") -> VerifyResult:
-    """A verify's code as the package says it: a mismatch is a result, any other failure raises
-    FormatError with the library's line."""
-    if rc == Code.OK:
-        return VerifyResult(True, result.rows_checked, None, None, None, None, "")
-    if rc == Code.MISMATCH:
-        return VerifyResult(
-            False, result.rows_checked, result.first_row, result.first_step,
-            result.expected, result.actual, str(FormatError._from_c(err)),
-        )
-    raise FormatError._from_c(err)
 
 
 def verify_file(path: PathLike, module: Module, *, max_input_bytes: int = 0) -> VerifyResult:

@@ -255,6 +255,19 @@ class VerifyResult(NamedTuple):
     message: str
 
 
+def _verify_outcome(rc: int, result: "_lib.VerifyResult", err: "_lib.Error") -> VerifyResult:
+    """A verify's code as the package says it: a mismatch is a result, any other failure raises
+    FormatError with the library's line."""
+    if rc == Code.OK:
+        return VerifyResult(True, result.rows_checked, None, None, None, None, "")
+    if rc == Code.MISMATCH:
+        return VerifyResult(
+            False, result.rows_checked, result.first_row, result.first_step,
+            result.expected, result.actual, str(FormatError._from_c(err)),
+        )
+    raise FormatError._from_c(err)
+
+
 class Replay:
     """An OSTM v1 replay: a setup, an optional link block and start snapshot, one input per
     step and optional hash rows. Open with :meth:`open` / :meth:`from_bytes`, or build with
@@ -458,14 +471,7 @@ class Replay:
         rc = lib.onescope_replay_verify(
             self._handle, None, ctypes.byref(result), self.name.encode(), ctypes.byref(err)
         )
-        if rc == Code.OK:
-            return VerifyResult(True, result.rows_checked, None, None, None, None, "")
-        if rc == Code.MISMATCH:
-            return VerifyResult(
-                False, result.rows_checked, result.first_row, result.first_step,
-                result.expected, result.actual, str(FormatError._from_c(err)),
-            )
-        raise FormatError._from_c(err)
+        return _verify_outcome(rc, result, err)
 
     def __repr__(self) -> str:
         s = self.setup
