@@ -178,6 +178,10 @@ static inline void onescope_os_put_u64(uint8_t *p, uint64_t v) {
 void onescope_os_put_f32(uint8_t *p, float v);
 void onescope_os_put_f64(uint8_t *p, double v);
 
+/* SipHash-2-4 of size bytes under a 128-bit key (src/siphash.c): a tag that cannot be forged
+ * without the key, for bytes the library hands to code that trusts them. */
+uint64_t onescope_os_siphash(const uint8_t key[16], const void *data, size_t size);
+
 /* ---- the byte writer: grows through the allocator; a failure latches and is reported once ---- */
 
 typedef struct onescope_os_writer {

@@ -13,6 +13,7 @@
 #include "onescope/module.h"
 #include "onescope/soa_scene.h"
 #include "onescope/soa_world.h"
+#include "soa_internal.h"
 
 #if !defined(ONESCOPE_HAVE_BOX3D)
 
@@ -23,6 +24,8 @@ const onescope_module *onescope_module_box3d(void) {
 #else
 
 #include <box3d/box3d.h>
+#include <stdlib.h>
+#include <sys/random.h>
 #include <xxhash.h>
 
 /* The input's actions: a code byte, the body's id (u32, its stable id), then the vector. */
@@ -58,7 +61,8 @@ typedef struct bw_world {
     onescope_soa_view view;
     float dt;
     int substeps;
-    uint8_t *scratch; /* one hash's bytes */
+    uint64_t setup_digest; /* XXH3 of the setup: a snapshot names the setup it belongs to */
+    uint8_t *scratch;      /* one hash's bytes */
     size_t scratch_size;
     const onescope_allocator *allocator;
 } bw_world;
@@ -125,6 +129,7 @@ static onescope_code bw_create(void *c, const void *setup, size_t size, const on
                                                     "world", NULL, "could not allocate it");
     if (rc == ONESCOPE_OK) {
         w->allocator = a;
+        w->setup_digest = XXH3_64bits(setup, size);
         w->dt = scene->dt;
         w->substeps = scene->substeps;
         rc = onescope_soa_scene_create_world(scene, a, &w->soa, error);
@@ -320,6 +325,147 @@ static onescope_code bw_describe(void *c, const void *setup, size_t setup_size, 
     return ONESCOPE_OK;
 }
 
+/* ---- snapshot and restore (docs/box3d-module.md, "Snapshots") ---- */
+
+/* A snapshot: "OB3S", u32 version 1, u64 tag, u64 the setup's XXH3, then the SoA world's image.
+ * Box3D restores its part as a raw image whose inner indices it does not check, so only bytes
+ * known to be a snapshot made by this module reach it: ones this process made (the last
+ * RECENT of them, remembered by a keyed hash under a key of the process), or ones whose tag is
+ * SipHash-2-4 over everything after the tag under ONESCOPE_SNAPSHOT_KEY, when that is set. The
+ * tag is 0 without it, so that snapshots (and the recordings holding them) are the same bytes
+ * in every run. */
+#define SNAP_HEAD 24u
+#define RECENT 4096u
+static const uint8_t snap_magic[4] = {'O', 'B', '3', 'S'};
+
+static struct {
+    uint8_t process[16]; /* random, never leaves the process */
+    uint8_t shared[16];  /* ONESCOPE_SNAPSHOT_KEY */
+    bool has_shared;
+    const char *problem; /* why snapshots cannot be made or restored, or NULL */
+    pthread_mutex_t lock;
+    uint64_t recent[RECENT]; /* keyed hashes of the snapshots made, a ring */
+    uint32_t next;
+} snap = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void snap_keys_init(void) {
+    for (size_t got = 0; got < sizeof snap.process;) {
+        ssize_t k = getrandom(snap.process + got, sizeof snap.process - got, 0);
+        if (k <= 0) {
+            snap.problem = "the system gave no random bytes for the process's key";
+            return;
+        }
+        got += (size_t)k;
+    }
+    const char *env = getenv("ONESCOPE_SNAPSHOT_KEY");
+    if (env == NULL || env[0] == '\0') return;
+    for (int i = 0; i < 32; i++) {
+        char ch = env[i];
+        int v = ch >= '0' && ch <= '9'   ? ch - '0'
+                : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                         : -1;
+        if (v < 0) {
+            snap.problem = "ONESCOPE_SNAPSHOT_KEY is not 32 hex digits";
+            return;
+        }
+        snap.shared[i / 2] = (uint8_t)(snap.shared[i / 2] << 4 | v);
+    }
+    if (env[32] != '\0')
+        snap.problem = "ONESCOPE_SNAPSHOT_KEY is not 32 hex digits";
+    else
+        snap.has_shared = true;
+}
+
+static onescope_code snap_keys(onescope_error *error) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, snap_keys_init);
+    if (snap.problem == NULL) return ONESCOPE_OK;
+    return onescope_module_fail(error, ONESCOPE_E_ARGUMENT, ONESCOPE_MODULE_NO_OFFSET,
+                                "snapshot key", "32 hex digits, or none", snap.problem);
+}
+
+/* true: this process made these bytes (one of its last RECENT snapshots). */
+static bool snap_made_here(const uint8_t *p, size_t size, bool remember) {
+    uint64_t h = onescope_os_siphash(snap.process, p, size);
+    pthread_mutex_lock(&snap.lock);
+    bool found = false;
+    for (uint32_t i = 0; i < RECENT && !found; i++) found = snap.recent[i] == h;
+    if (remember && !found) snap.recent[snap.next++ % RECENT] = h;
+    pthread_mutex_unlock(&snap.lock);
+    return found;
+}
+
+static onescope_code bw_snapshot(void *c, const void *world, onescope_module_sink *out,
+                                 onescope_error *error) {
+    (void)c;
+    OS_TRY(snap_keys(error));
+    /* Box3D's save marks the world as recording for the call; the world is as it was after */
+    bw_world *w = (bw_world *)(uintptr_t)world;
+    onescope_os_writer b;
+    onescope_os_writer_init(&b, w->allocator);
+    onescope_os_write_bytes(&b, snap_magic, 4);
+    onescope_os_write_u32(&b, 1);
+    onescope_os_write_u64(&b, 0); /* the tag, once the rest is written */
+    onescope_os_write_u64(&b, w->setup_digest);
+    onescope_code rc = onescope_os_soa_world_save(w->soa, &b, error);
+    if (rc == ONESCOPE_OK && !b.failed) {
+        if (snap.has_shared)
+            onescope_os_put_u64(b.data + 8,
+                                onescope_os_siphash(snap.shared, b.data + 16, b.size - 16));
+        (void)snap_made_here(b.data, b.size, true);
+        rc = onescope_module_sink_append(out, b.data, b.size);
+        if (rc != ONESCOPE_OK)
+            rc = onescope_module_fail(error, rc, ONESCOPE_MODULE_NO_OFFSET, "snapshot",
+                                      "room for it", "the sink refused it");
+    }
+    onescope_os_writer_discard(&b);
+    return rc;
+}
+
+static onescope_code bw_restore(void *c, const void *setup, size_t setup_size, const void *snapshot,
+                                size_t size, const onescope_allocator *a, void **out,
+                                onescope_error *error) {
+    *out = NULL;
+    OS_TRY(snap_keys(error));
+    const uint8_t *p = snapshot;
+    if (size < SNAP_HEAD || memcmp(p, snap_magic, 4) != 0)
+        return onescope_module_fail(
+            error, size < SNAP_HEAD ? ONESCOPE_E_TRUNCATED : ONESCOPE_E_MAGIC, 0, "snapshot",
+            "a Box3D module snapshot (\"OB3S\", 24 bytes of head)",
+            size < SNAP_HEAD ? "fewer bytes" : "other bytes");
+    if (onescope_os_get_u32(p + 4) != 1)
+        return onescope_module_fail(error, ONESCOPE_E_VERSION, 4, "snapshot version", "1",
+                                    "another");
+    if (onescope_os_get_u64(p + 16) != XXH3_64bits(setup, setup_size))
+        return onescope_module_fail(error, ONESCOPE_E_MISMATCH, 16, "setup digest",
+                                    "the XXH3 of this recording's setup",
+                                    "another setup's (a snapshot of another scene)");
+    uint64_t tag = onescope_os_get_u64(p + 8);
+    bool shared = snap.has_shared && tag == onescope_os_siphash(snap.shared, p + 16, size - 16);
+    if (!shared && !snap_made_here(p, size, false))
+        return onescope_module_fail(
+            error, ONESCOPE_E_MISMATCH, 8, "tag",
+            snap.has_shared ? "a snapshot this process made, or one tagged under its "
+                              "ONESCOPE_SNAPSHOT_KEY"
+                            : "a snapshot this process made (set ONESCOPE_SNAPSHOT_KEY where "
+                              "snapshots are made and restored to trust them across processes)",
+            tag == 0 ? "an untagged snapshot of another process, or changed bytes"
+                     : "a tag of another key, or changed bytes");
+    void *made = NULL;
+    OS_TRY(bw_create(c, setup, setup_size, a, &made, error));
+    bw_world *w = made;
+    onescope_code rc =
+        onescope_os_soa_world_load(w->soa, p + SNAP_HEAD, size - SNAP_HEAD, "", error);
+    if (rc != ONESCOPE_OK) {
+        if (error != NULL && error->has_offset) error->offset += SNAP_HEAD;
+        bw_free(c, w);
+        return rc;
+    }
+    *out = w;
+    return ONESCOPE_OK;
+}
+
 static char bw_version[64];
 static onescope_module bw_table;
 
@@ -340,6 +486,8 @@ static void bw_init(void) {
         .stage_count = sizeof bw_stage_names / sizeof bw_stage_names[0],
         .stage_names = bw_stage_names,
         .run_stage = bw_run_stage,
+        .snapshot = bw_snapshot,
+        .restore = bw_restore,
         .entity_count = bw_entity_count,
         .entity_id = bw_entity_id,
         .entity_pose = bw_entity_pose,

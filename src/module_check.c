@@ -233,23 +233,34 @@ static onescope_code input_of(check *c, uint64_t step, onescope_error *error) {
     return rc;
 }
 
+/* A round trip refused at step i: the snapshot check fails with the module's error, and the
+ * checks that run a restored world fail too, since none could be restored from there: a check
+ * never passes without running. */
+static onescope_code trip_refused(check *c, uint64_t i, const char *call, onescope_code rc,
+                                  onescope_error *error) {
+    static const onescope_module_check_kind needs[2] = {ONESCOPE_MODULE_CHECK_RESTORE,
+                                                        ONESCOPE_MODULE_CHECK_STAGES};
+    for (int k = 0; k < 2 && rc != ONESCOPE_E_NOMEM; k++) {
+        if (c->out->checks[needs[k]].status != ONESCOPE_MODULE_CHECK_PASSED) continue;
+        onescope_module_check_failure *f = fail_at(c, needs[k], i, ONESCOPE_MODULE_CHECK_NO_STAGE);
+        say(f, "not run from step %" PRIu64 ": the %s failed", i, call);
+    }
+    return refused(c, ONESCOPE_MODULE_CHECK_SNAPSHOT, i, ONESCOPE_MODULE_CHECK_NO_STAGE, call, rc,
+                   error);
+}
+
 /* Snapshot -> restore -> snapshot at step i. The restored world is kept to run beside the
  * original (restore-and-continue) when its hash agrees now, and the first snapshot with it, so
  * a second world can be restored from the same bytes when the two part. */
 static onescope_code round_trip(check *c, uint64_t i, onescope_error *error) {
     onescope_code rc = onescope_world_snapshot(c->w[ORIG], c->a, &c->snap[0], error);
-    if (rc != ONESCOPE_OK)
-        return refused(c, ONESCOPE_MODULE_CHECK_SNAPSHOT, i, ONESCOPE_MODULE_CHECK_NO_STAGE,
-                       "snapshot", rc, error);
+    if (rc != ONESCOPE_OK) return trip_refused(c, i, "snapshot", rc, error);
     rc = onescope_world_restore(c->module, c->setup, c->setup_size, c->snap[0].data,
                                 c->snap[0].size, c->a, &c->w[RESTORED], error);
     if (rc != ONESCOPE_OK)
-        return refused(c, ONESCOPE_MODULE_CHECK_SNAPSHOT, i, ONESCOPE_MODULE_CHECK_NO_STAGE,
-                       "restore of the world's own snapshot", rc, error);
+        return trip_refused(c, i, "restore of the world's own snapshot", rc, error);
     rc = onescope_world_snapshot(c->w[RESTORED], c->a, &c->snap[1], error);
-    if (rc != ONESCOPE_OK)
-        return refused(c, ONESCOPE_MODULE_CHECK_SNAPSHOT, i, ONESCOPE_MODULE_CHECK_NO_STAGE,
-                       "snapshot of a restored world", rc, error);
+    if (rc != ONESCOPE_OK) return trip_refused(c, i, "snapshot of a restored world", rc, error);
     const onescope_buffer *s = c->snap;
     size_t n = s[0].size < s[1].size ? s[0].size : s[1].size, at = 0;
     while (at < n && s[0].data[at] == s[1].data[at]) at++;

@@ -43,7 +43,8 @@ static uint32_t first_row_differing(const onescope_recording *a, const onescope_
 /* Starts both sides at the last keyframe before row `row` that both files hold and the module
  * restores, and ends them at row: true when it could. */
 static bool start_at_keyframe(onescope_os_diff_side *sa, from_row *fa, onescope_os_diff_side *sb,
-                              from_row *fb, uint32_t row, const onescope_allocator *al) {
+                              from_row *fb, uint32_t row, const onescope_allocator *al,
+                              onescope_recording_diff_result *result) {
     const onescope_module *m = sa->start.module;
     uint32_t every = onescope_recording_keyframe_every(fa->r);
     uint32_t before = row > 0 ? (row - 1) / every : 0;
@@ -57,14 +58,20 @@ static bool start_at_keyframe(onescope_os_diff_side *sa, from_row *fa, onescope_
     tb.snapshot = kb.snapshot;
     tb.snapshot_size = kb.snapshot_size;
     ta.step_count = tb.step_count = row - ka.row;
+    if (ka.snapshot_size == 0 || kb.snapshot_size == 0) return false;
     onescope_world *w = NULL;
-    onescope_error ignored;
-    bool ok = ka.snapshot_size != 0 && kb.snapshot_size != 0 &&
-              onescope_os_run_start_world(&ta, al, &w, &ignored) == ONESCOPE_OK;
+    onescope_error *why = &result->restore_error;
+    onescope_error_clear(why);
+    bool ok = onescope_os_run_start_world(&ta, al, &w, why) == ONESCOPE_OK;
+    if (!ok) onescope_os_rec_keyframe_error(fa->r, &ka, sa->name, why);
     onescope_world_free(w);
     w = NULL;
-    ok = ok && onescope_os_run_start_world(&tb, al, &w, &ignored) == ONESCOPE_OK;
+    if (ok && onescope_os_run_start_world(&tb, al, &w, why) != ONESCOPE_OK) {
+        onescope_os_rec_keyframe_error(fb->r, &kb, sb->name, why);
+        ok = false;
+    }
     onescope_world_free(w);
+    result->restore_failed = !ok;
     if (!ok) return false;
     sa->start = ta;
     sb->start = tb;
@@ -143,7 +150,7 @@ onescope_code onescope_recording_diff(const onescope_recording *a, const onescop
             result->different = result->steps_a != result->steps_b;
             return ONESCOPE_OK;
         }
-        if (start_at_keyframe(&sa, &fa, &sb, &fb, first, al)) {
+        if (start_at_keyframe(&sa, &fa, &sb, &fb, first, al, result)) {
             result->start_row = fa.from;
         } else {
             sa.start.step_count = sb.start.step_count = first; /* from row 0, to that row */

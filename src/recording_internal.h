@@ -90,6 +90,10 @@ onescope_code onescope_os_recording_check_names(const onescope_module *module, c
 const onescope_os_rec_head *onescope_os_rec_head_of(const onescope_recording *r);
 const uint8_t *onescope_os_rec_bytes(const onescope_recording *r);
 uint64_t onescope_os_rec_input_at(const onescope_recording *r, uint32_t index);
+/* A keyframe's snapshot the module refused, in the file's terms (src/recording_run.c): input
+ * becomes name, the offset the file's, and the field says which keyframe. */
+void onescope_os_rec_keyframe_error(const onescope_recording *r, const onescope_keyframe *k,
+                                    const char *name, onescope_error *error);
 
 typedef struct onescope_os_rec_partial {
     onescope_os_rec_head head;

@@ -327,6 +327,19 @@ static onescope_code compare_table(const onescope_recording *r, const onescope_k
     return rc;
 }
 
+void onescope_os_rec_keyframe_error(const onescope_recording *r, const onescope_keyframe *k,
+                                    const char *name, onescope_error *error) {
+    if (error->has_offset) error->offset += (uint64_t)(k->snapshot - onescope_os_rec_bytes(r));
+    char field[sizeof error->field + 64];
+    int n = snprintf(field, sizeof field, "keyframe at row %" PRIu32 "%s%s", k->row,
+                     error->field[0] ? ": " : "", error->field);
+    size_t len = n < 0 ? 0 : (size_t)n;
+    if (len >= sizeof error->field) len = sizeof error->field - 1;
+    memcpy(error->field, field, len);
+    error->field[len] = '\0';
+    snprintf(error->input, sizeof error->input, "%s", name);
+}
+
 /* The world the explanation starts from: the last keyframe before row when its snapshot
  * restores, else row 0's (the setup or the start snapshot). */
 static onescope_code explain_start(const onescope_recording *r, const onescope_module *module,
@@ -340,15 +353,18 @@ static onescope_code explain_start(const onescope_recording *r, const onescope_m
         (void)onescope_recording_keyframe(r, before - 1, &k); /* before <= the keyframe count */
         size_t setup_size;
         const uint8_t *setup = onescope_recording_setup(r, &setup_size);
-        onescope_error ignored;
+        onescope_error_clear(&x->restore_error);
         if (k.snapshot_size != 0 &&
             onescope_world_restore(module, setup, setup_size, k.snapshot, k.snapshot_size, al, w,
-                                   &ignored) == ONESCOPE_OK) {
+                                   &x->restore_error) == ONESCOPE_OK) {
             x->from_keyframe = true;
             x->start_row = k.row;
             return ONESCOPE_OK;
         }
-        x->restore_failed = true;
+        if (k.snapshot_size != 0) { /* a keyframe holding only its table is not a refusal */
+            onescope_os_rec_keyframe_error(r, &k, name, &x->restore_error);
+            x->restore_failed = true;
+        }
     }
     onescope_os_run_start s = onescope_os_recording_start(r, module);
     onescope_code rc = onescope_os_run_start_world(&s, al, w, error);

@@ -5,6 +5,7 @@
 #ifndef ONESCOPE_SOA_INTERNAL_H
 #define ONESCOPE_SOA_INTERNAL_H
 
+#include "internal.h"
 #include "onescope/soa_world.h"
 
 /* The world settings: the def's cookie, capacities, gravity and hit speed. */
@@ -34,5 +35,21 @@ typedef int onescope_os_soa_kind_fn(const void *user, uint32_t index);
 onescope_code onescope_os_soa_check_joint_bodies(const onescope_soa_joint_def *d, uint32_t count,
                                                  onescope_os_soa_kind_fn *kind, const void *user,
                                                  const char *input, onescope_error *error);
+
+/* ---- the world's image: the Box3D module's snapshot (needs Box3D; defined only with it) ---- */
+
+/* Writes the image of world at a step boundary to out: the SoA world's own state (step,
+ * removals, every lane) and Box3D's (a recording of Box3D started and stopped at once: its
+ * seed snapshot and geometry). The world is left as it was. */
+onescope_code onescope_os_soa_world_save(onescope_soa_world *world, onescope_os_writer *out,
+                                         onescope_error *error);
+
+/* Makes world, freshly built from the scene the image was taken of, the world of the image:
+ * Box3D's world is replaced by one restored from the image's Box3D part. Errors name input
+ * and the image's byte offset. Trusts the bytes as far as Box3D's part goes: Box3D checks
+ * its counts but not the indices inside its structs, so a caller lends only bytes it made or
+ * authenticated (docs/box3d-module.md, "Snapshots"). */
+onescope_code onescope_os_soa_world_load(onescope_soa_world *world, const uint8_t *image,
+                                         size_t size, const char *input, onescope_error *error);
 
 #endif

@@ -1,7 +1,9 @@
 /* The headless Box3D world with a structure-of-arrays state view. docs/soa-world.md.
  * Always compiled: without Box3D every entry point reports ONESCOPE_E_UNSUPPORTED. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -146,6 +148,7 @@ typedef struct onescope_os_event_buffer {
 struct onescope_soa_world {
     const onescope_allocator *allocator;
     b3WorldId world;
+    b3RecPlayer *player; /* a restored world's owner (it frees the world); NULL otherwise */
     uint32_t capacity, joint_capacity;
     onescope_soa_live live; /* count, joint_count, step, contact events: read by views */
     bool contact_events;
@@ -326,7 +329,10 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def,
 void onescope_soa_world_free(onescope_soa_world *world) {
     if (world == NULL) return;
     pthread_mutex_lock(&onescope_os_soa_lock);
-    b3DestroyWorld(world->world);
+    if (world->player != NULL)
+        b3DestroyPlayer(world->player);
+    else
+        b3DestroyWorld(world->world);
     pthread_mutex_unlock(&onescope_os_soa_lock);
     const onescope_allocator *a = world->allocator;
     free_arrays(world);
@@ -966,6 +972,264 @@ onescope_code onescope_soa_world_record(onescope_soa_world *world, uint32_t step
         return rc;
     }
     *out = c;
+    return ONESCOPE_OK;
+}
+
+/* ---- the world's image (docs/box3d-module.md, "Snapshots") ---- */
+
+/* The image: u32 bodies, u32 joints, u64 step, a removed byte per body and per joint, every
+ * body lane then every joint lane (f32, lane after lane), then Box3D's recording bytes. */
+#define IMAGE_HEAD 16u
+
+static size_t image_soa_size(uint32_t n, uint32_t nj) {
+    return IMAGE_HEAD + n + nj + 4u * ((size_t)n * L_COUNT + (size_t)nj * J_COUNT);
+}
+
+/* A recording started and stopped at once: Box3D's seed snapshot of the world and its geometry,
+ * the only save of a whole world Box3D offers. NULL when Box3D made none. */
+static b3Recording *box3d_image(b3WorldId world) {
+    b3Recording *r = b3CreateRecording(0);
+    if (r == NULL) return NULL;
+    b3World_StartRecording(world, r);
+    b3World_StopRecording(world);
+    if (b3Recording_GetSize(r) <= 0) {
+        b3DestroyRecording(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* The first bytes of this build's Box3D image that say which build made it: the recording
+ * header's magic, versions, pointer width and byte order, length scale (bytes 0..15), and
+ * the seed snapshot's magic, version, layout hash and precision (bytes 48..63). */
+#define B3_HEAD 48u
+static uint8_t box3d_build[B3_HEAD + 16];
+static bool box3d_build_known;
+
+static void box3d_build_init(void) {
+    b3WorldDef wd = b3DefaultWorldDef();
+    wd.workerCount = 1;
+    pthread_mutex_lock(&onescope_os_soa_lock);
+    if (b3GetWorldCount() < B3_MAX_WORLDS) {
+        b3WorldId id = b3CreateWorld(&wd);
+        b3Recording *r = box3d_image(id);
+        if (r != NULL && b3Recording_GetSize(r) >= (int)sizeof box3d_build) {
+            memcpy(box3d_build, b3Recording_GetData(r), sizeof box3d_build);
+            box3d_build_known = true;
+        }
+        b3DestroyRecording(r);
+        b3DestroyWorld(id);
+    }
+    pthread_mutex_unlock(&onescope_os_soa_lock);
+}
+
+static int address_order(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Box3D writes a live hull shape's struct with its hull's address in it (a host address that
+ * its restore ignores: it finds the hull in the image's geometry instead), so two images of one
+ * state would differ in those bytes. Shapes of one size share a hull. Each address is zeroed
+ * where it occurs, when it occurs exactly as often as shapes use it; otherwise (bytes that only
+ * look like one) the image is left as it is, and module check's snapshot test says so.
+ * false: no memory for the addresses. */
+static bool zero_hull_addresses(const onescope_soa_world *w, uint8_t *p, size_t size) {
+    uint32_t n = w->live.count, k = 0;
+    uint64_t *addr = onescope_os_calloc(w->allocator, (size_t)n + 1, 3 * sizeof *addr);
+    if (addr == NULL) return false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (w->kind[i] == ONESCOPE_SOA_REMOVED) continue;
+        b3ShapeId sid;
+        if (b3Body_GetShapes(w->bodies[i], &sid, 1) != 1 || b3Shape_GetType(sid) != b3_hullShape)
+            continue;
+        const b3HullData *h = b3Shape_GetHull(sid);
+        uint64_t v = 0;
+        memcpy(&v, &h, sizeof h);
+        addr[k++] = v;
+    }
+    qsort(addr, k, sizeof *addr, address_order);
+    /* distinct addresses, each with the shapes that use it and the times it was seen */
+    uint64_t *uses = addr + n + 1, *seen = uses + n + 1;
+    uint32_t d = 0;
+    for (uint32_t j = 0; j < k; j++) {
+        if (d == 0 || addr[d - 1] != addr[j]) addr[d++] = addr[j];
+        uses[d - 1]++;
+    }
+    for (int pass = 0; pass < 2 && d > 0; pass++) {
+        for (size_t o = 0; o + sizeof(void *) <= size; o++) {
+            uint64_t v = 0;
+            memcpy(&v, p + o, sizeof(void *));
+            if (v < addr[0] || v > addr[d - 1]) continue;
+            uint64_t *hit = bsearch(&v, addr, d, sizeof *addr, address_order);
+            if (hit == NULL) continue;
+            if (pass == 0)
+                seen[hit - addr]++;
+            else
+                memset(p + o, 0, sizeof(void *));
+        }
+        bool exact = true;
+        for (uint32_t j = 0; j < d && exact; j++) exact = seen[j] == uses[j];
+        if (!exact) break;
+    }
+    onescope_os_free(w->allocator, addr);
+    return true;
+}
+
+onescope_code onescope_os_soa_world_save(onescope_soa_world *world, onescope_os_writer *out,
+                                         onescope_error *error) {
+    static const char in[] = "soa_world_save";
+    uint32_t n = world->live.count, nj = world->live.joint_count;
+    b3Recording *r = box3d_image(world->world);
+    if (r == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ENGINE, in, OS_NO_OFFSET, "image",
+                                "Box3D's seed snapshot of the world", "Box3D made none");
+    onescope_os_write_u32(out, n);
+    onescope_os_write_u32(out, nj);
+    onescope_os_write_u64(out, world->live.step);
+    for (uint32_t i = 0; i < n; i++)
+        onescope_os_write_u8(out, world->kind[i] == ONESCOPE_SOA_REMOVED);
+    for (uint32_t j = 0; j < nj; j++)
+        onescope_os_write_u8(out, world->joint_kind[j] == ONESCOPE_SOA_JOINT_REMOVED);
+    for (int k = 0; k < L_COUNT; k++)
+        for (uint32_t i = 0; i < n; i++) onescope_os_write_f32(out, world->lane[k][i]);
+    for (int k = 0; k < J_COUNT; k++)
+        for (uint32_t j = 0; j < nj; j++) onescope_os_write_f32(out, world->jlane[k][j]);
+    /* Box3D's header, seed snapshot and geometry; the records Box3D logs between them (a state
+     * hash, bounds, the end of the world) name the world's slot and are left out. */
+    const uint8_t *rb = b3Recording_GetData(r);
+    size_t rsize = (size_t)b3Recording_GetSize(r), at = out->size;
+    uint64_t snap = onescope_os_get_u64(rb + 24), reg = onescope_os_get_u64(rb + 32);
+    uint64_t reg_size = onescope_os_get_u64(rb + 40);
+    if (rsize < B3_HEAD || snap > rsize - B3_HEAD || reg < B3_HEAD + snap || reg > rsize ||
+        reg_size > rsize - reg) {
+        b3DestroyRecording(r);
+        return onescope_os_fail(error, ONESCOPE_E_ENGINE, in, OS_NO_OFFSET, "image",
+                                "Box3D's recording layout", "sizes outside its %zu bytes", rsize);
+    }
+    onescope_os_write_bytes(out, rb, B3_HEAD + (size_t)snap);
+    onescope_os_write_bytes(out, rb + reg, (size_t)reg_size);
+    b3DestroyRecording(r);
+    if (!out->failed) onescope_os_put_u64(out->data + at + 32, B3_HEAD + snap);
+    if (!out->failed && !zero_hull_addresses(world, out->data + at, out->size - at))
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, in, OS_NO_OFFSET, "image", NULL,
+                                "no room to find the hull addresses of %u bodies", n);
+    if (out->failed)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, in, OS_NO_OFFSET, "image", NULL,
+                                "could not hold it (%zu bytes of lanes and Box3D's)",
+                                image_soa_size(n, nj));
+    return ONESCOPE_OK;
+}
+
+/* The checks Box3D would otherwise answer by printing to standard output: the image is of this
+ * build, and its three sizes fit. */
+static onescope_code check_box3d_part(const uint8_t *p, size_t size, uint64_t base, const char *in,
+                                      onescope_error *error) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, box3d_build_init);
+    if (!box3d_build_known)
+        return onescope_os_fail(error, ONESCOPE_E_ENGINE, in, base, "box3d",
+                                "this build's Box3D image header", "Box3D made none");
+    if (size < sizeof box3d_build || memcmp(p, box3d_build, 16) != 0 ||
+        memcmp(p + B3_HEAD, box3d_build + B3_HEAD, 16) != 0)
+        return onescope_os_fail(error, ONESCOPE_E_VERSION, in, base, "box3d",
+                                "an image of this build of Box3D (same version, layout, "
+                                "pointer width and length scale)",
+                                size < sizeof box3d_build ? "%zu bytes" : "another build's", size);
+    uint64_t snap = onescope_os_get_u64(p + 24), reg = onescope_os_get_u64(p + 32);
+    uint64_t reg_size = onescope_os_get_u64(p + 40);
+    if (snap < 16 || snap > size - B3_HEAD || reg < B3_HEAD + snap || reg > size ||
+        reg_size > size - reg || size > INT32_MAX)
+        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, base + 24, "box3d",
+                                "snapshot and registry inside the image",
+                                "snapshot %" PRIu64 ", registry at %" PRIu64 " (%" PRIu64
+                                " bytes) in %zu",
+                                snap, reg, reg_size, size);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_soa_world_load(onescope_soa_world *world, const uint8_t *image,
+                                         size_t size, const char *in, onescope_error *error) {
+    uint32_t n = world->live.count, nj = world->live.joint_count;
+    if (size < IMAGE_HEAD)
+        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, in, size, "image", "16 bytes of head",
+                                "%zu bytes", size);
+    if (onescope_os_get_u32(image) != n || onescope_os_get_u32(image + 4) != nj)
+        return onescope_os_fail(
+            error, ONESCOPE_E_MISMATCH, in, 0, "image", "the scene's bodies and joints",
+            "%" PRIu32 " bodies, %" PRIu32 " joints (the scene has %" PRIu32 " and %" PRIu32 ")",
+            onescope_os_get_u32(image), onescope_os_get_u32(image + 4), n, nj);
+    size_t head = image_soa_size(n, nj);
+    if (size < head)
+        return onescope_os_fail(error, ONESCOPE_E_TRUNCATED, in, size, "image",
+                                "the lanes of every body and joint", "%zu bytes of %zu", size,
+                                head);
+    const uint8_t *removed = image + IMAGE_HEAD;
+    for (uint32_t i = 0; i < n + nj; i++)
+        if (removed[i] > 1 || (i < n && !removed[i] && world->kind[i] == ONESCOPE_SOA_REMOVED))
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, in, IMAGE_HEAD + i, "removed",
+                                    "0 or 1 (and 1 for what the world has removed)", "%u",
+                                    removed[i]);
+    OS_TRY(check_box3d_part(image + head, size - head, head, in, error));
+
+    pthread_mutex_lock(&onescope_os_soa_lock);
+    b3RecPlayer *player = b3GetWorldCount() < B3_MAX_WORLDS
+                              ? b3CreatePlayer(image + head, (int)(size - head), 1)
+                              : NULL;
+    pthread_mutex_unlock(&onescope_os_soa_lock);
+    if (player == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ENGINE, in, head, "box3d",
+                                "an image Box3D restores", "Box3D refused it");
+    b3WorldId id = b3RecPlayer_GetWorldId(player);
+    /* The image keeps every id's index and generation; only the world's slot changed. */
+    uint16_t world0 = (uint16_t)(id.index1 - 1);
+    bool ok = true;
+    for (uint32_t i = 0; i < n && ok; i++) {
+        if (removed[i]) continue;
+        world->bodies[i].world0 = world0;
+        ok = b3Body_IsValid(world->bodies[i]);
+        if (ok) b3Body_SetUserData(world->bodies[i], (void *)(uintptr_t)(i + 1));
+    }
+    for (uint32_t j = 0; j < nj && ok; j++) {
+        if (removed[n + j]) continue;
+        world->joints[j].world0 = world0;
+        ok =
+            world->joint_kind[j] != ONESCOPE_SOA_JOINT_REMOVED && b3Joint_IsValid(world->joints[j]);
+    }
+    if (!ok) {
+        pthread_mutex_lock(&onescope_os_soa_lock);
+        b3DestroyPlayer(player);
+        pthread_mutex_unlock(&onescope_os_soa_lock);
+        /* the ids now name the lost world: this world is unusable, which the caller frees */
+        return onescope_os_fail(error, ONESCOPE_E_MISMATCH, in, head, "box3d",
+                                "every body and joint of the scene", "an image without them");
+    }
+    pthread_mutex_lock(&onescope_os_soa_lock);
+    if (world->player != NULL)
+        b3DestroyPlayer(world->player);
+    else
+        b3DestroyWorld(world->world);
+    pthread_mutex_unlock(&onescope_os_soa_lock);
+    world->world = id;
+    world->player = player;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!removed[i]) continue;
+        world->bodies[i] = b3_nullBodyId;
+        world->kind[i] = ONESCOPE_SOA_REMOVED;
+    }
+    for (uint32_t j = 0; j < nj; j++) {
+        if (!removed[n + j]) continue;
+        world->joints[j] = b3_nullJointId;
+        world->joint_kind[j] = ONESCOPE_SOA_JOINT_REMOVED;
+    }
+    const uint8_t *p = removed + n + nj;
+    for (int k = 0; k < L_COUNT; k++)
+        for (uint32_t i = 0; i < n; i++, p += 4) world->lane[k][i] = onescope_os_get_f32(p);
+    for (int k = 0; k < J_COUNT; k++)
+        for (uint32_t j = 0; j < nj; j++, p += 4) world->jlane[k][j] = onescope_os_get_f32(p);
+    world->live.step = onescope_os_get_u64(image + 8);
+    world->begin.count = world->hit.count = world->end.count = 0;
+    publish_events(world);
     return ONESCOPE_OK;
 }
 

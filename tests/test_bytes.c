@@ -211,8 +211,33 @@ static void error_format_shapes(void **state) {
     assert_string_equal(onescope_error_name((onescope_code)999), "unknown error");
 }
 
+/* SipHash-2-4 against the reference vectors of its paper (key 00..0f, message 00..n-1), and a
+ * tag that moves with every key and message bit. */
+static void siphash_vectors(void **state) {
+    (void)state;
+    uint8_t key[16], msg[64];
+    for (int i = 0; i < 16; i++) key[i] = (uint8_t)i;
+    for (int i = 0; i < 64; i++) msg[i] = (uint8_t)i;
+    assert_true(onescope_os_siphash(key, msg, 0) == 0x726fdb47dd0e0e31ull);
+    assert_true(onescope_os_siphash(key, msg, 1) == 0x74f839c593dc67fdull);
+    assert_true(onescope_os_siphash(key, msg, 8) == 0x93f5f5799a932462ull);
+    assert_true(onescope_os_siphash(key, msg, 15) == 0xa129ca6149be45e5ull);
+    uint64_t t = onescope_os_siphash(key, msg, 64);
+    for (int bit = 0; bit < 8 * 64; bit++) {
+        msg[bit / 8] ^= (uint8_t)(1u << bit % 8);
+        assert_true(onescope_os_siphash(key, msg, 64) != t);
+        msg[bit / 8] ^= (uint8_t)(1u << bit % 8);
+    }
+    for (int bit = 0; bit < 128; bit++) {
+        key[bit / 8] ^= (uint8_t)(1u << bit % 8);
+        assert_true(onescope_os_siphash(key, msg, 64) != t);
+        key[bit / 8] ^= (uint8_t)(1u << bit % 8);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(siphash_vectors),
         cmocka_unit_test(reader_reads_little_endian),
         cmocka_unit_test(reader_truncation_names_field_and_offset),
         cmocka_unit_test(reader_reserve_refuses_impossible_counts),

@@ -63,9 +63,159 @@ static void module_is_checked_and_passes_module_check(void **state) {
     assert_int_equal(onescope_module_check_run(m, scene, strlen(scene), &d, NULL, &r, &err),
                      ONESCOPE_OK);
     assert_int_equal(r.failed, 0);
-    assert_int_equal(r.checks[0].status, ONESCOPE_MODULE_CHECK_PASSED);  /* determinism */
-    assert_int_equal(r.checks[4].status, ONESCOPE_MODULE_CHECK_PASSED);  /* hash */
-    assert_int_equal(r.checks[1].status, ONESCOPE_MODULE_CHECK_SKIPPED); /* no snapshot */
+    assert_int_equal(r.checks[0].status, ONESCOPE_MODULE_CHECK_PASSED); /* determinism */
+    assert_int_equal(r.checks[4].status, ONESCOPE_MODULE_CHECK_PASSED); /* hash */
+    for (int c = 0; c < ONESCOPE_MODULE_CHECK_COUNT; c++)
+        assert_int_equal(r.checks[c].status, ONESCOPE_MODULE_CHECK_PASSED);
+    free(scene);
+}
+
+/* module check's inputs: every action, on the bodies in turn; body 9 removed at step 20. */
+typedef struct every_action {
+    uint8_t buf[256];
+} every_action;
+
+static onescope_code every_action_input(void *user, uint64_t step, const void **input, size_t *size,
+                                        onescope_error *error) {
+    (void)error;
+    every_action *e = user;
+    uint32_t body = 2 + (uint32_t)(step % 7);
+    float v[7] = {0.5f * (float)(step % 5), 2.0f, -0.25f, 0.0f, 0.0f, 0.0f, 1.0f};
+    size_t n = 0;
+    n += put_op(e->buf + n, (uint8_t)(1 + step % 6), body, v, 3);
+    if (step % 17 == 5) {
+        float t[7] = {0.1f, 1.5f, -0.2f, 0.0f, 0.0f, 0.38268343f, 0.92387953f};
+        n += put_op(e->buf + n, 7, 3, t, 7);
+    }
+    if (step == 20) n += put_op(e->buf + n, 8, 9, NULL, 0);
+    *input = e->buf;
+    *size = n;
+    return ONESCOPE_OK;
+}
+
+/* The snapshot is exact: module check with a round trip and a restored world at every step,
+ * through every action and a removal, long enough for bodies to fall asleep. */
+static void snapshot_restores_exactly(void **state) {
+    (void)state;
+    const onescope_module *m = onescope_module_box3d();
+    char *scene = pile(24);
+    every_action e;
+    onescope_module_check_def d = onescope_module_check_def_default();
+    d.steps = 150;
+    d.restore_every = 1;
+    d.input = every_action_input;
+    d.input_user = &e;
+    onescope_module_check_result r;
+    onescope_error err;
+    assert_int_equal(onescope_module_check_run(m, scene, strlen(scene), &d, NULL, &r, &err),
+                     ONESCOPE_OK);
+    for (int c = 0; c < ONESCOPE_MODULE_CHECK_COUNT; c++)
+        assert_int_equal(r.checks[c].status, ONESCOPE_MODULE_CHECK_PASSED);
+    free(scene);
+}
+
+/* A snapshot of world w after `steps` steps of every_action_input. */
+static onescope_buffer snapshot_after(const char *scene, uint32_t steps) {
+    const onescope_module *m = onescope_module_box3d();
+    onescope_world *w;
+    onescope_error err;
+    assert_int_equal(onescope_world_create(m, scene, strlen(scene), NULL, &w, &err), ONESCOPE_OK);
+    every_action e;
+    for (uint32_t i = 0; i < steps; i++) {
+        const void *in;
+        size_t n;
+        (void)every_action_input(&e, i, &in, &n, &err);
+        assert_int_equal(onescope_world_step(w, in, n, &err), ONESCOPE_OK);
+    }
+    onescope_buffer b = {NULL, 0, NULL};
+    assert_int_equal(onescope_world_snapshot(w, NULL, &b, &err), ONESCOPE_OK);
+    onescope_world_free(w);
+    return b;
+}
+
+/* The test's key (main sets it before any snapshot): crafted snapshots can carry a good tag,
+ * so the checks behind the tag run too. */
+static const uint8_t test_key[16] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+                                     0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff};
+
+static void retag(uint8_t *p, size_t n) {
+    onescope_os_put_u64(p + 8, onescope_os_siphash(test_key, p + 16, n - 16));
+}
+
+static void refused(const char *scene, const uint8_t *p, size_t n, onescope_code code,
+                    uint64_t offset, const char *field) {
+    const onescope_module *m = onescope_module_box3d();
+    onescope_world *w = (onescope_world *)1;
+    onescope_error err;
+    assert_int_equal(onescope_world_restore(m, scene, strlen(scene), p, n, NULL, &w, &err), code);
+    assert_null(w);
+    assert_true(err.has_offset);
+    assert_int_equal(err.offset, offset);
+    assert_non_null(strstr(err.field, field));
+}
+
+/* Every refusal of a snapshot: one error at its offset, no world. Bytes without the tag never
+ * reach Box3D; tagged bytes are still checked before Box3D sees them. */
+static void snapshots_refused_at_offsets(void **state) {
+    (void)state;
+    char *scene = pile(10);
+    onescope_buffer b = snapshot_after(scene, 25); /* the floor and 10 bodies, body 9 gone */
+    uint8_t *p = malloc(b.size);
+    const size_t n = b.size, lanes = 24; /* the SoA image starts after 24 bytes of head */
+    memcpy(p, b.data, n);
+    refused(scene, p, 10, ONESCOPE_E_TRUNCATED, 0, "snapshot");
+    p[0] = 'X';
+    refused(scene, p, n, ONESCOPE_E_MAGIC, 0, "snapshot");
+    p[0] = 'O';
+    p[4] = 2;
+    refused(scene, p, n, ONESCOPE_E_VERSION, 4, "snapshot version");
+    p[4] = 1;
+    char *other = pile(11);
+    refused(other, p, n, ONESCOPE_E_MISMATCH, 16, "setup digest");
+    free(other);
+    for (size_t at = 24; at < n; at += n / 97 + 1) { /* any changed byte: the tag says so */
+        p[at] ^= 0x40;
+        refused(scene, p, n, ONESCOPE_E_MISMATCH, 8, "tag");
+        p[at] ^= 0x40;
+    }
+    /* tagged, and wrong behind the tag */
+    uint32_t bodies = onescope_os_get_u32(p + lanes);
+    onescope_os_put_u32(p + lanes, bodies + 1);
+    retag(p, n);
+    refused(scene, p, n, ONESCOPE_E_MISMATCH, lanes, "image");
+    onescope_os_put_u32(p + lanes, bodies);
+    p[lanes + 16] = 2; /* body 0's removed byte */
+    retag(p, n);
+    refused(scene, p, n, ONESCOPE_E_RANGE, lanes + 16, "removed");
+    p[lanes + 16] = 0;
+    retag(p, 40);
+    refused(scene, p, 40, ONESCOPE_E_TRUNCATED, 40, "image");
+    size_t box3d = lanes + 16 + bodies + 19 * 4 * (size_t)bodies; /* no joints */
+    p[box3d + 4] ^= 1;                                            /* Box3D's version */
+    retag(p, n);
+    refused(scene, p, n, ONESCOPE_E_VERSION, box3d, "box3d");
+    p[box3d + 4] ^= 1;
+    p[box3d + 48 + 8] ^= 1; /* the seed snapshot's layout hash */
+    retag(p, n);
+    refused(scene, p, n, ONESCOPE_E_VERSION, box3d, "box3d");
+    p[box3d + 48 + 8] ^= 1;
+    onescope_os_put_u64(p + box3d + 24, (uint64_t)n); /* the seed's size past the end */
+    retag(p, n);
+    refused(scene, p, n, ONESCOPE_E_RANGE, box3d + 24, "box3d");
+    /* and the untouched bytes restore */
+    memcpy(p, b.data, n);
+    onescope_world *w;
+    onescope_error err;
+    assert_int_equal(
+        onescope_world_restore(onescope_module_box3d(), scene, strlen(scene), p, n, NULL, &w, &err),
+        ONESCOPE_OK);
+    assert_int_equal(onescope_world_entity_count(w), 11);
+    onescope_pose pose;
+    assert_false(onescope_world_entity_pose(w, 8, &pose)); /* id 9, removed at step 20 */
+    assert_true(onescope_world_entity_pose(w, 1, &pose));
+    onescope_world_free(w);
+    free(p);
+    onescope_buffer_free(&b);
     free(scene);
 }
 
@@ -211,8 +361,10 @@ static void planted_ulp_found_from_the_recording(void **state) {
     bool pushed = false;
     for (uint32_t i = 0; i < x->listed; i++)
         if (x->entities[i].id == 2 + 30 % 20) pushed = (x->entities[i].groups & 4) != 0;
-    assert_true(pushed);            /* named, with its linear velocity group */
-    assert_false(x->from_keyframe); /* no snapshot: from row 0 */
+    assert_true(pushed);           /* named, with its linear velocity group */
+    assert_true(x->from_keyframe); /* from the keyframe at row 30 */
+    assert_int_equal(x->start_row, 30);
+    assert_false(x->restore_failed);
     assert_true(x->has_table);
     assert_int_equal(x->table_row, 40);
     assert_true(x->values_differing > 0);
@@ -359,8 +511,13 @@ int main(void) {
         return 77;
     }
     snprintf(path, sizeof path, "/tmp/onescope-b3-%ld.ostm", (long)getpid());
+    char key[33];
+    for (int i = 0; i < 16; i++) snprintf(key + 2 * i, 3, "%02x", test_key[i]);
+    setenv("ONESCOPE_SNAPSHOT_KEY", key, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(module_is_checked_and_passes_module_check),
+        cmocka_unit_test(snapshot_restores_exactly),
+        cmocka_unit_test(snapshots_refused_at_offsets),
         cmocka_unit_test(actions_act),
         cmocka_unit_test(inputs_and_setups_refused_at_offsets),
         cmocka_unit_test(planted_ulp_found_from_the_recording),

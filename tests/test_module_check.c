@@ -353,6 +353,35 @@ static void test_missing_slots_skip(void **state) {
     assert_string_equal(onescope_module_check_name((onescope_module_check_kind)99), "?");
 }
 
+/* A module whose restore refuses its own snapshots: the snapshot check fails with the module's
+ * error, and restore and stages, which could not run, fail rather than pass. */
+static onescope_code refusing_restore(void *context, const void *setup, size_t setup_size,
+                                      const void *snap, size_t size, const onescope_allocator *a,
+                                      void **world, onescope_error *error) {
+    (void)context, (void)setup, (void)setup_size, (void)snap, (void)size, (void)a, (void)world;
+    return onescope_module_fail(error, ONESCOPE_E_MISMATCH, 3, "tag", "ours", "theirs");
+}
+
+static void test_refused_restore_fails_what_needs_it(void **state) {
+    (void)state;
+    onescope_module m = wrapped(BUG_NONE);
+    m.restore = refusing_restore;
+    onescope_module_check_result r;
+    run_check(&m, &src, 10, &r);
+    assert_int_equal(r.failed, 3);
+    const onescope_module_check_outcome *c = r.checks;
+    assert_int_equal(c[ONESCOPE_MODULE_CHECK_SNAPSHOT].status, ONESCOPE_MODULE_CHECK_FAILED);
+    assert_non_null(strstr(c[ONESCOPE_MODULE_CHECK_SNAPSHOT].failure.what,
+                           "restore of the world's own snapshot failed"));
+    assert_non_null(strstr(c[ONESCOPE_MODULE_CHECK_SNAPSHOT].failure.what, "offset 3: tag"));
+    for (int k = ONESCOPE_MODULE_CHECK_RESTORE; k <= ONESCOPE_MODULE_CHECK_STAGES; k++) {
+        assert_int_equal(c[k].status, ONESCOPE_MODULE_CHECK_FAILED);
+        assert_string_equal(c[k].failure.what,
+                            "not run from step 0: the restore of the world's own snapshot failed");
+    }
+    assert_int_equal(c[ONESCOPE_MODULE_CHECK_DETERMINISM].status, ONESCOPE_MODULE_CHECK_PASSED);
+}
+
 static void test_bad_input(void **state) {
     (void)state;
     onescope_module_check_result r;
@@ -397,6 +426,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_modules_pass),
         cmocka_unit_test(test_snapshot_missing_a_field),
+        cmocka_unit_test(test_refused_restore_fails_what_needs_it),
         cmocka_unit_test(test_hash_missing_a_field),
         cmocka_unit_test(test_order_by_address),
         cmocka_unit_test(test_state_outside_the_world),

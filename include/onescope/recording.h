@@ -199,6 +199,8 @@ typedef struct onescope_recording_explanation {
     uint32_t values_differing; /* values that differ bit for bit, or whose entity is missing */
     uint32_t values_listed;
     onescope_value_difference *values;
+    /* With restore_failed: why the module refused the keyframe's snapshot. */
+    onescope_error restore_error;
 } onescope_recording_explanation;
 
 /* Runs the recording through the module to row (0..step_count) and compares every entity's
@@ -278,6 +280,10 @@ typedef struct onescope_recording_diff_result {
     /* With value_differs and a value of type F32: the floats between value_a and value_b
      * (else 0). */
     uint64_t value_ulps;
+    /* Keyframes both files hold that the module would not restore (from_keyframes false):
+     * restore_error says why, and the worlds ran from row 0. */
+    bool restore_failed;
+    onescope_error restore_error;
 } onescope_recording_diff_result;
 
 /* Runs both recordings through one module in lockstep (both are checked first, as

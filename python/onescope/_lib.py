@@ -260,6 +260,7 @@ class Explanation(Structure):
         ("values_differing", c_uint32),
         ("values_listed", c_uint32),
         ("values", POINTER(ValueDifference)),
+        ("restore_error", Error),
     ]
 
 

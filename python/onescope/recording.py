@@ -242,7 +242,8 @@ class ValueDifference(NamedTuple):
 
 class Explanation(NamedTuple):
     """What onescope_recording_explain found. With keyframes: start_row (0 or the keyframe the
-    run was restored from), restore_failed, steps_run, and table_row (None without a keyframe
+    run was restored from), restore_failed (with restore_error, why the module refused the
+    keyframe's snapshot), steps_run, and table_row (None without a keyframe
     at or after row) with the values that differ there (values_differing of values_compared,
     the first of them listed in values)."""
 
@@ -258,6 +259,7 @@ class Explanation(NamedTuple):
     values_compared: int = 0
     values_differing: int = 0
     values: List[ValueDifference] = []
+    restore_error: Optional[FormatError] = None
 
 
 class Keyframe(NamedTuple):
@@ -511,6 +513,7 @@ class Recording:
                 x.row, x.entities_recorded, x.entities_found, x.differing, listed, x.start_row,
                 x.restore_failed, x.steps_run, x.table_row if x.has_table else None,
                 x.values_compared, x.values_differing, values,
+                FormatError._from_c(x.restore_error) if x.restore_failed else None,
             )
         finally:
             lib.onescope_recording_explanation_free(out)

@@ -37,7 +37,12 @@ expect_grep "module           onescope.box3d 1 (box3d " "$S/out"
 expect_exit 0 "$ONESCOPE" module check --steps 100 "$S/a.ostm"
 expect_grep "a.ostm: determinism: passed over 100 steps" "$S/out"
 expect_grep "a.ostm: hash: passed over 100 steps" "$S/out"
-expect_grep "a.ostm: restore: skipped (needs snapshot)" "$S/out"
+for c in snapshot restore stages; do expect_grep "a.ostm: $c: passed over 100 steps" "$S/out"; done
+# a malformed key: the snapshot fails, and the checks that need one fail with it
+ONESCOPE_SNAPSHOT_KEY=xyz "$ONESCOPE" module check --steps 3 "$S/a.ostm" >"$S/out" 2>&1
+[ $? -eq 1 ] && ok || bad "a malformed key passed module check"
+expect_grep "snapshot: FAILED at step 0: .*ONESCOPE_SNAPSHOT_KEY is not 32 hex digits" "$S/out"
+expect_grep "restore: FAILED at step 0: not run from step 0: the snapshot failed" "$S/out"
 expect_exit 0 "$ONESCOPE" replay "$S/a.ostm"
 expect_grep "step 200 hash " "$S/out"
 expect_exit 0 "$ONESCOPE" ghost "$S/a.ostm" "$S/g.ospc" --from 0 --frames 50
@@ -47,9 +52,17 @@ expect_exit 0 "$ONESCOPE" plot "$S/a.ostm" -o "$S/a.svg"
 # the same seed, the same bytes; another seed, another run
 expect_exit 0 "$ONESCOPE" box3d-record "$S/pile.json" "$S/a2.ostm" --steps 200 --entity-rows --keyframes 50
 if cmp -s "$S/a.ostm" "$S/a2.ostm"; then ok; else bad "two recordings of one seed differ"; fi
-# live needs a snapshot the module does not have: one line, exit 1
-"$ONESCOPE" live serve "$S/a.ostm" >/dev/null 2>"$S/err"
-[ $? -eq 1 ] && [ "$(wc -l <"$S/err")" -eq 1 ] && grep -q "has no snapshot" "$S/err" && ok || bad "live serve: $(cat "$S/err")"
+# live: attach follows the stream's module by its id; a probe's snapshot from another process
+# restores only under a shared key (one line without it, exit 1)
+"$ONESCOPE" live serve "$S/a.ostm" | "$ONESCOPE" live attach >"$S/out" 2>"$S/err"
+expect_grep "200 steps checked, every hash matched" "$S/err"
+"$ONESCOPE" live serve "$S/a.ostm" | "$ONESCOPE" live attach --from 100 >"$S/out" 2>"$S/err"
+[ "${PIPESTATUS[1]}" -eq 1 ] && [ "$(wc -l <"$S/err")" -eq 1 ] && ok || bad "live attach --from 100 without a key: $(cat "$S/err")"
+expect_grep "step 100: tag: expected a snapshot this process made (set ONESCOPE_SNAPSHOT_KEY" "$S/err"
+KEY=00112233445566778899aabbccddeeff
+ONESCOPE_SNAPSHOT_KEY=$KEY "$ONESCOPE" live serve "$S/a.ostm" |
+    ONESCOPE_SNAPSHOT_KEY=$KEY "$ONESCOPE" live attach --from 100 >"$S/out" 2>"$S/err"
+expect_grep "100 steps checked, every hash matched" "$S/err"
 
 # the planted change: step 30's force one ulp larger in x
 expect_exit 0 "$ONESCOPE" box3d-record "$S/pile.json" "$S/b.ostm" --steps 200 --entity-rows --keyframes 50 --ulp 30
@@ -67,6 +80,25 @@ f = d["first"]
 assert d["from_keyframes"] and d["steps_run"] == 31 and f["row"] == 31, d
 assert f["stage"]["name"] == "step" and f["value"]["ulps"] >= 1, f
 ' "$S/out" && ok || bad "diff --json: $(cat "$S/out")"
+
+# keyframes under a shared key: diff restores the keyframe before the difference; without the
+# key the keyframe is refused (said, with its offset) and the worlds run from row 0
+for f in a b; do
+    u=; [ $f = b ] && u="--ulp 120"
+    ONESCOPE_SNAPSHOT_KEY=$KEY expect_exit 0 "$ONESCOPE" box3d-record "$S/pile.json" "$S/k$f.ostm" --steps 200 --entity-rows --keyframes 50 $u
+done
+ONESCOPE_SNAPSHOT_KEY=$KEY expect_exit 1 "$ONESCOPE" diff "$S/ka.ostm" "$S/kb.ostm"
+expect_grep "^keyframes: ran from row 100, 21 steps" "$S/out"
+expect_grep "^first difference: row 121 " "$S/out"
+expect_exit 1 "$ONESCOPE" diff "$S/ka.ostm" "$S/kb.ostm"
+expect_grep "^keyframes: not restored, ran from row 0: .*ka.ostm: offset [0-9]*: keyframe at row 100: tag: expected" "$S/out"
+expect_grep "^first difference: row 121 " "$S/out"
+expect_exit 1 "$ONESCOPE" diff --json "$S/ka.ostm" "$S/kb.ostm"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["restore_failed"] and "keyframe at row 100" in d["restore_error"] and d["first"]["row"] == 121, d
+' "$S/out" && ok || bad "diff --json restore_error: $(cat "$S/out")"
 
 # refusals: an unreadable scene, a bad scene, usage
 printf '{"bodies": [{"kind": "cube"}]}' >"$S/bad.json"

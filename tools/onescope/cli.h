@@ -55,6 +55,8 @@ const onescope_module *cli_module_find(const char *id);
 /* For a command that runs one module without a file to name it (live attach): the only module
  * besides the test module, the test module when there is none, NULL when there are several. */
 const onescope_module *cli_module_only(void);
+/* true when a module other than the test module was loaded or added. */
+bool cli_module_loaded_any(void);
 /* "ID VERSION, ID VERSION, ...": every module there is, into buf. */
 const char *cli_module_names(char *buf, size_t size);
 /* The module a recording names, or ONESCOPE_E_MODULE at offset 12 naming the file, its module

@@ -71,6 +71,12 @@ const onescope_module *cli_module_find(const char *id) {
     return NULL;
 }
 
+bool cli_module_loaded_any(void) {
+    for (size_t i = 0; i < module_count; i++)
+        if (modules[i] != onescope_module_test()) return true;
+    return false;
+}
+
 const onescope_module *cli_module_only(void) {
     (void)cli_module_find(""); /* puts the test module in the list, first */
     if (module_count > 2) return NULL;

@@ -374,6 +374,16 @@ static void print_recordings_json(const recording_pair *p, FILE *o) {
     fputc(',', o);
     json_u64(o, "steps_run", d->steps_run);
     fputc(',', o);
+    json_bool(o, "restore_failed", d->restore_failed);
+    fputs(",\"restore_error\":", o);
+    if (d->restore_failed) {
+        char why[1024];
+        onescope_error_format(&d->restore_error, why, sizeof why);
+        cli_json_string(o, why, strlen(why));
+    } else {
+        fputs("null", o);
+    }
+    fputc(',', o);
     json_bool(o, "worlds_differ", d->worlds_differ);
     fputs(",\"first\":", o);
     if (!d->worlds_differ) {
@@ -479,6 +489,11 @@ static void print_recordings(const diff_args *a, const recording_pair *p, FILE *
                 "keyframes: ran from row %" PRIu32 ", %" PRIu32 " step%s (the rows before agree "
                 "as recorded)\n",
                 d->start_row, d->steps_run, d->steps_run == 1 ? "" : "s");
+    if (d->restore_failed) {
+        char why[1024];
+        onescope_error_format(&d->restore_error, why, sizeof why);
+        fprintf(o, "keyframes: not restored, ran from row 0: %s\n", why);
+    }
     if (d->worlds_differ) {
         if (d->row == 0)
             fprintf(o, "first difference: row 0 (the start worlds)");

@@ -320,6 +320,53 @@ static void print_row(void *user, const onescope_live_row *row) {
     p->rows++;
 }
 
+/* The bytes read from standard input before the viewer exists. */
+typedef struct peeked {
+    uint8_t *data;
+    size_t size;
+    bool eof;
+} peeked;
+
+/* Reads standard input until its first record is whole (or the input ends or is malformed:
+ * the viewer then says so), and sets *module to the module that record names when the CLI
+ * knows it. false: a read failed (errno). */
+static bool peek_module(peeked *h, const onescope_module **module) {
+    onescope_live_decoder *d;
+    onescope_error err;
+    if (onescope_live_decoder_create("<stdin>", NULL, &d, &err) != ONESCOPE_OK) return true;
+    size_t cap = 0;
+    bool ok = true;
+    for (int got = 0; got == 0;) {
+        if (h->size == cap) {
+            size_t more = cap ? 2 * cap : 1 << 16;
+            uint8_t *p = realloc(h->data, more);
+            if (p == NULL) break; /* the viewer reads the rest as it comes */
+            h->data = p;
+            cap = more;
+        }
+        ssize_t n = read(STDIN_FILENO, h->data + h->size, cap - h->size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            ok = false;
+            break;
+        }
+        if (n == 0) {
+            h->eof = true;
+            break;
+        }
+        size_t used = 0;
+        onescope_live_record rec;
+        got = onescope_live_decoder_next(d, h->data + h->size, (size_t)n, &used, &rec, &err);
+        h->size += (size_t)n;
+        if (got == 1) {
+            const onescope_module *m = cli_module_find(rec.module_id);
+            if (m != NULL) *module = m;
+        }
+    }
+    onescope_live_decoder_free(d);
+    return ok;
+}
+
 static int cmd_live_attach(int argc, char **argv) {
     onescope_live_viewer_options o = onescope_live_viewer_options_default();
     const char *save = NULL;
@@ -343,6 +390,14 @@ static int cmd_live_attach(int argc, char **argv) {
                                "follows one module, and %s are loaded: give one --module",
                                cli_module_names(names, sizeof names));
     }
+    /* Without --module, the stream's first record says which module: one the CLI knows by its
+     * id (the Box3D module's streams need no flag). The bytes read to learn it are fed first. */
+    peeked head = {NULL, 0, false};
+    if (!cli_module_loaded_any() && !peek_module(&head, &o.module)) {
+        fprintf(stderr, "onescope live attach: <stdin>: %s\n", strerror(errno));
+        free(head.data);
+        return CLI_FAIL;
+    }
     o.save_path = save;
     o.on_row = print_row;
     o.user = &p;
@@ -356,7 +411,9 @@ static int cmd_live_attach(int argc, char **argv) {
     static uint8_t buf[1 << 16];
     onescope_code rc = ONESCOPE_OK;
     bool read_failed = false;
-    for (;;) {
+    if (head.size > 0) rc = onescope_live_viewer_feed(view, head.data, head.size, &err);
+    free(head.data);
+    for (; rc == ONESCOPE_OK && !head.eof;) {
         ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {

@@ -159,12 +159,14 @@ static void explain_values(verify_item *it, const onescope_recording *r,
     memcpy(it->values, x->values, x->values_listed * sizeof *x->values);
     for (uint32_t k = 0; k < x->values_listed; k++)
         (void)onescope_recording_value_name(r, x->values[k].value, it->value_names[k]);
-    char from[160];
+    char from[1200];
     if (x->from_keyframe)
         snprintf(from, sizeof from, "from row %" PRIu32 "'s keyframe", x->start_row);
-    else if (x->restore_failed)
-        snprintf(from, sizeof from, "from row 0: the keyframe before did not restore");
-    else
+    else if (x->restore_failed) {
+        char why[1024];
+        onescope_error_format(&x->restore_error, why, sizeof why);
+        snprintf(from, sizeof from, "from row 0: the keyframe before did not restore: %s", why);
+    } else
         snprintf(from, sizeof from, "from row 0");
     size_t n;
     if (!x->has_table) {
@@ -664,9 +666,17 @@ static void print_json(const verify_item *it) {
     if (it->keyed) {
         const onescope_recording_explanation *x = &it->key;
         printf("{\"start_row\": %" PRIu32 ", \"restored\": %s, \"restore_failed\": %s, "
-               "\"steps_run\": %" PRIu32 ", \"row\": ",
+               "\"steps_run\": %" PRIu32 ", \"restore_error\": ",
                x->start_row, x->from_keyframe ? "true" : "false",
                x->restore_failed ? "true" : "false", x->steps_run);
+        if (x->restore_failed) {
+            char why[1024];
+            onescope_error_format(&x->restore_error, why, sizeof why);
+            cli_json_string(stdout, why, strlen(why));
+        } else {
+            printf("null");
+        }
+        printf(", \"row\": ");
         if (x->has_table)
             printf("%" PRIu32, x->table_row);
         else
