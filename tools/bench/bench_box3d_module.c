@@ -77,6 +77,51 @@ static double verify_ms(const char *path) {
     return now_ms() - t0;
 }
 
+/* The module's snapshot and restore at the recording's last step: time of each (best of
+ * repeats) against one step of the plain run, and the snapshot's size. */
+static void snapshot_costs(const onescope_recording *r, int repeats, double step_ms) {
+    const onescope_module *m = onescope_module_box3d();
+    size_t setup_size;
+    const uint8_t *setup = onescope_recording_setup(r, &setup_size);
+    onescope_error err;
+    onescope_world *w;
+    if (onescope_world_create(m, setup, setup_size, NULL, &w, &err) != ONESCOPE_OK) die(&err);
+    uint32_t steps = onescope_recording_step_count(r);
+    for (uint32_t i = 0; i < steps; i++) {
+        size_t n;
+        const uint8_t *in;
+        (void)onescope_recording_step_input(r, i, &in, &n);
+        if (onescope_world_step(w, in, n, &err) != ONESCOPE_OK) die(&err);
+    }
+    double snap = 1e300, restore = 1e300;
+    size_t size = 0;
+    for (int k = 0; k < repeats; k++) {
+        onescope_buffer b;
+        double t0 = now_ms();
+        if (onescope_world_snapshot(w, NULL, &b, &err) != ONESCOPE_OK) die(&err);
+        double t1 = now_ms();
+        onescope_world *back;
+        if (onescope_world_restore(m, setup, setup_size, b.data, b.size, NULL, &back, &err) !=
+            ONESCOPE_OK)
+            die(&err);
+        double t2 = now_ms();
+        if (onescope_world_hash(back) != onescope_world_hash(w)) {
+            fprintf(stderr, "bench_box3d_module: the restored world's hash differs\n");
+            exit(1);
+        }
+        onescope_world_free(back);
+        size = b.size;
+        onescope_buffer_free(&b);
+        snap = t1 - t0 < snap ? t1 - t0 : snap;
+        restore = t2 - t1 < restore ? t2 - t1 : restore;
+    }
+    printf("module snapshot                   %9.1f ms  %.2f steps of the plain run, %zu bytes\n",
+           snap, snap / step_ms, size);
+    printf("module restore (setup + image)    %9.1f ms  %.2f steps of the plain run\n", restore,
+           restore / step_ms);
+    onescope_world_free(w);
+}
+
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: bench_box3d_module SCENE.json REC.ostm REC_ROWS.ostm [REPEATS]\n");
@@ -179,6 +224,7 @@ int main(int argc, char **argv) {
            (double)ours / steps);
     printf("OSTM v2 with entity rows          %9ld bytes  %.1f bytes/step\n", ours_rows,
            (double)ours_rows / steps);
+    snapshot_costs(r, repeats, plain / steps);
     onescope_recording_free(r);
     onescope_soa_scene_free(scene);
     onescope_buffer_free(&bytes);
