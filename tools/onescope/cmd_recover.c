@@ -37,15 +37,23 @@ static onescope_format partial_format(const char *path) {
     return n < 0 ? ONESCOPE_FORMAT_UNKNOWN : onescope_format_detect(magic, (size_t)n);
 }
 
-/* "PARTIAL: kept N complete frames in OUT": OUT defaults to PARTIAL without ".partial" (the
- * library refuses any other name without an OUT, so the suffix is there). */
+/* The default OUT: PARTIAL without its ".partial" (the library refuses any other name without
+ * an OUT). false: PARTIAL does not end so, or the name does not fit. */
+static bool default_out(const char *partial, char *out, size_t size) {
+    size_t n = strlen(partial), suffix = strlen(".partial");
+    if (n <= suffix || strcmp(partial + n - suffix, ".partial") != 0 || n - suffix >= size)
+        return false;
+    memcpy(out, partial, n - suffix);
+    out[n - suffix] = '\0';
+    return true;
+}
+
+/* "PARTIAL: kept N complete frames in OUT". */
 static void say_kept(const char *partial, const char *out, uint64_t kept, const char *unit) {
     if (cli.quiet) return;
     char derived[4096];
-    if (out == NULL) {
-        size_t n = strlen(partial), suffix = strlen(".partial");
-        snprintf(derived, sizeof derived, "%.*s", (int)(n >= suffix ? n - suffix : n), partial);
-    }
+    if (out == NULL && !default_out(partial, derived, sizeof derived))
+        snprintf(derived, sizeof derived, "%s", partial);
     /* A replay killed before its first step still has a start world: said, not hidden. */
     printf("%s: kept %" PRIu64 " complete %s%s in %s%s\n", cli_shown(partial), kept, unit,
            kept == 1 ? "" : "s", cli_shown(out != NULL ? out : derived),
@@ -96,20 +104,9 @@ int cmd_recover(int argc, char **argv) {
     const char *args[2] = {a.operands[0], a.operand_count == 2 ? a.operands[1] : NULL};
     if (args[1] != NULL && !cli_check_output("recover", args[0], args[1])) return CLI_FAIL;
     if (args[1] == NULL && cli.no_clobber) {
-        /* the default OUT: PARTIAL without ".partial" (the library refuses other names) */
-        size_t n = strlen(args[0]), suffix = strlen(".partial");
-        if (n > suffix && strcmp(args[0] + n - suffix, ".partial") == 0) {
-            char *out = malloc(n - suffix + 1);
-            if (out == NULL) {
-                fprintf(stderr, "onescope recover: out of memory\n");
-                return CLI_FAIL;
-            }
-            memcpy(out, args[0], n - suffix);
-            out[n - suffix] = '\0';
-            bool allowed = cli_check_output("recover", NULL, out);
-            free(out);
-            if (!allowed) return CLI_FAIL;
-        }
+        char out[4096];
+        if (default_out(args[0], out, sizeof out) && !cli_check_output("recover", NULL, out))
+            return CLI_FAIL;
     }
     switch (partial_format(args[0])) {
         case ONESCOPE_FORMAT_OSTM: return recover_replay(args[0], args[1]);
