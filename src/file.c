@@ -72,12 +72,14 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
      * the input too long. */
     size_t most = max_bytes < SIZE_MAX ? max_bytes + 1 : SIZE_MAX;
     size_t cap = most < 64 * 1024 ? most : 64 * 1024;
+    size_t expected = 0; /* a regular file's size: an earlier end means it shrank as it was read */
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
         if (check_file_size(name, &st, max_bytes, error) != ONESCOPE_OK) {
             if (!is_stdin) close(fd);
             return ONESCOPE_E_TOO_LARGE;
         }
         cap = (size_t)st.st_size + 1; /* +1 so end of file is seen without a resize */
+        expected = (size_t)st.st_size;
     } else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         if (!is_stdin) close(fd);
         errno = EISDIR;
@@ -116,7 +118,14 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
             rc = io_fail(error, name, "cannot read");
             break;
         }
-        if (n == 0) break;
+        if (n == 0) {
+            if (size < expected)
+                rc = onescope_os_fail(error, ONESCOPE_E_IO, name, (uint64_t)size, "file size",
+                                      "the size the file had when opened",
+                                      "its end after %zu of %zu bytes (it shrank as it was read)",
+                                      size, expected);
+            break;
+        }
         size += (size_t)n;
     }
     /* No check of size against the limit here: the buffer never holds more than limit + 1
