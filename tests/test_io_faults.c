@@ -29,8 +29,19 @@
 
 /* ---- the seam: every wrapped call asks fault() first ---- */
 
-enum kind { K_OPEN, K_READ, K_PREAD, K_WRITE, K_PWRITE, K_FSYNC, K_RENAME, K_FSTAT, K_MMAP,
-            K_CLOSE, K_COUNT };
+enum kind {
+    K_OPEN,
+    K_READ,
+    K_PREAD,
+    K_WRITE,
+    K_PWRITE,
+    K_FSYNC,
+    K_RENAME,
+    K_FSTAT,
+    K_MMAP,
+    K_CLOSE,
+    K_COUNT
+};
 static const char *const kind_names[K_COUNT] = {"open",  "read",   "pread", "write", "pwrite",
                                                 "fsync", "rename", "fstat", "mmap",  "close"};
 enum mode { M_NONE, M_ERR, M_INTR, M_SHORT, M_ENDED };
@@ -79,13 +90,13 @@ int __wrap_open(const char *path, int flags, ...) {
 /* A read that fails, is interrupted, gets half, or finds the end early. */
 static ssize_t read_fault(enum kind k, size_t *n) {
     switch (fault(k)) {
-    case M_ERR: return errno = EIO, -1;
-    case M_INTR: return errno = EINTR, -1;
-    case M_SHORT:
-        if (*n > 1) *n /= 2;
-        return -2;
-    case M_ENDED: return 0;
-    default: return -2;
+        case M_ERR: return errno = EIO, -1;
+        case M_INTR: return errno = EINTR, -1;
+        case M_SHORT:
+            if (*n > 1) *n /= 2;
+            return -2;
+        case M_ENDED: return 0;
+        default: return -2;
     }
 }
 
@@ -103,12 +114,12 @@ ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t at) {
 
 static ssize_t write_fault(enum kind k, size_t *n) {
     switch (fault(k)) {
-    case M_ERR: return errno = ENOSPC, -1;
-    case M_INTR: return errno = EINTR, -1;
-    case M_SHORT:
-        if (*n > 1) *n /= 2;
-        return -2;
-    default: return -2;
+        case M_ERR: return errno = ENOSPC, -1;
+        case M_INTR: return errno = EINTR, -1;
+        case M_SHORT:
+            if (*n > 1) *n /= 2;
+            return -2;
+        default: return -2;
     }
 }
 
@@ -199,7 +210,8 @@ static void only_these_files(const char *const *allowed) {
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
         bool ok = false;
-        for (const char *const *a = allowed; *a != NULL && !ok; a++) ok = strcmp(e->d_name, *a) == 0;
+        for (const char *const *a = allowed; *a != NULL && !ok; a++)
+            ok = strcmp(e->d_name, *a) == 0;
         if (!ok) fail_msg("a file left behind in %s: %s", dir, e->d_name);
     }
     closedir(d);
@@ -475,8 +487,8 @@ static void prepare_recorded(void) {
     assert_int_equal(record(true, &e), ONESCOPE_OK);
 }
 static onescope_code run_recording_verify(onescope_error *error) {
-    onescope_code rc = onescope_recording_verify_file(ostm_path, onescope_module_test(), NULL, &vr,
-                                                      error);
+    onescope_code rc =
+        onescope_recording_verify_file(ostm_path, onescope_module_test(), NULL, &vr, error);
     if (rc == ONESCOPE_OK) CHECK(vr.matched && vr.rows_checked == STEPS + 1);
     return rc;
 }
@@ -489,8 +501,8 @@ static void prepare_recording_partial(void) {
 }
 static onescope_code run_recording_recover(onescope_error *error) {
     uint64_t kept = 0, dropped = 0;
-    onescope_code rc = onescope_recording_recover(ostm_partial, ostm_back, NULL, &kept, &dropped,
-                                                  error);
+    onescope_code rc =
+        onescope_recording_recover(ostm_partial, ostm_back, NULL, &kept, &dropped, error);
     if (rc == ONESCOPE_OK) CHECK(kept == STEPS && dropped == 0);
     return rc;
 }
@@ -533,7 +545,8 @@ static void one_line_naming(const onescope_error *e, const char *named, const ch
     for (const char *c = line; *c; c++)
         if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
             fail_msg("%s: an unprintable byte in: %s", what, line);
-    if (strstr(line, named) == NULL) fail_msg("%s: the line does not name %s: %s", what, named, line);
+    if (strstr(line, named) == NULL)
+        fail_msg("%s: the line does not name %s: %s", what, named, line);
 }
 
 static unsigned runs, failures_seen;
