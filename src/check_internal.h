@@ -9,18 +9,31 @@
 #include "onescope/pose_cache.h"
 #include "onescope/replay.h"
 
+/* An input whose size is not known until its end (a pipe, standard input): the total the
+ * push validators below take for it. */
+#define ONESCOPE_OS_SIZE_UNKNOWN SIZE_MAX
+
 /* ---- OSPC push validator (src/pose_cache.c) ----
- * begin with the input's whole size (known up front: file.c has it from fstat), feed the
- * bytes in order in pieces of any size, then end. The verdict, offset and message are the
- * parser's on the same bytes, because the same scan functions run on each unit (header, a
- * text, an entity, a block of poses). Memory: the struct and the id set (at most 1 MiB). */
+ * begin with the input's whole size (file.c has a regular file's from fstat) or
+ * ONESCOPE_OS_SIZE_UNKNOWN, feed the bytes in order in pieces of any size, then end. The
+ * verdict, offset and message are the parser's on the same bytes, because the same scan
+ * functions run on each unit (header, a text, an entity, a block of poses). Memory: the struct
+ * and the id set (at most 1 MiB).
+ *
+ * Of unknown size, the counts are checked against the input limit as the bytes come, and the
+ * few rules that need the real size (a count the file can hold, the poses there are, how many
+ * bytes trail) are decided again at end, from the head kept, once the size is known: so an
+ * error found on the way is held, not final, and feed answers OK until end (the bytes after
+ * it only counted), except E_TOO_LARGE once more than the limit has come (final: stop
+ * feeding). The verdict is still the parser's on the whole input. */
 typedef struct onescope_os_ospc_check onescope_os_ospc_check;
 
 onescope_code onescope_os_ospc_check_begin(size_t total, const char *name,
                                            const onescope_parse_options *options,
                                            onescope_os_ospc_check **out, onescope_error *error);
 /* Returns the verdict so far: ONESCOPE_OK while the bytes are good, the first error (also
- * on every later call) once one is found. Feeding more than total bytes is an error. */
+ * on every later call) once one is found. Feeding more than total bytes is an error (of
+ * unknown size: more than the limit, E_TOO_LARGE; other errors wait for end). */
 onescope_code onescope_os_ospc_check_feed(onescope_os_ospc_check *c, const void *data, size_t n);
 /* After the last byte: the final verdict, filled into error. */
 onescope_code onescope_os_ospc_check_end(onescope_os_ospc_check *c, onescope_error *error);
@@ -37,7 +50,9 @@ onescope_code onescope_os_pose_cache_parse_mapped(const void *data, size_t size,
                                                   bool *borrowed, onescope_pose_cache **out,
                                                   onescope_error *error);
 /* ---- OSTM push validator (src/replay.c) ----
- * The same protocol as the OSPC one. The units are the head (header, step count, snapshot
+ * The same protocol as the OSPC one, unknown size included (decided again at end: the
+ * snapshot length, the hash rows and the step lengths the input can hold, the trailing
+ * bytes). The units are the head (header, step count, snapshot
  * length), the start snapshot, the hash rows (skipped: any bits are valid) and one step at a
  * time (at most 2 + 65535 bytes, checked in place when a piece holds it whole). The parser
  * and the validator share the scan functions, so the verdict is the parser's. */

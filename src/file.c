@@ -97,9 +97,7 @@ onescope_code onescope_file_read(const char *path, size_t max_bytes,
         }
         if (size == cap) {
             if (cap > max_bytes) {
-                rc = onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)max_bytes,
-                                      "file size", "at most the input limit", "more than %zu bytes",
-                                      max_bytes);
+                rc = onescope_os_stream_too_large(max_bytes, name, error);
                 break;
             }
             /* Doubling, but a doubling that would reach the limit goes to limit + 1 at once:
@@ -752,10 +750,13 @@ static onescope_code stream_ostm(int fd, uint8_t *buf, size_t n, size_t total, c
 /* Streams the rest of fd through the module recording's scan (the parser's rules, fed in
  * pieces): the container only, as the parser checks it; the blobs are the module's. */
 static onescope_code stream_recording(int fd, uint8_t *buf, size_t n, size_t total,
-                                      const char *name, onescope_os_rec_head *head,
+                                      const char *name, size_t limit, onescope_os_rec_head *head,
                                       onescope_error *error) {
     onescope_os_rec_scan s;
-    onescope_os_rec_scan_init(&s, total, false, name);
+    if (total == ONESCOPE_OS_SIZE_UNKNOWN)
+        onescope_os_rec_scan_init_unknown(&s, limit, name);
+    else
+        onescope_os_rec_scan_init(&s, total, false, name);
     onescope_code rc = onescope_os_rec_scan_feed(&s, buf, n);
     while (rc == ONESCOPE_OK && n > 0) {
         ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
@@ -768,13 +769,34 @@ static onescope_code stream_recording(int fd, uint8_t *buf, size_t n, size_t tot
     return ONESCOPE_OK;
 }
 
-/* Streams the rest of fd into the live decoder. */
-static onescope_code stream_osls(int fd, uint8_t *buf, size_t n, const char *name,
+/* An input of unknown size read on after its format's reader stopped at an error, so that
+ * one over the limit gets the verdict the parser gives it (the limit first); seen counts the
+ * bytes so far. OK when the input ended within the limit. */
+static onescope_code drain(int fd, uint8_t *buf, uint64_t seen, const char *name, size_t limit,
+                           onescope_error *error) {
+    for (;;) {
+        if (seen > limit) return onescope_os_stream_too_large(limit, name, error);
+        ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
+        if (k < 0) return io_fail(error, name, "cannot read");
+        if (k == 0) return ONESCOPE_OK;
+        seen += (uint64_t)k;
+    }
+}
+
+/* Streams the rest of fd into the live decoder. known: the file's size was checked against
+ * the limit; otherwise the bytes are counted against it as they come. */
+static onescope_code stream_osls(int fd, uint8_t *buf, size_t n, const char *name, bool known,
                                  const onescope_parse_options *options, onescope_error *error) {
     onescope_live_decoder *d;
     OS_TRY(onescope_live_decoder_create(name, options ? options->allocator : NULL, &d, error));
+    size_t limit = onescope_os_input_limit(options);
+    uint64_t seen = n;
     onescope_code rc = ONESCOPE_OK;
     while (n > 0) {
+        if (!known && seen > limit) {
+            onescope_live_decoder_free(d);
+            return onescope_os_stream_too_large(limit, name, error);
+        }
         size_t pos = 0;
         while (pos < n) {
             onescope_live_record rec;
@@ -783,7 +805,9 @@ static onescope_code stream_osls(int fd, uint8_t *buf, size_t n, const char *nam
             pos += used;
             if (r < 0) {
                 onescope_live_decoder_free(d);
-                return error != NULL ? error->code : ONESCOPE_E_BAD_STATE;
+                rc = error != NULL ? error->code : ONESCOPE_E_BAD_STATE;
+                onescope_code dr = known ? ONESCOPE_OK : drain(fd, buf, seen, name, limit, error);
+                return dr != ONESCOPE_OK ? dr : rc;
             }
         }
         ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
@@ -792,17 +816,23 @@ static onescope_code stream_osls(int fd, uint8_t *buf, size_t n, const char *nam
             return io_fail(error, name, "cannot read");
         }
         n = (size_t)k;
+        seen += n;
     }
     rc = onescope_live_decoder_finish(d, error);
     onescope_live_decoder_free(d);
     return rc;
 }
 
-/* The OTS reader's next chunk: the buffer refilled from the file. */
+/* The OTS reader's next chunk: the buffer refilled from the file (of unknown size: counted
+ * against the limit). */
 typedef struct ots_source {
     int fd;
     uint8_t *buf;
     const char *name;
+    bool known;
+    size_t limit;
+    uint64_t seen;
+    bool ended;
 } ots_source;
 
 static bool ots_more(void *user, const uint8_t **data, size_t *size, onescope_error *error) {
@@ -812,19 +842,34 @@ static bool ots_more(void *user, const uint8_t **data, size_t *size, onescope_er
         io_fail(error, s->name, "cannot read");
         return false;
     }
+    s->seen += (uint64_t)k;
+    if (!s->known && s->seen > s->limit) {
+        onescope_os_stream_too_large(s->limit, s->name, error);
+        return false;
+    }
+    s->ended = k == 0;
     *data = s->buf;
     *size = (size_t)k;
     return true;
 }
 
 /* Streams a .pvt or .anm (buf holds its first n bytes) through the OTS reader, which checks
- * each keyframe as it passes and keeps none. */
+ * each keyframe as it passes and keeps none. Of unknown size, a text the reader stopped
+ * early in is read on to its end, so one over the limit is said to be (the errors already
+ * handed to on_error stay said: docs/hardening.md). */
 static onescope_code stream_ots(int fd, uint8_t *buf, size_t n, onescope_format f, const char *name,
-                                const onescope_parse_options *options, onescope_error *error) {
-    ots_source s = {fd, buf, name};
-    return onescope_os_ots_check_stream(f == ONESCOPE_FORMAT_PVT ? ONESCOPE_OTS_PVT
-                                                                 : ONESCOPE_OTS_ANM,
-                                        buf, n, ots_more, &s, name, options, error);
+                                bool known, const onescope_parse_options *options,
+                                onescope_error *error) {
+    ots_source s = {fd, buf, name, known, onescope_os_input_limit(options), n, n == 0};
+    if (!known && s.seen > s.limit) return onescope_os_stream_too_large(s.limit, name, error);
+    onescope_code rc =
+        onescope_os_ots_check_stream(f == ONESCOPE_FORMAT_PVT ? ONESCOPE_OTS_PVT : ONESCOPE_OTS_ANM,
+                                     buf, n, ots_more, &s, name, options, error);
+    if (rc != ONESCOPE_OK && rc != ONESCOPE_E_TOO_LARGE && !known && !s.ended) {
+        onescope_code d = drain(fd, buf, s.seen, name, s.limit, error);
+        if (d != ONESCOPE_OK) rc = d;
+    }
+    return rc;
 }
 
 /* Counts the errors the format's reader hands to the caller's on_error, so that a format
@@ -870,16 +915,22 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
     if (path == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_file_validate", OS_NO_OFFSET,
                                 "path", "non-NULL", NULL);
-    if (strcmp(path, "-") == 0) return validate_whole(path, options, format, error);
-    int fd = open_read(path);
+    /* Standard input, pipes and devices stream too, their size learnt at their end (see
+     * check_internal.h); a directory is refused by the read path. */
+    bool is_stdin = strcmp(path, "-") == 0;
+    const char *name = input_name(path);
+    int fd = is_stdin ? STDIN_FILENO : open_read(path);
     if (fd < 0) return io_fail(error, path, "cannot open");
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        /* Pipes, devices, directories: the read path knows how to refuse or read them. */
-        close(fd);
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        if (!is_stdin) close(fd);
         return validate_whole(path, options, format, error);
     }
-    onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
+    size_t limit = onescope_os_input_limit(options);
+    /* Standard input's size is never taken from fstat: it may stand anywhere in the file. */
+    bool known = S_ISREG(st.st_mode) && !is_stdin;
+    size_t total = known ? (size_t)st.st_size : ONESCOPE_OS_SIZE_UNKNOWN;
+    onescope_code rc = known ? check_file_size(path, &st, limit, error) : ONESCOPE_OK;
     if (rc != ONESCOPE_OK) {
         close(fd);
         return rc;
@@ -888,32 +939,34 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
     void *raw;
     uint8_t *buf = read_buffer(a, VALIDATE_BUFFER, &raw);
     if (buf == NULL) {
-        close(fd);
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
+        if (!is_stdin) close(fd);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
                                 "cannot allocate %zu bytes", VALIDATE_BUFFER);
     }
 #ifdef POSIX_FADV_SEQUENTIAL
-    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    if (known) posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
     ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
     if (n < 0) {
-        rc = io_fail(error, path, "cannot read");
+        rc = io_fail(error, name, "cannot read");
     } else {
         *format = onescope_format_detect(buf, (size_t)n);
         if (*format == ONESCOPE_FORMAT_RECORDING)
-            rc = stream_recording(fd, buf, (size_t)n, (size_t)st.st_size, path, NULL, error);
+            rc = stream_recording(fd, buf, (size_t)n, total, name, limit, NULL, error);
         else if (*format == ONESCOPE_FORMAT_OSPC)
-            rc = stream_ospc(fd, buf, (size_t)n, (size_t)st.st_size, path, options, error);
+            rc = stream_ospc(fd, buf, (size_t)n, total, name, options, error);
         else if (*format == ONESCOPE_FORMAT_OSTM)
-            rc = stream_ostm(fd, buf, (size_t)n, (size_t)st.st_size, path, options, NULL, error);
+            rc = stream_ostm(fd, buf, (size_t)n, total, name, options, NULL, error);
         else if (*format == ONESCOPE_FORMAT_OSLS)
-            rc = stream_osls(fd, buf, (size_t)n, path, options, error);
+            rc = stream_osls(fd, buf, (size_t)n, name, known, options, error);
         else if (*format == ONESCOPE_FORMAT_PVT || *format == ONESCOPE_FORMAT_ANM)
-            rc = stream_ots(fd, buf, (size_t)n, *format, path, options, error);
+            rc = stream_ots(fd, buf, (size_t)n, *format, name, known, options, error);
+        else if (!known && (rc = drain(fd, buf, (uint64_t)n, name, limit, error)) != ONESCOPE_OK)
+            ; /* the limit before the format, as the parser */
         else
-            rc = validate_bytes(*format, buf, (size_t)n, path, options, error);
+            rc = validate_bytes(*format, buf, (size_t)n, name, options, error);
     }
-    close(fd);
+    if (!is_stdin) close(fd);
     onescope_os_free(a, raw);
     return rc;
 }
@@ -1120,7 +1173,7 @@ static onescope_code verify_recording_stream(int fd, const struct stat *st, cons
     ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
     onescope_code rc =
         n < 0 ? io_fail(error, path, "cannot read")
-              : stream_recording(fd, buf, (size_t)n, (size_t)st->st_size, path, &h, error);
+              : stream_recording(fd, buf, (size_t)n, (size_t)st->st_size, path, 0, &h, error);
     if (rc == ONESCOPE_OK) rc = pread_all(fd, h.setup_at, h.setup_size, a, &setup, path, error);
     if (rc == ONESCOPE_OK && (h.flags & ONESCOPE_RECORDING_FLAG_START_SNAPSHOT))
         rc = pread_all(fd, h.snapshot_at, h.snapshot_size, a, &snap, path, error);

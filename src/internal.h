@@ -63,6 +63,10 @@ static inline void onescope_os_error_ready(onescope_error *error) {
 size_t onescope_os_input_limit(const onescope_parse_options *options);
 onescope_code onescope_os_check_input_size(size_t size, const onescope_parse_options *options,
                                            const char *name, onescope_error *error);
+/* The error of an input of unknown size (a pipe, standard input) that has gone past limit:
+ * E_TOO_LARGE at offset limit, "more than limit bytes". The one-shot read and the streamed
+ * validators say it alike. */
+onescope_code onescope_os_stream_too_large(size_t limit, const char *name, onescope_error *error);
 
 /* Writers refuse to produce a file over the default input limit, which no parser would read
  * back with default options: ONESCOPE_E_TOO_LARGE naming the size. */

@@ -28,6 +28,11 @@ onescope_code onescope_os_check_input_size(size_t size, const onescope_parse_opt
                             expected, "%zu bytes", size);
 }
 
+onescope_code onescope_os_stream_too_large(size_t limit, const char *name, onescope_error *error) {
+    return onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, (uint64_t)limit, "file size",
+                            "at most the input limit", "more than %zu bytes", limit);
+}
+
 onescope_code onescope_os_check_output_size(uint64_t total, const char *name,
                                             onescope_error *error) {
     if (total <= ONESCOPE_MAX_INPUT_BYTES) return ONESCOPE_OK;

@@ -924,6 +924,12 @@ struct onescope_os_ospc_check {
     ospc_header h;
     id_set ids;
     size_t poses_at, poses_done;
+    /* Of unknown size (total is then the limit): the bytes fed, errors or not; the header
+     * once whole, scanned again at end with the real size; whether the poses were reached. */
+    bool unknown;
+    size_t seen;
+    bool head_kept, poses_reached;
+    uint8_t head[HEADER_BYTES];
     onescope_code rc;
     onescope_error error;
     uint8_t unit[UNIT_MAX];
@@ -935,13 +941,18 @@ onescope_code onescope_os_ospc_check_begin(size_t total, const char *name,
     if (name == NULL) name = "<ospc>";
     const onescope_allocator *a = options != NULL ? options->allocator : NULL;
     *out = NULL;
+    bool unknown = total == ONESCOPE_OS_SIZE_UNKNOWN;
     /* First, as the parser: the size limit before anything else. */
-    OS_TRY(onescope_os_check_input_size(total, options, name, error));
+    if (unknown)
+        total = onescope_os_input_limit(options);
+    else
+        OS_TRY(onescope_os_check_input_size(total, options, name, error));
     onescope_os_ospc_check *c = onescope_os_calloc(a, 1, sizeof *c);
     if (c == NULL) return nomem(error, name, "validator");
     c->name = name;
     c->allocator = a;
     c->total = total;
+    c->unknown = unknown;
     c->phase = CHECK_HEADER;
     c->need = HEADER_BYTES;
     *out = c;
@@ -967,6 +978,10 @@ static onescope_code scan_unit(onescope_os_ospc_check *c) {
     onescope_os_reader r;
     onescope_os_reader_init(&r, c->unit, c->have, c->name, &c->error);
     onescope_code rc;
+    if (c->phase == CHECK_HEADER && c->have == HEADER_BYTES) {
+        memcpy(c->head, c->unit, HEADER_BYTES);
+        c->head_kept = true;
+    }
     if (c->phase == CHECK_HEADER)
         rc = scan_header(&r, c->total, &c->h);
     else if (c->phase == CHECK_TEXT)
@@ -985,6 +1000,8 @@ static size_t unit_size(const onescope_os_ospc_check *c) {
     /* Too long for the rule: scan now, it fails at the length (or earlier). */
     return length > ONESCOPE_OSPC_MAX_TEXT ? c->have : fixed + length;
 }
+
+static onescope_code poses_fit(onescope_os_ospc_check *c);
 
 /* A unit passed its scan: on to the next one. */
 static onescope_code next_unit(onescope_os_ospc_check *c) {
@@ -1005,9 +1022,14 @@ static onescope_code next_unit(onescope_os_ospc_check *c) {
               : c->phase == CHECK_TEXT ? 2
                                        : ENTITY_FIXED_BYTES;
     if (c->phase != CHECK_POSES) return ONESCOPE_OK;
-    /* The parser's check after the entities, with what the whole input has left. */
     c->poses_at = c->pos;
-    size_t remaining = c->total - c->pos;
+    c->poses_reached = true;
+    return poses_fit(c);
+}
+
+/* The parser's check after the entities, with what the whole input has left. */
+static onescope_code poses_fit(onescope_os_ospc_check *c) {
+    size_t remaining = c->total - c->poses_at;
     if (remaining < c->h.pose_bytes) {
         char expected[96];
         snprintf(expected, sizeof expected, "%zu bytes (%lu frames x %lu entities x 28)",
@@ -1016,8 +1038,8 @@ static onescope_code next_unit(onescope_os_ospc_check *c) {
         onescope_os_reader r;
         onescope_os_reader_init(&r, NULL, 0, c->name, &c->error);
         return check_failed(c,
-                            onescope_os_reader_fail_at(&r, c->pos, ONESCOPE_E_TRUNCATED, "poses",
-                                                       expected, "%zu bytes", remaining),
+                            onescope_os_reader_fail_at(&r, c->poses_at, ONESCOPE_E_TRUNCATED,
+                                                       "poses", expected, "%zu bytes", remaining),
                             0);
     }
     return ONESCOPE_OK;
@@ -1053,8 +1075,21 @@ static onescope_code trailing(onescope_os_ospc_check *c) {
                         0);
 }
 
+static onescope_code feed_bytes(onescope_os_ospc_check *c, const uint8_t *p, size_t n);
+
 onescope_code onescope_os_ospc_check_feed(onescope_os_ospc_check *c, const void *data, size_t n) {
-    const uint8_t *p = data;
+    if (!c->unknown) return feed_bytes(c, data, n);
+    if (c->rc == ONESCOPE_E_TOO_LARGE) return c->rc;
+    if (n > c->total - c->seen) {
+        c->phase = CHECK_END;
+        return c->rc = onescope_os_stream_too_large(c->total, c->name, &c->error);
+    }
+    c->seen += n;
+    if (c->rc == ONESCOPE_OK) feed_bytes(c, data, n);
+    return ONESCOPE_OK; /* an error waits for the size: end decides */
+}
+
+static onescope_code feed_bytes(onescope_os_ospc_check *c, const uint8_t *p, size_t n) {
     if (c->rc != ONESCOPE_OK) return c->rc;
     if (n > c->total - c->pos)
         return check_failed(c,
@@ -1102,7 +1137,8 @@ onescope_code onescope_os_ospc_check_feed(onescope_os_ospc_check *c, const void 
         OS_TRY(scan_unit(c));
         OS_TRY(next_unit(c));
     }
-    if (c->phase == CHECK_POSES && c->poses_done == c->h.pose_count && c->pos < c->total)
+    if (!c->unknown && c->phase == CHECK_POSES && c->poses_done == c->h.pose_count &&
+        c->pos < c->total)
         return trailing(c);
     return ONESCOPE_OK;
 }
@@ -1111,7 +1147,26 @@ size_t onescope_os_ospc_check_poses_at(const onescope_os_ospc_check *c) {
     return c->rc == ONESCOPE_OK && c->phase == CHECK_POSES ? c->poses_at : 0;
 }
 
+/* The end of an input of unknown size, now seen bytes long: the rules that need the size run
+ * again, in the parser's order, and the first that fails replaces what the scan found. */
+static void end_unknown(onescope_os_ospc_check *c) {
+    c->total = c->seen;
+    if (c->head_kept) {
+        onescope_os_reader r;
+        ospc_header h;
+        onescope_os_reader_init(&r, c->head, HEADER_BYTES, c->name, &c->error);
+        onescope_code rc = scan_header(&r, c->total, &h);
+        if (rc != ONESCOPE_OK) {
+            check_failed(c, rc, 0);
+            return;
+        }
+    }
+    if (c->poses_reached && poses_fit(c) != ONESCOPE_OK) return;
+    if (c->rc == ONESCOPE_E_TRAILING) trailing(c); /* its count of bytes, now known */
+}
+
 onescope_code onescope_os_ospc_check_end(onescope_os_ospc_check *c, onescope_error *error) {
+    if (c->unknown && c->rc != ONESCOPE_E_TOO_LARGE) end_unknown(c);
     if (c->rc == ONESCOPE_OK && c->pos != c->total)
         check_failed(c,
                      onescope_os_fail(&c->error, ONESCOPE_E_IO, c->name, OS_NO_OFFSET, "file size",

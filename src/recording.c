@@ -240,20 +240,32 @@ void onescope_os_rec_scan_init(onescope_os_rec_scan *s, uint64_t total, bool par
     s->want = 12;
 }
 
+void onescope_os_rec_scan_init_unknown(onescope_os_rec_scan *s, uint64_t limit, const char *name) {
+    onescope_os_rec_scan_init(s, limit, false, name);
+    s->unknown = true;
+}
+
+/* Every record takes at least its length (and its row): a count the bytes cannot hold is
+ * refused once the head has passed, before a parser allocates its offsets. */
+static bool steps_fit(onescope_os_rec_scan *s) {
+    const onescope_os_rec_head *h = &s->h;
+    if (h->step_count <= (s->total - h->records_at) / record_min(h)) return true;
+    s->rc = onescope_os_fail(&s->error, ONESCOPE_E_TRUNCATED, s->name, 8, "step count",
+                             "a count whose records fit in the bytes after the head",
+                             "%" PRIu32 " steps in %" PRIu64 " bytes", h->step_count,
+                             s->total - h->records_at);
+    return false;
+}
+
 /* The unit after the head, or the end when a final count has no record. */
 static void head_done(onescope_os_rec_scan *s) {
     onescope_os_rec_head *h = &s->h;
     h->records_at = s->pos;
     s->state = !s->partial && h->step_count == 0 ? S_END : S_LEN;
     s->want = 4;
+    s->head_passed = true;
     if (s->partial || s->state == S_END) return;
-    /* Every record takes at least its length (and its row): a count the bytes cannot hold is
-     * refused here, before a parser allocates its offsets. */
-    if (h->step_count > (s->total - s->pos) / record_min(h))
-        s->rc = onescope_os_fail(&s->error, ONESCOPE_E_TRUNCATED, s->name, 8, "step count",
-                                 "a count whose records fit in the bytes after the head",
-                                 "%" PRIu32 " steps in %" PRIu64 " bytes", h->step_count,
-                                 s->total - s->pos);
+    (void)steps_fit(s);
 }
 
 /* After row 0 (and its entity row): the keyframe head, when the file has keyframes. */
@@ -325,6 +337,16 @@ static void unit_done(onescope_os_rec_scan *s) {
     char field[48], text[65];
     uint32_t n;
     uint64_t row;
+    if (s->unknown && (s->state == S_SETUP_LEN || s->state == S_SNAP_LEN || s->state == S_LEN ||
+                       s->state == S_KHEAD || s->state == S_EHEAD)) {
+        s->fit_state = s->state;
+        memcpy(s->fit_unit, s->unit, s->have);
+        s->fit_have = s->have;
+        s->fit_at = s->unit_at;
+        s->fit_rows_seen = s->rows_seen;
+        s->fit_rows_count = s->rows_count;
+        s->fit_rows_groups = s->rows_groups;
+    }
     switch (s->state) {
         case S_FIXED:
             UNIT_TRY(read_fixed(&rd, s->partial, h));
@@ -446,8 +468,21 @@ static void blob_done(onescope_os_rec_scan *s) {
     }
 }
 
+static onescope_code scan_bytes(onescope_os_rec_scan *s, const uint8_t *p, size_t n);
+
 onescope_code onescope_os_rec_scan_feed(onescope_os_rec_scan *s, const void *data, size_t n) {
-    const uint8_t *p = data;
+    if (!s->unknown) return scan_bytes(s, data, n);
+    if (s->rc == ONESCOPE_E_TOO_LARGE) return s->rc;
+    if (n > s->total - s->seen) {
+        s->rc = onescope_os_stream_too_large((size_t)s->total, s->name, &s->error);
+        return s->rc;
+    }
+    s->seen += n;
+    if (s->rc == ONESCOPE_OK) scan_bytes(s, data, n);
+    return ONESCOPE_OK; /* an error waits for the size: end decides */
+}
+
+static onescope_code scan_bytes(onescope_os_rec_scan *s, const uint8_t *p, size_t n) {
     while (s->rc == ONESCOPE_OK && n > 0) {
         if (s->state == S_END) {
             s->rc =
@@ -491,8 +526,40 @@ onescope_code onescope_os_rec_scan_feed(onescope_os_rec_scan *s, const void *dat
     return s->rc;
 }
 
+/* The end of an input of unknown size, now seen bytes long: the rules that need the size run
+ * again, in the parser's order, and the first that fails replaces what the scan found. */
+static void end_unknown(onescope_os_rec_scan *s, bool clean) {
+    s->total = s->seen;
+    if (s->head_passed && s->h.step_count > 0 && !steps_fit(s)) return;
+    if (s->rc == ONESCOPE_E_TRAILING) { /* its count of bytes, now known */
+        s->rc = onescope_os_fail(&s->error, ONESCOPE_E_TRAILING, s->name, s->pos, "end of input",
+                                 "end of input", "%" PRIu64 " more bytes", s->total - s->pos);
+        return;
+    }
+    /* The last length that had to fit in what was left, read again with what the input
+     * really had: when it fails, the input was cut inside what it announced (or the scan
+     * refused it against the limit), and the parser fails there, before anything after it.
+     * The lengths before it were passed, so they fit. */
+    if (s->fit_have == 0 || (s->rc == ONESCOPE_OK && clean)) return;
+    onescope_os_rec_scan t = *s;
+    t.state = s->fit_state;
+    memcpy(t.unit, s->fit_unit, s->fit_have);
+    t.have = s->fit_have;
+    t.unit_at = s->fit_at;
+    t.rows_seen = s->fit_rows_seen;
+    t.rows_count = s->fit_rows_count;
+    t.rows_groups = s->fit_rows_groups;
+    t.unknown = false;
+    unit_done(&t);
+    if (t.rc != ONESCOPE_OK) {
+        s->rc = t.rc;
+        s->error = t.error;
+    }
+}
+
 onescope_code onescope_os_rec_scan_end(onescope_os_rec_scan *s, onescope_error *error) {
     bool clean = s->state == S_END || (s->partial && s->state == S_LEN && s->have == 0);
+    if (s->unknown && s->rc != ONESCOPE_E_TOO_LARGE) end_unknown(s, clean);
     if (s->rc == ONESCOPE_OK && !clean) {
         /* Cut by the end: the unit as far as it got fails its reader the way the whole input's
          * reader would have. */

@@ -51,12 +51,29 @@ typedef struct onescope_os_rec_scan {
     uint64_t key_at;     /* the keyframe being read: its offset, length, snapshot length */
     uint32_t key_len, key_snap;
     onescope_os_rec_head h; /* filled as the head passes */
+    /* Of unknown size (onescope_os_rec_scan_init_unknown; total is then the limit): the bytes
+     * fed, errors or not; whether the head passed; the last unit whose length had to fit in
+     * what was left, with what its check reads, so end can check it again with the real size. */
+    bool unknown, head_passed;
+    uint64_t seen;
+    int fit_state;
+    uint8_t fit_unit[10];
+    size_t fit_have;
+    uint64_t fit_at;
+    bool fit_rows_seen;
+    uint32_t fit_rows_count;
+    uint8_t fit_rows_groups;
     onescope_code rc;
     onescope_error error;
 } onescope_os_rec_scan;
 
 void onescope_os_rec_scan_init(onescope_os_rec_scan *s, uint64_t total, bool partial,
                                const char *name);
+/* A finished file of unknown size (a pipe), at most limit bytes: feed answers OK until more
+ * than limit bytes have come (E_TOO_LARGE, final), holding any other error for end, which
+ * checks the rules that need the size (the step count, every length that must fit in what is
+ * left, the trailing bytes) again with it, so the verdict is the same as with the size known. */
+void onescope_os_rec_scan_init_unknown(onescope_os_rec_scan *s, uint64_t limit, const char *name);
 /* The verdict so far: OK while the bytes are good, the first error once one is found. */
 onescope_code onescope_os_rec_scan_feed(onescope_os_rec_scan *s, const void *data, size_t n);
 /* After the last byte: the final verdict, filled into error. */

@@ -652,6 +652,8 @@ onescope_code onescope_os_replay_record_decode(const uint8_t *p, size_t avail, u
 enum { OSTM_HEAD, OSTM_SNAPSHOT, OSTM_ROWS, OSTM_STEPS, OSTM_DONE };
 
 #define OSTM_UNIT_MAX (2u + ONESCOPE_SIM_MAX_INPUT)
+/* The longest head: header with a link block, step count, snapshot length. */
+#define OSTM_HEAD_BYTES (FIXED_HEADER + 10u + 4u + 4u)
 
 struct onescope_os_ostm_check {
     const char *name;
@@ -664,6 +666,13 @@ struct onescope_os_ostm_check {
     uint64_t rows_left; /* hash-row bytes still to pass */
     uint64_t input_total;
     onescope_os_ostm_head h;
+    /* Of unknown size (total is then the limit): the bytes fed, errors or not; the head once
+     * scanned whole, scanned again at end with the real size; whether the rows were reached. */
+    bool unknown;
+    size_t seen;
+    size_t head_n;
+    bool rows_reached;
+    uint8_t head[OSTM_HEAD_BYTES];
     onescope_code rc;
     onescope_error error;
     uint8_t snapshot[ONESCOPE_SIM_MAX_SNAPSHOT];
@@ -676,12 +685,17 @@ onescope_code onescope_os_ostm_check_begin(size_t total, const char *name,
     if (name == NULL) name = "<ostm>";
     const onescope_allocator *a = options != NULL ? options->allocator : NULL;
     *out = NULL;
-    OS_TRY(onescope_os_check_input_size(total, options, name, error));
+    bool unknown = total == ONESCOPE_OS_SIZE_UNKNOWN;
+    if (unknown)
+        total = onescope_os_input_limit(options);
+    else
+        OS_TRY(onescope_os_check_input_size(total, options, name, error));
     onescope_os_ostm_check *c = onescope_os_calloc(a, 1, sizeof *c);
     if (c == NULL) return nomem(error, name, "validator");
     c->name = name;
     c->allocator = a;
     c->total = total;
+    c->unknown = unknown;
     c->phase = OSTM_HEAD;
     c->need = 8; /* magic, version, flags: then the head's size is known */
     *out = c;
@@ -735,6 +749,7 @@ static onescope_code ostm_enter(onescope_os_ostm_check *c, int phase) {
                            0);
     }
     if (phase == OSTM_ROWS) {
+        c->rows_reached = true;
         onescope_os_reader r = ostm_at(c, c->pos);
         onescope_code rc = scan_rows(&r, c->total, &c->h);
         if (rc != ONESCOPE_OK) return ostm_failed(c, rc, 0);
@@ -745,7 +760,9 @@ static onescope_code ostm_enter(onescope_os_ostm_check *c, int phase) {
         ostm_new_unit(c, 2);
         return c->h.step_count > 0 ? ONESCOPE_OK : ostm_enter(c, OSTM_DONE);
     }
-    /* OSTM_DONE: the parser's end-of-input check, with what the whole input has left. */
+    /* OSTM_DONE: the parser's end-of-input check, with what the whole input has left (of
+     * unknown size: a byte fed after this point, and end counts them). */
+    if (c->unknown) return ONESCOPE_OK;
     onescope_os_reader r = ostm_at(c, c->pos);
     onescope_code rc = onescope_os_reader_end(&r);
     return rc == ONESCOPE_OK ? rc : ostm_failed(c, rc, 0);
@@ -782,6 +799,10 @@ static onescope_code ostm_scan_unit(onescope_os_ostm_check *c) {
     onescope_os_reader_init(&r, c->unit, c->have, c->name, &c->error);
     onescope_code rc;
     if (c->phase == OSTM_HEAD) {
+        if (c->have <= OSTM_HEAD_BYTES) {
+            memcpy(c->head, c->unit, c->have);
+            c->head_n = c->have;
+        }
         rc = scan_head(&r, c->total, &c->h);
         if (rc != ONESCOPE_OK) return ostm_failed(c, rc, 0);
         return ostm_enter(c, (c->h.flags & ONESCOPE_OSTM_FLAG_START_SNAPSHOT) ? OSTM_SNAPSHOT
@@ -800,8 +821,21 @@ static onescope_code ostm_scan_unit(onescope_os_ostm_check *c) {
     return ONESCOPE_OK;
 }
 
+static onescope_code ostm_feed_bytes(onescope_os_ostm_check *c, const uint8_t *p, size_t n);
+
 onescope_code onescope_os_ostm_check_feed(onescope_os_ostm_check *c, const void *data, size_t n) {
-    const uint8_t *p = data;
+    if (!c->unknown) return ostm_feed_bytes(c, data, n);
+    if (c->rc == ONESCOPE_E_TOO_LARGE) return c->rc;
+    if (n > c->total - c->seen) {
+        c->phase = OSTM_DONE;
+        return c->rc = onescope_os_stream_too_large(c->total, c->name, &c->error);
+    }
+    c->seen += n;
+    if (c->rc == ONESCOPE_OK) ostm_feed_bytes(c, data, n);
+    return ONESCOPE_OK; /* an error waits for the size: end decides */
+}
+
+static onescope_code ostm_feed_bytes(onescope_os_ostm_check *c, const uint8_t *p, size_t n) {
     if (c->rc != ONESCOPE_OK) return c->rc;
     if (n > c->total - c->pos)
         return ostm_failed(c,
@@ -810,6 +844,10 @@ onescope_code onescope_os_ostm_check_feed(onescope_os_ostm_check *c, const void 
                                             "more bytes (it grew while being read)"),
                            0);
     while (n > 0) {
+        if (c->phase == OSTM_DONE) { /* of unknown size only: a byte past the last step */
+            onescope_os_reader r = ostm_at(c, c->pos);
+            return ostm_failed(c, onescope_os_reader_end(&r), 0);
+        }
         if (c->phase == OSTM_ROWS) {
             size_t k = c->rows_left < n ? (size_t)c->rows_left : n;
             p += k;
@@ -847,7 +885,36 @@ onescope_code onescope_os_ostm_check_feed(onescope_os_ostm_check *c, const void 
     return ONESCOPE_OK;
 }
 
+/* The end of an input of unknown size, now seen bytes long: the rules that need the size run
+ * again, in the parser's order, and the first that fails replaces what the scan found. */
+static void ostm_end_unknown(onescope_os_ostm_check *c) {
+    c->total = c->seen;
+    onescope_os_ostm_head h;
+    if (c->head_n > 0 && c->phase != OSTM_HEAD) { /* the head was scanned whole */
+        onescope_os_reader r;
+        onescope_os_reader_init(&r, c->head, c->head_n, c->name, &c->error);
+        onescope_code rc = scan_head(&r, c->total, &h);
+        if (rc != ONESCOPE_OK) {
+            ostm_failed(c, rc, 0);
+            return;
+        }
+    }
+    if (c->rows_reached) {
+        onescope_os_reader r = ostm_at(c, (size_t)c->h.rows_at);
+        onescope_code rc = scan_rows(&r, c->total, &c->h);
+        if (rc != ONESCOPE_OK) {
+            ostm_failed(c, rc, 0);
+            return;
+        }
+    }
+    if (c->rc == ONESCOPE_E_TRAILING) { /* its count of bytes, now known */
+        onescope_os_reader r = ostm_at(c, c->pos);
+        ostm_failed(c, onescope_os_reader_end(&r), 0);
+    }
+}
+
 onescope_code onescope_os_ostm_check_end(onescope_os_ostm_check *c, onescope_error *error) {
+    if (c->unknown && c->rc != ONESCOPE_E_TOO_LARGE) ostm_end_unknown(c);
     if (c->rc == ONESCOPE_OK && c->pos != c->total)
         ostm_failed(c,
                     onescope_os_fail(&c->error, ONESCOPE_E_IO, c->name, OS_NO_OFFSET, "file size",

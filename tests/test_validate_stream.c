@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_internal.h"
@@ -31,12 +33,15 @@ static onescope_code parse_line(const uint8_t *d, size_t n, char *line, size_t s
     return rc;
 }
 
-/* The push validator's verdict, fed in pieces of `chunk` bytes (0: varying sizes). */
-static onescope_code push_line(const uint8_t *d, size_t n, size_t chunk, char *line, size_t size) {
+/* The push validator's verdict, fed in pieces of `chunk` bytes (0: varying sizes); unknown:
+ * begun without the size, as for a pipe. */
+static onescope_code push_line(const uint8_t *d, size_t n, size_t chunk, bool unknown, char *line,
+                               size_t size) {
     onescope_os_ospc_check *c;
     onescope_error e;
     line[0] = '\0';
-    onescope_code rc = onescope_os_ospc_check_begin(n, "x.ospc", NULL, &c, &e);
+    onescope_code rc = onescope_os_ospc_check_begin(unknown ? ONESCOPE_OS_SIZE_UNKNOWN : n,
+                                                    "x.ospc", NULL, &c, &e);
     if (rc != ONESCOPE_OK) {
         error_line(&e, line, size);
         return rc;
@@ -59,10 +64,11 @@ static void assert_same(const uint8_t *d, size_t n) {
     char a[1024], b[1024];
     static const size_t chunks[] = {0, 1, 5, 1u << 20};
     onescope_code want = parse_line(d, n, a, sizeof a);
-    for (int i = 0; i < 4; i++) {
-        onescope_code got = push_line(d, n, chunks[i], b, sizeof b);
+    for (int i = 0; i < 8; i++) {
+        onescope_code got = push_line(d, n, chunks[i % 4], i >= 4, b, sizeof b);
         if (got != want || strcmp(a, b) != 0) {
-            print_error("size %zu chunk %zu:\n parser: %s\n stream: %s\n", n, chunks[i], a, b);
+            print_error("size %zu chunk %zu%s:\n parser: %s\n stream: %s\n", n, chunks[i % 4],
+                        i >= 4 ? " (size unknown)" : "", a, b);
             fail();
         }
     }
@@ -232,6 +238,138 @@ static void test_validate_file_matches_read_path(void **state) {
     for_each_file(CRASHERS, validate_file_same);
     for_each_file(ONESCOPE_TESTDATA, validate_cuts);
     for_each_file(CRASHERS, validate_cuts);
+}
+
+/* ---- pipes and standard input: the size learnt at the end ---- */
+
+/* onescope_file_validate of the bytes d coming through a pipe, written by a child `step`
+ * bytes a write (1: a byte at a time), read as /dev/fd/N or, with as_stdin, as "-". */
+static onescope_code pipe_validate(const uint8_t *d, size_t n, size_t step, bool as_stdin,
+                                   const onescope_parse_options *o, onescope_format *f,
+                                   onescope_error *e) {
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGPIPE, SIG_DFL); /* the reader stopped (the limit): nothing more to say */
+        close(fds[0]);
+        for (size_t pos = 0; pos < n;) {
+            size_t k = step < n - pos ? step : n - pos;
+            ssize_t w = write(fds[1], d + pos, k);
+            if (w <= 0) _exit(1);
+            pos += (size_t)w;
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    onescope_code rc;
+    if (as_stdin) {
+        int saved = dup(STDIN_FILENO);
+        assert_true(saved >= 0);
+        assert_int_equal(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+        rc = onescope_file_validate("-", o, f, e);
+        assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+        close(saved);
+    } else {
+        char path[32];
+        snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+        rc = onescope_file_validate(path, o, f, e);
+    }
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return rc;
+}
+
+/* The error without its input name, as one line. */
+static void unnamed_line(const onescope_error *e, char *buf, size_t size) {
+    onescope_error copy = *e;
+    strcpy(copy.input, "x");
+    onescope_error_format(&copy, buf, size);
+}
+
+/* A pipe (read a byte at a time, in odd pieces, and whole) and standard input give what the
+ * regular file gives, which test_validate_file_matches_read_path holds to the parser's; quick:
+ * the odd pieces only (the validators' own tests feed every cut a byte at a time). */
+static void validate_pipe_same_bytes(const char *label, const uint8_t *d, size_t n, bool quick) {
+    char path[96], a[1024], b[1024];
+    snprintf(path, sizeof path, "%s/piped", scratch);
+    test_write_file(path, d, n);
+    onescope_error e;
+    onescope_format fa, fb;
+    onescope_code want = onescope_file_validate(path, NULL, &fa, &e);
+    a[0] = '\0';
+    if (want != ONESCOPE_OK) unnamed_line(&e, a, sizeof a);
+    static const size_t steps[] = {1, 4093, 1u << 20};
+    for (int i = quick ? 1 : 0; i < (quick ? 2 : 4); i++) {
+        onescope_code got = pipe_validate(d, n, steps[i % 3], i == 3, NULL, &fb, &e);
+        b[0] = '\0';
+        if (got != ONESCOPE_OK) unnamed_line(&e, b, sizeof b);
+        if (got != want || fa != fb || strcmp(a, b) != 0) {
+            print_error("%s (%zu bytes, %s):\n file: %s\n pipe: %s\n", label, n,
+                        i == 3 ? "stdin" : "pipe", a, b);
+            fail();
+        }
+    }
+}
+
+static void validate_pipe_same(const char *path) {
+    size_t n;
+    uint8_t *d = slurp(path, &n);
+    validate_pipe_same_bytes(path, d, n, false);
+    /* cut inside each part: a stride of cuts, and one byte more */
+    uint8_t *m = malloc(n + 1);
+    assert_non_null(m);
+    memcpy(m, d, n);
+    m[n] = 'x';
+    validate_pipe_same_bytes(path, m, n + 1, true);
+    for (size_t len = 0; len < n; len += 1 + n / 23) validate_pipe_same_bytes(path, m, len, true);
+    free(m);
+    free(d);
+}
+
+static void test_validate_pipe_matches_file(void **state) {
+    (void)state;
+    for_each_file(ONESCOPE_TESTDATA, validate_pipe_same);
+    for_each_file(CRASHERS, validate_pipe_same);
+    /* Over the caller's limit: the one-shot read's error for a stream, at the limit, whatever
+     * the bytes before (good, or already bad); at the limit exactly: the format's verdict. */
+    size_t n;
+    uint8_t *d = slurp(ONESCOPE_TESTDATA "/test-2d-ghost.ospc", &n);
+    onescope_error e;
+    onescope_format f;
+    onescope_parse_options o = {.max_input_bytes = 100};
+    for (int bad = 0; bad < 2; bad++) {
+        d[6] = (uint8_t)bad; /* flags */
+        assert_int_equal(pipe_validate(d, n, 7, bad, &o, &f, &e), ONESCOPE_E_TOO_LARGE);
+        assert_error_at(e, ONESCOPE_E_TOO_LARGE, 100);
+        assert_string_equal(e.found, "more than 100 bytes");
+    }
+    d[6] = 0;
+    o.max_input_bytes = n;
+    assert_int_equal(pipe_validate(d, n, 1, false, &o, &f, &e), ONESCOPE_OK);
+    assert_int_equal(f, ONESCOPE_FORMAT_OSPC);
+    o.max_input_bytes = n - 1;
+    assert_int_equal(pipe_validate(d, n, 1, false, &o, &f, &e), ONESCOPE_E_TOO_LARGE);
+    assert_error_at(e, ONESCOPE_E_TOO_LARGE, n - 1);
+    free(d);
+    const char *others[] = {ONESCOPE_TESTDATA "/test-2d-600.ostm", CRASHERS "/anm-forged-key.anm",
+                            CRASHERS "/rec-erows-length.ostm2",
+                            CRASHERS "/osls2-setup-differs.osls"};
+    for (int i = 0; i < 4; i++) {
+        d = slurp(others[i], &n);
+        o.max_input_bytes = n / 2;
+        assert_int_equal(pipe_validate(d, n, 4096, false, &o, &f, &e), ONESCOPE_E_TOO_LARGE);
+        assert_error_at(e, ONESCOPE_E_TOO_LARGE, n / 2);
+        free(d);
+    }
+    /* Unknown bytes over the limit: the limit first, as the parser; within it: the magic. */
+    uint8_t junk[300] = {'j', 'u', 'n', 'k'};
+    o.max_input_bytes = 200;
+    assert_int_equal(pipe_validate(junk, sizeof junk, 1, false, &o, &f, &e), ONESCOPE_E_TOO_LARGE);
+    assert_int_equal(pipe_validate(junk, 200, 1, true, &o, &f, &e), ONESCOPE_E_MAGIC);
+    assert_int_equal(f, ONESCOPE_FORMAT_UNKNOWN);
 }
 
 static void test_validate_file_edges(void **state) {
@@ -456,12 +594,13 @@ static onescope_code ostm_parse_line(const uint8_t *d, size_t n, char *line, siz
     return rc;
 }
 
-static onescope_code ostm_push_line(const uint8_t *d, size_t n, size_t chunk, char *line,
-                                    size_t size) {
+static onescope_code ostm_push_line(const uint8_t *d, size_t n, size_t chunk, bool unknown,
+                                    char *line, size_t size) {
     onescope_os_ostm_check *c;
     onescope_error e;
     line[0] = '\0';
-    onescope_code rc = onescope_os_ostm_check_begin(n, "x.ostm", NULL, &c, &e);
+    onescope_code rc = onescope_os_ostm_check_begin(unknown ? ONESCOPE_OS_SIZE_UNKNOWN : n,
+                                                    "x.ostm", NULL, &c, &e);
     if (rc != ONESCOPE_OK) {
         error_line(&e, line, size);
         return rc;
@@ -484,10 +623,11 @@ static void ostm_assert_same(const uint8_t *d, size_t n) {
     char a[1024], b[1024];
     static const size_t chunks[] = {0, 1, 5, 1u << 20};
     onescope_code want = ostm_parse_line(d, n, a, sizeof a);
-    for (int i = 0; i < 4; i++) {
-        onescope_code got = ostm_push_line(d, n, chunks[i], b, sizeof b);
+    for (int i = 0; i < 8; i++) {
+        onescope_code got = ostm_push_line(d, n, chunks[i % 4], i >= 4, b, sizeof b);
         if (got != want || strcmp(a, b) != 0) {
-            print_error("size %zu chunk %zu:\n parser: %s\n stream: %s\n", n, chunks[i], a, b);
+            print_error("size %zu chunk %zu%s:\n parser: %s\n stream: %s\n", n, chunks[i % 4],
+                        i >= 4 ? " (size unknown)" : "", a, b);
             fail();
         }
     }
@@ -730,11 +870,14 @@ static onescope_code rec_parse_line(const uint8_t *d, size_t n, char *line, size
     return rc;
 }
 
-static onescope_code rec_push_line(const uint8_t *d, size_t n, size_t chunk, char *line,
-                                   size_t size) {
+static onescope_code rec_push_line(const uint8_t *d, size_t n, size_t chunk, bool unknown,
+                                   char *line, size_t size) {
     onescope_os_rec_scan s;
     onescope_error e;
-    onescope_os_rec_scan_init(&s, n, false, "x.ostm");
+    if (unknown)
+        onescope_os_rec_scan_init_unknown(&s, ONESCOPE_MAX_INPUT_BYTES, "x.ostm");
+    else
+        onescope_os_rec_scan_init(&s, n, false, "x.ostm");
     static const size_t sizes[] = {1, 3, 12, 11, 13, 1000, 7, 4096};
     size_t pos = 0;
     for (int i = 0; pos < n; i++) {
@@ -753,10 +896,11 @@ static void rec_assert_same(const uint8_t *d, size_t n) {
     char a[1024], b[1024];
     static const size_t chunks[] = {0, 1, 5, 1u << 20};
     onescope_code want = rec_parse_line(d, n, a, sizeof a);
-    for (int i = 0; i < 4; i++) {
-        onescope_code got = rec_push_line(d, n, chunks[i], b, sizeof b);
+    for (int i = 0; i < 8; i++) {
+        onescope_code got = rec_push_line(d, n, chunks[i % 4], i >= 4, b, sizeof b);
         if (got != want || strcmp(a, b) != 0) {
-            print_error("size %zu chunk %zu:\n parser: %s\n stream: %s\n", n, chunks[i], a, b);
+            print_error("size %zu chunk %zu%s:\n parser: %s\n stream: %s\n", n, chunks[i % 4],
+                        i >= 4 ? " (size unknown)" : "", a, b);
             fail();
         }
     }
@@ -893,6 +1037,7 @@ static void test_recording_push_matches_parser(void **state) {
         if (kind >= 3) rec_keyframe_mutations(m, n);
         free(m);
         validate_file_same(path);
+        validate_pipe_same(path);
         char cut[96];
         snprintf(cut, sizeof cut, "%s/cut", scratch);
         for (size_t len = 0; len <= n; len += 1 + n / 60) {
@@ -910,6 +1055,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_push_matches_parser),
         cmocka_unit_test(test_validate_file_matches_read_path),
+        cmocka_unit_test(test_validate_pipe_matches_file),
         cmocka_unit_test(test_validate_file_edges),
         cmocka_unit_test(test_validate_alloc_failures),
         cmocka_unit_test(test_map_matches_read_file),

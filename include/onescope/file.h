@@ -27,11 +27,12 @@ ONESCOPE_API onescope_code onescope_file_write(const char *path, const void *dat
 /* Checks a file ("-" is standard input) against its format, found from its content with
  * onescope_format_detect, and stores the format in *format (when format is not NULL;
  * ONESCOPE_FORMAT_UNKNOWN when it is none of them, with ONESCOPE_E_MAGIC). The verdict and the
- * error are exactly those of onescope_file_read followed by the format's parser, but a regular
- * file holding an OSPC pose cache, an OSTM replay or an OSLS live stream is streamed through
- * one fixed 1 MiB buffer and the format's push validator, so memory does not grow with the
- * file. Other inputs (OTS JSON, standard input, pipes and devices) are read whole through
- * onescope_file_read under the options' limit and parsed. */
+ * error are exactly those of onescope_file_read followed by the format's parser, but every
+ * input (regular files, standard input, pipes, devices) is streamed through one fixed 1 MiB
+ * buffer and the format's push validator, so memory does not grow with the input. A stream's
+ * size is learnt at its end: a bad one is read on to it (or to one byte past the limit), so
+ * that the verdict is still the parser's. (OTS JSON from a stream: errors handed to on_error
+ * before the text proves longer than the limit stay handed.) A directory is E_IO. */
 ONESCOPE_API onescope_code onescope_file_validate(const char *path,
                                                   const onescope_parse_options *options,
                                                   onescope_format *format, onescope_error *error);

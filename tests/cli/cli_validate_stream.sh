@@ -1,6 +1,7 @@
 # validate and verify stream large files: under a 64 MiB address-space cap (which the old
 # whole-file read of these files exceeds) good files pass and bad files get the same one line
-# as the whole-file path (standard input: onescope_file_read and the parser).
+# as the whole-file path (standard input: onescope_file_read and the parser). validate streams
+# standard input and pipes too, under the same cap, with the same lines.
 . "$(dirname "$0")/common.sh"
 
 # A cache of 4 M frames x 1 entity (112 MiB) and a replay of 4 M empty steps with (wrong, all
@@ -33,20 +34,41 @@ fi
 expect_exit 0 capped "$ONESCOPE" validate "$SCRATCH/big.ospc" "$SCRATCH/big.ostm"
 expect_grep "big.ospc: valid ospc" "$SCRATCH/out"
 expect_grep "big.ostm: valid ostm" "$SCRATCH/out"
+for f in big.ospc big.ostm; do
+    expect_exit 0 capped "$ONESCOPE" validate - <"$SCRATCH/$f"
+    expect_grep "<stdin>: valid " "$SCRATCH/out"
+    if cat "$SCRATCH/$f" | capped "$ONESCOPE" validate - >"$SCRATCH/out" 2>&1; then ok; else
+        bad "cat $f | validate -: $(head -n 2 "$SCRATCH/out")"; fi
+    # a named pipe too
+    rm -f "$SCRATCH/fifo" && mkfifo "$SCRATCH/fifo"
+    cat "$SCRATCH/$f" >"$SCRATCH/fifo" &
+    expect_exit 0 capped "$ONESCOPE" validate "$SCRATCH/fifo"
+    wait
+done
 # verify streams too: the run gets to the first row, which is wrong.
 expect_exit 1 capped "$ONESCOPE" verify "$SCRATCH/big.ostm"
 expect_grep "big.ostm: hash row 0 (step 0): expected 0000000000000000, found " "$SCRATCH/err"
 
 # same_line CMD FILE: the first line CMD prints for FILE under the cap equals the one it
-# prints for the same bytes on standard input (read whole, no cap), names aside.
+# prints for the same bytes read whole (onescope_file_read, then the parser: rewrite reads
+# that way; verify - too), and, for validate, the one it prints for them from a pipe, under
+# the cap, names aside.
 same_line() {
     local cmd=$1 file=$2
     capped "$ONESCOPE" "$cmd" "$file" >/dev/null 2>"$SCRATCH/streamed"
-    "$ONESCOPE" "$cmd" - <"$file" >/dev/null 2>"$SCRATCH/whole"
-    local a b
+    if [ "$cmd" = validate ]; then
+        "$ONESCOPE" rewrite "$file" "$SCRATCH/rewritten" >/dev/null 2>"$SCRATCH/whole"
+        cat "$file" | capped "$ONESCOPE" validate - >/dev/null 2>"$SCRATCH/piped"
+    else
+        "$ONESCOPE" "$cmd" - <"$file" >/dev/null 2>"$SCRATCH/whole"
+        cp "$SCRATCH/streamed" "$SCRATCH/piped"
+    fi
+    local a b c
     a=$(head -n 1 "$SCRATCH/streamed")
     b=$(head -n 1 "$SCRATCH/whole" | sed "s|^<stdin>|$file|")
-    if [ -n "$a" ] && [ "$a" = "$b" ]; then ok; else bad "$cmd $file: '$a' vs whole '$b'"; fi
+    c=$(head -n 1 "$SCRATCH/piped" | sed "s|^<stdin>|$file|")
+    if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" = "$c" ]; then ok; else
+        bad "$cmd $file: '$a' vs whole '$b' vs piped '$c'"; fi
 }
 
 # Bad caches: one byte short, one byte more, an infinite value in the last pose.
