@@ -113,6 +113,30 @@ bool onescope_soa_world_awake(const onescope_soa_world *world, uint32_t index) {
  * at once: every b3CreateWorld / b3DestroyWorld goes through this lock. */
 static pthread_mutex_t onescope_os_soa_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Box3D copies its structures, padding included, into the images a snapshot holds; memory that
+ * Box3D allocated and never wrote would make two snapshots of one state differ (and valgrind
+ * reports the write). Its memory is therefore handed out zeroed: installed once, before the first
+ * world, and process-wide, as b3SetAllocator is (docs/box3d-module.md, "Snapshots"). */
+static void *box3d_zeroed_alloc(int32_t size, int32_t alignment) {
+    size_t n = (size_t)size, align = (size_t)alignment;
+    void *p = aligned_alloc(align, (n + align - 1) / align * align);
+    if (p != NULL) memset(p, 0, n);
+    return p;
+}
+
+static void box3d_free(void *p) {
+    free(p);
+}
+
+static void box3d_allocator_init(void) {
+    b3SetAllocator(box3d_zeroed_alloc, box3d_free);
+}
+
+static void box3d_allocator_once(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, box3d_allocator_init);
+}
+
 /* Float body lanes, one array each. */
 enum {
     L_PX,
@@ -311,6 +335,7 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def,
     wd.capacity.dynamicBodyCount = (int)n;
     wd.capacity.dynamicShapeCount = (int)n;
 
+    box3d_allocator_once();
     pthread_mutex_lock(&onescope_os_soa_lock);
     bool full = b3GetWorldCount() >= B3_MAX_WORLDS;
     if (!full) w->world = b3CreateWorld(&wd);
@@ -395,6 +420,14 @@ onescope_code onescope_soa_world_add_body(onescope_soa_world *world,
     sd.baseMaterial.rollingResistance = def->rolling_resistance;
     sd.enableContactEvents = world->contact_events;
     sd.enableHitEvents = world->contact_events;
+    /* Box3D copies the filter whole into its shape, and so into snapshots: its tail padding
+     * (after groupIndex) must be written, which b3DefaultFilter's return leaves to chance. */
+    b3Filter filter;
+    memset(&filter, 0, sizeof filter);
+    filter.categoryBits = sd.filter.categoryBits;
+    filter.maskBits = sd.filter.maskBits;
+    filter.groupIndex = sd.filter.groupIndex;
+    memcpy(&sd.filter, &filter, sizeof filter);
     b3ShapeId shape;
     if (def->kind == ONESCOPE_SOA_SPHERE) {
         b3Sphere s = {{0.0f, 0.0f, 0.0f}, def->size[0]};
@@ -1007,6 +1040,7 @@ static uint8_t box3d_build[B3_HEAD + 16];
 static bool box3d_build_known;
 
 static void box3d_build_init(void) {
+    box3d_allocator_once();
     b3WorldDef wd = b3DefaultWorldDef();
     wd.workerCount = 1;
     pthread_mutex_lock(&onescope_os_soa_lock);
