@@ -41,4 +41,42 @@ onescope_code onescope_os_file_sink_commit(onescope_os_file_sink *s, onescope_er
 /* Closes, removes the temporary and frees s; NULL is fine. */
 void onescope_os_file_sink_discard(onescope_os_file_sink *s);
 
+/* ---- src/file_stream.c: an input in chunks, and a scratch file ---- */
+
+/* An input read through one 1 MiB buffer: path ("-" standard input) opened as the read path
+ * opens it, a regular file's size checked against limit first (onescope_file_read's
+ * E_TOO_LARGE line), anything else counted against it as it comes; an end before a regular
+ * file's size when opened is an error (it shrank). *first gets the first chunk (all of the
+ * input, or at least ONESCOPE_FORMAT_DETECT_BYTES of it), valid until the next call; errors
+ * name name. */
+typedef struct onescope_os_file_chunks onescope_os_file_chunks;
+onescope_code onescope_os_file_chunks_open(const char *path, const char *name, size_t limit,
+                                           const onescope_allocator *a,
+                                           onescope_os_file_chunks **out, const uint8_t **first,
+                                           size_t *first_size, onescope_error *error);
+/* The next chunk (user: the chunks), size 0 at the end: an onescope_os_jr_more. */
+bool onescope_os_file_chunks_more(void *user, const uint8_t **data, size_t *size,
+                                  onescope_error *error);
+/* Reads on to the end, for the read path's verdicts on what is left (the limit, a file that
+ * shrank, a read error); OK when none, or when an error was said already. */
+onescope_code onescope_os_file_chunks_drain(onescope_os_file_chunks *c, onescope_error *error);
+void onescope_os_file_chunks_free(onescope_os_file_chunks *c);
+
+/* A scratch file: unnamed (O_TMPFILE, or a name removed at once) in $TMPDIR or /tmp, gone
+ * when closed or when the process dies. Appends go through a 256 KiB buffer; a read (pread,
+ * not a mapping, so no page of it counts in the process's memory) flushes it first. Errors
+ * name name and the folder. */
+typedef struct onescope_os_scratch onescope_os_scratch;
+onescope_code onescope_os_scratch_open(const char *name, const onescope_allocator *a,
+                                       onescope_os_scratch **out, onescope_error *error);
+onescope_code onescope_os_scratch_append(onescope_os_scratch *s, const void *data, size_t n,
+                                         onescope_error *error);
+onescope_code onescope_os_scratch_flush(onescope_os_scratch *s, onescope_error *error);
+/* The bytes appended so far. */
+uint64_t onescope_os_scratch_size(const onescope_os_scratch *s);
+/* Exactly n bytes at offset (a short file is an error). */
+onescope_code onescope_os_scratch_read(onescope_os_scratch *s, uint64_t offset, void *data,
+                                       size_t n, onescope_error *error);
+void onescope_os_scratch_free(onescope_os_scratch *s);
+
 #endif

@@ -229,6 +229,7 @@ static onescope_code bake_limits(const onescope_ots_clip *clip, const char *name
  * transforms. Both the in-memory bake and the streaming one sample through bake_frame. */
 typedef struct bake_run {
     const onescope_ots_clip *clip;
+    const onescope_ots_peg *pegs; /* what is sampled: clip->pegs, or windows onto them */
     const size_t *parents;
     size_t *order;
     double *world; /* 7 per peg: position, then quaternion w x y z */
@@ -252,6 +253,7 @@ static onescope_code bake_prepare(const onescope_ots_clip *clip, const size_t *p
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "metres_per_unit",
                                 "0 (metres) or a positive finite number", "%g", o->metres_per_unit);
     b->clip = clip;
+    b->pegs = clip->pegs;
     b->parents = parents;
     b->name = name;
     b->frames = (int64_t)clip->frame_range[1] - clip->frame_range[0] + 1;
@@ -350,7 +352,7 @@ static onescope_code bake_frame(bake_run *b, int64_t f, onescope_pose *poses,
     for (size_t r = 0; r < clip->peg_count; r++) {
         size_t i = b->order[r];
         onescope_ots_sample s;
-        onescope_ots_peg_sample(&clip->pegs[i], ro, frame, &s);
+        onescope_ots_peg_sample(&b->pegs[i], ro, frame, &s);
         double *w = &b->world[i * 7];
         if (b->compose && b->parents[i] != SIZE_MAX) {
             const double *pw = &b->world[b->parents[i] * 7];
@@ -430,12 +432,255 @@ static onescope_code bake_checked(const onescope_ots_clip *clip, const size_t *p
     return ONESCOPE_OK;
 }
 
+/* ---- a clip's keyframes spilled to a scratch file, read back a window at a time ----
+ * The streamed .anm -> OSPC conversion keeps no keyframe in memory: each one, once the reader
+ * has checked it, is packed into a record appended to a scratch file (file_internal.h), each
+ * peg's records in one run. The bake then reads every peg forwards through a cursor holding a
+ * chunk of its records and a window of at most two keyframes decoded: onescope_ots_peg_sample
+ * reads, of a whole peg, only the last keyframe at or before the frame and the one after it
+ * (or the first or the last keyframe alone when it holds), so the window gives the same
+ * sample bit for bit; the frames go forwards, so the window only moves forwards. */
+
+/* A record: frame (4 bytes), flags (has_rot 1, has_rot_quat 2, channel c's handles 4 << c),
+ * interp (1), 2 bytes unused, pos rot rot_quat scl (13 doubles), then for each channel with
+ * handles 3 axes of (present: 1 byte, left and right: 4 doubles). Native byte order: the file
+ * never leaves the process that wrote it. */
+#define REC_HEAD 8
+#define REC_FIXED (REC_HEAD + 13 * 8)
+#define REC_AXIS (1 + 4 * 8)
+#define REC_MAX (REC_FIXED + 9 * REC_AXIS)
+
+static size_t rec_put_doubles(uint8_t *p, const double *v, size_t n) {
+    memcpy(p, v, n * sizeof *v);
+    return n * sizeof *v;
+}
+
+static size_t rec_encode(const onescope_ots_keyframe *k, uint8_t *out) {
+    uint8_t flags = (uint8_t)((k->has_rot ? 1 : 0) | (k->has_rot_quat ? 2 : 0));
+    for (int c = 0; c < 3; c++)
+        if (k->handle_axes[c] == 3) flags |= (uint8_t)(4 << c);
+    memcpy(out, &k->frame, 4);
+    out[4] = flags;
+    out[5] = (uint8_t)k->interp;
+    out[6] = out[7] = 0;
+    size_t n = REC_HEAD;
+    n += rec_put_doubles(out + n, k->pos, 3);
+    n += rec_put_doubles(out + n, k->rot, 3);
+    n += rec_put_doubles(out + n, k->rot_quat, 4);
+    n += rec_put_doubles(out + n, k->scl, 3);
+    for (int c = 0; c < 3; c++) {
+        if (k->handle_axes[c] != 3) continue;
+        for (int ax = 0; ax < 3; ax++) {
+            const onescope_ots_handle *h = &k->handles[c][ax];
+            out[n++] = h->present ? 1 : 0;
+            n += rec_put_doubles(out + n, h->left, 2);
+            n += rec_put_doubles(out + n, h->right, 2);
+        }
+    }
+    return n;
+}
+
+/* The record's length from its head (REC_HEAD bytes). */
+static size_t rec_length(const uint8_t *p) {
+    size_t n = REC_FIXED;
+    for (int c = 0; c < 3; c++)
+        if (p[4] & (4 << c)) n += 3 * REC_AXIS;
+    return n;
+}
+
+static size_t rec_get_doubles(const uint8_t *p, double *v, size_t n) {
+    memcpy(v, p, n * sizeof *v);
+    return n * sizeof *v;
+}
+
+/* The keyframe the reader checked: the fields it had set, the others zero as it left them. */
+static void rec_decode(const uint8_t *p, onescope_ots_keyframe *k) {
+    memset(k, 0, sizeof *k);
+    memcpy(&k->frame, p, 4);
+    k->has_rot = (p[4] & 1) != 0;
+    k->has_rot_quat = (p[4] & 2) != 0;
+    k->interp = (onescope_ots_interp)p[5];
+    size_t n = REC_HEAD;
+    n += rec_get_doubles(p + n, k->pos, 3);
+    n += rec_get_doubles(p + n, k->rot, 3);
+    n += rec_get_doubles(p + n, k->rot_quat, 4);
+    n += rec_get_doubles(p + n, k->scl, 3);
+    for (int c = 0; c < 3; c++) {
+        if (!(p[4] & (4 << c))) continue;
+        k->handle_axes[c] = 3;
+        for (int ax = 0; ax < 3; ax++) {
+            onescope_ots_handle *h = &k->handles[c][ax];
+            h->present = p[n++] != 0;
+            n += rec_get_doubles(p + n, h->left, 2);
+            n += rec_get_doubles(p + n, h->right, 2);
+        }
+    }
+}
+
+/* Where each peg's records are in the scratch file. */
+typedef struct spill_run {
+    uint64_t at, bytes;
+    size_t count;
+} spill_run;
+
+typedef struct key_spill {
+    const onescope_allocator *a;
+    const char *name;
+    onescope_os_scratch *file; /* made at the first keyframe */
+    spill_run *runs;           /* runs[peg], for the pegs seen so far (zero: no keyframes) */
+    size_t cap;
+} key_spill;
+
+static void spill_release(key_spill *sp) {
+    onescope_os_scratch_free(sp->file);
+    onescope_os_free(sp->a, sp->runs);
+}
+
+/* The reader's on_key: the keyframe appended to its peg's run. */
+static onescope_code spill_key(void *user, size_t peg, const onescope_ots_keyframe *k,
+                               onescope_error *error) {
+    key_spill *sp = user;
+    if (peg >= sp->cap) {
+        size_t n = sp->cap ? sp->cap : 64;
+        while (n <= peg) n *= 2;
+        spill_run *r = onescope_os_calloc(sp->a, n, sizeof *r);
+        if (r == NULL)
+            return onescope_os_fail(error, ONESCOPE_E_NOMEM, sp->name, OS_NO_OFFSET, NULL, NULL,
+                                    "could not allocate memory");
+        if (sp->cap) memcpy(r, sp->runs, sp->cap * sizeof *r);
+        onescope_os_free(sp->a, sp->runs);
+        sp->runs = r;
+        sp->cap = n;
+    }
+    if (sp->file == NULL) OS_TRY(onescope_os_scratch_open(sp->name, sp->a, &sp->file, error));
+    spill_run *run = &sp->runs[peg];
+    if (run->count == 0) run->at = onescope_os_scratch_size(sp->file);
+    uint8_t rec[REC_MAX];
+    size_t n = rec_encode(k, rec);
+    OS_TRY(onescope_os_scratch_append(sp->file, rec, n, error));
+    run->bytes += n;
+    run->count++;
+    return ONESCOPE_OK;
+}
+
+/* One peg read forwards: chunk[pos..len) holds the records from the file's next - (len - pos)
+ * on; win the keyframes around the last frame sampled. */
+typedef struct key_cursor {
+    uint64_t next, end; /* the next byte to read, and the end of the peg's run */
+    size_t left;        /* records not decoded yet */
+    uint8_t *chunk;
+    size_t pos, len;
+    onescope_ots_keyframe win[2];
+    size_t win_n;
+} key_cursor;
+
+typedef struct key_windows {
+    key_spill *spill;
+    key_cursor *cur;
+    uint8_t *chunks;
+    size_t chunk;           /* bytes of each cursor's chunk */
+    onescope_ots_peg *view; /* the clip's pegs, each with its window as its keyframes */
+} key_windows;
+
+/* The chunk budget shared by the cursors: memory grows with the pegs, never with the file. */
+#define WINDOW_BUDGET ((size_t)4 << 20)
+#define WINDOW_CHUNK_MAX ((size_t)64 << 10)
+
+/* The next record of c into *k. */
+static onescope_code cursor_decode(key_windows *w, key_cursor *c, onescope_ots_keyframe *k,
+                                   onescope_error *error) {
+    if (c->len - c->pos < REC_MAX && c->next < c->end) {
+        size_t keep = c->len - c->pos;
+        memmove(c->chunk, c->chunk + c->pos, keep);
+        uint64_t want = w->chunk - keep;
+        if (want > c->end - c->next) want = c->end - c->next;
+        OS_TRY(onescope_os_scratch_read(w->spill->file, c->next, c->chunk + keep, (size_t)want,
+                                        error));
+        c->next += want;
+        c->pos = 0;
+        c->len = keep + (size_t)want;
+    }
+    size_t have = c->len - c->pos;
+    if (have < REC_HEAD || rec_length(c->chunk + c->pos) > have)
+        return onescope_os_fail(error, ONESCOPE_E_IO, w->spill->name, OS_NO_OFFSET, NULL, NULL,
+                                "the scratch file of the keyframes changed under the conversion");
+    rec_decode(c->chunk + c->pos, k);
+    c->pos += rec_length(c->chunk + c->pos);
+    c->left--;
+    return ONESCOPE_OK;
+}
+
+static void windows_release(key_windows *w) {
+    const onescope_allocator *a = w->spill->a;
+    onescope_os_free(a, w->cur);
+    onescope_os_free(a, w->chunks);
+    onescope_os_free(a, w->view);
+}
+
+/* A cursor on each peg, its window on the first two keyframes. */
+static onescope_code windows_open(key_windows *w, key_spill *sp, const onescope_ots_clip *clip,
+                                  onescope_error *error) {
+    memset(w, 0, sizeof *w);
+    w->spill = sp;
+    size_t n = clip->peg_count;
+    w->chunk = WINDOW_BUDGET / (n ? n : 1);
+    if (w->chunk > WINDOW_CHUNK_MAX) w->chunk = WINDOW_CHUNK_MAX;
+    if (w->chunk < 2 * REC_MAX) w->chunk = 2 * REC_MAX;
+    size_t bytes;
+    w->cur = onescope_os_calloc(sp->a, n, sizeof *w->cur);
+    w->view = onescope_os_calloc(sp->a, n, sizeof *w->view);
+    w->chunks = onescope_os_mul_size(n, w->chunk, &bytes) ? onescope_os_alloc(sp->a, bytes) : NULL;
+    if (w->cur == NULL || w->view == NULL || w->chunks == NULL) {
+        windows_release(w);
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, sp->name, OS_NO_OFFSET, NULL, NULL,
+                                "could not allocate memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        key_cursor *c = &w->cur[i];
+        const spill_run *run = i < sp->cap ? &sp->runs[i] : NULL;
+        c->chunk = w->chunks + i * w->chunk;
+        if (run != NULL && run->count > 0) {
+            c->next = run->at;
+            c->end = run->at + run->bytes;
+            c->left = run->count;
+        }
+        w->view[i] = clip->pegs[i]; /* shallow: the names stay the clip's */
+        w->view[i].keyframes = c->win;
+        onescope_code rc = ONESCOPE_OK;
+        while (rc == ONESCOPE_OK && c->win_n < 2 && c->left > 0)
+            rc = cursor_decode(w, c, &c->win[c->win_n++], error);
+        w->view[i].keyframe_count = c->win_n;
+        if (rc != ONESCOPE_OK) {
+            windows_release(w);
+            return rc;
+        }
+    }
+    return ONESCOPE_OK;
+}
+
+/* Every window moved to frame: on the last keyframe at or before it and the one after. */
+static onescope_code windows_seek(key_windows *w, size_t n, double frame, onescope_error *error) {
+    for (size_t i = 0; i < n; i++) {
+        key_cursor *c = &w->cur[i];
+        while (c->win_n == 2 && c->win[1].frame <= frame) {
+            c->win[0] = c->win[1];
+            if (c->left > 0)
+                OS_TRY(cursor_decode(w, c, &c->win[1], error));
+            else
+                c->win_n = 1;
+        }
+        w->view[i].keyframe_count = c->win_n;
+    }
+    return ONESCOPE_OK;
+}
+
 /* The same bake streamed to path; failures of the clip name `name`, the writer's (the
- * output file) keep the output's name. */
+ * output file) keep the output's name. With sp, the keyframes come from its scratch file
+ * through one window per peg (clip holds none). */
 static onescope_code bake_to_file(const onescope_ots_clip *clip, const size_t *parents,
                                   const onescope_ots_bake_options *o, const char *name,
                                   const char *path, const onescope_pose_writer_options *wopt,
-                                  const onescope_allocator *a, uint64_t *frames,
+                                  const onescope_allocator *a, key_spill *sp, uint64_t *frames,
                                   onescope_error *error) {
     bake_run b;
     OS_TRY(bake_prepare(clip, parents, o, name, a, &b, error));
@@ -448,15 +693,26 @@ static onescope_code bake_to_file(const onescope_ots_clip *clip, const size_t *p
     if (rc == ONESCOPE_OK && !wo.segments) rc = bake_check_size(head, b.frames, limit, name, error);
     if (rc != ONESCOPE_OK && error != NULL)
         onescope_os_copy_text(error->input, sizeof error->input, name);
+    key_windows win;
+    bool windows = false;
+    if (rc == ONESCOPE_OK && sp != NULL) {
+        rc = windows_open(&win, sp, clip, error);
+        windows = rc == ONESCOPE_OK;
+        if (windows) b.pegs = win.view;
+    }
     onescope_pose_writer *w = NULL;
     if (rc == ONESCOPE_OK) rc = onescope_pose_writer_open(path, head, &wo, a, &w, error);
     for (int64_t f = 0; rc == ONESCOPE_OK && f < b.frames; f++) {
-        rc = bake_frame(&b, f, head->poses, error); /* the head's frame is the buffer */
+        if (windows)
+            rc = windows_seek(&win, clip->peg_count, (double)(clip->frame_range[0] + f), error);
+        if (rc == ONESCOPE_OK)
+            rc = bake_frame(&b, f, head->poses, error); /* the head's frame is the buffer */
         if (rc == ONESCOPE_OK)
             rc = onescope_pose_writer_append(w, head->poses, clip->peg_count, error);
     }
     if (rc == ONESCOPE_OK) rc = onescope_pose_writer_close(w, frames, error);
     onescope_pose_writer_discard(w); /* a failed run leaves no partial behind */
+    if (windows) windows_release(&win);
     onescope_pose_cache_free(head);
     bake_release(a, &b);
     return rc;
@@ -905,7 +1161,54 @@ onescope_code onescope_ots_anm_to_pose_cache_file(const void *data, size_t size,
     onescope_ots_clip *clip = NULL;
     size_t *parents = NULL;
     OS_TRY(onescope_os_ots_clip_parse(data, size, name, options, &clip, &parents, error));
-    onescope_code rc = bake_to_file(clip, parents, &o, o.name, path, writer, a, frames, error);
+    onescope_code rc =
+        bake_to_file(clip, parents, &o, o.name, path, writer, a, NULL, frames, error);
+    onescope_os_free(a, parents);
+    onescope_ots_clip_free(clip);
+    return rc;
+}
+
+onescope_code onescope_ots_anm_file_to_pose_cache_file(const char *in_path,
+                                                       const onescope_parse_options *options,
+                                                       const onescope_ots_bake_options *bake,
+                                                       const char *path,
+                                                       const onescope_pose_writer_options *writer,
+                                                       uint64_t *frames, onescope_error *error) {
+    if (frames != NULL) *frames = 0;
+    const char *name = in_path == NULL             ? "anm to ospc"
+                       : strcmp(in_path, "-") == 0 ? "<stdin>"
+                                                   : in_path;
+    onescope_ots_bake_options o = bake ? *bake : onescope_ots_bake_options_default();
+    if (o.name == NULL) o.name = name;
+    if (in_path == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, o.name, OS_NO_OFFSET, "in_path",
+                                "non-NULL", NULL);
+    if (path == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, o.name, OS_NO_OFFSET, "path",
+                                "non-NULL", NULL);
+    const onescope_allocator *a = options ? options->allocator : NULL;
+    onescope_os_file_chunks *in = NULL;
+    const uint8_t *first = NULL;
+    size_t n = 0;
+    OS_TRY(onescope_os_file_chunks_open(in_path, name, onescope_os_input_limit(options), a, &in,
+                                        &first, &n, error));
+    key_spill sp = {a, name, NULL, NULL, 0};
+    onescope_ots_clip *clip = NULL;
+    size_t *parents = NULL;
+    onescope_code rc = onescope_os_ots_clip_parse_stream(
+        first, n, onescope_os_file_chunks_more, in, onescope_ots_detect(first, n), name, options,
+        spill_key, &sp, &clip, &parents, error);
+    /* a text refused before its end is read on to it, so the read path's own verdicts (the
+     * limit, a file that shrank) win as they do when the text is read whole first */
+    if (rc != ONESCOPE_OK && rc != ONESCOPE_E_TOO_LARGE) {
+        onescope_code d = onescope_os_file_chunks_drain(in, error);
+        if (d != ONESCOPE_OK) rc = d;
+    }
+    onescope_os_file_chunks_free(in);
+    if (rc == ONESCOPE_OK && sp.file != NULL) rc = onescope_os_scratch_flush(sp.file, error);
+    if (rc == ONESCOPE_OK)
+        rc = bake_to_file(clip, parents, &o, o.name, path, writer, a, &sp, frames, error);
+    spill_release(&sp);
     onescope_os_free(a, parents);
     onescope_ots_clip_free(clip);
     return rc;

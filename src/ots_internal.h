@@ -88,6 +88,25 @@ onescope_code onescope_os_ots_clip_parse(const void *data, size_t size, const ch
                                          onescope_ots_clip **out, size_t **parents,
                                          onescope_error *error);
 
+/* A keyframe of peg `peg` (its index in the pegs array), handed over once it has passed its
+ * own rules and its order after the one before; not kept by the reader. A failure (error
+ * filled) ends the reading with that error. */
+typedef onescope_code onescope_os_ots_key_fn(void *user, size_t peg, const onescope_ots_keyframe *k,
+                                             onescope_error *error);
+
+/* onescope_os_ots_clip_parse over a text read in chunks (first, then more), its keyframes
+ * handed to on_key instead of kept (every peg's keyframe_count stays 0). detected is what
+ * onescope_ots_detect makes of the text's first ONESCOPE_FORMAT_DETECT_BYTES (or all of it
+ * when shorter): with it the verdict, offset and message of every error are the whole text's
+ * parse's on the same bytes. The input limit is the caller's to count (the source's). */
+onescope_code onescope_os_ots_clip_parse_stream(const void *first, size_t size,
+                                                onescope_os_jr_more *more, void *user,
+                                                onescope_ots_kind detected, const char *name,
+                                                const onescope_parse_options *options,
+                                                onescope_os_ots_key_fn *on_key, void *key_user,
+                                                onescope_ots_clip **out, size_t **parents,
+                                                onescope_error *error);
+
 /* ---- writing (ots_write.c) ---- */
 
 /* Writes the shortest text that reads back to v (".0" added to whole numbers) into buf

@@ -60,12 +60,15 @@ typedef struct ots_in {
     size_t key_cap;    /* room in the current peg's keyframes */
     bool has_previous; /* in the current peg */
     int32_t previous;
-    double scale;               /* a rig's scale_factor once read; 0 before */
-    bool bones_waiting;         /* bones read before the scale factor */
-    head_source head;           /* the text's first bytes, for the byte-order mark and UTF-16 */
-    bool head_failed;           /* reading them failed (error in scratch) */
-    onescope_ots_kind detected; /* what format detection makes of the text's first bytes */
-    bool streamed;              /* the caller detected the kind (detected unused) */
+    double scale;                   /* a rig's scale_factor once read; 0 before */
+    bool bones_waiting;             /* bones read before the scale factor */
+    head_source head;               /* the text's first bytes, for the byte-order mark and UTF-16 */
+    bool head_failed;               /* reading them failed (error in scratch) */
+    onescope_ots_kind detected;     /* what format detection makes of the text's first bytes */
+    bool streamed;                  /* the caller detected the kind (detected unused) */
+    onescope_os_ots_key_fn *on_key; /* each keyframe once it passed its rules (not kept) */
+    void *key_user;
+    size_t peg_index; /* of the peg being read */
 } ots_in;
 
 /* ---- where errors point ---- */
@@ -801,6 +804,14 @@ static onescope_code keyframe_element(ots_in *in, size_t i, void *obj) {
     in->table = NULL;
     in->has_previous = true;
     in->previous = k->frame;
+    if (rc == ONESCOPE_OK && in->on_key != NULL) {
+        /* the caller's failure (its file, its memory) ends the reading, as NOMEM does */
+        rc = in->on_key(in->key_user, in->peg_index, k, &in->scratch);
+        if (rc != ONESCOPE_OK) {
+            onescope_os_json_sink_add(&in->sink, &in->scratch);
+            in->sink.max = in->sink.count;
+        }
+    }
     return rc;
 }
 
@@ -853,6 +864,7 @@ static onescope_code peg_element(ots_in *in, size_t i, void *obj) {
         return onescope_os_json_nomem(&in->c);
     onescope_ots_peg *p = &l->clip->pegs[i];
     l->clip->peg_count = i + 1;
+    in->peg_index = i;
     p->rest_rotation[0] = 1;
     OS_TRY(element_room(in, &in->elements, &in->elements_cap, i, in->r.at));
     onescope_os_jr_pos at[9];
@@ -1046,23 +1058,24 @@ onescope_code onescope_ots_rig_parse(const void *data, size_t size, const char *
     return ONESCOPE_OK;
 }
 
-onescope_code onescope_os_ots_clip_parse(const void *data, size_t size, const char *name,
-                                         const onescope_parse_options *options,
-                                         onescope_ots_clip **out, size_t **parents,
-                                         onescope_error *error) {
-    if (parents != NULL) *parents = NULL;
-    if (out != NULL) *out = NULL;
-    OS_TRY(check_arguments(data, size, name, options, out, error));
-    const onescope_allocator *a = options ? options->allocator : NULL;
+static onescope_ots_clip *clip_new(const onescope_allocator *a, const char *name,
+                                   onescope_error *error) {
     onescope_ots_clip *k = onescope_os_calloc(a, 1, sizeof *k);
     if (k == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
-                                "could not allocate memory");
-    k->allocator = a;
-    ots_in in;
-    in_init(&in, name, options, data ? data : "", size, NULL, NULL);
+        onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                         "could not allocate memory");
+    else
+        k->allocator = a;
+    return k;
+}
+
+/* Reads clip k through an ots_in already set up: the pegs' and cameras' arrays made
+ * non-NULL, the parents handed back (or freed); k is freed on failure. */
+static onescope_code clip_run(ots_in *in, onescope_ots_clip *k, const char *name,
+                              const onescope_allocator *a, onescope_ots_clip **out,
+                              size_t **parents, onescope_error *error) {
     size_t *p = NULL;
-    onescope_code rc = in_run(&in, NULL, k, &p, error);
+    onescope_code rc = in_run(in, NULL, k, &p, error);
     if (rc == ONESCOPE_OK && (k->pegs == NULL || k->cameras == NULL)) {
         if (k->pegs == NULL) k->pegs = onescope_os_calloc(a, 1, sizeof *k->pegs);
         if (k->cameras == NULL) k->cameras = onescope_os_calloc(a, 1, sizeof *k->cameras);
@@ -1081,6 +1094,47 @@ onescope_code onescope_os_ots_clip_parse(const void *data, size_t size, const ch
     else
         onescope_os_free(a, p);
     return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_ots_clip_parse(const void *data, size_t size, const char *name,
+                                         const onescope_parse_options *options,
+                                         onescope_ots_clip **out, size_t **parents,
+                                         onescope_error *error) {
+    if (parents != NULL) *parents = NULL;
+    if (out != NULL) *out = NULL;
+    OS_TRY(check_arguments(data, size, name, options, out, error));
+    const onescope_allocator *a = options ? options->allocator : NULL;
+    onescope_ots_clip *k = clip_new(a, name, error);
+    if (k == NULL) return ONESCOPE_E_NOMEM;
+    ots_in in;
+    in_init(&in, name, options, data ? data : "", size, NULL, NULL);
+    return clip_run(&in, k, name, a, out, parents, error);
+}
+
+onescope_code onescope_os_ots_clip_parse_stream(const void *first, size_t size,
+                                                onescope_os_jr_more *more, void *user,
+                                                onescope_ots_kind detected, const char *name,
+                                                const onescope_parse_options *options,
+                                                onescope_os_ots_key_fn *on_key, void *key_user,
+                                                onescope_ots_clip **out, size_t **parents,
+                                                onescope_error *error) {
+    if (parents != NULL) *parents = NULL;
+    if (out == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "out", "non-NULL",
+                                NULL);
+    *out = NULL;
+    const onescope_allocator *a = options ? options->allocator : NULL;
+    onescope_ots_clip *k = clip_new(a, name, error);
+    if (k == NULL) return ONESCOPE_E_NOMEM;
+    ots_in in;
+    in_init(&in, name, options, first ? first : "", size, more, user);
+    /* the format rule as the whole text's parse has it, from the caller's detection */
+    in.streamed = false;
+    in.detected = detected;
+    in.keep_keyframes = false;
+    in.on_key = on_key;
+    in.key_user = key_user;
+    return clip_run(&in, k, name, a, out, parents, error);
 }
 
 onescope_code onescope_ots_clip_parse(const void *data, size_t size, const char *name,

@@ -384,6 +384,20 @@ ONESCOPE_API onescope_code onescope_ots_anm_to_pose_cache_file(
     const onescope_ots_bake_options *bake, const char *path,
     const onescope_pose_writer_options *writer, uint64_t *frames, onescope_error *error);
 
+/* An .anm file -> an OSPC file at path, in memory bounded by the pegs, not the file: in_path
+ * ("-": standard input) is read in 1 MiB chunks through the reader, each keyframe, once
+ * checked, goes to an unnamed scratch file ($TMPDIR or /tmp; removed however the call ends)
+ * and the bake reads it back through a window of two keyframes per peg (docs/ots.md,
+ * "Converting in constant memory"). The file written, every error (code, offset, line and
+ * message) and the order they come in are those of onescope_file_read of in_path then
+ * onescope_ots_anm_to_pose_cache_file on its bytes with name in_path ("<stdin>" for "-"),
+ * options, bake, path and writer as given; a failure of the scratch file itself is an
+ * ONESCOPE_E_IO naming the input and the folder. */
+ONESCOPE_API onescope_code onescope_ots_anm_file_to_pose_cache_file(
+    const char *in_path, const onescope_parse_options *options,
+    const onescope_ots_bake_options *bake, const char *path,
+    const onescope_pose_writer_options *writer, uint64_t *frames, onescope_error *error);
+
 /* OSPC -> .anm text: onescope_ots_clip_from_pose_cache then onescope_ots_clip_write, except
  * that the clip checked after it is built is not checked again before it is written. The
  * JSON's size is bounded from below by the cache first (every keyframe it will write takes at

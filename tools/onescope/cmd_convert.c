@@ -13,19 +13,23 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Whether path is a regular file starting with the OSPC magic (format detection needs no
- * more); anything else goes the general way, which reports what is wrong with it. */
-static bool peek_ospc(const char *path) {
+/* What format detection makes of a regular file's first bytes (as many as it looks at);
+ * UNKNOWN for anything else, which goes the general way (read whole), which reports what is
+ * wrong with it. */
+static onescope_format peek_format(const char *path) {
     /* not a pipe's name (/dev/fd/N, a FIFO): the peek would eat bytes the read then misses */
     struct stat st;
-    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return ONESCOPE_FORMAT_UNKNOWN;
     FILE *f = fopen(path, "rb");
-    if (f == NULL) return false;
-    char magic[4];
-    bool yes =
-        fread(magic, 1, 4, f) == 4 && onescope_format_detect(magic, 4) == ONESCOPE_FORMAT_OSPC;
+    if (f == NULL) return ONESCOPE_FORMAT_UNKNOWN;
+    char *head = malloc(ONESCOPE_FORMAT_DETECT_BYTES);
+    onescope_format format = ONESCOPE_FORMAT_UNKNOWN;
+    if (head != NULL)
+        format = onescope_format_detect(head, fread(head, 1, ONESCOPE_FORMAT_DETECT_BYTES, f));
+    free(head);
     fclose(f);
-    return yes;
+    return format;
 }
 
 /* The real-valued options' ranges (stated in their help): a frame rate up to a million, a unit
@@ -65,6 +69,20 @@ const cli_spec cli_spec_convert = {
     .count = sizeof options / sizeof options[0],
     .writes = true,
 };
+
+/* The usage rules of a direction once IN's format is known: OUT not of IN's own extension,
+ * --up and --keys only from a cache. CLI_OK when they hold. */
+static int direction_usage(bool from_ospc, const char *out, const cli_args *a) {
+    if (ends_with(out, from_ospc ? ".ospc" : ".anm"))
+        return cli_usage_error("convert", "IN is %s, so OUT '%s' should not end in %s",
+                               from_ospc ? "a pose cache" : "an .anm clip", out,
+                               from_ospc ? ".ospc" : ".anm");
+    if (!from_ospc && (a->seen[OPT_UP] || a->seen[OPT_KEYS]))
+        return cli_usage_error("convert", "--%s is for a pose cache IN (an .anm keeps its own %s)",
+                               a->seen[OPT_UP] ? "up" : "keys",
+                               a->seen[OPT_UP] ? "up axis" : "keyframes");
+    return CLI_OK;
+}
 
 int cmd_convert(int argc, char **argv) {
     onescope_ots_from_cache_options from = onescope_ots_from_cache_options_default();
@@ -127,13 +145,10 @@ int cmd_convert(int argc, char **argv) {
     from.name = in_name;
     bake.name = in_name;
     onescope_error err;
-    if (!to_stdout && peek_ospc(paths[0])) {
+    onescope_format peeked = peek_format(paths[0]);
+    if (!to_stdout && peeked == ONESCOPE_FORMAT_OSPC) {
         /* cache -> .anm file: the cache mapped, the clip written a peg at a time */
-        if (ends_with(paths[1], ".ospc"))
-            return cli_usage_error("convert",
-                                   "IN is a pose cache, so OUT '%s' should not end in "
-                                   ".ospc",
-                                   paths[1]);
+        if ((status = direction_usage(true, paths[1], &a)) != CLI_OK) return status;
         onescope_pose_cache *cache;
         onescope_code rc = onescope_pose_cache_map(paths[0], NULL, &cache, &err);
         if (rc == ONESCOPE_OK) {
@@ -141,6 +156,16 @@ int cmd_convert(int argc, char **argv) {
             onescope_pose_cache_free(cache);
         }
         if (rc != ONESCOPE_OK) {
+            cli_print_error(&err);
+            return CLI_FAIL;
+        }
+        return CLI_OK;
+    }
+    if (!to_stdout && peeked == ONESCOPE_FORMAT_ANM) {
+        /* .anm file -> .ospc file: streamed, memory bounded by the pegs, not the file */
+        if ((status = direction_usage(false, paths[1], &a)) != CLI_OK) return status;
+        if (onescope_ots_anm_file_to_pose_cache_file(paths[0], NULL, &bake, paths[1], &wo, NULL,
+                                                     &err) != ONESCOPE_OK) {
             cli_print_error(&err);
             return CLI_FAIL;
         }
@@ -167,18 +192,9 @@ int cmd_convert(int argc, char **argv) {
                     cli_shown(paths[0]));
         return CLI_FAIL;
     }
-    if ((from_ospc && ends_with(paths[1], ".ospc")) ||
-        (!from_ospc && ends_with(paths[1], ".anm"))) {
+    if ((status = direction_usage(from_ospc, paths[1], &a)) != CLI_OK) {
         onescope_buffer_free(&in);
-        return cli_usage_error("convert", "IN is %s, so OUT '%s' should not end in %s",
-                               from_ospc ? "a pose cache" : "an .anm clip", paths[1],
-                               from_ospc ? ".ospc" : ".anm");
-    }
-    if (!from_ospc && (a.seen[OPT_UP] || a.seen[OPT_KEYS])) {
-        onescope_buffer_free(&in);
-        return cli_usage_error("convert", "--%s is for a pose cache IN (an .anm keeps its own %s)",
-                               a.seen[OPT_UP] ? "up" : "keys",
-                               a.seen[OPT_UP] ? "up axis" : "keyframes");
+        return status;
     }
     onescope_buffer out = {NULL, 0, NULL};
     onescope_code rc;
