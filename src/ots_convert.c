@@ -442,77 +442,133 @@ static onescope_code bake_checked(const onescope_ots_clip *clip, const size_t *p
  * sample bit for bit; the frames go forwards, so the window only moves forwards. */
 
 /* A record: frame (4 bytes), flags (has_rot 1, has_rot_quat 2, channel c's handles 4 << c),
- * interp (1), 2 bytes unused, pos rot rot_quat scl (13 doubles), then for each channel with
- * handles 3 axes of (present: 1 byte, left and right: 4 doubles). Native byte order: the file
- * never leaves the process that wrote it. */
+ * interp (1), the handles' present bits (2 bytes: bit 3 c + axis), then the doubles, each
+ * with a 2-bit tag: 0 for +0.0, 1 for 1.0 (neither stored), 2 for the 8 bytes that follow.
+ * The doubles are pos rot rot_quat scl (13: tags in 4 bytes), then for each channel with
+ * handles its axes' left and right (12: tags in 3 bytes). Values are kept bit for bit (a -0.0
+ * is stored); native byte order, as the file never leaves the process that wrote it. */
 #define REC_HEAD 8
-#define REC_FIXED (REC_HEAD + 13 * 8)
-#define REC_AXIS (1 + 4 * 8)
-#define REC_MAX (REC_FIXED + 9 * REC_AXIS)
+#define REC_MAX (REC_HEAD + 4 + 13 * 8 + 3 * (3 + 12 * 8))
 
-static size_t rec_put_doubles(uint8_t *p, const double *v, size_t n) {
-    memcpy(p, v, n * sizeof *v);
-    return n * sizeof *v;
+static const double rec_one = 1.0;
+
+/* Tags and values of v[0..n) from p (tags at tags, 4 a byte, n at most 16). */
+static size_t rec_put(uint8_t *tags, uint8_t *p, const double *v, int n) {
+    static const double zero = 0.0;
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned tag = memcmp(&v[i], &zero, 8) == 0 ? 0 : memcmp(&v[i], &rec_one, 8) == 0 ? 1 : 2;
+        tags[i / 4] = (uint8_t)(tags[i / 4] | tag << (i % 4 * 2));
+        if (tag == 2) {
+            memcpy(p + at, &v[i], 8);
+            at += 8;
+        }
+    }
+    return at;
+}
+
+static size_t rec_get(const uint8_t *tags, const uint8_t *p, double *v, int n) {
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned tag = tags[i / 4] >> (i % 4 * 2) & 3;
+        if (tag == 2) {
+            memcpy(&v[i], p + at, 8);
+            at += 8;
+        } else {
+            v[i] = tag == 1 ? rec_one : 0.0;
+        }
+    }
+    return at;
+}
+
+/* The bytes of the values of n doubles whose tags are at tags. */
+static size_t rec_values(const uint8_t *tags, int n) {
+    size_t at = 0;
+    for (int i = 0; i < n; i++) at += (tags[i / 4] >> (i % 4 * 2) & 3) == 2 ? 8 : 0;
+    return at;
 }
 
 static size_t rec_encode(const onescope_ots_keyframe *k, uint8_t *out) {
     uint8_t flags = (uint8_t)((k->has_rot ? 1 : 0) | (k->has_rot_quat ? 2 : 0));
-    for (int c = 0; c < 3; c++)
-        if (k->handle_axes[c] == 3) flags |= (uint8_t)(4 << c);
+    unsigned present = 0;
+    for (int c = 0; c < 3; c++) {
+        if (k->handle_axes[c] != 3) continue;
+        flags = (uint8_t)(flags | 4 << c);
+        for (int ax = 0; ax < 3; ax++)
+            if (k->handles[c][ax].present) present |= 1u << (3 * c + ax);
+    }
     memcpy(out, &k->frame, 4);
     out[4] = flags;
     out[5] = (uint8_t)k->interp;
-    out[6] = out[7] = 0;
-    size_t n = REC_HEAD;
-    n += rec_put_doubles(out + n, k->pos, 3);
-    n += rec_put_doubles(out + n, k->rot, 3);
-    n += rec_put_doubles(out + n, k->rot_quat, 4);
-    n += rec_put_doubles(out + n, k->scl, 3);
+    out[6] = (uint8_t)(present & 0xFF);
+    out[7] = (uint8_t)(present >> 8);
+    double v[13];
+    memcpy(v, k->pos, sizeof k->pos);
+    memcpy(v + 3, k->rot, sizeof k->rot);
+    memcpy(v + 6, k->rot_quat, sizeof k->rot_quat);
+    memcpy(v + 10, k->scl, sizeof k->scl);
+    uint8_t *tags = out + REC_HEAD;
+    memset(tags, 0, 4);
+    size_t n = REC_HEAD + 4;
+    n += rec_put(tags, out + n, v, 13);
     for (int c = 0; c < 3; c++) {
         if (k->handle_axes[c] != 3) continue;
+        double h[12];
         for (int ax = 0; ax < 3; ax++) {
-            const onescope_ots_handle *h = &k->handles[c][ax];
-            out[n++] = h->present ? 1 : 0;
-            n += rec_put_doubles(out + n, h->left, 2);
-            n += rec_put_doubles(out + n, h->right, 2);
+            memcpy(h + 4 * ax, k->handles[c][ax].left, 2 * sizeof *h);
+            memcpy(h + 4 * ax + 2, k->handles[c][ax].right, 2 * sizeof *h);
         }
+        tags = out + n;
+        memset(tags, 0, 3);
+        n += 3;
+        n += rec_put(tags, out + n, h, 12);
     }
     return n;
 }
 
-/* The record's length from its head (REC_HEAD bytes). */
-static size_t rec_length(const uint8_t *p) {
-    size_t n = REC_FIXED;
-    for (int c = 0; c < 3; c++)
-        if (p[4] & (4 << c)) n += 3 * REC_AXIS;
+/* The record's length from its first bytes (at least REC_HEAD + 4, and the tags of each
+ * channel as far as they are there); 0 when have does not hold enough to tell. */
+static size_t rec_length(const uint8_t *p, size_t have) {
+    if (have < REC_HEAD + 4) return 0;
+    size_t n = REC_HEAD + 4 + rec_values(p + REC_HEAD, 13);
+    for (int c = 0; c < 3; c++) {
+        if (!(p[4] & (4 << c))) continue;
+        if (have < n + 3) return 0;
+        n += 3 + rec_values(p + n, 12);
+    }
     return n;
 }
 
-static size_t rec_get_doubles(const uint8_t *p, double *v, size_t n) {
-    memcpy(v, p, n * sizeof *v);
-    return n * sizeof *v;
-}
-
-/* The keyframe the reader checked: the fields it had set, the others zero as it left them. */
+/* The keyframe the reader checked, from its record: every field it had set. */
 static void rec_decode(const uint8_t *p, onescope_ots_keyframe *k) {
-    memset(k, 0, sizeof *k);
     memcpy(&k->frame, p, 4);
     k->has_rot = (p[4] & 1) != 0;
     k->has_rot_quat = (p[4] & 2) != 0;
     k->interp = (onescope_ots_interp)p[5];
-    size_t n = REC_HEAD;
-    n += rec_get_doubles(p + n, k->pos, 3);
-    n += rec_get_doubles(p + n, k->rot, 3);
-    n += rec_get_doubles(p + n, k->rot_quat, 4);
-    n += rec_get_doubles(p + n, k->scl, 3);
+    unsigned present = p[6] | (unsigned)p[7] << 8;
+    double v[13];
+    size_t n = REC_HEAD + 4;
+    n += rec_get(p + REC_HEAD, p + n, v, 13);
+    memcpy(k->pos, v, sizeof k->pos);
+    memcpy(k->rot, v + 3, sizeof k->rot);
+    memcpy(k->rot_quat, v + 6, sizeof k->rot_quat);
+    memcpy(k->scl, v + 10, sizeof k->scl);
     for (int c = 0; c < 3; c++) {
-        if (!(p[4] & (4 << c))) continue;
+        if (!(p[4] & (4 << c))) {
+            k->handle_axes[c] = 0;
+            memset(k->handles[c], 0, sizeof k->handles[c]);
+            continue;
+        }
         k->handle_axes[c] = 3;
+        double h[12];
+        const uint8_t *tags = p + n;
+        n += 3;
+        n += rec_get(tags, p + n, h, 12);
         for (int ax = 0; ax < 3; ax++) {
-            onescope_ots_handle *h = &k->handles[c][ax];
-            h->present = p[n++] != 0;
-            n += rec_get_doubles(p + n, h->left, 2);
-            n += rec_get_doubles(p + n, h->right, 2);
+            onescope_ots_handle *hd = &k->handles[c][ax];
+            hd->present = (present >> (3 * c + ax) & 1) != 0;
+            memcpy(hd->left, h + 4 * ax, 2 * sizeof *h);
+            memcpy(hd->right, h + 4 * ax + 2, 2 * sizeof *h);
         }
     }
 }
@@ -563,15 +619,20 @@ static onescope_code spill_key(void *user, size_t peg, const onescope_ots_keyfra
     return ONESCOPE_OK;
 }
 
+/* Keyframes decoded per peg: the window is slot[lo] and (win_n 2) slot[lo + 1]; it moves up
+ * the slots and goes back to the start only when it reaches the end, so one keyframe in
+ * WINDOW_SLOTS - 1 is copied, not every one. */
+#define WINDOW_SLOTS 4
+
 /* One peg read forwards: chunk[pos..len) holds the records from the file's next - (len - pos)
- * on; win the keyframes around the last frame sampled. */
+ * on; the window the keyframes around the last frame sampled. */
 typedef struct key_cursor {
     uint64_t next, end; /* the next byte to read, and the end of the peg's run */
     size_t left;        /* records not decoded yet */
     uint8_t *chunk;
     size_t pos, len;
-    onescope_ots_keyframe win[2];
-    size_t win_n;
+    onescope_ots_keyframe slot[WINDOW_SLOTS];
+    size_t lo, win_n;
 } key_cursor;
 
 typedef struct key_windows {
@@ -600,12 +661,12 @@ static onescope_code cursor_decode(key_windows *w, key_cursor *c, onescope_ots_k
         c->pos = 0;
         c->len = keep + (size_t)want;
     }
-    size_t have = c->len - c->pos;
-    if (have < REC_HEAD || rec_length(c->chunk + c->pos) > have)
+    size_t have = c->len - c->pos, len = rec_length(c->chunk + c->pos, have);
+    if (len == 0 || len > have)
         return onescope_os_fail(error, ONESCOPE_E_IO, w->spill->name, OS_NO_OFFSET, NULL, NULL,
                                 "the scratch file of the keyframes changed under the conversion");
     rec_decode(c->chunk + c->pos, k);
-    c->pos += rec_length(c->chunk + c->pos);
+    c->pos += len;
     c->left--;
     return ONESCOPE_OK;
 }
@@ -645,10 +706,10 @@ static onescope_code windows_open(key_windows *w, key_spill *sp, const onescope_
             c->left = run->count;
         }
         w->view[i] = clip->pegs[i]; /* shallow: the names stay the clip's */
-        w->view[i].keyframes = c->win;
+        w->view[i].keyframes = c->slot;
         onescope_code rc = ONESCOPE_OK;
         while (rc == ONESCOPE_OK && c->win_n < 2 && c->left > 0)
-            rc = cursor_decode(w, c, &c->win[c->win_n++], error);
+            rc = cursor_decode(w, c, &c->slot[c->win_n++], error);
         w->view[i].keyframe_count = c->win_n;
         if (rc != ONESCOPE_OK) {
             windows_release(w);
@@ -662,13 +723,20 @@ static onescope_code windows_open(key_windows *w, key_spill *sp, const onescope_
 static onescope_code windows_seek(key_windows *w, size_t n, double frame, onescope_error *error) {
     for (size_t i = 0; i < n; i++) {
         key_cursor *c = &w->cur[i];
-        while (c->win_n == 2 && c->win[1].frame <= frame) {
-            c->win[0] = c->win[1];
-            if (c->left > 0)
-                OS_TRY(cursor_decode(w, c, &c->win[1], error));
-            else
+        while (c->win_n == 2 && c->slot[c->lo + 1].frame <= frame) {
+            if (c->left == 0) {
+                c->lo++;
                 c->win_n = 1;
+            } else if (c->lo + 2 < WINDOW_SLOTS) {
+                OS_TRY(cursor_decode(w, c, &c->slot[c->lo + 2], error));
+                c->lo++;
+            } else {
+                c->slot[0] = c->slot[c->lo + 1];
+                c->lo = 0;
+                OS_TRY(cursor_decode(w, c, &c->slot[1], error));
+            }
         }
+        w->view[i].keyframes = &c->slot[c->lo];
         w->view[i].keyframe_count = c->win_n;
     }
     return ONESCOPE_OK;
