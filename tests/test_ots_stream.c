@@ -4,7 +4,11 @@
  * fed in 1-byte and 4 KiB pieces gets exactly the code and the one-line error that
  * onescope_ots_clip_parse / onescope_ots_rig_parse give on the whole text; with on_error and
  * max_errors 50 the whole list of errors is the same; onescope_file_validate on a file
- * holding the text says the same too. */
+ * holding the text says the same too. And the streamed .anm -> OSPC conversion from a file
+ * (onescope_ots_anm_file_to_pose_cache_file) against the in-memory one on the same bytes
+ * (onescope_ots_anm_to_pose_cache_file): the same code and line, or the same file byte for
+ * byte, for every text above and for crafted clips (parents after children, frame_range after
+ * the pegs, single keyframes, holds, world space, a unit, handles, many keyframes a peg). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +122,53 @@ static void validate_file(const char *path, const uint8_t *d, size_t n, bool eve
     finish(v, rc, &e);
 }
 
-static int compared, invalid, validated, multi;
+static int compared, invalid, validated, multi, converted, converted_ok;
+
+/* ---- the two conversions ---- */
+
+static uint8_t *read_file(const char *path, size_t *n);
+static void same(const char *what, const char *label, const verdict *want, const verdict *got);
+
+/* The in-memory conversion of d and the streamed one of a file holding d, with bake: the same
+ * verdict and line, and when both succeed the same bytes. */
+static void convert_both(const char *label, const uint8_t *d, size_t n,
+                         const onescope_ots_bake_options *bake) {
+    char in[128], a[128], b[128];
+    snprintf(in, sizeof in, "%s/c.anm", scratch);
+    snprintf(a, sizeof a, "%s/mem.ospc", scratch);
+    snprintf(b, sizeof b, "%s/file.ospc", scratch);
+    unlink(a);
+    unlink(b);
+    test_write_file(in, d, n);
+    onescope_ots_bake_options o = bake ? *bake : onescope_ots_bake_options_default();
+    verdict want, got;
+    memset(&want, 0, sizeof want);
+    memset(&got, 0, sizeof got);
+    onescope_error e;
+    uint64_t fa = 0, fb = 0;
+    finish(&want, onescope_ots_anm_to_pose_cache_file(d, n, in, NULL, &o, a, NULL, &fa, &e), &e);
+    finish(&got, onescope_ots_anm_file_to_pose_cache_file(in, NULL, &o, b, NULL, &fb, &e), &e);
+    same("the streamed convert", label, &want, &got);
+    if (want.rc == ONESCOPE_OK) {
+        size_t na = 0, nb = 0;
+        uint8_t *da = read_file(a, &na), *db = read_file(b, &nb);
+        assert_non_null(da);
+        assert_non_null(db);
+        if (na != nb || memcmp(da, db, na) != 0 || fa != fb) {
+            print_error("%s: the streamed convert wrote other bytes (%zu, %zu)\n", label, na, nb);
+            fail();
+        }
+        free(da);
+        free(db);
+        converted_ok++;
+    } else {
+        struct stat st;
+        assert_int_not_equal(stat(b, &st), 0); /* no output for a refused input */
+    }
+    converted++;
+    verdict_free(&want);
+    verdict_free(&got);
+}
 
 static void same(const char *what, const char *label, const verdict *want, const verdict *got) {
     if (want->rc == got->rc && strcmp(want->line, got->line) == 0 && want->all.n == got->all.n &&
@@ -152,6 +202,7 @@ static void check_text(const char *label, onescope_ots_kind kind, const uint8_t 
         verdict_free(&whole);
         compared++;
     }
+    if (kind == ONESCOPE_OTS_ANM) convert_both(label, d, n, NULL);
     /* onescope_file_validate names errors by the path, and picks the kind from the text */
     onescope_format f = onescope_format_detect(d, n);
     if (f != ONESCOPE_FORMAT_PVT && f != ONESCOPE_FORMAT_ANM) return;
@@ -414,6 +465,9 @@ static void test_stream_matches_parse(void **state) {
     assert_true(compared / 2 >= 500);
     assert_true(invalid > 100);
     assert_true(validated > 100);
+    printf("%d conversions compared, %d of them written\n", converted, converted_ok);
+    assert_true(converted > 300);
+    assert_true(converted_ok >= 8);
 }
 
 /* Large texts: a valid clip over several 1 MiB buffers, and errors near its end. */
@@ -442,6 +496,96 @@ static void test_big_clip(void **state) {
     assert_non_null(strchr(strchr(v.all.s, '\n') + 1, '\n')); /* two errors at least */
     verdict_free(&v);
     check_text("a big clip cut", ONESCOPE_OTS_ANM, (uint8_t *)b.s, b.n - 7);
+    free(b.s);
+}
+
+/* Clips made to reach every way the window moves and every field a record keeps. */
+static const char clip_head[] =
+    "{\"format\": \"octo_anm\", \"version\": 4, \"source\": \"maya\", %s\"fps\": 24.0,\n"
+    " \"coordinate_system\": {\"up\": \"%s\", \"hand\": \"right\", \"unit\": \"meters\",\n"
+    "  \"rot_order\": \"zyx\", \"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": "
+    "\"quat_wxyz\"},\n \"pegs\": [\n";
+
+static const char *const crafted_pegs =
+    /* a child before its parent, its keys inside the range with holds either side */
+    "  {\"name\": \"child\", \"parent\": \"root\", \"rest_pivot\": [0, 1, 0],"
+    " \"rest_rotation\": [1, 0, 0, 0], \"keyframes\": [\n"
+    "   {\"frame\": 3, \"pos\": [0, 1, -0.0], \"rot\": [10, 20, 30], \"scl\": [1, 2, 1],"
+    " \"interp\": \"BEZIER\", \"handles\": {\"pos\": [[[2, 0], [4, 0.5]], [[2, 1], [4.5, 1]],"
+    " []], \"rot\": [[[2, 10], [5, 12]], [[2, 20], [5, 20]], [[2, 30], [5, 31]]],"
+    " \"scl\": []}},\n"
+    "   {\"frame\": 9, \"pos\": [2, 1.5, 0.25], \"rot\": [40, -20, 0], \"scl\": [1, 1, 1],"
+    " \"interp\": \"CONSTANT\", \"handles\": {\"pos\": [[[8, 2], [10, 2]], [[8, 1.5],"
+    " [10, 1.5]], [[8, 0.25], [10, 0.25]]], \"rot\": [], \"scl\": [[[8, 1], [10, 1]], [], []]}},\n"
+    "   {\"frame\": 12, \"pos\": [3, 1, 0], \"rot_quat\": [0.5, 0.5, 0.5, 0.5],"
+    " \"scl\": [1, 1, 1], \"interp\": \"LINEAR\"},\n"
+    "   {\"frame\": 15, \"pos\": [3, 1, 1], \"rot\": [0, 0, 90], \"rot_quat\": [0, 0, 0, 1],"
+    " \"scl\": [0.5, 0.5, 0.5], \"interp\": \"BEZIER\"}]},\n"
+    /* one keyframe: held over the whole range */
+    "  {\"name\": \"one\", \"parent\": \"child\", \"rest_pivot\": [0, 0, 0],"
+    " \"rest_rotation\": [1, 0, 0, 0], \"keyframes\": [\n"
+    "   {\"frame\": 7, \"pos\": [0.125, 0, 0], \"rot\": [0, 45, 0], \"scl\": [1, 1, 1],"
+    " \"interp\": \"LINEAR\"}]},\n"
+    /* none: the rest pose */
+    "  {\"name\": \"rest\", \"parent\": \"one\", \"rest_pivot\": [1, 2, 3],"
+    " \"rest_rotation\": [0, 1, 0, 0], \"keyframes\": []},\n"
+    /* the root, last, its keys before and past the range */
+    "  {\"name\": \"root\", \"parent\": null, \"rest_pivot\": [0, 0, 0],"
+    " \"rest_rotation\": [1, 0, 0, 0], \"keyframes\": [\n"
+    "   {\"frame\": -5, \"pos\": [0, 0, 0], \"rot_quat\": [1, 0, 0, 0], \"scl\": [1, 1, 1],"
+    " \"interp\": \"LINEAR\"},\n"
+    "   {\"frame\": 4, \"pos\": [1e3, 0, 0], \"rot_quat\": [0.7071067811865476, 0, "
+    "0.7071067811865476, 0], \"scl\": [1, 1, 1], \"interp\": \"LINEAR\"},\n"
+    "   {\"frame\": 40, \"pos\": [1e3, 5, 0], \"rot_quat\": [0, 0, 1, 0], \"scl\": [1, 1, 1],"
+    " \"interp\": \"LINEAR\"}]}\n"
+    " ],\n";
+
+static void crafted(strbuf *b, bool range_last, const char *up) {
+    char head[1024];
+    snprintf(head, sizeof head, clip_head, range_last ? "" : "\"frame_range\": [0, 20], ", up);
+    sb_str(b, head);
+    sb_str(b, crafted_pegs);
+    sb_str(b, range_last ? " \"cameras\": [], \"frame_range\": [0, 20]}\n" : " \"cameras\": []}\n");
+}
+
+static void test_convert_crafted(void **state) {
+    (void)state;
+    for (int range_last = 0; range_last <= 1; range_last++) {
+        strbuf b = {0};
+        crafted(&b, range_last, range_last ? "z" : "y");
+        verdict v;
+        parse_whole(ONESCOPE_OTS_ANM, (uint8_t *)b.s, b.n, "s.anm", false, &v);
+        if (v.rc != ONESCOPE_OK) print_error("%s\n", v.line);
+        assert_int_equal(v.rc, ONESCOPE_OK);
+        verdict_free(&v);
+        onescope_ots_bake_options o = onescope_ots_bake_options_default();
+        int before = converted_ok;
+        convert_both("crafted", (uint8_t *)b.s, b.n, &o);
+        o.world_space = true;
+        convert_both("crafted, world space", (uint8_t *)b.s, b.n, &o);
+        o.world_space = false;
+        o.metres_per_unit = 0.01;
+        convert_both("crafted, in cm", (uint8_t *)b.s, b.n, &o);
+        o.metres_per_unit = 3.0;
+        convert_both("crafted, 3 m a unit", (uint8_t *)b.s, b.n, &o);
+        assert_int_equal(converted_ok, before + 4);
+        /* refusals after the parse, the same: a bad unit, a world position past a float */
+        o.metres_per_unit = -1;
+        convert_both("crafted, a bad unit", (uint8_t *)b.s, b.n, &o);
+        o.metres_per_unit = 1e-300;
+        convert_both("crafted, a unit too small", (uint8_t *)b.s, b.n, &o);
+        assert_int_equal(converted_ok, before + 4);
+        free(b.s);
+    }
+    /* many keyframes a peg (the chunk refilled many times), and many pegs (the smallest
+     * chunk) */
+    strbuf b = {0};
+    big_clip(&b, 2, 9000);
+    convert_both("2 pegs of 9000 keyframes", (uint8_t *)b.s, b.n, NULL);
+    free(b.s);
+    memset(&b, 0, sizeof b);
+    big_clip(&b, 6000, 3);
+    convert_both("6000 pegs of 3 keyframes", (uint8_t *)b.s, b.n, NULL);
     free(b.s);
 }
 
@@ -538,10 +682,9 @@ int main(void) {
     snprintf(scratch, sizeof scratch, "/tmp/onescope-ots-stream-%ld", (long)getpid());
     mkdir(scratch, 0700);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stream_matches_parse),
-        cmocka_unit_test(test_big_clip),
-        cmocka_unit_test(test_read_error),
-        cmocka_unit_test(test_plain_text_starts),
+        cmocka_unit_test(test_stream_matches_parse), cmocka_unit_test(test_big_clip),
+        cmocka_unit_test(test_read_error),           cmocka_unit_test(test_plain_text_starts),
+        cmocka_unit_test(test_convert_crafted),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char path[128];
@@ -549,6 +692,11 @@ int main(void) {
     unlink(path);
     snprintf(path, sizeof path, "%s/v.pvt", scratch);
     unlink(path);
+    static const char *const made[] = {"c.anm", "mem.ospc", "file.ospc"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", scratch, made[i]);
+        unlink(path);
+    }
     rmdir(scratch);
     return rc;
 }
