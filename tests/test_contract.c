@@ -179,6 +179,7 @@ CALL(onescope_diff_replay_cache_file, NULL, NULL, NULL, NULL, NULL, e)
 CALL(onescope_diff_replays, NULL, NULL, NULL, NULL, NULL, e)
 CALL(onescope_ghost_write, NULL, NULL, NULL, NULL, NULL, NULL, e)
 CALL(onescope_ots_anm_to_pose_cache_file, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, e)
+CALL(onescope_ots_anm_file_to_pose_cache_file, NULL, NULL, NULL, "x.ospc", NULL, NULL, e)
 CALL(onescope_ots_pose_cache_to_anm_file, NULL, NULL, "x.anm", e)
 CALL(onescope_replay_recover, NULL, NULL, NULL, NULL, e)
 CALL(onescope_replay_verify_file, NULL, NULL, NULL, e)
@@ -199,6 +200,7 @@ static const contract_row rows[] = {
     ROW(onescope_diff_replays),
     ROW(onescope_ghost_write),
     ROW(onescope_ots_anm_to_pose_cache_file),
+    ROW(onescope_ots_anm_file_to_pose_cache_file),
     ROW(onescope_ots_pose_cache_to_anm_file),
     ROW(onescope_replay_recover),
     ROW(onescope_replay_verify_file),

@@ -2070,6 +2070,94 @@ static void bake_to_file_allocation_failure(void **state) {
     assert_true(test_alloc_walk(bake_file_walk, NULL) > 3);
 }
 
+/* The streamed conversion from a file: every allocation refused in turn (the chunk buffer, the
+ * reader's, the spill's runs and buffer, the windows, the writer's) is NOMEM and leaks
+ * nothing. */
+static onescope_code anm_file_stream_walk(const onescope_allocator *a, void *ctx) {
+    const char *in = ctx;
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/test_ots-swalk-%ld.ospc", (long)getpid());
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = a;
+    onescope_error err;
+    onescope_code rc =
+        onescope_ots_anm_file_to_pose_cache_file(in, &o, NULL, path, NULL, NULL, &err);
+    unlink(path);
+    return rc;
+}
+
+static void anm_file_stream_allocation_failure(void **state) {
+    (void)state;
+    char in[256];
+    snprintf(in, sizeof in, "/tmp/test_ots-swalk-%ld.anm", (long)getpid());
+    test_write_file(in, clip_text, strlen(clip_text));
+    assert_true(test_alloc_walk(anm_file_stream_walk, in) > 8);
+    unlink(in);
+}
+
+/* The streamed conversion from a file keeps the file path's rules: a missing input, a NULL
+ * one, a directory, segments under a small limit, "-" as the output. */
+static void anm_file_stream_edges(void **state) {
+    (void)state;
+    char in[256], out[256];
+    snprintf(in, sizeof in, "/tmp/test_ots-sedge-%ld.anm", (long)getpid());
+    snprintf(out, sizeof out, "/tmp/test_ots-sedge-%ld.ospc", (long)getpid());
+    onescope_error err;
+    assert_int_equal(
+        onescope_ots_anm_file_to_pose_cache_file(in, NULL, NULL, out, NULL, NULL, &err),
+        ONESCOPE_E_IO);
+    assert_non_null(strstr(err.found, "cannot open"));
+    assert_string_equal(err.input, in);
+    assert_int_equal(
+        onescope_ots_anm_file_to_pose_cache_file(NULL, NULL, NULL, out, NULL, NULL, &err),
+        ONESCOPE_E_ARGUMENT);
+    assert_int_equal(
+        onescope_ots_anm_file_to_pose_cache_file("/tmp", NULL, NULL, out, NULL, NULL, &err),
+        ONESCOPE_E_IO);
+    assert_non_null(strstr(err.found, "cannot read"));
+    char *t = long_clip(3, 99);
+    test_write_file(in, t, strlen(t));
+    onescope_pose_writer_options wo = onescope_pose_writer_options_default();
+    wo.max_segment_bytes = 2048;
+    assert_int_equal(onescope_ots_anm_file_to_pose_cache_file(in, NULL, NULL, out, &wo, NULL, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    assert_string_equal(err.input, in);
+    assert_false(file_exists(out));
+    wo.segments = true;
+    uint64_t frames = 0;
+    assert_int_equal(
+        onescope_ots_anm_file_to_pose_cache_file(in, NULL, NULL, out, &wo, &frames, &err),
+        ONESCOPE_OK);
+    assert_int_equal(frames, 100);
+    for (int k = 0; k < 40; k++) {
+        char seg[300];
+        if (k == 0)
+            snprintf(seg, sizeof seg, "%s", out);
+        else
+            snprintf(seg, sizeof seg, "/tmp/test_ots-sedge-%ld-%04d.ospc", (long)getpid(), k);
+        unlink(seg);
+    }
+    assert_int_equal(
+        onescope_ots_anm_file_to_pose_cache_file(in, NULL, NULL, "-", NULL, NULL, &err),
+        ONESCOPE_E_ARGUMENT);
+    assert_string_equal(err.input, "-");
+    /* a lower input limit: the read path's line, before a byte is parsed */
+    onescope_parse_options o = onescope_parse_options_default();
+    o.max_input_bytes = 100;
+    assert_int_equal(onescope_ots_anm_file_to_pose_cache_file(in, &o, NULL, out, NULL, NULL, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    onescope_error want;
+    onescope_buffer buf;
+    assert_int_equal(onescope_file_read(in, 100, NULL, &buf, &want), ONESCOPE_E_TOO_LARGE);
+    char a[512], b[512];
+    onescope_error_format(&want, a, sizeof a);
+    onescope_error_format(&err, b, sizeof b);
+    assert_string_equal(a, b);
+    assert_false(file_exists(out));
+    unlink(in);
+    free(t);
+}
+
 /* The .anm writer spends at least ONESCOPE_OTS_KEYFRAME_MIN_BYTES per keyframe even with the
  * shortest numbers, and a cache whose keyframes alone pass the limit is refused before the
  * clip is built, naming the input. */
@@ -3025,6 +3113,8 @@ int main(void) {
         cmocka_unit_test(conversions_allocation_failure),
         cmocka_unit_test(bake_to_file_streams),
         cmocka_unit_test(bake_to_file_allocation_failure),
+        cmocka_unit_test(anm_file_stream_allocation_failure),
+        cmocka_unit_test(anm_file_stream_edges),
         cmocka_unit_test(anm_output_sized_first),
         cmocka_unit_test(convert_keeps_units),
         cmocka_unit_test(convert_keeps_up_axis),
