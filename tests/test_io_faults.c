@@ -515,6 +515,59 @@ static void check_recording_recover(onescope_code rc, bool transparent) {
     only_these_files(allowed);
 }
 
+/* The streamed .anm -> OSPC conversion: the input read in chunks, the keyframes through a
+ * scratch file in dir (TMPDIR), the cache written through the pose writer. OK only with the
+ * in-memory conversion's bytes; else OUT is what it was, and no file is left. */
+static char anm_in[512], anm_out[512];
+static strbuf anm_text;
+static onescope_buffer anm_want;
+static void make_anm(void) {
+    sb_printf(&anm_text,
+              "{\"format\": \"octo_anm\", \"version\": 4, \"source\": \"maya\", "
+              "\"frame_range\": [0, 40], \"fps\": 24.0, \"coordinate_system\": {\"up\": \"y\", "
+              "\"hand\": \"right\", \"unit\": \"meters\", \"rot_order\": \"xyz\", "
+              "\"rot_repr_anim\": \"euler_deg\", \"rot_repr_rest\": \"quat_wxyz\"}, \"pegs\": [");
+    for (int p = 0; p < 3; p++) {
+        sb_printf(&anm_text,
+                  "%s{\"name\": \"p%d\", \"parent\": %s, \"rest_pivot\": [0, 0, 0], "
+                  "\"rest_rotation\": [1, 0, 0, 0], \"keyframes\": [",
+                  p ? ", " : "", p, p ? "\"p0\"" : "null");
+        for (int k = 0; k < 30; k++)
+            sb_printf(&anm_text,
+                      "%s{\"frame\": %d, \"pos\": [%d.5, 0, 1], \"rot\": [0, %d, 0], "
+                      "\"scl\": [1, 1, 1], \"interp\": \"LINEAR\"}",
+                      k ? ", " : "", k + p, k, k * 3);
+        sb_printf(&anm_text, "]}");
+    }
+    sb_printf(&anm_text, "], \"cameras\": []}\n");
+    onescope_pose_cache *c;
+    onescope_error e;
+    assert_int_equal(
+        onescope_ots_anm_to_pose_cache(anm_text.s, anm_text.n, "ref", NULL, NULL, &c, &e),
+        ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_write(c, NULL, &anm_want, &e), ONESCOPE_OK);
+    onescope_pose_cache_free(c);
+}
+static void prepare_convert(void) {
+    clear_dir();
+    path_in(anm_in, sizeof anm_in, "conv.anm");
+    path_in(anm_out, sizeof anm_out, "conv.ospc");
+    put(anm_in, anm_text.s, anm_text.n);
+    put(anm_out, "old", 3);
+}
+static onescope_code run_convert(onescope_error *error) {
+    return onescope_ots_anm_file_to_pose_cache_file(anm_in, NULL, NULL, anm_out, NULL, NULL, error);
+}
+static void check_convert(onescope_code rc, bool transparent) {
+    (void)transparent;
+    if (rc == ONESCOPE_OK)
+        CHECK(same_bytes(anm_out, anm_want.data, anm_want.size));
+    else
+        CHECK(same_bytes(anm_out, "old", 3));
+    const char *const allowed[] = {"conv.anm", "conv.ospc", NULL};
+    only_these_files(allowed);
+}
+
 static const scenario scenarios[] = {
     {"file_read", nothing, run_read, "test-2d-ghost.ospc", check_read},
     {"validate a cache", nothing, run_validate_cache, "test-2d-ghost.ospc", check_none},
@@ -528,6 +581,7 @@ static const scenario scenarios[] = {
     {"verify a recording", prepare_recorded, run_recording_verify, "run.ostm", check_none},
     {"recover a recording", prepare_recording_partial, run_recording_recover, ".ostm",
      check_recording_recover},
+    {"convert an .anm file", prepare_convert, run_convert, "conv.", check_convert},
 };
 
 /* The ways a call of kind k can go wrong. */
@@ -632,6 +686,8 @@ static int setup(void **state) {
     prepare_recording();
     if (record(false, &e) != ONESCOPE_OK) return -1;
     ostm_partial_bytes = slurp(ostm_partial, &ostm_partial_size);
+    make_anm();
+    setenv("TMPDIR", dir, 1); /* the conversion's scratch file: a named fallback shows */
     return partial_bytes != NULL && ostm_partial_bytes != NULL ? 0 : -1;
 }
 
@@ -642,6 +698,8 @@ static int teardown(void **state) {
     free(cache_bytes);
     free(partial_bytes);
     free(ostm_partial_bytes);
+    free(anm_text.s);
+    onescope_buffer_free(&anm_want);
     return 0;
 }
 
