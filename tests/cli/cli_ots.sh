@@ -162,6 +162,29 @@ expect_exit 0 "$ONESCOPE" convert --segments "$SCRATCH/clip.anm" "$SCRATCH/seg.o
 cmp -s "$SCRATCH/seg.ospc" "$SCRATCH/mem.ospc" && ok || bad "streamed bake differs from the in-memory one"
 expect_exit 2 "$ONESCOPE" convert --segments "$SCRATCH/clip.anm" -
 expect_grep "segments needs a file OUT" "$SCRATCH/err"
+# a regular .anm IN and a file OUT stream (bounded memory): the same bytes as the whole-text
+# path (standard input or output), and for a bad clip the same one line, for each clip here
+for f in clip v3 dup enum inf long; do
+    "$ONESCOPE" convert "$SCRATCH/$f.anm" "$SCRATCH/s-$f.ospc" 2>"$SCRATCH/s-err"
+    s_rc=$?
+    "$ONESCOPE" convert "$SCRATCH/$f.anm" - >"$SCRATCH/m-$f.ospc" 2>"$SCRATCH/m-err"
+    m_rc=$?
+    [ "$s_rc" -eq "$m_rc" ] && ok || bad "$f.anm: streamed convert exit $s_rc, in memory $m_rc"
+    cmp -s "$SCRATCH/s-err" "$SCRATCH/m-err" && ok || bad "$f.anm: streamed convert said $(cat "$SCRATCH/s-err"), in memory $(cat "$SCRATCH/m-err")"
+    if [ "$m_rc" -eq 0 ]; then
+        cmp -s "$SCRATCH/s-$f.ospc" "$SCRATCH/m-$f.ospc" && ok || bad "$f.anm: streamed bytes differ"
+    else
+        [ ! -e "$SCRATCH/s-$f.ospc" ] && ok || bad "$f.anm: a refused streamed convert left OUT"
+        [ "$(wc -l <"$SCRATCH/s-err")" -eq 1 ] && ok || bad "$f.anm: not one line"
+    fi
+done
+# the streamed convert leaves no scratch file behind (TMPDIR is where it would be)
+mkdir -p "$SCRATCH/tmpdir"
+TMPDIR="$SCRATCH/tmpdir" expect_exit 0 "$ONESCOPE" convert "$SCRATCH/clip.anm" "$SCRATCH/t.ospc"
+[ -z "$(ls -A "$SCRATCH/tmpdir")" ] && ok || bad "the scratch file was left in TMPDIR"
+TMPDIR="$SCRATCH/no-such-dir" expect_exit 1 "$ONESCOPE" convert "$SCRATCH/clip.anm" "$SCRATCH/t2.ospc"
+expect_grep "clip.anm: cannot create a scratch file in .*no-such-dir" "$SCRATCH/err"
+[ ! -e "$SCRATCH/t2.ospc" ] && ok || bad "a failed scratch file left OUT"
 # a cache whose .anm would pass 256 MiB is refused from its size, naming the input
 python3 - "$SCRATCH/wide.ospc" <<'PY'
 import struct, sys
