@@ -539,7 +539,7 @@ static size_t rec_length(const uint8_t *p, size_t have) {
     return n;
 }
 
-/* The keyframe the reader checked, from its record: every field it had set. */
+/* The keyframe the reader checked, from its record: every field the sampler reads. */
 static void rec_decode(const uint8_t *p, onescope_ots_keyframe *k) {
     memcpy(&k->frame, p, 4);
     k->has_rot = (p[4] & 1) != 0;
@@ -555,8 +555,8 @@ static void rec_decode(const uint8_t *p, onescope_ots_keyframe *k) {
     memcpy(k->scl, v + 10, sizeof k->scl);
     for (int c = 0; c < 3; c++) {
         if (!(p[4] & (4 << c))) {
+            /* the handles stay as they were: nothing reads them when the axes are 0 */
             k->handle_axes[c] = 0;
-            memset(k->handles[c], 0, sizeof k->handles[c]);
             continue;
         }
         k->handle_axes[c] = 3;
