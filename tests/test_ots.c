@@ -2154,6 +2154,32 @@ static void anm_file_stream_edges(void **state) {
     onescope_error_format(&err, b, sizeof b);
     assert_string_equal(a, b);
     assert_false(file_exists(out));
+    /* the scratch file: none left in TMPDIR; a TMPDIR that cannot take one is one E_IO line
+     * naming the input and the folder, and no OUT */
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "/tmp/test_ots-stmp-%ld", (long)getpid());
+    assert_int_equal(mkdir(tmp, 0700), 0);
+    const char *was = getenv("TMPDIR");
+    char *saved = was != NULL ? strdup(was) : NULL;
+    setenv("TMPDIR", tmp, 1);
+    assert_int_equal(
+        onescope_ots_anm_file_to_pose_cache_file(in, NULL, NULL, out, NULL, NULL, &err),
+        ONESCOPE_OK);
+    assert_int_equal(rmdir(tmp), 0); /* empty */
+    unlink(out);
+    assert_int_equal(
+        onescope_ots_anm_file_to_pose_cache_file(in, NULL, NULL, out, NULL, NULL, &err),
+        ONESCOPE_E_IO);
+    char line[512];
+    onescope_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "cannot create a scratch file in /tmp/test_ots-stmp-"));
+    assert_string_equal(err.input, in);
+    assert_false(file_exists(out));
+    if (saved != NULL)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
     unlink(in);
     free(t);
 }

@@ -178,13 +178,6 @@ for f in clip v3 dup enum inf long; do
         [ "$(wc -l <"$SCRATCH/s-err")" -eq 1 ] && ok || bad "$f.anm: not one line"
     fi
 done
-# the streamed convert leaves no scratch file behind (TMPDIR is where it would be)
-mkdir -p "$SCRATCH/tmpdir"
-TMPDIR="$SCRATCH/tmpdir" expect_exit 0 "$ONESCOPE" convert "$SCRATCH/clip.anm" "$SCRATCH/t.ospc"
-[ -z "$(ls -A "$SCRATCH/tmpdir")" ] && ok || bad "the scratch file was left in TMPDIR"
-TMPDIR="$SCRATCH/no-such-dir" expect_exit 1 "$ONESCOPE" convert "$SCRATCH/clip.anm" "$SCRATCH/t2.ospc"
-expect_grep "clip.anm: cannot create a scratch file in .*no-such-dir" "$SCRATCH/err"
-[ ! -e "$SCRATCH/t2.ospc" ] && ok || bad "a failed scratch file left OUT"
 # a cache whose .anm would pass 256 MiB is refused from its size, naming the input
 python3 - "$SCRATCH/wide.ospc" <<'PY'
 import struct, sys
