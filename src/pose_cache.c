@@ -1386,3 +1386,37 @@ onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, co
     out->kept_bytes = r.pos + frames * frame_bytes;
     return ONESCOPE_OK;
 }
+
+/* ---- the OSPC codec (check_internal.h) ---- */
+
+static onescope_code ospc_begin(size_t total, const char *name,
+                                const onescope_parse_options *options, void **state,
+                                onescope_error *error) {
+    onescope_os_ospc_check *c = NULL;
+    onescope_code rc = onescope_os_ospc_check_begin(total, name, options, &c, error);
+    *state = c;
+    return rc;
+}
+
+static onescope_code ospc_feed(void *state, const void *data, size_t n) {
+    return onescope_os_ospc_check_feed(state, data, n);
+}
+
+static onescope_code ospc_end(void *state, onescope_error *error) {
+    return onescope_os_ospc_check_end(state, error);
+}
+
+static void ospc_free(void *state) {
+    onescope_os_ospc_check_free(state);
+}
+
+static onescope_code ospc_parse_only(const void *data, size_t size, const char *name,
+                                     const onescope_parse_options *options, onescope_error *error) {
+    onescope_pose_cache *c;
+    onescope_code rc = onescope_pose_cache_parse(data, size, name, options, &c, error);
+    onescope_pose_cache_free(rc == ONESCOPE_OK ? c : NULL);
+    return rc;
+}
+
+static const onescope_os_push_ops ospc_push = {ospc_begin, ospc_feed, ospc_end, ospc_free};
+const onescope_os_codec onescope_os_ospc_codec = {&ospc_push, NULL, ospc_parse_only};

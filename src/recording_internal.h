@@ -3,6 +3,7 @@
 #ifndef ONESCOPE_RECORDING_INTERNAL_H
 #define ONESCOPE_RECORDING_INTERNAL_H
 
+#include "check_internal.h"
 #include "internal.h"
 #include "onescope/module.h"
 #include "onescope/recording.h"
@@ -78,6 +79,9 @@ void onescope_os_rec_scan_init_unknown(onescope_os_rec_scan *s, uint64_t limit, 
 onescope_code onescope_os_rec_scan_feed(onescope_os_rec_scan *s, const void *data, size_t n);
 /* After the last byte: the final verdict, filled into error. */
 onescope_code onescope_os_rec_scan_end(onescope_os_rec_scan *s, onescope_error *error);
+/* The recording codec's push calls (check_internal.h), and the head its kept state learnt. */
+extern const onescope_os_push_ops onescope_os_recording_push;
+const onescope_os_rec_head *onescope_os_rec_check_head(const void *state);
 /* The head bytes a writer starts a partial with (the open count, no row 0). */
 onescope_code onescope_os_rec_encode_head(const onescope_recording_def *def, uint16_t flags,
                                           const onescope_allocator *a, onescope_buffer *out,
