@@ -296,18 +296,6 @@ onescope_code onescope_os_target_create_temp(const onescope_os_target *t,
     return ONESCOPE_OK;
 }
 
-/* A device, FIFO or socket: open it as it is and write; no fsync (pipes refuse it, and a
- * device's data is the device's business). A FIFO blocks until someone reads it. */
-static onescope_code write_special(const char *path, const void *data, size_t size,
-                                   onescope_error *error) {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return io_fail(error, path, "cannot open");
-    onescope_code rc =
-        write_all(fd, data, size) ? ONESCOPE_OK : io_fail(error, path, "cannot write");
-    if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, path, "cannot close");
-    return rc;
-}
-
 onescope_code onescope_file_write(const char *path, const void *data, size_t size,
                                   onescope_error *error) {
     if (path == NULL || (data == NULL && size > 0))
@@ -318,32 +306,15 @@ onescope_code onescope_file_write(const char *path, const void *data, size_t siz
             return io_fail(error, "<stdout>", "cannot write");
         return ONESCOPE_OK;
     }
-    onescope_os_target t;
-    OS_TRY(onescope_os_target_resolve(path, path, NULL, &t, error));
-    if (t.special) {
-        onescope_code rc = write_special(t.path, data, size, error);
-        onescope_os_target_free(&t, NULL);
-        return rc;
-    }
-    char *tmp;
-    int fd;
-    onescope_code rc = onescope_os_target_create_temp(&t, NULL, path, &fd, &tmp, error);
+    /* one output in one piece: the sink's landing, as every writer's */
+    onescope_os_file_sink *sink;
+    OS_TRY(onescope_os_file_sink_open(path, NULL, &sink, error));
+    onescope_code rc = onescope_os_file_sink_write(sink, data, size, error);
     if (rc != ONESCOPE_OK) {
-        onescope_os_target_free(&t, NULL);
+        onescope_os_file_sink_discard(sink);
         return rc;
     }
-    if (!write_all(fd, data, size))
-        rc = io_fail(error, path, "cannot write");
-    else if (fsync(fd) != 0)
-        rc = io_fail(error, path, "cannot sync");
-    if (rc == ONESCOPE_OK) rc = onescope_os_target_adopt(&t, fd, path, error);
-    if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, path, "cannot close");
-    if (rc == ONESCOPE_OK && rename(tmp, t.path) != 0)
-        rc = io_fail(error, path, "cannot rename into place");
-    if (rc != ONESCOPE_OK) unlink(tmp);
-    onescope_os_free(NULL, tmp);
-    onescope_os_target_free(&t, NULL);
-    return rc;
+    return onescope_os_file_sink_commit(sink, error);
 }
 
 /* ---- the streaming writers' file steps (src/pose_writer.c): no buffering here, the
@@ -505,6 +476,15 @@ onescope_code onescope_os_file_rename(const char *from, const char *to, const ch
                                       onescope_error *error) {
     if (rename(from, to) != 0) return io_fail(error, name, "cannot rename into place");
     return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_file_land(int fd, const char *from, const char *to, bool sync,
+                                    const char *name, onescope_error *error) {
+    onescope_code rc = sync ? onescope_os_file_sync_fd(fd, name, error) : ONESCOPE_OK;
+    onescope_code closed = onescope_os_file_close_fd(fd, name, rc == ONESCOPE_OK ? error : NULL);
+    if (rc == ONESCOPE_OK) rc = closed;
+    if (rc == ONESCOPE_OK && from != NULL) rc = onescope_os_file_rename(from, to, name, error);
+    return rc;
 }
 
 void onescope_os_file_remove(const char *path) {
@@ -1599,7 +1579,7 @@ onescope_code onescope_os_file_sink_open(const char *path, const onescope_alloca
     s->fd = -1;
     onescope_code rc = onescope_os_target_resolve(path, path, a, &s->target, error);
     if (rc == ONESCOPE_OK && s->target.special) {
-        /* a device, FIFO or socket: written in place, as write_special does */
+        /* a device, FIFO or socket: written in place (a FIFO blocks until someone reads it) */
         s->fd = open(s->target.path, O_WRONLY | O_CLOEXEC);
         if (s->fd < 0) rc = io_fail(error, path, "cannot open");
     } else if (rc == ONESCOPE_OK) {
@@ -1622,13 +1602,10 @@ onescope_code onescope_os_file_sink_write(onescope_os_file_sink *s, const void *
 }
 
 onescope_code onescope_os_file_sink_commit(onescope_os_file_sink *s, onescope_error *error) {
-    onescope_code rc = ONESCOPE_OK;
-    if (!s->target.special && fsync(s->fd) != 0) rc = io_fail(error, s->name, "cannot sync");
     int fd = s->fd;
     s->fd = -1;
-    if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, s->name, "cannot close");
-    if (rc == ONESCOPE_OK && s->tmp != NULL && rename(s->tmp, s->target.path) != 0)
-        rc = io_fail(error, s->name, "cannot rename into place");
+    onescope_code rc =
+        onescope_os_file_land(fd, s->tmp, s->target.path, !s->target.special, s->name, error);
     if (rc == ONESCOPE_OK) { /* in place now: nothing left to remove */
         onescope_os_free(s->allocator, s->tmp);
         s->tmp = NULL;

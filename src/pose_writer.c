@@ -123,14 +123,13 @@ static onescope_code finish_segment(onescope_pose_writer *w, onescope_error *err
     if (rc == ONESCOPE_OK)
         rc = onescope_os_file_patch_fd(w->fd, ONESCOPE_OS_OSPC_FRAME_COUNT_AT, count, 4,
                                        w->segment_path, error);
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_sync_fd(w->fd, w->segment_path, error);
-    onescope_code closed =
-        onescope_os_file_close_fd(w->fd, w->segment_path, rc == ONESCOPE_OK ? error : NULL);
+    int fd = w->fd;
     w->fd = -1;
-    if (rc == ONESCOPE_OK) rc = closed;
-    if (rc == ONESCOPE_OK)
-        rc = onescope_os_file_rename(w->partial_path, w->target.path, w->segment_path, error);
-    return rc;
+    if (rc != ONESCOPE_OK) {
+        onescope_os_file_close_fd(fd, w->segment_path, NULL);
+        return rc;
+    }
+    return onescope_os_file_land(fd, w->partial_path, w->target.path, true, w->segment_path, error);
 }
 
 static uint64_t segment_limit(const onescope_pose_writer_options *o) {

@@ -496,12 +496,11 @@ onescope_code onescope_recording_writer_close(onescope_recording_writer *w, uint
     onescope_os_put_u32(count, w->steps);
     onescope_code rc = flush_buffer(w, error);
     if (rc == ONESCOPE_OK) rc = onescope_os_file_patch_fd(w->fd, 8, count, 4, w->path, error);
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_sync_fd(w->fd, w->path, error);
-    onescope_code closed =
-        onescope_os_file_close_fd(w->fd, w->path, rc == ONESCOPE_OK ? error : NULL);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_file_land(w->fd, w->partial, w->target.path, true, w->path, error);
+    else
+        onescope_os_file_close_fd(w->fd, w->path, NULL);
     w->fd = -1;
-    if (rc == ONESCOPE_OK) rc = closed;
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_rename(w->partial, w->target.path, w->path, error);
     if (rc != ONESCOPE_OK) {
         w->bytes_lost = true; /* the target is untouched; the partial keeps the steps */
         return rc;

@@ -185,11 +185,10 @@ static onescope_code write_final(int src_fd, const char *src_name, const onescop
         sink_flush(&k);
         if (rc == ONESCOPE_OK) rc = k.rc;
     }
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_sync_fd(k.fd, out_path, error);
-    onescope_code closed =
-        onescope_os_file_close_fd(k.fd, out_path, rc == ONESCOPE_OK ? error : NULL);
-    if (rc == ONESCOPE_OK) rc = closed;
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_rename(tmp, t.path, out_path, error);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_file_land(k.fd, tmp, t.path, true, out_path, error);
+    else
+        onescope_os_file_close_fd(k.fd, out_path, NULL);
     if (rc != ONESCOPE_OK) onescope_os_file_remove(tmp);
 done:
     onescope_os_target_free(&t, a);
