@@ -1613,3 +1613,101 @@ onescope_code onescope_os_file_sink_commit(onescope_os_file_sink *s, onescope_er
     onescope_os_file_sink_discard(s);
     return rc;
 }
+
+/* ---- the one streamed recovery (file_internal.h) ---- */
+
+#define RECOVER_BUFFER ((size_t)1 << 20)
+
+int onescope_os_recover_open(const char *partial, uint64_t *size, onescope_error *error) {
+    *size = 0;
+    int fd = open_read(partial);
+    if (fd < 0) {
+        io_fail(error, partial, "cannot open");
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        io_fail(error, partial, "cannot inspect");
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        onescope_os_fail(error, ONESCOPE_E_IO, partial, OS_NO_OFFSET, NULL, NULL,
+                         "cannot recover: not a regular file (a partial is one)");
+        close(fd);
+        return -1;
+    }
+    if (check_file_size(partial, &st, ONESCOPE_MAX_INPUT_BYTES, error) != ONESCOPE_OK) {
+        close(fd);
+        return -1;
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+/* A read before the end the scan saw: the partial shrank meanwhile. */
+static onescope_code partial_shrank(onescope_error *error, const char *name) {
+    return onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, "file size",
+                            "the size the partial had when recovery began",
+                            "fewer bytes (it shrank while being recovered)");
+}
+
+onescope_code
+onescope_os_recover_scan(int fd, const char *partial, uint64_t size,
+                         onescope_code (*feed)(void *user, const void *data, size_t n), void *user,
+                         const onescope_allocator *a, onescope_error *error) {
+    void *raw;
+    uint8_t *buf = read_buffer(a, RECOVER_BUFFER, &raw);
+    if (buf == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
+                                "cannot allocate %zu bytes", RECOVER_BUFFER);
+    onescope_code rc = ONESCOPE_OK;
+    for (uint64_t at = 0; at < size && rc == ONESCOPE_OK;) {
+        size_t want = size - at < RECOVER_BUFFER ? (size_t)(size - at) : RECOVER_BUFFER, got;
+        rc = onescope_os_file_read_at(fd, at, buf, want, &got, partial, error);
+        if (rc == ONESCOPE_OK && got < want) rc = partial_shrank(error, partial);
+        /* the scanner keeps its own verdict: a failure there stops the reading, not the call */
+        if (rc == ONESCOPE_OK && feed(user, buf, got) != ONESCOPE_OK) break;
+        at += got;
+    }
+    onescope_os_free(a, raw);
+    return rc;
+}
+
+onescope_code onescope_os_recover_copy(int fd, const char *partial, uint64_t kept,
+                                       uint64_t patch_at, const void *patch, size_t patch_size,
+                                       uint64_t body_at, size_t unit,
+                                       onescope_os_recover_check *check, void *user,
+                                       const char *out_path, const onescope_allocator *a,
+                                       onescope_error *error) {
+    /* a piece from body_at on is a whole number of units, and the first holds the patch */
+    size_t cap = RECOVER_BUFFER / unit * unit;
+    if (cap < unit) cap = unit;
+    if (cap < patch_at + patch_size) cap = (size_t)(patch_at + patch_size);
+    void *raw;
+    uint8_t *buf = read_buffer(a, cap, &raw);
+    if (buf == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
+                                "cannot allocate %zu bytes", cap);
+    onescope_os_file_sink *sink;
+    onescope_code rc = onescope_os_file_sink_open(out_path, a, &sink, error);
+    for (uint64_t at = 0; at < kept && rc == ONESCOPE_OK;) {
+        /* the head in pieces of cap, then the body from body_at in whole units */
+        uint64_t end = at < body_at ? body_at : kept;
+        size_t want = end - at < cap ? (size_t)(end - at) : cap, got;
+        rc = onescope_os_file_read_at(fd, at, buf, want, &got, partial, error);
+        if (rc == ONESCOPE_OK && got < want) rc = partial_shrank(error, partial);
+        if (rc == ONESCOPE_OK && at <= patch_at && patch_at + patch_size <= at + got)
+            memcpy(buf + (patch_at - at), patch, patch_size);
+        if (rc == ONESCOPE_OK && check != NULL && at >= body_at)
+            rc = check(user, at, buf, got, error);
+        if (rc == ONESCOPE_OK) rc = onescope_os_file_sink_write(sink, buf, got, error);
+        at += got;
+    }
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_file_sink_commit(sink, error);
+    else
+        onescope_os_file_sink_discard(sink);
+    onescope_os_free(a, raw);
+    return rc;
+}

@@ -41,4 +41,27 @@ onescope_code onescope_os_file_sink_commit(onescope_os_file_sink *s, onescope_er
 /* Closes, removes the temporary and frees s; NULL is fine. */
 void onescope_os_file_sink_discard(onescope_os_file_sink *s);
 
+/* ---- the one streamed recovery (both streaming writers' recover) ----
+ * A partial is read through one buffer and never held whole. The format's scan runs first
+ * (onescope_os_recover_scan: every byte fed in order to a push scanner); then
+ * onescope_os_recover_copy copies the kept bytes into out_path through the sink, with the
+ * count written over patch_at, and hands every piece from body_at on to check (when not NULL)
+ * before it is written: a piece is then a whole number of units (kept - body_at is one). A
+ * failure leaves no output. */
+/* Opens a partial for recovery: a regular file within the input limit, its size in *size;
+ * -1 with error filled otherwise. */
+int onescope_os_recover_open(const char *partial, uint64_t *size, onescope_error *error);
+typedef onescope_code onescope_os_recover_check(void *user, uint64_t offset, const uint8_t *piece,
+                                                size_t size, onescope_error *error);
+onescope_code
+onescope_os_recover_scan(int fd, const char *partial, uint64_t size,
+                         onescope_code (*feed)(void *user, const void *data, size_t n), void *user,
+                         const onescope_allocator *a, onescope_error *error);
+onescope_code onescope_os_recover_copy(int fd, const char *partial, uint64_t kept,
+                                       uint64_t patch_at, const void *patch, size_t patch_size,
+                                       uint64_t body_at, size_t unit,
+                                       onescope_os_recover_check *check, void *user,
+                                       const char *out_path, const onescope_allocator *a,
+                                       onescope_error *error);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "file_internal.h"
 #include "internal.h"
 #include "onescope/file.h"
 #include "onescope/pose_cache.h"
@@ -377,6 +378,41 @@ static bool named_partial(const char *name) {
     return n > m && strcmp(name + n - m, ONESCOPE_OS_PARTIAL_SUFFIX) == 0;
 }
 
+/* The pose values of each piece the copy hands over (whole poses: the unit is a frame). */
+typedef struct pose_check {
+    const onescope_os_ospc_partial *info;
+    const char *name;
+} pose_check;
+
+static onescope_code check_piece(void *user, uint64_t offset, const uint8_t *piece, size_t size,
+                                 onescope_error *error) {
+    const pose_check *c = user;
+    size_t first = (size_t)(offset - c->info->poses_at) / ONESCOPE_OSPC_POSE_BYTES;
+    return onescope_os_ospc_partial_poses(c->info, piece, first, size / ONESCOPE_OSPC_POSE_BYTES,
+                                          c->name, error);
+}
+
+/* Reads the head: the first MiB, or as much more (doubling) as the head turns out to need. */
+static onescope_code recover_head(int fd, const char *partial, uint64_t size,
+                                  const onescope_allocator *a, onescope_os_ospc_partial *info,
+                                  onescope_error *error) {
+    size_t n = size < ((size_t)1 << 20) ? (size_t)size : (size_t)1 << 20;
+    for (;;) {
+        uint8_t *buf = onescope_os_alloc(a, n ? n : 1);
+        if (buf == NULL)
+            return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
+                                    "cannot allocate %zu bytes for the head", n);
+        size_t got;
+        onescope_code rc = onescope_os_file_read_at(fd, 0, buf, n, &got, partial, error);
+        if (rc == ONESCOPE_OK)
+            rc = onescope_os_ospc_partial_head(buf, got, size, partial, named_partial(partial), a,
+                                               info, error);
+        onescope_os_free(a, buf);
+        if (rc != ONESCOPE_E_TRUNCATED || got < n || n == size) return rc;
+        n = size - n < n ? (size_t)size : 2 * n;
+    }
+}
+
 onescope_code onescope_pose_cache_recover(const char *partial, const char *out_path,
                                           const onescope_allocator *a, uint64_t *frames_kept,
                                           onescope_error *error) {
@@ -385,19 +421,22 @@ onescope_code onescope_pose_cache_recover(const char *partial, const char *out_p
     onescope_code rc = onescope_os_recover_names(partial, out_path, "onescope_pose_cache_recover",
                                                  a, &out_path, &derived, error);
     if (rc != ONESCOPE_OK) return rc;
-    onescope_buffer bytes = {NULL, 0, NULL};
-    if (rc == ONESCOPE_OK) rc = onescope_file_read(partial, 0, a, &bytes, error);
+    uint64_t size;
+    int fd = onescope_os_recover_open(partial, &size, error);
     onescope_os_ospc_partial info;
-    if (rc == ONESCOPE_OK)
-        rc = onescope_os_ospc_partial_scan(bytes.data, bytes.size, partial, named_partial(partial),
-                                           a, &info, error);
+    rc = fd < 0 ? ONESCOPE_E_IO : recover_head(fd, partial, size, a, &info, error);
     if (rc == ONESCOPE_OK) {
-        /* The copy in memory becomes the cache; the partial on disk is never written. */
-        onescope_os_put_u32(bytes.data + ONESCOPE_OS_OSPC_FRAME_COUNT_AT, info.frames);
-        rc = onescope_file_write(out_path, bytes.data, info.kept_bytes, error);
+        /* The partial on disk is never written: the count goes into the copy. */
+        uint8_t count[4];
+        onescope_os_put_u32(count, info.frames);
+        pose_check c = {&info, partial};
+        rc = onescope_os_recover_copy(fd, partial, info.kept_bytes, ONESCOPE_OS_OSPC_FRAME_COUNT_AT,
+                                      count, 4, info.poses_at,
+                                      (size_t)info.entity_count * ONESCOPE_OSPC_POSE_BYTES,
+                                      check_piece, &c, out_path, a, error);
     }
     if (rc == ONESCOPE_OK && frames_kept != NULL) *frames_kept = info.frames;
-    onescope_buffer_free(&bytes);
+    if (fd >= 0) onescope_os_file_close_fd(fd, partial, NULL);
     onescope_os_free(a, derived);
     return rc;
 }

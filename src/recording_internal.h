@@ -124,9 +124,18 @@ typedef struct onescope_os_rec_partial {
     uint64_t dropped_bytes; /* its bytes */
 } onescope_os_rec_partial;
 
-/* Scans a partial (or a finished file whose count matches its records): whole records are
- * kept, a record cut by the end is dropped (and said), anything else is refused at its offset. */
-onescope_code onescope_os_rec_partial_scan(const uint8_t *data, size_t size, const char *name,
-                                           onescope_os_rec_partial *info, onescope_error *error);
+/* Scans a partial (or a finished file whose count matches its records) fed in pieces: begin
+ * with the file's size, feed every byte in order (the verdict so far; feeding may stop at the
+ * first non-OK), end. Whole records are kept, a record cut by the end is dropped (and said),
+ * anything else is refused at its offset. */
+typedef struct onescope_os_rec_partial_scanner {
+    onescope_os_rec_scan s;
+    uint64_t size;
+} onescope_os_rec_partial_scanner;
+void onescope_os_rec_partial_begin(onescope_os_rec_partial_scanner *p, uint64_t size,
+                                   const char *name);
+onescope_code onescope_os_rec_partial_feed(void *scanner, const void *data, size_t n);
+onescope_code onescope_os_rec_partial_end(onescope_os_rec_partial_scanner *p,
+                                          onescope_os_rec_partial *info, onescope_error *error);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "file_internal.h"
 #include "onescope/file.h"
 #include "recording_internal.h"
 #include "run_internal.h"
@@ -536,21 +537,29 @@ onescope_code onescope_recording_recover(const char *partial, const char *out_pa
     char *derived;
     OS_TRY(onescope_os_recover_names(partial, out_path, "onescope_recording_recover", a, &out_path,
                                      &derived, error));
-    onescope_buffer bytes = {NULL, 0, NULL};
-    onescope_code rc = onescope_file_read(partial, 0, a, &bytes, error);
+    uint64_t size;
+    int fd = onescope_os_recover_open(partial, &size, error);
     onescope_os_rec_partial info;
-    if (rc == ONESCOPE_OK)
-        rc = onescope_os_rec_partial_scan(bytes.data, bytes.size, partial, &info, error);
+    onescope_os_rec_partial_scanner scanner;
+    onescope_code rc = ONESCOPE_E_IO;
+    if (fd >= 0) {
+        onescope_os_rec_partial_begin(&scanner, size, partial);
+        rc = onescope_os_recover_scan(fd, partial, size, onescope_os_rec_partial_feed, &scanner, a,
+                                      error);
+        if (rc == ONESCOPE_OK) rc = onescope_os_rec_partial_end(&scanner, &info, error);
+    }
     if (rc == ONESCOPE_OK) {
-        /* The copy in memory becomes the file; the partial on disk is never written. */
-        onescope_os_put_u32((uint8_t *)bytes.data + 8, info.steps);
-        rc = onescope_file_write(out_path, bytes.data, (size_t)info.kept_bytes, error);
+        /* The partial on disk is never written: the count goes into the copy. */
+        uint8_t count[4];
+        onescope_os_put_u32(count, info.steps);
+        rc = onescope_os_recover_copy(fd, partial, info.kept_bytes, 8, count, 4, info.kept_bytes, 1,
+                                      NULL, NULL, out_path, a, error);
     }
     if (rc == ONESCOPE_OK) {
         if (steps_kept != NULL) *steps_kept = info.steps;
         if (dropped_bytes != NULL) *dropped_bytes = info.dropped_bytes;
     }
-    onescope_buffer_free(&bytes);
+    if (fd >= 0) onescope_os_file_close_fd(fd, partial, NULL);
     onescope_os_free(a, derived);
     return rc;
 }
