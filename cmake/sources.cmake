@@ -6,6 +6,7 @@ set(ONESCOPE_SOURCES
   src/siphash.c
   src/error.c
   src/file.c
+  src/writer_core.c
   src/format.c
   src/limits.c
   src/pose_cache.c
