@@ -598,21 +598,24 @@ static bool write_run(FILE *o, vin *in, const keep_rule *keep, filter *f) {
     for (size_t i = 0; i < r.step_count; i++) fprintf(o, "%s%" PRId64, i ? "," : "", r.steps[i]);
     fputs("],\"entities\":[", o);
     for (uint32_t i = 0; i < r.slots; i++) {
-        fprintf(o, "%s{\"id\":%" PRIu64 ",\"name\":", i ? "," : "", r.ids[i]);
-        if (in->replay) {
-            fprintf(o, "\"body %" PRIu64 "\"", r.ids[i] - 1);
-        } else if (in->rec) {
-            fprintf(o, "\"entity %" PRIu64 "\"", r.ids[i]);
-        } else {
-            /* the cache's own entity with this id: slots follow the cache's order */
-            const onescope_pose_entity *pe = NULL;
+        /* c: the palette index, as plot colours: a body's index, a cache entity's index, a
+         * module entity's id */
+        uint64_t colour = in->replay ? r.ids[i] - 1 : r.ids[i];
+        const onescope_pose_entity *pe = NULL;
+        if (in->cache) /* slots follow the cache's order: its entity is at i or later */
             for (uint32_t e = i; e < in->cache->entity_count && pe == NULL; e++)
-                if (in->cache->entities[e].id == r.ids[i]) pe = &in->cache->entities[e];
-            if (pe && pe->name.length)
-                jstr(o, pe->name.data, pe->name.length);
-            else
-                fprintf(o, "\"entity %" PRIu64 "\"", r.ids[i]);
-        }
+                if (in->cache->entities[e].id == r.ids[i]) {
+                    pe = &in->cache->entities[e];
+                    colour = e;
+                }
+        fprintf(o, "%s{\"id\":%" PRIu64 ",\"c\":%" PRIu64 ",\"name\":", i ? "," : "", r.ids[i],
+                colour % 12);
+        if (in->replay)
+            fprintf(o, "\"body %" PRIu64 "\"", r.ids[i] - 1);
+        else if (pe && pe->name.length)
+            jstr(o, pe->name.data, pe->name.length);
+        else
+            fprintf(o, "\"entity %" PRIu64 "\"", r.ids[i]);
         fputc('}', o);
     }
     fputs("],\"columns\":[", o);

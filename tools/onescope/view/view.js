@@ -46,9 +46,7 @@
     r.at = {};
     r.steps.forEach(function (s, i) { r.at[s] = i; stepSet[s] = true; });
     r.cols = r.columns.length;
-    r.colourOf = r.entities.map(function (e, i) {
-      return PALETTE[(r.kind === 'recording' ? e.id : i) % PALETTE.length];
-    });
+    r.colourOf = r.entities.map(function (e) { return PALETTE[e.c % PALETTE.length]; });
     r.byId = {};
     r.entities.forEach(function (e, i) { r.byId[e.id] = i; });
   });
@@ -164,20 +162,24 @@
   var key = el('div', { id: 'key' });
   side.appendChild(key);
   var KEY_MAX = 64;
-  D.runs.forEach(function (r, i) {
-    if (i > 0 && r.entities.length === D.runs[0].entities.length &&
-        r.entities.every(function (e, k) { return e.id === D.runs[0].entities[k].id; })) return;
-    r.entities.slice(0, KEY_MAX).forEach(function (e, k) {
+  // one row per entity and colour, over every input (a ghost's bodies share its replay's)
+  var keyed = {}, keyRows = 0, keyLeft = 0;
+  D.runs.forEach(function (r) {
+    r.entities.forEach(function (e, k) {
+      var tag = e.id + ' ' + e.c + ' ' + e.name;
+      if (keyed[tag]) return;
+      keyed[tag] = true;
+      if (keyRows >= KEY_MAX) { keyLeft++; return; }
+      keyRows++;
       var row = el('div', { 'data-id': e.id });
       var sw = el('span', { 'class': 'swatch' });
       sw.style.background = rgb(r.colourOf[k]);
       row.appendChild(sw);
-      row.appendChild(el('span', {}, e.name + ' (id ' + e.id + ')'));
+      row.appendChild(el('span', { 'class': 'entity' }, e.name + ' (id ' + e.id + ')'));
       key.appendChild(row);
     });
-    if (r.entities.length > KEY_MAX)
-      key.appendChild(el('div', {}, '... ' + (r.entities.length - KEY_MAX) + ' more'));
   });
+  if (keyLeft) key.appendChild(el('div', {}, '... ' + keyLeft + ' more'));
 
   // controls
   var controls = el('div', { 'class': 'controls' });

@@ -1,0 +1,162 @@
+# CLI contract for view: pages loaded in one headless Chromium (tests/cli/view_check.py, the
+# DevTools protocol on a pipe): no console error, body i's colour at the pixel its position at
+# step k maps to, the legend, the diff's step, hostile names escaped, the decimation said,
+# --entity, a z-up cache's top view, and the usage errors.
+. "$(dirname "$0")/common.sh"
+T="$SRC/testdata"
+PY=/usr/bin/python3
+CHECK="$SRC/tests/cli/view_check.py"
+CHROMIUM=$(command -v chromium || true)
+if [ -z "$CHROMIUM" ]; then
+    echo "SKIPPED: chromium is not installed (scripts/deps.sh installs Debian's chromium)"
+    exit 77
+fi
+LIB="$(dirname "$ONESCOPE_BIN")/../libonescope.so"
+if [ ! -f "$LIB" ]; then
+    echo "FAIL: no libonescope.so beside the CLI ($LIB) to make the test caches with" >&2
+    exit 1
+fi
+pyl() { PYTHONPATH="$SRC/python" ONESCOPE_LIBRARY="$LIB" "$PY" "$@"; }
+check() { if "$PY" "$CHECK" "$@" >>"$SCRATCH/checks" 2>&1; then ok; else bad "view_check $*"; tail -5 "$SCRATCH/checks" >&2; fi; }
+data_ok() { # data_ok PAGE PYTHON-EXPRESSION-ON-d: the page's JSON data block
+    "$PY" - "$1" "$2" <<'PYEOF'
+import json, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+o = '<script type="application/json" id="onescope-data">'
+s = t.index(o) + len(o)
+d = json.loads(t[s:t.index("</script>", s)])
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PYEOF
+}
+S=$SCRATCH
+jobs=()
+
+# ---- usage errors: one line each, exit 2, nothing written ----
+expect_exit 2 "$ONESCOPE" view "$T/test-2d-600.ostm"
+expect_grep "needs -o OUT.html" "$S/err"
+expect_exit 2 "$ONESCOPE" view "$T/test-2d-600.ostm" -o "$S/x.png"
+expect_exit 2 "$ONESCOPE" view "$T/test-2d-600.ostm" --diff -o "$S/x.html"
+expect_exit 2 "$ONESCOPE" view "$T/test-2d-600.ostm" --entity 3,nosuch -o "$S/x.html"
+expect_grep "no input has an entity 'nosuch'" "$S/err"
+[ "$(wc -l <"$S/err")" -eq 1 ] && ok || bad "--entity error is not one line"
+[ ! -e "$S/x.html" ] && ok || bad "a refused view wrote its output"
+expect_exit 1 "$ONESCOPE" view "$T/README.md" -o "$S/x.html"
+expect_grep "README.md: offset 0: view shows" "$S/err"
+
+# ---- the pages ----
+# 2D: a replay and its ghost overlaid
+expect_exit 0 "$ONESCOPE" view "$T/test-2d-600.ostm" "$T/test-2d-ghost.ospc" -o "$S/r2d.html"
+jobs+=("$S/r2d.html" "step=220" "$S/r2d" "$S/r2d.html" "step=37" "$S/r2d37")
+"$ONESCOPE" -q ghost "$T/test-2d-600.ostm" "$S/all.ospc" --from 0 --frames 601
+"$ONESCOPE" dump "$S/all.ospc" --poses --csv >"$S/all.csv"
+"$ONESCOPE" dump "$T/test-2d-ghost.ospc" --poses --csv >"$S/ghost.csv"
+
+# 3D with fields: top and side views, and the field drawn
+expect_exit 0 "$ONESCOPE" view "$T/test-field-3d.ostm" -o "$S/f3.html"
+steps=$("$ONESCOPE" dump "$T/test-field-3d.ostm" --json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["step_count"])')
+"$ONESCOPE" -q ghost "$T/test-field-3d.ostm" "$S/f3.ospc" --from 0 --frames $((steps + 1))
+"$ONESCOPE" dump "$S/f3.ospc" --poses --csv >"$S/f3.csv"
+jobs+=("$S/f3.html" "step=10&field=" "$S/f3" "$S/f3.html" "step=10&view=side&field=" "$S/f3side")
+jobs+=("$S/f3.html" "step=10&field=0" "$S/f3field")
+
+# a long run: decimated under the budget, and the page says so
+expect_exit 0 "$ONESCOPE" view "$T/test-10000.ostm" -o "$S/big.html"
+expect_grep "decimated: every" "$S/err"
+jobs+=("$S/big.html" "" "$S/big")
+
+# diff: the replay's ghost against a copy whose body 3 (id 4) moves 50 mm from step 300 on
+pyl - "$S/all.ospc" "$S/moved.ospc" <<'PYEOF'
+import sys
+import onescope
+a = onescope.PoseCache.open(sys.argv[1], mmap=False)
+pos = a.positions.copy()
+pos[300:, 3, 0] += 50
+ents = a.entities
+onescope.PoseCache.create(pos, dimensions=2, ids=[e.id for e in ents],
+                          names=[e.name for e in ents], metres_per_unit=0.001,
+                          unit_name="mm").write(sys.argv[2])
+PYEOF
+"$ONESCOPE" diff "$S/all.ospc" "$S/moved.ospc" --json >"$S/d.json"
+want=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["first"]["step"])' "$S/d.json")
+expect_exit 0 "$ONESCOPE" view "$S/all.ospc" "$S/moved.ospc" --diff -o "$S/d.html"
+jobs+=("$S/d.html" "step=300" "$S/d")
+
+# a z-up cache (label up=z, as convert records it)
+pyl - "$S/zup.ospc" <<'PYEOF'
+import sys
+import numpy as np
+import onescope
+pos = np.zeros((2, 4, 3), dtype=np.float32)
+for e in range(4):
+    pos[:, e] = (e * 1.0, (e % 2) * 3.0, e * 0.5)
+onescope.PoseCache.create(pos, dimensions=3, unit="m", label="up=z").write(sys.argv[1])
+PYEOF
+expect_exit 0 "$ONESCOPE" view "$S/zup.ospc" -o "$S/zup.html"
+"$ONESCOPE" dump "$S/zup.ospc" --poses --csv >"$S/zup.csv"
+jobs+=("$S/zup.html" "step=1" "$S/zup")
+
+# hostile names: a file name with quotes, <, &, a newline and a byte that is not UTF-8, and
+# entity names that try to close the script and inject an element
+hostile=$(printf 'h"<b>&\n\377.ospc')
+pyl - "$S/$hostile" <<'PYEOF'
+import sys
+import numpy as np
+import onescope
+pos = np.zeros((3, 3, 3), dtype=np.float32)
+for f in range(3):
+    for e in range(3):
+        pos[f, e] = (e * 2.0 + f * 0.1, e * 1.0, 0)
+names = ['</script><img id="pwned" src=x onerror="document.title=\'pwned\'">',
+         "a \"quoted\" & <ampersand>", "two\nlines \u2028 <!-- x"]
+onescope.PoseCache.create(pos, dimensions=2, names=names, unit="m").write(sys.argv[1])
+PYEOF
+expect_exit 0 "$ONESCOPE" view "$S/$hostile" -o "$S/hostile.html"
+jobs+=("$S/hostile.html" "" "$S/hostile")
+
+# --entity: only the named bodies reach the page
+expect_exit 0 "$ONESCOPE" view "$T/test-2d-600.ostm" --entity "1,body 3" -o "$S/ent.html"
+jobs+=("$S/ent.html" "step=5" "$S/ent")
+
+# ---- one browser loads them all ----
+check load "$CHROMIUM" "${jobs[@]}"
+
+# body colours where their positions fall, at two steps, over the replay and its ghost
+check legend "$S/r2d.dom" test-2d-600.ostm test-2d-ghost.ospc
+check pixels "$S/r2d.dom" "$S/r2d.png" 220 "$S/all.csv@0.001" "$S/ghost.csv@0.001"
+check pixels "$S/r2d37.dom" "$S/r2d37.png" 37 "$S/all.csv@0.001"
+check pixels "$S/f3.dom" "$S/f3.png" 10 "$S/f3.csv@0.001"
+check pixels "$S/f3side.dom" "$S/f3side.png" 10 "$S/f3.csv@0.001"
+data_ok "$S/f3.html" 'len(d["runs"][0]["field"]) == 2' && ok || bad "no fields in the 3D page"
+
+size=$(stat -c %s "$S/big.html")
+[ "$size" -lt 6000000 ] && ok || bad "test-10000 page is $size bytes"
+data_ok "$S/big.html" 'd["decimated"] and d["every"] > 1' && ok || bad "test-10000 not decimated"
+grep -q 'id="decimated"' "$S/big.dom" && ok || bad "the page does not say it decimated"
+
+[ "$want" = 300 ] && ok || bad "diff reports step $want, not 300"
+check diff "$S/d.dom" "$want"
+check legend "$S/d.dom" all.ospc moved.ospc
+data_ok "$S/d.html" 'd["diff"]["entities"] == [4]' && ok || bad "diff: entity 4 not highlighted"
+
+check pixels "$S/zup.dom" "$S/zup.png" 1 "$S/zup.csv@1"
+"$PY" - "$S/zup.dom" <<'PYEOF' && ok || bad "z-up top view is not x-y"
+import html, json, re, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+m = json.loads(html.unescape(re.search(r'data-mapping="([^"]*)"', t).group(1)))
+r = [round(v, 6) for v in m["R"]]
+u = [round(v, 6) for v in m["U"]]
+sys.exit(0 if r == [1, 0, 0] and u == [0, 1, 0] and m["view"] == "top" else 1)
+PYEOF
+
+# the names as the page must hold them: the byte that is not UTF-8 as U+FFFD
+cat >"$S/names.json" <<'JSONEOF'
+["h\"<b>&\n\ufffd.ospc",
+ "</script><img id=\"pwned\" src=x onerror=\"document.title='pwned'\">",
+ "a \"quoted\" & <ampersand>", "two\nlines \u2028 <!-- x"]
+JSONEOF
+check escape "$S/hostile.html" "$S/hostile.dom" "$S/names.json"
+
+data_ok "$S/ent.html" 'sorted(e["id"] for e in d["runs"][0]["entities"]) == [1, 4]' && ok ||
+    bad "--entity kept other entities"
+
+finish
