@@ -45,9 +45,12 @@ class Browser:
         cmd_r, cmd_w = os.pipe()
         res_r, res_w = os.pipe()
 
-        def fds():  # dup2 leaves 3 and 4 open across exec
-            os.dup2(cmd_r, 3)
-            os.dup2(res_w, 4)
+        def fds():  # the pipes may be 3 and 4 already: copied away first, then placed
+            a, b = os.dup(cmd_r), os.dup(res_w)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+            os.set_inheritable(3, True)
+            os.set_inheritable(4, True)
 
         self.p = subprocess.Popen(
             [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",

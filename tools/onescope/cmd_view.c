@@ -210,23 +210,50 @@ static onescope_code recording_info(vin *in, onescope_error *err) {
     return ONESCOPE_OK;
 }
 
+/* The bodies a replay's world ever holds (its last row's count: removal keeps an index), for
+ * the decimation's estimate: a run of the test module is cheap next to the page. */
+static bool count_bodies(void *user, const onescope_replay_row *row) {
+    uint32_t *n = user;
+    if (onescope_sim_body_count(row->sim) > *n) *n = onescope_sim_body_count(row->sim);
+    return false;
+}
+
 static bool load(vin *in) {
     onescope_error err;
     in->name = cli_input_name(in->path);
     const char *slash = strrchr(in->name, '/');
     in->label = slash && slash[1] ? slash + 1 : in->name;
     in->up = 1;
-    /* a cache is mapped (its poses stay in the page cache, not the heap); the rest is read */
+    /* The format from the first bytes; a cache is then mapped (its poses stay in the page
+     * cache, not the heap, so its limit is the format's, not the read path's), the rest read. */
     onescope_buffer buf = {0};
-    onescope_code rc = onescope_file_read(in->path, 0, NULL, &buf, &err);
-    if (rc != ONESCOPE_OK) {
-        cli_print_error(&err);
-        return false;
+    onescope_code rc = ONESCOPE_OK;
+    onescope_format format = ONESCOPE_FORMAT_UNKNOWN;
+    FILE *head = strcmp(in->path, "-") != 0 ? fopen(in->path, "rb") : NULL;
+    if (head != NULL) {
+        uint8_t magic[64];
+        size_t got = fread(magic, 1, sizeof magic, head);
+        fclose(head);
+        format = onescope_format_detect(magic, got);
     }
-    onescope_format format = onescope_format_detect(buf.data, buf.size);
-    if (format == ONESCOPE_FORMAT_OSPC && strcmp(in->path, "-") != 0) {
-        onescope_buffer_free(&buf); /* mapped instead */
-        rc = onescope_pose_cache_map(in->path, NULL, &in->cache, &err);
+    if (format == ONESCOPE_FORMAT_OSPC) {
+        onescope_parse_options po = onescope_parse_options_default();
+        po.max_input_bytes = (size_t)4 << 30;
+        rc = onescope_pose_cache_map(in->path, &po, &in->cache, &err);
+        if (rc != ONESCOPE_OK) {
+            cli_print_error(&err);
+            return false;
+        }
+    } else {
+        rc = onescope_file_read(in->path, 0, NULL, &buf, &err);
+        if (rc != ONESCOPE_OK) {
+            cli_print_error(&err);
+            return false;
+        }
+        format = onescope_format_detect(buf.data, buf.size);
+    }
+    if (in->cache) {
+        /* mapped above */
     } else if (format == ONESCOPE_FORMAT_OSPC) {
         rc = onescope_pose_cache_parse(buf.data, buf.size, in->name, NULL, &in->cache, &err);
     } else if (format == ONESCOPE_FORMAT_OSTM) {
@@ -266,6 +293,11 @@ static bool load(vin *in) {
         in->first = (int64_t)start;
         in->last = (int64_t)(start + count);
         in->est_entities = s.body_count;
+        if (onescope_replay_run(in->replay, NULL, count_bodies, &in->est_entities, &err) !=
+            ONESCOPE_OK) {
+            cli_print_error(&err);
+            return false;
+        }
         in->cols = (uint32_t)in->dims * 2; /* position and velocity */
     } else if (in->rec) {
         in->first = 0;
@@ -994,7 +1026,13 @@ int cmd_view(int argc, char **argv) {
                 "%s: decimated: every %" PRId64 " steps kept (%" PRIu64 " of %.0f) to stay under "
                 "%" PRIu64 " bytes\n",
                 cli_shown(out), keep.every, kept_steps, total, budget);
-    if (cli.verbose) fprintf(stderr, "%s: %zu bytes\n", cli_shown(out), page_size);
+    if (cli.verbose) {
+        for (int i = 0; i < n; i++)
+            if (in[i].cache)
+                fprintf(stderr, "%s: poses %s\n", cli_shown(in[i].path),
+                        in[i].cache->mapping ? "read in place (mapped)" : "copied into memory");
+        fprintf(stderr, "%s: %zu bytes\n", cli_shown(out), page_size);
+    }
     status = CLI_OK;
 done:
     if (o) fclose(o);
