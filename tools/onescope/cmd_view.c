@@ -61,12 +61,6 @@ typedef struct vin {
     uint8_t up;            /* 1 (y) or 2 (z): a cache's label up=z */
 } vin;
 
-typedef struct filter {
-    char *tokens[64];
-    bool matched[64];
-    int count;
-} filter;
-
 typedef struct keep_rule {
     int64_t base, every, dense_lo, dense_hi;
 } keep_rule;
@@ -140,40 +134,6 @@ static void jnum(FILE *o, double v) {
         fprintf(o, "%.0f", v);
     else
         fprintf(o, "%.7g", v);
-}
-
-/* ---- the entity filter ---- */
-
-static bool filter_parse(filter *f, const char *list) {
-    const char *p = list;
-    while (f->count < 64) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (n == 0) return false;
-        f->tokens[f->count] = strndup(p, n);
-        if (f->tokens[f->count] == NULL) return false;
-        f->count++;
-        if (!comma) return true;
-        p = comma + 1;
-    }
-    return false;
-}
-static void filter_free(filter *f) {
-    for (int i = 0; i < f->count; i++) free(f->tokens[i]);
-}
-/* Every entity when there is no filter; else one whose id or name a token names. */
-static bool filter_pass(filter *f, uint64_t id, const char *name, size_t name_len) {
-    if (f->count == 0) return true;
-    bool hit = false;
-    char ids[24];
-    snprintf(ids, sizeof ids, "%" PRIu64, id);
-    for (int i = 0; i < f->count; i++)
-        if (strcmp(f->tokens[i], ids) == 0 ||
-            (strlen(f->tokens[i]) == name_len && memcmp(f->tokens[i], name, name_len) == 0)) {
-            f->matched[i] = true;
-            hit = true;
-        }
-    return hit;
 }
 
 /* ---- inputs ---- */
@@ -334,7 +294,7 @@ static void free_inputs(vin *in, int n) {
 typedef struct run_out {
     FILE *o; /* the page */
     const keep_rule *keep;
-    filter *f;
+    cli_entity_filter *f;
     vin *in;
     /* the steps kept, written after the frames */
     int64_t *steps;
@@ -418,7 +378,7 @@ static bool replay_row(void *user, const onescope_replay_row *row) {
         if (!b.alive || r->body_slot[i] != -1) continue;
         char name[32];
         int len = snprintf(name, sizeof name, "body %" PRIu32, i);
-        if (!filter_pass(r->f, i + 1, name, (size_t)len)) {
+        if (!cli_entity_filter_pass(r->f, i + 1, name, (size_t)len)) {
             r->body_slot[i] = -2;
             continue;
         }
@@ -503,7 +463,7 @@ static int64_t rec_slot(run_out *r, uint64_t id) {
     char name[40];
     int len = snprintf(name, sizeof name, "entity %" PRIu64, id);
     int64_t slot = -2;
-    if (filter_pass(r->f, id, name, (size_t)len)) {
+    if (cli_entity_filter_pass(r->f, id, name, (size_t)len)) {
         slot = add_slot(r, id);
         if (slot < 0) return -1;
     }
@@ -556,8 +516,9 @@ static bool cache_frames(run_out *r) {
     if (slot_of == NULL) return false;
     for (uint32_t e = 0; e < c->entity_count; e++) {
         const onescope_pose_entity *pe = &c->entities[e];
-        slot_of[e] =
-            filter_pass(r->f, pe->id, pe->name.data, pe->name.length) ? add_slot(r, pe->id) : -2;
+        slot_of[e] = cli_entity_filter_pass(r->f, pe->id, pe->name.data, pe->name.length)
+                         ? add_slot(r, pe->id)
+                         : -2;
         if (slot_of[e] == -1) {
             free(slot_of);
             return false;
@@ -590,7 +551,7 @@ static bool cache_frames(run_out *r) {
 static const char *const axis_names[3] = {"x", "y", "z"};
 
 /* One run object of the page's JSON. */
-static bool write_run(FILE *o, vin *in, const keep_rule *keep, filter *f) {
+static bool write_run(FILE *o, vin *in, const keep_rule *keep, cli_entity_filter *f) {
     run_out r = {.o = o, .keep = keep, .f = f, .in = in, .first_frame = true};
     for (uint32_t i = 0; i < ONESCOPE_SIM_MAX_BODIES; i++) r.body_slot[i] = -1;
     fputs("{\"name\":", o);
@@ -858,7 +819,7 @@ static bool run_diff(vin *a, vin *b, diff_view *d) {
 int cmd_view(int argc, char **argv) {
     vin in[MAX_INPUTS];
     memset(in, 0, sizeof in);
-    filter f = {0};
+    cli_entity_filter f = {0};
     cli_args ca;
     int parsed = cli_parse(&cli_spec_view, argc, argv, 0, -1, &ca);
     if (parsed != CLI_PARSE_RUN) return parsed;
@@ -881,21 +842,19 @@ int cmd_view(int argc, char **argv) {
         return cli_usage_error("view", "OUT must end in .html, not '%s'", out);
     if (n == 0) return cli_usage_error("view", "needs at least one INPUT");
     if (diff && n != 2) return cli_usage_error("view", "--diff compares two inputs, A and B");
-    if (ca.seen[OPT_ENTITY] && !filter_parse(&f, ca.value[OPT_ENTITY])) {
-        filter_free(&f);
+    if (ca.seen[OPT_ENTITY] && !cli_entity_filter_parse(&f, ca.value[OPT_ENTITY]))
         return cli_usage_error("view",
                                "--entity must be up to 64 ids or names, comma-separated, "
                                "none empty, not '%s'",
                                ca.value[OPT_ENTITY]);
-    }
     for (int i = 0; i < n; i++) in[i].path = ca.operands[i];
     for (int i = 0; i < n; i++)
         if (cli_refuse_same_file("view", in[i].path, out)) {
-            filter_free(&f);
+            cli_entity_filter_free(&f);
             return CLI_FAIL;
         }
     if (!cli_check_output("view", NULL, out)) {
-        filter_free(&f);
+        cli_entity_filter_free(&f);
         return CLI_FAIL;
     }
     int status = CLI_FAIL;
@@ -1002,14 +961,13 @@ int cmd_view(int argc, char **argv) {
     fputs("}</script>\n<script>\n", o);
     fputs(view_js, o);
     fputs("</script>\n</body>\n</html>\n", o);
-    for (int i = 0; i < f.count; i++)
-        if (!f.matched[i]) {
-            fclose(o);
-            o = NULL;
-            status = cli_usage_error(
-                "view", "--entity: no input has an entity '%s' (by id or name)", f.tokens[i]);
-            goto done;
-        }
+    if (cli_entity_filter_unmatched(&f) != NULL) {
+        fclose(o);
+        o = NULL;
+        status = cli_usage_error("view", "--entity: no input has an entity '%s' (by id or name)",
+                                 cli_entity_filter_unmatched(&f));
+        goto done;
+    }
     if (fclose(o) != 0) {
         o = NULL;
         fprintf(stderr, "onescope view: out of memory\n");
@@ -1038,6 +996,6 @@ done:
     if (o) fclose(o);
     free(page);
     free_inputs(in, n);
-    filter_free(&f);
+    cli_entity_filter_free(&f);
     return status;
 }
