@@ -117,6 +117,20 @@ jobs+=("$S/hostile.html" "" "$S/hostile")
 expect_exit 0 "$ONESCOPE" view "$T/test-2d-600.ostm" --entity "1,body 3" -o "$S/ent.html"
 jobs+=("$S/ent.html" "step=5" "$S/ent")
 
+# module recordings (OSTM v2) of the test module, three empty steps; seeds 7 and 8 part at row 0
+for seed in 7 8; do
+    "$PY" - "$S/m$seed.ostm" "$seed" <<'PYEOF'
+import struct, sys
+head = b"OSTM" + struct.pack("<HHI", 2, 1, 3) + bytes([13]) + b"onescope.test" + bytes([1]) + b"1"
+head += struct.pack("<I", 6) + bytes([3, 4, int(sys.argv[2]), 0, 0, 0]) + struct.pack("<Q", 1)
+open(sys.argv[1], "wb").write(head + b"".join(struct.pack("<IQ", 0, 2 + i) for i in range(3)))
+PYEOF
+done
+"$ONESCOPE" diff "$S/m7.ostm" "$S/m8.ostm" --json >"$S/md.json"
+mwant=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["first"]["row"])' "$S/md.json")
+expect_exit 0 "$ONESCOPE" view "$S/m7.ostm" "$S/m8.ostm" --diff -o "$S/md.html"
+jobs+=("$S/md.html" "step=1" "$S/md")
+
 # ---- one browser loads them all ----
 check load "$CHROMIUM" "${jobs[@]}"
 
@@ -137,6 +151,10 @@ grep -q 'id="decimated"' "$S/big.dom" && ok || bad "the page does not say it dec
 check diff "$S/d.dom" "$want"
 check legend "$S/d.dom" all.ospc moved.ospc
 data_ok "$S/d.html" 'd["diff"]["entities"] == [4]' && ok || bad "diff: entity 4 not highlighted"
+
+check diff "$S/md.dom" "$mwant"
+data_ok "$S/md.html" 'd["runs"][0]["columns"][3:5] == ["alive", "still_count"] and d["diff"]["names"]' &&
+    ok || bad "module recording: its named values or the diff's value missing"
 
 check pixels "$S/zup.dom" "$S/zup.png" 1 "$S/zup.csv@1"
 "$PY" - "$S/zup.dom" <<'PYEOF' && ok || bad "z-up top view is not x-y"

@@ -749,9 +749,12 @@ static bool run_diff(vin *a, vin *b, diff_view *d) {
         d->diverged = r.worlds_differ;
         if (r.worlds_differ) {
             d->step = r.row;
-            snprintf(d->text, sizeof d->text,
-                     "first difference: row %" PRIu32 " (the world after step %" PRId64 ")", r.row,
-                     (int64_t)r.row - 1);
+            if (r.row == 0)
+                snprintf(d->text, sizeof d->text, "first difference: row 0 (the start worlds)");
+            else
+                snprintf(d->text, sizeof d->text,
+                         "first difference: row %" PRIu32 " (the world after step %" PRIu32 ")",
+                         r.row, r.row - 1);
             if (r.value_differs) {
                 add_id(d, r.entity_id);
                 snprintf(d->names[d->name_count++], 96, "entity %" PRIu64 " %s: a %.9g, b %.9g",
