@@ -82,16 +82,13 @@ check svg "$SCRATCH/ent.svg" "body 0" "body 3"
 strokes=$(grep 'class="path"' "$SCRATCH/ent.svg" | sed 's/.*stroke="\([^"]*\)".*/\1/' | sort -u | tr '\n' ' ')
 [ "$strokes" = "#1f77b4 #d62728 " ] && ok || bad "--entity drew the colours $strokes, not body 0's and body 3's"
 # a cache labelled up=z: its top view is x-y, its side x-z
-LIB="$(dirname "$ONESCOPE_BIN")/../libonescope.so"
-PYTHONPATH="$SRC/python" ONESCOPE_LIBRARY="$LIB" "$PY" - "$SCRATCH/zup.ospc" <<'PYEOF'
-import sys
-import numpy as np
-import onescope
-pos = np.zeros((2, 4, 3), dtype=np.float32)
-for e in range(4):
-    pos[:, e] = (e * 1.0, (e % 2) * 3.0, e * 0.5)
-onescope.PoseCache.create(pos, dimensions=3, unit="m", label="up=z").write(sys.argv[1])
-PYEOF
+cat >"$SCRATCH/zup.json" <<'JSONEOF'
+{"dims": 3, "mpu": 1, "unit": "m", "label": "up=z",
+ "entities": [{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}],
+ "frames": [[[0, 0, 0], [1, 3, 0.5], [2, 0, 1], [3, 3, 1.5]],
+            [[0, 0, 0], [1, 3, 0.5], [2, 0, 1], [3, 3, 1.5]]]}
+JSONEOF
+"$PY" "$SRC/tests/cli/view_check.py" ospc "$SCRATCH/zup.json" "$SCRATCH/zup.ospc" # a cache by hand
 expect_exit 0 "$ONESCOPE" plot "$SCRATCH/zup.ospc" -o "$SCRATCH/zup.svg"
 grep -q 'data-name="top x-y"' "$SCRATCH/zup.svg" && grep -q 'data-name="side x-z"' "$SCRATCH/zup.svg" && ok || bad "z-up cache: not top x-y, side x-z"
 

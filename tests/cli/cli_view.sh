@@ -11,12 +11,8 @@ if [ -z "$CHROMIUM" ]; then
     echo "SKIPPED: chromium is not installed (scripts/deps.sh installs Debian's chromium)"
     exit 77
 fi
-LIB="$(dirname "$ONESCOPE_BIN")/../libonescope.so"
-if [ ! -f "$LIB" ]; then
-    echo "FAIL: no libonescope.so beside the CLI ($LIB) to make the test caches with" >&2
-    exit 1
-fi
-pyl() { PYTHONPATH="$SRC/python" ONESCOPE_LIBRARY="$LIB" "$PY" "$@"; }
+# ospc SPEC.json OUT: a cache written by hand (view_check.py)
+ospc() { "$PY" "$CHECK" ospc "$1" "$2" || bad "could not write $2"; }
 check() { if "$PY" "$CHECK" "$@" >>"$SCRATCH/checks" 2>&1; then ok; else bad "view_check $*"; tail -5 "$SCRATCH/checks" >&2; fi; }
 data_ok() { # data_ok PAGE PYTHON-EXPRESSION-ON-d: the page's JSON data block
     "$PY" - "$1" "$2" <<'PYEOF'
@@ -65,32 +61,38 @@ expect_grep "decimated: every" "$S/err"
 jobs+=("$S/big.html" "" "$S/big")
 
 # diff: the replay's ghost against a copy whose body 3 (id 4) moves 50 mm from step 300 on
-pyl - "$S/all.ospc" "$S/moved.ospc" <<'PYEOF'
-import sys
-import onescope
-a = onescope.PoseCache.open(sys.argv[1], mmap=False)
-pos = a.positions.copy()
-pos[300:, 3, 0] += 50
-ents = a.entities
-onescope.PoseCache.create(pos, dimensions=2, ids=[e.id for e in ents],
-                          names=[e.name for e in ents], metres_per_unit=0.001,
-                          unit_name="mm").write(sys.argv[2])
+"$PY" - "$S/all.csv" "$S/moved.json" <<'PYEOF'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+ids = list(dict.fromkeys(int(r["entity"]) for r in rows))
+names = {int(r["entity"]): r["name"] for r in rows}
+frames = {}
+for r in rows:
+    f = frames.setdefault(int(r["step"]), {})
+    if r["present"] == "1":
+        p = [float(r[k]) for k in "xyz"]
+        if int(r["entity"]) == 4 and int(r["step"]) >= 300:
+            p[0] += 50
+        f[int(r["entity"])] = p
+json.dump({"dims": 2, "mpu": 0.001, "unit": "mm", "start": min(frames),
+           "entities": [{"id": i, "name": names[i]} for i in ids],
+           "frames": [[frames[s].get(i) for i in ids] for s in sorted(frames)]},
+          open(sys.argv[2], "w"))
 PYEOF
+ospc "$S/moved.json" "$S/moved.ospc"
 "$ONESCOPE" diff "$S/all.ospc" "$S/moved.ospc" --json >"$S/d.json"
 want=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["first"]["step"])' "$S/d.json")
 expect_exit 0 "$ONESCOPE" view "$S/all.ospc" "$S/moved.ospc" --diff -o "$S/d.html"
 jobs+=("$S/d.html" "step=300" "$S/d")
 
 # a z-up cache (label up=z, as convert records it)
-pyl - "$S/zup.ospc" <<'PYEOF'
-import sys
-import numpy as np
-import onescope
-pos = np.zeros((2, 4, 3), dtype=np.float32)
-for e in range(4):
-    pos[:, e] = (e * 1.0, (e % 2) * 3.0, e * 0.5)
-onescope.PoseCache.create(pos, dimensions=3, unit="m", label="up=z").write(sys.argv[1])
-PYEOF
+cat >"$S/zup.json" <<'JSONEOF'
+{"dims": 3, "mpu": 1, "unit": "m", "label": "up=z",
+ "entities": [{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}],
+ "frames": [[[0, 0, 0], [1, 3, 0.5], [2, 0, 1], [3, 3, 1.5]],
+            [[0, 0, 0], [1, 3, 0.5], [2, 0, 1], [3, 3, 1.5]]]}
+JSONEOF
+ospc "$S/zup.json" "$S/zup.ospc"
 expect_exit 0 "$ONESCOPE" view "$S/zup.ospc" -o "$S/zup.html"
 "$ONESCOPE" dump "$S/zup.ospc" --poses --csv >"$S/zup.csv"
 jobs+=("$S/zup.html" "step=1" "$S/zup")
@@ -98,18 +100,15 @@ jobs+=("$S/zup.html" "step=1" "$S/zup")
 # hostile names: a file name with quotes, <, &, a newline and a byte that is not UTF-8, and
 # entity names that try to close the script and inject an element
 hostile=$(printf 'h"<b>&\n\377.ospc')
-pyl - "$S/$hostile" <<'PYEOF'
-import sys
-import numpy as np
-import onescope
-pos = np.zeros((3, 3, 3), dtype=np.float32)
-for f in range(3):
-    for e in range(3):
-        pos[f, e] = (e * 2.0 + f * 0.1, e * 1.0, 0)
-names = ['</script><img id="pwned" src=x onerror="document.title=\'pwned\'">',
-         "a \"quoted\" & <ampersand>", "two\nlines \u2028 <!-- x"]
-onescope.PoseCache.create(pos, dimensions=2, names=names, unit="m").write(sys.argv[1])
-PYEOF
+cat >"$S/hostile.json" <<'JSONEOF'
+{"dims": 2, "mpu": 1, "unit": "m",
+ "entities": [{"id": 1, "name": "</script><img id=\"pwned\" src=x onerror=\"document.title='pwned'\">"},
+              {"id": 2, "name": "a \"quoted\" & <ampersand>"},
+              {"id": 3, "name": "two\nlines \u2028 <!-- x"}],
+ "frames": [[[0, 0, 0], [2, 1, 0], [4, 2, 0]], [[0.1, 0, 0], [2.1, 1, 0], [4.1, 2, 0]],
+            [[0.2, 0, 0], [2.2, 1, 0], [4.2, 2, 0]]]}
+JSONEOF
+ospc "$S/hostile.json" "$S/$hostile"
 expect_exit 0 "$ONESCOPE" view "$S/$hostile" -o "$S/hostile.html"
 jobs+=("$S/hostile.html" "" "$S/hostile")
 

@@ -15,14 +15,21 @@ reader). One subcommand per check; prints one line per failure and exits 1 when 
                                        every name of NAMES.json is among its names, and no
                                        element or title the names try to inject exists
   json PAGE KEY VALUE                  the data's top-level KEY is VALUE (JSON)
+  ospc SPEC.json OUT                   writes an OSPC v1 cache (docs/pose-cache.md, "Layout")
+                                       from {"dims", "mpu", "unit", "label", "start",
+                                       "entities": [{"id", "name"}], "frames": [[[x, y, z] or
+                                       null per entity] per frame]}: by hand, so the test needs
+                                       neither the Python package nor an unsanitised library
 """
 import base64
 import csv
 import html.parser
 import json
+import math
 import os
 import signal
 import subprocess
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -294,6 +301,25 @@ def cmd_json(page, key, value):
         fail("%s: %s is %r, expected %s" % (page, key, data.get(key), value))
 
 
+def write_ospc(spec_path, out):
+    with open(spec_path, encoding="utf-8") as f:
+        sp = json.load(f)
+    ents, frames = sp["entities"], sp["frames"]
+    b = b"OSPC" + struct.pack("<HHBBHIIqd", 1, 0, sp["dims"], 0, 0, len(ents), len(frames),
+                              sp.get("start", 0), sp.get("mpu", 0.0))
+    for text in (sp.get("unit", ""), "", "", "", "", sp.get("label", "")):
+        t = text.encode("utf-8")
+        b += struct.pack("<H", len(t)) + t
+    for e in ents:
+        name = e.get("name", "").encode("utf-8")
+        b += struct.pack("<QB3x3fH", e["id"], 0, 0, 0, 0, len(name)) + name
+    for fr in frames:
+        for p in fr:
+            b += struct.pack("<7f", *(p if p is not None else (math.nan, 0, 0)), 0, 0, 0, 1)
+    with open(out, "wb") as f:
+        f.write(b)
+
+
 def main(a):
     if a[0] == "load":
         cmd_load(a[1], a[2:])
@@ -305,6 +331,8 @@ def main(a):
         cmd_diff(a[1], int(a[2]))
     elif a[0] == "escape":
         cmd_escape(a[1], a[2], a[3])
+    elif a[0] == "ospc":
+        write_ospc(a[1], a[2])
     elif a[0] == "json":
         cmd_json(a[1], a[2], a[3])
     else:
