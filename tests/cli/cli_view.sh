@@ -130,6 +130,13 @@ mwant=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["first"]["
 expect_exit 0 "$ONESCOPE" view "$S/m7.ostm" "$S/m8.ostm" --diff -o "$S/md.html"
 jobs+=("$S/md.html" "step=1" "$S/md")
 
+# two replays (the link pair: seeds and roles differ, so they part at the start): the page
+# marks the first frame that differs, diff's host_step_a + 1 (the start when at_start)
+"$ONESCOPE" diff "$T/test-link-left.ostm" "$T/test-link-right.ostm" --json >"$S/rd.json"
+rwant=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["host_step_a"] + (0 if d["at_start"] else 1))' "$S/rd.json")
+expect_exit 0 "$ONESCOPE" view "$T/test-link-left.ostm" "$T/test-link-right.ostm" --diff -o "$S/rd.html"
+jobs+=("$S/rd.html" "" "$S/rd")
+
 # ---- one browser loads them all ----
 check load "$CHROMIUM" "${jobs[@]}"
 
@@ -152,6 +159,7 @@ check legend "$S/d.dom" all.ospc moved.ospc
 data_ok "$S/d.html" 'd["diff"]["entities"] == [4]' && ok || bad "diff: entity 4 not highlighted"
 
 check diff "$S/md.dom" "$mwant"
+check diff "$S/rd.dom" "$rwant"
 data_ok "$S/md.html" 'd["runs"][0]["columns"][3:5] == ["alive", "still_count"] and d["diff"]["names"]' &&
     ok || bad "module recording: its named values or the diff's value missing"
 
