@@ -7,6 +7,7 @@ set(ONESCOPE_SOURCES
   src/error.c
   src/file.c
   src/file_stream.c
+  src/writer_core.c
   src/format.c
   src/limits.c
   src/pose_cache.c

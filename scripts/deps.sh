@@ -6,8 +6,9 @@ packages=(build-essential cmake pkg-config libcmocka-dev libxxhash-dev
           python3 clang clang-format llvm libclang-rt-14-dev valgrind gcovr
           python3-numpy python3-pytest python3-setuptools python3-pip
           gcc-s390x-linux-gnu libc6-dev-s390x-cross qemu-user gcc-12-multilib
-          libcairo2-dev librsvg2-bin locales) # cairo: the CLI's plot only; rsvg-convert: its tests;
-          # locales: the ps_AF source test_locale compiles
+          libcairo2-dev librsvg2-bin locales chromium)
+          # cairo: the CLI's plot only; rsvg-convert: its tests; locales: the ps_AF source
+          # test_locale compiles; chromium: the headless browser that loads view's pages (cli_view)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

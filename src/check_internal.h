@@ -5,6 +5,7 @@
 #define ONESCOPE_CHECK_INTERNAL_H
 
 #include "json_reader.h"
+#include "onescope/format.h"
 #include "onescope/ots.h"
 #include "onescope/pose_cache.h"
 #include "onescope/replay.h"
@@ -12,6 +13,56 @@
 /* An input whose size is not known until its end (a pipe, standard input): the total the
  * push validators below take for it. */
 #define ONESCOPE_OS_SIZE_UNKNOWN SIZE_MAX
+
+/* ---- one codec per format: how its bytes are checked, whole or as they come ----
+ * Each format defines its codec beside its parser; onescope_os_codec_of (src/format.c) finds
+ * it, so src/file.c pumps every format the same way and knows none of them.
+ *
+ * A push validator is four calls: begin with the input's size (or ONESCOPE_OS_SIZE_UNKNOWN),
+ * feed the bytes in order in pieces of any size (the verdict so far; once not OK, later feeds
+ * change nothing), end after the last byte (the final verdict, in error), free. */
+typedef struct onescope_os_push_ops {
+    onescope_code (*begin)(size_t total, const char *name, const onescope_parse_options *options,
+                           void **state, onescope_error *error);
+    onescope_code (*feed)(void *state, const void *data, size_t n);
+    onescope_code (*end)(void *state, onescope_error *error);
+    void (*free)(void *state);
+} onescope_os_push_ops;
+
+/* The one frame every push validator runs in: first holds the input's first n bytes (what
+ * detection saw), more() hands out the rest, size 0 at the end. With keep, an OK validator is
+ * handed back there (for the head it learnt) instead of freed. error must not be NULL. */
+onescope_code onescope_os_push_run(const onescope_os_push_ops *ops, const void *first, size_t n,
+                                   size_t total, onescope_os_jr_more *more, void *user,
+                                   const char *name, const onescope_parse_options *options,
+                                   void **keep, onescope_error *error);
+
+typedef struct onescope_os_codec {
+    /* Exactly one of push and pull: a validator fed in pieces, or a reader that asks for them
+     * (pull gets the same first, n, total and more as onescope_os_push_run). */
+    const onescope_os_push_ops *push;
+    onescope_code (*pull)(const void *first, size_t n, size_t total, onescope_os_jr_more *more,
+                          void *user, const char *name, const onescope_parse_options *options,
+                          onescope_error *error);
+    /* The parser over the whole input in memory: the verdict the streamed check matches. */
+    onescope_code (*parse)(const void *data, size_t size, const char *name,
+                           const onescope_parse_options *options, onescope_error *error);
+} onescope_os_codec;
+
+/* Each format's codec (beside its parser) and the lookup; NULL for ONESCOPE_FORMAT_UNKNOWN. */
+extern const onescope_os_codec onescope_os_ospc_codec, onescope_os_ostm_codec,
+    onescope_os_recording_codec, onescope_os_osls_codec, onescope_os_pvt_codec,
+    onescope_os_anm_codec;
+const onescope_os_codec *onescope_os_codec_of(onescope_format format);
+/* Checks first..n and the rest through the format's codec (push or pull); error must not be
+ * NULL. */
+onescope_code onescope_os_codec_check(const onescope_os_codec *codec, const void *first, size_t n,
+                                      size_t total, onescope_os_jr_more *more, void *user,
+                                      const char *name, const onescope_parse_options *options,
+                                      onescope_error *error);
+/* The error of an input in no known format (data: its first size bytes). */
+onescope_code onescope_os_format_unknown(const void *data, size_t size, const char *name,
+                                         onescope_error *error);
 
 /* ---- OSPC push validator (src/pose_cache.c) ----
  * begin with the input's whole size (file.c has a regular file's from fstat) or
@@ -80,6 +131,8 @@ onescope_code onescope_os_ostm_check_end(onescope_os_ostm_check *c, onescope_err
 const onescope_os_ostm_head *onescope_os_ostm_check_head(const onescope_os_ostm_check *c,
                                                          const uint8_t **snapshot);
 void onescope_os_ostm_check_free(onescope_os_ostm_check *c);
+/* Its four calls for onescope_os_push_run (kept: an onescope_os_ostm_check). */
+extern const onescope_os_push_ops onescope_os_ostm_push;
 
 /* ---- verifying from any source (src/replay_run.c) ----
  * The one verify loop: onescope_replay_verify runs it over a parsed replay, src/file.c over

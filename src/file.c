@@ -296,18 +296,6 @@ onescope_code onescope_os_target_create_temp(const onescope_os_target *t,
     return ONESCOPE_OK;
 }
 
-/* A device, FIFO or socket: open it as it is and write; no fsync (pipes refuse it, and a
- * device's data is the device's business). A FIFO blocks until someone reads it. */
-static onescope_code write_special(const char *path, const void *data, size_t size,
-                                   onescope_error *error) {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return io_fail(error, path, "cannot open");
-    onescope_code rc =
-        write_all(fd, data, size) ? ONESCOPE_OK : io_fail(error, path, "cannot write");
-    if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, path, "cannot close");
-    return rc;
-}
-
 onescope_code onescope_file_write(const char *path, const void *data, size_t size,
                                   onescope_error *error) {
     if (path == NULL || (data == NULL && size > 0))
@@ -318,32 +306,15 @@ onescope_code onescope_file_write(const char *path, const void *data, size_t siz
             return io_fail(error, "<stdout>", "cannot write");
         return ONESCOPE_OK;
     }
-    onescope_os_target t;
-    OS_TRY(onescope_os_target_resolve(path, path, NULL, &t, error));
-    if (t.special) {
-        onescope_code rc = write_special(t.path, data, size, error);
-        onescope_os_target_free(&t, NULL);
-        return rc;
-    }
-    char *tmp;
-    int fd;
-    onescope_code rc = onescope_os_target_create_temp(&t, NULL, path, &fd, &tmp, error);
+    /* one output in one piece: the sink's landing, as every writer's */
+    onescope_os_file_sink *sink;
+    OS_TRY(onescope_os_file_sink_open(path, NULL, &sink, error));
+    onescope_code rc = onescope_os_file_sink_write(sink, data, size, error);
     if (rc != ONESCOPE_OK) {
-        onescope_os_target_free(&t, NULL);
+        onescope_os_file_sink_discard(sink);
         return rc;
     }
-    if (!write_all(fd, data, size))
-        rc = io_fail(error, path, "cannot write");
-    else if (fsync(fd) != 0)
-        rc = io_fail(error, path, "cannot sync");
-    if (rc == ONESCOPE_OK) rc = onescope_os_target_adopt(&t, fd, path, error);
-    if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, path, "cannot close");
-    if (rc == ONESCOPE_OK && rename(tmp, t.path) != 0)
-        rc = io_fail(error, path, "cannot rename into place");
-    if (rc != ONESCOPE_OK) unlink(tmp);
-    onescope_os_free(NULL, tmp);
-    onescope_os_target_free(&t, NULL);
-    return rc;
+    return onescope_os_file_sink_commit(sink, error);
 }
 
 /* ---- the streaming writers' file steps (src/pose_writer.c): no buffering here, the
@@ -507,6 +478,15 @@ onescope_code onescope_os_file_rename(const char *from, const char *to, const ch
     return ONESCOPE_OK;
 }
 
+onescope_code onescope_os_file_land(int fd, const char *from, const char *to, bool sync,
+                                    const char *name, onescope_error *error) {
+    onescope_code rc = sync ? onescope_os_file_sync_fd(fd, name, error) : ONESCOPE_OK;
+    onescope_code closed = onescope_os_file_close_fd(fd, name, rc == ONESCOPE_OK ? error : NULL);
+    if (rc == ONESCOPE_OK) rc = closed;
+    if (rc == ONESCOPE_OK && from != NULL) rc = onescope_os_file_rename(from, to, name, error);
+    return rc;
+}
+
 void onescope_os_file_remove(const char *path) {
     if (path != NULL) (void)unlink(path);
 }
@@ -619,72 +599,16 @@ static uint8_t *read_buffer(const onescope_allocator *a, size_t size, void **raw
     return (uint8_t *)*raw + ((READ_ALIGN - p % READ_ALIGN) % READ_ALIGN);
 }
 
-/* The error a file of no known format gets. */
-static onescope_code unknown_format(const uint8_t *data, size_t size, const char *name,
-                                    onescope_error *error) {
-    if (size >= 4)
-        return onescope_os_fail(error, ONESCOPE_E_MAGIC, name, 0, "format",
-                                "a known format (OSPC, OSTM or OSLS magic, or a JSON \"format\" of "
-                                "octo_pvt or octo_anm)",
-                                "bytes %02x %02x %02x %02x", data[0], data[1], data[2], data[3]);
-    return onescope_os_fail(error, ONESCOPE_E_MAGIC, name, 0, "format",
-                            "a known format (OSPC, OSTM or OSLS magic, or a JSON \"format\" of "
-                            "octo_pvt or octo_anm)",
-                            "%zu bytes", size);
-}
-
-/* Each format's parser on bytes in memory: the verdict the streamed validators match. */
-static onescope_code validate_bytes(onescope_format f, const uint8_t *data, size_t size,
-                                    const char *name, const onescope_parse_options *options,
-                                    onescope_error *error) {
-    onescope_code rc;
-    switch (f) {
-        case ONESCOPE_FORMAT_OSPC: {
-            onescope_pose_cache *c;
-            rc = onescope_pose_cache_parse(data, size, name, options, &c, error);
-            onescope_pose_cache_free(rc == ONESCOPE_OK ? c : NULL);
-            return rc;
-        }
-        case ONESCOPE_FORMAT_OSTM: {
-            onescope_replay *r;
-            rc = onescope_replay_parse(data, size, name, options, &r, error);
-            onescope_replay_free(rc == ONESCOPE_OK ? r : NULL);
-            return rc;
-        }
-        case ONESCOPE_FORMAT_OSLS:
-            return onescope_live_decode(data, size, name, options ? options->allocator : NULL, NULL,
-                                        NULL, error);
-        case ONESCOPE_FORMAT_RECORDING: { /* the container: the blobs are the module's */
-            onescope_recording *r;
-            rc = onescope_recording_parse(data, size, name, options, &r, error);
-            onescope_recording_free(rc == ONESCOPE_OK ? r : NULL);
-            return rc;
-        }
-        case ONESCOPE_FORMAT_PVT: {
-            onescope_ots_rig *r;
-            rc = onescope_ots_rig_parse(data, size, name, options, &r, error);
-            onescope_ots_rig_free(r);
-            return rc;
-        }
-        case ONESCOPE_FORMAT_ANM: {
-            onescope_ots_clip *c;
-            rc = onescope_ots_clip_parse(data, size, name, options, &c, error);
-            onescope_ots_clip_free(c);
-            return rc;
-        }
-        case ONESCOPE_FORMAT_UNKNOWN: break;
-    }
-    return unknown_format(data, size, name, error);
-}
-
-/* The whole-file way: the one read path, then the parser. */
+/* The whole-file way: the one read path, then the format's parser. */
 static onescope_code validate_whole(const char *path, const onescope_parse_options *options,
                                     onescope_format *format, onescope_error *error) {
     onescope_buffer buf;
     OS_TRY(read_input(path, options, &buf, error));
     *format = onescope_format_detect(buf.data, buf.size);
-    onescope_code rc =
-        validate_bytes(*format, buf.data, buf.size, input_name(path), options, error);
+    const onescope_os_codec *codec = onescope_os_codec_of(*format);
+    const char *name = input_name(path);
+    onescope_code rc = codec != NULL ? codec->parse(buf.data, buf.size, name, options, error)
+                                     : onescope_os_format_unknown(buf.data, buf.size, name, error);
     onescope_buffer_free(&buf);
     return rc;
 }
@@ -702,148 +626,30 @@ static ssize_t read_some(int fd, uint8_t *p, size_t n) {
     return (ssize_t)got;
 }
 
-/* Streams the rest of fd (buf already holds the first n bytes) into the OSPC validator. */
-static onescope_code stream_ospc(int fd, uint8_t *buf, size_t n, size_t total, const char *name,
-                                 const onescope_parse_options *options, onescope_error *error) {
-    onescope_os_ospc_check *c;
-    OS_TRY(onescope_os_ospc_check_begin(total, name, options, &c, error));
-    onescope_code rc = onescope_os_ospc_check_feed(c, buf, n);
-    while (rc == ONESCOPE_OK && n > 0) {
-        ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
-        if (k < 0) {
-            onescope_os_ospc_check_free(c);
-            return io_fail(error, name, "cannot read");
-        }
-        n = (size_t)k;
-        rc = onescope_os_ospc_check_feed(c, buf, n);
-    }
-    rc = onescope_os_ospc_check_end(c, error);
-    onescope_os_ospc_check_free(c);
-    return rc;
-}
-
-/* Streams the rest of fd (buf already holds the first n bytes) into the OSTM validator.
- * On success *keep (when not NULL) receives the validator, for the head it learnt. */
-static onescope_code stream_ostm(int fd, uint8_t *buf, size_t n, size_t total, const char *name,
-                                 const onescope_parse_options *options,
-                                 onescope_os_ostm_check **keep, onescope_error *error) {
-    onescope_os_ostm_check *c;
-    OS_TRY(onescope_os_ostm_check_begin(total, name, options, &c, error));
-    onescope_code rc = onescope_os_ostm_check_feed(c, buf, n);
-    while (rc == ONESCOPE_OK && n > 0) {
-        ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
-        if (k < 0) {
-            onescope_os_ostm_check_free(c);
-            return io_fail(error, name, "cannot read");
-        }
-        n = (size_t)k;
-        rc = onescope_os_ostm_check_feed(c, buf, n);
-    }
-    rc = onescope_os_ostm_check_end(c, error);
-    if (rc == ONESCOPE_OK && keep != NULL)
-        *keep = c;
-    else
-        onescope_os_ostm_check_free(c);
-    return rc;
-}
-
-/* Streams the rest of fd through the module recording's scan (the parser's rules, fed in
- * pieces): the container only, as the parser checks it; the blobs are the module's. */
-static onescope_code stream_recording(int fd, uint8_t *buf, size_t n, size_t total,
-                                      const char *name, size_t limit, onescope_os_rec_head *head,
-                                      onescope_error *error) {
-    onescope_os_rec_scan s;
-    if (total == ONESCOPE_OS_SIZE_UNKNOWN)
-        onescope_os_rec_scan_init_unknown(&s, limit, name);
-    else
-        onescope_os_rec_scan_init(&s, total, false, name);
-    onescope_code rc = onescope_os_rec_scan_feed(&s, buf, n);
-    while (rc == ONESCOPE_OK && n > 0) {
-        ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
-        if (k < 0) return io_fail(error, name, "cannot read");
-        n = (size_t)k;
-        rc = onescope_os_rec_scan_feed(&s, buf, n);
-    }
-    OS_TRY(onescope_os_rec_scan_end(&s, error));
-    if (head != NULL) *head = s.h;
-    return ONESCOPE_OK;
-}
-
-/* An input of unknown size read on after its format's reader stopped at an error, so that
- * one over the limit gets the verdict the parser gives it (the limit first); seen counts the
- * bytes so far. OK when the input ended within the limit. */
-static onescope_code drain(int fd, uint8_t *buf, uint64_t seen, const char *name, size_t limit,
-                           onescope_error *error) {
-    for (;;) {
-        if (seen > limit) return onescope_os_stream_too_large(limit, name, error);
-        ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
-        if (k < 0) return io_fail(error, name, "cannot read");
-        if (k == 0) return ONESCOPE_OK;
-        seen += (uint64_t)k;
-    }
-}
-
-/* Streams the rest of fd into the live decoder. known: the file's size was checked against
- * the limit; otherwise the bytes are counted against it as they come. */
-static onescope_code stream_osls(int fd, uint8_t *buf, size_t n, const char *name, bool known,
-                                 const onescope_parse_options *options, onescope_error *error) {
-    onescope_live_decoder *d;
-    OS_TRY(onescope_live_decoder_create(name, options ? options->allocator : NULL, &d, error));
-    size_t limit = onescope_os_input_limit(options);
-    uint64_t seen = n;
-    onescope_code rc = ONESCOPE_OK;
-    while (n > 0) {
-        if (!known && seen > limit) {
-            onescope_live_decoder_free(d);
-            return onescope_os_stream_too_large(limit, name, error);
-        }
-        size_t pos = 0;
-        while (pos < n) {
-            onescope_live_record rec;
-            size_t used;
-            int r = onescope_live_decoder_next(d, buf + pos, n - pos, &used, &rec, error);
-            pos += used;
-            if (r < 0) {
-                onescope_live_decoder_free(d);
-                rc = error != NULL ? error->code : ONESCOPE_E_BAD_STATE;
-                onescope_code dr = known ? ONESCOPE_OK : drain(fd, buf, seen, name, limit, error);
-                return dr != ONESCOPE_OK ? dr : rc;
-            }
-        }
-        ssize_t k = read_some(fd, buf, VALIDATE_BUFFER);
-        if (k < 0) {
-            onescope_live_decoder_free(d);
-            return io_fail(error, name, "cannot read");
-        }
-        n = (size_t)k;
-        seen += n;
-    }
-    rc = onescope_live_decoder_finish(d, error);
-    onescope_live_decoder_free(d);
-    return rc;
-}
-
-/* The OTS reader's next chunk: the buffer refilled from the file (of unknown size: counted
- * against the limit). */
-typedef struct ots_source {
+/* ---- the pump: a file fed to its format's codec (check_internal.h) through one buffer ----
+ * The source refills the buffer; an input of unknown size (a pipe, standard input) is
+ * counted against the limit as it comes, which is what the parser checks first. */
+typedef struct pump_source {
     int fd;
     uint8_t *buf;
     const char *name;
     bool known;
     size_t limit;
     uint64_t seen;
-    bool ended;
-} ots_source;
+    bool ended, failed; /* failed: the source itself stopped (a read error, the limit) */
+} pump_source;
 
-static bool ots_more(void *user, const uint8_t **data, size_t *size, onescope_error *error) {
-    ots_source *s = user;
+static bool pump_more(void *user, const uint8_t **data, size_t *size, onescope_error *error) {
+    pump_source *s = user;
     ssize_t k = read_some(s->fd, s->buf, VALIDATE_BUFFER);
     if (k < 0) {
+        s->failed = true;
         io_fail(error, s->name, "cannot read");
         return false;
     }
     s->seen += (uint64_t)k;
     if (!s->known && s->seen > s->limit) {
+        s->failed = true;
         onescope_os_stream_too_large(s->limit, s->name, error);
         return false;
     }
@@ -853,23 +659,53 @@ static bool ots_more(void *user, const uint8_t **data, size_t *size, onescope_er
     return true;
 }
 
-/* Streams a .pvt or .anm (buf holds its first n bytes) through the OTS reader, which checks
- * each keyframe as it passes and keeps none. Of unknown size, a text the reader stopped
- * early in is read on to its end, so one over the limit is said to be (the errors already
- * handed to on_error stay said: docs/hardening.md). */
-static onescope_code stream_ots(int fd, uint8_t *buf, size_t n, onescope_format f, const char *name,
-                                bool known, const onescope_parse_options *options,
-                                onescope_error *error) {
-    ots_source s = {fd, buf, name, known, onescope_os_input_limit(options), n, n == 0};
-    if (!known && s.seen > s.limit) return onescope_os_stream_too_large(s.limit, name, error);
+/* Reads on after a check stopped early: an input of unknown size over the limit gets the
+ * parser's verdict (the limit first; the errors already handed to on_error stay said:
+ * docs/hardening.md). OK when it ended within the limit. */
+static onescope_code drain(pump_source *s, onescope_error *error) {
+    const uint8_t *p;
+    size_t n;
+    while (!s->ended)
+        if (!pump_more(s, &p, &n, error)) return error->code;
+    return ONESCOPE_OK;
+}
+
+static pump_source pump_source_of(int fd, uint8_t *buf, size_t n, const char *name, bool known,
+                                  size_t limit) {
+    pump_source s = {fd, buf, name, known, limit, n, n == 0, false};
+    return s;
+}
+
+/* The one pump: s->buf holds the input's first n bytes (detection's); codec NULL for an input
+ * of no known format. */
+static onescope_code pump(const onescope_os_codec *codec, pump_source *s, size_t n, size_t total,
+                          const onescope_parse_options *options, onescope_error *error) {
+    if (!s->known && s->seen > s->limit)
+        return onescope_os_stream_too_large(s->limit, s->name, error);
+    if (codec == NULL) {
+        uint8_t magic[4];
+        size_t m = n < sizeof magic ? n : sizeof magic;
+        memcpy(magic, s->buf, m); /* drain reuses the buffer */
+        OS_TRY(s->known ? ONESCOPE_OK : drain(s, error));
+        return onescope_os_format_unknown(magic, m, s->name, error);
+    }
     onescope_code rc =
-        onescope_os_ots_check_stream(f == ONESCOPE_FORMAT_PVT ? ONESCOPE_OTS_PVT : ONESCOPE_OTS_ANM,
-                                     buf, n, ots_more, &s, name, options, error);
-    if (rc != ONESCOPE_OK && rc != ONESCOPE_E_TOO_LARGE && !known && !s.ended) {
-        onescope_code d = drain(fd, buf, s.seen, name, s.limit, error);
+        onescope_os_codec_check(codec, s->buf, n, total, pump_more, s, s->name, options, error);
+    if (rc != ONESCOPE_OK && rc != ONESCOPE_E_TOO_LARGE && !s->known && !s->failed) {
+        onescope_code d = drain(s, error);
         if (d != ONESCOPE_OK) rc = d;
     }
     return rc;
+}
+
+/* A regular file of size total through a push validator, kept as onescope_os_push_run keeps
+ * it (buf holds the first n bytes). */
+static onescope_code push_file(const onescope_os_push_ops *ops, int fd, uint8_t *buf, size_t n,
+                               size_t total, const char *name,
+                               const onescope_parse_options *options, void **keep,
+                               onescope_error *error) {
+    pump_source s = pump_source_of(fd, buf, n, name, true, 0);
+    return onescope_os_push_run(ops, buf, n, total, pump_more, &s, name, options, keep, error);
 }
 
 /* Counts the errors the format's reader hands to the caller's on_error, so that a format
@@ -909,6 +745,8 @@ onescope_code onescope_file_validate(const char *path, const onescope_parse_opti
 
 static onescope_code validate_path(const char *path, const onescope_parse_options *options,
                                    onescope_format *format, onescope_error *error) {
+    onescope_error local; /* the pump reads the code of the error it fills */
+    if (error == NULL) error = &local;
     onescope_format unused;
     if (format == NULL) format = &unused;
     *format = ONESCOPE_FORMAT_UNKNOWN;
@@ -951,20 +789,8 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
         rc = io_fail(error, name, "cannot read");
     } else {
         *format = onescope_format_detect(buf, (size_t)n);
-        if (*format == ONESCOPE_FORMAT_RECORDING)
-            rc = stream_recording(fd, buf, (size_t)n, total, name, limit, NULL, error);
-        else if (*format == ONESCOPE_FORMAT_OSPC)
-            rc = stream_ospc(fd, buf, (size_t)n, total, name, options, error);
-        else if (*format == ONESCOPE_FORMAT_OSTM)
-            rc = stream_ostm(fd, buf, (size_t)n, total, name, options, NULL, error);
-        else if (*format == ONESCOPE_FORMAT_OSLS)
-            rc = stream_osls(fd, buf, (size_t)n, name, known, options, error);
-        else if (*format == ONESCOPE_FORMAT_PVT || *format == ONESCOPE_FORMAT_ANM)
-            rc = stream_ots(fd, buf, (size_t)n, *format, name, known, options, error);
-        else if (!known && (rc = drain(fd, buf, (uint64_t)n, name, limit, error)) != ONESCOPE_OK)
-            ; /* the limit before the format, as the parser */
-        else
-            rc = validate_bytes(*format, buf, (size_t)n, name, options, error);
+        pump_source s = pump_source_of(fd, buf, (size_t)n, name, known, limit);
+        rc = pump(onescope_os_codec_of(*format), &s, (size_t)n, total, options, error);
     }
     if (!is_stdin) close(fd);
     onescope_os_free(a, raw);
@@ -1169,11 +995,16 @@ static onescope_code verify_recording_stream(int fd, const struct stat *st, cons
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
                                 "cannot allocate %zu bytes", VALIDATE_BUFFER);
     onescope_os_rec_head h;
+    void *kept = NULL;
     memset(&h, 0, sizeof h);
     ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
-    onescope_code rc =
-        n < 0 ? io_fail(error, path, "cannot read")
-              : stream_recording(fd, buf, (size_t)n, (size_t)st->st_size, path, 0, &h, error);
+    onescope_code rc = n < 0 ? io_fail(error, path, "cannot read")
+                             : push_file(&onescope_os_recording_push, fd, buf, (size_t)n,
+                                         (size_t)st->st_size, path, options, &kept, error);
+    if (rc == ONESCOPE_OK) {
+        h = *onescope_os_rec_check_head(kept);
+        onescope_os_recording_push.free(kept);
+    }
     if (rc == ONESCOPE_OK) rc = pread_all(fd, h.setup_at, h.setup_size, a, &setup, path, error);
     if (rc == ONESCOPE_OK && (h.flags & ONESCOPE_RECORDING_FLAG_START_SNAPSHOT))
         rc = pread_all(fd, h.snapshot_at, h.snapshot_size, a, &snap, path, error);
@@ -1302,13 +1133,16 @@ onescope_code onescope_replay_verify_file(const char *path, const onescope_parse
                                   "cannot allocate %zu bytes", VALIDATE_BUFFER + ROWS_BUFFER);
     }
     onescope_os_ostm_check *c = NULL;
+    void *kept = NULL;
     if (rc == ONESCOPE_OK) {
 #ifdef POSIX_FADV_SEQUENTIAL
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
         ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
         rc = n < 0 ? io_fail(error, path, "cannot read")
-                   : stream_ostm(fd, buf, (size_t)n, (size_t)st.st_size, path, options, &c, error);
+                   : push_file(&onescope_os_ostm_push, fd, buf, (size_t)n, (size_t)st.st_size, path,
+                               options, &kept, error);
+        c = kept;
     }
     if (rc == ONESCOPE_OK) {
         const uint8_t *snapshot;
@@ -1378,10 +1212,13 @@ onescope_code onescope_replay_step_input_file(const char *path,
         rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
                               "cannot allocate %zu bytes", VALIDATE_BUFFER);
     onescope_os_ostm_check *c = NULL;
+    void *kept = NULL;
     if (rc == ONESCOPE_OK) {
         ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
         rc = n < 0 ? io_fail(error, path, "cannot read")
-                   : stream_ostm(fd, buf, (size_t)n, (size_t)st.st_size, path, options, &c, error);
+                   : push_file(&onescope_os_ostm_push, fd, buf, (size_t)n, (size_t)st.st_size, path,
+                               options, &kept, error);
+        c = kept;
     }
     if (rc == ONESCOPE_OK) {
         const uint8_t *snapshot;
@@ -1742,7 +1579,7 @@ onescope_code onescope_os_file_sink_open(const char *path, const onescope_alloca
     s->fd = -1;
     onescope_code rc = onescope_os_target_resolve(path, path, a, &s->target, error);
     if (rc == ONESCOPE_OK && s->target.special) {
-        /* a device, FIFO or socket: written in place, as write_special does */
+        /* a device, FIFO or socket: written in place (a FIFO blocks until someone reads it) */
         s->fd = open(s->target.path, O_WRONLY | O_CLOEXEC);
         if (s->fd < 0) rc = io_fail(error, path, "cannot open");
     } else if (rc == ONESCOPE_OK) {
@@ -1765,17 +1602,112 @@ onescope_code onescope_os_file_sink_write(onescope_os_file_sink *s, const void *
 }
 
 onescope_code onescope_os_file_sink_commit(onescope_os_file_sink *s, onescope_error *error) {
-    onescope_code rc = ONESCOPE_OK;
-    if (!s->target.special && fsync(s->fd) != 0) rc = io_fail(error, s->name, "cannot sync");
     int fd = s->fd;
     s->fd = -1;
-    if (close(fd) != 0 && rc == ONESCOPE_OK) rc = io_fail(error, s->name, "cannot close");
-    if (rc == ONESCOPE_OK && s->tmp != NULL && rename(s->tmp, s->target.path) != 0)
-        rc = io_fail(error, s->name, "cannot rename into place");
+    onescope_code rc =
+        onescope_os_file_land(fd, s->tmp, s->target.path, !s->target.special, s->name, error);
     if (rc == ONESCOPE_OK) { /* in place now: nothing left to remove */
         onescope_os_free(s->allocator, s->tmp);
         s->tmp = NULL;
     }
     onescope_os_file_sink_discard(s);
+    return rc;
+}
+
+/* ---- the one streamed recovery (file_internal.h) ---- */
+
+#define RECOVER_BUFFER ((size_t)1 << 20)
+
+int onescope_os_recover_open(const char *partial, uint64_t *size, onescope_error *error) {
+    *size = 0;
+    int fd = open_read(partial);
+    if (fd < 0) {
+        io_fail(error, partial, "cannot open");
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        io_fail(error, partial, "cannot inspect");
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        onescope_os_fail(error, ONESCOPE_E_IO, partial, OS_NO_OFFSET, NULL, NULL,
+                         "cannot recover: not a regular file (a partial is one)");
+        close(fd);
+        return -1;
+    }
+    if (check_file_size(partial, &st, ONESCOPE_MAX_INPUT_BYTES, error) != ONESCOPE_OK) {
+        close(fd);
+        return -1;
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+/* A read before the end the scan saw: the partial shrank meanwhile. */
+static onescope_code partial_shrank(onescope_error *error, const char *name) {
+    return onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, "file size",
+                            "the size the partial had when recovery began",
+                            "fewer bytes (it shrank while being recovered)");
+}
+
+onescope_code
+onescope_os_recover_scan(int fd, const char *partial, uint64_t size,
+                         onescope_code (*feed)(void *user, const void *data, size_t n), void *user,
+                         const onescope_allocator *a, onescope_error *error) {
+    void *raw;
+    uint8_t *buf = read_buffer(a, RECOVER_BUFFER, &raw);
+    if (buf == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
+                                "cannot allocate %zu bytes", RECOVER_BUFFER);
+    onescope_code rc = ONESCOPE_OK;
+    for (uint64_t at = 0; at < size && rc == ONESCOPE_OK;) {
+        size_t want = size - at < RECOVER_BUFFER ? (size_t)(size - at) : RECOVER_BUFFER, got;
+        rc = onescope_os_file_read_at(fd, at, buf, want, &got, partial, error);
+        if (rc == ONESCOPE_OK && got < want) rc = partial_shrank(error, partial);
+        /* the scanner keeps its own verdict: a failure there stops the reading, not the call */
+        if (rc == ONESCOPE_OK && feed(user, buf, got) != ONESCOPE_OK) break;
+        at += got;
+    }
+    onescope_os_free(a, raw);
+    return rc;
+}
+
+onescope_code onescope_os_recover_copy(int fd, const char *partial, uint64_t kept,
+                                       uint64_t patch_at, const void *patch, size_t patch_size,
+                                       uint64_t body_at, size_t unit,
+                                       onescope_os_recover_check *check, void *user,
+                                       const char *out_path, const onescope_allocator *a,
+                                       onescope_error *error) {
+    /* a piece from body_at on is a whole number of units, and the first holds the patch */
+    size_t cap = RECOVER_BUFFER / unit * unit;
+    if (cap < unit) cap = unit;
+    if (cap < patch_at + patch_size) cap = (size_t)(patch_at + patch_size);
+    void *raw;
+    uint8_t *buf = read_buffer(a, cap, &raw);
+    if (buf == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
+                                "cannot allocate %zu bytes", cap);
+    onescope_os_file_sink *sink;
+    onescope_code rc = onescope_os_file_sink_open(out_path, a, &sink, error);
+    for (uint64_t at = 0; at < kept && rc == ONESCOPE_OK;) {
+        /* the head in pieces of cap, then the body from body_at in whole units */
+        uint64_t end = at < body_at ? body_at : kept;
+        size_t want = end - at < cap ? (size_t)(end - at) : cap, got;
+        rc = onescope_os_file_read_at(fd, at, buf, want, &got, partial, error);
+        if (rc == ONESCOPE_OK && got < want) rc = partial_shrank(error, partial);
+        if (rc == ONESCOPE_OK && at <= patch_at && patch_at + patch_size <= at + got)
+            memcpy(buf + (patch_at - at), patch, patch_size);
+        if (rc == ONESCOPE_OK && check != NULL && at >= body_at)
+            rc = check(user, at, buf, got, error);
+        if (rc == ONESCOPE_OK) rc = onescope_os_file_sink_write(sink, buf, got, error);
+        at += got;
+    }
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_file_sink_commit(sink, error);
+    else
+        onescope_os_file_sink_discard(sink);
+    onescope_os_free(a, raw);
     return rc;
 }

@@ -4,6 +4,7 @@
 #ifndef ONESCOPE_FILE_INTERNAL_H
 #define ONESCOPE_FILE_INTERNAL_H
 
+#include "internal.h"
 #include "onescope/pose_cache.h"
 
 typedef struct onescope_os_pose_stream onescope_os_pose_stream;
@@ -40,6 +41,85 @@ onescope_code onescope_os_file_sink_write(onescope_os_file_sink *s, const void *
 onescope_code onescope_os_file_sink_commit(onescope_os_file_sink *s, onescope_error *error);
 /* Closes, removes the temporary and frees s; NULL is fine. */
 void onescope_os_file_sink_discard(onescope_os_file_sink *s);
+
+/* ---- the one streamed recovery (both streaming writers' recover) ----
+ * A partial is read through one buffer and never held whole. The format's scan runs first
+ * (onescope_os_recover_scan: every byte fed in order to a push scanner); then
+ * onescope_os_recover_copy copies the kept bytes into out_path through the sink, with the
+ * count written over patch_at, and hands every piece from body_at on to check (when not NULL)
+ * before it is written: a piece is then a whole number of units (kept - body_at is one). A
+ * failure leaves no output. */
+/* Opens a partial for recovery: a regular file within the input limit, its size in *size;
+ * -1 with error filled otherwise. */
+int onescope_os_recover_open(const char *partial, uint64_t *size, onescope_error *error);
+typedef onescope_code onescope_os_recover_check(void *user, uint64_t offset, const uint8_t *piece,
+                                                size_t size, onescope_error *error);
+onescope_code
+onescope_os_recover_scan(int fd, const char *partial, uint64_t size,
+                         onescope_code (*feed)(void *user, const void *data, size_t n), void *user,
+                         const onescope_allocator *a, onescope_error *error);
+onescope_code onescope_os_recover_copy(int fd, const char *partial, uint64_t kept,
+                                       uint64_t patch_at, const void *patch, size_t patch_size,
+                                       uint64_t body_at, size_t unit,
+                                       onescope_os_recover_check *check, void *user,
+                                       const char *out_path, const onescope_allocator *a,
+                                       onescope_error *error);
+
+/* ---- the streaming writers' one core (src/writer_core.c) ----
+ * A partial written through a buffer: each writer embeds one and names its own files. fd is
+ * the partial (-1 when none), buf/cap the writer's buffer, size the bytes of the partial so far
+ * (buffered ones included). A failure latches the writer (OPEN -> LATCHED): later calls are
+ * refused in one line, close keeps what can be kept, and an I/O failure also stops every
+ * write (bytes_lost). */
+typedef enum onescope_os_out_state {
+    ONESCOPE_OS_OUT_OPEN,
+    ONESCOPE_OS_OUT_LATCHED,
+    ONESCOPE_OS_OUT_CLOSED
+} onescope_os_out_state;
+
+typedef struct onescope_os_out {
+    int fd;
+    uint8_t *buf;
+    size_t cap, used;
+    uint64_t size;
+    onescope_os_flush_rule flush;
+    onescope_os_out_state state;
+    bool bytes_lost; /* an I/O failure: the buffer may not follow the file's bytes */
+    bool committed;  /* close succeeded: the partial is now the target */
+} onescope_os_out;
+
+/* rc, latching the writer when it is a failure. */
+onescope_code onescope_os_out_latch(onescope_os_out *o, onescope_code rc);
+/* n bytes through the buffer, written out each time it fills. */
+onescope_code onescope_os_out_feed(onescope_os_out *o, const void *data, size_t n, const char *name,
+                                   onescope_error *error);
+/* n bytes of room in the buffer (n <= cap), writing it out first if needed; NULL on failure.
+ * onescope_os_out_wrote then counts what was put there. */
+uint8_t *onescope_os_out_room(onescope_os_out *o, size_t n, const char *name,
+                              onescope_error *error);
+void onescope_os_out_wrote(onescope_os_out *o, size_t n);
+/* The buffer out. */
+onescope_code onescope_os_out_drain(onescope_os_out *o, const char *name, onescope_error *error);
+/* A flush as the options define it (common.h): the buffer out, and fsync if asked. */
+onescope_code onescope_os_out_flush(onescope_os_out *o, const char *name, onescope_error *error);
+/* After a record: the flush the rule says is due (latching on failure). */
+onescope_code onescope_os_out_appended(onescope_os_out *o, const char *name, onescope_error *error);
+/* The refusal of a call on a writer that is not open; unit: what its partial keeps. */
+onescope_code onescope_os_out_refuse(const onescope_os_out *o, const char *name, const char *call,
+                                     const char *unit, onescope_error *error);
+/* close of a latched writer: what can be kept goes out, the partial stays, the refusal. */
+onescope_code onescope_os_out_close_failed(onescope_os_out *o, const char *name,
+                                           const char *partial, const char *unit,
+                                           onescope_error *error);
+/* The close: the buffer out, count_size bytes of count written at count_at (none when 0),
+ * then the one landing of the partial onto target. The descriptor is gone either way. */
+onescope_code onescope_os_out_land(onescope_os_out *o, uint64_t count_at, const void *count,
+                                   size_t count_size, const char *partial, const char *target,
+                                   const char *name, onescope_error *error);
+/* Free without close: the buffered records out (unless bytes were lost), the partial kept. */
+void onescope_os_out_leave(onescope_os_out *o, const char *name);
+/* Discard: the descriptor closed, the partial removed unless close committed it. */
+void onescope_os_out_abandon(onescope_os_out *o, const char *name, const char *partial);
 
 /* ---- src/file_stream.c: an input in chunks, and a scratch file ---- */
 

@@ -271,6 +271,12 @@ onescope_code onescope_os_file_close_fd(int fd, const char *name, onescope_error
 /* rename(from, to): atomic within one directory. */
 onescope_code onescope_os_file_rename(const char *from, const char *to, const char *name,
                                       onescope_error *error);
+/* The one landing of every output: fsync (unless sync is false: a device or pipe), close, then
+ * rename from onto to (from NULL: written in place). The descriptor is closed whatever
+ * happens; on failure from stays where it is, for the caller's rule (a temporary is removed,
+ * a partial kept). */
+onescope_code onescope_os_file_land(int fd, const char *from, const char *to, bool sync,
+                                    const char *name, onescope_error *error);
 /* unlink, ignoring failures and a NULL path (used to clean up). */
 void onescope_os_file_remove(const char *path);
 /* Opens path for reading; -1 with error filled when it cannot, or is not a regular file. */

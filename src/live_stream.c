@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_internal.h"
 #include "internal.h"
 #include "live_internal.h"
 #include "onescope/live.h"
@@ -874,3 +875,42 @@ onescope_code onescope_live_encoder_take(onescope_live_encoder *e, onescope_buff
     onescope_os_writer_init(&e->w, e->allocator);
     return ONESCOPE_OK;
 }
+
+/* ---- the OSLS codec (check_internal.h): the decoder, record by record ---- */
+
+static onescope_code osls_pull(const void *first, size_t n, size_t total, onescope_os_jr_more *more,
+                               void *user, const char *name, const onescope_parse_options *options,
+                               onescope_error *error) {
+    (void)total; /* the records say where they end */
+    onescope_live_decoder *d;
+    OS_TRY(onescope_live_decoder_create(name, options ? options->allocator : NULL, &d, error));
+    const uint8_t *p = first;
+    while (n > 0) {
+        size_t pos = 0;
+        while (pos < n) {
+            onescope_live_record rec;
+            size_t used;
+            int r = onescope_live_decoder_next(d, p + pos, n - pos, &used, &rec, error);
+            pos += used;
+            if (r < 0) {
+                onescope_live_decoder_free(d);
+                return error->code;
+            }
+        }
+        if (!more(user, &p, &n, error)) {
+            onescope_live_decoder_free(d);
+            return error->code;
+        }
+    }
+    onescope_code rc = onescope_live_decoder_finish(d, error);
+    onescope_live_decoder_free(d);
+    return rc;
+}
+
+static onescope_code osls_parse_only(const void *data, size_t size, const char *name,
+                                     const onescope_parse_options *options, onescope_error *error) {
+    return onescope_live_decode(data, size, name, options ? options->allocator : NULL, NULL, NULL,
+                                error);
+}
+
+const onescope_os_codec onescope_os_osls_codec = {NULL, osls_pull, osls_parse_only};

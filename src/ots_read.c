@@ -1206,3 +1206,40 @@ onescope_ots_kind onescope_ots_detect(const void *data, size_t size) {
     }
     return ONESCOPE_OTS_NONE;
 }
+
+/* ---- the .pvt and .anm codecs (check_internal.h): the reader pulls its chunks ---- */
+
+static onescope_code pvt_pull(const void *first, size_t n, size_t total, onescope_os_jr_more *more,
+                              void *user, const char *name, const onescope_parse_options *options,
+                              onescope_error *error) {
+    (void)total;
+    return onescope_os_ots_check_stream(ONESCOPE_OTS_PVT, first, n, more, user, name, options,
+                                        error);
+}
+
+static onescope_code anm_pull(const void *first, size_t n, size_t total, onescope_os_jr_more *more,
+                              void *user, const char *name, const onescope_parse_options *options,
+                              onescope_error *error) {
+    (void)total;
+    return onescope_os_ots_check_stream(ONESCOPE_OTS_ANM, first, n, more, user, name, options,
+                                        error);
+}
+
+static onescope_code pvt_parse_only(const void *data, size_t size, const char *name,
+                                    const onescope_parse_options *options, onescope_error *error) {
+    onescope_ots_rig *r;
+    onescope_code rc = onescope_ots_rig_parse(data, size, name, options, &r, error);
+    onescope_ots_rig_free(r);
+    return rc;
+}
+
+static onescope_code anm_parse_only(const void *data, size_t size, const char *name,
+                                    const onescope_parse_options *options, onescope_error *error) {
+    onescope_ots_clip *c;
+    onescope_code rc = onescope_ots_clip_parse(data, size, name, options, &c, error);
+    onescope_ots_clip_free(c);
+    return rc;
+}
+
+const onescope_os_codec onescope_os_pvt_codec = {NULL, pvt_pull, pvt_parse_only};
+const onescope_os_codec onescope_os_anm_codec = {NULL, anm_pull, anm_parse_only};

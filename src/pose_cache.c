@@ -2,6 +2,7 @@
  * accessors. No file I/O: the _read_file/_write_file conveniences are in src/file.c.
  * Layout and rules: docs/pose-cache.md. */
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -1321,13 +1322,14 @@ static onescope_code scan_partial_header(onescope_os_reader *r, ospc_header *h) 
     return scan_header_as(r, r->size, h, true);
 }
 
-onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, const char *name,
-                                            bool accept_final, const onescope_allocator *a,
+onescope_code onescope_os_ospc_partial_head(const uint8_t *data, size_t n, uint64_t total,
+                                            const char *name, bool accept_final,
+                                            const onescope_allocator *a,
                                             onescope_os_ospc_partial *out, onescope_error *error) {
     if (name == NULL) name = "<ospc partial>";
     memset(out, 0, sizeof *out);
     onescope_os_reader r;
-    onescope_os_reader_init(&r, data, size, name, error);
+    onescope_os_reader_init(&r, data, n, name, error);
     ospc_header h;
     OS_TRY(scan_partial_header(&r, &h));
     if (h.frame_count != ONESCOPE_OS_OSPC_PARTIAL_MARK && !accept_final)
@@ -1344,45 +1346,95 @@ onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, co
         rc = scan_entity(&r, i, &ids);
     onescope_os_free(a, ids.slots);
     OS_TRY(rc);
+    /* From here on the rules count the file's bytes, not the prefix's. */
     size_t frame_bytes = (size_t)h.entity_count * ONESCOPE_OSPC_POSE_BYTES;
-    size_t remaining = onescope_os_reader_remaining(&r);
-    size_t frames = remaining / frame_bytes; /* a torn last frame is left out */
+    uint64_t remaining = total - r.pos;
+    uint64_t frames = remaining / frame_bytes; /* a torn last frame is left out */
     if (h.frame_count != ONESCOPE_OS_OSPC_PARTIAL_MARK && frames * frame_bytes != remaining) {
         /* A written count means close got as far as it: no frame can be torn. */
         return onescope_os_reader_fail_at(
             &r, 16, ONESCOPE_E_RANGE, "frame count",
             "the partial-recording marker 4294967295, or the count of the file's frames",
-            "%lu with %zu pose bytes", (unsigned long)h.frame_count, remaining);
+            "%lu with %" PRIu64 " pose bytes", (unsigned long)h.frame_count, remaining);
     }
     if (h.frame_count != ONESCOPE_OS_OSPC_PARTIAL_MARK && frames != h.frame_count)
         return onescope_os_reader_fail_at(
             &r, 16, ONESCOPE_E_RANGE, "frame count",
             "the partial-recording marker 4294967295, or the count of the file's frames",
-            "%lu where the file holds %zu frames", (unsigned long)h.frame_count, frames);
+            "%lu where the file holds %" PRIu64 " frames", (unsigned long)h.frame_count, frames);
     if (frames == 0) {
         char expected[96];
         snprintf(expected, sizeof expected, "at least one complete frame (%zu bytes)", frame_bytes);
         return onescope_os_reader_fail_at(&r, r.pos, ONESCOPE_E_TRUNCATED, "poses", expected,
-                                          "%zu bytes", remaining);
+                                          "%" PRIu64 " bytes", remaining);
     }
     if (frames > ONESCOPE_OSPC_MAX_FRAMES)
         return onescope_os_reader_fail_at(&r, r.pos + ONESCOPE_OSPC_MAX_FRAMES * frame_bytes,
                                           ONESCOPE_E_RANGE, "frame count",
-                                          "at most 4194304 complete frames", "%zu", frames);
+                                          "at most 4194304 complete frames", "%" PRIu64, frames);
     /* The steps of the frames it holds: a writer never appends past the rule, so a partial
      * beyond it was not written by one; refused whole rather than cut. */
-    OS_TRY(check_start_step(&r, h.start_step, frames));
-    size_t bad = check_pose_bytes(r.data + r.pos, frames * h.entity_count);
-    if (bad != SIZE_MAX) {
-        size_t index = bad / 7;
-        int k = (int)(bad % 7);
-        return fail_pose(
-            &r, r.pos, index, k, h.entity_count,
-            onescope_os_get_u32(r.data + r.pos + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k));
-    }
+    OS_TRY(check_start_step(&r, h.start_step, (uint32_t)frames));
     out->poses_at = r.pos;
     out->entity_count = h.entity_count;
     out->frames = (uint32_t)frames;
-    out->kept_bytes = r.pos + frames * frame_bytes;
+    out->kept_bytes = r.pos + (size_t)frames * frame_bytes;
     return ONESCOPE_OK;
 }
+
+onescope_code onescope_os_ospc_partial_poses(const onescope_os_ospc_partial *info,
+                                             const uint8_t *bytes, size_t first, size_t count,
+                                             const char *name, onescope_error *error) {
+    size_t bad = check_pose_bytes(bytes, count);
+    if (bad == SIZE_MAX) return ONESCOPE_OK;
+    size_t index = bad / 7;
+    int k = (int)(bad % 7);
+    onescope_os_reader r; /* only for its name and error: the offset is the file's */
+    onescope_os_reader_init(&r, bytes, 0, name != NULL ? name : "<ospc partial>", error);
+    return fail_pose(&r, info->poses_at, first + index, k, info->entity_count,
+                     onescope_os_get_u32(bytes + index * ONESCOPE_OSPC_POSE_BYTES + 4 * (size_t)k));
+}
+
+onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, const char *name,
+                                            bool accept_final, const onescope_allocator *a,
+                                            onescope_os_ospc_partial *out, onescope_error *error) {
+    OS_TRY(onescope_os_ospc_partial_head(data, size, size, name, accept_final, a, out, error));
+    onescope_code rc = onescope_os_ospc_partial_poses(
+        out, data + out->poses_at, 0, (size_t)out->frames * out->entity_count, name, error);
+    if (rc != ONESCOPE_OK) memset(out, 0, sizeof *out);
+    return rc;
+}
+
+/* ---- the OSPC codec (check_internal.h) ---- */
+
+static onescope_code ospc_begin(size_t total, const char *name,
+                                const onescope_parse_options *options, void **state,
+                                onescope_error *error) {
+    onescope_os_ospc_check *c = NULL;
+    onescope_code rc = onescope_os_ospc_check_begin(total, name, options, &c, error);
+    *state = c;
+    return rc;
+}
+
+static onescope_code ospc_feed(void *state, const void *data, size_t n) {
+    return onescope_os_ospc_check_feed(state, data, n);
+}
+
+static onescope_code ospc_end(void *state, onescope_error *error) {
+    return onescope_os_ospc_check_end(state, error);
+}
+
+static void ospc_free(void *state) {
+    onescope_os_ospc_check_free(state);
+}
+
+static onescope_code ospc_parse_only(const void *data, size_t size, const char *name,
+                                     const onescope_parse_options *options, onescope_error *error) {
+    onescope_pose_cache *c;
+    onescope_code rc = onescope_pose_cache_parse(data, size, name, options, &c, error);
+    onescope_pose_cache_free(rc == ONESCOPE_OK ? c : NULL);
+    return rc;
+}
+
+static const onescope_os_push_ops ospc_push = {ospc_begin, ospc_feed, ospc_end, ospc_free};
+const onescope_os_codec onescope_os_ospc_codec = {&ospc_push, NULL, ospc_parse_only};

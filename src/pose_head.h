@@ -46,5 +46,16 @@ typedef struct onescope_os_ospc_partial {
 onescope_code onescope_os_ospc_partial_scan(const uint8_t *data, size_t size, const char *name,
                                             bool accept_final, const onescope_allocator *allocator,
                                             onescope_os_ospc_partial *out, onescope_error *error);
+/* The same in two parts, for a partial read in pieces. The head: data holds the file's first
+ * n bytes of total; every rule but the pose values, the frames counted from total. E_TRUNCATED
+ * while n < total may only mean the head goes on past n (read more and call again). */
+onescope_code onescope_os_ospc_partial_head(const uint8_t *data, size_t n, uint64_t total,
+                                            const char *name, bool accept_final,
+                                            const onescope_allocator *allocator,
+                                            onescope_os_ospc_partial *out, onescope_error *error);
+/* The pose values: count poses in the file's layout, the first of them pose number first. */
+onescope_code onescope_os_ospc_partial_poses(const onescope_os_ospc_partial *info,
+                                             const uint8_t *bytes, size_t first, size_t count,
+                                             const char *name, onescope_error *error);
 
 #endif

@@ -6,14 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "file_internal.h"
 #include "internal.h"
 #include "onescope/file.h"
 #include "onescope/pose_cache.h"
 #include "pose_head.h"
 
 #define DEFAULT_BUFFER_BYTES ((size_t)1 << 20)
-
-typedef enum writer_state { WRITER_OPEN, WRITER_LATCHED, WRITER_CLOSED } writer_state;
 
 struct onescope_pose_writer {
     const onescope_allocator *allocator;
@@ -22,22 +21,16 @@ struct onescope_pose_writer {
     char *partial_path;        /* the current segment's partial, beside its target's file */
     size_t path_room;          /* bytes allocated for path and segment_path */
     onescope_os_target target; /* where the current segment lands (symlinks followed) */
-    int fd;                    /* the current partial, or -1 */
-    uint8_t *buffer;
-    size_t buffer_size, buffer_used;
-    onescope_buffer head; /* the head's bytes, frame count = the partial marker */
+    onescope_os_out out;       /* the current partial, through the writers' one core */
+    onescope_buffer head;      /* the head's bytes, frame count = the partial marker */
     uint32_t entity_count;
     size_t frame_bytes;
     uint64_t max_bytes;
     bool segments;
-    uint32_t segment;             /* index of the current segment */
-    uint32_t segment_frames;      /* frames in the current segment */
-    int64_t segment_start;        /* its start step */
-    uint64_t frames;              /* over every segment */
-    onescope_os_flush_rule flush; /* when buffered frames go to the partial */
-    writer_state state;
-    bool bytes_lost; /* an I/O failure: the buffer may not follow the file's bytes */
-    bool committed;  /* close succeeded: the partial is now the target */
+    uint32_t segment;        /* index of the current segment */
+    uint32_t segment_frames; /* frames in the current segment */
+    int64_t segment_start;   /* its start step */
+    uint64_t frames;         /* over every segment */
 };
 
 onescope_pose_writer_options onescope_pose_writer_options_default(void) {
@@ -83,54 +76,27 @@ static onescope_code set_segment_paths(onescope_pose_writer *w, onescope_error *
 
 /* Every failure after open goes through here: the writer refuses further work. */
 static onescope_code latch(onescope_pose_writer *w, onescope_code rc) {
-    if (rc != ONESCOPE_OK && w->state == WRITER_OPEN) w->state = WRITER_LATCHED;
-    if (rc == ONESCOPE_E_IO) w->bytes_lost = true;
-    return rc;
+    return onescope_os_out_latch(&w->out, rc);
 }
 
 static onescope_code start_segment(onescope_pose_writer *w, onescope_error *error) {
     OS_TRY(set_segment_paths(w, error));
     onescope_os_put_u64(w->head.data + ONESCOPE_OS_OSPC_START_STEP_AT, (uint64_t)w->segment_start);
-    w->fd = onescope_os_file_create_new(w->partial_path, w->segment_path, error);
-    if (w->fd < 0) return ONESCOPE_E_IO;
+    w->out.fd = onescope_os_file_create_new(w->partial_path, w->segment_path, error);
+    if (w->out.fd < 0) return ONESCOPE_E_IO;
     /* A file being replaced keeps its mode and owner, from the partial's first byte on. */
-    OS_TRY(onescope_os_target_adopt(&w->target, w->fd, w->segment_path, error));
+    OS_TRY(onescope_os_target_adopt(&w->target, w->out.fd, w->segment_path, error));
     w->segment_frames = 0;
     /* The head goes out at once: from here on the partial is recoverable. */
-    return onescope_os_file_write_fd(w->fd, w->head.data, w->head.size, w->segment_path, error);
+    return onescope_os_file_write_fd(w->out.fd, w->head.data, w->head.size, w->segment_path, error);
 }
 
-static onescope_code flush_buffer(onescope_pose_writer *w, onescope_error *error) {
-    onescope_code rc =
-        onescope_os_file_write_fd(w->fd, w->buffer, w->buffer_used, w->segment_path, error);
-    w->buffer_used = 0;
-    return rc;
-}
-
-/* A flush as the options define it (common.h): the buffer out, and fsync if asked. */
-static onescope_code flush_now(onescope_pose_writer *w, onescope_error *error) {
-    OS_TRY(flush_buffer(w, error));
-    if (w->flush.fsync) OS_TRY(onescope_os_file_sync_fd(w->fd, w->segment_path, error));
-    onescope_os_flush_done(&w->flush);
-    return ONESCOPE_OK;
-}
-
-/* Flushes, writes the frame count, syncs, closes and renames the current segment. */
+/* Writes the frame count and lands the current segment. */
 static onescope_code finish_segment(onescope_pose_writer *w, onescope_error *error) {
     uint8_t count[4];
     onescope_os_put_u32(count, w->segment_frames);
-    onescope_code rc = flush_buffer(w, error);
-    if (rc == ONESCOPE_OK)
-        rc = onescope_os_file_patch_fd(w->fd, ONESCOPE_OS_OSPC_FRAME_COUNT_AT, count, 4,
-                                       w->segment_path, error);
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_sync_fd(w->fd, w->segment_path, error);
-    onescope_code closed =
-        onescope_os_file_close_fd(w->fd, w->segment_path, rc == ONESCOPE_OK ? error : NULL);
-    w->fd = -1;
-    if (rc == ONESCOPE_OK) rc = closed;
-    if (rc == ONESCOPE_OK)
-        rc = onescope_os_file_rename(w->partial_path, w->target.path, w->segment_path, error);
-    return rc;
+    return onescope_os_out_land(&w->out, ONESCOPE_OS_OSPC_FRAME_COUNT_AT, count, 4, w->partial_path,
+                                w->target.path, w->segment_path, error);
 }
 
 static uint64_t segment_limit(const onescope_pose_writer_options *o) {
@@ -149,7 +115,7 @@ static onescope_code size_fail(onescope_error *error, const char *name, uint64_t
 static void release(onescope_pose_writer *w) {
     const onescope_allocator *a = w->allocator;
     onescope_buffer_free(&w->head);
-    onescope_os_free(a, w->buffer);
+    onescope_os_free(a, w->out.buf);
     onescope_os_free(a, w->path);
     onescope_os_free(a, w->segment_path);
     onescope_os_free(a, w->partial_path);
@@ -192,28 +158,28 @@ onescope_code onescope_pose_writer_open(const char *path, const onescope_pose_ca
     }
     w->allocator = a;
     w->head = head_bytes;
-    w->fd = -1;
+    w->out.fd = -1;
     w->entity_count = head->entity_count;
     w->frame_bytes = frame_bytes;
     w->max_bytes = limit;
     w->segments = options->segments;
     w->segment_start = head->start_step;
-    w->buffer_size = options->buffer_bytes != 0 ? options->buffer_bytes : DEFAULT_BUFFER_BYTES;
-    onescope_os_flush_rule_init(&w->flush, options->flush_every, options->flush_every_ms,
+    w->out.cap = options->buffer_bytes != 0 ? options->buffer_bytes : DEFAULT_BUFFER_BYTES;
+    onescope_os_flush_rule_init(&w->out.flush, options->flush_every, options->flush_every_ms,
                                 options->flush_fsync);
     w->path_room = strlen(path) + 16; /* room for "-NNNN..." */
     w->path = copy_string(a, path, w->path_room);
     w->segment_path = onescope_os_alloc(a, w->path_room);
-    w->buffer = onescope_os_alloc(a, w->buffer_size);
-    if (w->path == NULL || w->segment_path == NULL || w->buffer == NULL) {
+    w->out.buf = onescope_os_alloc(a, w->out.cap);
+    if (w->path == NULL || w->segment_path == NULL || w->out.buf == NULL) {
         release(w);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
                                 "could not allocate the writer's buffer");
     }
     onescope_code rc = start_segment(w, error);
     if (rc != ONESCOPE_OK) {
-        if (w->fd >= 0) {
-            onescope_os_file_close_fd(w->fd, name, NULL);
+        if (w->out.fd >= 0) {
+            onescope_os_file_close_fd(w->out.fd, name, NULL);
             onescope_os_file_remove(w->partial_path);
         }
         release(w);
@@ -225,23 +191,13 @@ onescope_code onescope_pose_writer_open(const char *path, const onescope_pose_ca
 
 static onescope_code refuse_state(const onescope_pose_writer *w, const char *call,
                                   onescope_error *error) {
-    return onescope_os_writer_refuse(error, w->segment_path, call, w->state == WRITER_CLOSED,
-                                     "frame");
+    return onescope_os_out_refuse(&w->out, w->segment_path, call, "frame", error);
 }
 
 /* Feeds n bytes through the buffer, writing it out each time it fills. */
 static onescope_code feed(onescope_pose_writer *w, const uint8_t *p, size_t n,
                           onescope_error *error) {
-    while (n > 0) {
-        size_t room = w->buffer_size - w->buffer_used;
-        size_t k = n < room ? n : room;
-        memcpy(w->buffer + w->buffer_used, p, k);
-        w->buffer_used += k;
-        p += k;
-        n -= k;
-        if (w->buffer_used == w->buffer_size) OS_TRY(flush_buffer(w, error));
-    }
-    return ONESCOPE_OK;
+    return onescope_os_out_feed(&w->out, p, n, w->segment_path, error);
 }
 
 onescope_code onescope_pose_writer_append(onescope_pose_writer *w, const onescope_pose *poses,
@@ -249,7 +205,7 @@ onescope_code onescope_pose_writer_append(onescope_pose_writer *w, const onescop
     if (w == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_writer_append",
                                 OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
-    if (w->state != WRITER_OPEN) return refuse_state(w, "append", error);
+    if (w->out.state != ONESCOPE_OS_OUT_OPEN) return refuse_state(w, "append", error);
     if (poses == NULL || count != w->entity_count) {
         char expected[64];
         snprintf(expected, sizeof expected, "%lu poses (one per entity)",
@@ -294,16 +250,15 @@ onescope_code onescope_pose_writer_append(onescope_pose_writer *w, const onescop
 #endif
     w->segment_frames++;
     w->frames++;
-    if (onescope_os_flush_due(&w->flush)) return latch(w, flush_now(w, error));
-    return ONESCOPE_OK;
+    return onescope_os_out_appended(&w->out, w->segment_path, error);
 }
 
 onescope_code onescope_pose_writer_flush(onescope_pose_writer *w, onescope_error *error) {
     if (w == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_writer_flush",
                                 OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
-    if (w->state != WRITER_OPEN) return refuse_state(w, "flush", error);
-    return latch(w, flush_now(w, error));
+    if (w->out.state != ONESCOPE_OS_OUT_OPEN) return refuse_state(w, "flush", error);
+    return latch(w, onescope_os_out_flush(&w->out, w->segment_path, error));
 }
 
 uint64_t onescope_pose_writer_frames(const onescope_pose_writer *w) {
@@ -316,55 +271,37 @@ onescope_code onescope_pose_writer_close(onescope_pose_writer *w, uint64_t *fram
     if (w == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_writer_close",
                                 OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
-    if (w->state == WRITER_CLOSED) return refuse_state(w, "close", error);
-    if (w->state == WRITER_LATCHED) {
-        /* Keep what can be kept: after a refused frame the buffer holds only whole, checked
-         * frames; after an I/O failure nothing more is written. The partial stays. */
-        if (!w->bytes_lost && flush_buffer(w, NULL) == ONESCOPE_OK)
-            (void)onescope_os_file_sync_fd(w->fd, w->segment_path, NULL);
-        onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
-        w->fd = -1;
-        w->state = WRITER_CLOSED;
-        return onescope_os_writer_refuse(
-            error, w->partial_path != NULL ? w->partial_path : w->segment_path, "close", false,
-            "frame");
-    }
-    w->state = WRITER_CLOSED;
+    if (w->out.state == ONESCOPE_OS_OUT_CLOSED) return refuse_state(w, "close", error);
+    if (w->out.state == ONESCOPE_OS_OUT_LATCHED)
+        return onescope_os_out_close_failed(
+            &w->out, w->segment_path, w->partial_path != NULL ? w->partial_path : w->segment_path,
+            "frame", error);
+    w->out.state = ONESCOPE_OS_OUT_CLOSED;
     if (w->frames == 0) {
-        onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
-        w->fd = -1;
-        onescope_os_file_remove(w->partial_path);
+        onescope_os_out_abandon(&w->out, w->segment_path, w->partial_path);
         return onescope_os_fail(error, ONESCOPE_E_RANGE, w->segment_path, OS_NO_OFFSET,
                                 "frame count", "at least 1 frame appended before close", "0");
     }
     onescope_code rc = finish_segment(w, error);
     if (rc != ONESCOPE_OK) {
         /* The target is untouched; the partial keeps the frames for recover. */
-        w->bytes_lost = true;
+        w->out.bytes_lost = true;
         return rc;
     }
-    w->committed = true;
+    w->out.committed = true;
     if (frames != NULL) *frames = w->frames;
     return ONESCOPE_OK;
 }
 
 void onescope_pose_writer_discard(onescope_pose_writer *w) {
     if (w == NULL) return;
-    if (w->fd >= 0) onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
-    w->fd = -1;
-    if (!w->committed) onescope_os_file_remove(w->partial_path);
+    onescope_os_out_abandon(&w->out, w->segment_path, w->partial_path);
     release(w);
 }
 
 void onescope_pose_writer_free(onescope_pose_writer *w) {
     if (w == NULL) return;
-    if (w->state != WRITER_CLOSED && w->fd >= 0) {
-        /* Freed without close (an engine unwinding after an error, say): nothing is lost. The
-         * complete frames still buffered go out, and the partial stays for
-         * onescope_pose_cache_recover, as after a crash. */
-        if (!w->bytes_lost) (void)flush_buffer(w, NULL);
-        onescope_os_file_close_fd(w->fd, w->segment_path, NULL);
-    }
+    onescope_os_out_leave(&w->out, w->segment_path);
     release(w);
 }
 
@@ -378,6 +315,41 @@ static bool named_partial(const char *name) {
     return n > m && strcmp(name + n - m, ONESCOPE_OS_PARTIAL_SUFFIX) == 0;
 }
 
+/* The pose values of each piece the copy hands over (whole poses: the unit is a frame). */
+typedef struct pose_check {
+    const onescope_os_ospc_partial *info;
+    const char *name;
+} pose_check;
+
+static onescope_code check_piece(void *user, uint64_t offset, const uint8_t *piece, size_t size,
+                                 onescope_error *error) {
+    const pose_check *c = user;
+    size_t first = (size_t)(offset - c->info->poses_at) / ONESCOPE_OSPC_POSE_BYTES;
+    return onescope_os_ospc_partial_poses(c->info, piece, first, size / ONESCOPE_OSPC_POSE_BYTES,
+                                          c->name, error);
+}
+
+/* Reads the head: the first MiB, or as much more (doubling) as the head turns out to need. */
+static onescope_code recover_head(int fd, const char *partial, uint64_t size,
+                                  const onescope_allocator *a, onescope_os_ospc_partial *info,
+                                  onescope_error *error) {
+    size_t n = size < ((size_t)1 << 20) ? (size_t)size : (size_t)1 << 20;
+    for (;;) {
+        uint8_t *buf = onescope_os_alloc(a, n ? n : 1);
+        if (buf == NULL)
+            return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
+                                    "cannot allocate %zu bytes for the head", n);
+        size_t got;
+        onescope_code rc = onescope_os_file_read_at(fd, 0, buf, n, &got, partial, error);
+        if (rc == ONESCOPE_OK)
+            rc = onescope_os_ospc_partial_head(buf, got, size, partial, named_partial(partial), a,
+                                               info, error);
+        onescope_os_free(a, buf);
+        if (rc != ONESCOPE_E_TRUNCATED || got < n || n == size) return rc;
+        n = size - n < n ? (size_t)size : 2 * n;
+    }
+}
+
 onescope_code onescope_pose_cache_recover(const char *partial, const char *out_path,
                                           const onescope_allocator *a, uint64_t *frames_kept,
                                           onescope_error *error) {
@@ -386,19 +358,22 @@ onescope_code onescope_pose_cache_recover(const char *partial, const char *out_p
     onescope_code rc = onescope_os_recover_names(partial, out_path, "onescope_pose_cache_recover",
                                                  a, &out_path, &derived, error);
     if (rc != ONESCOPE_OK) return rc;
-    onescope_buffer bytes = {NULL, 0, NULL};
-    if (rc == ONESCOPE_OK) rc = onescope_file_read(partial, 0, a, &bytes, error);
+    uint64_t size;
+    int fd = onescope_os_recover_open(partial, &size, error);
     onescope_os_ospc_partial info;
-    if (rc == ONESCOPE_OK)
-        rc = onescope_os_ospc_partial_scan(bytes.data, bytes.size, partial, named_partial(partial),
-                                           a, &info, error);
+    rc = fd < 0 ? ONESCOPE_E_IO : recover_head(fd, partial, size, a, &info, error);
     if (rc == ONESCOPE_OK) {
-        /* The copy in memory becomes the cache; the partial on disk is never written. */
-        onescope_os_put_u32(bytes.data + ONESCOPE_OS_OSPC_FRAME_COUNT_AT, info.frames);
-        rc = onescope_file_write(out_path, bytes.data, info.kept_bytes, error);
+        /* The partial on disk is never written: the count goes into the copy. */
+        uint8_t count[4];
+        onescope_os_put_u32(count, info.frames);
+        pose_check c = {&info, partial};
+        rc = onescope_os_recover_copy(fd, partial, info.kept_bytes, ONESCOPE_OS_OSPC_FRAME_COUNT_AT,
+                                      count, 4, info.poses_at,
+                                      (size_t)info.entity_count * ONESCOPE_OSPC_POSE_BYTES,
+                                      check_piece, &c, out_path, a, error);
     }
     if (rc == ONESCOPE_OK && frames_kept != NULL) *frames_kept = info.frames;
-    onescope_buffer_free(&bytes);
+    if (fd >= 0) onescope_os_file_close_fd(fd, partial, NULL);
     onescope_os_free(a, derived);
     return rc;
 }

@@ -905,34 +905,95 @@ onescope_code onescope_recording_write(const onescope_recording *r, const onesco
 
 /* ---- a partial, for recovery ---- */
 
-onescope_code onescope_os_rec_partial_scan(const uint8_t *data, size_t size, const char *name,
-                                           onescope_os_rec_partial *info, onescope_error *error) {
+void onescope_os_rec_partial_begin(onescope_os_rec_partial_scanner *p, uint64_t size,
+                                   const char *name) {
+    onescope_os_rec_scan_init(&p->s, size, true, name);
+    p->size = size;
+}
+
+onescope_code onescope_os_rec_partial_feed(void *scanner, const void *data, size_t n) {
+    return onescope_os_rec_scan_feed(&((onescope_os_rec_partial_scanner *)scanner)->s, data, n);
+}
+
+onescope_code onescope_os_rec_partial_end(onescope_os_rec_partial_scanner *p,
+                                          onescope_os_rec_partial *info, onescope_error *error) {
     memset(info, 0, sizeof *info);
-    onescope_os_rec_scan s;
-    onescope_os_rec_scan_init(&s, size, true, name);
-    (void)onescope_os_rec_scan_feed(&s, data, size);
+    onescope_os_rec_scan *s = &p->s;
     onescope_error inner;
-    onescope_code rc = onescope_os_rec_scan_end(&s, &inner);
-    bool in_records = s.state == S_LEN || s.state == S_INPUT || s.state == S_ROW ||
-                      (s.state >= S_KHEAD && s.state <= S_KBODY) ||
-                      ((s.state == S_EHEAD || s.state == S_EBODY) && !s.block_of_head);
+    onescope_code rc = onescope_os_rec_scan_end(s, &inner);
+    bool in_records = s->state == S_LEN || s->state == S_INPUT || s->state == S_ROW ||
+                      (s->state >= S_KHEAD && s->state <= S_KBODY) ||
+                      ((s->state == S_EHEAD || s->state == S_EBODY) && !s->block_of_head);
     if (rc != ONESCOPE_OK && !(in_records && inner.code == ONESCOPE_E_TRUNCATED)) {
         if (error != NULL) *error = inner; /* the head's error, or damage inside the records */
         return rc;
     }
     if (rc != ONESCOPE_OK) { /* cut by the end of the file: the record a kill tore, dropped */
-        info->dropped_at = s.record_at;
-        info->dropped_bytes = size - s.record_at;
+        info->dropped_at = s->record_at;
+        info->dropped_bytes = p->size - s->record_at;
     }
-    const onescope_os_rec_head *h = &s.h;
-    if (!h->open && (s.records != h->step_count || info->dropped_bytes != 0))
-        return onescope_os_fail(error, ONESCOPE_E_LENGTH, name, 8, "step count",
+    const onescope_os_rec_head *h = &s->h;
+    if (!h->open && (s->records != h->step_count || info->dropped_bytes != 0))
+        return onescope_os_fail(error, ONESCOPE_E_LENGTH, s->name, 8, "step count",
                                 "the records the file holds (a final count is kept only when it "
                                 "matches them)",
                                 "%" PRIu32 " for %" PRIu32 " whole records%s", h->step_count,
-                                s.records, info->dropped_bytes ? " and a torn one" : "");
+                                s->records, info->dropped_bytes ? " and a torn one" : "");
     info->head = *h;
-    info->steps = s.records;
-    info->kept_bytes = size - info->dropped_bytes;
+    info->steps = s->records;
+    info->kept_bytes = p->size - info->dropped_bytes;
     return ONESCOPE_OK;
 }
+
+/* ---- the module recording codec (check_internal.h): the container only, as the parser
+ * checks it; the blobs are the module's ---- */
+
+typedef struct rec_check {
+    onescope_os_rec_scan scan;
+    const onescope_allocator *allocator;
+} rec_check;
+
+static onescope_code rec_begin(size_t total, const char *name,
+                               const onescope_parse_options *options, void **state,
+                               onescope_error *error) {
+    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
+    rec_check *c = onescope_os_calloc(a, 1, sizeof *c);
+    *state = c;
+    if (c == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
+                                "cannot allocate the validator");
+    c->allocator = a;
+    if (total == ONESCOPE_OS_SIZE_UNKNOWN)
+        onescope_os_rec_scan_init_unknown(&c->scan, onescope_os_input_limit(options), name);
+    else
+        onescope_os_rec_scan_init(&c->scan, total, false, name);
+    return ONESCOPE_OK;
+}
+
+static onescope_code rec_feed(void *state, const void *data, size_t n) {
+    return onescope_os_rec_scan_feed(&((rec_check *)state)->scan, data, n);
+}
+
+static onescope_code rec_end(void *state, onescope_error *error) {
+    return onescope_os_rec_scan_end(&((rec_check *)state)->scan, error);
+}
+
+static void rec_free(void *state) {
+    if (state != NULL) onescope_os_free(((rec_check *)state)->allocator, state);
+}
+
+const onescope_os_rec_head *onescope_os_rec_check_head(const void *state) {
+    return &((const rec_check *)state)->scan.h;
+}
+
+static onescope_code rec_parse_only(const void *data, size_t size, const char *name,
+                                    const onescope_parse_options *options, onescope_error *error) {
+    onescope_recording *r;
+    onescope_code rc = onescope_recording_parse(data, size, name, options, &r, error);
+    onescope_recording_free(rc == ONESCOPE_OK ? r : NULL);
+    return rc;
+}
+
+const onescope_os_push_ops onescope_os_recording_push = {rec_begin, rec_feed, rec_end, rec_free};
+const onescope_os_codec onescope_os_recording_codec = {&onescope_os_recording_push, NULL,
+                                                       rec_parse_only};

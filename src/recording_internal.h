@@ -3,6 +3,7 @@
 #ifndef ONESCOPE_RECORDING_INTERNAL_H
 #define ONESCOPE_RECORDING_INTERNAL_H
 
+#include "check_internal.h"
 #include "internal.h"
 #include "onescope/module.h"
 #include "onescope/recording.h"
@@ -78,6 +79,9 @@ void onescope_os_rec_scan_init_unknown(onescope_os_rec_scan *s, uint64_t limit, 
 onescope_code onescope_os_rec_scan_feed(onescope_os_rec_scan *s, const void *data, size_t n);
 /* After the last byte: the final verdict, filled into error. */
 onescope_code onescope_os_rec_scan_end(onescope_os_rec_scan *s, onescope_error *error);
+/* The recording codec's push calls (check_internal.h), and the head its kept state learnt. */
+extern const onescope_os_push_ops onescope_os_recording_push;
+const onescope_os_rec_head *onescope_os_rec_check_head(const void *state);
 /* The head bytes a writer starts a partial with (the open count, no row 0). */
 onescope_code onescope_os_rec_encode_head(const onescope_recording_def *def, uint16_t flags,
                                           const onescope_allocator *a, onescope_buffer *out,
@@ -120,9 +124,18 @@ typedef struct onescope_os_rec_partial {
     uint64_t dropped_bytes; /* its bytes */
 } onescope_os_rec_partial;
 
-/* Scans a partial (or a finished file whose count matches its records): whole records are
- * kept, a record cut by the end is dropped (and said), anything else is refused at its offset. */
-onescope_code onescope_os_rec_partial_scan(const uint8_t *data, size_t size, const char *name,
-                                           onescope_os_rec_partial *info, onescope_error *error);
+/* Scans a partial (or a finished file whose count matches its records) fed in pieces: begin
+ * with the file's size, feed every byte in order (the verdict so far; feeding may stop at the
+ * first non-OK), end. Whole records are kept, a record cut by the end is dropped (and said),
+ * anything else is refused at its offset. */
+typedef struct onescope_os_rec_partial_scanner {
+    onescope_os_rec_scan s;
+    uint64_t size;
+} onescope_os_rec_partial_scanner;
+void onescope_os_rec_partial_begin(onescope_os_rec_partial_scanner *p, uint64_t size,
+                                   const char *name);
+onescope_code onescope_os_rec_partial_feed(void *scanner, const void *data, size_t n);
+onescope_code onescope_os_rec_partial_end(onescope_os_rec_partial_scanner *p,
+                                          onescope_os_rec_partial *info, onescope_error *error);
 
 #endif

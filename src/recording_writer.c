@@ -6,13 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "file_internal.h"
 #include "onescope/file.h"
 #include "recording_internal.h"
 #include "run_internal.h"
 
 #define DEFAULT_BUFFER (256u * 1024u)
-
-enum writer_state { WRITER_OPEN, WRITER_LATCHED, WRITER_CLOSED };
 
 struct onescope_recording_writer {
     const onescope_allocator *allocator;
@@ -23,11 +22,7 @@ struct onescope_recording_writer {
     onescope_os_target target;
     char *path;
     char *partial;
-    int fd;
-    uint8_t *buf;
-    size_t buf_cap, buf_used;
-    onescope_os_flush_rule flush;
-    uint64_t size; /* bytes in the file so far, the buffer's included */
+    onescope_os_out out; /* the partial, through the writers' one core */
     uint32_t steps;
     /* entity rows: the last row's ids (to write "the same ids" when they repeat), the row
      * being built, and room for one entity's digest */
@@ -40,9 +35,6 @@ struct onescope_recording_writer {
     uint8_t *digest;
     uint32_t key_every; /* keyframes: every K steps, built in key */
     onescope_os_writer key;
-    enum writer_state state;
-    bool bytes_lost; /* an I/O failure: nothing more is written */
-    bool committed;
 };
 
 static onescope_code nomem(onescope_error *error, const char *name) {
@@ -51,30 +43,12 @@ static onescope_code nomem(onescope_error *error, const char *name) {
 }
 
 static onescope_code latch(onescope_recording_writer *w, onescope_code rc) {
-    if (rc != ONESCOPE_OK && w->state == WRITER_OPEN) w->state = WRITER_LATCHED;
-    if (rc == ONESCOPE_E_IO) w->bytes_lost = true;
-    return rc;
-}
-
-static onescope_code flush_buffer(onescope_recording_writer *w, onescope_error *error) {
-    onescope_code rc = onescope_os_file_write_fd(w->fd, w->buf, w->buf_used, w->path, error);
-    w->buf_used = 0;
-    return rc;
+    return onescope_os_out_latch(&w->out, rc);
 }
 
 static onescope_code feed(onescope_recording_writer *w, const void *data, size_t n,
                           onescope_error *error) {
-    const uint8_t *p = data;
-    w->size += n;
-    while (n > 0) {
-        size_t room = w->buf_cap - w->buf_used, k = n < room ? n : room;
-        memcpy(w->buf + w->buf_used, p, k);
-        w->buf_used += k;
-        p += k;
-        n -= k;
-        if (w->buf_used == w->buf_cap) OS_TRY(flush_buffer(w, error));
-    }
-    return ONESCOPE_OK;
+    return onescope_os_out_feed(&w->out, data, n, w->path, error);
 }
 
 static onescope_code feed_u64(onescope_recording_writer *w, uint64_t v, onescope_error *error) {
@@ -101,7 +75,7 @@ static void release(onescope_recording_writer *w) {
     onescope_os_free(a, w->setup);
     onescope_os_free(a, w->path);
     onescope_os_free(a, w->partial);
-    onescope_os_free(a, w->buf);
+    onescope_os_free(a, w->out.buf);
     onescope_os_free(a, w);
 }
 
@@ -237,16 +211,16 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
     onescope_recording_writer *w = onescope_os_calloc(a, 1, sizeof *w);
     if (w == NULL) return nomem(error, name);
     w->allocator = a;
-    w->fd = -1;
+    w->out.fd = -1;
     memset(&w->module, 0, sizeof w->module);
     memcpy(&w->module, def->module,
            def->module->struct_size < sizeof w->module ? def->module->struct_size
                                                        : sizeof w->module);
-    w->buf_cap = options->buffer_bytes != 0 ? options->buffer_bytes : DEFAULT_BUFFER;
-    w->buf = onescope_os_alloc(a, w->buf_cap);
+    w->out.cap = options->buffer_bytes != 0 ? options->buffer_bytes : DEFAULT_BUFFER;
+    w->out.buf = onescope_os_alloc(a, w->out.cap);
     w->setup = onescope_os_alloc(a, def->setup_size ? def->setup_size : 1);
     w->path = copy_string(a, path);
-    if (w->buf == NULL || w->setup == NULL || w->path == NULL) {
+    if (w->out.buf == NULL || w->setup == NULL || w->path == NULL) {
         release(w);
         return nomem(error, name);
     }
@@ -305,7 +279,7 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
             return nomem(error, name);
         }
     }
-    onescope_os_flush_rule_init(&w->flush, options->flush_every, options->flush_every_ms,
+    onescope_os_flush_rule_init(&w->out.flush, options->flush_every, options->flush_every_ms,
                                 options->flush_fsync);
     /* The module's rules first: a setup it refuses never starts a file. */
     onescope_code rc = ONESCOPE_OK;
@@ -344,20 +318,20 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
         if (w->partial == NULL) rc = nomem(error, name);
     }
     if (rc == ONESCOPE_OK) {
-        w->fd = onescope_os_file_create_new(w->partial, name, error);
-        if (w->fd < 0) rc = ONESCOPE_E_IO;
+        w->out.fd = onescope_os_file_create_new(w->partial, name, error);
+        if (w->out.fd < 0) rc = ONESCOPE_E_IO;
     }
-    if (rc == ONESCOPE_OK) rc = onescope_os_target_adopt(&w->target, w->fd, name, error);
+    if (rc == ONESCOPE_OK) rc = onescope_os_target_adopt(&w->target, w->out.fd, name, error);
     /* The head and row 0 go out at once: from here on the partial is recoverable. */
     if (rc == ONESCOPE_OK) rc = feed(w, head.data, head.size, error);
     if (rc == ONESCOPE_OK) rc = feed_u64(w, row0, error);
     if (rc == ONESCOPE_OK && w->entity_rows) rc = feed(w, w->row.data, w->row.size, error);
     if (rc == ONESCOPE_OK && w->key_every) rc = feed_key_head(w, error);
-    if (rc == ONESCOPE_OK) rc = flush_buffer(w, error);
+    if (rc == ONESCOPE_OK) rc = onescope_os_out_drain(&w->out, w->path, error);
     onescope_buffer_free(&head);
     if (rc != ONESCOPE_OK) {
-        if (w->fd >= 0) {
-            onescope_os_file_close_fd(w->fd, name, NULL);
+        if (w->out.fd >= 0) {
+            onescope_os_file_close_fd(w->out.fd, name, NULL);
             onescope_os_file_remove(w->partial);
         }
         release(w);
@@ -369,14 +343,7 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
 
 static onescope_code refuse_state(const onescope_recording_writer *w, const char *call,
                                   onescope_error *error) {
-    return onescope_os_writer_refuse(error, w->path, call, w->state == WRITER_CLOSED, "step");
-}
-
-static onescope_code flush_now(onescope_recording_writer *w, onescope_error *error) {
-    OS_TRY(flush_buffer(w, error));
-    if (w->flush.fsync) OS_TRY(onescope_os_file_sync_fd(w->fd, w->path, error));
-    onescope_os_flush_done(&w->flush);
-    return ONESCOPE_OK;
+    return onescope_os_out_refuse(&w->out, w->path, call, "step", error);
 }
 
 onescope_code onescope_recording_writer_append(onescope_recording_writer *w, const void *input,
@@ -392,7 +359,7 @@ onescope_code onescope_recording_writer_append_world(onescope_recording_writer *
     if (w == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_recording_writer_append",
                                 OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
-    if (w->state != WRITER_OPEN) return refuse_state(w, "append", error);
+    if (w->out.state != ONESCOPE_OS_OUT_OPEN) return refuse_state(w, "append", error);
     if (input == NULL && size != 0)
         return latch(w, onescope_os_fail(error, ONESCOPE_E_ARGUMENT, w->path, OS_NO_OFFSET, "input",
                                          "bytes", "NULL"));
@@ -412,11 +379,11 @@ onescope_code onescope_recording_writer_append_world(onescope_recording_writer *
                                              "entity rows or keyframes)",
                                       "%s", lent ? "NULL" : "a world"));
     if (w->steps == ONESCOPE_RECORDING_MAX_STEPS || size > UINT32_MAX ||
-        size + 12 > ONESCOPE_MAX_INPUT_BYTES - w->size)
+        size + 12 > ONESCOPE_MAX_INPUT_BYTES - w->out.size)
         return latch(w, onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET, "step",
                                          "at most 16777216 steps and 256 MiB",
                                          "step %" PRIu32 " of %zu bytes after %" PRIu64 " bytes",
-                                         w->steps, size, w->size));
+                                         w->steps, size, w->out.size));
     if (w->module.check_input != NULL) {
         onescope_os_error_ready(error);
         onescope_code rc =
@@ -445,12 +412,12 @@ onescope_code onescope_recording_writer_append_world(onescope_recording_writer *
     if (w->entity_rows) OS_TRY(latch(w, build_entity_row(w, state, error)));
     if (w->key_every && (w->steps + 1) % w->key_every == 0)
         OS_TRY(latch(w, build_keyframe(w, state, error)));
-    if (w->row.size + w->key.size > ONESCOPE_MAX_INPUT_BYTES - w->size - size - 12)
+    if (w->row.size + w->key.size > ONESCOPE_MAX_INPUT_BYTES - w->out.size - size - 12)
         return latch(w, onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET, "step",
                                          "at most 256 MiB",
                                          "step %" PRIu32 "'s rows and keyframe of %zu bytes "
                                          "after %" PRIu64 " bytes",
-                                         w->steps, w->row.size + w->key.size, w->size));
+                                         w->steps, w->row.size + w->key.size, w->out.size));
     uint8_t len[4];
     onescope_os_put_u32(len, (uint32_t)size);
     OS_TRY(latch(w, feed(w, len, 4, error)));
@@ -459,16 +426,15 @@ onescope_code onescope_recording_writer_append_world(onescope_recording_writer *
     if (w->row.size) OS_TRY(latch(w, feed(w, w->row.data, w->row.size, error)));
     if (w->key.size) OS_TRY(latch(w, feed(w, w->key.data, w->key.size, error)));
     w->steps++;
-    if (onescope_os_flush_due(&w->flush)) return latch(w, flush_now(w, error));
-    return ONESCOPE_OK;
+    return onescope_os_out_appended(&w->out, w->path, error);
 }
 
 onescope_code onescope_recording_writer_flush(onescope_recording_writer *w, onescope_error *error) {
     if (w == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_recording_writer_flush",
                                 OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
-    if (w->state != WRITER_OPEN) return refuse_state(w, "flush", error);
-    return latch(w, flush_now(w, error));
+    if (w->out.state != ONESCOPE_OS_OUT_OPEN) return refuse_state(w, "flush", error);
+    return latch(w, onescope_os_out_flush(&w->out, w->path, error));
 }
 
 uint64_t onescope_recording_writer_steps(const onescope_recording_writer *w) {
@@ -481,51 +447,32 @@ onescope_code onescope_recording_writer_close(onescope_recording_writer *w, uint
     if (w == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_recording_writer_close",
                                 OS_NO_OFFSET, NULL, NULL, "writer must not be NULL");
-    if (w->state == WRITER_CLOSED) return refuse_state(w, "close", error);
-    if (w->state == WRITER_LATCHED) {
-        /* The buffer holds whole, checked records only; after an I/O failure nothing more. */
-        if (!w->bytes_lost && flush_buffer(w, NULL) == ONESCOPE_OK)
-            (void)onescope_os_file_sync_fd(w->fd, w->path, NULL);
-        onescope_os_file_close_fd(w->fd, w->path, NULL);
-        w->fd = -1;
-        w->state = WRITER_CLOSED;
-        return onescope_os_writer_refuse(error, w->partial, "close", false, "step");
-    }
-    w->state = WRITER_CLOSED;
+    if (w->out.state == ONESCOPE_OS_OUT_CLOSED) return refuse_state(w, "close", error);
+    if (w->out.state == ONESCOPE_OS_OUT_LATCHED)
+        return onescope_os_out_close_failed(&w->out, w->path, w->partial, "step", error);
+    w->out.state = ONESCOPE_OS_OUT_CLOSED;
     uint8_t count[4];
     onescope_os_put_u32(count, w->steps);
-    onescope_code rc = flush_buffer(w, error);
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_patch_fd(w->fd, 8, count, 4, w->path, error);
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_sync_fd(w->fd, w->path, error);
-    onescope_code closed =
-        onescope_os_file_close_fd(w->fd, w->path, rc == ONESCOPE_OK ? error : NULL);
-    w->fd = -1;
-    if (rc == ONESCOPE_OK) rc = closed;
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_rename(w->partial, w->target.path, w->path, error);
+    onescope_code rc =
+        onescope_os_out_land(&w->out, 8, count, 4, w->partial, w->target.path, w->path, error);
     if (rc != ONESCOPE_OK) {
-        w->bytes_lost = true; /* the target is untouched; the partial keeps the steps */
+        w->out.bytes_lost = true; /* the target is untouched; the partial keeps the steps */
         return rc;
     }
-    w->committed = true;
+    w->out.committed = true;
     if (steps != NULL) *steps = w->steps;
     return ONESCOPE_OK;
 }
 
 void onescope_recording_writer_free(onescope_recording_writer *w) {
     if (w == NULL) return;
-    if (w->state != WRITER_CLOSED && w->fd >= 0) {
-        /* Freed without close: the whole records still buffered go out; the partial stays. */
-        if (!w->bytes_lost) (void)flush_buffer(w, NULL);
-        onescope_os_file_close_fd(w->fd, w->path, NULL);
-    }
+    onescope_os_out_leave(&w->out, w->path);
     release(w);
 }
 
 void onescope_recording_writer_discard(onescope_recording_writer *w) {
     if (w == NULL) return;
-    if (w->fd >= 0) onescope_os_file_close_fd(w->fd, w->path, NULL);
-    w->fd = -1;
-    if (!w->committed) onescope_os_file_remove(w->partial);
+    onescope_os_out_abandon(&w->out, w->path, w->partial);
     release(w);
 }
 
@@ -537,21 +484,29 @@ onescope_code onescope_recording_recover(const char *partial, const char *out_pa
     char *derived;
     OS_TRY(onescope_os_recover_names(partial, out_path, "onescope_recording_recover", a, &out_path,
                                      &derived, error));
-    onescope_buffer bytes = {NULL, 0, NULL};
-    onescope_code rc = onescope_file_read(partial, 0, a, &bytes, error);
+    uint64_t size;
+    int fd = onescope_os_recover_open(partial, &size, error);
     onescope_os_rec_partial info;
-    if (rc == ONESCOPE_OK)
-        rc = onescope_os_rec_partial_scan(bytes.data, bytes.size, partial, &info, error);
+    onescope_os_rec_partial_scanner scanner;
+    onescope_code rc = ONESCOPE_E_IO;
+    if (fd >= 0) {
+        onescope_os_rec_partial_begin(&scanner, size, partial);
+        rc = onescope_os_recover_scan(fd, partial, size, onescope_os_rec_partial_feed, &scanner, a,
+                                      error);
+        if (rc == ONESCOPE_OK) rc = onescope_os_rec_partial_end(&scanner, &info, error);
+    }
     if (rc == ONESCOPE_OK) {
-        /* The copy in memory becomes the file; the partial on disk is never written. */
-        onescope_os_put_u32((uint8_t *)bytes.data + 8, info.steps);
-        rc = onescope_file_write(out_path, bytes.data, (size_t)info.kept_bytes, error);
+        /* The partial on disk is never written: the count goes into the copy. */
+        uint8_t count[4];
+        onescope_os_put_u32(count, info.steps);
+        rc = onescope_os_recover_copy(fd, partial, info.kept_bytes, 8, count, 4, info.kept_bytes, 1,
+                                      NULL, NULL, out_path, a, error);
     }
     if (rc == ONESCOPE_OK) {
         if (steps_kept != NULL) *steps_kept = info.steps;
         if (dropped_bytes != NULL) *dropped_bytes = info.dropped_bytes;
     }
-    onescope_buffer_free(&bytes);
+    if (fd >= 0) onescope_os_file_close_fd(fd, partial, NULL);
     onescope_os_free(a, derived);
     return rc;
 }

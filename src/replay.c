@@ -926,3 +926,37 @@ onescope_code onescope_os_ostm_check_end(onescope_os_ostm_check *c, onescope_err
     if (c->rc != ONESCOPE_OK && error != NULL) *error = c->error;
     return c->rc;
 }
+
+/* ---- the OSTM v1 codec (check_internal.h) ---- */
+
+static onescope_code ostm_begin(size_t total, const char *name,
+                                const onescope_parse_options *options, void **state,
+                                onescope_error *error) {
+    onescope_os_ostm_check *c = NULL;
+    onescope_code rc = onescope_os_ostm_check_begin(total, name, options, &c, error);
+    *state = c;
+    return rc;
+}
+
+static onescope_code ostm_feed(void *state, const void *data, size_t n) {
+    return onescope_os_ostm_check_feed(state, data, n);
+}
+
+static onescope_code ostm_end(void *state, onescope_error *error) {
+    return onescope_os_ostm_check_end(state, error);
+}
+
+static void ostm_free(void *state) {
+    onescope_os_ostm_check_free(state);
+}
+
+static onescope_code ostm_parse_only(const void *data, size_t size, const char *name,
+                                     const onescope_parse_options *options, onescope_error *error) {
+    onescope_replay *r;
+    onescope_code rc = onescope_replay_parse(data, size, name, options, &r, error);
+    onescope_replay_free(rc == ONESCOPE_OK ? r : NULL);
+    return rc;
+}
+
+const onescope_os_push_ops onescope_os_ostm_push = {ostm_begin, ostm_feed, ostm_end, ostm_free};
+const onescope_os_codec onescope_os_ostm_codec = {&onescope_os_ostm_push, NULL, ostm_parse_only};

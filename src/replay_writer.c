@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "file_internal.h"
 #include "internal.h"
 #include "onescope/file.h"
 #include "onescope/replay.h"
@@ -15,24 +16,17 @@
 
 #define DEFAULT_BUFFER (256u * 1024u)
 
-enum writer_state { WRITER_OPEN, WRITER_FAILED, WRITER_CLOSED };
-
 struct onescope_replay_writer {
     const onescope_allocator *allocator;
-    char *path;    /* the target */
-    char *partial; /* the one partial name (src/file.c) beside the file path ends at */
-    int fd;        /* the partial, open for writing; -1 when not open */
-    uint8_t *buf;  /* steps not yet written to the partial */
-    size_t buf_cap, buf_used;
-    onescope_os_flush_rule flush; /* when buffered steps go to the partial */
+    char *path;          /* the target */
+    char *partial;       /* the one partial name (src/file.c) beside the file path ends at */
+    onescope_os_out out; /* the partial, through the writers' one core */
     onescope_sim *sim;
     onescope_os_replay_head head; /* head.snapshot points into head_bytes */
     uint8_t head_bytes[ONESCOPE_OS_OSTM_HEAD_MAX];
     uint64_t row0; /* the start world's hash */
     uint32_t steps;
     uint64_t input_bytes;
-    enum writer_state state;
-    bool committed; /* close succeeded */
 };
 
 static onescope_code nomem(onescope_error *error, const char *name, const char *what) {
@@ -185,11 +179,10 @@ static onescope_code write_final(int src_fd, const char *src_name, const onescop
         sink_flush(&k);
         if (rc == ONESCOPE_OK) rc = k.rc;
     }
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_sync_fd(k.fd, out_path, error);
-    onescope_code closed =
-        onescope_os_file_close_fd(k.fd, out_path, rc == ONESCOPE_OK ? error : NULL);
-    if (rc == ONESCOPE_OK) rc = closed;
-    if (rc == ONESCOPE_OK) rc = onescope_os_file_rename(tmp, t.path, out_path, error);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_os_file_land(k.fd, tmp, t.path, true, out_path, error);
+    else
+        onescope_os_file_close_fd(k.fd, out_path, NULL);
     if (rc != ONESCOPE_OK) onescope_os_file_remove(tmp);
 done:
     onescope_os_target_free(&t, a);
@@ -210,15 +203,12 @@ onescope_replay_writer_options onescope_replay_writer_options_default(void) {
 
 void onescope_replay_writer_free(onescope_replay_writer *w) {
     if (w == NULL) return;
-    if (w->fd >= 0) {
-        /* The partial stays, with every step appended (best effort: recovery keeps whatever
-         * whole steps reached it). */
-        (void)onescope_os_file_write_fd(w->fd, w->buf, w->buf_used, w->partial, NULL);
-        (void)onescope_os_file_close_fd(w->fd, w->partial, NULL);
-    }
+    /* The partial stays, with every step appended (recovery keeps whatever whole steps
+     * reached it). */
+    onescope_os_out_leave(&w->out, w->partial);
     const onescope_allocator *a = w->allocator;
     onescope_sim_free(w->sim);
-    onescope_os_free(a, w->buf);
+    onescope_os_free(a, w->out.buf);
     onescope_os_free(a, w->partial);
     onescope_os_free(a, w->path);
     onescope_os_free(a, w);
@@ -266,17 +256,17 @@ onescope_code onescope_replay_writer_open(const char *path, const onescope_sim_s
         return nomem(error, path, "replay writer");
     }
     w->allocator = a;
-    w->fd = -1;
+    w->out.fd = -1;
     w->partial = partial;
-    onescope_os_flush_rule_init(&w->flush, o.flush_every, o.flush_every_ms, o.flush_fsync);
+    onescope_os_flush_rule_init(&w->out.flush, o.flush_every, o.flush_every_ms, o.flush_fsync);
     memcpy(w->head_bytes, head, head_size);
     onescope_code rc =
         onescope_os_replay_head_read(w->head_bytes, head_size, path, &w->head, error);
     if (rc != ONESCOPE_OK) goto fail; /* cannot happen: it was just built from checked parts */
     w->path = concat(a, path, "");
-    w->buf = onescope_os_alloc(a, o.buffer_bytes);
-    w->buf_cap = o.buffer_bytes;
-    if (w->path == NULL || w->partial == NULL || w->buf == NULL) {
+    w->out.buf = onescope_os_alloc(a, o.buffer_bytes);
+    w->out.cap = o.buffer_bytes;
+    if (w->path == NULL || w->partial == NULL || w->out.buf == NULL) {
         rc = nomem(error, path, "replay writer");
         goto fail;
     }
@@ -289,22 +279,21 @@ onescope_code onescope_replay_writer_open(const char *path, const onescope_sim_s
     if (rc != ONESCOPE_OK) goto fail;
 
     /* An existing partial (an earlier crash) is refused, never overwritten. */
-    w->fd = onescope_os_file_create_new(w->partial, w->path, error);
-    if (w->fd < 0) {
+    w->out.fd = onescope_os_file_create_new(w->partial, w->path, error);
+    if (w->out.fd < 0) {
         rc = ONESCOPE_E_IO;
         goto fail;
     }
     /* The head and row 0 in one write: a partial is either empty, cut inside them, or whole. */
     w->row0 = onescope_sim_hash(w->sim);
     onescope_os_put_u64(head + head_size, w->row0);
-    rc = onescope_os_file_write_fd(w->fd, head, head_size + 8, w->partial, error);
+    rc = onescope_os_file_write_fd(w->out.fd, head, head_size + 8, w->partial, error);
     if (rc != ONESCOPE_OK) {
-        (void)onescope_os_file_close_fd(w->fd, w->partial, NULL);
-        w->fd = -1;
+        (void)onescope_os_file_close_fd(w->out.fd, w->partial, NULL);
+        w->out.fd = -1;
         onescope_os_file_remove(w->partial);
         goto fail;
     }
-    w->state = WRITER_OPEN;
     *out = w;
     return ONESCOPE_OK;
 fail:
@@ -318,29 +307,14 @@ static onescope_code check_open(onescope_replay_writer *w, const char *what,
     if (w == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, what, OS_NO_OFFSET, NULL, NULL,
                                 "writer must not be NULL");
-    if (w->state != WRITER_OPEN)
-        return onescope_os_writer_refuse(error, w->path, what, w->state == WRITER_CLOSED, "step");
+    if (w->out.state != ONESCOPE_OS_OUT_OPEN)
+        return onescope_os_out_refuse(&w->out, w->path, what, "step", error);
     return ONESCOPE_OK;
 }
 
 /* Every failure of an open writer goes through here: the writer refuses further use. */
 static onescope_code latch(onescope_replay_writer *w, onescope_code rc) {
-    if (rc != ONESCOPE_OK) w->state = WRITER_FAILED;
-    return rc;
-}
-
-static onescope_code flush_buffer(onescope_replay_writer *w, onescope_error *error) {
-    OS_TRY(onescope_os_file_write_fd(w->fd, w->buf, w->buf_used, w->partial, error));
-    w->buf_used = 0;
-    return ONESCOPE_OK;
-}
-
-/* A flush as the options define it (common.h): the buffer out, and fsync if asked. */
-static onescope_code flush_now(onescope_replay_writer *w, onescope_error *error) {
-    OS_TRY(flush_buffer(w, error));
-    if (w->flush.fsync) OS_TRY(onescope_os_file_sync_fd(w->fd, w->partial, error));
-    onescope_os_flush_done(&w->flush);
-    return ONESCOPE_OK;
+    return onescope_os_out_latch(&w->out, rc);
 }
 
 onescope_code onescope_replay_writer_append(onescope_replay_writer *w, const void *input,
@@ -371,21 +345,19 @@ onescope_code onescope_replay_writer_append(onescope_replay_writer *w, const voi
     rc = onescope_sim_step(w->sim, input, size, error);
     if (rc != ONESCOPE_OK) return latch(w, rc);
     uint64_t row = hash != NULL ? *hash : onescope_sim_hash(w->sim);
-    if (w->buf_cap - w->buf_used < ONESCOPE_OS_OSTM_RECORD_FIXED + size) {
-        rc = flush_buffer(w, error);
-        if (rc != ONESCOPE_OK) return latch(w, rc);
-    }
-    w->buf_used +=
-        onescope_os_replay_record_encode(input, (uint16_t)size, row, w->buf + w->buf_used);
+    uint8_t *room =
+        onescope_os_out_room(&w->out, ONESCOPE_OS_OSTM_RECORD_FIXED + size, w->partial, error);
+    if (room == NULL) return latch(w, ONESCOPE_E_IO);
+    onescope_os_out_wrote(&w->out,
+                          onescope_os_replay_record_encode(input, (uint16_t)size, row, room));
     w->steps++;
     w->input_bytes += size;
-    if (onescope_os_flush_due(&w->flush)) return latch(w, flush_now(w, error));
-    return ONESCOPE_OK;
+    return onescope_os_out_appended(&w->out, w->partial, error);
 }
 
 onescope_code onescope_replay_writer_flush(onescope_replay_writer *w, onescope_error *error) {
     OS_TRY(check_open(w, "onescope_replay_writer_flush", error));
-    return latch(w, flush_now(w, error));
+    return latch(w, onescope_os_out_flush(&w->out, w->partial, error));
 }
 
 uint64_t onescope_replay_writer_steps(const onescope_replay_writer *w) {
@@ -394,17 +366,17 @@ uint64_t onescope_replay_writer_steps(const onescope_replay_writer *w) {
 
 void onescope_replay_writer_discard(onescope_replay_writer *w) {
     if (w == NULL) return;
-    if (w->fd >= 0) (void)onescope_os_file_close_fd(w->fd, w->partial, NULL);
-    w->fd = -1;
-    if (!w->committed) onescope_os_file_remove(w->partial);
+    onescope_os_out_abandon(&w->out, w->partial, w->partial);
     onescope_replay_writer_free(w);
 }
 
 onescope_code onescope_replay_writer_close(onescope_replay_writer *w, uint64_t *steps,
                                            onescope_error *error) {
     if (steps != NULL) *steps = 0;
+    if (w != NULL && w->out.state == ONESCOPE_OS_OUT_LATCHED)
+        return onescope_os_out_close_failed(&w->out, w->partial, w->partial, "step", error);
     OS_TRY(check_open(w, "onescope_replay_writer_close", error));
-    onescope_code rc = flush_buffer(w, error);
+    onescope_code rc = onescope_os_out_drain(&w->out, w->partial, error);
     /* The partial is read back through a descriptor of its own: the writer's is write-only. */
     int src = rc == ONESCOPE_OK ? onescope_os_file_open_read(w->partial, w->partial, error) : -1;
     if (rc == ONESCOPE_OK && src < 0) rc = ONESCOPE_E_IO;
@@ -413,13 +385,13 @@ onescope_code onescope_replay_writer_close(onescope_replay_writer *w, uint64_t *
                          w->steps, w->path, w->allocator, error);
     if (src >= 0) (void)onescope_os_file_close_fd(src, w->partial, NULL);
     if (rc != ONESCOPE_OK) return latch(w, rc);
-    (void)onescope_os_file_close_fd(w->fd, w->partial, NULL);
-    w->fd = -1;
+    (void)onescope_os_file_close_fd(w->out.fd, w->partial, NULL);
+    w->out.fd = -1;
     /* The finished file is in place. A kill before this unlink leaves a complete partial,
      * which recovers to the same bytes. */
     onescope_os_file_remove(w->partial);
-    w->state = WRITER_CLOSED;
-    w->committed = true;
+    w->out.state = ONESCOPE_OS_OUT_CLOSED;
+    w->out.committed = true;
     if (steps != NULL) *steps = w->steps;
     return ONESCOPE_OK;
 }

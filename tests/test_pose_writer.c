@@ -576,8 +576,9 @@ static void allocation_failures(void **state) {
     append_frames(w, 0, 4);
     onescope_error err;
     assert_int_equal(onescope_pose_writer_flush(w, &err), ONESCOPE_OK);
-    /* recover: the file's bytes, the id set. */
-    assert_int_equal(test_alloc_walk(recover_fn, partial), 2);
+    /* recover, streamed: the head's buffer, the id set, the copy's buffer, and the sink's
+     * struct, name, resolved target and temporary name. */
+    assert_int_equal(test_alloc_walk(recover_fn, partial), 7);
     /* With the default name: one more, the derived name. */
     onescope_pose_writer_free(w);
 }
@@ -735,6 +736,76 @@ static void partial_named_by_readers(void **state) {
     onescope_pose_writer_discard(w);
 }
 
+/* Recovery streams: a partial of several MiB (pieces of the copy), a bad value deep in it
+ * named at its offset with no output made, and a head larger than the first read. */
+static void recover_streams(void **state) {
+    (void)state;
+    char path[512], partial[600], out[600], line[512];
+    onescope_error err;
+    uint64_t kept;
+    path_in(path, sizeof path, "long.ospc");
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    path_in(out, sizeof out, "long-out.ospc");
+    onescope_pose_writer *w = open_writer(path, NULL);
+    uint32_t frames = 50000; /* 4.2 MB of poses */
+    append_frames(w, 0, frames);
+    assert_int_equal(onescope_pose_writer_flush(w, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_cache_recover(partial, out, NULL, &kept, &err), ONESCOPE_OK);
+    assert_int_equal(kept, frames);
+    check_cache(out, frames, 0, 50);
+    unlink(out);
+    /* A value of frame 40000 made infinite: refused at its offset, nothing at out. */
+    onescope_buffer bytes;
+    assert_int_equal(onescope_file_read(partial, 0, NULL, &bytes, &err), ONESCOPE_OK);
+    size_t at = (size_t)head_size() + 40000u * ENTITIES * 28u + 28u + 4u; /* entity 1 y */
+    onescope_os_put_u32(bytes.data + at, 0xFF800000u);
+    char bad[600];
+    path_in(bad, sizeof bad, "deep.partial");
+    test_write_file(bad, bytes.data, bytes.size);
+    assert_int_equal(onescope_pose_cache_recover(bad, out, NULL, &kept, &err),
+                     ONESCOPE_E_NOT_FINITE);
+    assert_error_at(err, ONESCOPE_E_NOT_FINITE, at);
+    onescope_error_format(&err, line, sizeof line);
+    assert_non_null(strstr(line, "frame 40000 entity 1 position y"));
+    assert_false(exists(out));
+    onescope_buffer_free(&bytes);
+    onescope_pose_writer_free(w);
+
+    /* A head of about 2.5 MB: 2 500 entity names of 1 000 bytes, read in more than one try. */
+    onescope_pose_cache *h;
+    uint32_t n = 2500;
+    assert_int_equal(onescope_pose_cache_create(3, n, 1, NULL, &h, &err), ONESCOPE_OK);
+    char name[1000];
+    memset(name, 'n', sizeof name);
+    for (uint32_t e = 0; e < n; e++) {
+        h->entities[e].id = e + 1;
+        name[0] = (char)('A' + e % 26);
+        assert_int_equal(onescope_pose_cache_set_entity_name(h, e, name, sizeof name, &err),
+                         ONESCOPE_OK);
+    }
+    path_in(path, sizeof path, "wide.ospc");
+    snprintf(partial, sizeof partial, "%s.partial", path);
+    assert_int_equal(onescope_pose_writer_open(path, h, NULL, NULL, &w, &err), ONESCOPE_OK);
+    onescope_pose *p = calloc(n, sizeof *p);
+    for (uint32_t e = 0; e < n; e++) p[e].rotation[3] = 1;
+    for (int f = 0; f < 3; f++)
+        assert_int_equal(onescope_pose_writer_append(w, p, n, &err), ONESCOPE_OK);
+    assert_int_equal(onescope_pose_writer_flush(w, &err), ONESCOPE_OK);
+    assert_true(file_size(partial) > 2500000);
+    path_in(out, sizeof out, "wide-out.ospc");
+    assert_int_equal(onescope_pose_cache_recover(partial, out, NULL, &kept, &err), ONESCOPE_OK);
+    assert_int_equal(kept, 3);
+    onescope_pose_cache *c;
+    assert_int_equal(onescope_pose_cache_read_file(out, NULL, &c, &err), ONESCOPE_OK);
+    assert_int_equal(c->frame_count, 3);
+    assert_int_equal(c->entity_count, n);
+    assert_int_equal(c->entities[2499].name.length, 1000);
+    onescope_pose_cache_free(c);
+    free(p);
+    onescope_pose_writer_free(w);
+    onescope_pose_cache_free(h);
+}
+
 static int setup(void **state) {
     (void)state;
     snprintf(dir, sizeof dir, "/tmp/test_pose_writer-%ld", (long)getpid());
@@ -764,6 +835,7 @@ int main(void) {
         cmocka_unit_test(killed_inside_close),
         cmocka_unit_test(long_names),
         cmocka_unit_test(partial_named_by_readers),
+        cmocka_unit_test(recover_streams),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -65,7 +65,32 @@ check field "$SCRATCH/occ.svg" "$SCRATCH/f3.json" occupancy 100
 # diff: the ghost is its replay 400 mm to the right at every step, so the line is flat at 400
 render diff --diff "$T/test-2d-600.ostm" "$T/test-2d-ghost.ospc"
 check flat "$SCRATCH/diff.svg" 400
-check svg "$SCRATCH/diff.svg" test-2d-600.ostm test-2d-ghost.ospc
+check svg "$SCRATCH/diff.svg" test-2d-600.ostm test-2d-ghost.ospc "largest distance, matched ids"
+
+# titles and legends are never cut: a name too long for the column is shortened in the middle
+# (ends kept), its whole text in the SVG's <title>; the title likewise
+long="a-very-long-input-name-that-would-not-fit-the-legend-column.ospc"
+cp "$T/test-2d-ghost.ospc" "$SCRATCH/$long"
+expect_exit 0 "$ONESCOPE" plot "$SCRATCH/$long" --title "$(printf 't%.0s' $(seq 200))" -o "$SCRATCH/longname.svg"
+check svg "$SCRATCH/longname.svg" "$long"
+grep -q '>a-very-lo[^<]*…[^<]*\.ospc<title>a-very-long-input-name' "$SCRATCH/longname.svg" && ok || bad "long legend name not shortened in the middle"
+grep -q 'class="title"[^>]*>t*…t*<title>' "$SCRATCH/longname.svg" && ok || bad "long title not shortened"
+# the colour key names every entity drawn; --entity keeps those it names (id or name)
+check svg "$SCRATCH/ghost.svg" "body 0" "body 21"
+render ent "$T/test-2d-600.ostm" --entity "1,body 3" --from 0 --to 300
+check svg "$SCRATCH/ent.svg" "body 0" "body 3"
+strokes=$(grep 'class="path"' "$SCRATCH/ent.svg" | sed 's/.*stroke="\([^"]*\)".*/\1/' | sort -u | tr '\n' ' ')
+[ "$strokes" = "#1f77b4 #d62728 " ] && ok || bad "--entity drew the colours $strokes, not body 0's and body 3's"
+# a cache labelled up=z: its top view is x-y, its side x-z
+cat >"$SCRATCH/zup.json" <<'JSONEOF'
+{"dims": 3, "mpu": 1, "unit": "m", "label": "up=z",
+ "entities": [{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}],
+ "frames": [[[0, 0, 0], [1, 3, 0.5], [2, 0, 1], [3, 3, 1.5]],
+            [[0, 0, 0], [1, 3, 0.5], [2, 0, 1], [3, 3, 1.5]]]}
+JSONEOF
+"$PY" "$SRC/tests/cli/view_check.py" ospc "$SCRATCH/zup.json" "$SCRATCH/zup.ospc" # a cache by hand
+expect_exit 0 "$ONESCOPE" plot "$SCRATCH/zup.ospc" -o "$SCRATCH/zup.svg"
+grep -q 'data-name="top x-y"' "$SCRATCH/zup.svg" && grep -q 'data-name="side x-z"' "$SCRATCH/zup.svg" && ok || bad "z-up cache: not top x-y, side x-z"
 
 # a figure over 4096 x 4096 pixels is drawn at its own size (no 2x supersampling): the
 # trajectories are still there in the bodies' colours
@@ -137,6 +162,9 @@ usage "$T/test-field-2d.ostm" -o "$SCRATCH/x.svg" --step 3
 usage "$T/test-field-2d.ostm" "$T/test-field-3d.ostm" -o "$SCRATCH/x.svg" --field density --step 3
 usage --diff "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg"
 usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --colour red
+usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --entity 1,nobody
+expect_grep "no input has an entity 'nobody'" "$SCRATCH/err"
+usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.svg" --entity 1,,2
 usage "$T/test-2d-600.ostm" -o "$SCRATCH/x.jpg"
 expect_grep "OUT must end in .svg or .png" "$SCRATCH/err"
 fails() { expect_exit 1 "$ONESCOPE" plot "$@"; one_line; [ ! -e "$SCRATCH/x.svg" ] && ok || bad "x.svg created: $*"; }

@@ -92,4 +92,29 @@ for f in short long badop; do
 done
 expect_exit 1 capped "$ONESCOPE" validate "$SCRATCH/inf.ospc"
 expect_grep "inf.ospc: offset 117440578: frame 4194303 entity 0 rotation z: " "$SCRATCH/err"
+
+# recover streams too: the big cache made a partial again (the count back to the marker)
+# recovers under the cap to the same bytes.
+python3 - "$SCRATCH" <<'PY'
+import sys
+d = sys.argv[1]
+data = bytearray(open(d + '/big.ospc', 'rb').read())
+data[16:20] = b'\xff\xff\xff\xff'
+open(d + '/big2.ospc.partial', 'wb').write(data)
+PY
+expect_exit 0 capped "$ONESCOPE" recover "$SCRATCH/big2.ospc.partial"
+if cmp -s "$SCRATCH/big2.ospc" "$SCRATCH/big.ospc"; then ok; else
+    bad "recover of the big partial did not give the cache back"
+fi
+rm -f "$SCRATCH/big2.ospc" "$SCRATCH/big2.ospc.partial"
+
+# An input of no known format longer than the read buffer, from a pipe: the line names its
+# first four bytes, not those of the last buffer read while its size was counted.
+(printf 'WXYZ'; head -c 3000000 /dev/zero | tr '\0' q) >"$SCRATCH/unknown.bin"
+if cat "$SCRATCH/unknown.bin" | "$ONESCOPE" validate - >"$SCRATCH/out" 2>"$SCRATCH/err"; then
+    bad "validate - of an unknown format passed"
+else
+    ok
+fi
+expect_grep "<stdin>: offset 0: format: .*found bytes 57 58 59 5a" "$SCRATCH/err"
 finish

@@ -34,7 +34,16 @@ def svg_root(path):
 
 
 def texts(root, cls):
-    return [t.text or "" for t in root.iter(NS + "text") if t.get("class") == cls]
+    """Each text of the class, whole: a wrapped or shortened one's <title> holds all of it."""
+    out = []
+    for t in root.iter(NS + "text"):
+        if t.get("class") != cls:
+            continue
+        full = t.find(NS + "title")
+        text = full.text if full is not None else t.text
+        if not out or full is None or out[-1] != text:
+            out.append(text or "")
+    return out
 
 
 def panels(root):

@@ -1,4 +1,5 @@
 /* Helpers shared by the CLI commands: format detection, errors, JSON printing. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -223,4 +224,47 @@ bool cli_parse_i32_list(const char *s, int32_t *out, size_t count) {
         }
     }
     return *s == '\0';
+}
+
+/* ---- --entity (plot, view) ---- */
+
+bool cli_entity_filter_parse(cli_entity_filter *f, const char *list) {
+    const char *p = list;
+    while (f->count < 64) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == 0) break;
+        f->tokens[f->count] = strndup(p, n);
+        if (f->tokens[f->count] == NULL) break;
+        f->matched[f->count++] = false;
+        if (!comma) return true;
+        p = comma + 1;
+    }
+    cli_entity_filter_free(f);
+    return false;
+}
+
+bool cli_entity_filter_pass(cli_entity_filter *f, uint64_t id, const char *name, size_t name_len) {
+    if (f->count == 0) return true;
+    char ids[24];
+    snprintf(ids, sizeof ids, "%" PRIu64, id);
+    bool hit = false;
+    for (int i = 0; i < f->count; i++)
+        if (strcmp(f->tokens[i], ids) == 0 || (name != NULL && strlen(f->tokens[i]) == name_len &&
+                                               memcmp(f->tokens[i], name, name_len) == 0)) {
+            f->matched[i] = true;
+            hit = true;
+        }
+    return hit;
+}
+
+const char *cli_entity_filter_unmatched(const cli_entity_filter *f) {
+    for (int i = 0; i < f->count; i++)
+        if (!f->matched[i]) return f->tokens[i];
+    return NULL;
+}
+
+void cli_entity_filter_free(cli_entity_filter *f) {
+    for (int i = 0; i < f->count; i++) free(f->tokens[i]);
+    f->count = 0;
 }

@@ -107,6 +107,20 @@ void cli_json_double(FILE *out, double v);
  * byte that is not UTF-8 replaced by U+FFFD, characters XML 1.0 forbids dropped. */
 void cli_xml_text(FILE *out, const char *s, size_t n);
 
+/* --entity LIST of plot and view: ids or names, comma-separated (at most 64). */
+typedef struct cli_entity_filter {
+    char *tokens[64];
+    bool matched[64];
+    int count; /* 0: every entity passes */
+} cli_entity_filter;
+/* false for an empty item or more than 64 (nothing is kept then). */
+bool cli_entity_filter_parse(cli_entity_filter *f, const char *list);
+/* Every entity without a filter; else one whose id (in decimal) or name a token is. */
+bool cli_entity_filter_pass(cli_entity_filter *f, uint64_t id, const char *name, size_t name_len);
+/* The first token no entity matched, or NULL. */
+const char *cli_entity_filter_unmatched(const cli_entity_filter *f);
+void cli_entity_filter_free(cli_entity_filter *f);
+
 /* A decimal number 0..max with nothing else around it. */
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 /* count comma-separated decimal i32 values ("400,0,0"), nothing else. */

@@ -30,6 +30,7 @@ static const command commands[] = {
     {"diff", cmd_diff, "why two replays or pose caches differ: first step, stage, values"},
     {"recover", cmd_recover, "turn a killed recording's PATH.partial into a valid file"},
     {"plot", cmd_plot, "draw trajectories, a field or a diff as SVG or PNG"},
+    {"view", cmd_view, "one HTML page to scrub through runs (overlays, fields, diffs)"},
     {"gen-testdata", cmd_gen_testdata, "write every file of testdata/ into a folder"},
 };
 
@@ -61,7 +62,7 @@ static const cli_spec *const documented[] = {
     &cli_spec_verify,       &cli_spec_replay,     &cli_spec_convert,     &cli_spec_box3d_dump,
     &cli_spec_box3d_record, &cli_spec_live_serve, &cli_spec_live_attach, &cli_spec_ghost,
     &cli_spec_diff,         &cli_spec_recover,    &cli_spec_plot,        &cli_spec_gen_testdata,
-    &cli_spec_module_check,
+    &cli_spec_module_check, &cli_spec_view,
 };
 
 static double seconds(void) {

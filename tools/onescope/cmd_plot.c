@@ -20,7 +20,8 @@ enum {
     OPT_TITLE,
     OPT_FIELD,
     OPT_STEP,
-    OPT_DIFF
+    OPT_DIFF,
+    OPT_ENTITY
 };
 static const cli_option options[] = {
     [OPT_OUTPUT] = {"output", 'o', "OUT", "OUT.svg or OUT.png (required)"},
@@ -32,6 +33,7 @@ static const cli_option options[] = {
     [OPT_FIELD] = {"field", 0, "NAME", "density or occupancy: one replay's field at --step"},
     [OPT_STEP] = {"step", 0, "STEP", "the host step of --field"},
     [OPT_DIFF] = {"diff", 0, NULL, "the largest distance between A and B at every step"},
+    [OPT_ENTITY] = {"entity", 0, "LIST", "only these entities: ids or names, comma-separated"},
 };
 const cli_spec cli_spec_plot = {
     .name = "plot",
@@ -40,9 +42,10 @@ const cli_spec cli_spec_plot = {
              "module recordings (OSTM v2: the entities' paths, run through the module they\n"
              "name: the test module, or one loaded with --module) and OSPC pose caches (the\n"
              "entities' paths), overlaid with a legend naming each input; 2D as x-y, 3D as a\n"
-             "top (x-z) and a side (x-y) view. Bodies and cache entities are coloured by\n"
-             "index, a module's entities by id; spawns, removals and link hand-overs are\n"
-             "marked.\n"
+             "top (x-z) and a side (x-y) view (a cache labelled up=z: x-y and x-z). Bodies\n"
+             "and cache entities are coloured by index, a module's entities by id, with a\n"
+             "key naming them; spawns, removals and link hand-overs are marked. --entity\n"
+             "keeps the entities it names (a replay's body N is id N + 1, \"body N\").\n"
              "--from/--to keep host steps in a range (inclusive). The format comes from\n"
              "OUT's extension. Two more forms:\n"
              "onescope plot REPLAY.ostm --field density|occupancy --step STEP -o OUT\n"
@@ -89,8 +92,22 @@ typedef struct input {
     bool unitless;
 } input;
 
+/* One row of the colour key: an entity's name and palette index. */
+typedef struct key_row {
+    uint32_t colour;
+    char name[48];
+} key_row;
+#define MAX_KEY 64
+typedef struct plot_key {
+    key_row rows[MAX_KEY];
+    int count;
+    uint64_t more; /* rows past MAX_KEY */
+} plot_key;
+
 typedef struct plot_args {
     const char *out;
+    cli_entity_filter *filter; /* --entity (matches are marked as entities are met) */
+    plot_key *key;             /* the colour key, filled as entities are drawn */
     plot_format format;
     int64_t from, to; /* host steps, inclusive */
     int width, height;
@@ -106,6 +123,21 @@ static void free_inputs(input *in, int n) {
         onescope_pose_cache_free(in[i].cache);
         onescope_recording_free(in[i].rec);
     }
+}
+
+/* A row of the colour key, once per name and colour. */
+static void key_add(plot_key *key, uint32_t colour, const char *name, size_t len) {
+    for (int i = 0; i < key->count; i++)
+        if (key->rows[i].colour == colour && strlen(key->rows[i].name) == len &&
+            memcmp(key->rows[i].name, name, len) == 0)
+            return;
+    if (key->count == MAX_KEY) {
+        key->more++;
+        return;
+    }
+    key_row *k = &key->rows[key->count++];
+    k->colour = colour;
+    snprintf(k->name, sizeof k->name, "%.*s", (int)len, name);
 }
 
 /* A module recording: the module it names, and what the world's copy of its table says about
@@ -220,13 +252,15 @@ static int64_t last_step(const input *in) {
                       : in->cache->start_step + (int64_t)in->cache->frame_count - 1;
 }
 
-/* The axes of the views: 2D one x-y view; 3D a top view (x, z) and a side view (x, y). */
-static const int view_axes[2][2] = {{0, 2}, {0, 1}};
+/* The axes of the views: 2D one x-y view; 3D a top view (x, z) and a side view (x, y), or for
+ * a cache that records z as up (label up=z, docs/ots.md) top (x, y) and side (x, z). */
+static const int view_axes[2][2][2] = {{{0, 2}, {0, 1}}, {{0, 1}, {0, 2}}};
+static int up_axis = 1; /* 1 (y) or 2 (z), from the first input */
 static int view_count(uint8_t dims) {
     return dims == 3 ? 2 : 1;
 }
 static int view_axis(uint8_t dims, int view, int k) {
-    return dims == 3 ? view_axes[view][k] : k;
+    return dims == 3 ? view_axes[up_axis == 2][view][k] : k;
 }
 
 typedef struct bounds {
@@ -256,6 +290,9 @@ static bool add_bounds(const input *in, const plot_args *a, bounds *b) {
         int64_t step = c->start_step + f;
         if (step < a->from || step > a->to) continue;
         for (uint32_t e = 0; e < c->entity_count; e++) {
+            const onescope_pose_entity *pe = &c->entities[e];
+            if (!cli_entity_filter_pass(a->filter, pe->id, pe->name.data, pe->name.length))
+                continue;
             const onescope_pose *p = onescope_pose_cache_pose(c, f, e);
             if (!onescope_pose_is_present(p)) continue;
             for (int k = 0; k < 3; k++) grow(b, k, p->position[k] * in->scale);
@@ -269,6 +306,7 @@ static bool add_bounds(const input *in, const plot_args *a, bounds *b) {
 
 typedef struct body_track {
     bool seen, alive;
+    int8_t pass; /* --entity: 0 not asked yet, 1 drawn, -1 left out */
     int32_t pos[3];
     plot_path *path[2];
 } body_track;
@@ -303,6 +341,13 @@ static bool replay_row(void *user, const onescope_replay_row *row) {
         onescope_sim_body_state s;
         onescope_sim_body(row->sim, i, &s);
         body_track *t = &d->bodies[i];
+        if (t->pass == 0) { /* a body is id index + 1, "body N", as in its ghost */
+            char name[24];
+            int len = snprintf(name, sizeof name, "body %" PRIu32, i);
+            t->pass = cli_entity_filter_pass(d->a->filter, i + 1, name, (size_t)len) ? 1 : -1;
+            if (t->pass > 0) key_add(d->a->key, i, name, (size_t)len);
+        }
+        if (t->pass < 0) continue;
         bool handover = d->link.kind != ONESCOPE_LINK_KIND_NONE && d->link.body == i &&
                         (uint64_t)d->link.step == row->host_step;
         if (!t->seen) {
@@ -452,6 +497,9 @@ static bool rec_row(void *user, const onescope_recording_row *row) {
     for (uint32_t i = 0; i < n; i++) {
         onescope_pose p;
         uint64_t id = onescope_world_entity_id(row->world, i);
+        char name[40];
+        int len = snprintf(name, sizeof name, "entity %" PRIu64, id);
+        if (!cli_entity_filter_pass(d->a->filter, id, name, (size_t)len)) continue;
         if (!onescope_world_entity_pose(row->world, i, &p)) continue; /* absent here */
         if (!isfinite(p.position[0]) || !isfinite(p.position[1]) || !isfinite(p.position[2])) {
             fprintf(stderr,
@@ -482,6 +530,7 @@ static bool rec_row(void *user, const onescope_recording_row *row) {
             d->failed = true;
             return true;
         }
+        if (fresh) key_add(d->a->key, (uint32_t)(id % 12), name, (size_t)len);
         if (fresh)
             for (int v = 0; v < view_count(dims); v++)
                 t->path[v] =
@@ -543,6 +592,13 @@ static void draw_cache(plot_figure *f, const plot_args *a, const input *in, plot
     const onescope_pose_cache *c = in->cache;
     uint8_t dims = c->dimensions;
     for (uint32_t e = 0; e < c->entity_count; e++) {
+        const onescope_pose_entity *pe = &c->entities[e];
+        if (!cli_entity_filter_pass(a->filter, pe->id, pe->name.data, pe->name.length)) continue;
+        char name[40];
+        int len = pe->name.length
+                      ? snprintf(name, sizeof name, "%.*s", (int)pe->name.length, pe->name.data)
+                      : snprintf(name, sizeof name, "entity %" PRIu64, pe->id);
+        key_add(a->key, e, name, (size_t)len < sizeof name ? (size_t)len : sizeof name - 1);
         plot_path *path[2] = {NULL, NULL};
         for (int v = 0; v < view_count(dims); v++)
             path[v] = plot_path_begin(f, v, plot_palette(e), dash, 2);
@@ -612,7 +668,12 @@ static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int 
         char xl[64], yl[64], name[16];
         snprintf(xl, sizeof xl, "%s (%s)", axis_names[ax], u.name);
         snprintf(yl, sizeof yl, "%s (%s)", axis_names[ay], u.name);
-        snprintf(name, sizeof name, "%s", dims == 2 ? "x-y" : v == 0 ? "top x-z" : "side x-y");
+        snprintf(name, sizeof name, "%s %s-%s",
+                 dims == 2 ? ""
+                 : v == 0  ? "top"
+                           : "side",
+                 axis_names[ax], axis_names[ay]);
+        if (dims == 2) snprintf(name, sizeof name, "x-y");
         plot_panel_setup(f, v, name, (b.lo[ax] - pad) * u.per_metre, (b.hi[ax] + pad) * u.per_metre,
                          (b.lo[ay] - pad) * u.per_metre, (b.hi[ay] + pad) * u.per_metre, true, xl,
                          yl);
@@ -632,10 +693,19 @@ static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int 
     plot_legend_marker(f, "spawn", PLOT_MARK_SPAWN);
     plot_legend_marker(f, "removal", PLOT_MARK_REMOVE);
     plot_legend_marker(f, "link hand-over", PLOT_MARK_HANDOVER);
-    bool any_rec = false;
-    for (int i = 0; i < n; i++) any_rec |= in[i].rec != NULL;
-    plot_legend_text(f, any_rec ? "colour: index, or entity id" : "colour: body / entity index");
     if (dims == 3) plot_legend_text(f, "left: top view, right: side");
+    /* the colour key: each entity drawn, by name, while the column has room */
+    plot_legend_text(f, "colours:");
+    int shown = 0;
+    for (; shown < a->key->count && !plot_legend_full(f); shown++)
+        plot_legend_line(f, a->key->rows[shown].name, plot_palette(a->key->rows[shown].colour),
+                         PLOT_SOLID);
+    uint64_t more = a->key->more + (uint64_t)(a->key->count - shown);
+    if (more) {
+        char note[48];
+        snprintf(note, sizeof note, "... %" PRIu64 " more", more);
+        plot_legend_text(f, note);
+    }
     return CLI_OK;
 }
 
@@ -867,7 +937,16 @@ static bool parse_step(const char *s, int64_t *out) {
 }
 
 int cmd_plot(int argc, char **argv) {
-    plot_args a = {.from = 0, .to = INT64_MAX, .width = 0, .height = 0, .step = -1};
+    static plot_key key; /* 64 rows of 52 bytes: off the stack */
+    cli_entity_filter filter = {0};
+    memset(&key, 0, sizeof key);
+    plot_args a = {.from = 0,
+                   .to = INT64_MAX,
+                   .width = 0,
+                   .height = 0,
+                   .step = -1,
+                   .filter = &filter,
+                   .key = &key};
     input in[MAX_INPUTS];
     memset(in, 0, sizeof in);
     cli_args ca;
@@ -903,6 +982,8 @@ int cmd_plot(int argc, char **argv) {
         a.field = strcmp(v, "density") == 0 ? ONESCOPE_FIELD_DENSITY : ONESCOPE_FIELD_OCCUPANCY;
     }
     if (a.out == NULL) return cli_usage_error("plot", "needs -o OUT.svg or -o OUT.png");
+    if (ca.seen[OPT_ENTITY] && (ca.seen[OPT_FIELD] || a.diff))
+        return cli_usage_error("plot", "--entity filters trajectories, not --field or --diff");
     size_t len = strlen(a.out);
     if (len > 4 && strcmp(a.out + len - 4, ".svg") == 0)
         a.format = PLOT_SVG;
@@ -922,11 +1003,24 @@ int cmd_plot(int argc, char **argv) {
         if (cli_refuse_same_file("plot", in[i].path, a.out)) return CLI_FAIL;
     if (!cli_check_output("plot", NULL, a.out)) return CLI_FAIL; /* -n */
 
+    if (ca.seen[OPT_ENTITY] && !cli_entity_filter_parse(&filter, ca.value[OPT_ENTITY]))
+        return cli_usage_error("plot",
+                               "--entity must be up to 64 ids or names, comma-separated, "
+                               "none empty, not '%s'",
+                               ca.value[OPT_ENTITY]);
     for (int i = 0; i < n; i++)
         if (!load(&in[i], a.have_field)) {
             free_inputs(in, n);
+            cli_entity_filter_free(&filter);
             return CLI_FAIL;
         }
+    /* a z-up cache's top view looks down z (the first input decides for an overlay) */
+    up_axis = 1;
+    if (in[0].cache && strstr(in[0].cache->text[ONESCOPE_POSE_TEXT_LABEL].data
+                                  ? in[0].cache->text[ONESCOPE_POSE_TEXT_LABEL].data
+                                  : "",
+                              "up=z") != NULL)
+        up_axis = 2;
     bool wide = !a.have_field && !a.diff && in[0].dimensions == 3;
     if (a.width == 0) a.width = wide ? 1400 : 1000;
     if (a.height == 0) a.height = 760;
@@ -951,6 +1045,12 @@ int cmd_plot(int argc, char **argv) {
                  : a.diff       ? plot_diff(f, &a, in)
                                 : plot_trajectories(f, &a, in, n);
     free_inputs(in, n);
+    if (status == CLI_OK && cli_entity_filter_unmatched(&filter) != NULL) {
+        /* said before anything is written: an id or name no input has */
+        status = cli_usage_error("plot", "--entity: no input has an entity '%s' (by id or name)",
+                                 cli_entity_filter_unmatched(&filter));
+    }
+    cli_entity_filter_free(&filter);
     uint64_t series = 0, dropped = 0;
     if (status == CLI_OK && plot_simplified(f, &series, &dropped)) {
         /* said in the picture and once on stderr */

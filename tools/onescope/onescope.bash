@@ -3,7 +3,7 @@
 _onescope() {
     local cur=${COMP_WORDS[COMP_CWORD]} cmd="" i
     # BEGIN GENERATED words
-    local commands="validate dump rewrite verify replay convert box3d-dump box3d-record live ghost diff recover plot gen-testdata module"
+    local commands="validate dump rewrite verify replay convert box3d-dump box3d-record live ghost diff recover plot gen-testdata module view"
     local globals="-q --quiet -v --verbose -h --help --version --module"
     # END GENERATED words
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -50,9 +50,10 @@ _onescope() {
     ghost) opts="--from --frames -o --offset --label --segments -n --no-clobber" ;;
     diff) opts="--json -m --max --position-tolerance --angle-tolerance -o --offset" ;;
     recover) opts="-n --no-clobber" ;;
-    plot) opts="-o --output --from --to --width --height --title --field --step --diff -n --no-clobber" ;;
+    plot) opts="-o --output --from --to --width --height --title --field --step --diff --entity -n --no-clobber" ;;
     gen-testdata) opts="-n --no-clobber" ;;
     "module check") opts="--steps --horizon --every --json" ;;
+    view) opts="-o --output --diff --entity --trail --max-bytes --title -n --no-clobber" ;;
     esac
     # END GENERATED options
     if [[ $cur == -* ]]; then

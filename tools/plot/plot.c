@@ -63,7 +63,8 @@ typedef struct item {
     double x, y, w, h; /* IT_MARK centre; IT_TEXT anchor; IT_RECT box */
     double value;      /* IT_POLY, IT_RECT: data-value */
     bool has_value;
-    char *text;       /* IT_TEXT */
+    char *text;       /* IT_TEXT: what is drawn */
+    char *full;       /* IT_TEXT: the whole text when `text` is a shortened or wrapped part */
     double size;      /* font size */
     int anchor;       /* 0 start, 1 middle, 2 end */
     const char *cls;  /* SVG class, static */
@@ -82,6 +83,7 @@ struct plot_figure {
     plot_format format;
     int width, height;
     char *title;
+    char *title_shown; /* the title shortened in the middle to the figure's width */
     panel panels[2];
     int panel_count;
     item *items;
@@ -108,6 +110,9 @@ static char *dup_text(const char *s) {
     return d;
 }
 
+static char *shorten_middle(const char *s, size_t n, size_t max);
+static size_t chars_for(double px, double size);
+
 plot_figure *plot_figure_create(plot_format format, int width, int height, const char *title) {
     plot_figure *f = calloc(1, sizeof *f);
     if (f == NULL) return NULL;
@@ -115,8 +120,11 @@ plot_figure *plot_figure_create(plot_format format, int width, int height, const
     f->width = width;
     f->height = height;
     f->title = dup_text(title);
+    f->title_shown = shorten_middle(title, strlen(title), chars_for(width - 20, 15));
     f->legend_y = MARGIN_T + 10;
-    if (f->title == NULL) {
+    if (f->title == NULL || f->title_shown == NULL) {
+        free(f->title);
+        free(f->title_shown);
         free(f);
         return NULL;
     }
@@ -126,7 +134,11 @@ plot_figure *plot_figure_create(plot_format format, int width, int height, const
 
 void plot_figure_free(plot_figure *f) {
     if (f == NULL) return;
-    for (size_t i = 0; i < f->item_count; i++) free(f->items[i].text);
+    for (size_t i = 0; i < f->item_count; i++) {
+        free(f->items[i].text);
+        free(f->items[i].full);
+    }
+    free(f->title_shown);
     free(f->items);
     free(f->pts);
     free(f->title);
@@ -193,6 +205,94 @@ static void add_text(plot_figure *f, double x, double y, const char *s, double s
     if (!charge(f, 6 * (uint64_t)strlen(s))) return;
     it->text = dup_text(s);
     if (it->text == NULL) f->failed = true;
+}
+
+/* ---- text that fits: wrapped at spaces, a word too long shortened in the middle ----
+ * Widths are estimated, not measured (the SVG is drawn by whichever renderer opens it): a
+ * code point of sans-serif text at size s is taken as 0.62 s wide, more than the average of
+ * DejaVu Sans and Liberation Sans, so what is estimated to fit does. */
+
+/* The byte length of the code point at s (a byte that is not UTF-8 counts alone, as svg_text
+ * shows it). */
+static size_t cp_bytes(const char *s, size_t n) {
+    size_t len = onescope_error_utf8_char(s, n, NULL);
+    return len ? len : 1;
+}
+static size_t cp_count(const char *s, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += cp_bytes(s + i, n - i)) k++;
+    return k;
+}
+/* The byte offset after k code points. */
+static size_t cp_offset(const char *s, size_t n, size_t k) {
+    size_t i = 0;
+    while (k-- > 0 && i < n) i += cp_bytes(s + i, n - i);
+    return i;
+}
+
+/* s[0..n) in at most max code points: the head, an ellipsis, the tail. */
+static char *shorten_middle(const char *s, size_t n, size_t max) {
+    size_t count = cp_count(s, n);
+    if (max < 3) max = 3;
+    size_t head = (max - 1) / 2, tail = max - 1 - head;
+    size_t hb = cp_offset(s, n, head), tb = cp_offset(s, n, count - tail);
+    size_t len = count <= max ? n : hb + 3 + (n - tb);
+    char *out = malloc(len + 1);
+    if (out == NULL) return NULL;
+    if (count <= max) {
+        memcpy(out, s, n);
+    } else {
+        memcpy(out, s, hb);
+        memcpy(out + hb, "\xE2\x80\xA6", 3); /* U+2026 */
+        memcpy(out + hb + 3, s + tb, n - tb);
+    }
+    out[len] = '\0';
+    return out;
+}
+
+static size_t chars_for(double px, double size) {
+    double k = px / (0.62 * size);
+    return k < 3 ? 3 : (size_t)k;
+}
+
+/* Text in lines of at most max code points from (x, y), line_h apart; every line that is not
+ * the whole text keeps the whole in `full` (the SVG's <title>, a tooltip). Returns the lines. */
+static int add_wrapped(plot_figure *f, double x, double y, double line_h, const char *s,
+                       double size, const char *cls, size_t max) {
+    size_t n = strlen(s);
+    bool whole = cp_count(s, n) <= max;
+    int lines = 0;
+    size_t at = 0;
+    do {
+        /* the most whole words from `at` that fit; a first word that does not fit alone */
+        size_t best = at, count = 0, p = at;
+        bool first = true;
+        while (p < n) {
+            size_t end = p;
+            while (end < n && s[end] != ' ') end += cp_bytes(s + end, n - end);
+            size_t c = (first ? 0 : count + 1) + cp_count(s + p, end - p);
+            if (!first && c > max) break;
+            best = end;
+            count = c;
+            first = false;
+            if (c > max) break;
+            p = end;
+            while (p < n && s[p] == ' ') p++;
+        }
+        char *line = shorten_middle(s + at, best - at, max);
+        add_text(f, x, y + line_h * lines, line ? line : "", size, 0, cls);
+        free(line);
+        if (!whole && f->item_count > 0 && f->items[f->item_count - 1].kind == IT_TEXT &&
+            charge(f, 6 * (uint64_t)n + 16)) {
+            item *it = &f->items[f->item_count - 1];
+            it->full = dup_text(s);
+            if (it->full == NULL) f->failed = true;
+        }
+        lines++;
+        at = best;
+        while (at < n && s[at] == ' ') at++;
+    } while (at < n);
+    return lines;
 }
 
 static void add_rect(plot_figure *f, double x, double y, double w, double h, plot_rgb c,
@@ -621,8 +721,8 @@ void plot_legend_line(plot_figure *f, const char *name, plot_rgb colour, plot_da
     it->cls = "legend-line";
     add_point(f, x, y - 4);
     add_point(f, x + 28, y - 4);
-    add_text(f, x + 34, y, name, 12, 0, "legend");
-    f->legend_y += 20;
+    int lines = add_wrapped(f, x + 34, y, 15, name, 12, "legend", chars_for(LEGEND_W - 42, 12));
+    f->legend_y += 20 + 15 * (lines - 1);
 }
 
 void plot_legend_marker(plot_figure *f, const char *name, plot_marker kind) {
@@ -634,19 +734,26 @@ void plot_legend_marker(plot_figure *f, const char *name, plot_marker kind) {
     it->y = y - 4;
     it->width = 1.5;
     it->cls = "legend-mark";
-    add_text(f, x + 34, y, name, 12, 0, "legend");
-    f->legend_y += 20;
+    int lines = add_wrapped(f, x + 34, y, 15, name, 12, "legend", chars_for(LEGEND_W - 42, 12));
+    f->legend_y += 20 + 15 * (lines - 1);
 }
 
 void plot_legend_text(plot_figure *f, const char *text) {
-    add_text(f, legend_x(f), f->legend_y, text, 11, 0, "note");
-    f->legend_y += 18;
+    int lines = add_wrapped(f, legend_x(f), f->legend_y, 14, text, 11, "note",
+                            chars_for(LEGEND_W - 16, 11));
+    f->legend_y += 18 + 14 * (lines - 1);
+}
+
+bool plot_legend_full(const plot_figure *f) {
+    return f->legend_y > f->height - 40;
 }
 
 void plot_legend_scale(plot_figure *f, const char *ramp, double lo, double hi, const char *label) {
     double x = legend_x(f), top = f->legend_y + 10, h = 240;
     char buf[64];
-    add_text(f, x, f->legend_y, label, 12, 0, "legend");
+    int lines =
+        add_wrapped(f, x, f->legend_y, 15, label, 12, "legend", chars_for(LEGEND_W - 16, 12));
+    top += 15 * (lines - 1);
     const int steps = 64;
     for (int i = 0; i < steps; i++) {
         double t = (i + 0.5) / steps;
@@ -755,7 +862,12 @@ static bool render_svg(plot_figure *f, FILE *o) {
     }
     fputs("<text class=\"title\" x=\"", o);
     fprintf(o, "%d\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">", f->width / 2);
-    svg_text(o, f->title);
+    svg_text(o, f->title_shown);
+    if (strcmp(f->title_shown, f->title) != 0) {
+        fputs("<title>", o);
+        svg_text(o, f->title);
+        fputs("</title>", o);
+    }
     fputs("</text>\n", o);
     static const char *const anchors[3] = {"start", "middle", "end"};
     for (size_t k = 0; k < f->item_count; k++) {
@@ -809,6 +921,11 @@ static bool render_svg(plot_figure *f, FILE *o) {
                 if (it->has_value) fprintf(o, " data-value=\"%.17g\"", it->value);
                 fputc('>', o);
                 svg_text(o, it->text);
+                if (it->full) { /* the whole text as a tooltip */
+                    fputs("<title>", o);
+                    svg_text(o, it->full);
+                    fputs("</title>", o);
+                }
                 fputs("</text>\n", o);
                 break;
         }
@@ -921,8 +1038,12 @@ static void cairo_items(cairo_t *cr, const plot_figure *f) {
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_BEVEL);
     cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
-    item title = {
-        .kind = IT_TEXT, .x = f->width / 2.0, .y = 24, .size = 15, .anchor = 1, .text = f->title};
+    item title = {.kind = IT_TEXT,
+                  .x = f->width / 2.0,
+                  .y = 24,
+                  .size = 15,
+                  .anchor = 1,
+                  .text = f->title_shown};
     set_colour(cr, (plot_rgb){0, 0, 0});
     cairo_text(cr, &title);
     for (size_t k = 0; k < f->item_count; k++) {

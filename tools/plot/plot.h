@@ -35,8 +35,9 @@ plot_rgb plot_ramp(const char *ramp, double t);
 
 typedef struct plot_figure plot_figure;
 
-/* A figure of width x height pixels (both 64..8192) with a title on top and a legend column on
- * the right. NULL when out of memory. */
+/* A figure of width x height pixels (both 64..8192) with a title on top (shortened in the
+ * middle to the width, whole in the SVG's <title>) and a legend column on the right. NULL when
+ * out of memory. */
 plot_figure *plot_figure_create(plot_format format, int width, int height, const char *title);
 void plot_figure_free(plot_figure *f);
 
@@ -79,10 +80,13 @@ void plot_marker_at(plot_figure *f, int panel, plot_marker kind, double x, doubl
 /* A filled polygon in data units (a field cell); value goes into the SVG as data-value. */
 void plot_cell(plot_figure *f, int panel, const double *xy, int n, plot_rgb fill, double value);
 
-/* Legend rows, top to bottom in the right column. */
+/* Legend rows, top to bottom in the right column. A text too wide for the column is wrapped at
+ * spaces, a word too long shortened in the middle, with the whole text in the SVG's <title>. */
 void plot_legend_line(plot_figure *f, const char *name, plot_rgb colour, plot_dash dash);
 void plot_legend_marker(plot_figure *f, const char *name, plot_marker kind);
 void plot_legend_text(plot_figure *f, const char *text);
+/* true when the legend column has no room for another row. */
+bool plot_legend_full(const plot_figure *f);
 /* A vertical colour scale from lo to hi (labels with the values) under the legend rows. */
 void plot_legend_scale(plot_figure *f, const char *ramp, double lo, double hi, const char *label);
 

@@ -1,0 +1,1004 @@
+/* onescope view INPUT... -o OUT.html: one self-contained page to scrub through runs
+ * (docs/view.md). This file reads the inputs with the public API, keeps the steps the
+ * decimation rule keeps, and writes them as JSON inside the page; the page's script and style
+ * are tools/onescope/view/view.js and view.css, embedded at build time (cmake/embed.cmake). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+extern const char view_js[];
+extern const char view_css[];
+
+enum { OPT_OUTPUT, OPT_DIFF, OPT_ENTITY, OPT_TRAIL, OPT_MAX_BYTES, OPT_TITLE };
+static const cli_option options[] = {
+    [OPT_OUTPUT] = {"output", 'o', "OUT", "OUT.html (required)"},
+    [OPT_DIFF] = {"diff", 0, NULL, "A B: where the two runs part, marked on the timeline"},
+    [OPT_ENTITY] = {"entity", 0, "LIST", "only these entities: ids or names, comma-separated"},
+    [OPT_TRAIL] = {"trail", 0, "N", "steps of trail behind each entity (default 20)"},
+    [OPT_MAX_BYTES] = {"max-bytes", 0, "N", "page data budget in bytes (default 4000000)"},
+    [OPT_TITLE] = {"title", 0, "TEXT", "the page's title (default the inputs' names)"},
+};
+const cli_spec cli_spec_view = {
+    .name = "view",
+    .operands = "INPUT... -o OUT.html",
+    .about = "Writes one self-contained HTML page (no network: it opens from file://) holding\n"
+             "the runs of OSTM replays, module recordings (their entities and named values,\n"
+             "run through their module) and OSPC pose caches: a timeline with a scrubber,\n"
+             "play and pause, every entity at the current step with a trail, 2D, or 3D with\n"
+             "an orbiting orthographic camera, the inputs overlaid with a legend, an entity's\n"
+             "values on hover or click, and a replay's fields as a colour map.\n"
+             "Long runs are decimated to keep the page under --max-bytes (every k-th step;\n"
+             "the page says so). With --diff, A and B are compared by the library's diff\n"
+             "and the page marks the first step where they part, with a strip chart of\n"
+             "the largest distance per step and the differing entities highlighted.\n",
+    .exit_codes = "0 written; 1 an input is invalid or cannot be shown (OUT is not created); 2 "
+                  "usage",
+    .options = options,
+    .count = sizeof options / sizeof options[0],
+    .writes = true,
+};
+
+#define MAX_INPUTS 8
+#define DENSE_HALF 64 /* diff: every step this close to the divergence is kept */
+
+typedef struct vin {
+    const char *path, *name, *label;
+    onescope_replay *replay;
+    onescope_pose_cache *cache;
+    onescope_recording *rec;
+    const onescope_module *module;
+    uint8_t dims;
+    double scale; /* metres per stored unit; 1 when unitless */
+    bool unitless;
+    const char *unit;
+    int64_t first, last;   /* host steps */
+    uint32_t est_entities; /* known before running: the decimation's estimate */
+    uint32_t cols;         /* numbers per entity in a frame */
+    uint8_t up;            /* 1 (y) or 2 (z): a cache's label up=z */
+} vin;
+
+typedef struct keep_rule {
+    int64_t base, every, dense_lo, dense_hi;
+} keep_rule;
+
+static bool kept(const keep_rule *k, int64_t s, int64_t last) {
+    return s == last || (s - k->base) % k->every == 0 || (s >= k->dense_lo && s <= k->dense_hi);
+}
+
+/* ---- JSON text: safe inside <script> whatever the bytes ---- */
+
+/* A JSON string: '<', '>' and '&' as \u escapes (no "</script>" or "<!--" can form), control
+ * characters escaped, U+2028/9 escaped, and each byte that is not part of valid UTF-8 replaced
+ * by U+FFFD. n bytes of s (names may hold U+0000). */
+static void jstr(FILE *o, const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', o);
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        if (c < 0x80) {
+            if (c == '"' || c == '\\')
+                fprintf(o, "\\%c", (char)c);
+            else if (c == '\n')
+                fputs("\\n", o);
+            else if (c == '\t')
+                fputs("\\t", o);
+            else if (c == '\r')
+                fputs("\\r", o);
+            else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&')
+                fprintf(o, "\\u%04x", c);
+            else
+                fputc((int)c, o);
+            i++;
+            continue;
+        }
+        /* the length and range of a valid sequence starting with c (RFC 3629) */
+        size_t len = c >= 0xc2 && c <= 0xdf   ? 2
+                     : c >= 0xe0 && c <= 0xef ? 3
+                     : c >= 0xf0 && c <= 0xf4 ? 4
+                                              : 0;
+        bool ok = len > 0 && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++) ok = (p[i + k] & 0xc0) == 0x80;
+        if (ok && len == 3) {
+            unsigned c1 = p[i + 1];
+            ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0); /* overlong, surrogate */
+        }
+        if (ok && len == 4) {
+            unsigned c1 = p[i + 1];
+            ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
+        }
+        if (!ok) {
+            fputs("\\ufffd", o);
+            i++;
+            continue;
+        }
+        if (len == 3 && c == 0xe2 && p[i + 1] == 0x80 && (p[i + 2] == 0xa8 || p[i + 2] == 0xa9))
+            fprintf(o, "\\u%04x", 0x2000u | (p[i + 2] & 0x3fu)); /* JS line separators */
+        else
+            fwrite(p + i, 1, len, o);
+        i += len;
+    }
+    fputc('"', o);
+}
+static void jcstr(FILE *o, const char *s) {
+    jstr(o, s ? s : "", s ? strlen(s) : 0);
+}
+static void jnum(FILE *o, double v) {
+    if (!isfinite(v))
+        fputs("null", o);
+    else if (v == floor(v) && fabs(v) < 1e15)
+        fprintf(o, "%.0f", v);
+    else
+        fprintf(o, "%.7g", v);
+}
+
+/* ---- inputs ---- */
+
+static onescope_code recording_info(vin *in, onescope_error *err) {
+    onescope_code rc =
+        cli_module_for(onescope_recording_module_id(in->rec),
+                       onescope_recording_module_version(in->rec), in->name, &in->module, err);
+    size_t setup_size;
+    const uint8_t *setup = onescope_recording_setup(in->rec, &setup_size);
+    onescope_world *w = NULL;
+    if (rc == ONESCOPE_OK) rc = onescope_recording_check(in->rec, in->module, in->name, err);
+    if (rc == ONESCOPE_OK) rc = onescope_world_create(in->module, setup, setup_size, NULL, &w, err);
+    if (rc != ONESCOPE_OK) return rc;
+    const onescope_module *t = onescope_world_module(w);
+    bool entities = t->entity_count != NULL && t->entity_id != NULL && t->entity_pose != NULL;
+    in->dims = t->dimensions == 2 ? 2 : 3;
+    in->unitless = t->metres_per_unit == 0;
+    in->scale = in->unitless ? 1 : t->metres_per_unit;
+    in->unit = t->unit_name ? t->unit_name : "unit";
+    in->est_entities = entities ? onescope_world_entity_count(w) : 0;
+    in->cols = in->dims + (t->entity_values ? t->value_count : 0);
+    onescope_world_free(w);
+    if (!entities) {
+        onescope_error_clear(err);
+        err->code = ONESCOPE_E_UNSUPPORTED;
+        snprintf(err->input, sizeof err->input, "%s", in->name);
+        snprintf(err->field, sizeof err->field, "module");
+        snprintf(err->expected, sizeof err->expected,
+                 "a module with entities (entity_count, entity_id, entity_pose) to view");
+        snprintf(err->found, sizeof err->found, "module '%s' has no entities", in->module->id);
+        return ONESCOPE_E_UNSUPPORTED;
+    }
+    return ONESCOPE_OK;
+}
+
+/* The bodies a replay's world ever holds (its last row's count: removal keeps an index), for
+ * the decimation's estimate: a run of the test module is cheap next to the page. */
+static bool count_bodies(void *user, const onescope_replay_row *row) {
+    uint32_t *n = user;
+    if (onescope_sim_body_count(row->sim) > *n) *n = onescope_sim_body_count(row->sim);
+    return false;
+}
+
+static bool load(vin *in) {
+    onescope_error err;
+    in->name = cli_input_name(in->path);
+    const char *slash = strrchr(in->name, '/');
+    in->label = slash && slash[1] ? slash + 1 : in->name;
+    in->up = 1;
+    /* The format from the first bytes; a cache is then mapped (its poses stay in the page
+     * cache, not the heap, so its limit is the format's, not the read path's), the rest read. */
+    onescope_buffer buf = {0};
+    onescope_code rc = ONESCOPE_OK;
+    onescope_format format = ONESCOPE_FORMAT_UNKNOWN;
+    FILE *head = strcmp(in->path, "-") != 0 ? fopen(in->path, "rb") : NULL;
+    if (head != NULL) {
+        uint8_t magic[64];
+        size_t got = fread(magic, 1, sizeof magic, head);
+        fclose(head);
+        format = onescope_format_detect(magic, got);
+    }
+    if (format == ONESCOPE_FORMAT_OSPC) {
+        onescope_parse_options po = onescope_parse_options_default();
+        po.max_input_bytes = (size_t)4 << 30;
+        rc = onescope_pose_cache_map(in->path, &po, &in->cache, &err);
+        if (rc != ONESCOPE_OK) {
+            cli_print_error(&err);
+            return false;
+        }
+    } else {
+        rc = onescope_file_read(in->path, 0, NULL, &buf, &err);
+        if (rc != ONESCOPE_OK) {
+            cli_print_error(&err);
+            return false;
+        }
+        format = onescope_format_detect(buf.data, buf.size);
+    }
+    if (in->cache) {
+        /* mapped above */
+    } else if (format == ONESCOPE_FORMAT_OSPC) {
+        rc = onescope_pose_cache_parse(buf.data, buf.size, in->name, NULL, &in->cache, &err);
+    } else if (format == ONESCOPE_FORMAT_OSTM) {
+        rc = onescope_replay_parse(buf.data, buf.size, in->name, NULL, &in->replay, &err);
+    } else if (format == ONESCOPE_FORMAT_RECORDING) {
+        rc = onescope_recording_parse(buf.data, buf.size, in->name, NULL, &in->rec, &err);
+        if (rc == ONESCOPE_OK) rc = recording_info(in, &err);
+    } else {
+        fprintf(stderr,
+                "%s: offset 0: view shows OSTM replays, module recordings and OSPC pose caches, "
+                "found %s\n",
+                cli_shown(in->path),
+                format == ONESCOPE_FORMAT_UNKNOWN ? "no known format"
+                                                  : onescope_format_name(format));
+        onescope_buffer_free(&buf);
+        return false;
+    }
+    onescope_buffer_free(&buf);
+    if (rc != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return false;
+    }
+    if (in->replay) {
+        onescope_sim_setup s = onescope_replay_setup(in->replay);
+        uint64_t start = onescope_replay_start_step(in->replay);
+        uint32_t count = onescope_replay_step_count(in->replay);
+        if (start > (uint64_t)INT64_MAX - count) {
+            fprintf(stderr,
+                    "%s: start step: expected host steps up to 9223372036854775807, found %" PRIu64
+                    " + %" PRIu32 " steps\n",
+                    in->name, start, count);
+            return false;
+        }
+        in->dims = s.dimensions;
+        in->scale = 0.001;
+        in->unit = "mm";
+        in->first = (int64_t)start;
+        in->last = (int64_t)(start + count);
+        in->est_entities = s.body_count;
+        if (onescope_replay_run(in->replay, NULL, count_bodies, &in->est_entities, &err) !=
+            ONESCOPE_OK) {
+            cli_print_error(&err);
+            return false;
+        }
+        in->cols = (uint32_t)in->dims * 2; /* position and velocity */
+    } else if (in->rec) {
+        in->first = 0;
+        in->last = onescope_recording_step_count(in->rec);
+    } else {
+        const onescope_pose_cache *c = in->cache;
+        in->dims = c->dimensions;
+        in->unitless = c->metres_per_unit == 0;
+        in->scale = in->unitless ? 1 : c->metres_per_unit;
+        in->unit = c->text[ONESCOPE_POSE_TEXT_UNIT_NAME].length
+                       ? c->text[ONESCOPE_POSE_TEXT_UNIT_NAME].data
+                       : (in->unitless ? "unit" : "");
+        in->first = c->start_step;
+        in->last = c->start_step + (int64_t)c->frame_count - 1;
+        in->est_entities = c->entity_count;
+        in->cols = in->dims;
+        const onescope_text *label = &c->text[ONESCOPE_POSE_TEXT_LABEL];
+        /* the axis a converted clip records (docs/ots.md, "up axis") */
+        if (label->length >= 4 && strstr(label->data, "up=z") != NULL) in->up = 2;
+    }
+    return true;
+}
+
+static void free_inputs(vin *in, int n) {
+    for (int i = 0; i < n; i++) {
+        onescope_replay_free(in[i].replay);
+        onescope_pose_cache_free(in[i].cache);
+        onescope_recording_free(in[i].rec);
+    }
+}
+
+/* ---- writing one run ---- */
+
+typedef struct run_out {
+    FILE *o; /* the page */
+    const keep_rule *keep;
+    cli_entity_filter *f;
+    vin *in;
+    /* the steps kept, written after the frames */
+    int64_t *steps;
+    size_t step_count, step_cap;
+    bool failed;
+    /* entities met so far, in slot order */
+    uint64_t *ids;
+    uint32_t slots, slot_cap;
+    /* replay: the slot of each body (-1: none yet, -2: filtered out) */
+    int32_t body_slot[ONESCOPE_SIM_MAX_BODIES];
+    /* recording: id -> slot (open addressing; value slot+1, 0 empty); -1 slots are filtered */
+    uint64_t *hkeys;
+    int64_t *hvals;
+    size_t hcap;
+    double *row; /* one frame, slots * cols */
+    size_t row_cap;
+    bool first_frame;
+    /* a replay's fields, one JSON array per field, written as the run goes */
+    FILE *field[2];
+    char *field_buf[2];
+    size_t field_size[2];
+} run_out;
+
+static bool push_step(run_out *r, int64_t s) {
+    if (r->step_count == r->step_cap) {
+        size_t cap = r->step_cap ? r->step_cap * 2 : 1024;
+        int64_t *g = realloc(r->steps, cap * sizeof *g);
+        if (g == NULL) return false;
+        r->steps = g;
+        r->step_cap = cap;
+    }
+    r->steps[r->step_count++] = s;
+    return true;
+}
+
+static int32_t add_slot(run_out *r, uint64_t id) {
+    if (r->slots == r->slot_cap) {
+        uint32_t cap = r->slot_cap ? r->slot_cap * 2 : 64;
+        uint64_t *g = realloc(r->ids, cap * sizeof *g);
+        if (g == NULL) return -1;
+        r->ids = g;
+        r->slot_cap = cap;
+    }
+    r->ids[r->slots] = id;
+    return (int32_t)r->slots++;
+}
+
+static bool row_room(run_out *r) {
+    size_t need = (size_t)r->slots * r->in->cols;
+    if (need <= r->row_cap) return true;
+    size_t cap = need * 2;
+    double *g = realloc(r->row, cap * sizeof *g);
+    if (g == NULL) return false;
+    r->row = g;
+    r->row_cap = cap;
+    return true;
+}
+
+static void begin_frame(run_out *r) {
+    fputs(r->first_frame ? "[" : ",[", r->o);
+    r->first_frame = false;
+    for (size_t k = 0; k < (size_t)r->slots * r->in->cols; k++) r->row[k] = NAN;
+}
+static void end_frame(run_out *r, uint32_t slots) {
+    for (size_t k = 0; k < (size_t)slots * r->in->cols; k++) {
+        if (k) fputc(',', r->o);
+        jnum(r->o, r->row[k]);
+    }
+    fputc(']', r->o);
+}
+
+static bool replay_row(void *user, const onescope_replay_row *row) {
+    run_out *r = user;
+    int64_t s = (int64_t)row->host_step;
+    if (!kept(r->keep, s, r->in->last)) return false;
+    uint32_t n = onescope_sim_body_count(row->sim);
+    uint8_t dims = r->in->dims;
+    for (uint32_t i = 0; i < n; i++) {
+        onescope_sim_body_state b;
+        onescope_sim_body(row->sim, i, &b);
+        if (!b.alive || r->body_slot[i] != -1) continue;
+        char name[32];
+        int len = snprintf(name, sizeof name, "body %" PRIu32, i);
+        if (!cli_entity_filter_pass(r->f, i + 1, name, (size_t)len)) {
+            r->body_slot[i] = -2;
+            continue;
+        }
+        r->body_slot[i] = add_slot(r, i + 1);
+        if (r->body_slot[i] < 0) goto oom;
+    }
+    if (!row_room(r) || !push_step(r, s)) goto oom;
+    begin_frame(r);
+    for (uint32_t i = 0; i < n; i++) {
+        onescope_sim_body_state b;
+        onescope_sim_body(row->sim, i, &b);
+        if (!b.alive || r->body_slot[i] < 0) continue;
+        double *v = r->row + (size_t)r->body_slot[i] * r->in->cols;
+        for (int k = 0; k < dims; k++) {
+            v[k] = b.position[k];
+            v[dims + k] = b.velocity[k];
+        }
+    }
+    end_frame(r, r->slots);
+    if (r->field[0]) {
+        for (int fi = 0; fi < 2; fi++) {
+            int32_t vals[ONESCOPE_SIM_GRID_TRIANGLES];
+            onescope_field_id id = fi == 0 ? ONESCOPE_FIELD_DENSITY : ONESCOPE_FIELD_OCCUPANCY;
+            const onescope_field_overlay *ov = onescope_field_describe(id);
+            onescope_error err;
+            if (onescope_sim_field(row->sim, id, vals, ONESCOPE_SIM_GRID_TRIANGLES, &err) !=
+                ONESCOPE_OK) {
+                cli_print_error(&err);
+                r->failed = true;
+                return true;
+            }
+            fputs(r->step_count > 1 ? ",[" : "[", r->field[fi]);
+            for (uint32_t k = 0; k < ov->value_count; k++)
+                fprintf(r->field[fi], "%s%" PRId32, k ? "," : "", vals[k]);
+            fputc(']', r->field[fi]);
+        }
+    }
+    return false;
+oom:
+    fprintf(stderr, "onescope view: out of memory\n");
+    r->failed = true;
+    return true;
+}
+
+static size_t hslot(uint64_t id, size_t cap) {
+    id ^= id >> 33; /* splitmix64's finaliser: every bit moves the slot */
+    id *= 0xff51afd7ed558ccdu;
+    id ^= id >> 33;
+    return (size_t)id & (cap - 1);
+}
+
+/* The slot of a recording's entity id (-2: filtered out; -1: out of memory). */
+static int64_t rec_slot(run_out *r, uint64_t id) {
+    if (r->hcap) {
+        size_t k = hslot(id, r->hcap);
+        while (r->hvals[k] && r->hkeys[k] != id) k = (k + 1) & (r->hcap - 1);
+        if (r->hvals[k]) return r->hvals[k] - 1 >= 0 ? r->hvals[k] - 1 : -2;
+    }
+    if ((r->slots + 1) * 2 > r->hcap || r->hcap == 0) {
+        size_t cap = r->hcap ? r->hcap * 2 : 256;
+        while (cap < (size_t)(r->slots + 1) * 4) cap *= 2;
+        uint64_t *keys = calloc(cap, sizeof *keys);
+        int64_t *vals = calloc(cap, sizeof *vals);
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return -1;
+        }
+        for (size_t k = 0; k < r->hcap; k++)
+            if (r->hvals[k]) {
+                size_t j = hslot(r->hkeys[k], cap);
+                while (vals[j]) j = (j + 1) & (cap - 1);
+                keys[j] = r->hkeys[k];
+                vals[j] = r->hvals[k];
+            }
+        free(r->hkeys);
+        free(r->hvals);
+        r->hkeys = keys;
+        r->hvals = vals;
+        r->hcap = cap;
+    }
+    char name[40];
+    int len = snprintf(name, sizeof name, "entity %" PRIu64, id);
+    int64_t slot = -2;
+    if (cli_entity_filter_pass(r->f, id, name, (size_t)len)) {
+        slot = add_slot(r, id);
+        if (slot < 0) return -1;
+    }
+    size_t k = hslot(id, r->hcap);
+    while (r->hvals[k]) k = (k + 1) & (r->hcap - 1);
+    r->hkeys[k] = id;
+    r->hvals[k] = slot >= 0 ? slot + 1 : -1; /* -1: met and filtered out */
+    return slot;
+}
+
+static bool rec_row(void *user, const onescope_recording_row *row) {
+    run_out *r = user;
+    int64_t s = row->index;
+    if (!kept(r->keep, s, r->in->last)) return false;
+    uint32_t n = onescope_world_entity_count(row->world);
+    uint8_t dims = r->in->dims;
+    /* slots first (a frame holds every slot met so far), then the values */
+    for (uint32_t i = 0; i < n; i++)
+        if (rec_slot(r, onescope_world_entity_id(row->world, i)) == -1) goto oom;
+    if (!row_room(r) || !push_step(r, s)) goto oom;
+    begin_frame(r);
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t slot = rec_slot(r, onescope_world_entity_id(row->world, i));
+        onescope_pose p;
+        if (slot < 0 || !onescope_world_entity_pose(row->world, i, &p)) continue;
+        double *v = r->row + (size_t)slot * r->in->cols;
+        for (int k = 0; k < dims; k++) v[k] = p.position[k];
+        if (r->in->cols > dims) {
+            onescope_error err;
+            if (onescope_world_entity_values(row->world, i, v + dims, r->in->cols - dims, &err) !=
+                ONESCOPE_OK) {
+                cli_print_error(&err);
+                r->failed = true;
+                return true;
+            }
+        }
+    }
+    end_frame(r, r->slots);
+    return false;
+oom:
+    fprintf(stderr, "onescope view: out of memory\n");
+    r->failed = true;
+    return true;
+}
+
+static bool cache_frames(run_out *r) {
+    const onescope_pose_cache *c = r->in->cache;
+    uint8_t dims = c->dimensions;
+    int32_t *slot_of = malloc((c->entity_count ? c->entity_count : 1) * sizeof *slot_of);
+    if (slot_of == NULL) return false;
+    for (uint32_t e = 0; e < c->entity_count; e++) {
+        const onescope_pose_entity *pe = &c->entities[e];
+        slot_of[e] = cli_entity_filter_pass(r->f, pe->id, pe->name.data, pe->name.length)
+                         ? add_slot(r, pe->id)
+                         : -2;
+        if (slot_of[e] == -1) {
+            free(slot_of);
+            return false;
+        }
+    }
+    if (!row_room(r)) {
+        free(slot_of);
+        return false;
+    }
+    for (uint32_t f = 0; f < c->frame_count; f++) {
+        int64_t s = c->start_step + f;
+        if (!kept(r->keep, s, r->in->last)) continue;
+        if (!push_step(r, s)) {
+            free(slot_of);
+            return false;
+        }
+        begin_frame(r);
+        for (uint32_t e = 0; e < c->entity_count; e++) {
+            const onescope_pose *p = onescope_pose_cache_pose(c, f, e);
+            if (slot_of[e] < 0 || !onescope_pose_is_present(p)) continue;
+            for (int k = 0; k < dims; k++)
+                r->row[(size_t)slot_of[e] * dims + (size_t)k] = p->position[k];
+        }
+        end_frame(r, r->slots);
+    }
+    free(slot_of);
+    return true;
+}
+
+static const char *const axis_names[3] = {"x", "y", "z"};
+
+/* One run object of the page's JSON. */
+static bool write_run(FILE *o, vin *in, const keep_rule *keep, cli_entity_filter *f) {
+    run_out r = {.o = o, .keep = keep, .f = f, .in = in, .first_frame = true};
+    for (uint32_t i = 0; i < ONESCOPE_SIM_MAX_BODIES; i++) r.body_slot[i] = -1;
+    fputs("{\"name\":", o);
+    jcstr(o, in->label);
+    fprintf(o, ",\"kind\":\"%s\",\"scale\":",
+            in->replay ? "replay"
+            : in->rec  ? "recording"
+                       : "cache");
+    jnum(o, in->scale);
+    fputs(",\"unit\":", o);
+    jcstr(o, in->unit);
+    fputs(",\"frames\":[", o);
+    bool ok = true;
+    onescope_error err;
+    if (in->replay) {
+        if (onescope_replay_link(in->replay).role != ONESCOPE_LINK_ROLE_NONE)
+            for (int fi = 0; fi < 2; fi++) {
+                r.field[fi] = open_memstream(&r.field_buf[fi], &r.field_size[fi]);
+                if (r.field[fi] == NULL) ok = false;
+            }
+        if (ok && onescope_replay_run(in->replay, NULL, replay_row, &r, &err) != ONESCOPE_OK) {
+            cli_print_error(&err);
+            ok = false;
+        }
+    } else if (in->rec) {
+        if (onescope_recording_run(in->rec, in->module, NULL, rec_row, &r, in->name, &err) !=
+            ONESCOPE_OK) {
+            cli_print_error(&err);
+            ok = false;
+        }
+    } else if (!cache_frames(&r)) {
+        fprintf(stderr, "onescope view: out of memory\n");
+        ok = false;
+    }
+    ok = ok && !r.failed;
+    fputs("],\"steps\":[", o);
+    for (size_t i = 0; i < r.step_count; i++) fprintf(o, "%s%" PRId64, i ? "," : "", r.steps[i]);
+    fputs("],\"entities\":[", o);
+    for (uint32_t i = 0; i < r.slots; i++) {
+        /* c: the palette index, as plot colours: a body's index, a cache entity's index, a
+         * module entity's id */
+        uint64_t colour = in->replay ? r.ids[i] - 1 : r.ids[i];
+        const onescope_pose_entity *pe = NULL;
+        if (in->cache) /* slots follow the cache's order: its entity is at i or later */
+            for (uint32_t e = i; e < in->cache->entity_count && pe == NULL; e++)
+                if (in->cache->entities[e].id == r.ids[i]) {
+                    pe = &in->cache->entities[e];
+                    colour = e;
+                }
+        fprintf(o, "%s{\"id\":%" PRIu64 ",\"c\":%" PRIu64 ",\"name\":", i ? "," : "", r.ids[i],
+                colour % 12);
+        if (in->replay)
+            fprintf(o, "\"body %" PRIu64 "\"", r.ids[i] - 1);
+        else if (pe && pe->name.length)
+            jstr(o, pe->name.data, pe->name.length);
+        else
+            fprintf(o, "\"entity %" PRIu64 "\"", r.ids[i]);
+        fputc('}', o);
+    }
+    fputs("],\"columns\":[", o);
+    for (uint32_t k = 0; k < in->cols; k++) {
+        if (k) fputc(',', o);
+        if (k < in->dims) {
+            jcstr(o, axis_names[k]);
+        } else if (in->replay) {
+            char v[8];
+            snprintf(v, sizeof v, "v%s", axis_names[k - in->dims]);
+            jcstr(o, v);
+        } else {
+            jcstr(o, in->module->values[k - in->dims].name);
+        }
+    }
+    fputs("],\"units\":[", o);
+    for (uint32_t k = 0; k < in->cols; k++) {
+        if (k) fputc(',', o);
+        if (k < in->dims)
+            jcstr(o, in->unit);
+        else if (in->replay)
+            jcstr(o, "mm/step");
+        else
+            jcstr(o, in->module->values[k - in->dims].unit);
+    }
+    fputc(']', o);
+    if (r.field[0]) {
+        fputs(",\"field\":[", o);
+        for (int fi = 0; fi < 2; fi++) {
+            fclose(r.field[fi]);
+            const onescope_field_overlay *ov = onescope_field_describe(
+                fi == 0 ? ONESCOPE_FIELD_DENSITY : ONESCOPE_FIELD_OCCUPANCY);
+            fprintf(o, "%s{\"name\":\"%s\",\"location\":\"%s\",\"ramp\":\"%s\",\"min\":",
+                    fi ? "," : "", ov->field, ov->location_name, ov->ramp);
+            /* the overlay's range, widened to the values (as plot's scale) */
+            double lo = ov->value_min, hi = ov->value_max;
+            for (char *p = r.field_buf[fi]; p && *p;) {
+                char *end;
+                double v = strtod(p, &end);
+                if (end == p) {
+                    p++;
+                    continue;
+                }
+                if (v < lo) lo = v;
+                if (v > hi) hi = v;
+                p = end;
+            }
+            jnum(o, lo);
+            fputs(",\"max\":", o);
+            jnum(o, hi);
+            fputs(",\"values\":[", o);
+            if (r.field_buf[fi]) fwrite(r.field_buf[fi], 1, r.field_size[fi], o);
+            fputs("]}", o);
+            free(r.field_buf[fi]);
+        }
+        fputc(']', o);
+    }
+    fputc('}', o);
+    free(r.steps);
+    free(r.ids);
+    free(r.hkeys);
+    free(r.hvals);
+    free(r.row);
+    return ok;
+}
+
+/* ---- diff: the library's answer, as the page shows it ---- */
+
+typedef struct diff_view {
+    bool diverged;
+    int64_t step; /* the host step of the first frame that differs */
+    char text[512];
+    uint64_t ids[16];
+    int id_count;
+    char names[12][96];
+    int name_count;
+} diff_view;
+
+static void add_id(diff_view *d, uint64_t id) {
+    for (int i = 0; i < d->id_count; i++)
+        if (d->ids[i] == id) return;
+    if (d->id_count < 16) d->ids[d->id_count++] = id;
+}
+
+static bool run_diff(vin *a, vin *b, diff_view *d) {
+    onescope_error err;
+    onescope_diff_options opt = {.name_a = a->name, .name_b = b->name};
+    if (a->replay && b->replay) {
+        onescope_diff_replay *r;
+        if (onescope_diff_replays(a->replay, b->replay, &opt, NULL, &r, &err) != ONESCOPE_OK) {
+            cli_print_error(&err);
+            return false;
+        }
+        d->diverged = r->diverged;
+        if (r->diverged) {
+            /* diff's step is the one after which the worlds differ: its row is one later */
+            d->step = (int64_t)r->host_step_a + (r->at_start ? 0 : 1);
+            if (r->at_start)
+                snprintf(d->text, sizeof d->text,
+                         "worlds differ at the start (host step %" PRId64 ")", d->step);
+            else
+                snprintf(d->text, sizeof d->text,
+                         "worlds differ after step %" PRIu32 " (host step %" PRIu64
+                         "): first differing frame at host step %" PRId64,
+                         r->step, r->host_step_a, d->step);
+            for (uint32_t i = 0; i < r->value_count; i++) {
+                const onescope_diff_value *v = &r->values[i];
+                if (!v->world) add_id(d, (uint64_t)v->index + 1);
+                if (d->name_count < 12) {
+                    if (v->world)
+                        snprintf(d->names[d->name_count++], 96, "%s[%" PRIu32 "]: a %.9g, b %.9g",
+                                 v->name, v->index, v->a, v->b);
+                    else
+                        snprintf(d->names[d->name_count++], 96,
+                                 "body %" PRIu32 " %s: a %.9g, b %.9g", v->index, v->name, v->a,
+                                 v->b);
+                }
+            }
+        } else {
+            snprintf(d->text, sizeof d->text, "worlds: the same over %" PRIu32 " steps",
+                     r->steps_compared);
+        }
+        onescope_diff_replay_free(r);
+        return true;
+    }
+    if (a->rec && b->rec) {
+        if (a->module != b->module) {
+            fprintf(stderr, "%s: module: expected the module of %s, found another one\n",
+                    cli_shown(b->path), cli_shown(a->path));
+            return false;
+        }
+        onescope_recording_diff_result r;
+        if (onescope_recording_diff(a->rec, b->rec, a->module, NULL, &r, a->name, b->name, &err) !=
+            ONESCOPE_OK) {
+            cli_print_error(&err);
+            return false;
+        }
+        d->diverged = r.worlds_differ;
+        if (r.worlds_differ) {
+            d->step = r.row;
+            if (r.row == 0)
+                snprintf(d->text, sizeof d->text, "first difference: row 0 (the start worlds)");
+            else
+                snprintf(d->text, sizeof d->text,
+                         "first difference: row %" PRIu32 " (the world after step %" PRIu32 ")",
+                         r.row, r.row - 1);
+            if (r.value_differs) {
+                add_id(d, r.entity_id);
+                snprintf(d->names[d->name_count++], 96, "entity %" PRIu64 " %s: a %.9g, b %.9g",
+                         r.entity_id, a->module->values[r.value].name, r.value_a, r.value_b);
+            }
+            if (r.world_value_differs)
+                snprintf(d->names[d->name_count++], 96, "%s[%" PRIu32 "]: a %.9g, b %.9g",
+                         a->module->world_values[r.world_value].name, r.world_index,
+                         r.world_value_a, r.world_value_b);
+        } else {
+            snprintf(d->text, sizeof d->text, "worlds: the same over %" PRIu32 " rows",
+                     r.rows_compared);
+        }
+        return true;
+    }
+    if (a->cache || b->cache) {
+        onescope_diff_cache *r = NULL;
+        onescope_code rc;
+        if (a->cache && b->cache)
+            rc = onescope_diff_caches(a->cache, b->cache, &opt, NULL, &r, &err);
+        else if (a->replay)
+            rc = onescope_diff_replay_cache(a->replay, b->cache, &opt, NULL, &r, &err);
+        else if (b->replay) {
+            fprintf(stderr,
+                    "%s: --diff: expected the replay as A and the cache as B (diff's "
+                    "order), found the cache first\n",
+                    cli_shown(a->path));
+            return false;
+        } else {
+            fprintf(stderr,
+                    "%s: --diff: a module recording and a pose cache are compared by "
+                    "onescope diff; view compares two of a kind or a replay and a cache\n",
+                    cli_shown(a->rec ? a->path : b->path));
+            return false;
+        }
+        if (rc != ONESCOPE_OK) {
+            cli_print_error(&err);
+            return false;
+        }
+        d->diverged = r->has_first;
+        if (r->has_first) {
+            d->step = r->first_step;
+            snprintf(d->text, sizeof d->text,
+                     "first past tolerance: step %" PRId64 ", entity %" PRIu64, r->first_step,
+                     r->first_id);
+            add_id(d, r->first_id);
+            for (uint32_t i = 0; i < r->entity_count; i++)
+                if (r->entities[i].past_tolerance) add_id(d, r->entities[i].id);
+        } else {
+            snprintf(d->text, sizeof d->text, "the same over %" PRIu32 " frames",
+                     r->overlap_frames);
+        }
+        onescope_diff_cache_free(r);
+        return true;
+    }
+    fprintf(stderr,
+            "%s: --diff: expected two replays, two recordings of one module, two caches "
+            "or a replay and a cache, found a replay and a module recording\n",
+            cli_shown(b->path));
+    return false;
+}
+
+/* ---- the command ---- */
+
+int cmd_view(int argc, char **argv) {
+    vin in[MAX_INPUTS];
+    memset(in, 0, sizeof in);
+    cli_entity_filter f = {0};
+    cli_args ca;
+    int parsed = cli_parse(&cli_spec_view, argc, argv, 0, -1, &ca);
+    if (parsed != CLI_PARSE_RUN) return parsed;
+    if (ca.operand_count > MAX_INPUTS)
+        return cli_usage_error("view", "takes at most %d inputs", MAX_INPUTS);
+    int n = ca.operand_count;
+    const char *out = ca.seen[OPT_OUTPUT] ? ca.value[OPT_OUTPUT] : NULL;
+    bool diff = ca.seen[OPT_DIFF];
+    uint64_t trail = 20, budget = 4000000;
+    if (ca.seen[OPT_TRAIL] && !cli_parse_u64(ca.value[OPT_TRAIL], 100000, &trail))
+        return cli_usage_error("view", "--trail must be 0..100000 steps, not '%s'",
+                               ca.value[OPT_TRAIL]);
+    if (ca.seen[OPT_MAX_BYTES] &&
+        (!cli_parse_u64(ca.value[OPT_MAX_BYTES], 1u << 30, &budget) || budget < 10000))
+        return cli_usage_error("view", "--max-bytes must be 10000..1073741824, not '%s'",
+                               ca.value[OPT_MAX_BYTES]);
+    if (out == NULL) return cli_usage_error("view", "needs -o OUT.html");
+    size_t len = strlen(out);
+    if (strcmp(out, "-") != 0 && (len < 6 || strcmp(out + len - 5, ".html") != 0))
+        return cli_usage_error("view", "OUT must end in .html, not '%s'", out);
+    if (n == 0) return cli_usage_error("view", "needs at least one INPUT");
+    if (diff && n != 2) return cli_usage_error("view", "--diff compares two inputs, A and B");
+    if (ca.seen[OPT_ENTITY] && !cli_entity_filter_parse(&f, ca.value[OPT_ENTITY]))
+        return cli_usage_error("view",
+                               "--entity must be up to 64 ids or names, comma-separated, "
+                               "none empty, not '%s'",
+                               ca.value[OPT_ENTITY]);
+    for (int i = 0; i < n; i++) in[i].path = ca.operands[i];
+    for (int i = 0; i < n; i++)
+        if (cli_refuse_same_file("view", in[i].path, out)) {
+            cli_entity_filter_free(&f);
+            return CLI_FAIL;
+        }
+    if (!cli_check_output("view", NULL, out)) {
+        cli_entity_filter_free(&f);
+        return CLI_FAIL;
+    }
+    int status = CLI_FAIL;
+    char *page = NULL;
+    size_t page_size = 0;
+    FILE *o = NULL;
+    for (int i = 0; i < n; i++)
+        if (!load(&in[i])) goto done;
+    for (int i = 1; i < n; i++)
+        if (in[i].dims != in[0].dims || in[i].unitless != in[0].unitless) {
+            fprintf(stderr, "%s: cannot be overlaid on %s: %s\n", cli_shown(in[i].path),
+                    cli_shown(in[0].path),
+                    in[i].dims != in[0].dims
+                        ? "one is 2D, the other 3D"
+                        : "one has metres per unit 0 (no unit), the other a unit");
+            goto done;
+        }
+    diff_view dv = {0};
+    if (diff && !run_diff(&in[0], &in[1], &dv)) goto done;
+
+    /* The decimation (docs/view.md): every k-th step from the first, k the smallest that keeps
+     * the estimated data under the budget, plus each run's last step and, with --diff, every
+     * step within DENSE_HALF of the divergence. */
+    int64_t first = in[0].first, last = in[0].last;
+    double per_step = 0;
+    for (int i = 0; i < n; i++) {
+        if (in[i].first < first) first = in[i].first;
+        if (in[i].last > last) last = in[i].last;
+        double bytes = in[i].replay ? 6 : 10; /* a number and its comma */
+        per_step += (double)in[i].est_entities * in[i].cols * bytes;
+        if (in[i].replay && onescope_replay_link(in[i].replay).role != ONESCOPE_LINK_ROLE_NONE)
+            per_step += (81 + 128) * 3;
+    }
+    double total = (double)(last - first) + 1;
+    keep_rule keep = {.base = first, .every = 1, .dense_lo = 1, .dense_hi = 0};
+    if (total * per_step > (double)budget)
+        keep.every = (int64_t)ceil(total * per_step / (double)budget);
+    if (diff && dv.diverged && keep.every > 1) {
+        keep.dense_lo = dv.step - DENSE_HALF;
+        keep.dense_hi = dv.step + DENSE_HALF;
+    }
+    uint64_t kept_steps = 0;
+    for (int64_t s = first; s <= last; s++) {
+        bool any = false;
+        for (int i = 0; i < n; i++)
+            any |= s >= in[i].first && s <= in[i].last && kept(&keep, s, in[i].last);
+        kept_steps += any;
+    }
+
+    o = open_memstream(&page, &page_size);
+    if (o == NULL) {
+        fprintf(stderr, "onescope view: out of memory\n");
+        goto done;
+    }
+    char title[512];
+    const char *t = ca.seen[OPT_TITLE] ? ca.value[OPT_TITLE] : NULL;
+    if (t == NULL) {
+        size_t at = (size_t)snprintf(title, sizeof title, "%s", diff ? "diff: " : "");
+        for (int i = 0; i < n && at < sizeof title; i++)
+            at += (size_t)snprintf(title + at, sizeof title - at, "%s%s",
+                                   i ? (diff ? " vs " : ", ") : "", in[i].label);
+        t = title;
+    }
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<title>onescope view</title>\n<style>\n",
+          o);
+    fputs(view_css, o);
+    fputs("</style>\n</head>\n<body>\n<script type=\"application/json\" id=\"onescope-data\">", o);
+    fputs("{\"format\":\"onescope-view\",\"version\":1,\"title\":", o);
+    jcstr(o, t);
+    uint8_t up = 1;
+    for (int i = 0; i < n; i++)
+        if (in[i].up == 2) up = 2;
+    fprintf(o,
+            ",\"dims\":%u,\"up\":%u,\"unit\":\"%s\",\"trail\":%" PRIu64 ",\"first\":%" PRId64
+            ",\"last\":%" PRId64 ",\"every\":%" PRId64
+            ",\"total_steps\":%.0f,\"kept_steps\":%" PRIu64 ",\"decimated\":%s,\"dense\":",
+            in[0].dims, up, in[0].unitless ? "units" : "m", trail, first, last, keep.every, total,
+            kept_steps, keep.every > 1 ? "true" : "false");
+    if (keep.dense_lo <= keep.dense_hi)
+        fprintf(o, "[%" PRId64 ",%" PRId64 "]", keep.dense_lo < first ? first : keep.dense_lo,
+                keep.dense_hi > last ? last : keep.dense_hi);
+    else
+        fputs("null", o);
+    fputs(",\"runs\":[", o);
+    for (int i = 0; i < n; i++) {
+        if (i) fputc(',', o);
+        if (!write_run(o, &in[i], &keep, &f)) goto done;
+    }
+    fputc(']', o);
+    if (diff) {
+        fprintf(o, ",\"diff\":{\"diverged\":%s,\"step\":%" PRId64 ",\"text\":",
+                dv.diverged ? "true" : "false", dv.diverged ? dv.step : -1);
+        jcstr(o, dv.text);
+        fputs(",\"entities\":[", o);
+        for (int i = 0; i < dv.id_count; i++) fprintf(o, "%s%" PRIu64, i ? "," : "", dv.ids[i]);
+        fputs("],\"names\":[", o);
+        for (int i = 0; i < dv.name_count; i++) {
+            if (i) fputc(',', o);
+            jcstr(o, dv.names[i]);
+        }
+        fputs("]}", o);
+    }
+    fputs("}</script>\n<script>\n", o);
+    fputs(view_js, o);
+    fputs("</script>\n</body>\n</html>\n", o);
+    if (cli_entity_filter_unmatched(&f) != NULL) {
+        fclose(o);
+        o = NULL;
+        status = cli_usage_error("view", "--entity: no input has an entity '%s' (by id or name)",
+                                 cli_entity_filter_unmatched(&f));
+        goto done;
+    }
+    if (fclose(o) != 0) {
+        o = NULL;
+        fprintf(stderr, "onescope view: out of memory\n");
+        goto done;
+    }
+    o = NULL;
+    onescope_error err;
+    if (onescope_file_write(out, page, page_size, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        goto done;
+    }
+    if (keep.every > 1 && !cli.quiet)
+        fprintf(stderr,
+                "%s: decimated: every %" PRId64 " steps kept (%" PRIu64 " of %.0f) to stay under "
+                "%" PRIu64 " bytes\n",
+                cli_shown(out), keep.every, kept_steps, total, budget);
+    if (cli.verbose) {
+        for (int i = 0; i < n; i++)
+            if (in[i].cache)
+                fprintf(stderr, "%s: poses %s\n", cli_shown(in[i].path),
+                        in[i].cache->mapping ? "read in place (mapped)" : "copied into memory");
+        fprintf(stderr, "%s: %zu bytes\n", cli_shown(out), page_size);
+    }
+    status = CLI_OK;
+done:
+    if (o) fclose(o);
+    free(page);
+    free_inputs(in, n);
+    cli_entity_filter_free(&f);
+    return status;
+}
