@@ -71,6 +71,18 @@ typedef struct onescope_buffer {
 /* Frees the bytes and zeroes the struct; NULL and empty buffers are fine. */
 ONESCOPE_API void onescope_buffer_free(onescope_buffer *buffer);
 
+/* ---- numbers as text (docs/numbers.md) ----
+ * The shortest decimal that reads back (strtod, strtof) as exactly v, the closest to v when
+ * several are as short, in the notation of printf's "%g" at that many significant digits:
+ * "0.1", "100" is "1e+02", "1.5e-07", "-0"; NaN "nan", infinities "inf" and "-inf". Always '.'
+ * (the locale is never consulted) and ASCII; a finite value's text is a JSON number. Writes at
+ * most size bytes with the terminating NUL (buf may be NULL when size is 0) and returns the
+ * length of the whole text, as snprintf does: at most ONESCOPE_NUMBER_MAX_LENGTH. */
+#define ONESCOPE_NUMBER_MAX_LENGTH 24
+ONESCOPE_API size_t onescope_number_format(double v, char *buf, size_t size);
+/* The same for a float: the shortest decimal that reads back as the same float. */
+ONESCOPE_API size_t onescope_number_format_float(float v, char *buf, size_t size);
+
 /* ---- durability of the two streaming writers (pose and replay), one meaning for both ----
  * A flush hands the records buffered so far to the partial file with write(2): from then on
  * they survive the process being killed (SIGKILL, a crash), and recover keeps them. With
