@@ -1,6 +1,7 @@
 /* The one number printer: Schubfach (R. Giulietti, "The Schubfach way to render doubles",
- * 2020), for doubles and floats, then the digits in %g notation, all in integer arithmetic, so
- * no locale, rounding mode or C library printf is involved. Foundation layer: uses nothing.
+ * 2020), for doubles and floats, then the digits as printf's %g lays them out, all in integer
+ * arithmetic, so no locale, rounding mode or C library printf is involved. Foundation layer: uses
+ * nothing.
  *
  * The idea, briefly: a binary value v = c 2^q reads back from every decimal inside its rounding
  * interval R (half the gap to each neighbour on either side; the edges too when c is even).
@@ -280,12 +281,15 @@ static char *put_exponent(char *p, int x, unsigned style) {
     return p + 2;
 }
 
-/* digits * 10^e (digits without trailing zeros) as %g at precision n = its digit count: an
- * exponent when the decimal exponent x is below -4 or at least n, else plain. */
-static size_t write_decimal(char *out, char *p, uint64_t digits, int e, unsigned style) {
+/* digits * 10^e (digits without trailing zeros, n of them, decimal exponent x) as printf's
+ * %.Pg lays it out: an exponent when x < -4 or x >= P, else plain. P is 17 for doubles and 9
+ * for floats (the digits %.17g and %.9g would show, without their noise), or with
+ * OS_NUM_G_SHORTEST n itself. */
+static size_t write_decimal(char *out, char *p, uint64_t digits, int e, int prec, unsigned style) {
     int n = digit_count(digits);
     int x = e + n - 1;
-    if (x < -4 || x >= n) {
+    if (style & OS_NUM_G_SHORTEST) prec = n;
+    if (x < -4 || x >= prec) {
         put_digits(p + 1 + n, digits); /* d.ddd: the first digit moves left over the point */
         p[0] = p[1];
         if (n > 1) {
@@ -295,9 +299,11 @@ static size_t write_decimal(char *out, char *p, uint64_t digits, int e, unsigned
             p += 1;
         }
         p = put_exponent(p, x, style);
-    } else if (x == n - 1) {
+    } else if (x >= n - 1) { /* whole: the digits, then zeros */
         put_digits(p + n, digits);
         p += n;
+        memset(p, '0', (size_t)(x - n + 1));
+        p += x - n + 1;
         if (style & OS_NUM_POINT_ZERO) {
             memcpy(p, ".0", 2);
             p += 2;
@@ -352,7 +358,7 @@ size_t onescope_os_number_write(char *out, double v, unsigned style) {
         return write_special(out, p, v - v == 0, v != v, style);
     size_t n = write_plain(out, p, v < 0 ? -v : v, style);
     if (n) return n;
-    return write_decimal(out, p, digits, e, style);
+    return write_decimal(out, p, digits, e, 17, style);
 }
 
 size_t onescope_os_number_write_float(char *out, float v, unsigned style) {
@@ -364,7 +370,7 @@ size_t onescope_os_number_write_float(char *out, float v, unsigned style) {
         return write_special(out, p, v - v == 0, v != v, style);
     size_t n = write_plain(out, p, v < 0 ? -(double)v : (double)v, style);
     if (n) return n;
-    return write_decimal(out, p, digits, e, style);
+    return write_decimal(out, p, digits, e, 9, style);
 }
 
 /* ---- the public calls (include/onescope/common.h) ---- */

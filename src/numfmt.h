@@ -1,5 +1,5 @@
 /* The one number printer (src/numfmt.c): the shortest decimal that reads back as the same
- * double or float, correctly rounded, in the notation of printf's %g at that precision, written
+ * double or float, correctly rounded, laid out as printf's %.17g (floats: %.9g) would, written
  * without the C library's locale machinery. Shared by the OTS writer, the pose cache diff and,
  * through onescope_number_format, the CLI and the Python package. Notation: docs/numbers.md. */
 #ifndef ONESCOPE_NUMFMT_H
@@ -14,6 +14,9 @@
 #define OS_NUMBER_MAX 32
 
 /* Styles, or-ed together; 0 is the public onescope_number_format notation. */
+/* printf's %g at the shortest precision n, the OTS writer's notation since 0.1: an exponent as
+ * soon as the decimal exponent reaches n ("1e+02", "1.5e+03"), not 17. */
+#define OS_NUM_G_SHORTEST 4u
 /* Whole numbers get ".0" (OTS reals stay reals when read back). */
 #define OS_NUM_POINT_ZERO 1u
 /* The exponent without '+' or leading zeros: "1e300", "1e-5" (the CLI's --help defaults). */

@@ -111,11 +111,13 @@ static void key(jw *j, const char *k) {
     put(j, "\": ", 3);
 }
 
-/* The shortest text that reads back as v (src/numfmt.c); whole numbers keep ".0" so they
- * read back as reals, and below 1e15 they are written out in full ("100.0", not "1e+02.0"). */
+/* The shortest text that reads back as v (src/numfmt.c) in the notation the writer has always
+ * had: %g at that precision ("1.5e-07", "2.5e+20"), whole numbers with ".0" so they read back as
+ * reals, and below 1e15 in full ("100.0", not "1e+02.0"). */
+#define OTS_NUMBERS (OS_NUM_G_SHORTEST | OS_NUM_POINT_ZERO | OS_NUM_PLAIN_BELOW(15))
 static void put_double(jw *j, double v) {
     char buf[OS_NUMBER_MAX];
-    put(j, buf, onescope_os_number_write(buf, v, OS_NUM_POINT_ZERO | OS_NUM_PLAIN_BELOW(15)));
+    put(j, buf, onescope_os_number_write(buf, v, OTS_NUMBERS));
 }
 
 static void put_int(jw *j, long long v) {
