@@ -1,7 +1,7 @@
 /* The one number printer: Schubfach (R. Giulietti, "The Schubfach way to render doubles",
- * 2020), for doubles and floats, then the digits as printf's %g lays them out, all in integer
- * arithmetic, so no locale, rounding mode or C library printf is involved. Foundation layer: uses
- * nothing.
+ * 2020), for doubles and floats, then the digits laid out as printf's %.17g (or, for the OTS
+ * writer, %g at the shortest precision) would, all in integer arithmetic, so no locale, rounding
+ * mode or C library printf is involved. Foundation layer: calls nothing of the library.
  *
  * The idea, briefly: a binary value v = c 2^q reads back from every decimal inside its rounding
  * interval R (half the gap to each neighbour on either side; the edges too when c is even).
