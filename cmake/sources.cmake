@@ -3,6 +3,7 @@ set(ONESCOPE_SOURCES
   src/alloc.c
   src/bytes.c
   src/utf8.c
+  src/numfmt.c
   src/siphash.c
   src/error.c
   src/file.c

@@ -10,6 +10,7 @@
 #include "diff_internal.h"
 #include "file_internal.h"
 #include "internal.h"
+#include "numfmt.h"
 
 static const char *const text_fields[ONESCOPE_POSE_TEXT_COUNT] = {
     "unit_name", "module_id", "library_version", "scene", "replay", "label"};
@@ -234,9 +235,9 @@ static void text_item(onescope_diff_cache *d, const char *field, const onescope_
 }
 
 static void scale_item(onescope_diff_cache *d, double a, double b) {
-    char ta[32], tb[32];
-    snprintf(ta, sizeof ta, "%.17g", a);
-    snprintf(tb, sizeof tb, "%.17g", b);
+    char ta[OS_NUMBER_MAX], tb[OS_NUMBER_MAX]; /* the shortest texts: equal only if a == b */
+    onescope_os_number_write(ta, a, 0);
+    onescope_os_number_write(tb, b, 0);
     onescope_os_diff_header(d->header, &d->header_count, "metres_per_unit", ta, tb);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "numfmt.h"
 #include "onescope/module.h"
 
 static const char *const check_names[ONESCOPE_MODULE_CHECK_COUNT] = {"determinism", "snapshot",
@@ -159,8 +160,11 @@ static bool values_part(const check *c, const values *x, const values *y,
             f->entity = e, f->entity_id = x->ids[e];
             name_value(f, c->m->values[k].name, -1);
             f->values[0] = a, f->values[1] = b;
-            say(f, "entity %" PRIu32 " (id %" PRIu64 ") %s is %.17g %s, %.17g %s", e, x->ids[e],
-                f->value, a, first, b, second);
+            char ta[OS_NUMBER_MAX], tb[OS_NUMBER_MAX];
+            onescope_os_number_write(ta, a, 0);
+            onescope_os_number_write(tb, b, 0);
+            say(f, "entity %" PRIu32 " (id %" PRIu64 ") %s is %s %s, %s %s", e, x->ids[e], f->value,
+                ta, first, tb, second);
             return true;
         }
     }
@@ -171,8 +175,10 @@ static bool values_part(const check *c, const values *x, const values *y,
             if (same(x->w[at], y->w[at])) continue;
             name_value(f, vi->name, vi->count == 1 ? -1 : (int)i);
             f->values[0] = x->w[at], f->values[1] = y->w[at];
-            say(f, "world value %s is %.17g %s, %.17g %s", f->value, x->w[at], first, y->w[at],
-                second);
+            char ta[OS_NUMBER_MAX], tb[OS_NUMBER_MAX];
+            onescope_os_number_write(ta, x->w[at], 0);
+            onescope_os_number_write(tb, y->w[at], 0);
+            say(f, "world value %s is %s %s, %s %s", f->value, ta, first, tb, second);
             return true;
         }
     }

@@ -109,10 +109,6 @@ onescope_code onescope_os_ots_clip_parse_stream(const void *first, size_t size,
 
 /* ---- writing (ots_write.c) ---- */
 
-/* Writes the shortest text that reads back to v (".0" added to whole numbers) into buf
- * (at least 40 bytes); returns its length. */
-size_t onescope_os_ots_format_double(double v, char *buf);
-
 /* onescope_ots_clip_write for a clip that has just passed the rules (not checked again). */
 onescope_code onescope_os_ots_clip_write_checked(const onescope_ots_clip *clip,
                                                  const onescope_allocator *allocator,

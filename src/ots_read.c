@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "onescope/format.h"
 #include "ots_internal.h"
 
@@ -190,7 +191,9 @@ static onescope_code rd_int(ots_in *in, long long lo, long long hi, long long *o
     } else if (r->integer_syntax) { /* an integer past what 64 bits hold */
         char expected[80];
         snprintf(expected, sizeof expected, "an integer from %lld to %lld", lo, hi);
-        return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, expected, "%.17g", r->number);
+        char found[OS_NUMBER_MAX];
+        onescope_os_number_write(found, r->number, 0);
+        return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, expected, "%s", found);
     } else {
         return wrong_type(in, "an integer");
     }

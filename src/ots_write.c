@@ -1,10 +1,10 @@
 /* OTS v4 writer: rigs and clips into indented JSON in the spec's key order, with the
  * shortest numbers that read back. Rules: docs/ots.md. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "ots_internal.h"
 
 /* ---- writing: indented, stable key order, shortest round-trip numbers ---- */
@@ -111,55 +111,13 @@ static void key(jw *j, const char *k) {
     put(j, "\": ", 3);
 }
 
-/* Prints v with precision p into out; true when the text reads back to v. */
-static bool fits(double v, int p, char out[40]) {
-    char tmp[320]; /* %.17g needs at most 24 bytes; the compiler cannot know p <= 17 */
-    int n = snprintf(tmp, sizeof tmp, "%.*g", p, v);
-    if (n < 0 || n > 38) return false;
-    memcpy(out, tmp, (size_t)n + 1);
-    return strtod(out, NULL) == v;
-}
-
-/* The shortest %.Ng text (N = 1..17) that reads back to v. Round trip holds for every N from
- * the shortest one up, so after 16 and 15 a binary search finds it; most values taken from
- * floats need 16 or 17 digits and stop early. Whole numbers get ".0" so they stay reals. */
-size_t onescope_os_ots_format_double(double v, char *buf) {
-    char best[40], cand[40];
-    void *locale = onescope_os_c_numbers_begin(); /* '.' whatever the process's locale */
-    if (!fits(v, 16, best)) {
-        fits(v, 17, best); /* 17 significant digits always read back */
-    } else if (fits(v, 15, cand)) {
-        memcpy(best, cand, sizeof best);
-        int lo = 1, hi = 15; /* best holds the text for hi */
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (fits(v, mid, cand)) {
-                hi = mid;
-                memcpy(best, cand, sizeof best);
-            } else {
-                lo = mid + 1;
-            }
-        }
-    }
-    onescope_os_c_numbers_end(locale);
-    size_t n = strlen(best);
-    memcpy(buf, best, n + 1);
-    if (strpbrk(buf, ".eEn") == NULL) {
-        memcpy(buf + n, ".0", 3);
-        n += 2;
-    }
-    return n;
-}
-
+/* The shortest text that reads back as v (src/numfmt.c) in the notation the writer has always
+ * had: %g at that precision ("1.5e-07", "2.5e+20"), whole numbers with ".0" so they read back as
+ * reals, and below 1e15 in full ("100.0", not "1e+02.0"). */
+#define OTS_NUMBERS (OS_NUM_G_SHORTEST | OS_NUM_POINT_ZERO | OS_NUM_PLAIN_BELOW(15))
 static void put_double(jw *j, double v) {
-    char buf[48];
-    if (v == floor(v) && fabs(v) < 1e15) {
-        int n = snprintf(buf, sizeof buf, "%.0f.0", v);
-        if (v == 0 && signbit(v)) n = snprintf(buf, sizeof buf, "-0.0");
-        put(j, buf, (size_t)n);
-        return;
-    }
-    put(j, buf, onescope_os_ots_format_double(v, buf));
+    char buf[OS_NUMBER_MAX];
+    put(j, buf, onescope_os_number_write(buf, v, OTS_NUMBERS));
 }
 
 static void put_int(jw *j, long long v) {
@@ -400,6 +358,17 @@ static void write_clip_tail(jw *j, const onescope_ots_clip *k) {
     write_cameras(j, k->cameras, k->camera_count);
 }
 
+/* A one-shot clip grows one buffer, and copying it at each doubling cost as much as writing
+ * the text (half the writer's time on a 50 MB clip). Once 64 keyframes are out, the rest is
+ * reserved at the bytes per keyframe seen so far, plus a quarter; past the output limit
+ * nothing is reserved (the write is refused there anyway). */
+static void reserve_rest(jw *j, size_t written_keys, size_t keys_left, size_t pegs_left) {
+    double rate = (double)j->w.size / (double)written_keys;
+    double want = (double)j->w.size + ((double)keys_left * rate + (double)pegs_left * 512) * 1.25;
+    if (want < (double)ONESCOPE_MAX_INPUT_BYTES)
+        onescope_os_writer_reserve_total(&j->w, (size_t)want + 4096);
+}
+
 onescope_code onescope_os_ots_clip_write_checked(const onescope_ots_clip *k,
                                                  const onescope_allocator *allocator,
                                                  onescope_buffer *out, onescope_error *error) {
@@ -410,7 +379,17 @@ onescope_code onescope_os_ots_clip_write_checked(const onescope_ots_clip *k,
     memset(&j, 0, sizeof j);
     onescope_os_writer_init(&j.w, allocator);
     write_clip_head(&j, k);
-    for (size_t i = 0; i < k->peg_count; i++) write_peg(&j, &k->pegs[i]);
+    size_t keys = 0, written = 0;
+    for (size_t i = 0; i < k->peg_count; i++) keys += k->pegs[i].keyframe_count;
+    bool reserved = false;
+    for (size_t i = 0; i < k->peg_count; i++) {
+        write_peg(&j, &k->pegs[i]);
+        written += k->pegs[i].keyframe_count;
+        if (!reserved && written >= 64 && i + 1 < k->peg_count) {
+            reserve_rest(&j, written, keys - written, k->peg_count - i - 1);
+            reserved = true;
+        }
+    }
     write_clip_tail(&j, k);
     return finish(&j, out, error);
 }

@@ -12,7 +12,7 @@ include=${3:-$(cd "$(dirname "$0")/../include" && pwd)}
 # One prefix per public header's module; a longer prefix before a shorter one is not needed
 # (each is followed by "_").
 modules='buffer|error|parse_options|sim|link|op|hash|field|replay|pose_cache|pose|live|ots'
-modules="$modules|soa|ghost|file|format|version|diff|module|world|recording"
+modules="$modules|soa|ghost|file|format|version|diff|module|world|recording|number"
 
 status=0
 fail() {

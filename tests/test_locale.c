@@ -1,8 +1,9 @@
 /* Numbers under a locale whose decimal point is not '.': a process that set ps_AF.UTF-8 (the
  * point is U+066B, two bytes in UTF-8) gets the same .anm bytes from the OTS writer as under
  * the C locale, and the library reads them back (issue 21.8; 0.3.0 wrote "3٫744", which is not
- * JSON). The locale is compiled with localedef into a scratch folder (LOCPATH); without
- * localedef or the locale's source the test reports SKIPPED (exit 77). */
+ * JSON); onescope_number_format writes '.' there too. The locale is compiled with localedef
+ * into a scratch folder (LOCPATH); without localedef or the locale's source the test reports
+ * SKIPPED (exit 77). */
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,17 @@ int main(void) {
         fprintf(stderr, "FAIL: printf under ps_AF gave %s\n", probe);
         rc = 1;
     }
+    char num[ONESCOPE_NUMBER_MAX_LENGTH + 1]; /* the public printer: '.' under ps_AF too */
+    onescope_number_format(3.744, num, sizeof num);
+    if (strcmp(num, "3.744") != 0) {
+        fprintf(stderr, "FAIL: onescope_number_format under ps_AF gave %s\n", num);
+        rc = 1;
+    }
+    onescope_number_format_float(-1.5e-7f, num, sizeof num);
+    if (strcmp(num, "-1.5e-07") != 0) {
+        fprintf(stderr, "FAIL: onescope_number_format_float under ps_AF gave %s\n", num);
+        rc = 1;
+    }
     if (rc == 0 && write_clip(&ps_bytes) != 0) rc = 1;
     if (rc == 0) {
         if (ps_bytes.size != c_bytes.size || memcmp(ps_bytes.data, c_bytes.data, c_bytes.size)) {
@@ -87,6 +99,7 @@ int main(void) {
     setlocale(LC_ALL, "C");
     if (system(cmd) != 0) rc = 1;
     if (rc == 0)
-        printf("test_locale: the .anm under ps_AF.UTF-8 is the C locale's, byte for byte\n");
+        printf("test_locale: the .anm under ps_AF.UTF-8 is the C locale's, byte for byte, and "
+               "onescope_number_format writes '.'\n");
     return rc;
 }

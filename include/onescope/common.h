@@ -71,6 +71,20 @@ typedef struct onescope_buffer {
 /* Frees the bytes and zeroes the struct; NULL and empty buffers are fine. */
 ONESCOPE_API void onescope_buffer_free(onescope_buffer *buffer);
 
+/* ---- numbers as text (docs/numbers.md) ----
+ * The shortest decimal that reads back (strtod) as exactly v, the closest to v when several are
+ * as short, laid out as printf's "%.17g" lays out its digits: plain from 0.0001 up to below 1e17,
+ * else with an exponent of two digits at least. "0.1" (where %.17g says 0.10000000000000001),
+ * "2560", "1e-05", "1.5e+300", "-0"; NaN "nan", infinities "inf" and "-inf". Always '.' (the
+ * locale is never consulted) and ASCII; a finite value's text is a JSON number. Writes at most
+ * size bytes with the terminating NUL (buf may be NULL when size is 0) and returns the length
+ * of the whole text, as snprintf does: at most ONESCOPE_NUMBER_MAX_LENGTH. */
+#define ONESCOPE_NUMBER_MAX_LENGTH 24
+ONESCOPE_API size_t onescope_number_format(double v, char *buf, size_t size);
+/* The same for a float: the shortest decimal that reads back (strtof) as the same float, laid
+ * out as "%.9g" would: plain below 1e9 ("123456790" for 123456792, which reads back the same). */
+ONESCOPE_API size_t onescope_number_format_float(float v, char *buf, size_t size);
+
 /* ---- durability of the two streaming writers (pose and replay), one meaning for both ----
  * A flush hands the records buffered so far to the partial file with write(2): from then on
  * they survive the process being killed (SIGKILL, a crash), and recover keeps them. With

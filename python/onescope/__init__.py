@@ -10,6 +10,7 @@ Find the library: $ONESCOPE_LIBRARY, else ctypes.util.find_library("onescope"), 
 from ._lib import library_path
 from .errors import Code, FormatError
 from .files import validate
+from .numbers import format_float, format_number
 from .diff import CacheDiff, EntityDiff, FirstPast, HeaderItem, ReplayDiff, Value, diff
 from .ots import Bone, Clip, Peg, Rig, euler_to_quat, quat_to_euler_xyz
 from .pose_cache import SHAPES, TEXT_FIELDS, Entity, PoseCache, PoseWriter, recover
@@ -60,6 +61,8 @@ __all__ = [
     "HeaderItem",
     "Value",
     "library_path",
+    "format_number",
+    "format_float",
     "library_version",
 ]
 

@@ -277,6 +277,7 @@ class ModuleHead(Structure):
 
 MODULE_NO_OFFSET = 2**64 - 1  # ONESCOPE_MODULE_NO_OFFSET
 MODULE_CHECK_COUNT = 5  # ONESCOPE_MODULE_CHECK_COUNT
+NUMBER_MAX_LENGTH = 24  # ONESCOPE_NUMBER_MAX_LENGTH (common.h; python/tests/test_numbers.py)
 MODULE_CHECK_NO_STAGE = 2**32 - 1  # ONESCOPE_MODULE_CHECK_NO_STAGE
 MODULE_CHECK_NO_ENTITY = 2**32 - 1  # ONESCOPE_MODULE_CHECK_NO_ENTITY
 
@@ -615,6 +616,8 @@ _PROTOTYPES = {
     "onescope_error_format": (c_size_t, [_E, c_char_p, c_size_t]),
     "onescope_error_name": (c_char_p, [c_int]),
     "onescope_buffer_free": (None, [_P(Buffer)]),
+    "onescope_number_format": (c_size_t, [c_double, c_char_p, c_size_t]),
+    "onescope_number_format_float": (c_size_t, [c_float, c_char_p, c_size_t]),
     # pose_cache.h
     "onescope_pose_cache_parse": (c_int, [c_void_p, c_size_t, c_char_p, _opts, _cache_pp, _E]),
     "onescope_pose_cache_create": (

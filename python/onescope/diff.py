@@ -20,6 +20,7 @@ from . import _check, _lib
 from ._check import I32, U32
 from ._lib import lib
 from .errors import check, path_bytes
+from .numbers import format_number
 from .pose_cache import PoseCache
 from .replay import Op, Replay
 
@@ -62,6 +63,13 @@ class Value:
     entity_id: Optional[int]
     a: float
     b: float
+
+    def __str__(self) -> str:
+        """One line, the values as the CLI prints them: "body 2 position.x: a 0.5, b 0.25 (m)"
+        (a world value with its element: "density[3]: a 1, b 2")."""
+        where = f"{self.name}[{self.index}]" if self.world else f"body {self.index} {self.name}"
+        unit = f" ({self.unit})" if self.unit else ""
+        return f"{where}: a {format_number(self.a)}, b {format_number(self.b)}{unit}"
 
 
 @dataclass

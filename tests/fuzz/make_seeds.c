@@ -841,6 +841,58 @@ static void recording_seeds(void) {
     keyframe_seeds();
 }
 
+/* Doubles (8 bytes each, little-endian) and a last float for number_round_trip: the edges of
+ * the ranges, powers of two and ten, whole numbers, values of floats. */
+static void number_seeds(void) {
+    static const double edges[] = {5e-324,
+                                   2.2250738585072009e-308,
+                                   2.2250738585072014e-308,
+                                   1.7976931348623157e308,
+                                   0.1,
+                                   1.0 / 3,
+                                   100,
+                                   2560,
+                                   1e15,
+                                   1e16,
+                                   1e17,
+                                   1e22,
+                                   1e23,
+                                   9007199254740993.0,
+                                   123456792,
+                                   -0.0,
+                                   1e-5,
+                                   0.0001,
+                                   1.5e-7,
+                                   0x1p-1022,
+                                   0x1p1023};
+    uint8_t buf[8 * 24 + 4];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        uint64_t b;
+        memcpy(&b, &edges[i], 8);
+        for (int k = 0; k < 8; k++) buf[n++] = (uint8_t)(b >> (8 * k));
+    }
+    float f = 1.17549435e-38f;
+    uint32_t fb;
+    memcpy(&fb, &f, 4);
+    for (int k = 0; k < 4; k++) buf[n++] = (uint8_t)(fb >> (8 * k));
+    put("number_round_trip", "edges", buf, n);
+    for (int p = -1074; p <= 1023; p += 97) { /* a power of two and its neighbours */
+        double v = ldexp(1.0, p);
+        double three[3] = {nextafter(v, 0), v, nextafter(v, INFINITY)};
+        n = 0;
+        for (int j = 0; j < 3; j++) {
+            uint64_t b;
+            memcpy(&b, &three[j], 8);
+            for (int k = 0; k < 8; k++) buf[n++] = (uint8_t)(b >> (8 * k));
+        }
+        char name[32];
+        snprintf(name, sizeof name, "pow2-%d", p);
+        put("number_round_trip", name, buf, n);
+    }
+    random_seeds("number_round_trip", 8, 64);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: fuzz_make_seeds DIR\n");
@@ -859,5 +911,6 @@ int main(int argc, char **argv) {
     live_seeds();
     recording_seeds();
     diff_stream_seeds();
+    number_seeds(); /* last: the seeds before keep the random numbers they had */
     return failures ? 1 : 0;
 }

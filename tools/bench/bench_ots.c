@@ -1,7 +1,9 @@
 /* bench_ots: speed of the OTS .anm reader and writer on a generated clip of about 50 MB, next
  * to two baselines measured in the same run: one pass over the bytes that counts the JSON
  * structure characters (the floor of any reader that looks at every byte) and Python's
- * json.load. Also the streamed validation of the same text as a file (no structs kept).
+ * json.load. Also the streamed validation of the same text as a file (no structs kept), the
+ * writer against the parser, and the number printer alone (onescope_number_format, ns per
+ * number) against snprintf("%.17g") and against the "%.Ng" search the writer used before.
  * usage: bench_ots [MEGABYTES] [FILE]   (defaults: 50, /tmp/onescope_bench_ots.anm)
  * Prints numbers only; nothing is asserted (timings are not tests). */
 #include <math.h>
@@ -101,6 +103,47 @@ static onescope_ots_clip *make_clip(size_t pegs, size_t keys) {
     return c;
 }
 
+/* The text of v the way the writer and the CLI found it before the printer: "%.Ng" for N = 1,
+ * 2, ... until strtod reads it back. */
+static size_t old_search(double v, char *buf, size_t size) {
+    int n = 0;
+    for (int prec = 1; prec <= 17; prec++) {
+        n = snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return (size_t)n;
+}
+
+/* ns per number of three printers over the same values, best of 5 runs each. */
+static void bench_printer(const char *what, const double *v, size_t count) {
+    double best[3] = {1e30, 1e30, 1e30};
+    volatile size_t total = 0;
+    char buf[64];
+    for (int r = 0; r < 5; r++) {
+        for (int which = 0; which < 3; which++) {
+            size_t n = 0;
+            double t0 = now();
+            for (size_t i = 0; i < count; i++) {
+                if (which == 0)
+                    n += onescope_number_format(v[i], buf, sizeof buf);
+                else if (which == 1)
+                    n += (size_t)snprintf(buf, sizeof buf, "%.17g", v[i]);
+                else if (i % 16 == 0) /* a sixteenth: it is slow */
+                    n += old_search(v[i], buf, sizeof buf);
+            }
+            double t = (now() - t0) / (double)(which == 2 ? (count + 15) / 16 : count);
+            total += n;
+            if (t < best[which]) best[which] = t;
+        }
+    }
+    printf("  printer, %s (%zu values; ns per number, best of 5):\n", what, count);
+    printf("    onescope_number_format         %7.1f ns\n", best[0] * 1e9);
+    printf("    snprintf %%.17g                 %7.1f ns  (ratio to the printer %5.2f)\n",
+           best[1] * 1e9, best[1] / best[0]);
+    printf("    %%.Ng search + strtod (before)  %7.1f ns  (ratio to the printer %5.2f)\n",
+           best[2] * 1e9, best[2] / best[0]);
+}
+
 int main(int argc, char **argv) {
     double mb = argc > 1 ? atof(argv[1]) : 50.0;
     const char *path = argc > 2 ? argv[2] : "/tmp/onescope_bench_ots.anm";
@@ -167,7 +210,21 @@ int main(int argc, char **argv) {
     printf("  one pass over the bytes (floor)  %7.3f s  %7.1f MB/s\n", best_scan,
            size_mb / best_scan);
     printf("  ratio parse / one pass           %7.2f\n", best_parse / best_scan);
+    printf("  ratio write MB/s / parse MB/s    %7.2f\n", best_parse / best_write);
     printf("  ratio validate / one pass        %7.2f\n", best_validate / best_scan);
+
+    enum { VALUES = 1 << 20 };
+    double *values = malloc(VALUES * sizeof *values);
+    if (values == NULL) return 1;
+    for (size_t i = 0; i < VALUES; i++) values[i] = (double)(float)((rnd() - 0.5) * 360);
+    bench_printer("doubles of floats, as in the clip", values, VALUES);
+    for (size_t i = 0; i < VALUES;) { /* any bit pattern but NaN and infinity */
+        uint64_t b = (uint64_t)(rnd() * 4294967296.0) << 32 | (uint64_t)(rnd() * 4294967296.0);
+        memcpy(&values[i], &b, sizeof b);
+        if (isfinite(values[i])) i++;
+    }
+    bench_printer("random bit patterns", values, VALUES);
+    free(values);
 
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '%s'",

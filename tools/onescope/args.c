@@ -177,10 +177,7 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, int min, int max, cli
 
 /* The shortest decimal that reads back as v, exponent without '+' or leading zeros ("1e300"). */
 static void put_real(char *buf, size_t size, double v) {
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v) break;
-    }
+    onescope_number_format(v, buf, size);
     char *e = strchr(buf, 'e');
     if (e == NULL) return;
     char *from = e + 1, *to = e + 1;

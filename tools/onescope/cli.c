@@ -184,12 +184,13 @@ void cli_json_double(FILE *out, double v) {
         fputs("null", out); /* JSON has no NaN or infinity */
         return;
     }
-    char buf[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    fputs(buf, out);
+    char buf[ONESCOPE_NUMBER_MAX_LENGTH + 1];
+    fwrite(buf, 1, onescope_number_format(v, buf, sizeof buf), out);
+}
+
+const char *cli_number(char buf[CLI_NUMBER_SIZE], double v) {
+    onescope_number_format(v, buf, CLI_NUMBER_SIZE);
+    return buf;
 }
 
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out) {

@@ -103,6 +103,10 @@ const char *cli_shown(const char *path);
  * equal. */
 void cli_json_string(FILE *out, const char *s, size_t n);
 void cli_json_double(FILE *out, double v);
+/* v as text for a line of output (the library's shortest decimal, "nan" and "inf" as they
+ * are); returns buf. */
+#define CLI_NUMBER_SIZE (ONESCOPE_NUMBER_MAX_LENGTH + 1)
+const char *cli_number(char buf[CLI_NUMBER_SIZE], double v);
 /* XML character data or attribute text, well-formed whatever the bytes: valid UTF-8 kept, each
  * byte that is not UTF-8 replaced by U+FFFD, characters XML 1.0 forbids dropped. */
 void cli_xml_text(FILE *out, const char *s, size_t n);

@@ -126,7 +126,8 @@ static void print_value(const onescope_diff_value *v, FILE *o) {
         fprintf(o, "  %s", v->name);
     else
         fprintf(o, "  %s[%" PRIu32 "]", v->name, v->index);
-    fprintf(o, ": a %.17g, b %.17g", v->a, v->b);
+    char a[CLI_NUMBER_SIZE], b[CLI_NUMBER_SIZE];
+    fprintf(o, ": a %s, b %s", cli_number(a, v->a), cli_number(b, v->b));
     if (v->unit[0] != '\0') fprintf(o, " (%s)", v->unit);
     fputc('\n', o);
 }
@@ -515,7 +516,8 @@ static void print_recordings(const diff_args *a, const recording_pair *p, FILE *
             fprintf(o, "entity %" PRIu32 " (id %" PRIu64 ") %s", d->entity, d->entity_id,
                     cli_shown(v->name));
             if (v->unit[0] != '\0') fprintf(o, " (%s)", cli_shown(v->unit));
-            fprintf(o, ": %.17g and %.17g", d->value_a, d->value_b);
+            char ta[CLI_NUMBER_SIZE], tb[CLI_NUMBER_SIZE];
+            fprintf(o, ": %s and %s", cli_number(ta, d->value_a), cli_number(tb, d->value_b));
             if (v->type == ONESCOPE_VALUE_F32) {
                 fprintf(o, ", %" PRIu64 " ulp%s", d->value_ulps, d->value_ulps == 1 ? "" : "s");
             }
@@ -527,7 +529,9 @@ static void print_recordings(const diff_args *a, const recording_pair *p, FILE *
             fprintf(o, "world %s", cli_shown(v->name));
             if (v->count > 1) fprintf(o, "[%" PRIu32 "]", d->world_index);
             if (v->unit[0] != '\0') fprintf(o, " (%s)", cli_shown(v->unit));
-            fprintf(o, ": %.17g and %.17g\n", d->world_value_a, d->world_value_b);
+            char ta[CLI_NUMBER_SIZE], tb[CLI_NUMBER_SIZE];
+            fprintf(o, ": %s and %s\n", cli_number(ta, d->world_value_a),
+                    cli_number(tb, d->world_value_b));
         }
         if (d->entity_counts_differ) fputs("entity counts differ\n", o);
     }

@@ -183,16 +183,17 @@ static void explain_values(verify_item *it, const onescope_recording *r,
                          x->values_differing, x->values_compared);
     for (uint32_t k = 0; k < x->values_listed && n < sizeof it->value_line; k++) {
         const onescope_value_difference *d = &x->values[k];
+        char recorded[CLI_NUMBER_SIZE], found[CLI_NUMBER_SIZE];
+        cli_number(recorded, d->recorded);
+        cli_number(found, d->found_value);
         if (d->found)
-            n +=
-                (size_t)snprintf(it->value_line + n, sizeof it->value_line - n,
-                                 "%sid %" PRIu64 " %s recorded %.17g found %.17g", k ? ", " : ": ",
-                                 d->id, cli_shown(it->value_names[k]), d->recorded, d->found_value);
+            n += (size_t)snprintf(it->value_line + n, sizeof it->value_line - n,
+                                  "%sid %" PRIu64 " %s recorded %s found %s", k ? ", " : ": ",
+                                  d->id, cli_shown(it->value_names[k]), recorded, found);
         else
             n += (size_t)snprintf(it->value_line + n, sizeof it->value_line - n,
-                                  "%sid %" PRIu64 " %s recorded %.17g, not in the world",
-                                  k ? ", " : ": ", d->id, cli_shown(it->value_names[k]),
-                                  d->recorded);
+                                  "%sid %" PRIu64 " %s recorded %s, not in the world",
+                                  k ? ", " : ": ", d->id, cli_shown(it->value_names[k]), recorded);
     }
     if (x->values_differing > x->values_listed && n < sizeof it->value_line)
         snprintf(it->value_line + n, sizeof it->value_line - n, ", ... %" PRIu32 " more",

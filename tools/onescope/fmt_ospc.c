@@ -50,13 +50,14 @@ static void dump_json(const onescope_pose_cache *c, FILE *out) {
 }
 
 static void dump_text(const onescope_pose_cache *c, FILE *out) {
+    char mpu[CLI_NUMBER_SIZE];
     fprintf(out,
             "OSPC v1 pose cache\n  dimensions       %u\n  entities         %" PRIu32
             "\n  frames           %" PRIu32 " (steps %" PRId64 " to %" PRIu64 ")\n"
-            "  metres per unit  %.17g\n",
+            "  metres per unit  %s\n",
             (unsigned)c->dimensions, c->entity_count, c->frame_count, c->start_step,
             /* unsigned: a start step near INT64_MAX plus the frames may pass INT64_MAX */
-            (uint64_t)c->start_step + c->frame_count - 1, c->metres_per_unit);
+            (uint64_t)c->start_step + c->frame_count - 1, cli_number(mpu, c->metres_per_unit));
     static const char *const labels[ONESCOPE_POSE_TEXT_COUNT] = {
         "unit name", "module id", "library version", "scene", "replay", "label"};
     /* Texts are quoted and escaped: a name can never move the cursor or clear a terminal. */
@@ -101,18 +102,15 @@ const cli_format cli_format_ospc = {ONESCOPE_FORMAT_OSPC, validate, dump, rewrit
 
 /* ---- dump --poses: the pose values themselves ---- */
 
-/* The shortest decimal that reads back as the same float. */
+/* The shortest decimal that reads back as the same float; whole numbers (millimetres) below
+ * 1e9 in plain digits, and -0 as 0, as the CSV has always had them. */
 static void put_float(FILE *out, float v) {
-    char buf[32];
-    if (v == (float)(int32_t)v && v > -1e9f && v < 1e9f) { /* whole numbers (millimetres) */
+    char buf[ONESCOPE_NUMBER_MAX_LENGTH + 1];
+    if (v > -1e9f && v < 1e9f && v == (float)(int32_t)v) {
         fprintf(out, "%" PRId32, (int32_t)v);
         return;
     }
-    for (int prec = 1; prec <= 9; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, (double)v);
-        if (strtof(buf, NULL) == v) break;
-    }
-    fputs(buf, out);
+    fwrite(buf, 1, onescope_number_format_float(v, buf, sizeof buf), out);
 }
 
 /* A:B, A: or :B; *b_open says B was left open (the last frame), so only a B given and past

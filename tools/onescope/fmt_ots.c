@@ -69,11 +69,13 @@ static onescope_code dump_pvt(const uint8_t *data, size_t size, const char *name
         dump_cameras_json(out, r->cameras, r->camera_count);
         fputs("\n}\n", out);
     } else {
+        char scale[CLI_NUMBER_SIZE], fps[CLI_NUMBER_SIZE];
         fprintf(out,
-                "OTS v%d rig (.pvt) from %s\n  name             %s\n  scale factor     %.17g\n"
-                "  pivot space      %s\n  fps              %.17g\n  bones            %zu\n",
-                ONESCOPE_OTS_VERSION, source_names[r->header.source], r->name, r->scale_factor,
-                pivot_space_names[r->pivot_space], r->header.fps, r->bone_count);
+                "OTS v%d rig (.pvt) from %s\n  name             %s\n  scale factor     %s\n"
+                "  pivot space      %s\n  fps              %s\n  bones            %zu\n",
+                ONESCOPE_OTS_VERSION, source_names[r->header.source], r->name,
+                cli_number(scale, r->scale_factor), pivot_space_names[r->pivot_space],
+                cli_number(fps, r->header.fps), r->bone_count);
         for (size_t i = 0; i < r->bone_count; i++)
             fprintf(out, "  bone %-8zu %s parent %s\n", i, r->bones[i].name,
                     r->bones[i].parent ? r->bones[i].parent : "(none)");
@@ -129,11 +131,12 @@ static onescope_code dump_anm(const uint8_t *data, size_t size, const char *name
         dump_cameras_json(out, c->cameras, c->camera_count);
         fputs("\n}\n", out);
     } else {
+        char fps[CLI_NUMBER_SIZE];
         fprintf(out,
                 "OTS v%d animation (.anm) from %s\n  frame range      %" PRId32 " to %" PRId32
-                "\n  fps              %.17g\n  pegs             %zu\n  keyframes        %zu\n",
+                "\n  fps              %s\n  pegs             %zu\n  keyframes        %zu\n",
                 ONESCOPE_OTS_VERSION, source_names[c->header.source], c->frame_range[0],
-                c->frame_range[1], c->header.fps, c->peg_count, total);
+                c->frame_range[1], cli_number(fps, c->header.fps), c->peg_count, total);
         for (size_t i = 0; i < c->peg_count; i++)
             fprintf(out, "  peg %-9zu %s parent %s keyframes %zu\n", i, c->pegs[i].name,
                     c->pegs[i].parent ? c->pegs[i].parent : "(none)", c->pegs[i].keyframe_count);

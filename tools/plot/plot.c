@@ -854,11 +854,15 @@ static bool render_svg(plot_figure *f, FILE *o) {
     /* where each panel's data sits in pixels (pixel = o + s * value) */
     for (int i = 0; i < f->panel_count; i++) {
         const panel *p = &f->panels[i];
-        fprintf(o,
-                "<g class=\"panel\" data-name=\"%s\" data-x0=\"%.17g\" data-x1=\"%.17g\" "
-                "data-y0=\"%.17g\" data-y1=\"%.17g\" data-sx=\"%.17g\" data-sy=\"%.17g\" "
-                "data-ox=\"%.17g\" data-oy=\"%.17g\"/>\n",
-                p->name, p->x0, p->x1, p->y0, p->y1, p->sx, p->sy, p->ox, p->oy);
+        fprintf(o, "<g class=\"panel\" data-name=\"%s\"", p->name);
+        const char *names[8] = {"x0", "x1", "y0", "y1", "sx", "sy", "ox", "oy"};
+        const double values[8] = {p->x0, p->x1, p->y0, p->y1, p->sx, p->sy, p->ox, p->oy};
+        for (int k = 0; k < 8; k++) {
+            char v[ONESCOPE_NUMBER_MAX_LENGTH + 1]; /* the shortest text that reads back */
+            onescope_number_format(values[k], v, sizeof v);
+            fprintf(o, " data-%s=\"%s\"", names[k], v);
+        }
+        fputs("/>\n", o);
     }
     fputs("<text class=\"title\" x=\"", o);
     fprintf(o, "%d\" y=\"24\" font-size=\"15\" text-anchor=\"middle\">", f->width / 2);
@@ -918,7 +922,11 @@ static bool render_svg(plot_figure *f, FILE *o) {
                     o,
                     "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" font-size=\"%g\" text-anchor=\"%s\"",
                     it->cls, it->x, it->y, it->size, anchors[it->anchor]);
-                if (it->has_value) fprintf(o, " data-value=\"%.17g\"", it->value);
+                if (it->has_value) {
+                    char v[ONESCOPE_NUMBER_MAX_LENGTH + 1];
+                    onescope_number_format(it->value, v, sizeof v);
+                    fprintf(o, " data-value=\"%s\"", v);
+                }
                 fputc('>', o);
                 svg_text(o, it->text);
                 if (it->full) { /* the whole text as a tooltip */
