@@ -5,7 +5,7 @@
 #define ONESCOPE_VERSION_H
 
 #define ONESCOPE_VERSION_MAJOR 0
-#define ONESCOPE_VERSION_MINOR 3
+#define ONESCOPE_VERSION_MINOR 4
 #define ONESCOPE_VERSION_PATCH 0
 /* "0.2.0", made from the three numbers above so it cannot disagree with them. */
 #define ONESCOPE_VERSION_TEXT_(n) #n

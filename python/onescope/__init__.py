@@ -68,7 +68,7 @@ __all__ = [
 
 
 def library_version() -> str:
-    """The running library's version, e.g. "0.3.0"."""
+    """The running library's version, e.g. "0.4.0"."""
     from ._lib import lib
 
     return lib.onescope_version_string().decode()
