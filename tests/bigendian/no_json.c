@@ -56,3 +56,20 @@ onescope_code onescope_os_ots_check_stream(onescope_ots_kind kind, const void *f
     (void)options;
     return no_json(name, error);
 }
+
+/* The .pvt and .anm codecs (check_internal.h) that format.c finds: they refuse too. */
+static onescope_code no_json_pull(const void *first, size_t n, size_t total,
+                                  onescope_os_jr_more *more, void *user, const char *name,
+                                  const onescope_parse_options *options, onescope_error *error) {
+    (void)first, (void)n, (void)total, (void)more, (void)user, (void)options;
+    return no_json(name, error);
+}
+
+static onescope_code no_json_parse(const void *data, size_t size, const char *name,
+                                   const onescope_parse_options *options, onescope_error *error) {
+    (void)data, (void)size, (void)options;
+    return no_json(name, error);
+}
+
+const onescope_os_codec onescope_os_pvt_codec = {NULL, no_json_pull, no_json_parse};
+const onescope_os_codec onescope_os_anm_codec = {NULL, no_json_pull, no_json_parse};
