@@ -136,7 +136,9 @@ static void bench_printer(const char *what, const double *v, size_t count) {
             if (t < best[which]) best[which] = t;
         }
     }
-    printf("  printer, %s (%zu values; ns per number, best of 5):\n", what, count);
+    /* the bytes written, printed so no compiler drops the loops */
+    printf("  printer, %s (%zu values, %zu bytes; ns per number, best of 5):\n", what, count,
+           (size_t)total);
     printf("    onescope_number_format         %7.1f ns\n", best[0] * 1e9);
     printf("    snprintf %%.17g                 %7.1f ns  (ratio to the printer %5.2f)\n",
            best[1] * 1e9, best[1] / best[0]);
