@@ -613,8 +613,7 @@ static onescope_code validate_whole(const char *path, const onescope_parse_optio
     return rc;
 }
 
-/* Reads up to n bytes (fewer only at end of file); -1 on a read error. */
-static ssize_t read_some(int fd, uint8_t *p, size_t n) {
+ssize_t onescope_os_file_read_some(int fd, uint8_t *p, size_t n) {
     size_t got = 0;
     while (got < n) {
         ssize_t k = read(fd, p + got, n - got);
@@ -641,7 +640,7 @@ typedef struct pump_source {
 
 static bool pump_more(void *user, const uint8_t **data, size_t *size, onescope_error *error) {
     pump_source *s = user;
-    ssize_t k = read_some(s->fd, s->buf, VALIDATE_BUFFER);
+    ssize_t k = onescope_os_file_read_some(s->fd, s->buf, VALIDATE_BUFFER);
     if (k < 0) {
         s->failed = true;
         io_fail(error, s->name, "cannot read");
@@ -784,7 +783,7 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
 #ifdef POSIX_FADV_SEQUENTIAL
     if (known) posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-    ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
+    ssize_t n = onescope_os_file_read_some(fd, buf, VALIDATE_BUFFER);
     if (n < 0) {
         rc = io_fail(error, name, "cannot read");
     } else {
@@ -997,7 +996,7 @@ static onescope_code verify_recording_stream(int fd, const struct stat *st, cons
     onescope_os_rec_head h;
     void *kept = NULL;
     memset(&h, 0, sizeof h);
-    ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
+    ssize_t n = onescope_os_file_read_some(fd, buf, VALIDATE_BUFFER);
     onescope_code rc = n < 0 ? io_fail(error, path, "cannot read")
                              : push_file(&onescope_os_recording_push, fd, buf, (size_t)n,
                                          (size_t)st->st_size, path, options, &kept, error);
@@ -1138,7 +1137,7 @@ onescope_code onescope_replay_verify_file(const char *path, const onescope_parse
 #ifdef POSIX_FADV_SEQUENTIAL
         posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-        ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
+        ssize_t n = onescope_os_file_read_some(fd, buf, VALIDATE_BUFFER);
         rc = n < 0 ? io_fail(error, path, "cannot read")
                    : push_file(&onescope_os_ostm_push, fd, buf, (size_t)n, (size_t)st.st_size, path,
                                options, &kept, error);
@@ -1214,7 +1213,7 @@ onescope_code onescope_replay_step_input_file(const char *path,
     onescope_os_ostm_check *c = NULL;
     void *kept = NULL;
     if (rc == ONESCOPE_OK) {
-        ssize_t n = read_some(fd, buf, VALIDATE_BUFFER);
+        ssize_t n = onescope_os_file_read_some(fd, buf, VALIDATE_BUFFER);
         rc = n < 0 ? io_fail(error, path, "cannot read")
                    : push_file(&onescope_os_ostm_push, fd, buf, (size_t)n, (size_t)st.st_size, path,
                                options, &kept, error);
@@ -1335,7 +1334,7 @@ static onescope_code stream_fill(onescope_os_pose_stream *s, size_t *got) {
     size_t want = s->cap - s->len;
     if (want > s->total - s->fed) want = s->total - s->fed;
     if (want == 0) return ONESCOPE_OK;
-    ssize_t k = read_some(s->fd, s->buf + s->len, want);
+    ssize_t k = onescope_os_file_read_some(s->fd, s->buf + s->len, want);
     if (k < 0) return io_fail(&s->error, s->name, "cannot read");
     if (k == 0) return onescope_os_ospc_check_end(s->check, &s->error); /* shrank: says so */
     onescope_code rc = onescope_os_ospc_check_feed(s->check, s->buf + s->len, (size_t)k);

@@ -4,6 +4,8 @@
 #ifndef ONESCOPE_FILE_INTERNAL_H
 #define ONESCOPE_FILE_INTERNAL_H
 
+#include <sys/types.h>
+
 #include "internal.h"
 #include "onescope/pose_cache.h"
 
@@ -49,6 +51,10 @@ void onescope_os_file_sink_discard(onescope_os_file_sink *s);
  * count written over patch_at, and hands every piece from body_at on to check (when not NULL)
  * before it is written: a piece is then a whole number of units (kept - body_at is one). A
  * failure leaves no output. */
+/* Reads up to n bytes from fd (fewer only at its end), retrying EINTR; -1 on a read error.
+ * The one read loop of the file layer. */
+ssize_t onescope_os_file_read_some(int fd, uint8_t *p, size_t n);
+
 /* Opens a partial for recovery: a regular file within the input limit, its size in *size;
  * -1 with error filled otherwise. */
 int onescope_os_recover_open(const char *partial, uint64_t *size, onescope_error *error);

@@ -43,26 +43,13 @@ struct onescope_os_file_chunks {
     const char *name;
 };
 
-/* Up to n bytes, fewer only at the end; -1 on a read error. */
-static ssize_t read_some(int fd, uint8_t *p, size_t n) {
-    size_t got = 0;
-    while (got < n) {
-        ssize_t k = read(fd, p + got, n - got);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) return -1;
-        if (k == 0) break;
-        got += (size_t)k;
-    }
-    return (ssize_t)got;
-}
-
 /* The next chunk into c->buf, with the read path's verdicts: past the limit (of a stream), or
  * an end before the size a regular file had when opened. A failure latches. */
 static onescope_code chunk_read(onescope_os_file_chunks *c, size_t *size, onescope_error *error) {
     *size = 0;
     if (c->failed) return c->failed;
     if (c->ended) return ONESCOPE_OK;
-    ssize_t k = read_some(c->fd, c->buf, CHUNK_BYTES);
+    ssize_t k = onescope_os_file_read_some(c->fd, c->buf, CHUNK_BYTES);
     if (k < 0) return c->failed = io_fail(error, c->name, "cannot read");
     c->seen += (uint64_t)k;
     if (!c->known && c->seen > c->limit)
