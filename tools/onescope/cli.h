@@ -64,6 +64,24 @@ const char *cli_module_names(char *buf, size_t size);
 onescope_code cli_module_for(const char *id, const char *version, const char *name,
                              const onescope_module **out, onescope_error *error);
 
+/* What a module recording's world says about drawing it: the one way plot and view open one.
+ * The module it names (cli_module_for), the recording checked against it (its setup refused
+ * at its file offset), then one world made for its table's copy: members past a plug-in's
+ * struct_size read 0 there, never past its table. A module without entities is refused in one
+ * line ending "to VERB". */
+typedef struct cli_recording_shape {
+    const onescope_module *module;
+    uint8_t dimensions; /* 2 or 3 */
+    bool unitless;      /* metres_per_unit 0 */
+    double scale;       /* metres per unit (1 when unitless) */
+    const char *unit;
+    uint32_t entities; /* in the start world */
+    uint32_t values;   /* named values per entity (0 without entity_values) */
+} cli_recording_shape;
+onescope_code cli_recording_shape_of(const onescope_recording *r, const char *name,
+                                     const char *verb, cli_recording_shape *out,
+                                     onescope_error *error);
+
 extern const cli_format cli_format_recording;
 
 /* Step index's input as the module describes it, into buf (empty when the module has no

@@ -1,6 +1,7 @@
 /* The modules the CLI runs module recordings with: the test module, the ones an engine's own
  * CLI links in (onescope_cli_main), and the plug-ins of `--module PATH` (the library's
  * onescope_module_load). The one entry symbol and the checks: docs/module.md, "Plug-ins". */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -124,4 +125,39 @@ onescope_code cli_module_for(const char *id, const char *version, const char *na
              "a module loaded with --module PATH for %s %s", id, version);
     snprintf(error->found, sizeof error->found, "only %s", have);
     return ONESCOPE_E_MODULE;
+}
+
+onescope_code cli_recording_shape_of(const onescope_recording *r, const char *name,
+                                     const char *verb, cli_recording_shape *out,
+                                     onescope_error *error) {
+    memset(out, 0, sizeof *out);
+    onescope_code rc =
+        cli_module_for(onescope_recording_module_id(r), onescope_recording_module_version(r), name,
+                       &out->module, error);
+    size_t setup_size;
+    const uint8_t *setup = onescope_recording_setup(r, &setup_size);
+    onescope_world *w = NULL;
+    if (rc == ONESCOPE_OK) rc = onescope_recording_check(r, out->module, name, error);
+    if (rc == ONESCOPE_OK)
+        rc = onescope_world_create(out->module, setup, setup_size, NULL, &w, error);
+    if (rc != ONESCOPE_OK) return rc;
+    const onescope_module *t = onescope_world_module(w);
+    bool entities = t->entity_count != NULL && t->entity_id != NULL && t->entity_pose != NULL;
+    out->dimensions = t->dimensions == 2 ? 2 : 3;
+    out->unitless = t->metres_per_unit == 0;
+    out->scale = out->unitless ? 1 : t->metres_per_unit;
+    out->unit = t->unit_name ? t->unit_name : "unit";
+    out->entities = entities ? onescope_world_entity_count(w) : 0;
+    out->values = t->entity_values ? t->value_count : 0;
+    onescope_world_free(w);
+    if (entities) return ONESCOPE_OK;
+    /* refused as the ghost refuses it (docs/ghost.md, section 6), naming what the verb needs */
+    onescope_error_clear(error);
+    error->code = ONESCOPE_E_UNSUPPORTED;
+    snprintf(error->input, sizeof error->input, "%s", name);
+    snprintf(error->field, sizeof error->field, "module");
+    snprintf(error->expected, sizeof error->expected,
+             "a module with entities (entity_count, entity_id, entity_pose) to %s", verb);
+    snprintf(error->found, sizeof error->found, "module '%s' has no entities", out->module->id);
+    return ONESCOPE_E_UNSUPPORTED;
 }

@@ -140,38 +140,15 @@ static void key_add(plot_key *key, uint32_t colour, const char *name, size_t len
     snprintf(k->name, sizeof k->name, "%.*s", (int)len, name);
 }
 
-/* A module recording: the module it names, and what the world's copy of its table says about
- * entities, units and dimensions (a world is made once for that: members past a plug-in's
- * struct_size read 0 there, never past its table). */
+/* A module recording: the module it names, and its dimensions and units (cli.h). */
 static onescope_code load_recording(input *in, onescope_error *err) {
-    onescope_code rc =
-        cli_module_for(onescope_recording_module_id(in->rec),
-                       onescope_recording_module_version(in->rec), in->name, &in->module, err);
-    size_t setup_size;
-    const uint8_t *setup = onescope_recording_setup(in->rec, &setup_size);
-    onescope_world *w = NULL;
-    /* the recording's check first: a setup the module refuses is said at its file offset */
-    if (rc == ONESCOPE_OK) rc = onescope_recording_check(in->rec, in->module, in->name, err);
-    if (rc == ONESCOPE_OK) rc = onescope_world_create(in->module, setup, setup_size, NULL, &w, err);
-    if (rc != ONESCOPE_OK) return rc;
-    const onescope_module *t = onescope_world_module(w);
-    bool entities = t->entity_count != NULL && t->entity_id != NULL && t->entity_pose != NULL;
-    in->dimensions = t->dimensions == 2 ? 2 : 3;
-    in->unitless = t->metres_per_unit == 0;
-    in->scale = in->unitless ? 1 : t->metres_per_unit;
-    onescope_world_free(w);
-    if (!entities) {
-        /* refused as the ghost refuses it (docs/ghost.md, section 6), naming what plot needs */
-        onescope_error_clear(err);
-        err->code = ONESCOPE_E_UNSUPPORTED;
-        snprintf(err->input, sizeof err->input, "%s", in->name);
-        snprintf(err->field, sizeof err->field, "module");
-        snprintf(err->expected, sizeof err->expected,
-                 "a module with entities (entity_count, entity_id, entity_pose) to plot");
-        snprintf(err->found, sizeof err->found, "module '%s' has no entities", in->module->id);
-        return ONESCOPE_E_UNSUPPORTED;
-    }
-    return ONESCOPE_OK;
+    cli_recording_shape shape;
+    onescope_code rc = cli_recording_shape_of(in->rec, in->name, "plot", &shape, err);
+    in->module = shape.module;
+    in->dimensions = shape.dimensions;
+    in->unitless = shape.unitless;
+    in->scale = shape.scale;
+    return rc;
 }
 
 /* Reads one input through the library's read path and detection. field: --field, which only

@@ -139,35 +139,16 @@ static void jnum(FILE *o, double v) {
 /* ---- inputs ---- */
 
 static onescope_code recording_info(vin *in, onescope_error *err) {
-    onescope_code rc =
-        cli_module_for(onescope_recording_module_id(in->rec),
-                       onescope_recording_module_version(in->rec), in->name, &in->module, err);
-    size_t setup_size;
-    const uint8_t *setup = onescope_recording_setup(in->rec, &setup_size);
-    onescope_world *w = NULL;
-    if (rc == ONESCOPE_OK) rc = onescope_recording_check(in->rec, in->module, in->name, err);
-    if (rc == ONESCOPE_OK) rc = onescope_world_create(in->module, setup, setup_size, NULL, &w, err);
-    if (rc != ONESCOPE_OK) return rc;
-    const onescope_module *t = onescope_world_module(w);
-    bool entities = t->entity_count != NULL && t->entity_id != NULL && t->entity_pose != NULL;
-    in->dims = t->dimensions == 2 ? 2 : 3;
-    in->unitless = t->metres_per_unit == 0;
-    in->scale = in->unitless ? 1 : t->metres_per_unit;
-    in->unit = t->unit_name ? t->unit_name : "unit";
-    in->est_entities = entities ? onescope_world_entity_count(w) : 0;
-    in->cols = in->dims + (t->entity_values ? t->value_count : 0);
-    onescope_world_free(w);
-    if (!entities) {
-        onescope_error_clear(err);
-        err->code = ONESCOPE_E_UNSUPPORTED;
-        snprintf(err->input, sizeof err->input, "%s", in->name);
-        snprintf(err->field, sizeof err->field, "module");
-        snprintf(err->expected, sizeof err->expected,
-                 "a module with entities (entity_count, entity_id, entity_pose) to view");
-        snprintf(err->found, sizeof err->found, "module '%s' has no entities", in->module->id);
-        return ONESCOPE_E_UNSUPPORTED;
-    }
-    return ONESCOPE_OK;
+    cli_recording_shape shape;
+    onescope_code rc = cli_recording_shape_of(in->rec, in->name, "view", &shape, err);
+    in->module = shape.module;
+    in->dims = shape.dimensions;
+    in->unitless = shape.unitless;
+    in->scale = shape.scale;
+    in->unit = shape.unit;
+    in->est_entities = shape.entities;
+    in->cols = in->dims + shape.values;
+    return rc;
 }
 
 /* The bodies a replay's world ever holds (its last row's count: removal keeps an index), for
