@@ -67,6 +67,24 @@ static inline uint32_t round_odd_float(uint64_t g, uint64_t cp) {
     return (uint32_t)(vbp | (((x1 & 0xFFFFFFFFu) + 0xFFFFFFFFu) >> 32));
 }
 
+/* Schubfach's last step, for doubles and floats alike (a float's values are below 2^32, so 64
+ * bits hold every sum): vb, vbl and vbr are the value and the ends of its rounding interval,
+ * scaled by 4; out is 1 when the ends are outside it. The decimal one digit shorter when one
+ * lies inside, else the closer of the two neighbours (ties to even). */
+static uint64_t pick_digits(uint64_t vb, uint64_t vbl, uint64_t vbr, uint64_t out) {
+    uint64_t s = vb >> 2;
+    if (s >= 10) {
+        uint64_t sp10 = 10 * (s / 10), tp10 = sp10 + 10;
+        bool upin = vbl + out <= sp10 << 2, wpin = (tp10 << 2) + out <= vbr;
+        if (upin != wpin) return upin ? sp10 : tp10;
+    }
+    uint64_t t = s + 1;
+    bool uin = vbl + out <= s << 2, win = (t << 2) + out <= vbr;
+    if (uin != win) return uin ? s : t;
+    uint64_t mid = (s + t) << 1; /* vb against the midpoint of s and t, both scaled by 4 */
+    return vb < mid || (vb == mid && (s & 1) == 0) ? s : t;
+}
+
 /* The decimal for c 2^q (c_min: c is the smallest significand of a binade above the first, where
  * the gap below is half the gap above). The paper's Java code keeps two digits at least (its
  * toString always has a fraction digit: 4.9E-324); here the shorter decimal is taken from
@@ -88,25 +106,8 @@ static void decimal_of(int q, uint64_t c, bool c_min, uint64_t *d, int *e) {
     uint64_t vb = round_odd(g[0], g[1], cb << h);
     uint64_t vbl = round_odd(g[0], g[1], cbl << h);
     uint64_t vbr = round_odd(g[0], g[1], cbr << h);
-    uint64_t s = vb >> 2;
-    if (s >= 10) {
-        uint64_t sp10 = 10 * (s / 10), tp10 = sp10 + 10;
-        bool upin = vbl + out <= sp10 << 2, wpin = (tp10 << 2) + out <= vbr;
-        if (upin != wpin) {
-            *d = upin ? sp10 : tp10;
-            *e = k;
-            return;
-        }
-    }
-    uint64_t t = s + 1;
-    bool uin = vbl + out <= s << 2, win = (t << 2) + out <= vbr;
     *e = k;
-    if (uin != win) {
-        *d = uin ? s : t;
-        return;
-    }
-    uint64_t mid = (s + t) << 1; /* vb against the midpoint of s and t, both scaled by 4 */
-    *d = vb < mid || (vb == mid && (s & 1) == 0) ? s : t;
+    *d = pick_digits(vb, vbl, vbr, out);
 }
 
 static void decimal_of_float(int q, uint32_t c, bool c_min, uint64_t *d, int *e) {
@@ -125,24 +126,8 @@ static void decimal_of_float(int q, uint32_t c, bool c_min, uint64_t *d, int *e)
     uint32_t vb = round_odd_float(g, cb << h);
     uint32_t vbl = round_odd_float(g, cbl << h);
     uint32_t vbr = round_odd_float(g, cbr << h);
-    uint32_t s = vb >> 2;
     *e = k;
-    if (s >= 10) {
-        uint32_t sp10 = 10 * (s / 10), tp10 = sp10 + 10;
-        bool upin = vbl + out <= sp10 << 2, wpin = (tp10 << 2) + out <= vbr;
-        if (upin != wpin) {
-            *d = upin ? sp10 : tp10;
-            return;
-        }
-    }
-    uint32_t t = s + 1;
-    bool uin = vbl + out <= s << 2, win = (t << 2) + out <= vbr;
-    if (uin != win) {
-        *d = uin ? s : t;
-        return;
-    }
-    uint32_t mid = (s + t) << 1;
-    *d = vb < mid || (vb == mid && (s & 1) == 0) ? s : t;
+    *d = pick_digits(vb, vbl, vbr, out);
 }
 
 static void strip_zeros(uint64_t *d, int *e) {
