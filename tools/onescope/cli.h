@@ -84,6 +84,31 @@ onescope_code cli_recording_shape_of(const onescope_recording *r, const char *na
 
 extern const cli_format cli_format_recording;
 
+/* One input plot and view draw: a test-module replay, a module recording (with its shape) or
+ * a pose cache, through the library's read path and detection. */
+typedef struct cli_drawable {
+    const char *name;  /* cli_input_name(path) */
+    const char *label; /* the file name without its folder, for titles and legends */
+    onescope_replay *replay;
+    onescope_recording *rec;
+    onescope_pose_cache *cache;
+    /* Every format's: a replay's in millimetres (scale 0.001, its bodies at the start as
+     * entities, its velocity as values), a cache's from its header (unit: its unit name, or
+     * "unit" when unitless), a recording's as cli_recording_shape_of says. */
+    cli_recording_shape shape;
+    int64_t first, last; /* the host steps it holds, inclusive */
+} cli_drawable;
+typedef struct cli_drawable_rules {
+    const char *command;      /* "plot": the verb of a module without entities */
+    const char *draws;        /* "plot draws": the refusal of another format */
+    bool map;                 /* a cache is mapped (its limit the format's), not read */
+    const char *no_recording; /* non-NULL: a recording is refused, expecting this */
+} cli_drawable_rules;
+/* Opens path into d (zeroed first); false after one line on stderr. A replay whose host
+ * steps pass INT64_MAX is refused (tools draw steps as int64_t). */
+bool cli_drawable_open(cli_drawable *d, const char *path, const cli_drawable_rules *rules);
+void cli_drawable_close(cli_drawable *d);
+
 /* Step index's input as the module describes it, into buf (empty when the module has no
  * describe_input or cannot say). */
 void cli_recording_describe_step(const onescope_recording *r, const onescope_module *m,

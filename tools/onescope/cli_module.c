@@ -1,6 +1,8 @@
 /* The modules the CLI runs module recordings with: the test module, the ones an engine's own
  * CLI links in (onescope_cli_main), and the plug-ins of `--module PATH` (the library's
- * onescope_module_load). The one entry symbol and the checks: docs/module.md, "Plug-ins". */
+ * onescope_module_load). The one entry symbol and the checks: docs/module.md, "Plug-ins".
+ * Also the one opener of the inputs plot and view draw (replays, recordings, caches). */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -160,4 +162,117 @@ onescope_code cli_recording_shape_of(const onescope_recording *r, const char *na
              "a module with entities (entity_count, entity_id, entity_pose) to %s", verb);
     snprintf(error->found, sizeof error->found, "module '%s' has no entities", out->module->id);
     return ONESCOPE_E_UNSUPPORTED;
+}
+
+static bool drawable_refuse(const onescope_error *err) {
+    cli_print_error(err);
+    return false;
+}
+
+/* The shape and step range of an opened replay or cache (a recording's shape is its module's). */
+static void drawable_shape(cli_drawable *d) {
+    cli_recording_shape *sh = &d->shape;
+    if (d->replay) {
+        onescope_sim_setup s = onescope_replay_setup(d->replay);
+        sh->dimensions = s.dimensions;
+        sh->scale = 0.001;
+        sh->unit = "mm";
+        sh->entities = s.body_count;
+        sh->values = s.dimensions; /* velocity */
+        d->first = (int64_t)onescope_replay_start_step(d->replay);
+        d->last = d->first + onescope_replay_step_count(d->replay);
+    } else if (d->rec) {
+        d->first = 0;
+        d->last = onescope_recording_step_count(d->rec);
+    } else {
+        const onescope_pose_cache *c = d->cache;
+        const onescope_text *unit = &c->text[ONESCOPE_POSE_TEXT_UNIT_NAME];
+        sh->dimensions = c->dimensions;
+        sh->unitless = c->metres_per_unit == 0;
+        sh->scale = sh->unitless ? 1 : c->metres_per_unit;
+        sh->unit = unit->length ? unit->data : sh->unitless ? "unit" : "";
+        sh->entities = c->entity_count;
+        d->first = c->start_step;
+        d->last = c->start_step + (int64_t)c->frame_count - 1;
+    }
+}
+
+bool cli_drawable_open(cli_drawable *d, const char *path, const cli_drawable_rules *rules) {
+    memset(d, 0, sizeof *d);
+    onescope_error err;
+    d->name = cli_input_name(path);
+    const char *slash = strrchr(d->name, '/');
+    d->label = slash && slash[1] ? slash + 1 : d->name;
+    /* the format from the first bytes when the file can be opened twice (not "-") */
+    onescope_format format = ONESCOPE_FORMAT_UNKNOWN;
+    FILE *head = rules->map && strcmp(path, "-") != 0 ? fopen(path, "rb") : NULL;
+    if (head != NULL) {
+        uint8_t magic[64];
+        size_t got = fread(magic, 1, sizeof magic, head);
+        fclose(head);
+        format = onescope_format_detect(magic, got);
+    }
+    if (format == ONESCOPE_FORMAT_OSPC) {
+        onescope_parse_options po = onescope_parse_options_default();
+        po.max_input_bytes = (size_t)4 << 30;
+        if (onescope_pose_cache_map(path, &po, &d->cache, &err) != ONESCOPE_OK)
+            return drawable_refuse(&err);
+        drawable_shape(d);
+        return true;
+    }
+    onescope_buffer buf;
+    if (onescope_file_read(path, 0, NULL, &buf, &err) != ONESCOPE_OK) return drawable_refuse(&err);
+    format = onescope_format_detect(buf.data, buf.size);
+    onescope_code rc = ONESCOPE_OK;
+    if (format == ONESCOPE_FORMAT_OSTM) {
+        rc = onescope_replay_parse(buf.data, buf.size, d->name, NULL, &d->replay, &err);
+    } else if (format == ONESCOPE_FORMAT_RECORDING && rules->no_recording) {
+        /* said before the module is looked for: no module would change it */
+        fprintf(stderr, "%s: %s, found a module recording (OSTM v2)\n", cli_shown(path),
+                rules->no_recording);
+        onescope_buffer_free(&buf);
+        return false;
+    } else if (format == ONESCOPE_FORMAT_RECORDING) {
+        rc = onescope_recording_parse(buf.data, buf.size, d->name, NULL, &d->rec, &err);
+        if (rc == ONESCOPE_OK)
+            rc = cli_recording_shape_of(d->rec, d->name, rules->command, &d->shape, &err);
+    } else if (format == ONESCOPE_FORMAT_OSPC) {
+        rc = onescope_pose_cache_parse(buf.data, buf.size, d->name, NULL, &d->cache, &err);
+    } else {
+        fprintf(stderr,
+                "%s: offset 0: %s OSTM replays, module recordings and OSPC pose caches, found %s\n",
+                cli_shown(path), rules->draws,
+                format == ONESCOPE_FORMAT_UNKNOWN ? "no known format"
+                                                  : onescope_format_name(format));
+        onescope_buffer_free(&buf);
+        return false;
+    }
+    onescope_buffer_free(&buf);
+    if (rc != ONESCOPE_OK) {
+        cli_drawable_close(d);
+        return drawable_refuse(&err);
+    }
+    if (d->replay) {
+        uint64_t start = onescope_replay_start_step(d->replay);
+        uint32_t count = onescope_replay_step_count(d->replay);
+        if (start > (uint64_t)INT64_MAX - count) {
+            fprintf(stderr,
+                    "%s: start step: expected host steps up to 9223372036854775807, found %" PRIu64
+                    " + %" PRIu32 " steps\n",
+                    d->name, start, count);
+            cli_drawable_close(d);
+            return false;
+        }
+    }
+    drawable_shape(d);
+    return true;
+}
+
+void cli_drawable_close(cli_drawable *d) {
+    onescope_replay_free(d->replay);
+    onescope_recording_free(d->rec);
+    onescope_pose_cache_free(d->cache);
+    d->replay = NULL;
+    d->rec = NULL;
+    d->cache = NULL;
 }

@@ -80,16 +80,9 @@ int cmd_plot(int argc, char **argv) {
 
 typedef struct input {
     const char *path;
-    const char *name;
-    const char *label; /* the file name without its folder, for the title and legend */
-    /* One of replay, cache and rec; --diff adds a replay's or a recording's ghost as cache. */
-    onescope_replay *replay;
-    onescope_pose_cache *cache;
-    onescope_recording *rec; /* a module recording (OSTM v2), run through module */
-    const onescope_module *module;
-    uint8_t dimensions;
-    double scale; /* metres per stored unit (replays 0.001; unitless caches and modules 1) */
-    bool unitless;
+    /* One of src's replay, cache and rec; --diff adds a replay's or a recording's ghost as
+     * src.cache (its shape's scale then the ghost's) */
+    cli_drawable src;
 } input;
 
 /* One row of the colour key: an entity's name and palette index. */
@@ -119,9 +112,7 @@ typedef struct plot_args {
 
 static void free_inputs(input *in, int n) {
     for (int i = 0; i < n; i++) {
-        onescope_replay_free(in[i].replay);
-        onescope_pose_cache_free(in[i].cache);
-        onescope_recording_free(in[i].rec);
+        cli_drawable_close(&in[i].src);
     }
 }
 
@@ -140,93 +131,16 @@ static void key_add(plot_key *key, uint32_t colour, const char *name, size_t len
     snprintf(k->name, sizeof k->name, "%.*s", (int)len, name);
 }
 
-/* A module recording: the module it names, and its dimensions and units (cli.h). */
-static onescope_code load_recording(input *in, onescope_error *err) {
-    cli_recording_shape shape;
-    onescope_code rc = cli_recording_shape_of(in->rec, in->name, "plot", &shape, err);
-    in->module = shape.module;
-    in->dimensions = shape.dimensions;
-    in->unitless = shape.unitless;
-    in->scale = shape.scale;
-    return rc;
-}
-
-/* Reads one input through the library's read path and detection. field: --field, which only
- * a test-module replay has. */
+/* Reads one input (cli_drawable_open). field: --field, which only a test-module replay has. */
 static bool load(input *in, bool field) {
-    onescope_error err;
-    onescope_buffer buf;
-    in->name = cli_input_name(in->path);
-    const char *slash = strrchr(in->name, '/');
-    in->label = slash && slash[1] ? slash + 1 : in->name;
-    if (onescope_file_read(in->path, 0, NULL, &buf, &err) != ONESCOPE_OK) {
-        cli_print_error(&err);
-        return false;
-    }
-    onescope_format format = onescope_format_detect(buf.data, buf.size);
-    onescope_code rc = ONESCOPE_OK;
-    if (format == ONESCOPE_FORMAT_OSTM) {
-        rc = onescope_replay_parse(buf.data, buf.size, in->name, NULL, &in->replay, &err);
-        if (rc == ONESCOPE_OK) {
-            in->dimensions = onescope_replay_setup(in->replay).dimensions;
-            in->scale = 0.001;
-            /* Host steps are drawn as int64_t (as a cache's are): a replay whose steps pass
-             * 2^63 - 1 is refused here rather than wrapped. */
-            uint64_t start = onescope_replay_start_step(in->replay);
-            uint32_t count = onescope_replay_step_count(in->replay);
-            if (start > (uint64_t)INT64_MAX || count > (uint64_t)INT64_MAX - start) {
-                fprintf(
-                    stderr,
-                    "%s: start step: expected host steps up to 9223372036854775807, found %" PRIu64
-                    " + %" PRIu32 " steps\n",
-                    in->name, start, count);
-                onescope_buffer_free(&buf);
-                return false;
-            }
-        }
-    } else if (format == ONESCOPE_FORMAT_RECORDING && field) {
-        /* said before the module is looked for: no module would give it fields */
-        fprintf(stderr,
-                "%s: --field: expected a test-module replay (OSTM v1, the only one with the floor "
-                "grid's fields), found a module recording (OSTM v2)\n",
-                cli_shown(in->path));
-        onescope_buffer_free(&buf);
-        return false;
-    } else if (format == ONESCOPE_FORMAT_RECORDING) {
-        rc = onescope_recording_parse(buf.data, buf.size, in->name, NULL, &in->rec, &err);
-        if (rc == ONESCOPE_OK) rc = load_recording(in, &err);
-    } else if (format == ONESCOPE_FORMAT_OSPC) {
-        rc = onescope_pose_cache_parse(buf.data, buf.size, in->name, NULL, &in->cache, &err);
-        if (rc == ONESCOPE_OK) {
-            in->dimensions = in->cache->dimensions;
-            in->unitless = in->cache->metres_per_unit == 0;
-            in->scale = in->unitless ? 1 : in->cache->metres_per_unit;
-        }
-    } else {
-        fprintf(stderr,
-                "%s: offset 0: plot draws OSTM replays, module recordings and OSPC pose "
-                "caches, found %s\n",
-                cli_shown(in->path),
-                format == ONESCOPE_FORMAT_UNKNOWN ? "no known format"
-                                                  : onescope_format_name(format));
-        onescope_buffer_free(&buf);
-        return false;
-    }
-    onescope_buffer_free(&buf);
-    if (rc != ONESCOPE_OK) cli_print_error(&err);
-    return rc == ONESCOPE_OK;
-}
-
-/* A recording's row i is host step i (its ghost's rule, docs/ghost.md). */
-static int64_t first_step(const input *in) {
-    return in->replay ? (int64_t)onescope_replay_start_step(in->replay)
-           : in->rec  ? 0
-                      : in->cache->start_step;
-}
-static int64_t last_step(const input *in) {
-    return in->replay ? first_step(in) + onescope_replay_step_count(in->replay)
-           : in->rec  ? (int64_t)onescope_recording_step_count(in->rec)
-                      : in->cache->start_step + (int64_t)in->cache->frame_count - 1;
+    cli_drawable_rules rules = {
+        .command = "plot",
+        .draws = "plot draws",
+        .no_recording = field ? "--field: expected a test-module replay (OSTM v1, the only one "
+                                "with the floor grid's fields)"
+                              : NULL,
+    };
+    return cli_drawable_open(&in->src, in->path, &rules);
 }
 
 /* The axes of the views: 2D one x-y view; 3D a top view (x, z) and a side view (x, y), or for
@@ -253,16 +167,16 @@ static void grow(bounds *b, int axis, double v) {
 static bool add_recording_bounds(const input *in, const plot_args *a, bounds *b);
 
 static bool add_bounds(const input *in, const plot_args *a, bounds *b) {
-    if (in->rec) return add_recording_bounds(in, a, b);
-    if (in->replay) { /* the world's box */
+    if (in->src.rec) return add_recording_bounds(in, a, b);
+    if (in->src.replay) { /* the world's box */
         for (int k = 0; k < 3; k++) {
             grow(b, k, 0);
-            grow(b, k, ONESCOPE_SIM_BOX * in->scale);
+            grow(b, k, ONESCOPE_SIM_BOX * in->src.shape.scale);
         }
         b->any = true;
         return true;
     }
-    const onescope_pose_cache *c = in->cache;
+    const onescope_pose_cache *c = in->src.cache;
     for (uint32_t f = 0; f < c->frame_count; f++) {
         int64_t step = c->start_step + f;
         if (step < a->from || step > a->to) continue;
@@ -272,7 +186,7 @@ static bool add_bounds(const input *in, const plot_args *a, bounds *b) {
                 continue;
             const onescope_pose *p = onescope_pose_cache_pose(c, f, e);
             if (!onescope_pose_is_present(p)) continue;
-            for (int k = 0; k < 3; k++) grow(b, k, p->position[k] * in->scale);
+            for (int k = 0; k < 3; k++) grow(b, k, p->position[k] * in->src.shape.scale);
             b->any = true;
         }
     }
@@ -300,10 +214,12 @@ typedef struct replay_draw {
 } replay_draw;
 
 static void mark(replay_draw *d, plot_marker kind, uint32_t body, const int32_t pos[3]) {
-    for (int v = 0; v < view_count(d->in->dimensions); v++)
+    for (int v = 0; v < view_count(d->in->src.shape.dimensions); v++)
         plot_marker_at(
-            d->f, v, kind, pos[view_axis(d->in->dimensions, v, 0)] * d->in->scale * d->unit,
-            pos[view_axis(d->in->dimensions, v, 1)] * d->in->scale * d->unit, plot_palette(body));
+            d->f, v, kind,
+            pos[view_axis(d->in->src.shape.dimensions, v, 0)] * d->in->src.shape.scale * d->unit,
+            pos[view_axis(d->in->src.shape.dimensions, v, 1)] * d->in->src.shape.scale * d->unit,
+            plot_palette(body));
     d->marks++;
 }
 
@@ -312,7 +228,7 @@ static bool replay_row(void *user, const onescope_replay_row *row) {
     int64_t step = (int64_t)row->host_step;
     if (step < d->a->from) return false;
     if (step > d->a->to) return true;
-    uint8_t dims = d->in->dimensions;
+    uint8_t dims = d->in->src.shape.dimensions;
     bool first_row = step == d->a->from || row->index == 0;
     for (uint32_t i = 0; i < onescope_sim_body_count(row->sim); i++) {
         onescope_sim_body_state s;
@@ -346,9 +262,10 @@ static bool replay_row(void *user, const onescope_replay_row *row) {
                 jump |= abs(s.position[k] - t->pos[k]) > ONESCOPE_SIM_MAX_SPEED;
             for (int v = 0; v < view_count(dims); v++) {
                 if (jump || !t->alive) plot_path_break(t->path[v]);
-                plot_path_point(t->path[v],
-                                s.position[view_axis(dims, v, 0)] * d->in->scale * d->unit,
-                                s.position[view_axis(dims, v, 1)] * d->in->scale * d->unit);
+                plot_path_point(
+                    t->path[v],
+                    s.position[view_axis(dims, v, 0)] * d->in->src.shape.scale * d->unit,
+                    s.position[view_axis(dims, v, 1)] * d->in->src.shape.scale * d->unit);
             }
             memcpy(t->pos, s.position, sizeof t->pos);
         } else {
@@ -369,10 +286,10 @@ static bool draw_replay(plot_figure *f, const plot_args *a, const input *in, plo
     d->dash = dash;
     d->unit = unit;
     d->link = onescope_link_describe(&(onescope_link_block){
-        onescope_replay_link(in->replay).role, onescope_replay_link(in->replay).body,
-        onescope_replay_link(in->replay).transfer_step});
+        onescope_replay_link(in->src.replay).role, onescope_replay_link(in->src.replay).body,
+        onescope_replay_link(in->src.replay).transfer_step});
     onescope_error err;
-    onescope_code rc = onescope_replay_run(in->replay, NULL, replay_row, d, &err);
+    onescope_code rc = onescope_replay_run(in->src.replay, NULL, replay_row, d, &err);
     for (uint32_t i = 0; i < ONESCOPE_SIM_MAX_BODIES; i++)
         for (int v = 0; v < 2; v++) plot_path_end(d->bodies[i].path[v]);
     free(d);
@@ -456,10 +373,10 @@ static entity_track *track_of(rec_draw *d, uint64_t id, bool *fresh) {
 }
 
 static void rec_mark(rec_draw *d, plot_marker kind, const entity_track *t, const float pos[3]) {
-    uint8_t dims = d->in->dimensions;
+    uint8_t dims = d->in->src.shape.dimensions;
     for (int v = 0; v < view_count(dims); v++)
-        plot_marker_at(d->f, v, kind, pos[view_axis(dims, v, 0)] * d->in->scale * d->unit,
-                       pos[view_axis(dims, v, 1)] * d->in->scale * d->unit,
+        plot_marker_at(d->f, v, kind, pos[view_axis(dims, v, 0)] * d->in->src.shape.scale * d->unit,
+                       pos[view_axis(dims, v, 1)] * d->in->src.shape.scale * d->unit,
                        plot_palette((uint32_t)(t->id % 12)));
 }
 
@@ -468,7 +385,7 @@ static bool rec_row(void *user, const onescope_recording_row *row) {
     int64_t step = (int64_t)row->index;
     if (step < d->a->from) return false;
     if (step > d->a->to) return true;
-    uint8_t dims = d->in->dimensions;
+    uint8_t dims = d->in->src.shape.dimensions;
     bool first_row = step == d->a->from || row->index == 0;
     uint32_t n = onescope_world_entity_count(row->world), present = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -488,7 +405,7 @@ static bool rec_row(void *user, const onescope_recording_row *row) {
             return true;
         }
         if (d->f == NULL) { /* the bounds pass */
-            for (int k = 0; k < 3; k++) grow(d->b, k, p.position[k] * d->in->scale);
+            for (int k = 0; k < 3; k++) grow(d->b, k, p.position[k] * d->in->src.shape.scale);
             d->b->any = true;
             continue;
         }
@@ -516,8 +433,9 @@ static bool rec_row(void *user, const onescope_recording_row *row) {
         if (!t->alive && !first_row) rec_mark(d, PLOT_MARK_SPAWN, t, p.position);
         for (int v = 0; v < view_count(dims); v++) {
             if (!t->alive) plot_path_break(t->path[v]);
-            plot_path_point(t->path[v], p.position[view_axis(dims, v, 0)] * d->in->scale * d->unit,
-                            p.position[view_axis(dims, v, 1)] * d->in->scale * d->unit);
+            plot_path_point(t->path[v],
+                            p.position[view_axis(dims, v, 0)] * d->in->src.shape.scale * d->unit,
+                            p.position[view_axis(dims, v, 1)] * d->in->src.shape.scale * d->unit);
         }
         memcpy(t->pos, p.position, sizeof t->pos);
         d->alive += !t->alive;
@@ -542,8 +460,8 @@ static bool rec_row(void *user, const onescope_recording_row *row) {
 /* One run of the recording through its module: the bounds (f NULL) or the paths. */
 static bool run_recording(rec_draw *d) {
     onescope_error err;
-    onescope_code rc =
-        onescope_recording_run(d->in->rec, d->in->module, NULL, rec_row, d, d->in->name, &err);
+    onescope_code rc = onescope_recording_run(d->in->src.rec, d->in->src.shape.module, NULL,
+                                              rec_row, d, d->in->src.name, &err);
     for (size_t k = 0; k < d->cap; k++)
         for (int v = 0; v < 2; v++) plot_path_end(d->tracks[k].path[v]);
     free(d->tracks);
@@ -566,7 +484,7 @@ static bool draw_recording(plot_figure *f, const plot_args *a, const input *in, 
 
 static void draw_cache(plot_figure *f, const plot_args *a, const input *in, plot_dash dash,
                        double unit) {
-    const onescope_pose_cache *c = in->cache;
+    const onescope_pose_cache *c = in->src.cache;
     uint8_t dims = c->dimensions;
     for (uint32_t e = 0; e < c->entity_count; e++) {
         const onescope_pose_entity *pe = &c->entities[e];
@@ -590,13 +508,14 @@ static void draw_cache(plot_figure *f, const plot_args *a, const input *in, plot
             if (!first && now != was && at != NULL)
                 for (int v = 0; v < view_count(dims); v++)
                     plot_marker_at(f, v, now ? PLOT_MARK_SPAWN : PLOT_MARK_REMOVE,
-                                   at->position[view_axis(dims, v, 0)] * in->scale * unit,
-                                   at->position[view_axis(dims, v, 1)] * in->scale * unit,
+                                   at->position[view_axis(dims, v, 0)] * in->src.shape.scale * unit,
+                                   at->position[view_axis(dims, v, 1)] * in->src.shape.scale * unit,
                                    plot_palette(e));
             for (int v = 0; v < view_count(dims); v++) {
                 if (now)
-                    plot_path_point(path[v], p->position[view_axis(dims, v, 0)] * in->scale * unit,
-                                    p->position[view_axis(dims, v, 1)] * in->scale * unit);
+                    plot_path_point(
+                        path[v], p->position[view_axis(dims, v, 0)] * in->src.shape.scale * unit,
+                        p->position[view_axis(dims, v, 1)] * in->src.shape.scale * unit);
                 else
                     plot_path_break(path[v]);
             }
@@ -611,21 +530,22 @@ static void draw_cache(plot_figure *f, const plot_args *a, const input *in, plot
 static const char *const axis_names[3] = {"x", "y", "z"};
 
 static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int n) {
-    uint8_t dims = in[0].dimensions;
+    uint8_t dims = in[0].src.shape.dimensions;
     bounds b = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, false};
     for (int i = 0; i < n; i++) {
-        if (in[i].dimensions != dims || in[i].unitless != in[0].unitless) {
+        if (in[i].src.shape.dimensions != dims ||
+            in[i].src.shape.unitless != in[0].src.shape.unitless) {
             fprintf(stderr, "%s: cannot be overlaid on %s: %s\n", cli_shown(in[i].path),
                     cli_shown(in[0].path),
-                    in[i].dimensions != dims
+                    in[i].src.shape.dimensions != dims
                         ? "one is 2D, the other 3D"
                         : "one has metres per unit 0 (no unit), the other a unit");
             return CLI_FAIL;
         }
-        if (last_step(&in[i]) < a->from || first_step(&in[i]) > a->to) {
+        if (in[i].src.last < a->from || in[i].src.first > a->to) {
             fprintf(stderr,
                     "%s: holds host steps %" PRId64 " to %" PRId64 ", none in --from/--to\n",
-                    cli_shown(in[i].path), first_step(&in[i]), last_step(&in[i]));
+                    cli_shown(in[i].path), in[i].src.first, in[i].src.last);
             return CLI_FAIL;
         }
         if (!add_bounds(&in[i], a, &b)) return CLI_FAIL;
@@ -637,7 +557,7 @@ static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int 
     double span = 0;
     for (int k = 0; k < 3; k++)
         if (b.hi[k] - b.lo[k] > span) span = b.hi[k] - b.lo[k];
-    plot_unit u = in[0].unitless ? (plot_unit){"units", 1} : plot_unit_for_span(span);
+    plot_unit u = in[0].src.shape.unitless ? (plot_unit){"units", 1} : plot_unit_for_span(span);
     plot_panels(f, view_count(dims));
     for (int v = 0; v < view_count(dims); v++) {
         int ax = view_axis(dims, v, 0), ay = view_axis(dims, v, 1);
@@ -658,14 +578,14 @@ static int plot_trajectories(plot_figure *f, const plot_args *a, input *in, int 
     }
     for (int i = 0; i < n; i++) {
         plot_dash dash = (plot_dash)(i % PLOT_DASH_COUNT);
-        if (in[i].replay) {
+        if (in[i].src.replay) {
             if (!draw_replay(f, a, &in[i], dash, u.per_metre)) return CLI_FAIL;
-        } else if (in[i].rec) {
+        } else if (in[i].src.rec) {
             if (!draw_recording(f, a, &in[i], dash, u.per_metre)) return CLI_FAIL;
         } else {
             draw_cache(f, a, &in[i], dash, u.per_metre);
         }
-        plot_legend_line(f, in[i].label, (plot_rgb){60, 60, 60}, dash);
+        plot_legend_line(f, in[i].src.label, (plot_rgb){60, 60, 60}, dash);
     }
     plot_legend_marker(f, "spawn", PLOT_MARK_SPAWN);
     plot_legend_marker(f, "removal", PLOT_MARK_REMOVE);
@@ -706,25 +626,25 @@ static bool field_row(void *user, const onescope_replay_row *row) {
 }
 
 static int plot_field(plot_figure *f, const plot_args *a, const input *in) {
-    if (in->replay == NULL) {
+    if (in->src.replay == NULL) {
         fprintf(stderr, "%s: --field draws a replay's field; this is a pose cache\n",
                 cli_shown(in->path));
         return CLI_FAIL;
     }
-    if (onescope_replay_link(in->replay).role == ONESCOPE_LINK_ROLE_NONE) {
+    if (onescope_replay_link(in->src.replay).role == ONESCOPE_LINK_ROLE_NONE) {
         fprintf(stderr, "%s: has no fields (no link block); --field needs a replay with one\n",
                 cli_shown(in->path));
         return CLI_FAIL;
     }
-    if (a->step < first_step(in) || a->step > last_step(in)) {
+    if (a->step < in->src.first || a->step > in->src.last) {
         fprintf(stderr,
                 "%s: --step %" PRId64 " is outside its host steps %" PRId64 " to %" PRId64 "\n",
-                cli_shown(in->path), a->step, first_step(in), last_step(in));
+                cli_shown(in->path), a->step, in->src.first, in->src.last);
         return CLI_FAIL;
     }
     field_run r = {.step = a->step, .field = a->field};
     onescope_error err;
-    if (onescope_replay_run(in->replay, NULL, field_row, &r, &err) != ONESCOPE_OK) {
+    if (onescope_replay_run(in->src.replay, NULL, field_row, &r, &err) != ONESCOPE_OK) {
         cli_print_error(&err);
         return CLI_FAIL;
     }
@@ -741,7 +661,7 @@ static int plot_field(plot_figure *f, const plot_args *a, const input *in) {
     /* the ramp spans the overlay's range, widened to the values so the scale covers them */
     double lo = dmin < o->value_min ? dmin : o->value_min;
     double hi = dmax > o->value_max ? dmax : o->value_max;
-    uint8_t dims = in->dimensions;
+    uint8_t dims = in->src.shape.dimensions;
     const char *floor_axis = dims == 3 ? "z" : "y";
     char xl[32], yl[32];
     snprintf(xl, sizeof xl, "x (m)");
@@ -777,7 +697,7 @@ static int plot_field(plot_figure *f, const plot_args *a, const input *in) {
     plot_panel_axes(f, 0);
     char label[96];
     snprintf(label, sizeof label, "%s per %s", o->field, o->location_name);
-    plot_legend_line(f, in->label, (plot_rgb){60, 60, 60}, PLOT_SOLID);
+    plot_legend_line(f, in->src.label, (plot_rgb){60, 60, 60}, PLOT_SOLID);
     plot_legend_scale(f, o->ramp, lo, hi, label);
     snprintf(label, sizeof label, "host step %" PRId64, a->step);
     plot_legend_text(f, label);
@@ -801,23 +721,24 @@ static int by_id(const void *x, const void *y) {
 /* A replay as its bodies, a module recording as its entities, over every row: the ghost of
  * the whole run, so ids match as they do between a run and its ghost (docs/ghost.md). */
 static bool as_cache(input *in) {
-    if (in->cache) return true;
+    if (in->src.cache) return true;
     onescope_ghost_options o = onescope_ghost_options_default();
     o.from = 0;
-    o.frames = (in->rec ? onescope_recording_step_count(in->rec)
-                        : onescope_replay_step_count(in->replay)) +
+    o.frames = (in->src.rec ? onescope_recording_step_count(in->src.rec)
+                            : onescope_replay_step_count(in->src.replay)) +
                1;
-    o.name = in->name;
+    o.name = in->src.name;
     onescope_error err;
-    onescope_code rc =
-        in->rec ? onescope_ghost_recording_create(in->rec, in->module, &o, NULL, &in->cache, &err)
-                : onescope_ghost_create(in->replay, &o, NULL, &in->cache, &err);
+    onescope_code rc = in->src.rec
+                           ? onescope_ghost_recording_create(in->src.rec, in->src.shape.module, &o,
+                                                             NULL, &in->src.cache, &err)
+                           : onescope_ghost_create(in->src.replay, &o, NULL, &in->src.cache, &err);
     if (rc != ONESCOPE_OK) {
         cli_print_error(&err);
         return false;
     }
     /* a module that does not say its unit stays unitless (the ghost writes 1 for it) */
-    in->scale = in->unitless ? 1 : in->cache->metres_per_unit;
+    in->src.shape.scale = in->src.shape.unitless ? 1 : in->src.cache->metres_per_unit;
     return true;
 }
 
@@ -846,20 +767,20 @@ static double step_distance(const onescope_pose_cache *ca, const onescope_pose_c
 
 static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
     if (!as_cache(&in[0]) || !as_cache(&in[1])) return CLI_FAIL;
-    const onescope_pose_cache *ca = in[0].cache, *cb = in[1].cache;
-    bool unitless =
-        ca->metres_per_unit == 0 || cb->metres_per_unit == 0 || in[0].unitless || in[1].unitless;
+    const onescope_pose_cache *ca = in[0].src.cache, *cb = in[1].src.cache;
+    bool unitless = ca->metres_per_unit == 0 || cb->metres_per_unit == 0 ||
+                    in[0].src.shape.unitless || in[1].src.shape.unitless;
     double sa = unitless ? 1 : ca->metres_per_unit, sb = unitless ? 1 : cb->metres_per_unit;
     int64_t lo = ca->start_step > cb->start_step ? ca->start_step : cb->start_step;
-    int64_t hi = last_step(&in[0]) < last_step(&in[1]) ? last_step(&in[0]) : last_step(&in[1]);
+    int64_t hi = in[0].src.last < in[1].src.last ? in[0].src.last : in[1].src.last;
     if (lo < a->from) lo = a->from;
     if (hi > a->to) hi = a->to;
     if (lo > hi) {
         fprintf(stderr,
                 "%s: holds host steps %" PRId64 " to %" PRId64 ", %s %" PRId64 " to %" PRId64
                 ": no common step to compare\n",
-                cli_shown(in[0].path), first_step(&in[0]), last_step(&in[0]), cli_shown(in[1].path),
-                first_step(&in[1]), last_step(&in[1]));
+                cli_shown(in[0].path), in[0].src.first, in[0].src.last, cli_shown(in[1].path),
+                in[1].src.first, in[1].src.last);
         return CLI_FAIL;
     }
     /* b's entities by id, for matching a's */
@@ -897,9 +818,9 @@ static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
     plot_path_end(p);
     free(ids);
     plot_legend_text(f, "A:");
-    plot_legend_line(f, in[0].label, (plot_rgb){60, 60, 60}, PLOT_SOLID);
+    plot_legend_line(f, in[0].src.label, (plot_rgb){60, 60, 60}, PLOT_SOLID);
     plot_legend_text(f, "B:");
-    plot_legend_line(f, in[1].label, (plot_rgb){60, 60, 60}, PLOT_DASHED);
+    plot_legend_line(f, in[1].src.label, (plot_rgb){60, 60, 60}, PLOT_DASHED);
     plot_legend_line(f, "largest distance, matched ids", plot_palette(0), PLOT_SOLID);
     return CLI_OK;
 }
@@ -993,12 +914,12 @@ int cmd_plot(int argc, char **argv) {
         }
     /* a z-up cache's top view looks down z (the first input decides for an overlay) */
     up_axis = 1;
-    if (in[0].cache && strstr(in[0].cache->text[ONESCOPE_POSE_TEXT_LABEL].data
-                                  ? in[0].cache->text[ONESCOPE_POSE_TEXT_LABEL].data
-                                  : "",
-                              "up=z") != NULL)
+    if (in[0].src.cache && strstr(in[0].src.cache->text[ONESCOPE_POSE_TEXT_LABEL].data
+                                      ? in[0].src.cache->text[ONESCOPE_POSE_TEXT_LABEL].data
+                                      : "",
+                                  "up=z") != NULL)
         up_axis = 2;
-    bool wide = !a.have_field && !a.diff && in[0].dimensions == 3;
+    bool wide = !a.have_field && !a.diff && in[0].src.shape.dimensions == 3;
     if (a.width == 0) a.width = wide ? 1400 : 1000;
     if (a.height == 0) a.height = 760;
     /* the default title names the files */
@@ -1010,7 +931,7 @@ int cmd_plot(int argc, char **argv) {
                                                     : "");
         for (int i = 0; i < n && at < sizeof title; i++)
             at += (size_t)snprintf(title + at, sizeof title - at, "%s%s",
-                                   i ? (a.diff ? " vs " : ", ") : "", in[i].label);
+                                   i ? (a.diff ? " vs " : ", ") : "", in[i].src.label);
         if (a.have_field && at < sizeof title)
             snprintf(title + at, sizeof title - at, " %s at step %" PRId64,
                      a.field == ONESCOPE_FIELD_DENSITY ? "density" : "occupancy", a.step);

@@ -46,16 +46,8 @@ const cli_spec cli_spec_view = {
 #define DENSE_HALF 64 /* diff: every step this close to the divergence is kept */
 
 typedef struct vin {
-    const char *path, *name, *label;
-    onescope_replay *replay;
-    onescope_pose_cache *cache;
-    onescope_recording *rec;
-    const onescope_module *module;
-    uint8_t dims;
-    double scale; /* metres per stored unit; 1 when unitless */
-    bool unitless;
-    const char *unit;
-    int64_t first, last;   /* host steps */
+    const char *path;
+    cli_drawable src;
     uint32_t est_entities; /* known before running: the decimation's estimate */
     uint32_t cols;         /* numbers per entity in a frame */
     uint8_t up;            /* 1 (y) or 2 (z): a cache's label up=z */
@@ -138,19 +130,6 @@ static void jnum(FILE *o, double v) {
 
 /* ---- inputs ---- */
 
-static onescope_code recording_info(vin *in, onescope_error *err) {
-    cli_recording_shape shape;
-    onescope_code rc = cli_recording_shape_of(in->rec, in->name, "view", &shape, err);
-    in->module = shape.module;
-    in->dims = shape.dimensions;
-    in->unitless = shape.unitless;
-    in->scale = shape.scale;
-    in->unit = shape.unit;
-    in->est_entities = shape.entities;
-    in->cols = in->dims + shape.values;
-    return rc;
-}
-
 /* The bodies a replay's world ever holds (its last row's count: removal keeps an index), for
  * the decimation's estimate: a run of the test module is cheap next to the page. */
 static bool count_bodies(void *user, const onescope_replay_row *row) {
@@ -160,102 +139,21 @@ static bool count_bodies(void *user, const onescope_replay_row *row) {
 }
 
 static bool load(vin *in) {
-    onescope_error err;
-    in->name = cli_input_name(in->path);
-    const char *slash = strrchr(in->name, '/');
-    in->label = slash && slash[1] ? slash + 1 : in->name;
+    cli_drawable_rules rules = {.command = "view", .draws = "view shows", .map = true};
+    if (!cli_drawable_open(&in->src, in->path, &rules)) return false;
+    const cli_drawable *d = &in->src;
     in->up = 1;
-    /* The format from the first bytes; a cache is then mapped (its poses stay in the page
-     * cache, not the heap, so its limit is the format's, not the read path's), the rest read. */
-    onescope_buffer buf = {0};
-    onescope_code rc = ONESCOPE_OK;
-    onescope_format format = ONESCOPE_FORMAT_UNKNOWN;
-    FILE *head = strcmp(in->path, "-") != 0 ? fopen(in->path, "rb") : NULL;
-    if (head != NULL) {
-        uint8_t magic[64];
-        size_t got = fread(magic, 1, sizeof magic, head);
-        fclose(head);
-        format = onescope_format_detect(magic, got);
-    }
-    if (format == ONESCOPE_FORMAT_OSPC) {
-        onescope_parse_options po = onescope_parse_options_default();
-        po.max_input_bytes = (size_t)4 << 30;
-        rc = onescope_pose_cache_map(in->path, &po, &in->cache, &err);
-        if (rc != ONESCOPE_OK) {
-            cli_print_error(&err);
-            return false;
-        }
-    } else {
-        rc = onescope_file_read(in->path, 0, NULL, &buf, &err);
-        if (rc != ONESCOPE_OK) {
-            cli_print_error(&err);
-            return false;
-        }
-        format = onescope_format_detect(buf.data, buf.size);
-    }
-    if (in->cache) {
-        /* mapped above */
-    } else if (format == ONESCOPE_FORMAT_OSPC) {
-        rc = onescope_pose_cache_parse(buf.data, buf.size, in->name, NULL, &in->cache, &err);
-    } else if (format == ONESCOPE_FORMAT_OSTM) {
-        rc = onescope_replay_parse(buf.data, buf.size, in->name, NULL, &in->replay, &err);
-    } else if (format == ONESCOPE_FORMAT_RECORDING) {
-        rc = onescope_recording_parse(buf.data, buf.size, in->name, NULL, &in->rec, &err);
-        if (rc == ONESCOPE_OK) rc = recording_info(in, &err);
-    } else {
-        fprintf(stderr,
-                "%s: offset 0: view shows OSTM replays, module recordings and OSPC pose caches, "
-                "found %s\n",
-                cli_shown(in->path),
-                format == ONESCOPE_FORMAT_UNKNOWN ? "no known format"
-                                                  : onescope_format_name(format));
-        onescope_buffer_free(&buf);
-        return false;
-    }
-    onescope_buffer_free(&buf);
-    if (rc != ONESCOPE_OK) {
-        cli_print_error(&err);
-        return false;
-    }
-    if (in->replay) {
-        onescope_sim_setup s = onescope_replay_setup(in->replay);
-        uint64_t start = onescope_replay_start_step(in->replay);
-        uint32_t count = onescope_replay_step_count(in->replay);
-        if (start > (uint64_t)INT64_MAX - count) {
-            fprintf(stderr,
-                    "%s: start step: expected host steps up to 9223372036854775807, found %" PRIu64
-                    " + %" PRIu32 " steps\n",
-                    in->name, start, count);
-            return false;
-        }
-        in->dims = s.dimensions;
-        in->scale = 0.001;
-        in->unit = "mm";
-        in->first = (int64_t)start;
-        in->last = (int64_t)(start + count);
-        in->est_entities = s.body_count;
-        if (onescope_replay_run(in->replay, NULL, count_bodies, &in->est_entities, &err) !=
+    in->est_entities = d->shape.entities;
+    in->cols = (uint32_t)d->shape.dimensions + d->shape.values;
+    if (d->replay) {
+        onescope_error err;
+        if (onescope_replay_run(d->replay, NULL, count_bodies, &in->est_entities, &err) !=
             ONESCOPE_OK) {
             cli_print_error(&err);
             return false;
         }
-        in->cols = (uint32_t)in->dims * 2; /* position and velocity */
-    } else if (in->rec) {
-        in->first = 0;
-        in->last = onescope_recording_step_count(in->rec);
-    } else {
-        const onescope_pose_cache *c = in->cache;
-        in->dims = c->dimensions;
-        in->unitless = c->metres_per_unit == 0;
-        in->scale = in->unitless ? 1 : c->metres_per_unit;
-        in->unit = c->text[ONESCOPE_POSE_TEXT_UNIT_NAME].length
-                       ? c->text[ONESCOPE_POSE_TEXT_UNIT_NAME].data
-                       : (in->unitless ? "unit" : "");
-        in->first = c->start_step;
-        in->last = c->start_step + (int64_t)c->frame_count - 1;
-        in->est_entities = c->entity_count;
-        in->cols = in->dims;
-        const onescope_text *label = &c->text[ONESCOPE_POSE_TEXT_LABEL];
+    } else if (d->cache) {
+        const onescope_text *label = &d->cache->text[ONESCOPE_POSE_TEXT_LABEL];
         /* the axis a converted clip records (docs/ots.md, "up axis") */
         if (label->length >= 4 && strstr(label->data, "up=z") != NULL) in->up = 2;
     }
@@ -264,9 +162,7 @@ static bool load(vin *in) {
 
 static void free_inputs(vin *in, int n) {
     for (int i = 0; i < n; i++) {
-        onescope_replay_free(in[i].replay);
-        onescope_pose_cache_free(in[i].cache);
-        onescope_recording_free(in[i].rec);
+        cli_drawable_close(&in[i].src);
     }
 }
 
@@ -350,9 +246,9 @@ static void end_frame(run_out *r, uint32_t slots) {
 static bool replay_row(void *user, const onescope_replay_row *row) {
     run_out *r = user;
     int64_t s = (int64_t)row->host_step;
-    if (!kept(r->keep, s, r->in->last)) return false;
+    if (!kept(r->keep, s, r->in->src.last)) return false;
     uint32_t n = onescope_sim_body_count(row->sim);
-    uint8_t dims = r->in->dims;
+    uint8_t dims = r->in->src.shape.dimensions;
     for (uint32_t i = 0; i < n; i++) {
         onescope_sim_body_state b;
         onescope_sim_body(row->sim, i, &b);
@@ -458,9 +354,9 @@ static int64_t rec_slot(run_out *r, uint64_t id) {
 static bool rec_row(void *user, const onescope_recording_row *row) {
     run_out *r = user;
     int64_t s = row->index;
-    if (!kept(r->keep, s, r->in->last)) return false;
+    if (!kept(r->keep, s, r->in->src.last)) return false;
     uint32_t n = onescope_world_entity_count(row->world);
-    uint8_t dims = r->in->dims;
+    uint8_t dims = r->in->src.shape.dimensions;
     /* slots first (a frame holds every slot met so far), then the values */
     for (uint32_t i = 0; i < n; i++)
         if (rec_slot(r, onescope_world_entity_id(row->world, i)) == -1) goto oom;
@@ -491,7 +387,7 @@ oom:
 }
 
 static bool cache_frames(run_out *r) {
-    const onescope_pose_cache *c = r->in->cache;
+    const onescope_pose_cache *c = r->in->src.cache;
     uint8_t dims = c->dimensions;
     int32_t *slot_of = malloc((c->entity_count ? c->entity_count : 1) * sizeof *slot_of);
     if (slot_of == NULL) return false;
@@ -511,7 +407,7 @@ static bool cache_frames(run_out *r) {
     }
     for (uint32_t f = 0; f < c->frame_count; f++) {
         int64_t s = c->start_step + f;
-        if (!kept(r->keep, s, r->in->last)) continue;
+        if (!kept(r->keep, s, r->in->src.last)) continue;
         if (!push_step(r, s)) {
             free(slot_of);
             return false;
@@ -536,30 +432,30 @@ static bool write_run(FILE *o, vin *in, const keep_rule *keep, cli_entity_filter
     run_out r = {.o = o, .keep = keep, .f = f, .in = in, .first_frame = true};
     for (uint32_t i = 0; i < ONESCOPE_SIM_MAX_BODIES; i++) r.body_slot[i] = -1;
     fputs("{\"name\":", o);
-    jcstr(o, in->label);
+    jcstr(o, in->src.label);
     fprintf(o, ",\"kind\":\"%s\",\"scale\":",
-            in->replay ? "replay"
-            : in->rec  ? "recording"
-                       : "cache");
-    jnum(o, in->scale);
+            in->src.replay ? "replay"
+            : in->src.rec  ? "recording"
+                           : "cache");
+    jnum(o, in->src.shape.scale);
     fputs(",\"unit\":", o);
-    jcstr(o, in->unit);
+    jcstr(o, in->src.shape.unit);
     fputs(",\"frames\":[", o);
     bool ok = true;
     onescope_error err;
-    if (in->replay) {
-        if (onescope_replay_link(in->replay).role != ONESCOPE_LINK_ROLE_NONE)
+    if (in->src.replay) {
+        if (onescope_replay_link(in->src.replay).role != ONESCOPE_LINK_ROLE_NONE)
             for (int fi = 0; fi < 2; fi++) {
                 r.field[fi] = open_memstream(&r.field_buf[fi], &r.field_size[fi]);
                 if (r.field[fi] == NULL) ok = false;
             }
-        if (ok && onescope_replay_run(in->replay, NULL, replay_row, &r, &err) != ONESCOPE_OK) {
+        if (ok && onescope_replay_run(in->src.replay, NULL, replay_row, &r, &err) != ONESCOPE_OK) {
             cli_print_error(&err);
             ok = false;
         }
-    } else if (in->rec) {
-        if (onescope_recording_run(in->rec, in->module, NULL, rec_row, &r, in->name, &err) !=
-            ONESCOPE_OK) {
+    } else if (in->src.rec) {
+        if (onescope_recording_run(in->src.rec, in->src.shape.module, NULL, rec_row, &r,
+                                   in->src.name, &err) != ONESCOPE_OK) {
             cli_print_error(&err);
             ok = false;
         }
@@ -574,17 +470,17 @@ static bool write_run(FILE *o, vin *in, const keep_rule *keep, cli_entity_filter
     for (uint32_t i = 0; i < r.slots; i++) {
         /* c: the palette index, as plot colours: a body's index, a cache entity's index, a
          * module entity's id */
-        uint64_t colour = in->replay ? r.ids[i] - 1 : r.ids[i];
+        uint64_t colour = in->src.replay ? r.ids[i] - 1 : r.ids[i];
         const onescope_pose_entity *pe = NULL;
-        if (in->cache) /* slots follow the cache's order: its entity is at i or later */
-            for (uint32_t e = i; e < in->cache->entity_count && pe == NULL; e++)
-                if (in->cache->entities[e].id == r.ids[i]) {
-                    pe = &in->cache->entities[e];
+        if (in->src.cache) /* slots follow the cache's order: its entity is at i or later */
+            for (uint32_t e = i; e < in->src.cache->entity_count && pe == NULL; e++)
+                if (in->src.cache->entities[e].id == r.ids[i]) {
+                    pe = &in->src.cache->entities[e];
                     colour = e;
                 }
         fprintf(o, "%s{\"id\":%" PRIu64 ",\"c\":%" PRIu64 ",\"name\":", i ? "," : "", r.ids[i],
                 colour % 12);
-        if (in->replay)
+        if (in->src.replay)
             fprintf(o, "\"body %" PRIu64 "\"", r.ids[i] - 1);
         else if (pe && pe->name.length)
             jstr(o, pe->name.data, pe->name.length);
@@ -595,25 +491,25 @@ static bool write_run(FILE *o, vin *in, const keep_rule *keep, cli_entity_filter
     fputs("],\"columns\":[", o);
     for (uint32_t k = 0; k < in->cols; k++) {
         if (k) fputc(',', o);
-        if (k < in->dims) {
+        if (k < in->src.shape.dimensions) {
             jcstr(o, axis_names[k]);
-        } else if (in->replay) {
+        } else if (in->src.replay) {
             char v[8];
-            snprintf(v, sizeof v, "v%s", axis_names[k - in->dims]);
+            snprintf(v, sizeof v, "v%s", axis_names[k - in->src.shape.dimensions]);
             jcstr(o, v);
         } else {
-            jcstr(o, in->module->values[k - in->dims].name);
+            jcstr(o, in->src.shape.module->values[k - in->src.shape.dimensions].name);
         }
     }
     fputs("],\"units\":[", o);
     for (uint32_t k = 0; k < in->cols; k++) {
         if (k) fputc(',', o);
-        if (k < in->dims)
-            jcstr(o, in->unit);
-        else if (in->replay)
+        if (k < in->src.shape.dimensions)
+            jcstr(o, in->src.shape.unit);
+        else if (in->src.replay)
             jcstr(o, "mm/step");
         else
-            jcstr(o, in->module->values[k - in->dims].unit);
+            jcstr(o, in->src.shape.module->values[k - in->src.shape.dimensions].unit);
     }
     fputc(']', o);
     if (r.field[0]) {
@@ -676,10 +572,11 @@ static void add_id(diff_view *d, uint64_t id) {
 
 static bool run_diff(vin *a, vin *b, diff_view *d) {
     onescope_error err;
-    onescope_diff_options opt = {.name_a = a->name, .name_b = b->name};
-    if (a->replay && b->replay) {
+    onescope_diff_options opt = {.name_a = a->src.name, .name_b = b->src.name};
+    if (a->src.replay && b->src.replay) {
         onescope_diff_replay *r;
-        if (onescope_diff_replays(a->replay, b->replay, &opt, NULL, &r, &err) != ONESCOPE_OK) {
+        if (onescope_diff_replays(a->src.replay, b->src.replay, &opt, NULL, &r, &err) !=
+            ONESCOPE_OK) {
             cli_print_error(&err);
             return false;
         }
@@ -715,15 +612,15 @@ static bool run_diff(vin *a, vin *b, diff_view *d) {
         onescope_diff_replay_free(r);
         return true;
     }
-    if (a->rec && b->rec) {
-        if (a->module != b->module) {
+    if (a->src.rec && b->src.rec) {
+        if (a->src.shape.module != b->src.shape.module) {
             fprintf(stderr, "%s: module: expected the module of %s, found another one\n",
                     cli_shown(b->path), cli_shown(a->path));
             return false;
         }
         onescope_recording_diff_result r;
-        if (onescope_recording_diff(a->rec, b->rec, a->module, NULL, &r, a->name, b->name, &err) !=
-            ONESCOPE_OK) {
+        if (onescope_recording_diff(a->src.rec, b->src.rec, a->src.shape.module, NULL, &r,
+                                    a->src.name, b->src.name, &err) != ONESCOPE_OK) {
             cli_print_error(&err);
             return false;
         }
@@ -739,11 +636,12 @@ static bool run_diff(vin *a, vin *b, diff_view *d) {
             if (r.value_differs) {
                 add_id(d, r.entity_id);
                 snprintf(d->names[d->name_count++], 96, "entity %" PRIu64 " %s: a %.9g, b %.9g",
-                         r.entity_id, a->module->values[r.value].name, r.value_a, r.value_b);
+                         r.entity_id, a->src.shape.module->values[r.value].name, r.value_a,
+                         r.value_b);
             }
             if (r.world_value_differs)
                 snprintf(d->names[d->name_count++], 96, "%s[%" PRIu32 "]: a %.9g, b %.9g",
-                         a->module->world_values[r.world_value].name, r.world_index,
+                         a->src.shape.module->world_values[r.world_value].name, r.world_index,
                          r.world_value_a, r.world_value_b);
         } else {
             snprintf(d->text, sizeof d->text, "worlds: the same over %" PRIu32 " rows",
@@ -751,14 +649,14 @@ static bool run_diff(vin *a, vin *b, diff_view *d) {
         }
         return true;
     }
-    if (a->cache || b->cache) {
+    if (a->src.cache || b->src.cache) {
         onescope_diff_cache *r = NULL;
         onescope_code rc;
-        if (a->cache && b->cache)
-            rc = onescope_diff_caches(a->cache, b->cache, &opt, NULL, &r, &err);
-        else if (a->replay)
-            rc = onescope_diff_replay_cache(a->replay, b->cache, &opt, NULL, &r, &err);
-        else if (b->replay) {
+        if (a->src.cache && b->src.cache)
+            rc = onescope_diff_caches(a->src.cache, b->src.cache, &opt, NULL, &r, &err);
+        else if (a->src.replay)
+            rc = onescope_diff_replay_cache(a->src.replay, b->src.cache, &opt, NULL, &r, &err);
+        else if (b->src.replay) {
             fprintf(stderr,
                     "%s: --diff: expected the replay as A and the cache as B (diff's "
                     "order), found the cache first\n",
@@ -768,7 +666,7 @@ static bool run_diff(vin *a, vin *b, diff_view *d) {
             fprintf(stderr,
                     "%s: --diff: a module recording and a pose cache are compared by "
                     "onescope diff; view compares two of a kind or a replay and a cache\n",
-                    cli_shown(a->rec ? a->path : b->path));
+                    cli_shown(a->src.rec ? a->path : b->path));
             return false;
         }
         if (rc != ONESCOPE_OK) {
@@ -848,10 +746,11 @@ int cmd_view(int argc, char **argv) {
     for (int i = 0; i < n; i++)
         if (!load(&in[i])) goto done;
     for (int i = 1; i < n; i++)
-        if (in[i].dims != in[0].dims || in[i].unitless != in[0].unitless) {
+        if (in[i].src.shape.dimensions != in[0].src.shape.dimensions ||
+            in[i].src.shape.unitless != in[0].src.shape.unitless) {
             fprintf(stderr, "%s: cannot be overlaid on %s: %s\n", cli_shown(in[i].path),
                     cli_shown(in[0].path),
-                    in[i].dims != in[0].dims
+                    in[i].src.shape.dimensions != in[0].src.shape.dimensions
                         ? "one is 2D, the other 3D"
                         : "one has metres per unit 0 (no unit), the other a unit");
             goto done;
@@ -862,14 +761,15 @@ int cmd_view(int argc, char **argv) {
     /* The decimation (docs/view.md): every k-th step from the first, k the smallest that keeps
      * the estimated data under the budget, plus each run's last step and, with --diff, every
      * step within DENSE_HALF of the divergence. */
-    int64_t first = in[0].first, last = in[0].last;
+    int64_t first = in[0].src.first, last = in[0].src.last;
     double per_step = 0;
     for (int i = 0; i < n; i++) {
-        if (in[i].first < first) first = in[i].first;
-        if (in[i].last > last) last = in[i].last;
-        double bytes = in[i].replay ? 6 : 10; /* a number and its comma */
+        if (in[i].src.first < first) first = in[i].src.first;
+        if (in[i].src.last > last) last = in[i].src.last;
+        double bytes = in[i].src.replay ? 6 : 10; /* a number and its comma */
         per_step += (double)in[i].est_entities * in[i].cols * bytes;
-        if (in[i].replay && onescope_replay_link(in[i].replay).role != ONESCOPE_LINK_ROLE_NONE)
+        if (in[i].src.replay &&
+            onescope_replay_link(in[i].src.replay).role != ONESCOPE_LINK_ROLE_NONE)
             per_step += (81 + 128) * 3;
     }
     double total = (double)(last - first) + 1;
@@ -884,7 +784,7 @@ int cmd_view(int argc, char **argv) {
     for (int64_t s = first; s <= last; s++) {
         bool any = false;
         for (int i = 0; i < n; i++)
-            any |= s >= in[i].first && s <= in[i].last && kept(&keep, s, in[i].last);
+            any |= s >= in[i].src.first && s <= in[i].src.last && kept(&keep, s, in[i].src.last);
         kept_steps += any;
     }
 
@@ -899,7 +799,7 @@ int cmd_view(int argc, char **argv) {
         size_t at = (size_t)snprintf(title, sizeof title, "%s", diff ? "diff: " : "");
         for (int i = 0; i < n && at < sizeof title; i++)
             at += (size_t)snprintf(title + at, sizeof title - at, "%s%s",
-                                   i ? (diff ? " vs " : ", ") : "", in[i].label);
+                                   i ? (diff ? " vs " : ", ") : "", in[i].src.label);
         t = title;
     }
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -916,8 +816,8 @@ int cmd_view(int argc, char **argv) {
             ",\"dims\":%u,\"up\":%u,\"unit\":\"%s\",\"trail\":%" PRIu64 ",\"first\":%" PRId64
             ",\"last\":%" PRId64 ",\"every\":%" PRId64
             ",\"total_steps\":%.0f,\"kept_steps\":%" PRIu64 ",\"decimated\":%s,\"dense\":",
-            in[0].dims, up, in[0].unitless ? "units" : "m", trail, first, last, keep.every, total,
-            kept_steps, keep.every > 1 ? "true" : "false");
+            in[0].src.shape.dimensions, up, in[0].src.shape.unitless ? "units" : "m", trail, first,
+            last, keep.every, total, kept_steps, keep.every > 1 ? "true" : "false");
     if (keep.dense_lo <= keep.dense_hi)
         fprintf(o, "[%" PRId64 ",%" PRId64 "]", keep.dense_lo < first ? first : keep.dense_lo,
                 keep.dense_hi > last ? last : keep.dense_hi);
@@ -970,9 +870,9 @@ int cmd_view(int argc, char **argv) {
                 cli_shown(out), keep.every, kept_steps, total, budget);
     if (cli.verbose) {
         for (int i = 0; i < n; i++)
-            if (in[i].cache)
+            if (in[i].src.cache)
                 fprintf(stderr, "%s: poses %s\n", cli_shown(in[i].path),
-                        in[i].cache->mapping ? "read in place (mapped)" : "copied into memory");
+                        in[i].src.cache->mapping ? "read in place (mapped)" : "copied into memory");
         fprintf(stderr, "%s: %zu bytes\n", cli_shown(out), page_size);
     }
     status = CLI_OK;
