@@ -97,6 +97,18 @@ expect_exit 0 "$ONESCOPE" view "$S/zup.ospc" -o "$S/zup.html"
 "$ONESCOPE" dump "$S/zup.ospc" --poses --csv >"$S/zup.csv"
 jobs+=("$S/zup.html" "step=1" "$S/zup")
 
+# numbers as the cache stores them: floats that %.7g would round (12345.678 vs 12345.679, a
+# 2^24 + 1 that is stored as 2^24, the smallest normal and the largest float), digit for digit
+cat >"$S/digits.json" <<'JSONEOF'
+{"dims": 3, "mpu": 1, "unit": "m",
+ "entities": [{"id": 7}, {"id": 9}],
+ "frames": [[[12345.678, 0.1, -3.0000002], [1e-7, 2.5, 16777217]],
+            [[12345.679, 0.2, 1.1754944e-38], [3.4028235e38, -0.0, 7]]]}
+JSONEOF
+ospc "$S/digits.json" "$S/digits.ospc"
+expect_exit 0 "$ONESCOPE" view "$S/digits.ospc" -o "$S/digits.html"
+check exact "$S/digits.html" "$S/digits.json"
+
 # hostile names: a file name with quotes, <, &, a newline and a byte that is not UTF-8, and
 # entity names that try to close the script and inject an element
 hostile=$(printf 'h"<b>&\n\377.ospc')

@@ -15,6 +15,9 @@ reader). One subcommand per check; prints one line per failure and exits 1 when 
                                        every name of NAMES.json is among its names, and no
                                        element or title the names try to inject exists
   json PAGE KEY VALUE                  the data's top-level KEY is VALUE (JSON)
+  exact PAGE SPEC.json                 the page's first run holds every position of SPEC.json
+                                       (a cache's spec, below) as text that reads back as the
+                                       very float the cache stores (no %.7g rounding)
   ospc SPEC.json OUT                   writes an OSPC v1 cache (docs/pose-cache.md, "Layout")
                                        from {"dims", "mpu", "unit", "label", "start",
                                        "entities": [{"id", "name"}], "frames": [[[x, y, z] or
@@ -301,6 +304,23 @@ def cmd_json(page, key, value):
         fail("%s: %s is %r, expected %s" % (page, key, data.get(key), value))
 
 
+def cmd_exact(page, spec_path):
+    text = open(page, encoding="utf-8").read()
+    opening = '<script type="application/json" id="onescope-data">'
+    start = text.index(opening) + len(opening)
+    run = json.loads(text[start:text.index("</script>", start)])["runs"][0]
+    with open(spec_path, encoding="utf-8") as f:
+        frames = json.load(f)["frames"]
+    f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]
+    for k, (want, got) in enumerate(zip(frames, run["frames"])):
+        flat = [f32(v) for p in want for v in p]
+        # the page's text must read back as the very float the cache stores
+        if len(got) != len(flat) or any(f32(g) != w for g, w in zip(got, flat)):
+            fail("%s: frame %d holds %r, the cache %r" % (page, k, got, flat))
+    if len(run["frames"]) != len(frames):
+        fail("%s: %d frames, the cache has %d" % (page, len(run["frames"]), len(frames)))
+
+
 def write_ospc(spec_path, out):
     with open(spec_path, encoding="utf-8") as f:
         sp = json.load(f)
@@ -333,6 +353,8 @@ def main(a):
         cmd_escape(a[1], a[2], a[3])
     elif a[0] == "ospc":
         write_ospc(a[1], a[2])
+    elif a[0] == "exact":
+        cmd_exact(a[1], a[2])
     elif a[0] == "json":
         cmd_json(a[1], a[2], a[3])
     else:

@@ -2,6 +2,7 @@
  * (docs/view.md). This file reads the inputs with the public API, keeps the steps the
  * decimation rule keeps, and writes them as JSON inside the page; the page's script and style
  * are tools/onescope/view/view.js and view.css, embedded at build time (cmake/embed.cmake). */
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -64,54 +65,32 @@ static bool kept(const keep_rule *k, int64_t s, int64_t last) {
 /* ---- JSON text: safe inside <script> whatever the bytes ---- */
 
 /* A JSON string: '<', '>' and '&' as \u escapes (no "</script>" or "<!--" can form), control
- * characters escaped, U+2028/9 escaped, and each byte that is not part of valid UTF-8 replaced
- * by U+FFFD. n bytes of s (names may hold U+0000). */
+ * characters escaped, U+2028/9 escaped, and each byte that is not part of valid UTF-8 (the
+ * library's rule) replaced by U+FFFD. n bytes of s (names may hold U+0000). */
 static void jstr(FILE *o, const char *s, size_t n) {
-    const unsigned char *p = (const unsigned char *)s;
     fputc('"', o);
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = p[i];
-        if (c < 0x80) {
-            if (c == '"' || c == '\\')
-                fprintf(o, "\\%c", (char)c);
-            else if (c == '\n')
-                fputs("\\n", o);
-            else if (c == '\t')
-                fputs("\\t", o);
-            else if (c == '\r')
-                fputs("\\r", o);
-            else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&')
-                fprintf(o, "\\u%04x", c);
-            else
-                fputc((int)c, o);
-            i++;
-            continue;
-        }
-        /* the length and range of a valid sequence starting with c (RFC 3629) */
-        size_t len = c >= 0xc2 && c <= 0xdf   ? 2
-                     : c >= 0xe0 && c <= 0xef ? 3
-                     : c >= 0xf0 && c <= 0xf4 ? 4
-                                              : 0;
-        bool ok = len > 0 && i + len <= n;
-        for (size_t k = 1; ok && k < len; k++) ok = (p[i + k] & 0xc0) == 0x80;
-        if (ok && len == 3) {
-            unsigned c1 = p[i + 1];
-            ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0); /* overlong, surrogate */
-        }
-        if (ok && len == 4) {
-            unsigned c1 = p[i + 1];
-            ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);
-        }
-        if (!ok) {
+    for (size_t i = 0; i < n;) {
+        unsigned c = (unsigned char)s[i];
+        uint32_t cp = 0;
+        size_t len = onescope_error_utf8_char(s + i, n - i, &cp);
+        if (len == 0) {
             fputs("\\ufffd", o);
             i++;
             continue;
         }
-        if (len == 3 && c == 0xe2 && p[i + 1] == 0x80 && (p[i + 2] == 0xa8 || p[i + 2] == 0xa9))
-            fprintf(o, "\\u%04x", 0x2000u | (p[i + 2] & 0x3fu)); /* JS line separators */
+        if (c == '"' || c == '\\')
+            fprintf(o, "\\%c", (char)c);
+        else if (c == '\n')
+            fputs("\\n", o);
+        else if (c == '\t')
+            fputs("\\t", o);
+        else if (c == '\r')
+            fputs("\\r", o);
+        else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&' || cp == 0x2028 ||
+                 cp == 0x2029) /* the last two end a line in older JavaScript */
+            fprintf(o, "\\u%04x", (unsigned)cp);
         else
-            fwrite(p + i, 1, len, o);
+            fwrite(s + i, 1, len, o);
         i += len;
     }
     fputc('"', o);
@@ -119,13 +98,18 @@ static void jstr(FILE *o, const char *s, size_t n) {
 static void jcstr(FILE *o, const char *s) {
     jstr(o, s ? s : "", s ? strlen(s) : 0);
 }
+/* The shortest text that reads back as v: a value that came from a float (a cache's or a
+ * module's pose) as the shortest float, so the page stays small and a hover shows exact digits. */
 static void jnum(FILE *o, double v) {
-    if (!isfinite(v))
+    if (!isfinite(v)) {
         fputs("null", o);
-    else if (v == floor(v) && fabs(v) < 1e15)
-        fprintf(o, "%.0f", v);
-    else
-        fprintf(o, "%.7g", v);
+        return;
+    }
+    char buf[ONESCOPE_NUMBER_MAX_LENGTH + 1];
+    bool single = fabs(v) <= FLT_MAX && (double)(float)v == v; /* no cast out of float's range */
+    size_t n = single ? onescope_number_format_float((float)v, buf, sizeof buf)
+                      : onescope_number_format(v, buf, sizeof buf);
+    fwrite(buf, 1, n, o);
 }
 
 /* ---- inputs ---- */
