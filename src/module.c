@@ -551,6 +551,45 @@ onescope_code onescope_world_describe_input(const onescope_world *world, const v
     return sink_finish(&world->table, &sink, rc, true, out, error);
 }
 
+onescope_code onescope_os_module_blob_error(onescope_code rc, onescope_error *error,
+                                            const char *name, const char *module_id, uint64_t at,
+                                            const char *what) {
+    if (error == NULL) return rc;
+    if (error->code == ONESCOPE_OK)
+        return onescope_os_fail(error, rc, name, at, what, "a blob the module accepts",
+                                "module %s refused it", module_id);
+    bool said = error->has_offset && error->offset != ONESCOPE_MODULE_NO_OFFSET;
+    if (at == OS_NO_OFFSET)
+        error->has_offset = said; /* no file: the module's offset inside the blob stands */
+    else if (said)
+        error->offset += at;
+    else {
+        error->offset = at;
+        error->has_offset = true;
+    }
+    char field[sizeof error->field + 64];
+    int n =
+        snprintf(field, sizeof field, "%s%s%s", what, error->field[0] ? ": " : "", error->field);
+    size_t k = n < 0 ? 0 : (size_t)n;
+    if (k >= sizeof error->field) k = sizeof error->field - 1;
+    memcpy(error->field, field, k);
+    error->field[k] = '\0';
+    snprintf(error->input, sizeof error->input, "%s", name);
+    return rc;
+}
+
+onescope_code onescope_os_world_check_input(const onescope_world *world, const void *input,
+                                            size_t input_size, const char *name, const char *what,
+                                            onescope_error *error) {
+    if (world->table.check_input == NULL) return ONESCOPE_OK;
+    onescope_error_clear(error);
+    onescope_code rc = world->table.check_input(world->table.context, world->setup,
+                                                world->setup_size, input, input_size, error);
+    return rc == ONESCOPE_OK ? rc
+                             : onescope_os_module_blob_error(rc, error, name, world->table.id,
+                                                             OS_NO_OFFSET, what);
+}
+
 void *onescope_os_world_state(const onescope_world *world) {
     return world ? world->world : NULL;
 }

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "numfmt.h"
 #include "onescope/module.h"
+#include "run_internal.h"
 
 static const char *const check_names[ONESCOPE_MODULE_CHECK_COUNT] = {"determinism", "snapshot",
                                                                      "restore", "stages", "hash"};
@@ -236,7 +237,12 @@ static onescope_code input_of(check *c, uint64_t step, onescope_error *error) {
     if (rc == ONESCOPE_OK && c->in == NULL && c->in_size != 0)
         rc = onescope_os_fail(error, ONESCOPE_E_ARGUMENT, c->m->id, OS_NO_OFFSET, "input",
                               "bytes for a size above 0", "NULL for step %" PRIu64, step);
-    return rc;
+    if (rc != ONESCOPE_OK) return rc;
+    /* the module's rules first, as every recording's input meets them: a step is never
+     * asked to run an input its module refuses */
+    char what[48];
+    snprintf(what, sizeof what, "step %" PRIu64 " input", step);
+    return onescope_os_world_check_input(c->w[ORIG], c->in, c->in_size, c->m->id, what, error);
 }
 
 /* A round trip refused at step i: the snapshot check fails with the module's error, and the

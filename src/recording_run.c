@@ -9,30 +9,6 @@
 #include "recording_internal.h"
 #include "run_internal.h"
 
-/* A module's check failed on a blob at file offset `at`: the offset made the file's. */
-static onescope_code blob_error(onescope_code rc, onescope_error *error, const char *name,
-                                const char *module_id, uint64_t at, const char *what) {
-    if (error == NULL) return rc;
-    if (error->code == ONESCOPE_OK)
-        return onescope_os_fail(error, rc, name, at, what, "a blob the module accepts",
-                                "module %s refused it", module_id);
-    if (error->has_offset && error->offset != ONESCOPE_MODULE_NO_OFFSET)
-        error->offset += at;
-    else {
-        error->offset = at;
-        error->has_offset = true;
-    }
-    char field[sizeof error->field + 64];
-    int n =
-        snprintf(field, sizeof field, "%s%s%s", what, error->field[0] ? ": " : "", error->field);
-    size_t k = n < 0 ? 0 : (size_t)n;
-    if (k >= sizeof error->field) k = sizeof error->field - 1;
-    memcpy(error->field, field, k);
-    error->field[k] = '\0';
-    snprintf(error->input, sizeof error->input, "%s", name);
-    return rc;
-}
-
 onescope_code onescope_os_recording_check_head(const onescope_module *module, const char *id,
                                                const char *version, const uint8_t *setup,
                                                size_t setup_size, uint64_t setup_at,
@@ -43,7 +19,9 @@ onescope_code onescope_os_recording_check_head(const onescope_module *module, co
     if (module->check_setup == NULL) return ONESCOPE_OK;
     onescope_error_clear(error);
     onescope_code rc = module->check_setup(module->context, setup, setup_size, error);
-    return rc == ONESCOPE_OK ? rc : blob_error(rc, error, name, module->id, setup_at, "setup");
+    return rc == ONESCOPE_OK
+               ? rc
+               : onescope_os_module_blob_error(rc, error, name, module->id, setup_at, "setup");
 }
 
 onescope_code onescope_os_recording_check_input(const onescope_module *module, const uint8_t *setup,
@@ -56,7 +34,7 @@ onescope_code onescope_os_recording_check_input(const onescope_module *module, c
     if (rc == ONESCOPE_OK) return rc;
     char what[48];
     snprintf(what, sizeof what, "step %" PRIu32 " input", index);
-    return blob_error(rc, error, name, module->id, at, what);
+    return onescope_os_module_blob_error(rc, error, name, module->id, at, what);
 }
 
 /* The module value named by n bytes at p, or -1. */

@@ -117,6 +117,18 @@ onescope_code onescope_os_module_snapshot(const onescope_module *t, const void *
  * or 10 with a link block. Returns the size. */
 size_t onescope_os_test_setup_blob(const onescope_sim_setup *setup, const onescope_link_block *link,
                                    uint8_t out[10]);
+/* A module's check refused a blob (rc, the module's error in error): the error names input
+ * `name`, the field starts with `what` ("setup", "step 3 input"), and the blob offset becomes
+ * the file's by adding `at` (OS_NO_OFFSET: no file, the offset inside the blob stands). A
+ * module that refused without saying why gets "module ID refused it". */
+onescope_code onescope_os_module_blob_error(onescope_code rc, onescope_error *error,
+                                            const char *name, const char *module_id, uint64_t at,
+                                            const char *what);
+/* The world's module checks one input against the world's setup (OK when it has no
+ * check_input); a refusal as onescope_os_module_blob_error says, with no file offset. */
+onescope_code onescope_os_world_check_input(const onescope_world *world, const void *input,
+                                            size_t input_size, const char *name, const char *what,
+                                            onescope_error *error);
 /* The module's own world inside a world (the test module's is an onescope_sim). */
 void *onescope_os_world_state(const onescope_world *world);
 

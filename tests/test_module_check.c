@@ -112,10 +112,14 @@ static void tw_extra(tw *w) {
     if (planted == BUG_GLOBAL) w->acc += ++global_steps;
 }
 
+static const uint8_t mark[2] = {0xee, 0xee}; /* an input the refusing check_input refuses */
+static bool stepped_mark;                    /* a step was asked to run it */
+
 static onescope_code tw_step(void *context, void *world, const void *in, size_t size,
                              onescope_error *error) {
     (void)context;
     tw *w = world;
+    if (size == sizeof mark && memcmp(in, mark, size) == 0) stepped_mark = true;
     tw_extra(w);
     return T->step(T->context, w->inner, in, size, error);
 }
@@ -382,6 +386,44 @@ static void test_refused_restore_fails_what_needs_it(void **state) {
     assert_int_equal(c[ONESCOPE_MODULE_CHECK_DETERMINISM].status, ONESCOPE_MODULE_CHECK_PASSED);
 }
 
+/* An input the module's check_input refuses is refused before any world steps it, as a
+ * recording's would be, in one line naming the module, the step and the module's reason. */
+static onescope_code refuse_mark(void *context, const void *setup, size_t setup_size,
+                                 const void *in, size_t size, onescope_error *error) {
+    (void)context, (void)setup, (void)setup_size;
+    if (size == sizeof mark && memcmp(in, mark, size) == 0)
+        return onescope_module_fail(error, ONESCOPE_E_OPERATION, 1, "op", "an unmarked op", "0xee");
+    return ONESCOPE_OK;
+}
+
+static onescope_code marked_input(void *user, uint64_t step, const void **input, size_t *size,
+                                  onescope_error *error) {
+    if (step != 3) return input_of(user, step, input, size, error);
+    *input = mark, *size = sizeof mark;
+    return ONESCOPE_OK;
+}
+
+static void test_refused_input_is_never_stepped(void **state) {
+    (void)state;
+    onescope_module m = wrapped(BUG_NONE);
+    m.check_input = refuse_mark;
+    onescope_module_check_def d = def_for(&src, 10);
+    d.input = marked_input;
+    onescope_module_check_result r;
+    onescope_error err;
+    stepped_mark = false;
+    onescope_code rc = onescope_module_check_run(&m, src.setup, src.setup_size, &d, NULL, &r, &err);
+    assert_int_equal(rc, ONESCOPE_E_OPERATION);
+    assert_false(stepped_mark);
+    assert_string_equal(error_line(&err), "test.wrapped: offset 1: step 3 input: op: expected an "
+                                          "unmarked op, found 0xee");
+    /* the same module and inputs without the check: the step meets the input */
+    m.check_input = NULL;
+    rc = onescope_module_check_run(&m, src.setup, src.setup_size, &d, NULL, &r, &err);
+    assert_int_not_equal(rc, ONESCOPE_OK);
+    assert_true(stepped_mark);
+}
+
 static void test_bad_input(void **state) {
     (void)state;
     onescope_module_check_result r;
@@ -433,6 +475,7 @@ int main(void) {
         cmocka_unit_test(test_stages_differ_from_the_step),
         cmocka_unit_test(test_missing_slots_skip),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_refused_input_is_never_stepped),
         cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, setup_source, free_source);
