@@ -385,17 +385,16 @@ onescope_code onescope_recording_writer_append_world(onescope_recording_writer *
                                          "step %" PRIu32 " of %zu bytes after %" PRIu64 " bytes",
                                          w->steps, size, w->out.size));
     if (w->module.check_input != NULL) {
-        onescope_os_error_ready(error);
+        /* the module's rules first; its offset inside the input made the file's, as verify
+         * reports the same input in a file written without the check (after its 4-byte size) */
+        onescope_error_clear(error);
         onescope_code rc =
             w->module.check_input(w->module.context, w->setup, w->setup_size, input, size, error);
         if (rc != ONESCOPE_OK) {
-            if (error != NULL && error->code == ONESCOPE_OK) /* refused without saying why */
-                onescope_os_fail(error, rc, w->path, OS_NO_OFFSET, "input",
-                                 "an input the module accepts", "module %s refused it",
-                                 w->module.id);
-            else if (error != NULL)
-                snprintf(error->input, sizeof error->input, "%s", w->path);
-            return latch(w, rc);
+            char what[48];
+            snprintf(what, sizeof what, "step %" PRIu32 " input", w->steps);
+            return latch(w, onescope_os_module_blob_error(rc, error, w->path, w->module.id,
+                                                          w->out.size + 4, what));
         }
     }
     uint64_t row;
