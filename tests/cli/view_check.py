@@ -52,6 +52,9 @@ class Browser:
     messages ending in NUL): every page of a test loads in one browser, ~1 s once."""
 
     def __init__(self, exe, profile):
+        # chromium's own messages go to a log beside the profile: when it dies, the failure
+        # quotes its status and last line instead of only "closed the pipe"
+        self.log = profile + ".log"
         cmd_r, cmd_w = os.pipe()
         res_r, res_w = os.pipe()
 
@@ -66,7 +69,7 @@ class Browser:
             [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
              "--hide-scrollbars", "--remote-debugging-pipe", "--user-data-dir=" + profile,
              "about:blank"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, preexec_fn=fds, close_fds=False)
+            stderr=open(self.log, "wb"), preexec_fn=fds, close_fds=False)
         os.close(cmd_r)
         os.close(res_w)
         self.w, self.r, self.buf, self.next_id, self.events = cmd_w, res_r, b"", 0, []
@@ -84,10 +87,19 @@ class Browser:
         while b"\0" not in self.buf:
             chunk = os.read(self.r, 1 << 20)
             if not chunk:
-                raise OSError("chromium closed the DevTools pipe")
+                raise OSError("chromium closed the DevTools pipe (%s)" % self.died())
             self.buf += chunk
         msg, self.buf = self.buf.split(b"\0", 1)
         return json.loads(msg)
+
+    def died(self):
+        try:
+            status = "exit status %s" % self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            status = "still running"
+        with open(self.log, "rb") as f:
+            lines = [l for l in f.read().decode("utf-8", "replace").splitlines() if l.strip()]
+        return status + (", last line: " + lines[-1][:300] if lines else ", nothing on stderr")
 
     def call(self, method, **params):
         self.next_id += 1
@@ -146,7 +158,13 @@ class Browser:
 
 def cmd_load(exe, jobs):
     """jobs: PAGE FRAGMENT OUT triples; OUT.dom and OUT.png are written for each."""
-    b = Browser(exe, jobs[2] + ".profile")
+    try:
+        b = Browser(exe, jobs[2] + ".profile")
+    except OSError as e:
+        # a browser that dies before its first answer has not seen a page yet: that is the
+        # machine (seen once in a mutation run beside a full build), so one more start
+        print("note: %s; starting chromium again" % e, file=sys.stderr)
+        b = Browser(exe, jobs[2] + ".profile2")
     try:
         for k in range(0, len(jobs), 3):
             page, fragment, out = jobs[k:k + 3]
