@@ -551,6 +551,42 @@ static void every_non_finite_pose_value(void **state) {
     free(b);
 }
 
+/* 7 entities x 9 frames: 63 poses cross every path of the value check (groups of 16 poses,
+ * fours, single poses). With absent entities among them, every group holds a NaN and takes
+ * the exact test; without, the quick one. A non-finite value at any pose and place is found
+ * at its own offset either way. */
+static void non_finite_found_in_long_runs(void **state) {
+    (void)state;
+    for (int absent = 0; absent < 2; absent++) {
+        onescope_pose_cache *c;
+        onescope_error err;
+        assert_int_equal(onescope_pose_cache_create(3, 7, 9, NULL, &c, &err), ONESCOPE_OK);
+        for (uint32_t i = 0; i < 63; i++) {
+            c->poses[i].position[0] = (float)i;
+            c->poses[i].rotation[3] = 1.0f;
+            if (absent && i % 5 == 2) c->poses[i].position[0] = NAN;
+        }
+        onescope_buffer w = write_ok(c);
+        size_t poses_at = w.size - 63 * 28;
+        uint8_t *b = w.data;
+        if (absent) /* an absent pose's other values are ignored, infinities too */
+            for (size_t i = 2; i < 63; i += 5) put_bits(b + poses_at + 28 * i + 8, 0x7F800000u);
+        expect_parse_ok(b, w.size);
+        for (size_t i = 0; i < 63; i++) {
+            if (absent && i % 5 == 2) continue;
+            for (size_t k = 0; k < 7; k++) {
+                size_t at = poses_at + 28 * i + 4 * k;
+                uint32_t keep = onescope_os_get_u32(b + at);
+                put_bits(b + at, k % 2 ? 0xFF800000u : 0x7F800000u);
+                EXPECT(b, w.size, ONESCOPE_E_NOT_FINITE, at);
+                put_bits(b + at, keep);
+            }
+        }
+        onescope_buffer_free(&w);
+        onescope_pose_cache_free(c);
+    }
+}
+
 static void absent_entity_ignores_the_rest(void **state) {
     (void)state;
     size_t n;
@@ -1511,6 +1547,7 @@ int main(void) {
         cmocka_unit_test(sizes_must_be_finite),
         cmocka_unit_test(pose_section_length),
         cmocka_unit_test(every_non_finite_pose_value),
+        cmocka_unit_test(non_finite_found_in_long_runs),
         cmocka_unit_test(absent_entity_ignores_the_rest),
         cmocka_unit_test(first_bad_byte_wins),
         cmocka_unit_test(every_prefix_fails_cleanly),
