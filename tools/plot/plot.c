@@ -3,8 +3,8 @@
  * mapping as data-* attributes so tests can find a position) or rasterised by cairo as PNG. */
 #include "plot.h"
 
-#include <cairo.h>
-#include <fontconfig/fontconfig.h>
+#include "cairo_api.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -947,12 +947,22 @@ static bool render_svg(plot_figure *f, FILE *o) {
 
 /* ---- PNG through cairo ---- */
 
+/* cairo's functions, loaded by plot_png_unavailable (which cmd_plot calls before any
+ * drawing) or at the first PNG */
+static const plot_cairo_api *C;
+
+const char *plot_png_unavailable(void) {
+    static char why[256];
+    if (C == NULL) C = plot_cairo_load(why, sizeof why);
+    return C == NULL ? why : NULL;
+}
+
 static void set_colour(cairo_t *cr, plot_rgb c) {
-    cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+    C->cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 }
 
 static void cairo_text(cairo_t *cr, const item *it) {
-    cairo_set_font_size(cr, it->size);
+    C->cairo_set_font_size(cr, it->size);
     cairo_text_extents_t e;
     /* cairo's toy API wants UTF-8: a name that is not gets '?' for its non-ASCII bytes */
     char *s = it->text;
@@ -964,35 +974,35 @@ static void cairo_text(cairo_t *cr, const item *it) {
             if ((unsigned char)*p >= 0x80) *p = '?';
         s = fixed;
     }
-    cairo_text_extents(cr, s, &e);
+    C->cairo_text_extents(cr, s, &e);
     double x = it->x - (it->anchor == 1 ? e.x_advance / 2 : it->anchor == 2 ? e.x_advance : 0);
-    cairo_move_to(cr, x, it->y);
-    cairo_show_text(cr, s);
+    C->cairo_move_to(cr, x, it->y);
+    C->cairo_show_text(cr, s);
     free(fixed);
 }
 
 static void cairo_marker(cairo_t *cr, const item *it) {
     double r = 5;
-    cairo_set_line_width(cr, 1.5);
-    cairo_set_dash(cr, NULL, 0, 0);
+    C->cairo_set_line_width(cr, 1.5);
+    C->cairo_set_dash(cr, NULL, 0, 0);
     set_colour(cr, it->colour);
-    cairo_new_path(cr);
+    C->cairo_new_path(cr);
     if (it->marker == PLOT_MARK_SPAWN) {
-        cairo_arc(cr, it->x, it->y, r, 0, 2 * 3.14159265358979323846);
+        C->cairo_arc(cr, it->x, it->y, r, 0, 2 * 3.14159265358979323846);
     } else if (it->marker == PLOT_MARK_REMOVE) {
-        cairo_move_to(cr, it->x - r, it->y - r);
-        cairo_line_to(cr, it->x + r, it->y + r);
-        cairo_move_to(cr, it->x - r, it->y + r);
-        cairo_line_to(cr, it->x + r, it->y - r);
+        C->cairo_move_to(cr, it->x - r, it->y - r);
+        C->cairo_line_to(cr, it->x + r, it->y + r);
+        C->cairo_move_to(cr, it->x - r, it->y + r);
+        C->cairo_line_to(cr, it->x + r, it->y - r);
     } else {
         double d = r * 1.41421356237309504880;
-        cairo_move_to(cr, it->x, it->y - d);
-        cairo_line_to(cr, it->x + d, it->y);
-        cairo_line_to(cr, it->x, it->y + d);
-        cairo_line_to(cr, it->x - d, it->y);
-        cairo_close_path(cr);
+        C->cairo_move_to(cr, it->x, it->y - d);
+        C->cairo_line_to(cr, it->x + d, it->y);
+        C->cairo_line_to(cr, it->x, it->y + d);
+        C->cairo_line_to(cr, it->x - d, it->y);
+        C->cairo_close_path(cr);
     }
-    cairo_stroke(cr);
+    C->cairo_stroke(cr);
 }
 
 static cairo_status_t png_sink(void *closure, const unsigned char *data, unsigned int length) {
@@ -1017,35 +1027,35 @@ static void cairo_line(cairo_t *cr, const plot_figure *f, const item *it) {
     /* a trajectory is one path: round joins cost a circle per point, so bevel ones; a dash
      * runs on along the whole line as in the SVG */
     bool trajectory = strcmp(it->cls, "path") == 0;
-    cairo_new_path(cr);
+    C->cairo_new_path(cr);
     for (size_t i = 0; i < it->count; i++) {
         const double *q = &f->pts[2 * (it->first + i)];
         if (i)
-            cairo_line_to(cr, q[0], q[1]);
+            C->cairo_line_to(cr, q[0], q[1]);
         else
-            cairo_move_to(cr, q[0], q[1]);
+            C->cairo_move_to(cr, q[0], q[1]);
     }
     if (it->kind == IT_POLY) {
-        cairo_close_path(cr);
-        cairo_fill_preserve(cr);
-        cairo_set_line_width(cr, 0.5);
-        cairo_set_dash(cr, NULL, 0, 0);
+        C->cairo_close_path(cr);
+        C->cairo_fill_preserve(cr);
+        C->cairo_set_line_width(cr, 0.5);
+        C->cairo_set_dash(cr, NULL, 0, 0);
     } else {
-        if (it->count == 1) cairo_rel_line_to(cr, 0, 0); /* a dot (round cap) */
-        cairo_set_line_width(cr, it->width);
-        cairo_set_dash(cr, dash_len[it->dash], dash_count[it->dash], 0);
+        if (it->count == 1) C->cairo_rel_line_to(cr, 0, 0); /* a dot (round cap) */
+        C->cairo_set_line_width(cr, it->width);
+        C->cairo_set_dash(cr, dash_len[it->dash], dash_count[it->dash], 0);
     }
-    if (trajectory) cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
-    cairo_stroke(cr);
-    if (trajectory) cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+    if (trajectory) C->cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+    C->cairo_stroke(cr);
+    if (trajectory) C->cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
 }
 
 static void cairo_items(cairo_t *cr, const plot_figure *f) {
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_line_join(cr, CAIRO_LINE_JOIN_BEVEL);
-    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    C->cairo_set_source_rgb(cr, 1, 1, 1);
+    C->cairo_paint(cr);
+    C->cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    C->cairo_set_line_join(cr, CAIRO_LINE_JOIN_BEVEL);
+    C->cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
     item title = {.kind = IT_TEXT,
                   .x = f->width / 2.0,
                   .y = 24,
@@ -1064,14 +1074,14 @@ static void cairo_items(cairo_t *cr, const plot_figure *f) {
                 break;
             case IT_MARK: cairo_marker(cr, it); break;
             case IT_RECT:
-                cairo_new_path(cr);
-                cairo_rectangle(cr, it->x, it->y, it->w, it->h);
+                C->cairo_new_path(cr);
+                C->cairo_rectangle(cr, it->x, it->y, it->w, it->h);
                 if (it->stroke_only) {
-                    cairo_set_line_width(cr, 1);
-                    cairo_set_dash(cr, NULL, 0, 0);
-                    cairo_stroke(cr);
+                    C->cairo_set_line_width(cr, 1);
+                    C->cairo_set_dash(cr, NULL, 0, 0);
+                    C->cairo_stroke(cr);
                 } else {
-                    cairo_fill(cr);
+                    C->cairo_fill(cr);
                 }
                 break;
             case IT_TEXT: cairo_text(cr, it); break;
@@ -1080,34 +1090,35 @@ static void cairo_items(cairo_t *cr, const plot_figure *f) {
 }
 
 static bool render_png(const plot_figure *f, FILE *o) {
+    if (plot_png_unavailable() != NULL) return false;
     int ss = png_supersample(f);
     cairo_surface_t *big =
-        cairo_image_surface_create(CAIRO_FORMAT_RGB24, f->width * ss, f->height * ss);
-    cairo_t *cr = cairo_create(big);
-    cairo_scale(cr, ss, ss);
+        C->cairo_image_surface_create(CAIRO_FORMAT_RGB24, f->width * ss, f->height * ss);
+    cairo_t *cr = C->cairo_create(big);
+    C->cairo_scale(cr, ss, ss);
     cairo_items(cr, f);
-    bool ok = cairo_status(cr) == CAIRO_STATUS_SUCCESS;
-    cairo_destroy(cr);
+    bool ok = C->cairo_status(cr) == CAIRO_STATUS_SUCCESS;
+    C->cairo_destroy(cr);
     cairo_surface_t *s = big;
     if (ss > 1) {
         /* GOOD filters a downscale over the whole footprint (a box of ss x ss samples) */
-        s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, f->width, f->height);
-        cr = cairo_create(s);
-        cairo_scale(cr, 1.0 / ss, 1.0 / ss);
-        cairo_set_source_surface(cr, big, 0, 0);
-        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD);
-        cairo_paint(cr);
-        ok = ok && cairo_status(cr) == CAIRO_STATUS_SUCCESS;
-        cairo_destroy(cr);
-        cairo_surface_destroy(big);
+        s = C->cairo_image_surface_create(CAIRO_FORMAT_RGB24, f->width, f->height);
+        cr = C->cairo_create(s);
+        C->cairo_scale(cr, 1.0 / ss, 1.0 / ss);
+        C->cairo_set_source_surface(cr, big, 0, 0);
+        C->cairo_pattern_set_filter(C->cairo_get_source(cr), CAIRO_FILTER_GOOD);
+        C->cairo_paint(cr);
+        ok = ok && C->cairo_status(cr) == CAIRO_STATUS_SUCCESS;
+        C->cairo_destroy(cr);
+        C->cairo_surface_destroy(big);
     }
-    cairo_surface_flush(s);
-    ok = ok && cairo_surface_write_to_png_stream(s, png_sink, o) == CAIRO_STATUS_SUCCESS;
-    cairo_surface_destroy(s);
+    C->cairo_surface_flush(s);
+    ok = ok && C->cairo_surface_write_to_png_stream(s, png_sink, o) == CAIRO_STATUS_SUCCESS;
+    C->cairo_surface_destroy(s);
     /* cairo and fontconfig keep font caches for the process's life; the CLI draws once, so
      * they are released here and leak checkers see only our own memory */
-    cairo_debug_reset_static_data();
-    FcFini();
+    C->cairo_debug_reset_static_data();
+    if (C->fc_fini != NULL) C->fc_fini();
     return ok;
 }
 

@@ -90,6 +90,9 @@ bool plot_legend_full(const plot_figure *f);
 /* A vertical colour scale from lo to hi (labels with the values) under the legend rows. */
 void plot_legend_scale(plot_figure *f, const char *ramp, double lo, double hi, const char *label);
 
+/* NULL when PNG can be drawn; else why not (cairo is loaded at run time: cairo_api.h). */
+const char *plot_png_unavailable(void);
+
 /* Renders into a new malloc'd buffer (*data, *size). false when out of memory or cairo failed. */
 bool plot_figure_render(plot_figure *f, uint8_t **data, size_t *size);
 
