@@ -889,10 +889,10 @@ int cmd_plot(int argc, char **argv) {
         a.format = PLOT_PNG;
     else
         return cli_usage_error("plot", "OUT must end in .svg or .png, not '%s'", a.out);
-    if (a.format == PLOT_PNG && plot_png_unavailable() != NULL) {
-        /* before any input is read: a PNG without cairo is known at once */
+    const char *no_png = a.format == PLOT_PNG ? plot_png_unavailable() : NULL;
+    if (no_png != NULL) { /* before any input is read: a PNG without cairo is known at once */
         fprintf(stderr, "%s: PNG output needs cairo, which could not be loaded: %s\n",
-                cli_shown(a.out), cli_shown(plot_png_unavailable()));
+                cli_shown(a.out), cli_shown(no_png));
         return CLI_FAIL;
     }
     if (n == 0) return cli_usage_error("plot", "needs at least one INPUT");

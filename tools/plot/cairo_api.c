@@ -6,18 +6,18 @@
 #include <string.h>
 
 static plot_cairo_api api;
-static bool loaded;
 
-/* dlsym's object pointer as a function pointer: copied, since ISO C has no conversion. */
-static bool take(void *lib, const char *name, void *slot, size_t size) {
+/* dlsym's object pointer as a function pointer: copied, since ISO C has no conversion (POSIX
+ * makes the two the same size). */
+_Static_assert(sizeof(void (*)(void)) == sizeof(void *), "dlsym's pointer holds a function's");
+static bool take(void *lib, const char *name, void *slot) {
     void *p = dlsym(lib, name);
-    if (p == NULL || size != sizeof p) return false;
+    if (p == NULL) return false;
     memcpy(slot, &p, sizeof p);
     return true;
 }
 
 const plot_cairo_api *plot_cairo_load(char *why, size_t n) {
-    if (loaded) return &api;
     /* the soname of cairo 1.x; the unversioned name is the development link's */
     static const char *const names[] = {"libcairo.so.2", "libcairo.so"};
     void *lib = NULL;
@@ -31,15 +31,14 @@ const plot_cairo_api *plot_cairo_load(char *why, size_t n) {
     if (lib == NULL) return NULL;
     plot_cairo_api t;
 #define PLOT_CAIRO_TAKE(f)                                                                         \
-    if (!take(lib, #f, &t.f, sizeof t.f)) {                                                        \
+    if (!take(lib, #f, &t.f)) {                                                                    \
         snprintf(why, n, "libcairo has no %s", #f);                                                \
         dlclose(lib);                                                                              \
         return NULL;                                                                               \
     }
     PLOT_CAIRO_FUNCTIONS(PLOT_CAIRO_TAKE)
 #undef PLOT_CAIRO_TAKE
-    if (!take(lib, "FcFini", &t.fc_fini, sizeof t.fc_fini)) t.fc_fini = NULL;
-    api = t;
-    loaded = true; /* kept for the process: cairo's caches are reset, not unloaded */
+    if (!take(lib, "FcFini", &t.fc_fini)) t.fc_fini = NULL;
+    api = t; /* kept for the process: cairo's caches are reset, not unloaded */
     return &api;
 }

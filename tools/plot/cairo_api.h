@@ -1,7 +1,7 @@
 /* cairo as plot.c calls it: every function through a pointer that plot_cairo_load fills from
  * libcairo at the first PNG. The CLI does not link cairo, so the twenty libraries behind it
  * (fontconfig, freetype, X11, ...) are not loaded by the commands that never draw a PNG:
- * onescope starts in about 3 ms instead of 10 (docs/cli.md, "plot"). Include from plot.c
+ * onescope starts like cat, where it spent 7 ms more (docs/plot.md). Include from plot.c
  * only: the names of cairo's functions become the table's members below. */
 #ifndef ONESCOPE_PLOT_CAIRO_API_H
 #define ONESCOPE_PLOT_CAIRO_API_H
@@ -54,8 +54,9 @@ typedef struct plot_cairo_api {
     __typeof__(FcFini) *fc_fini;
 } plot_cairo_api;
 
-/* NULL when cairo could not be loaded (then *why, of n bytes, says why: the library's name
- * and the loader's message); the table once loaded (loaded once a process). */
+/* The table, or NULL when cairo could not be loaded (then *why, of n bytes, says why: the
+ * library's name and the loader's message). Called once a process, by plot.c, which keeps
+ * the answer. */
 const plot_cairo_api *plot_cairo_load(char *why, size_t n);
 
 #endif

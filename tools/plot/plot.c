@@ -947,13 +947,15 @@ static bool render_svg(plot_figure *f, FILE *o) {
 
 /* ---- PNG through cairo ---- */
 
-/* cairo's functions, loaded by plot_png_unavailable (which cmd_plot calls before any
- * drawing) or at the first PNG */
+/* cairo's functions, loaded once by plot_png_unavailable (which cmd_plot calls before any
+ * drawing, and render_png again): the answer, a table or why not, is kept */
 static const plot_cairo_api *C;
 
 const char *plot_png_unavailable(void) {
     static char why[256];
-    if (C == NULL) C = plot_cairo_load(why, sizeof why);
+    static bool tried;
+    if (!tried) C = plot_cairo_load(why, sizeof why);
+    tried = true;
     return C == NULL ? why : NULL;
 }
 
