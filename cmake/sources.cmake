@@ -7,6 +7,9 @@ set(ONESCOPE_SOURCES
   src/siphash.c
   src/error.c
   src/file.c
+  src/pose_cache_file.c
+  src/replay_file.c
+  src/recording_file.c
   src/file_stream.c
   src/writer_core.c
   src/format.c

@@ -35,7 +35,7 @@ EXCLUDE_FUNCS = {
         "onescope_file_write", "onescope_os_file_create_new", "onescope_os_file_rename",
         "onescope_os_file_remove", "onescope_file_same",
         "onescope_os_file_sink_discard", "onescope_os_file_sink_open",
-        "onescope_os_file_sink_commit", "write_output",
+        "onescope_os_file_sink_commit", "onescope_os_file_write_buffer",
     },
     "tools/onescope/cli.c": {"cli_same_file", "cli_output_is_input"},
 }
@@ -52,6 +52,9 @@ SUITES = {
     "src/diff_cache.c": "test_diff|cli_diff",
     "src/error.c": "test_error|test_contract",
     "src/file.c": "test_file|cli_validate_stream|cli_verify|cli_ospc",
+    "src/pose_cache_file.c": "test_file|test_read_limits|test_validate_stream|test_diff",
+    "src/replay_file.c": "test_file|test_read_limits|test_validate_stream|cli_verify",
+    "src/recording_file.c": "test_recording|test_read_limits|cli_verify",
     "src/format.c": "test_format|cli_ospc",
     "src/ghost.c": "test_ghost|cli_ghost",
     "src/json_pos.c": "test_json_pos|test_ots$",

@@ -1,6 +1,8 @@
-/* The library's only file I/O: bounded whole-file reads, atomic writes (temp file, fsync,
- * rename), and every format's _read_file/_write_file built on those two. The format files
- * (src/pose_cache.c, src/replay.c, ...) only turn bytes into structs and back. */
+/* The library's file steps, knowing no format: bounded whole-file reads, the streamed
+ * validate (a pump feeding whichever codec detection names), cursors over a validated file,
+ * the one landing (temporary, fsync, rename) and its sink, and the one streamed recovery.
+ * Each format's _read_file/_write_file and streamed reads are its file glue
+ * (src/<format>_file.c), built from these; the format files only turn bytes into structs. */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
@@ -18,15 +20,7 @@
 #include "check_internal.h"
 #include "file_internal.h"
 #include "internal.h"
-#include "recording_internal.h"
-#include "replay_internal.h" /* the replay's allocator for the temporary bytes */
-#include "run_internal.h"
 #include "onescope/file.h"
-#include "onescope/live.h"
-#include "onescope/ots.h"
-#include "onescope/pose_cache.h"
-#include "onescope/recording.h"
-#include "onescope/replay.h"
 
 static onescope_code io_fail(onescope_error *error, const char *path, const char *what) {
     return onescope_os_fail(error, ONESCOPE_E_IO, path, OS_NO_OFFSET, NULL, NULL, "%s: %s", what,
@@ -497,83 +491,55 @@ bool onescope_file_same(const char *a, const char *b) {
     if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return false;
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+/* ---- for every format's file glue (src/<format>_file.c, file_internal.h) ----
+ * A read is onescope_file_read under the options' limit (0: the default) and allocator; the
+ * format's parser then checks the limit again, so a file and the same bytes in memory get the
+ * same verdict. A write is the format's writer, then onescope_file_write. */
 
-/* ---- every format's file conveniences: one read path, one write path ----
- * A read is onescope_file_read under the options' limit (0: the default) and allocator,
- * then the format's parser on those bytes under the name messages use for the input; the
- * parser checks the limit again, so a file and the same bytes in memory get the same
- * verdict. A write is the format's writer, then onescope_file_write. */
+onescope_code onescope_os_io_fail(onescope_error *error, const char *name, const char *what) {
+    return io_fail(error, name, what);
+}
 
-static const char *input_name(const char *path) {
+const char *onescope_os_input_name(const char *path) {
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
-static onescope_code read_input(const char *path, const onescope_parse_options *options,
-                                onescope_buffer *buf, onescope_error *error) {
+onescope_code onescope_os_file_read_input(const char *path, const onescope_parse_options *options,
+                                          onescope_buffer *buf, onescope_error *error) {
     return onescope_file_read(path, onescope_os_input_limit(options),
                               options != NULL ? options->allocator : NULL, buf, error);
 }
 
-/* Writes a writer's buffer out and frees it, whatever happens. */
-static onescope_code write_output(const char *path, onescope_buffer *buf, onescope_error *error) {
+onescope_code onescope_os_file_write_buffer(const char *path, onescope_buffer *buf,
+                                            onescope_error *error) {
     onescope_code rc = onescope_file_write(path, buf->data, buf->size, error);
     onescope_buffer_free(buf);
     return rc;
 }
 
-onescope_code onescope_pose_cache_read_file(const char *path, const onescope_parse_options *options,
-                                            onescope_pose_cache **out, onescope_error *error) {
-    if (path == NULL || out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_read_file",
-                                OS_NO_OFFSET, NULL, NULL, "path and out must not be NULL");
-    *out = NULL;
-    onescope_buffer buf;
-    OS_TRY(read_input(path, options, &buf, error));
-    onescope_code rc =
-        onescope_pose_cache_parse(buf.data, buf.size, input_name(path), options, out, error);
-    onescope_buffer_free(&buf);
-    return rc;
-}
-
-onescope_code onescope_pose_cache_write_file(const onescope_pose_cache *c, const char *path,
-                                             onescope_error *error) {
-    onescope_buffer buf;
-    OS_TRY(onescope_pose_cache_write(c, c != NULL ? c->allocator : NULL, &buf, error));
-    return write_output(path, &buf, error);
-}
-
-onescope_code onescope_replay_read_file(const char *path, const onescope_parse_options *options,
-                                        onescope_replay **out, onescope_error *error) {
-    if (path == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "<ostm>", OS_NO_OFFSET, "path",
-                                "non-NULL", NULL);
-    onescope_buffer buf;
-    OS_TRY(read_input(path, options, &buf, error));
-    onescope_code rc =
-        onescope_replay_parse(buf.data, buf.size, input_name(path), options, out, error);
-    onescope_buffer_free(&buf);
-    return rc;
-}
-
-onescope_code onescope_recording_read_file(const char *path, const onescope_parse_options *options,
-                                           onescope_recording **out, onescope_error *error) {
-    if (path == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "<ostm>", OS_NO_OFFSET, "path",
-                                "non-NULL", NULL);
-    onescope_buffer buf;
-    OS_TRY(read_input(path, options, &buf, error));
-    /* the bytes read become the recording's own: one copy of the file, not two */
-    onescope_code rc =
-        onescope_os_recording_parse_owned(&buf, input_name(path), options, out, error);
-    onescope_buffer_free(&buf);
-    return rc;
-}
-
-onescope_code onescope_replay_write_file(const onescope_replay *r, const char *path,
-                                         onescope_error *error) {
-    onescope_buffer buf;
-    OS_TRY(onescope_replay_write(r, r != NULL ? r->allocator : NULL, &buf, error));
-    return write_output(path, &buf, error);
+onescope_code onescope_os_file_open_stream(const char *path, const onescope_parse_options *options,
+                                           int *fd, uint64_t *size, onescope_error *error) {
+    *fd = -1;
+    *size = 0;
+    if (strcmp(path, "-") == 0) return ONESCOPE_OK;
+    int f = open_read(path);
+    if (f < 0) return io_fail(error, path, "cannot open");
+    struct stat st;
+    if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(f);
+        return ONESCOPE_OK;
+    }
+    onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
+    if (rc != ONESCOPE_OK) {
+        close(f);
+        return rc;
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(f, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    *fd = f;
+    *size = (uint64_t)st.st_size;
+    return ONESCOPE_OK;
 }
 
 /* ---- validation in constant memory ----
@@ -583,7 +549,7 @@ onescope_code onescope_replay_write_file(const onescope_replay *r, const char *p
  * else goes through the one read path and the format's parser, which is what the streamed
  * formats' validators reproduce byte for byte. */
 
-#define VALIDATE_BUFFER ((size_t)1 << 20)
+#define VALIDATE_BUFFER ONESCOPE_OS_READ_BUFFER
 /* the first read is what detection sees, and what the OTS readers check it against */
 _Static_assert(VALIDATE_BUFFER >= ONESCOPE_FORMAT_DETECT_BYTES, "detection reads one buffer");
 
@@ -592,7 +558,7 @@ _Static_assert(VALIDATE_BUFFER >= ONESCOPE_FORMAT_DETECT_BYTES, "detection reads
  * x86-64 machines: validate of a 250 MiB cache went from 4.6x cat's time to near it).
  * *raw is what to free. */
 #define READ_ALIGN ((size_t)4096)
-static uint8_t *read_buffer(const onescope_allocator *a, size_t size, void **raw) {
+uint8_t *onescope_os_read_buffer(const onescope_allocator *a, size_t size, void **raw) {
     *raw = onescope_os_alloc(a, size + READ_ALIGN);
     if (*raw == NULL) return NULL;
     uintptr_t p = (uintptr_t)*raw;
@@ -603,10 +569,10 @@ static uint8_t *read_buffer(const onescope_allocator *a, size_t size, void **raw
 static onescope_code validate_whole(const char *path, const onescope_parse_options *options,
                                     onescope_format *format, onescope_error *error) {
     onescope_buffer buf;
-    OS_TRY(read_input(path, options, &buf, error));
+    OS_TRY(onescope_os_file_read_input(path, options, &buf, error));
     *format = onescope_format_detect(buf.data, buf.size);
     const onescope_os_codec *codec = onescope_os_codec_of(*format);
-    const char *name = input_name(path);
+    const char *name = onescope_os_input_name(path);
     onescope_code rc = codec != NULL ? codec->parse(buf.data, buf.size, name, options, error)
                                      : onescope_os_format_unknown(buf.data, buf.size, name, error);
     onescope_buffer_free(&buf);
@@ -697,14 +663,15 @@ static onescope_code pump(const onescope_os_codec *codec, pump_source *s, size_t
     return rc;
 }
 
-/* A regular file of size total through a push validator, kept as onescope_os_push_run keeps
- * it (buf holds the first n bytes). */
-static onescope_code push_file(const onescope_os_push_ops *ops, int fd, uint8_t *buf, size_t n,
-                               size_t total, const char *name,
-                               const onescope_parse_options *options, void **keep,
-                               onescope_error *error) {
-    pump_source s = pump_source_of(fd, buf, n, name, true, 0);
-    return onescope_os_push_run(ops, buf, n, total, pump_more, &s, name, options, keep, error);
+onescope_code onescope_os_file_push(const onescope_os_push_ops *ops, int fd, uint8_t *buf,
+                                    uint64_t total, const char *name,
+                                    const onescope_parse_options *options, void **keep,
+                                    onescope_error *error) {
+    ssize_t n = onescope_os_file_read_some(fd, buf, VALIDATE_BUFFER);
+    if (n < 0) return io_fail(error, name, "cannot read");
+    pump_source s = pump_source_of(fd, buf, (size_t)n, name, true, 0);
+    return onescope_os_push_run(ops, buf, (size_t)n, (size_t)total, pump_more, &s, name, options,
+                                keep, error);
 }
 
 /* Counts the errors the format's reader hands to the caller's on_error, so that a format
@@ -755,7 +722,7 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
     /* Standard input, pipes and devices stream too, their size learnt at their end (see
      * check_internal.h); a directory is refused by the read path. */
     bool is_stdin = strcmp(path, "-") == 0;
-    const char *name = input_name(path);
+    const char *name = onescope_os_input_name(path);
     int fd = is_stdin ? STDIN_FILENO : open_read(path);
     if (fd < 0) return io_fail(error, path, "cannot open");
     struct stat st;
@@ -774,7 +741,7 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
     }
     const onescope_allocator *a = options != NULL ? options->allocator : NULL;
     void *raw;
-    uint8_t *buf = read_buffer(a, VALIDATE_BUFFER, &raw);
+    uint8_t *buf = onescope_os_read_buffer(a, VALIDATE_BUFFER, &raw);
     if (buf == NULL) {
         if (!is_stdin) close(fd);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
@@ -796,21 +763,7 @@ static onescope_code validate_path(const char *path, const onescope_parse_option
     return rc;
 }
 
-/* ---- verifying a replay file without holding it ----
- * First the file is validated through the push validator (so a bad file gets the parser's
- * error, whatever a run would have found first), then the run reads the rows and the step
- * inputs through two cursors over the same descriptor: rows sit before the inputs, and both
- * advance together, one row per step. */
-
-#define ROWS_BUFFER ((size_t)64 << 10)
-
-typedef struct cursor {
-    int fd;
-    uint8_t *buf;
-    size_t cap, at, end; /* buf[at..end) holds the file from offset next - (end - at) */
-    uint64_t next;       /* file offset of the byte after buf[end - 1] */
-    const char *name;
-} cursor;
+/* ---- a cursor over a validated file (file_internal.h) ---- */
 
 /* A read at end of file before the bytes the validation saw: the file shrank meanwhile. */
 static onescope_code shrank(onescope_error *error, const char *name) {
@@ -819,8 +772,27 @@ static onescope_code shrank(onescope_error *error, const char *name) {
                             "fewer bytes (it shrank while being verified)");
 }
 
-/* Points *p at the next n bytes (n <= cap), reading more with pread when needed. */
-static onescope_code cursor_take(cursor *c, size_t n, const uint8_t **p, onescope_error *error) {
+/* n bytes at offset at into p, every one of them (fewer is the file shrinking). */
+static onescope_code pread_exact(int fd, uint64_t at, uint8_t *p, size_t n, const char *name,
+                                 onescope_error *error) {
+    for (size_t got = 0; got < n;) {
+        ssize_t k = pread(fd, p + got, n - got, (off_t)(at + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) return io_fail(error, name, "cannot read");
+        if (k == 0) return shrank(error, name);
+        got += (size_t)k;
+    }
+    return ONESCOPE_OK;
+}
+
+onescope_os_cursor onescope_os_cursor_at(int fd, uint8_t *buf, size_t cap, uint64_t offset,
+                                         const char *name) {
+    onescope_os_cursor c = {fd, buf, cap, 0, 0, offset, name};
+    return c;
+}
+
+onescope_code onescope_os_cursor_take(onescope_os_cursor *c, size_t n, const uint8_t **p,
+                                      onescope_error *error) {
     if (c->end - c->at < n) {
         memmove(c->buf, c->buf + c->at, c->end - c->at);
         c->end -= c->at;
@@ -839,56 +811,11 @@ static onescope_code cursor_take(cursor *c, size_t n, const uint8_t **p, onescop
     return ONESCOPE_OK;
 }
 
-typedef struct file_source {
-    cursor rows, inputs;
-} file_source;
-
-static onescope_code file_row(void *user, uint32_t index, uint64_t *expected,
-                              onescope_error *error) {
-    file_source *s = user;
-    const uint8_t *p = NULL; /* set by every successful take */
-    (void)index;             /* rows come in order */
-    OS_TRY(cursor_take(&s->rows, 8, &p, error));
-    *expected = onescope_os_get_u64(p);
-    return ONESCOPE_OK;
-}
-
-static onescope_code file_input(void *user, uint32_t index, const uint8_t **data, size_t *size,
-                                onescope_error *error) {
-    file_source *s = user;
-    const uint8_t *p = NULL; /* set by every successful take */
-    (void)index;             /* inputs come in order */
-    OS_TRY(cursor_take(&s->inputs, 2, &p, error));
-    *size = onescope_os_get_u16(p);
-    return cursor_take(&s->inputs, *size, data, error);
-}
-
-/* ---- verifying a module recording without holding it ----
- * The same three steps as the whole-file way, each over the file through one cursor: the
- * container's scan, the module's checks of its setup and of every input (so a bad input is
- * reported before any step runs, as there), then the run, reading each record as the loop
- * asks for its input and skipping its entity row. */
-
-typedef struct rec_source {
-    cursor c;
-    const onescope_os_rec_head *h;
-    const onescope_module *m;
-    const uint8_t *setup;
-    size_t setup_size;
-    uint64_t row0, row; /* row 0, and the row of the record read last */
-    uint8_t *big;       /* an input longer than the cursor's buffer */
-    const onescope_allocator *a;
-    bool check;    /* each input through the module's check_input as it is read */
-    uint32_t done; /* records read whole */
-} rec_source;
-
-/* The cursor's file offset of its next byte. */
-static uint64_t cursor_offset(const cursor *c) {
+uint64_t onescope_os_cursor_offset(const onescope_os_cursor *c) {
     return c->next - (c->end - c->at);
 }
 
-/* Moves the cursor n bytes on without reading them. */
-static void cursor_skip(cursor *c, uint64_t n) {
+void onescope_os_cursor_skip(onescope_os_cursor *c, uint64_t n) {
     if (c->end - c->at >= n) {
         c->at += (size_t)n;
         return;
@@ -897,606 +824,41 @@ static void cursor_skip(cursor *c, uint64_t n) {
     c->at = c->end = 0;
 }
 
-/* Reads n bytes at the cursor into a buffer of their own (an input past the cursor's size). */
-static onescope_code cursor_read_big(rec_source *s, size_t n, const uint8_t **p,
-                                     onescope_error *error) {
-    onescope_os_free(s->a, s->big);
-    s->big = onescope_os_alloc(s->a, n);
-    if (s->big == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, s->c.name, OS_NO_OFFSET, "input", NULL,
-                                "cannot allocate %zu bytes", n);
-    cursor *c = &s->c;
+onescope_code onescope_os_cursor_copy(onescope_os_cursor *c, size_t n, uint8_t *out,
+                                      onescope_error *error) {
     size_t have = c->end - c->at;
-    memcpy(s->big, c->buf + c->at, have);
+    if (have > n) have = n;
+    memcpy(out, c->buf + c->at, have);
+    c->at += have;
     uint64_t at = c->next;
-    for (size_t got = have; got < n;) {
-        ssize_t k = pread(c->fd, s->big + got, n - got, (off_t)(at + (got - have)));
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) return io_fail(error, c->name, "cannot read");
-        if (k == 0) return shrank(error, c->name);
-        got += (size_t)k;
-    }
+    OS_TRY(pread_exact(c->fd, at, out + have, n - have, c->name, error));
     c->next = at + (n - have);
-    c->at = c->end = 0;
-    *p = s->big;
     return ONESCOPE_OK;
 }
 
-/* Step index's input, left in the cursor's buffer (or a buffer of its own) until the next
- * read: the verify loop steps the world with it before it asks for the row after it. */
-static onescope_code rec_file_input(void *user, uint32_t index, const uint8_t **data, size_t *size,
-                                    onescope_error *error) {
-    rec_source *s = user;
-    const uint8_t *p = NULL;
-    OS_TRY(cursor_take(&s->c, 4, &p, error));
-    *size = onescope_os_get_u32(p);
-    uint64_t at = cursor_offset(&s->c);
-    if (*size <= s->c.cap)
-        OS_TRY(cursor_take(&s->c, *size, data, error));
-    else
-        OS_TRY(cursor_read_big(s, *size, data, error));
-    if (s->check)
-        OS_TRY(onescope_os_recording_check_input(s->m, s->setup, s->setup_size, *data, *size, index,
-                                                 at, s->c.name, error));
-    return ONESCOPE_OK;
-}
-
-/* The rest of the record whose input was read last: its hash row, then its entity row and
- * its keyframe, skipped. */
-static onescope_code rec_file_finish(rec_source *s, onescope_error *error) {
-    const uint8_t *p = NULL;
-    OS_TRY(cursor_take(&s->c, 8, &p, error));
-    s->row = onescope_os_get_u64(p);
-    s->done++;
-    bool keyed =
-        (s->h->flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES) && s->done % s->h->key_every == 0;
-    for (int k = (s->h->flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) ? 0 : 1; k < 1 + keyed; k++) {
-        OS_TRY(cursor_take(&s->c, 4, &p, error));
-        cursor_skip(&s->c, onescope_os_get_u32(p));
-    }
-    return ONESCOPE_OK;
-}
-
-static onescope_code rec_file_row(void *user, uint32_t index, uint64_t *expected,
-                                  onescope_error *error) {
-    rec_source *s = user;
-    if (index > 0) OS_TRY(rec_file_finish(s, error)); /* rows come in order, after each input */
-    *expected = index == 0 ? s->row0 : s->row;
-    return ONESCOPE_OK;
-}
-
-/* Reads n bytes at offset into a buffer of its own (the setup, the start snapshot). */
-static onescope_code pread_all(int fd, uint64_t at, size_t n, const onescope_allocator *a,
-                               uint8_t **out, const char *name, onescope_error *error) {
+onescope_code onescope_os_file_read_new(int fd, uint64_t at, size_t n, const onescope_allocator *a,
+                                        uint8_t **out, const char *name, onescope_error *error) {
     *out = onescope_os_alloc(a, n ? n : 1);
     if (*out == NULL)
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
                                 "cannot allocate %zu bytes", n);
-    for (size_t got = 0; got < n;) {
-        ssize_t k = pread(fd, *out + got, n - got, (off_t)(at + got));
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) return io_fail(error, name, "cannot read");
-        if (k == 0) return shrank(error, name);
-        got += (size_t)k;
-    }
+    return pread_exact(fd, at, *out, n, name, error);
+}
+
+/* ---- a file mapped read-only (the pose cache's map) ---- */
+
+onescope_code onescope_os_file_map(int fd, size_t size, void **map, const char *name,
+                                   onescope_error *error) {
+    *map = NULL;
+    if (size == 0) return ONESCOPE_OK;
+    void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) return io_fail(error, name, "cannot map");
+    *map = m;
     return ONESCOPE_OK;
 }
 
-static onescope_code verify_recording_stream(int fd, const struct stat *st, const char *path,
-                                             const onescope_module *module,
-                                             const onescope_parse_options *options,
-                                             onescope_verify_result *result,
-                                             onescope_error *error) {
-    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
-    void *raw = NULL;
-    uint8_t *buf = read_buffer(a, VALIDATE_BUFFER, &raw), *setup = NULL, *snap = NULL;
-    if (buf == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
-                                "cannot allocate %zu bytes", VALIDATE_BUFFER);
-    onescope_os_rec_head h;
-    void *kept = NULL;
-    memset(&h, 0, sizeof h);
-    ssize_t n = onescope_os_file_read_some(fd, buf, VALIDATE_BUFFER);
-    onescope_code rc = n < 0 ? io_fail(error, path, "cannot read")
-                             : push_file(&onescope_os_recording_push, fd, buf, (size_t)n,
-                                         (size_t)st->st_size, path, options, &kept, error);
-    if (rc == ONESCOPE_OK) {
-        h = *onescope_os_rec_check_head(kept);
-        onescope_os_recording_push.free(kept);
-    }
-    if (rc == ONESCOPE_OK) rc = pread_all(fd, h.setup_at, h.setup_size, a, &setup, path, error);
-    if (rc == ONESCOPE_OK && (h.flags & ONESCOPE_RECORDING_FLAG_START_SNAPSHOT))
-        rc = pread_all(fd, h.snapshot_at, h.snapshot_size, a, &snap, path, error);
-    if (rc == ONESCOPE_OK)
-        rc = onescope_os_recording_check_head(module, h.module_id, h.module_version, setup,
-                                              h.setup_size, h.setup_at, path, error);
-    if (rc == ONESCOPE_OK && (h.flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES)) {
-        uint8_t *names = NULL; /* at most 1024 names of 65 bytes */
-        rc = pread_all(fd, h.keys_head_at, (size_t)(h.records_at - h.keys_head_at), a, &names, path,
-                       error);
-        if (rc == ONESCOPE_OK)
-            rc = onescope_os_recording_check_names(module, names, &h, path, error);
-        onescope_os_free(a, names);
-    }
-    if (rc == ONESCOPE_OK && !(h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS))
-        rc = onescope_os_fail(error, ONESCOPE_E_FLAGS, path, 6, "flags",
-                              "bit 0 set (hash rows to verify)", "0x%04x", (unsigned)h.flags);
-    rec_source s;
-    memset(&s, 0, sizeof s);
-    s.h = &h;
-    s.m = module;
-    s.setup = setup;
-    s.setup_size = h.setup_size;
-    s.a = a;
-    uint8_t row0[8];
-    if (rc == ONESCOPE_OK) {
-        const uint8_t *p = NULL;
-        cursor c0 = {fd, row0, sizeof row0, 0, 0, h.row0_at, path};
-        rc = cursor_take(&c0, 8, &p, error);
-        if (rc == ONESCOPE_OK) s.row0 = onescope_os_get_u64(p);
-    }
-    /* every input through the module's check first, then the run */
-    for (int pass = module->check_input != NULL ? 0 : 1; rc == ONESCOPE_OK && pass < 2; pass++) {
-        s.c = (cursor){fd, buf, VALIDATE_BUFFER, 0, 0, h.records_at, path};
-        s.check = pass == 0;
-        s.done = 0;
-        if (pass == 0) {
-            for (uint32_t i = 0; rc == ONESCOPE_OK && i < h.step_count; i++) {
-                const uint8_t *d;
-                size_t k;
-                rc = rec_file_input(&s, i, &d, &k, error);
-                if (rc == ONESCOPE_OK) rc = rec_file_finish(&s, error);
-            }
-            continue;
-        }
-        onescope_os_run_start start;
-        memset(&start, 0, sizeof start);
-        start.module = module;
-        start.setup = setup;
-        start.setup_size = h.setup_size;
-        start.snapshot = snap;
-        start.snapshot_size = snap != NULL ? h.snapshot_size : 0;
-        start.step_count = h.step_count;
-        onescope_os_replay_source source = {rec_file_row, rec_file_input, &s};
-        rc = onescope_os_run_verify(&start, &source, a, result, path, error);
-    }
-    onescope_os_free(a, s.big);
-    onescope_os_free(a, setup);
-    onescope_os_free(a, snap);
-    onescope_os_free(a, raw);
-    return rc;
-}
-
-onescope_code onescope_recording_verify_file(const char *path, const onescope_module *module,
-                                             const onescope_parse_options *options,
-                                             onescope_verify_result *result,
-                                             onescope_error *error) {
-    if (result != NULL) memset(result, 0, sizeof *result);
-    if (path == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_recording_verify_file",
-                                OS_NO_OFFSET, "path", "non-NULL", NULL);
-    int fd = strcmp(path, "-") == 0 ? -1 : open_read(path);
-    struct stat st;
-    bool streamed = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    onescope_code rc;
-    if (streamed) {
-        rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
-        if (rc == ONESCOPE_OK)
-            rc = verify_recording_stream(fd, &st, input_name(path), module, options, result, error);
-    } else { /* standard input, a pipe: the one read path and the parser */
-        onescope_recording *r = NULL;
-        rc = onescope_recording_read_file(path, options, &r, error);
-        if (rc == ONESCOPE_OK)
-            rc = onescope_recording_verify(r, module, options != NULL ? options->allocator : NULL,
-                                           result, input_name(path), error);
-        onescope_recording_free(r);
-    }
-    if (fd >= 0) close(fd);
-    return rc;
-}
-
-/* The whole-file way: the one read path, the parser, the verify. */
-static onescope_code verify_whole(const char *path, const onescope_parse_options *options,
-                                  onescope_verify_result *result, onescope_error *error) {
-    onescope_replay *r;
-    OS_TRY(onescope_replay_read_file(path, options, &r, error));
-    onescope_code rc = onescope_replay_verify(r, options != NULL ? options->allocator : NULL,
-                                              result, input_name(path), error);
-    onescope_replay_free(r);
-    return rc;
-}
-
-onescope_code onescope_replay_verify_file(const char *path, const onescope_parse_options *options,
-                                          onescope_verify_result *result, onescope_error *error) {
-    if (result != NULL) memset(result, 0, sizeof *result);
-    if (path == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_replay_verify_file",
-                                OS_NO_OFFSET, "path", "non-NULL", NULL);
-    if (strcmp(path, "-") == 0) return verify_whole(path, options, result, error);
-    int fd = open_read(path);
-    if (fd < 0) return io_fail(error, path, "cannot open");
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return verify_whole(path, options, result, error);
-    }
-    onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
-    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
-    uint8_t *buf = NULL, *rows = NULL;
-    void *raw = NULL, *rows_raw = NULL;
-    if (rc == ONESCOPE_OK) {
-        buf = read_buffer(a, VALIDATE_BUFFER, &raw);
-        rows = read_buffer(a, ROWS_BUFFER, &rows_raw);
-        if (buf == NULL || rows == NULL)
-            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
-                                  "cannot allocate %zu bytes", VALIDATE_BUFFER + ROWS_BUFFER);
-    }
-    onescope_os_ostm_check *c = NULL;
-    void *kept = NULL;
-    if (rc == ONESCOPE_OK) {
-#ifdef POSIX_FADV_SEQUENTIAL
-        posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-        ssize_t n = onescope_os_file_read_some(fd, buf, VALIDATE_BUFFER);
-        rc = n < 0 ? io_fail(error, path, "cannot read")
-                   : push_file(&onescope_os_ostm_push, fd, buf, (size_t)n, (size_t)st.st_size, path,
-                               options, &kept, error);
-        c = kept;
-    }
-    if (rc == ONESCOPE_OK) {
-        const uint8_t *snapshot;
-        const onescope_os_ostm_head *h = onescope_os_ostm_check_head(c, &snapshot);
-        file_source s = {{fd, rows, ROWS_BUFFER, 0, 0, h->rows_at, path},
-                         {fd, buf, VALIDATE_BUFFER, 0, 0, h->inputs_at, path}};
-        onescope_os_replay_source source = {file_row, file_input, &s};
-        rc = onescope_os_replay_verify_source(h, snapshot, &source, a, result, path, error);
-    }
-    onescope_os_ostm_check_free(c);
-    onescope_os_free(a, rows_raw);
-    onescope_os_free(a, raw);
-    close(fd);
-    return rc;
-}
-
-/* The one step's input the whole-file way (standard input, pipes, devices). */
-static onescope_code step_whole(const char *path, const onescope_parse_options *options,
-                                uint32_t index, onescope_sim_setup *setup, onescope_buffer *input,
-                                onescope_error *error) {
-    onescope_replay *r;
-    OS_TRY(onescope_replay_read_file(path, options, &r, error));
-    const uint8_t *data = NULL;
-    size_t size = 0;
-    onescope_code rc = onescope_replay_step_input(r, index, &data, &size);
-    if (rc != ONESCOPE_OK) {
-        onescope_os_fail(error, rc, input_name(path), OS_NO_OFFSET, "step", "a recorded step",
-                         "step %" PRIu32 " of %" PRIu32, index, onescope_replay_step_count(r));
-    } else {
-        if (setup != NULL) *setup = onescope_replay_setup(r);
-        const onescope_allocator *a = options != NULL ? options->allocator : NULL;
-        input->data = onescope_os_alloc(a, size ? size : 1);
-        if (input->data == NULL) {
-            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, input_name(path), OS_NO_OFFSET, NULL,
-                                  NULL, "cannot allocate %zu bytes", size);
-        } else {
-            if (size) memcpy(input->data, data, size);
-            input->size = size;
-            input->allocator = a;
-        }
-    }
-    onescope_replay_free(r);
-    return rc;
-}
-
-onescope_code onescope_replay_step_input_file(const char *path,
-                                              const onescope_parse_options *options, uint32_t index,
-                                              onescope_sim_setup *setup, onescope_buffer *input,
-                                              onescope_error *error) {
-    if (path == NULL || input == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_replay_step_input_file",
-                                OS_NO_OFFSET, NULL, NULL, "path and input must not be NULL");
-    memset(input, 0, sizeof *input);
-    if (strcmp(path, "-") == 0) return step_whole(path, options, index, setup, input, error);
-    int fd = open_read(path);
-    if (fd < 0) return io_fail(error, path, "cannot open");
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return step_whole(path, options, index, setup, input, error);
-    }
-    onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
-    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
-    void *raw = NULL;
-    uint8_t *buf = rc == ONESCOPE_OK ? read_buffer(a, VALIDATE_BUFFER, &raw) : NULL;
-    if (rc == ONESCOPE_OK && buf == NULL)
-        rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
-                              "cannot allocate %zu bytes", VALIDATE_BUFFER);
-    onescope_os_ostm_check *c = NULL;
-    void *kept = NULL;
-    if (rc == ONESCOPE_OK) {
-        ssize_t n = onescope_os_file_read_some(fd, buf, VALIDATE_BUFFER);
-        rc = n < 0 ? io_fail(error, path, "cannot read")
-                   : push_file(&onescope_os_ostm_push, fd, buf, (size_t)n, (size_t)st.st_size, path,
-                               options, &kept, error);
-        c = kept;
-    }
-    if (rc == ONESCOPE_OK) {
-        const uint8_t *snapshot;
-        const onescope_os_ostm_head *h = onescope_os_ostm_check_head(c, &snapshot);
-        if (setup != NULL) *setup = h->setup;
-        if (index >= h->step_count) {
-            rc = onescope_os_fail(error, ONESCOPE_E_ARGUMENT, path, OS_NO_OFFSET, "step",
-                                  "a recorded step", "step %" PRIu32 " of %" PRIu32, index,
-                                  h->step_count);
-        } else {
-            /* the validated inputs, walked one length at a time through the buffer */
-            file_source src = {{0}, {fd, buf, VALIDATE_BUFFER, 0, 0, h->inputs_at, path}};
-            const uint8_t *data = NULL;
-            size_t size = 0;
-            for (uint32_t i = 0; rc == ONESCOPE_OK && i <= index; i++)
-                rc = file_input(&src, i, &data, &size, error);
-            if (rc == ONESCOPE_OK) {
-                input->data = onescope_os_alloc(a, size ? size : 1);
-                if (input->data == NULL) {
-                    rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
-                                          "cannot allocate %zu bytes", size);
-                } else {
-                    if (size) memcpy(input->data, data, size);
-                    input->size = size;
-                    input->allocator = a;
-                }
-            }
-        }
-    }
-    onescope_os_ostm_check_free(c);
-    onescope_os_free(a, raw);
-    close(fd);
-    return rc;
-}
-
-/* ---- the memory-mapped pose cache ---- */
-
-static void unmap(void *mapping, size_t size) {
-    munmap(mapping, size);
-}
-
-onescope_code onescope_pose_cache_map(const char *path, const onescope_parse_options *options,
-                                      onescope_pose_cache **out, onescope_error *error) {
-    if (path == NULL || out == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_pose_cache_map", OS_NO_OFFSET,
-                                NULL, NULL, "path and out must not be NULL");
-    *out = NULL;
-    if (strcmp(path, "-") == 0) return onescope_pose_cache_read_file(path, options, out, error);
-    int fd = open_read(path);
-    if (fd < 0) return io_fail(error, path, "cannot open");
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return onescope_pose_cache_read_file(path, options, out, error);
-    }
-    onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
-    void *map = NULL;
-    size_t size = (size_t)st.st_size;
-    if (rc == ONESCOPE_OK && size > 0) {
-        map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
-            map = NULL;
-            rc = io_fail(error, path, "cannot map");
-        }
-    }
-    close(fd); /* the mapping stays valid without it */
-    if (rc != ONESCOPE_OK) return rc;
-    bool borrowed;
-    rc = onescope_os_pose_cache_parse_mapped(map, size, path, options, &borrowed, out, error);
-    if (rc == ONESCOPE_OK && borrowed) {
-        (*out)->mapping = map;
-        (*out)->mapping_size = size;
-        (*out)->release_mapping = unmap;
-    } else if (map != NULL) {
-        munmap(map, size);
-    }
-    return rc;
-}
-
-/* ---- a pose cache frame by frame (src/file_internal.h) ----
- * A regular file is read through one buffer of at least 1 MiB (or one frame, when a frame is
- * larger) and every byte goes through the OSPC push validator as it arrives; the head is
- * parsed by the parser itself from its own bytes plus the first frame, with the frame count
- * set to 1 in that copy. Other inputs are read whole and served from memory. */
-
-struct onescope_os_pose_stream {
-    const onescope_allocator *allocator;
-    const char *name;
-    int fd;                        /* -1: whole (cache holds every frame) */
-    onescope_os_ospc_check *check; /* NULL when whole */
-    onescope_pose_cache *cache;
-    uint32_t frames, next;
-    size_t frame_bytes;
-    size_t total, fed; /* file size, bytes read and validated */
-    uint8_t *buf;
-    size_t cap, pos, len; /* unread frame bytes are buf[pos, len) */
-    onescope_code rc;
-    onescope_error error;
-};
-
-void onescope_os_pose_stream_free(onescope_os_pose_stream *s) {
-    if (s == NULL) return;
-    if (s->fd >= 0) close(s->fd);
-    onescope_os_ospc_check_free(s->check);
-    onescope_pose_cache_free(s->cache);
-    onescope_os_free(s->allocator, s->buf);
-    onescope_os_free(s->allocator, s);
-}
-
-/* Reads more bytes after buf[0, len) up to cap, feeding them to the validator. Returns the
- * count read (0 at the end of the file). */
-static onescope_code stream_fill(onescope_os_pose_stream *s, size_t *got) {
-    *got = 0;
-    size_t want = s->cap - s->len;
-    if (want > s->total - s->fed) want = s->total - s->fed;
-    if (want == 0) return ONESCOPE_OK;
-    ssize_t k = onescope_os_file_read_some(s->fd, s->buf + s->len, want);
-    if (k < 0) return io_fail(&s->error, s->name, "cannot read");
-    if (k == 0) return onescope_os_ospc_check_end(s->check, &s->error); /* shrank: says so */
-    onescope_code rc = onescope_os_ospc_check_feed(s->check, s->buf + s->len, (size_t)k);
-    if (rc != ONESCOPE_OK) return onescope_os_ospc_check_end(s->check, &s->error);
-    s->len += (size_t)k;
-    s->fed += (size_t)k;
-    *got = (size_t)k;
-    return ONESCOPE_OK;
-}
-
-/* The file ended where the validator still wanted bytes: its verdict (never OK there). */
-static onescope_code stream_ended(onescope_os_pose_stream *s) {
-    onescope_code rc = onescope_os_ospc_check_end(s->check, &s->error);
-    if (rc != ONESCOPE_OK) return rc;
-    return onescope_os_fail(&s->error, ONESCOPE_E_TRUNCATED, s->name, (uint64_t)s->fed, "poses",
-                            "a whole frame", "the end of the file");
-}
-
-static onescope_code stream_head(onescope_os_pose_stream *s,
-                                 const onescope_parse_options *options) {
-    size_t got;
-    size_t poses_at = 0;
-    /* Grow until the validator has passed the head and the first frame is here. */
-    for (;;) {
-        if (poses_at == 0) poses_at = onescope_os_ospc_check_poses_at(s->check);
-        if (poses_at != 0) {
-            uint32_t entities = onescope_os_get_u32(s->buf + 12);
-            s->frames = onescope_os_get_u32(s->buf + 16);
-            s->frame_bytes = (size_t)entities * ONESCOPE_OSPC_POSE_BYTES;
-            if (s->len >= poses_at + s->frame_bytes) break;
-        }
-        if (s->len == s->cap) {
-            size_t cap = s->cap * 2;
-            uint8_t *nb = onescope_os_alloc(s->allocator, cap);
-            if (nb == NULL)
-                return onescope_os_fail(&s->error, ONESCOPE_E_NOMEM, s->name, OS_NO_OFFSET, NULL,
-                                        NULL, "cannot allocate %zu bytes", cap);
-            memcpy(nb, s->buf, s->len);
-            onescope_os_free(s->allocator, s->buf);
-            s->buf = nb;
-            s->cap = cap;
-        }
-        OS_TRY(stream_fill(s, &got));
-        /* The validator saw the whole size up front, so the end comes after the first frame. */
-        if (got == 0) return stream_ended(s);
-    }
-    /* The head with a frame count of 1, parsed by the parser: the same structs as a read. */
-    uint8_t saved[4];
-    memcpy(saved, s->buf + 16, 4);
-    onescope_os_put_u32(s->buf + 16, 1);
-    onescope_parse_options o = options != NULL ? *options : onescope_parse_options_default();
-    o.max_input_bytes = 0;
-    onescope_code rc = onescope_pose_cache_parse(s->buf, poses_at + s->frame_bytes, s->name, &o,
-                                                 &s->cache, &s->error);
-    memcpy(s->buf + 16, saved, 4);
-    if (rc != ONESCOPE_OK) return rc;
-    s->pos = poses_at;
-    return ONESCOPE_OK;
-}
-
-onescope_code onescope_os_pose_stream_open(const char *path, const onescope_parse_options *options,
-                                           onescope_os_pose_stream **out,
-                                           const onescope_pose_cache **head, uint32_t *frames,
-                                           onescope_error *error) {
-    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
-    *out = NULL;
-    onescope_os_pose_stream *s = onescope_os_calloc(a, 1, sizeof *s);
-    if (s == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, input_name(path), OS_NO_OFFSET, NULL, NULL,
-                                "cannot allocate a pose stream");
-    s->allocator = a;
-    s->name = input_name(path);
-    s->fd = -1;
-    onescope_code rc = ONESCOPE_OK;
-    struct stat st;
-    int fd = strcmp(path, "-") == 0 ? -1 : open_read(path);
-    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        close(fd);
-        fd = -1;
-    } else if (fd < 0 && strcmp(path, "-") != 0) {
-        rc = io_fail(&s->error, s->name, "cannot open");
-    }
-    if (rc == ONESCOPE_OK && fd < 0) {
-        rc = onescope_pose_cache_read_file(path, options, &s->cache, &s->error);
-        if (rc == ONESCOPE_OK) s->frames = s->cache->frame_count;
-    } else if (rc == ONESCOPE_OK) {
-        s->fd = fd;
-        s->total = (size_t)st.st_size;
-        rc = check_file_size(s->name, &st, onescope_os_input_limit(options), &s->error);
-        if (rc == ONESCOPE_OK)
-            rc = onescope_os_ospc_check_begin(s->total, s->name, options, &s->check, &s->error);
-        if (rc == ONESCOPE_OK) {
-            s->cap = VALIDATE_BUFFER;
-            s->buf = onescope_os_alloc(a, s->cap);
-            if (s->buf == NULL)
-                rc = onescope_os_fail(&s->error, ONESCOPE_E_NOMEM, s->name, OS_NO_OFFSET, NULL,
-                                      NULL, "cannot allocate %zu bytes", s->cap);
-        }
-#ifdef POSIX_FADV_SEQUENTIAL
-        if (rc == ONESCOPE_OK) posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-        if (rc == ONESCOPE_OK) rc = stream_head(s, options);
-    }
-    if (rc != ONESCOPE_OK) {
-        if (error != NULL) *error = s->error;
-        onescope_os_pose_stream_free(s);
-        return rc;
-    }
-    *out = s;
-    *head = s->cache;
-    *frames = s->frames;
-    return ONESCOPE_OK;
-}
-
-onescope_code onescope_os_pose_stream_next(onescope_os_pose_stream *s, onescope_pose *out,
-                                           onescope_error *error) {
-    if (s->rc == ONESCOPE_OK && s->next >= s->frames)
-        s->rc = onescope_os_fail(&s->error, ONESCOPE_E_ARGUMENT, s->name, OS_NO_OFFSET, NULL, NULL,
-                                 "no frame past the last");
-    if (s->rc == ONESCOPE_OK && s->fd < 0) {
-        memcpy(out, s->cache->poses + (size_t)s->next * s->cache->entity_count,
-               s->cache->entity_count * sizeof *out);
-    } else if (s->rc == ONESCOPE_OK) {
-        while (s->rc == ONESCOPE_OK && s->len - s->pos < s->frame_bytes) {
-            memmove(s->buf, s->buf + s->pos, s->len - s->pos);
-            s->len -= s->pos;
-            s->pos = 0;
-            size_t got;
-            s->rc = stream_fill(s, &got);
-            if (s->rc == ONESCOPE_OK && got == 0) s->rc = stream_ended(s);
-        }
-        if (s->rc == ONESCOPE_OK) {
-            const uint8_t *p = s->buf + s->pos;
-            for (uint32_t e = 0; e < s->cache->entity_count; e++, p += ONESCOPE_OSPC_POSE_BYTES)
-                for (int k = 0; k < 7; k++) {
-                    float v = onescope_os_get_f32(p + 4 * k);
-                    if (k < 3)
-                        out[e].position[k] = v;
-                    else
-                        out[e].rotation[k - 3] = v;
-                }
-            s->pos += s->frame_bytes;
-        }
-    }
-    if (s->rc != ONESCOPE_OK) {
-        if (error != NULL) *error = s->error;
-        return s->rc;
-    }
-    s->next++;
-    return ONESCOPE_OK;
-}
-
-onescope_code onescope_os_pose_stream_finish(onescope_os_pose_stream *s, onescope_error *error) {
-    while (s->rc == ONESCOPE_OK && s->fd >= 0 && s->fed < s->total) {
-        s->pos = s->len = 0; /* the frames not taken are only checked */
-        size_t got;
-        s->rc = stream_fill(s, &got);
-        if (s->rc == ONESCOPE_OK && got == 0) break;
-    }
-    if (s->rc == ONESCOPE_OK && s->fd >= 0) s->rc = onescope_os_ospc_check_end(s->check, &s->error);
-    if (s->rc != ONESCOPE_OK && error != NULL) *error = s->error;
-    return s->rc;
+void onescope_os_file_unmap(void *map, size_t size) {
+    if (map != NULL) munmap(map, size);
 }
 
 /* ---- more file steps for the streaming writers (src/replay_writer.c): a partial read back,
@@ -1656,7 +1018,7 @@ onescope_os_recover_scan(int fd, const char *partial, uint64_t size,
                          onescope_code (*feed)(void *user, const void *data, size_t n), void *user,
                          const onescope_allocator *a, onescope_error *error) {
     void *raw;
-    uint8_t *buf = read_buffer(a, RECOVER_BUFFER, &raw);
+    uint8_t *buf = onescope_os_read_buffer(a, RECOVER_BUFFER, &raw);
     if (buf == NULL)
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
                                 "cannot allocate %zu bytes", RECOVER_BUFFER);
@@ -1684,7 +1046,7 @@ onescope_code onescope_os_recover_copy(int fd, const char *partial, uint64_t kep
     if (cap < unit) cap = unit;
     if (cap < patch_at + patch_size) cap = (size_t)(patch_at + patch_size);
     void *raw;
-    uint8_t *buf = read_buffer(a, cap, &raw);
+    uint8_t *buf = onescope_os_read_buffer(a, cap, &raw);
     if (buf == NULL)
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, partial, OS_NO_OFFSET, NULL, NULL,
                                 "cannot allocate %zu bytes", cap);

@@ -1,13 +1,71 @@
-/* Private to src/file.c and the running layer: a pose cache read frame by frame from a file
- * through one buffer, so a comparison's memory does not grow with the number of frames; and
- * a byte sink, so a converter writes its output in pieces through the one write path. */
+/* Private to the file layer and the layers above it: the file steps each format's file glue
+ * is built from; a pose cache read frame by frame through one buffer, so a comparison's
+ * memory does not grow with the number of frames; a byte sink, so a converter writes its
+ * output in pieces through the one write path; the writers' core and the one recovery. */
 #ifndef ONESCOPE_FILE_INTERNAL_H
 #define ONESCOPE_FILE_INTERNAL_H
 
 #include <sys/types.h>
 
+#include "check_internal.h"
 #include "internal.h"
 #include "onescope/pose_cache.h"
+
+/* ---- src/file.c for each format's file glue (src/pose_cache_file.c, src/replay_file.c,
+ * src/recording_file.c): the file steps, so the glue holds the format's part only ---- */
+
+/* The read buffer every streamed read uses (validate's pump, the verify cursors). */
+#define ONESCOPE_OS_READ_BUFFER ((size_t)1 << 20)
+/* size bytes starting on a page (read(2) into it is faster); *raw is what to free. */
+uint8_t *onescope_os_read_buffer(const onescope_allocator *a, size_t size, void **raw);
+/* An I/O failure: "what: strerror(errno)" naming name. */
+onescope_code onescope_os_io_fail(onescope_error *error, const char *name, const char *what);
+/* "<stdin>" for "-", else path: the name messages use for an input. */
+const char *onescope_os_input_name(const char *path);
+/* onescope_file_read under the options' limit and allocator. */
+onescope_code onescope_os_file_read_input(const char *path, const onescope_parse_options *options,
+                                          onescope_buffer *buf, onescope_error *error);
+/* onescope_file_write of a writer's buffer, which is freed whatever happens. */
+onescope_code onescope_os_file_write_buffer(const char *path, onescope_buffer *buf,
+                                            onescope_error *error);
+/* Opens path for a streamed read: OK with *fd >= 0 and *size for a regular file within the
+ * options' limit (the read path's size line otherwise); OK with *fd -1 for what is read whole
+ * (standard input, a pipe, a device, a folder: the read path says what is wrong with it). */
+onescope_code onescope_os_file_open_stream(const char *path, const onescope_parse_options *options,
+                                           int *fd, uint64_t *size, onescope_error *error);
+/* A regular file of size total, from its start, through a push validator (buf holds
+ * ONESCOPE_OS_READ_BUFFER bytes), kept as onescope_os_push_run keeps it. */
+onescope_code onescope_os_file_push(const onescope_os_push_ops *ops, int fd, uint8_t *buf,
+                                    uint64_t total, const char *name,
+                                    const onescope_parse_options *options, void **keep,
+                                    onescope_error *error);
+/* A cursor over a file already validated: reads with pread through buf, so an end before the
+ * validated size is the file shrinking (one line saying so). */
+typedef struct onescope_os_cursor {
+    int fd;
+    uint8_t *buf;
+    size_t cap, at, end; /* buf[at..end) holds the file from offset next - (end - at) */
+    uint64_t next;       /* file offset of the byte after buf[end - 1] */
+    const char *name;
+} onescope_os_cursor;
+onescope_os_cursor onescope_os_cursor_at(int fd, uint8_t *buf, size_t cap, uint64_t offset,
+                                         const char *name);
+/* Points *p at the next n bytes (n <= cap), valid until the next call. */
+onescope_code onescope_os_cursor_take(onescope_os_cursor *c, size_t n, const uint8_t **p,
+                                      onescope_error *error);
+/* Copies the next n bytes (any n) into out. */
+onescope_code onescope_os_cursor_copy(onescope_os_cursor *c, size_t n, uint8_t *out,
+                                      onescope_error *error);
+/* The file offset of the cursor's next byte; n bytes on without reading them. */
+uint64_t onescope_os_cursor_offset(const onescope_os_cursor *c);
+void onescope_os_cursor_skip(onescope_os_cursor *c, uint64_t n);
+/* n bytes at offset at into a new buffer of a's (*out, freed by the caller even on failure). */
+onescope_code onescope_os_file_read_new(int fd, uint64_t at, size_t n, const onescope_allocator *a,
+                                        uint8_t **out, const char *name, onescope_error *error);
+/* A read-only private mapping of a regular file's size bytes (NULL for 0); unmap takes NULL. */
+onescope_code onescope_os_file_map(int fd, size_t size, void **map, const char *name,
+                                   onescope_error *error);
+void onescope_os_file_unmap(void *map, size_t size);
 
 typedef struct onescope_os_pose_stream onescope_os_pose_stream;
 
