@@ -1268,6 +1268,13 @@ onescope_code onescope_ots_anm_file_to_pose_cache_file(const char *in_path,
     key_spill sp = {a, name, NULL, NULL, 0};
     onescope_ots_clip *clip = NULL;
     size_t *parents = NULL;
+    /* a stream's caller cannot look first: a cache given for a clip is named as one */
+    if (onescope_format_detect(first, n) == ONESCOPE_FORMAT_OSPC) {
+        onescope_code rc = onescope_os_fail(error, ONESCOPE_E_MAGIC, name, 0, "content",
+                                            "an OTS .anm clip", "an OSPC pose cache");
+        onescope_os_file_chunks_free(in);
+        return rc;
+    }
     onescope_code rc = onescope_os_ots_clip_parse_stream(
         first, n, onescope_os_file_chunks_more, in, onescope_ots_detect(first, n), name, options,
         spill_key, &sp, &clip, &parents, error);

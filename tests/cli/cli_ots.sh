@@ -178,6 +178,31 @@ for f in clip v3 dup enum inf long; do
         [ "$(wc -l <"$SCRATCH/s-err")" -eq 1 ] && ok || bad "$f.anm: not one line"
     fi
 done
+# standard input and a pipe to an OUT ending in .ospc stream too (issue 25): the bytes and the
+# one line of the whole-text path, which names the input <stdin> as well
+for f in clip v3 dup enum inf long; do
+    "$ONESCOPE" convert - "$SCRATCH/p-$f.ospc" <"$SCRATCH/$f.anm" 2>"$SCRATCH/p-err"
+    p_rc=$?
+    "$ONESCOPE" convert - - <"$SCRATCH/$f.anm" >"$SCRATCH/w-$f.ospc" 2>"$SCRATCH/w-err"
+    w_rc=$?
+    [ "$p_rc" -eq "$w_rc" ] && ok || bad "$f.anm on stdin: streamed exit $p_rc, whole $w_rc"
+    cmp -s "$SCRATCH/p-err" "$SCRATCH/w-err" && ok || bad "$f.anm on stdin: streamed said $(cat "$SCRATCH/p-err"), whole $(cat "$SCRATCH/w-err")"
+    if [ "$w_rc" -eq 0 ]; then
+        cmp -s "$SCRATCH/p-$f.ospc" "$SCRATCH/w-$f.ospc" && ok || bad "$f.anm on stdin: streamed bytes differ"
+    else
+        [ ! -e "$SCRATCH/p-$f.ospc" ] && ok || bad "$f.anm on stdin: a refused convert left OUT"
+    fi
+done
+cat "$SCRATCH/clip.anm" | "$ONESCOPE" convert - "$SCRATCH/pipe.ospc" && ok || bad "convert from a pipe"
+cmp -s "$SCRATCH/pipe.ospc" "$SCRATCH/w-clip.ospc" && ok || bad "convert from a pipe: other bytes"
+# a cache on a stream cannot be looked at first: given for an .ospc OUT, it is named in one line
+expect_exit 1 "$ONESCOPE" convert - "$SCRATCH/twice.ospc" <"$SCRATCH/w-clip.ospc"
+expect_grep "<stdin>: offset 0: content: expected an OTS .anm clip, found an OSPC pose cache" "$SCRATCH/err"
+[ "$(wc -l <"$SCRATCH/err")" -eq 1 ] && [ ! -e "$SCRATCH/twice.ospc" ] && ok || bad "a cache for a clip: not one line, or OUT left"
+# any other OUT reads the stream whole and lets the content decide, as before
+expect_exit 0 "$ONESCOPE" convert - "$SCRATCH/back.anm" <"$SCRATCH/w-clip.ospc"
+expect_exit 0 "$ONESCOPE" -q validate "$SCRATCH/back.anm"
+
 # a cache whose .anm would pass 256 MiB is refused from its size, naming the input
 python3 - "$SCRATCH/wide.ospc" <<'PY'
 import struct, sys

@@ -32,6 +32,13 @@ static onescope_format peek_format(const char *path) {
     return format;
 }
 
+/* Standard input, a pipe's name or a FIFO: read once, so never peeked. */
+static bool is_stream(const char *path) {
+    struct stat st;
+    return strcmp(path, "-") == 0 ||
+           (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+}
+
 /* The real-valued options' ranges (stated in their help): a frame rate up to a million, a unit
  * up to 1e12 metres (an astronomical unit is 1.5e11). */
 #define FPS_RANGE ((cli_real_range){0, 1e6, true})
@@ -57,8 +64,10 @@ const cli_spec cli_spec_convert = {
              "keyframes needed to give back every pose). The direction comes from IN's content;\n"
              "OUT must not carry the other extension ('-' for standard input or output).\n"
              "A bake is written frame by frame (memory does not grow with the frame range); from\n"
-             "a regular .anm file to a file OUT the clip is streamed too, its keyframes through a\n"
-             "scratch file in $TMPDIR (memory grows with the pegs, not the file). A\n"
+             "an .anm to a file OUT the clip is streamed too, its keyframes through a scratch\n"
+             "file in $TMPDIR (memory grows with the pegs, not the file); standard input or a\n"
+             "pipe is streamed so when OUT ends in .ospc (a stream cannot be looked at first,\n"
+             "so OUT names the direction; any other OUT reads it whole). A\n"
              "bake past the 256 MiB file limit is refused before anything is written, unless\n"
              "--segments (docs/pose-cache.md; not with OUT '-'); an .anm that would pass 256 MiB\n"
              "is refused from the cache's size before it is built. An .anm file is written a peg\n"
@@ -163,8 +172,11 @@ int cmd_convert(int argc, char **argv) {
         }
         return CLI_OK;
     }
-    if (!to_stdout && peeked == ONESCOPE_FORMAT_ANM) {
-        /* .anm file -> .ospc file: streamed, memory bounded by the pegs, not the file */
+    if (!to_stdout &&
+        (peeked == ONESCOPE_FORMAT_ANM || (is_stream(paths[0]) && ends_with(paths[1], ".ospc")))) {
+        /* .anm -> .ospc file: streamed, memory bounded by the pegs, not the file. A stream's
+         * first bytes cannot be looked at and given back, so there OUT's extension names the
+         * direction (docs/cli.md) */
         if ((status = direction_usage(false, paths[1], &a)) != CLI_OK) return status;
         if (onescope_ots_anm_file_to_pose_cache_file(paths[0], NULL, &bake, paths[1], &wo, NULL,
                                                      &err) != ONESCOPE_OK) {
