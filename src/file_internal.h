@@ -29,7 +29,7 @@ onescope_code onescope_os_file_read_input(const char *path, const onescope_parse
 onescope_code onescope_os_file_write_buffer(const char *path, onescope_buffer *buf,
                                             onescope_error *error);
 /* Opens path for a streamed read: OK with *fd >= 0 and *size for a regular file within the
- * options' limit (the read path's size line otherwise); OK with *fd -1 for what is read whole
+ * options' limit (the read path's size line otherwise); OK with *fd -1 for what is not one
  * (standard input, a pipe, a device, a folder: the read path says what is wrong with it). */
 onescope_code onescope_os_file_open_stream(const char *path, const onescope_parse_options *options,
                                            int *fd, uint64_t *size, onescope_error *error);
@@ -69,8 +69,8 @@ void onescope_os_file_unmap(void *map, size_t size);
 
 typedef struct onescope_os_pose_stream onescope_os_pose_stream;
 
-/* Opens path ("-", pipes and devices are read whole) and checks its head. *head gets a cache
- * holding the head (texts, entities) and its first frame only; *frames the file's real frame
+/* Opens path ("-", pipes and devices spooled to a scratch file) and checks its head. *head gets a
+ * cache holding the head (texts, entities) and its first frame only; *frames the file's real frame
  * count. Every byte goes through the parser's push validator as it is read, so the verdict,
  * offset and message are the parser's. */
 onescope_code onescope_os_pose_stream_open(const char *path, const onescope_parse_options *options,
@@ -222,5 +222,14 @@ uint64_t onescope_os_scratch_size(const onescope_os_scratch *s);
 onescope_code onescope_os_scratch_read(onescope_os_scratch *s, uint64_t offset, void *data,
                                        size_t n, onescope_error *error);
 void onescope_os_scratch_free(onescope_os_scratch *s);
+
+/* A stream (standard input, a pipe, a device) copied into a scratch file as it comes, under
+ * the chunked reader's rules (the limit counted as the bytes arrive, a folder refused), then
+ * handed back as a descriptor at offset 0 and its size: a verify or a frame reader then reads
+ * it as it reads a regular file, in the same memory, at the cost of its size in $TMPDIR.
+ * *out owns the descriptor (onescope_os_scratch_free closes it). */
+onescope_code onescope_os_file_spool(const char *path, const char *name, size_t limit,
+                                     const onescope_allocator *a, onescope_os_scratch **out,
+                                     int *fd, uint64_t *size, onescope_error *error);
 
 #endif

@@ -282,3 +282,39 @@ onescope_code onescope_os_scratch_read(onescope_os_scratch *s, uint64_t offset, 
     }
     return ONESCOPE_OK;
 }
+
+/* ---- a stream spooled ---- */
+
+onescope_code onescope_os_file_spool(const char *path, const char *name, size_t limit,
+                                     const onescope_allocator *a, onescope_os_scratch **out,
+                                     int *fd, uint64_t *size, onescope_error *error) {
+    onescope_error local; /* the loop reads the code of the error it fills */
+    if (error == NULL) error = &local;
+    *out = NULL;
+    *fd = -1;
+    *size = 0;
+    onescope_os_file_chunks *c;
+    const uint8_t *p;
+    size_t n;
+    OS_TRY(onescope_os_file_chunks_open(path, name, limit, a, &c, &p, &n, error));
+    onescope_os_scratch *s = NULL;
+    onescope_code rc = onescope_os_scratch_open(name, a, &s, error);
+    while (rc == ONESCOPE_OK && n > 0) {
+        rc = onescope_os_scratch_append(s, p, n, error);
+        if (rc == ONESCOPE_OK && !onescope_os_file_chunks_more(c, &p, &n, error)) rc = error->code;
+    }
+    onescope_os_file_chunks_free(c);
+    if (rc == ONESCOPE_OK) rc = onescope_os_scratch_flush(s, error);
+    if (rc == ONESCOPE_OK && lseek(s->fd, 0, SEEK_SET) != 0)
+        rc = onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL,
+                              "cannot read the scratch file in %s: %s", OS_ECHO(s->dir),
+                              strerror(errno));
+    if (rc != ONESCOPE_OK) {
+        onescope_os_scratch_free(s);
+        return rc;
+    }
+    *out = s;
+    *fd = s->fd;
+    *size = s->size;
+    return ONESCOPE_OK;
+}

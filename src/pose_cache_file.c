@@ -65,13 +65,14 @@ onescope_code onescope_pose_cache_map(const char *path, const onescope_parse_opt
  * A regular file is read through one buffer of at least 1 MiB (or one frame, when a frame is
  * larger) and every byte goes through the OSPC push validator as it arrives; the head is
  * parsed by the parser itself from its own bytes plus the first frame, with the frame count
- * set to 1 in that copy. Other inputs are read whole and served from memory. */
+ * set to 1 in that copy. A stream is spooled to a scratch file first and read the same way. */
 
 struct onescope_os_pose_stream {
     const onescope_allocator *allocator;
     const char *name;
-    int fd;                        /* -1: whole (cache holds every frame) */
-    onescope_os_ospc_check *check; /* NULL when whole */
+    int fd;
+    onescope_os_scratch *spool; /* a stream's copy, which owns fd */
+    onescope_os_ospc_check *check;
     onescope_pose_cache *cache;
     uint32_t frames, next;
     size_t frame_bytes;
@@ -84,7 +85,10 @@ struct onescope_os_pose_stream {
 
 void onescope_os_pose_stream_free(onescope_os_pose_stream *s) {
     if (s == NULL) return;
-    if (s->fd >= 0) close(s->fd);
+    if (s->spool != NULL)
+        onescope_os_scratch_free(s->spool); /* which closes the descriptor */
+    else if (s->fd >= 0)
+        close(s->fd);
     onescope_os_ospc_check_free(s->check);
     onescope_pose_cache_free(s->cache);
     onescope_os_free(s->allocator, s->buf);
@@ -175,10 +179,10 @@ onescope_code onescope_os_pose_stream_open(const char *path, const onescope_pars
     int fd;
     uint64_t size;
     onescope_code rc = onescope_os_file_open_stream(path, options, &fd, &size, &s->error);
-    if (rc == ONESCOPE_OK && fd < 0) {
-        rc = onescope_pose_cache_read_file(path, options, &s->cache, &s->error);
-        if (rc == ONESCOPE_OK) s->frames = s->cache->frame_count;
-    } else if (rc == ONESCOPE_OK) {
+    if (rc == ONESCOPE_OK && fd < 0) /* a stream: read as a file once spooled */
+        rc = onescope_os_file_spool(path, s->name, onescope_os_input_limit(options), a, &s->spool,
+                                    &fd, &size, &s->error);
+    if (rc == ONESCOPE_OK) {
         s->fd = fd;
         s->total = (size_t)size;
         rc = onescope_os_ospc_check_begin(s->total, s->name, options, &s->check, &s->error);
@@ -207,10 +211,7 @@ onescope_code onescope_os_pose_stream_next(onescope_os_pose_stream *s, onescope_
     if (s->rc == ONESCOPE_OK && s->next >= s->frames)
         s->rc = onescope_os_fail(&s->error, ONESCOPE_E_ARGUMENT, s->name, OS_NO_OFFSET, NULL, NULL,
                                  "no frame past the last");
-    if (s->rc == ONESCOPE_OK && s->fd < 0) {
-        memcpy(out, s->cache->poses + (size_t)s->next * s->cache->entity_count,
-               s->cache->entity_count * sizeof *out);
-    } else if (s->rc == ONESCOPE_OK) {
+    if (s->rc == ONESCOPE_OK) {
         while (s->rc == ONESCOPE_OK && s->len - s->pos < s->frame_bytes) {
             memmove(s->buf, s->buf + s->pos, s->len - s->pos);
             s->len -= s->pos;
@@ -241,13 +242,13 @@ onescope_code onescope_os_pose_stream_next(onescope_os_pose_stream *s, onescope_
 }
 
 onescope_code onescope_os_pose_stream_finish(onescope_os_pose_stream *s, onescope_error *error) {
-    while (s->rc == ONESCOPE_OK && s->fd >= 0 && s->fed < s->total) {
+    while (s->rc == ONESCOPE_OK && s->fed < s->total) {
         s->pos = s->len = 0; /* the frames not taken are only checked */
         size_t got;
         s->rc = stream_fill(s, &got);
         if (s->rc == ONESCOPE_OK && got == 0) break;
     }
-    if (s->rc == ONESCOPE_OK && s->fd >= 0) s->rc = onescope_os_ospc_check_end(s->check, &s->error);
+    if (s->rc == ONESCOPE_OK) s->rc = onescope_os_ospc_check_end(s->check, &s->error);
     if (s->rc != ONESCOPE_OK && error != NULL) *error = s->error;
     return s->rc;
 }

@@ -193,19 +193,21 @@ onescope_code onescope_recording_verify_file(const char *path, const onescope_mo
     if (path == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_recording_verify_file",
                                 OS_NO_OFFSET, "path", "non-NULL", NULL);
+    /* standard input, a pipe: spooled to a scratch file, then verified as a file is */
     int fd;
     uint64_t size;
+    onescope_os_scratch *spool = NULL;
+    const char *name = onescope_os_input_name(path);
     onescope_code rc = onescope_os_file_open_stream(path, options, &fd, &size, error);
-    if (rc == ONESCOPE_OK && fd >= 0) {
-        rc = verify_recording_stream(fd, size, path, module, options, result, error);
-    } else if (rc == ONESCOPE_OK) { /* standard input, a pipe: the one read path and the parser */
-        onescope_recording *r = NULL;
-        rc = onescope_recording_read_file(path, options, &r, error);
-        if (rc == ONESCOPE_OK)
-            rc = onescope_recording_verify(r, module, options != NULL ? options->allocator : NULL,
-                                           result, onescope_os_input_name(path), error);
-        onescope_recording_free(r);
-    }
-    if (fd >= 0) close(fd);
+    if (rc == ONESCOPE_OK && fd < 0)
+        rc = onescope_os_file_spool(path, name, onescope_os_input_limit(options),
+                                    options != NULL ? options->allocator : NULL, &spool, &fd, &size,
+                                    error);
+    if (rc == ONESCOPE_OK)
+        rc = verify_recording_stream(fd, size, name, module, options, result, error);
+    if (spool != NULL)
+        onescope_os_scratch_free(spool);
+    else if (fd >= 0)
+        close(fd);
     return rc;
 }

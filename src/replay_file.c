@@ -38,8 +38,9 @@ onescope_code onescope_replay_write_file(const onescope_replay *r, const char *p
  * First the file is validated through the push validator (so a bad file gets the parser's
  * error, whatever a run would have found first), then the run reads the rows and the step
  * inputs through two cursors over the same descriptor: rows sit before the inputs, and both
- * advance together, one row per step. Standard input, pipes and devices go the whole-file
- * way: the one read path, then the parser. */
+ * advance together, one row per step. Standard input, pipes and devices are spooled to a
+ * scratch file first and then read the same way (src/file_stream.c), so a stream verifies in
+ * the memory a file takes. */
 
 #define ROWS_BUFFER ((size_t)64 << 10)
 
@@ -67,10 +68,11 @@ static onescope_code file_input(void *user, uint32_t index, const uint8_t **data
     return onescope_os_cursor_take(&s->inputs, *size, data, error);
 }
 
-/* A regular file, validated: its descriptor, the read buffer (*raw to free) and the check
- * that holds its head. *fd -1 and OK: not a regular file (read it whole). */
+/* The file validated: its descriptor (a stream's spooled copy: then spool owns it), the read
+ * buffer (*raw to free) and the check that holds its head. */
 typedef struct checked_file {
     int fd;
+    onescope_os_scratch *spool;
     uint8_t *buf;
     void *raw;
     onescope_os_ostm_check *check;
@@ -79,22 +81,28 @@ typedef struct checked_file {
 static void checked_close(checked_file *f, const onescope_allocator *a) {
     onescope_os_ostm_check_free(f->check);
     onescope_os_free(a, f->raw);
-    if (f->fd >= 0) close(f->fd);
+    if (f->spool != NULL)
+        onescope_os_scratch_free(f->spool);
+    else if (f->fd >= 0)
+        close(f->fd);
 }
 
 static onescope_code checked_open(const char *path, const onescope_parse_options *options,
                                   checked_file *f, onescope_error *error) {
     memset(f, 0, sizeof *f);
+    const onescope_allocator *a = options != NULL ? options->allocator : NULL;
+    const char *name = onescope_os_input_name(path);
     uint64_t size;
     OS_TRY(onescope_os_file_open_stream(path, options, &f->fd, &size, error));
-    if (f->fd < 0) return ONESCOPE_OK;
-    f->buf = onescope_os_read_buffer(options != NULL ? options->allocator : NULL,
-                                     ONESCOPE_OS_READ_BUFFER, &f->raw);
+    if (f->fd < 0)
+        OS_TRY(onescope_os_file_spool(path, name, onescope_os_input_limit(options), a, &f->spool,
+                                      &f->fd, &size, error));
+    f->buf = onescope_os_read_buffer(a, ONESCOPE_OS_READ_BUFFER, &f->raw);
     if (f->buf == NULL)
-        return onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
                                 "cannot allocate %zu bytes", ONESCOPE_OS_READ_BUFFER);
     void *kept = NULL;
-    onescope_code rc = onescope_os_file_push(&onescope_os_ostm_push, f->fd, f->buf, size, path,
+    onescope_code rc = onescope_os_file_push(&onescope_os_ostm_push, f->fd, f->buf, size, name,
                                              options, &kept, error);
     f->check = kept;
     return rc;
@@ -126,28 +134,23 @@ onescope_code onescope_replay_verify_file(const char *path, const onescope_parse
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_replay_verify_file",
                                 OS_NO_OFFSET, "path", "non-NULL", NULL);
     const onescope_allocator *a = options != NULL ? options->allocator : NULL;
+    const char *name = onescope_os_input_name(path);
     checked_file f;
     onescope_code rc = checked_open(path, options, &f, error);
-    if (rc == ONESCOPE_OK && f.fd < 0) {
-        onescope_replay *r = NULL;
-        rc = onescope_replay_read_file(path, options, &r, error);
-        if (rc == ONESCOPE_OK)
-            rc = onescope_replay_verify(r, a, result, onescope_os_input_name(path), error);
-        onescope_replay_free(r);
-    } else if (rc == ONESCOPE_OK) {
+    if (rc == ONESCOPE_OK) {
         void *rows_raw = NULL;
         uint8_t *rows = onescope_os_read_buffer(a, ROWS_BUFFER, &rows_raw);
         const uint8_t *snapshot;
         const onescope_os_ostm_head *h = onescope_os_ostm_check_head(f.check, &snapshot);
         if (rows == NULL) {
-            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, path, OS_NO_OFFSET, NULL, NULL,
+            rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
                                   "cannot allocate %zu bytes", ROWS_BUFFER);
         } else {
             file_source s = {
-                onescope_os_cursor_at(f.fd, rows, ROWS_BUFFER, h->rows_at, path),
-                onescope_os_cursor_at(f.fd, f.buf, ONESCOPE_OS_READ_BUFFER, h->inputs_at, path)};
+                onescope_os_cursor_at(f.fd, rows, ROWS_BUFFER, h->rows_at, name),
+                onescope_os_cursor_at(f.fd, f.buf, ONESCOPE_OS_READ_BUFFER, h->inputs_at, name)};
             onescope_os_replay_source source = {file_row, file_input, &s};
-            rc = onescope_os_replay_verify_source(h, snapshot, &source, a, result, path, error);
+            rc = onescope_os_replay_verify_source(h, snapshot, &source, a, result, name, error);
         }
         onescope_os_free(a, rows_raw);
     }
@@ -167,26 +170,14 @@ onescope_code onescope_replay_step_input_file(const char *path,
     const char *name = onescope_os_input_name(path);
     checked_file f;
     onescope_code rc = checked_open(path, options, &f, error);
-    if (rc == ONESCOPE_OK && f.fd < 0) {
-        onescope_replay *r = NULL;
-        rc = onescope_replay_read_file(path, options, &r, error);
-        const uint8_t *data = NULL;
-        size_t size = 0;
-        if (rc == ONESCOPE_OK && onescope_replay_step_input(r, index, &data, &size) != ONESCOPE_OK)
-            rc = no_step(index, onescope_replay_step_count(r), name, error);
-        if (rc == ONESCOPE_OK) {
-            if (setup != NULL) *setup = onescope_replay_setup(r);
-            rc = input_copy(data, size, a, input, name, error);
-        }
-        onescope_replay_free(r);
-    } else if (rc == ONESCOPE_OK) {
+    if (rc == ONESCOPE_OK) {
         const uint8_t *snapshot;
         const onescope_os_ostm_head *h = onescope_os_ostm_check_head(f.check, &snapshot);
         if (setup != NULL) *setup = h->setup;
         if (index >= h->step_count) rc = no_step(index, h->step_count, name, error);
         /* the validated inputs, walked one length at a time through the buffer */
         file_source s;
-        s.inputs = onescope_os_cursor_at(f.fd, f.buf, ONESCOPE_OS_READ_BUFFER, h->inputs_at, path);
+        s.inputs = onescope_os_cursor_at(f.fd, f.buf, ONESCOPE_OS_READ_BUFFER, h->inputs_at, name);
         const uint8_t *data = NULL;
         size_t size = 0;
         for (uint32_t i = 0; rc == ONESCOPE_OK && i <= index; i++)

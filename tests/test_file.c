@@ -107,30 +107,6 @@ static onescope_code read_pipe(size_t size, size_t limit, onescope_buffer *buf,
     return with_pipe_stdin(size, pipe_read_call, &p);
 }
 
-/* An allocator that keeps the largest block asked for and the most bytes live at once. */
-typedef struct byte_count {
-    onescope_allocator allocator;
-    size_t largest, live, peak;
-} byte_count;
-
-static void *count_alloc(void *user, size_t size) {
-    byte_count *b = user;
-    size_t *p = malloc(sizeof(size_t) + size);
-    if (p == NULL) return NULL;
-    *p = size;
-    if (size > b->largest) b->largest = size;
-    b->live += size;
-    if (b->live > b->peak) b->peak = b->live;
-    return p + 1;
-}
-
-static void count_free(void *user, void *ptr) {
-    byte_count *b = user;
-    size_t *p = (size_t *)ptr - 1;
-    b->live -= *p;
-    free(p);
-}
-
 typedef struct counted_read {
     onescope_parse_options options;
     onescope_error err;
@@ -154,8 +130,8 @@ static void test_read_pipe_memory(void **state) {
     const size_t limit = 128 * 1024;
     size_t sizes[] = {limit + 1, limit, 4 * limit};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        byte_count b = {{count_alloc, count_free, NULL}, 0, 0, 0};
-        b.allocator.user = &b;
+        test_byte_count b;
+        test_byte_count_init(&b);
         counted_read r;
         memset(&r, 0, sizeof r);
         r.options.max_input_bytes = limit;
@@ -175,8 +151,8 @@ static void test_read_pipe_memory(void **state) {
         assert_int_equal(b.live, 0);
     }
     /* A limit below the first buffer's size: one buffer of limit + 1 bytes, no growth. */
-    byte_count b = {{count_alloc, count_free, NULL}, 0, 0, 0};
-    b.allocator.user = &b;
+    test_byte_count b;
+    test_byte_count_init(&b);
     counted_read r;
     memset(&r, 0, sizeof r);
     r.options.max_input_bytes = 1000;

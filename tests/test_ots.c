@@ -2922,33 +2922,10 @@ static void anm_file_failure_leaves_nothing(void **state) {
 }
 
 /* Memory: one peg's keyframes and the fixed buffer, whatever the frames. */
-typedef struct peak_count {
-    onescope_allocator allocator;
-    size_t live, peak;
-} peak_count;
-
-static void *peak_alloc(void *user, size_t size) {
-    peak_count *b = user;
-    size_t *p = malloc(sizeof(size_t) + size);
-    if (p == NULL) return NULL;
-    *p = size;
-    b->live += size;
-    if (b->live > b->peak) b->peak = b->live;
-    return p + 1;
-}
-
-static void peak_free(void *user, void *ptr) {
-    if (ptr == NULL) return;
-    peak_count *b = user;
-    size_t *p = (size_t *)ptr - 1;
-    b->live -= *p;
-    free(p);
-}
-
 /* The most bytes the file call holds at once beyond the cache, for ne x nf frames. */
 static size_t anm_file_peak(uint32_t ne, uint32_t nf, bool all) {
-    peak_count b = {{peak_alloc, peak_free, NULL}, 0, 0};
-    b.allocator.user = &b;
+    test_byte_count b;
+    test_byte_count_init(&b);
     onescope_pose_cache *pc = anm_file_cache(ne, nf, 1, &b.allocator);
     assert_non_null(pc);
     size_t before = b.live;
@@ -3003,8 +2980,8 @@ static void still_entity_memory_follows_keys(void **state) {
     const uint32_t frames[2] = {50000, 200000};
     for (int k = 0; k < 2; k++) {
         for (int to_file = 0; to_file < 2; to_file++) {
-            peak_count b = {{peak_alloc, peak_free, NULL}, 0, 0};
-            b.allocator.user = &b;
+            test_byte_count b;
+            test_byte_count_init(&b);
             onescope_pose_cache *pc = still_cache(frames[k], &b.allocator);
             assert_non_null(pc);
             size_t before = b.live;

@@ -3,6 +3,7 @@
  * verified green and red (a planted divergence named at its step), refused for another module,
  * an input the module refuses reported at its file offset, the container's errors at their
  * offsets, recovery of a killed recording, and allocation failures. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2347,6 +2348,28 @@ static void verify_file_equals_whole(const char *p, const onescope_module *m) {
         assert_int_equal(a.first_row, b.first_row);
         assert_int_equal(a.expected, b.expected);
         assert_int_equal(a.actual, b.actual);
+    }
+    /* standard input, spooled to a scratch file and read as the file: the same, named so */
+    int saved = dup(STDIN_FILENO), fd = open(p, O_RDONLY);
+    assert_true(saved >= 0 && fd >= 0);
+    assert_int_equal(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+    close(fd);
+    memset(&eb, 0, sizeof eb);
+    rb = onescope_recording_verify_file("-", m, NULL, &b, &eb);
+    assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+    close(saved);
+    assert_int_equal(rb, ra);
+    if (ra != ONESCOPE_OK) {
+        assert_string_equal(eb.input, "<stdin>");
+        snprintf(eb.input, sizeof eb.input, "%s", ea.input);
+        char la[1024];
+        snprintf(la, sizeof la, "%s", line_of(&ea));
+        assert_string_equal(line_of(&eb), la);
+    }
+    if (ra == ONESCOPE_OK || ra == ONESCOPE_E_MISMATCH) {
+        assert_int_equal(a.matched, b.matched);
+        assert_int_equal(a.rows_checked, b.rows_checked);
+        assert_int_equal(a.first_row, b.first_row);
     }
 }
 

@@ -29,6 +29,32 @@ void test_alloc_init(test_alloc *t, long fail_at) {
     t->live = 0;
 }
 
+static void *count_alloc(void *user, size_t size) {
+    test_byte_count *b = user;
+    size_t *p = malloc(sizeof(size_t) + size);
+    if (p == NULL) return NULL;
+    *p = size;
+    if (size > b->largest) b->largest = size;
+    b->live += size;
+    if (b->live > b->peak) b->peak = b->live;
+    return p + 1;
+}
+
+static void count_free(void *user, void *ptr) {
+    if (ptr == NULL) return;
+    test_byte_count *b = user;
+    size_t *p = (size_t *)ptr - 1;
+    b->live -= *p;
+    free(p);
+}
+
+void test_byte_count_init(test_byte_count *b) {
+    memset(b, 0, sizeof *b);
+    b->allocator.alloc = count_alloc;
+    b->allocator.free = count_free;
+    b->allocator.user = b;
+}
+
 long test_alloc_walk_at(test_alloc_fn fn, void *ctx, int may_recover, const char *what,
                         const char *file, int line) {
     for (long n = 1; n < 1000000; n++) {

@@ -21,6 +21,15 @@ typedef struct test_alloc {
 
 void test_alloc_init(test_alloc *t, long fail_at);
 
+/* An allocator that keeps the largest block asked for and the most bytes live at once (a
+ * memory bound checked as a number of bytes, never as a time). */
+typedef struct test_byte_count {
+    onescope_allocator allocator;
+    size_t largest, live, peak;
+} test_byte_count;
+
+void test_byte_count_init(test_byte_count *b);
+
 /* The allocation-failure walk (zstd FUZ_mallocTests): calls fn(allocator, ctx) with the
  * Nth allocation refused, for N = 1, 2, ... until a call makes fewer than N allocations
  * and so runs with none refused. fn must free everything it got before returning. Each

@@ -244,9 +244,11 @@ static void test_validate_file_matches_read_path(void **state) {
 
 /* onescope_file_validate of the bytes d coming through a pipe, written by a child `step`
  * bytes a write (1: a byte at a time), read as /dev/fd/N or, with as_stdin, as "-". */
-static onescope_code pipe_validate(const uint8_t *d, size_t n, size_t step, bool as_stdin,
-                                   const onescope_parse_options *o, onescope_format *f,
-                                   onescope_error *e) {
+/* fn(path, ctx) over d written into a pipe by a child, step bytes a write: path is "-" with
+ * the pipe as standard input (as_stdin), else the pipe's /dev/fd name. */
+typedef onescope_code pipe_fn(const char *path, void *ctx);
+static onescope_code through_pipe(const uint8_t *d, size_t n, size_t step, bool as_stdin,
+                                  pipe_fn *fn, void *ctx) {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     pid_t pid = fork();
@@ -268,18 +270,36 @@ static onescope_code pipe_validate(const uint8_t *d, size_t n, size_t step, bool
         int saved = dup(STDIN_FILENO);
         assert_true(saved >= 0);
         assert_int_equal(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
-        rc = onescope_file_validate("-", o, f, e);
+        rc = fn("-", ctx);
         assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
         close(saved);
     } else {
         char path[32];
         snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
-        rc = onescope_file_validate(path, o, f, e);
+        rc = fn(path, ctx);
     }
     close(fds[0]);
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     return rc;
+}
+
+typedef struct validate_call {
+    const onescope_parse_options *o;
+    onescope_format *f;
+    onescope_error *e;
+} validate_call;
+
+static onescope_code validate_call_fn(const char *path, void *ctx) {
+    validate_call *c = ctx;
+    return onescope_file_validate(path, c->o, c->f, c->e);
+}
+
+static onescope_code pipe_validate(const uint8_t *d, size_t n, size_t step, bool as_stdin,
+                                   const onescope_parse_options *o, onescope_format *f,
+                                   onescope_error *e) {
+    validate_call c = {o, f, e};
+    return through_pipe(d, n, step, as_stdin, validate_call_fn, &c);
 }
 
 /* The error without its input name, as one line. */
@@ -759,6 +779,41 @@ static void test_ostm_validate_edges(void **state) {
 
 /* onescope_replay_verify_file against read_file + onescope_replay_verify: code, line and
  * result. */
+typedef struct verify_call {
+    const onescope_parse_options *o;
+    onescope_verify_result *v;
+    onescope_error *e;
+} verify_call;
+
+static onescope_code verify_call_fn(const char *path, void *ctx) {
+    verify_call *c = ctx;
+    return onescope_replay_verify_file(path, c->o, c->v, c->e);
+}
+
+/* The file's verdict (want, *v and *e as the file gave them) from a pipe and from standard
+ * input, which are spooled to a scratch file: the same code, result and line, names aside. */
+static void verify_pipe_same(const char *path, onescope_code want, const onescope_verify_result *v,
+                             const onescope_error *e) {
+    size_t n;
+    uint8_t *d = slurp(path, &n);
+    char a[1024] = "", b[1024] = "";
+    if (want != ONESCOPE_OK) unnamed_line(e, a, sizeof a);
+    for (int as_stdin = 0; as_stdin < 2; as_stdin++) {
+        onescope_verify_result got;
+        onescope_error ge;
+        verify_call c = {NULL, &got, &ge};
+        onescope_code rc = through_pipe(d, n, 4093, as_stdin, verify_call_fn, &c);
+        b[0] = '\0';
+        if (rc != ONESCOPE_OK) unnamed_line(&ge, b, sizeof b);
+        if (rc != want || strcmp(a, b) != 0 || memcmp(v, &got, sizeof got) != 0) {
+            print_error("%s from %s:\n file: %d %s\n pipe: %d %s\n", path,
+                        as_stdin ? "stdin" : "a pipe", want, a, rc, b);
+            fail();
+        }
+    }
+    free(d);
+}
+
 static void verify_same(const char *path) {
     char a[1024] = "", b[1024] = "";
     onescope_error e;
@@ -779,6 +834,7 @@ static void verify_same(const char *path) {
         print_error("%s:\n whole:  %d %s\n stream: %d %s\n", path, wrc, a, grc, b);
         fail();
     }
+    verify_pipe_same(path, grc, &got, &e);
 }
 
 static void verify_cuts(const char *path) {
@@ -844,6 +900,56 @@ static void test_verify_file_matches_read_path(void **state) {
         ONESCOPE_OK);
     assert_true(v.matched);
     assert_int_equal(v.rows_checked, 601);
+}
+
+/* A replay of many empty steps and all-zero hash rows (the first is wrong): a verify must
+ * read the whole file (validation first) and then fails at row 0. */
+static uint8_t *zero_steps(uint32_t steps, size_t *n) {
+    *n = 22 + 8 * ((size_t)steps + 1) + 2 * (size_t)steps;
+    uint8_t *d = calloc(1, *n);
+    assert_non_null(d);
+    /* version 1, hash rows; a setup of 6 bytes: 3D, one body, seed 1; then the step count */
+    const uint8_t head[18] = {'O', 'S', 'T', 'M', 1, 0, 1, 0, 6, 0, 0, 0, 3, 1, 1, 0, 0, 0};
+    memcpy(d, head, sizeof head);
+    onescope_os_put_u32(d + 18, steps);
+    return d;
+}
+
+static void test_verify_pipe_memory(void **state) {
+    (void)state;
+    size_t n;
+    uint8_t *d = zero_steps(1u << 20, &n); /* 10 MiB */
+    char path[96];
+    snprintf(path, sizeof path, "%s/zero.ostm", scratch);
+    test_write_file(path, d, n);
+    test_byte_count b;
+    test_byte_count_init(&b);
+    onescope_parse_options o = onescope_parse_options_default();
+    o.allocator = &b.allocator;
+    onescope_verify_result v;
+    onescope_error e;
+    /* the file first: a file's memory is fixed, and so is a pipe's, spooled */
+    assert_int_equal(onescope_replay_verify_file(path, &o, &v, &e), ONESCOPE_E_MISMATCH);
+    size_t file_peak = b.peak;
+    verify_call c = {&o, &v, &e};
+    for (int as_stdin = 0; as_stdin < 2; as_stdin++) {
+        test_byte_count_init(&b);
+        assert_int_equal(through_pipe(d, n, 65536, as_stdin, verify_call_fn, &c),
+                         ONESCOPE_E_MISMATCH);
+        assert_int_equal(v.first_row, 0);
+        assert_int_equal(b.live, 0);
+        print_message("verify of %zu bytes: peak %zu bytes from a file, %zu from %s\n", n,
+                      file_peak, b.peak, as_stdin ? "stdin" : "a pipe");
+        assert_true(b.peak < file_peak + (1u << 20)); /* the spool's own buffers */
+        assert_true(b.peak < n / 3);
+    }
+    /* what it took before: the stream read whole */
+    test_byte_count_init(&b);
+    onescope_replay *r;
+    assert_int_equal(onescope_replay_read_file(path, &o, &r, &e), ONESCOPE_OK);
+    assert_true(b.peak >= n);
+    onescope_replay_free(r);
+    free(d);
 }
 
 static onescope_code verify_with(const onescope_allocator *a, void *ctx) {
@@ -1136,6 +1242,7 @@ int main(void) {
         cmocka_unit_test(test_ostm_validate_edges),
         cmocka_unit_test(test_verify_file_matches_read_path),
         cmocka_unit_test(test_verify_alloc_failures),
+        cmocka_unit_test(test_verify_pipe_memory),
         cmocka_unit_test(test_recording_push_matches_parser),
         cmocka_unit_test(test_codecs_match_their_parsers),
     };
