@@ -14,6 +14,7 @@
 
 #include "file_internal.h"
 #include "internal.h"
+#include "onescope/file.h"
 #include "onescope/format.h"
 
 /* One chunk: the format detection's bytes fit the first one. */
@@ -316,5 +317,21 @@ onescope_code onescope_os_file_spool(const char *path, const char *name, size_t 
     *out = s;
     *fd = s->fd;
     *size = s->size;
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_file_spool(const char *path, const onescope_parse_options *options, int *fd,
+                                  onescope_error *error) {
+    if (fd != NULL) *fd = -1;
+    if (path == NULL || fd == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_file_spool", OS_NO_OFFSET,
+                                NULL, NULL, "path and fd must not be NULL");
+    onescope_os_scratch *s;
+    uint64_t size;
+    OS_TRY(onescope_os_file_spool(
+        path, strcmp(path, "-") == 0 ? "<stdin>" : path, onescope_os_input_limit(options),
+        options != NULL ? options->allocator : NULL, &s, fd, &size, error));
+    s->fd = -1; /* the caller's now */
+    onescope_os_scratch_free(s);
     return ONESCOPE_OK;
 }

@@ -37,6 +37,7 @@ CALL(onescope_module_check_run, NULL, NULL, 0, NULL, NULL, NULL, e)
 CALL(onescope_file_read, NULL, 0, NULL, NULL, e)
 CALL(onescope_file_write, "x", NULL, 5, e)
 CALL(onescope_file_validate, NULL, NULL, NULL, e)
+CALL(onescope_file_spool, NULL, NULL, NULL, e)
 /* ---- ghost.h ---- */
 CALL(onescope_ghost_create, NULL, NULL, NULL, NULL, e)
 CALL(onescope_ghost_recording_create, NULL, NULL, NULL, NULL, NULL, e)
@@ -212,6 +213,7 @@ static const contract_row rows[] = {
     ROW(onescope_soa_world_poses),
     ROW(onescope_file_write),
     ROW(onescope_file_validate),
+    ROW(onescope_file_spool),
     ROW(onescope_ghost_create),
     ROW(onescope_ghost_recording_create),
     ROW(onescope_ghost_recording_write),

@@ -37,6 +37,17 @@ ONESCOPE_API onescope_code onescope_file_validate(const char *path,
                                                   const onescope_parse_options *options,
                                                   onescope_format *format, onescope_error *error);
 
+/* Copies an input ("-" is standard input; a pipe, a FIFO or a device too) into an unnamed
+ * scratch file in $TMPDIR (else /tmp) and returns a descriptor of it at offset 0 in *fd, for
+ * a caller that must look at a stream before choosing how to read it, or read it twice: the
+ * copy is a regular file, so every _file call streams it when given "/dev/fd/N". The input
+ * limit of options (0: ONESCOPE_MAX_INPUT_BYTES) is counted as the bytes arrive, with
+ * onescope_file_read's verdicts and lines; the copy takes the input's size on disk, never in
+ * memory. The file is gone when *fd is closed or the process ends. *fd is -1 on failure. */
+ONESCOPE_API onescope_code onescope_file_spool(const char *path,
+                                               const onescope_parse_options *options, int *fd,
+                                               onescope_error *error);
+
 /* true when both paths name the same existing file (same device and inode). */
 ONESCOPE_API bool onescope_file_same(const char *a, const char *b);
 

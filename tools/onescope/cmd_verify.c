@@ -64,7 +64,7 @@ typedef struct verify_item {
     onescope_op ops[MAX_SHOWN_OPS];
     char step_text[512]; /* a module recording's differing step, as its module describes it */
     bool recording;      /* a module recording (OSTM v2): diff does not read those yet */
-    bool read_once;      /* standard input or a pipe: read whole, once */
+    char src[32];        /* a stream's spooled copy, "/dev/fd/N", read in its place */
     /* a module recording's mismatch, from its entity rows (docs/recording.md) */
     bool entity_rows;                            /* the file has them */
     bool explained;                              /* and they were compared at the row */
@@ -83,6 +83,11 @@ typedef struct verify_item {
     int err;        /* errno for PATH_UNLISTABLE */
 } verify_item;
 
+/* What to open for an item: its path, or a stream's copy. */
+static const char *source(const verify_item *it) {
+    return it->src[0] != '\0' ? it->src : it->path;
+}
+
 typedef struct verify_queue {
     verify_item *items;
     size_t count;
@@ -97,7 +102,8 @@ static void read_step_ops(verify_item *it, uint32_t index) {
     onescope_error err;
     onescope_sim_setup setup;
     onescope_buffer input;
-    if (onescope_replay_step_input_file(it->path, NULL, index, &setup, &input, &err) != ONESCOPE_OK)
+    if (onescope_replay_step_input_file(source(it), NULL, index, &setup, &input, &err) !=
+        ONESCOPE_OK)
         return;
     onescope_op_reader rd;
     onescope_op op;
@@ -280,17 +286,17 @@ static onescope_code verify_recording(verify_item *it, onescope_error *err) {
     const char *name = cli_input_name(it->path);
     uint8_t head[ONESCOPE_RECORDING_PEEK_BYTES];
     char id[65], version[65];
-    FILE *f = fopen(it->path, "rb");
+    FILE *f = fopen(source(it), "rb");
     size_t n = f != NULL ? fread(head, 1, sizeof head, f) : 0;
     if (f != NULL) fclose(f);
     const onescope_module *m = NULL;
     onescope_code rc = onescope_recording_peek_module(head, n, name, id, version, err);
     if (rc == ONESCOPE_OK) rc = cli_module_for(id, version, name, &m, err);
-    if (rc == ONESCOPE_OK) rc = onescope_recording_verify_file(it->path, m, NULL, &it->v, err);
+    if (rc == ONESCOPE_OK) rc = onescope_recording_verify_file(source(it), m, NULL, &it->v, err);
     if (rc == ONESCOPE_OK) return rc;
     onescope_error whole_err;
     onescope_recording *r;
-    onescope_code read = onescope_recording_read_file(it->path, NULL, &r, &whole_err);
+    onescope_code read = onescope_recording_read_file(source(it), NULL, &r, &whole_err);
     if (read != ONESCOPE_OK) {
         *err = whole_err;
         return read;
@@ -300,45 +306,7 @@ static onescope_code verify_recording(verify_item *it, onescope_error *err) {
     return rc;
 }
 
-/* Standard input, a pipe, a device: not a regular file, so read whole, once, and told a
- * module recording from a v1 replay by its bytes (is_recording cannot look ahead there). */
-static onescope_code verify_read_once(verify_item *it, onescope_error *err) {
-    const char *name = cli_input_name(it->path);
-    onescope_buffer buf;
-    it->read_once = true;
-    onescope_code rc = onescope_file_read(it->path, 0, NULL, &buf, err);
-    if (rc != ONESCOPE_OK) return rc;
-    it->recording = onescope_format_detect(buf.data, buf.size) == ONESCOPE_FORMAT_RECORDING;
-    if (!it->recording) {
-        onescope_replay *p = NULL;
-        rc = onescope_replay_parse(buf.data, buf.size, name, NULL, &p, err);
-        if (rc == ONESCOPE_OK) rc = onescope_replay_verify(p, NULL, &it->v, name, err);
-        onescope_replay_free(p);
-        onescope_buffer_free(&buf);
-        return rc;
-    }
-    char id[65], version[65];
-    const onescope_module *m = NULL;
-    onescope_error module_err;
-    size_t peek =
-        buf.size < ONESCOPE_RECORDING_PEEK_BYTES ? buf.size : ONESCOPE_RECORDING_PEEK_BYTES;
-    onescope_code found =
-        onescope_recording_peek_module(buf.data, peek, name, id, version, &module_err);
-    if (found == ONESCOPE_OK) found = cli_module_for(id, version, name, &m, &module_err);
-    onescope_recording *r = NULL;
-    rc = onescope_recording_parse(buf.data, buf.size, name, NULL, &r, err);
-    onescope_buffer_free(&buf);
-    if (rc == ONESCOPE_OK && found != ONESCOPE_OK) { /* a broken file gets its own error first */
-        *err = module_err;
-        rc = found;
-    }
-    if (rc == ONESCOPE_OK) rc = onescope_recording_verify(r, m, NULL, &it->v, name, err);
-    if (rc != ONESCOPE_OK && r != NULL) explain_recording(it, r, m, rc);
-    onescope_recording_free(r);
-    return rc;
-}
-
-static void verify_item_run(verify_item *it) {
+static void verify_item_check(verify_item *it) {
     onescope_error err;
     memset(&it->v, 0, sizeof it->v);
     if (it->kind != PATH_FILE) {
@@ -351,12 +319,12 @@ static void verify_item_run(verify_item *it) {
                  it->kind == PATH_UNLISTABLE ? strerror(it->err) : "");
         return;
     }
-    struct stat st;
-    bool once = strcmp(it->path, "-") == 0 || (stat(it->path, &st) == 0 && !S_ISREG(st.st_mode));
-    it->recording = !once && is_recording(it->path);
-    onescope_code rc = once            ? verify_read_once(it, &err)
-                       : it->recording ? verify_recording(it, &err)
-                                       : onescope_replay_verify_file(it->path, NULL, &it->v, &err);
+    it->recording = is_recording(source(it));
+    onescope_code rc = it->recording ? verify_recording(it, &err)
+                                     : onescope_replay_verify_file(source(it), NULL, &it->v, &err);
+    /* a stream's copy is named as the input it was */
+    if (rc != ONESCOPE_OK && it->src[0] != '\0' && strcmp(err.input, it->src) == 0)
+        snprintf(err.input, sizeof err.input, "%s", cli_input_name(it->path));
     if (rc == ONESCOPE_OK && it->v.rows_checked <= 1) {
         it->status = ST_NO_STEPS;
         snprintf(it->line, sizeof it->line,
@@ -373,14 +341,35 @@ static void verify_item_run(verify_item *it) {
     if (rc == ONESCOPE_E_MISMATCH) {
         it->status = ST_MISMATCH;
         it->has_step = it->v.first_row > 0;
-        /* standard input or a pipe was read whole by the check and cannot be read again */
-        if (it->has_step && !it->read_once && !it->recording)
-            read_step_ops(it, it->v.first_row - 1);
+        if (it->has_step && !it->recording) read_step_ops(it, it->v.first_row - 1);
     } else if (rc == ONESCOPE_E_FLAGS && strncmp(err.expected, "bit 0 set", 9) == 0) {
         it->status = ST_NO_ROWS;
     } else {
         it->status = ST_INVALID;
     }
+}
+
+/* A stream (standard input, a pipe, a device) cannot be looked at and then read, nor read
+ * again to explain a mismatch: it is copied to an unnamed scratch file first (the library's
+ * spool, under the input limit) and checked as a regular file, in the same memory. */
+static void verify_item_run(verify_item *it) {
+    struct stat st;
+    bool stream = it->kind == PATH_FILE && (strcmp(it->path, "-") == 0 ||
+                                            (stat(it->path, &st) == 0 && !S_ISREG(st.st_mode)));
+    int spool = -1;
+    if (stream) {
+        onescope_error err;
+        memset(&it->v, 0, sizeof it->v);
+        if (onescope_file_spool(it->path, NULL, &spool, &err) != ONESCOPE_OK) {
+            it->status = ST_INVALID;
+            onescope_error_format(&err, it->line, sizeof it->line);
+            return;
+        }
+        snprintf(it->src, sizeof it->src, "/dev/fd/%d", spool);
+    }
+    verify_item_check(it);
+    if (spool >= 0) close(spool);
+    it->src[0] = '\0';
 }
 
 static void *worker(void *arg) {
