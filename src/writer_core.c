@@ -34,28 +34,11 @@ onescope_code onescope_os_out_feed(onescope_os_out *o, const void *data, size_t 
     return ONESCOPE_OK;
 }
 
-uint8_t *onescope_os_out_room(onescope_os_out *o, size_t n, const char *name,
-                              onescope_error *error) {
-    if (o->cap - o->used < n && onescope_os_out_drain(o, name, error) != ONESCOPE_OK) return NULL;
-    return o->buf + o->used;
-}
-
-void onescope_os_out_wrote(onescope_os_out *o, size_t n) {
-    o->used += n;
-    o->size += n;
-}
-
 onescope_code onescope_os_out_flush(onescope_os_out *o, const char *name, onescope_error *error) {
     OS_TRY(onescope_os_out_drain(o, name, error));
     if (o->flush.fsync) OS_TRY(onescope_os_file_sync_fd(o->fd, name, error));
     onescope_os_flush_done(&o->flush);
     return ONESCOPE_OK;
-}
-
-onescope_code onescope_os_out_appended(onescope_os_out *o, const char *name,
-                                       onescope_error *error) {
-    if (!onescope_os_flush_due(&o->flush)) return ONESCOPE_OK;
-    return onescope_os_out_latch(o, onescope_os_out_flush(o, name, error));
 }
 
 onescope_code onescope_os_out_refuse(const onescope_os_out *o, const char *name, const char *call,
