@@ -40,7 +40,8 @@ struct onescope_os_file_chunks {
     size_t limit;
     bool ended;
     onescope_code failed; /* an error said already (latched) */
-    uint8_t *buf;
+    uint8_t *buf;         /* on a page (onescope_os_read_buffer): read(2) copies faster */
+    void *raw;            /* what to free */
     const char *name;
 };
 
@@ -69,7 +70,7 @@ static onescope_code chunk_read(onescope_os_file_chunks *c, size_t *size, onesco
 void onescope_os_file_chunks_free(onescope_os_file_chunks *c) {
     if (c == NULL) return;
     if (c->fd >= 0 && !c->is_stdin) (void)close(c->fd);
-    onescope_os_free(c->a, c->buf);
+    onescope_os_free(c->a, c->raw);
     onescope_os_free(c->a, c);
 }
 
@@ -79,7 +80,8 @@ onescope_code onescope_os_file_chunks_open(const char *path, const char *name, s
                                            size_t *first_size, onescope_error *error) {
     *out = NULL;
     onescope_os_file_chunks *c = onescope_os_calloc(a, 1, sizeof *c);
-    uint8_t *buf = c != NULL ? onescope_os_alloc(a, CHUNK_BYTES) : NULL;
+    void *raw = NULL;
+    uint8_t *buf = c != NULL ? onescope_os_read_buffer(a, CHUNK_BYTES, &raw) : NULL;
     if (buf == NULL) {
         onescope_os_free(a, c);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
@@ -87,6 +89,7 @@ onescope_code onescope_os_file_chunks_open(const char *path, const char *name, s
     }
     c->a = a;
     c->buf = buf;
+    c->raw = raw;
     c->name = name;
     c->limit = limit;
     c->is_stdin = strcmp(path, "-") == 0;
