@@ -73,33 +73,6 @@ static void src_skip(src_reader *s, size_t n) {
     s->pos += n;
 }
 
-typedef struct sink {
-    int fd;
-    const char *name;
-    uint8_t *buf;
-    size_t cap, used;
-    onescope_code rc; /* the first write failure (error filled), then nothing more is written */
-    onescope_error *error;
-} sink;
-
-static void sink_flush(sink *k) {
-    if (k->rc == ONESCOPE_OK && k->used > 0)
-        k->rc = onescope_os_file_write_fd(k->fd, k->buf, k->used, k->name, k->error);
-    k->used = 0;
-}
-
-static void sink_put(sink *k, const void *p, size_t n) {
-    const uint8_t *b = p;
-    while (n > 0 && k->rc == ONESCOPE_OK) {
-        if (k->used == k->cap) sink_flush(k);
-        size_t m = k->cap - k->used < n ? k->cap - k->used : n;
-        memcpy(k->buf + k->used, b, m);
-        k->used += m;
-        b += m;
-        n -= m;
-    }
-}
-
 /* Reads the next record of a partial the writer or a scan has already checked. */
 static onescope_code next_record(src_reader *s, uint8_t dimensions, const uint8_t **input,
                                  uint16_t *size, uint64_t *hash, onescope_error *error) {
@@ -137,7 +110,10 @@ static onescope_code write_final(int src_fd, const char *src_name, const onescop
     memcpy(head, head_bytes, h->size);
     onescope_os_replay_head_set_steps(head, h, steps);
     src_reader s = {src_fd, src_name, NULL, DEFAULT_BUFFER, 0, 0, records_at};
-    sink k = {-1, out_path, NULL, DEFAULT_BUFFER, 0, ONESCOPE_OK, error};
+    onescope_os_out k; /* the writers' buffered output, here onto the temporary */
+    memset(&k, 0, sizeof k);
+    k.fd = -1;
+    k.cap = DEFAULT_BUFFER;
     onescope_os_target t = {NULL, false, false, 0, 0, 0};
     char *tmp = NULL;
     onescope_code rc = ONESCOPE_OK;
@@ -154,31 +130,28 @@ static onescope_code write_final(int src_fd, const char *src_name, const onescop
     if (rc != ONESCOPE_OK) goto done;
     /* A file being replaced keeps its mode and owner, from the temporary's first byte on. */
     rc = onescope_os_target_adopt(&t, k.fd, out_path, error);
-    if (rc == ONESCOPE_OK) {
-        sink_put(&k, head, h->size);
-        uint8_t row[8];
-        onescope_os_put_u64(row, row0);
-        sink_put(&k, row, 8);
-        const uint8_t *input;
-        uint16_t size;
-        uint64_t hash;
-        for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && k.rc == ONESCOPE_OK; i++) {
-            rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
-            onescope_os_put_u64(row, hash);
-            sink_put(&k, row, 8);
-        }
-        s.start = s.end = 0;
-        s.pos = records_at;
-        for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK && k.rc == ONESCOPE_OK; i++) {
-            rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
-            uint8_t len[2];
-            onescope_os_put_u16(len, size);
-            sink_put(&k, len, 2);
-            sink_put(&k, input, size);
-        }
-        sink_flush(&k);
-        if (rc == ONESCOPE_OK) rc = k.rc;
+    uint8_t row[8];
+    onescope_os_put_u64(row, row0);
+    if (rc == ONESCOPE_OK) rc = onescope_os_out_feed(&k, head, h->size, out_path, error);
+    if (rc == ONESCOPE_OK) rc = onescope_os_out_feed(&k, row, 8, out_path, error);
+    const uint8_t *input;
+    uint16_t size;
+    uint64_t hash;
+    for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK; i++) {
+        rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
+        onescope_os_put_u64(row, hash);
+        if (rc == ONESCOPE_OK) rc = onescope_os_out_feed(&k, row, 8, out_path, error);
     }
+    s.start = s.end = 0;
+    s.pos = records_at;
+    for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK; i++) {
+        rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
+        uint8_t len[2];
+        onescope_os_put_u16(len, size);
+        if (rc == ONESCOPE_OK) rc = onescope_os_out_feed(&k, len, 2, out_path, error);
+        if (rc == ONESCOPE_OK) rc = onescope_os_out_feed(&k, input, size, out_path, error);
+    }
+    if (rc == ONESCOPE_OK) rc = onescope_os_out_drain(&k, out_path, error);
     if (rc == ONESCOPE_OK)
         rc = onescope_os_file_land(k.fd, tmp, t.path, true, out_path, error);
     else
