@@ -363,6 +363,11 @@ char *onescope_os_partial_name(const char *target, const onescope_allocator *a) 
     return p;
 }
 
+bool onescope_os_partial_named(const char *name) {
+    size_t n = strlen(name), m = sizeof ONESCOPE_OS_PARTIAL_SUFFIX - 1;
+    return n > m && strcmp(name + n - m, ONESCOPE_OS_PARTIAL_SUFFIX) == 0;
+}
+
 onescope_code onescope_os_recover_names(const char *partial, const char *out_path, const char *call,
                                         const onescope_allocator *a, const char **out,
                                         char **derived, onescope_error *error) {
@@ -376,8 +381,7 @@ onescope_code onescope_os_recover_names(const char *partial, const char *out_pat
                                 "written atomically) are needed");
     if (out_path == NULL) {
         size_t n = strlen(partial), m = sizeof ONESCOPE_OS_PARTIAL_SUFFIX - 1;
-        if (n <= m || strcmp(partial + n - m, ONESCOPE_OS_PARTIAL_SUFFIX) != 0 ||
-            partial[n - m - 1] == '/')
+        if (!onescope_os_partial_named(partial) || partial[n - m - 1] == '/')
             return onescope_os_fail(
                 error, ONESCOPE_E_ARGUMENT, partial, OS_NO_OFFSET, "output name",
                 "one given, or a partial name ending in \".partial\"", "neither");

@@ -345,6 +345,8 @@ onescope_code onescope_os_recording_target(const char *path, const onescope_allo
  * UTF-8 character boundary) so it fits NAME_MAX, as a temporary's is. NULL: out of memory. */
 char *onescope_os_partial_name(const char *target, const onescope_allocator *a);
 #define ONESCOPE_OS_PARTIAL_SUFFIX ".partial"
+/* Whether name ends in the suffix with something before it: the one test of a partial's name. */
+bool onescope_os_partial_named(const char *name);
 /* What every reader says of a count that is the partial mark (both formats use 0xffffffff):
  * one line naming recover. */
 #define ONESCOPE_OS_PARTIAL_FOUND                                                                  \

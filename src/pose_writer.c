@@ -307,14 +307,6 @@ void onescope_pose_writer_free(onescope_pose_writer *w) {
 
 /* ---- recovery ---- */
 
-/* A file named PATH.partial is a recording's leftover, so a count already written in it is
- * close's (killed before the rename); under any other name a written count is a finished
- * cache, which is no partial. */
-static bool named_partial(const char *name) {
-    size_t n = strlen(name), m = sizeof ONESCOPE_OS_PARTIAL_SUFFIX - 1;
-    return n > m && strcmp(name + n - m, ONESCOPE_OS_PARTIAL_SUFFIX) == 0;
-}
-
 /* The pose values of each piece the copy hands over (whole poses: the unit is a frame). */
 typedef struct pose_check {
     const onescope_os_ospc_partial *info;
@@ -341,9 +333,12 @@ static onescope_code recover_head(int fd, const char *partial, uint64_t size,
                                     "cannot allocate %zu bytes for the head", n);
         size_t got;
         onescope_code rc = onescope_os_file_read_at(fd, 0, buf, n, &got, partial, error);
+        /* A file named PATH.partial is a recording's leftover, so a count already written in
+         * it is close's (killed before the rename); under any other name a written count is a
+         * finished cache, which is no partial. */
         if (rc == ONESCOPE_OK)
-            rc = onescope_os_ospc_partial_head(buf, got, size, partial, named_partial(partial), a,
-                                               info, error);
+            rc = onescope_os_ospc_partial_head(buf, got, size, partial,
+                                               onescope_os_partial_named(partial), a, info, error);
         onescope_os_free(a, buf);
         if (rc != ONESCOPE_E_TRUNCATED || got < n || n == size) return rc;
         n = size - n < n ? (size_t)size : 2 * n;
