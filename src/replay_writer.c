@@ -139,16 +139,18 @@ static onescope_code write_final(int src_fd, const char *src_name, const onescop
     uint64_t hash;
     for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK; i++) {
         rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
+        if (rc != ONESCOPE_OK) break;
         onescope_os_put_u64(row, hash);
-        if (rc == ONESCOPE_OK) rc = onescope_os_out_feed(&k, row, 8, out_path, error);
+        rc = onescope_os_out_feed(&k, row, 8, out_path, error);
     }
     s.start = s.end = 0;
     s.pos = records_at;
     for (uint32_t i = 0; i < steps && rc == ONESCOPE_OK; i++) {
         rc = next_record(&s, h->setup.dimensions, &input, &size, &hash, error);
+        if (rc != ONESCOPE_OK) break;
         uint8_t len[2];
         onescope_os_put_u16(len, size);
-        if (rc == ONESCOPE_OK) rc = onescope_os_out_feed(&k, len, 2, out_path, error);
+        rc = onescope_os_out_feed(&k, len, 2, out_path, error);
         if (rc == ONESCOPE_OK) rc = onescope_os_out_feed(&k, input, size, out_path, error);
     }
     if (rc == ONESCOPE_OK) rc = onescope_os_out_drain(&k, out_path, error);
