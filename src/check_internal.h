@@ -138,11 +138,17 @@ extern const onescope_os_push_ops onescope_os_ostm_push;
  * The one verify loop: onescope_replay_verify runs it over a parsed replay, src/file.c over
  * a file read through two cursors (rows and inputs). row() gives recorded row i, input() step
  * i's bytes (valid until the next call); either may fail with error filled. */
+struct onescope_world;
 typedef struct onescope_os_replay_source {
     onescope_code (*row)(void *user, uint32_t index, uint64_t *expected, onescope_error *error);
     onescope_code (*input)(void *user, uint32_t index, const uint8_t **data, size_t *size,
                            onescope_error *error);
     void *user;
+    /* Optional (module recordings with keyframes): after row index's hash matched, compares
+     * the file's keyframe table there (if one is) with the world; on a difference fills
+     * result's table_* fields and returns E_MISMATCH. */
+    onescope_code (*keyframe)(void *user, uint32_t index, const struct onescope_world *world,
+                              onescope_verify_result *result, onescope_error *error);
 } onescope_os_replay_source;
 
 onescope_code onescope_os_replay_verify_source(const onescope_os_ostm_head *head,

@@ -39,6 +39,28 @@ void onescope_os_run_at_step(onescope_error *error, const char *name, const char
     snprintf(error->input, sizeof error->input, "%s", name);
 }
 
+void onescope_os_row_text(char *out, size_t size, uint32_t row, uint64_t start_step) {
+    int n = row == 0 ? snprintf(out, size, "hash row 0 (the start world")
+                     : snprintf(out, size, "hash row %" PRIu32 " (the world after step %" PRIu32,
+                                row, row - 1);
+    size_t k = n < 0 ? 0 : (size_t)n;
+    if (start_step != 0 && k < size) /* a replay that starts mid-run: its host step too */
+        k += (size_t)snprintf(out + k, size - k, ", host step %" PRIu64,
+                              start_step + row - (row != 0));
+    if (k < size) snprintf(out + k, size - k, ")");
+}
+
+/* The verdict of a failed row, said once for every file kind: the module's error keeps its
+ * code (E_MISMATCH included) but is an error of that row, never a hash mismatch. */
+static onescope_code row_failed(onescope_verify_result *result, uint32_t row, uint64_t step,
+                                onescope_code rc) {
+    result->matched = false;
+    result->verdict = ONESCOPE_VERDICT_MODULE_ERROR;
+    result->first_row = row;
+    result->first_step = step;
+    return rc;
+}
+
 onescope_code onescope_os_run_verify(const onescope_os_run_start *s,
                                      const onescope_os_replay_source *source,
                                      const onescope_allocator *a, onescope_verify_result *result,
@@ -50,20 +72,33 @@ onescope_code onescope_os_run_verify(const onescope_os_run_start *s,
     onescope_code rc = onescope_os_run_start_world(s, a, &w, error);
     if (rc != ONESCOPE_OK) {
         onescope_os_run_at_step(error, name, s->module->id, s->start_step);
-        return rc;
+        return row_failed(result, 0, s->start_step, rc);
     }
     result->matched = true;
     for (uint32_t i = 0;; i++) {
         uint64_t expected, hash = onescope_world_hash(w);
         rc = source->row(source->user, i, &expected, error);
-        if (rc != ONESCOPE_OK) break;
+        if (rc != ONESCOPE_OK) break; /* the file: INVALID */
         if (hash != expected) {
             result->matched = false;
+            result->verdict = ONESCOPE_VERDICT_HASH_MISMATCH;
             result->first_row = i;
             result->first_step = s->start_step + i; /* host steps wrap, as the module's do */
             result->expected = expected;
             result->actual = hash;
             break;
+        }
+        if (source->keyframe != NULL) {
+            rc = source->keyframe(source->user, i, w, result, error);
+            if (rc == ONESCOPE_E_MISMATCH && result->verdict == ONESCOPE_VERDICT_TABLE_MISMATCH) {
+                result->matched = false;
+                result->first_row = i;
+                result->first_step = s->start_step + i;
+                result->expected = result->actual = hash;
+                result->rows_checked++; /* its hash row matched */
+                break;
+            }
+            if (rc != ONESCOPE_OK) break;
         }
         result->rows_checked++;
         if (i == s->step_count) break;
@@ -74,14 +109,22 @@ onescope_code onescope_os_run_verify(const onescope_os_run_start *s,
         rc = onescope_world_step(w, p, n, error);
         if (rc != ONESCOPE_OK) {
             onescope_os_run_at_step(error, name, s->module->id, s->start_step + i);
+            row_failed(result, i + 1, s->start_step + i + 1, rc);
             break;
         }
     }
     onescope_world_free(w);
-    if (rc != ONESCOPE_OK || result->matched) return rc;
-    char field[96];
-    snprintf(field, sizeof field, "hash row %" PRIu32 " (step %" PRIu64 ")", result->first_row,
-             result->first_step);
+    if (rc != ONESCOPE_OK || result->verdict == ONESCOPE_VERDICT_TABLE_MISMATCH) {
+        if (result->verdict == ONESCOPE_VERDICT_PASS) result->verdict = ONESCOPE_VERDICT_INVALID;
+        if (result->verdict == ONESCOPE_VERDICT_INVALID) result->matched = false;
+        return rc;
+    }
+    if (result->matched) {
+        result->verdict = s->step_count == 0 ? ONESCOPE_VERDICT_NO_STEPS : ONESCOPE_VERDICT_PASS;
+        return ONESCOPE_OK;
+    }
+    char field[128];
+    onescope_os_row_text(field, sizeof field, result->first_row, s->start_step);
     char want[32];
     snprintf(want, sizeof want, "%016" PRIx64, result->expected);
     return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, OS_NO_OFFSET, field, want,

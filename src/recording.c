@@ -785,15 +785,20 @@ onescope_code onescope_recording_keyframe(const onescope_recording *r, uint32_t 
                                           onescope_keyframe *out) {
     if (out != NULL) memset(out, 0, sizeof *out);
     if (r == NULL || out == NULL || index >= r->key_count) return ONESCOPE_E_ARGUMENT;
-    const uint8_t *k = r->bytes + r->keys[index];
-    out->row = (index + 1) * r->h.key_every;
+    onescope_os_keyframe_at(r->bytes + r->keys[index], (index + 1) * r->h.key_every,
+                            r->h.key_values, out);
+    return ONESCOPE_OK;
+}
+
+void onescope_os_keyframe_at(const uint8_t *k, uint32_t row, uint32_t value_count,
+                             onescope_keyframe *out) {
+    out->row = row;
     out->snapshot_size = onescope_os_get_u32(k + 4);
     out->snapshot = out->snapshot_size ? k + 8 : NULL;
     out->entity_count = onescope_os_get_u32(k + 8 + out->snapshot_size);
-    out->value_count = r->h.key_values;
+    out->value_count = value_count;
     out->ids = k + 12 + out->snapshot_size;
     out->values = out->ids + 8 * (size_t)out->entity_count;
-    return ONESCOPE_OK;
 }
 
 double onescope_recording_keyframe_value(const onescope_keyframe *k, uint32_t entity,

@@ -44,6 +44,14 @@ typedef struct rec_source {
     const onescope_allocator *a;
     bool check;    /* each input through the module's check_input as it is read */
     uint32_t done; /* records read whole */
+    /* the keyframe of the record read last (has_key), its file offset, the map of its names
+     * and a buffer of its own when it is longer than the cursor's */
+    bool has_key;
+    onescope_keyframe key;
+    uint64_t key_at;
+    uint8_t *key_big;
+    size_t key_cap;
+    int32_t map[ONESCOPE_RECORDING_MAX_KEY_VALUES];
 } rec_source;
 
 /* Reads n bytes at the cursor into a buffer of their own (an input past the cursor's size). */
@@ -76,20 +84,58 @@ static onescope_code rec_file_input(void *user, uint32_t index, const uint8_t **
     return ONESCOPE_OK;
 }
 
-/* The rest of the record whose input was read last: its hash row, then its entity row and
- * its keyframe, skipped. */
+/* The keyframe at the cursor, read whole into a buffer of its own (for the run, which
+ * compares its table), length field included. */
+static onescope_code rec_file_key(rec_source *s, onescope_error *error) {
+    const uint8_t *p = NULL;
+    s->key_at = onescope_os_cursor_offset(&s->c);
+    OS_TRY(onescope_os_cursor_take(&s->c, 4, &p, error));
+    size_t n = 4 + (size_t)onescope_os_get_u32(p); /* passed the scan: L bytes remain */
+    uint8_t len[4];
+    memcpy(len, p, 4);
+    if (n > s->key_cap) { /* one buffer, as large as the largest keyframe so far */
+        onescope_os_free(s->a, s->key_big);
+        s->key_cap = 0;
+        s->key_big = onescope_os_alloc(s->a, n);
+        if (s->key_big == NULL)
+            return onescope_os_fail(error, ONESCOPE_E_NOMEM, s->c.name, OS_NO_OFFSET, "keyframe",
+                                    NULL, "cannot allocate %zu bytes", n);
+        s->key_cap = n;
+    }
+    memcpy(s->key_big, len, 4);
+    OS_TRY(onescope_os_cursor_copy(&s->c, n - 4, s->key_big + 4, error));
+    onescope_os_keyframe_at(s->key_big, s->done, s->h->key_values, &s->key);
+    s->has_key = true;
+    return ONESCOPE_OK;
+}
+
+/* The rest of the record whose input was read last: its hash row, its entity row (skipped)
+ * and its keyframe (read only for the run, which compares its table). */
 static onescope_code rec_file_finish(rec_source *s, onescope_error *error) {
     const uint8_t *p = NULL;
     OS_TRY(onescope_os_cursor_take(&s->c, 8, &p, error));
     s->row = onescope_os_get_u64(p);
     s->done++;
+    s->has_key = false;
     bool keyed =
         (s->h->flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES) && s->done % s->h->key_every == 0;
-    for (int k = (s->h->flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) ? 0 : 1; k < 1 + keyed; k++) {
+    if (s->h->flags & ONESCOPE_RECORDING_FLAG_ENTITY_ROWS) {
+        OS_TRY(onescope_os_cursor_take(&s->c, 4, &p, error));
+        onescope_os_cursor_skip(&s->c, onescope_os_get_u32(p));
+    }
+    if (keyed && !s->check) return rec_file_key(s, error);
+    if (keyed) {
         OS_TRY(onescope_os_cursor_take(&s->c, 4, &p, error));
         onescope_os_cursor_skip(&s->c, onescope_os_get_u32(p));
     }
     return ONESCOPE_OK;
+}
+
+static onescope_code rec_file_keyframe(void *user, uint32_t index, const onescope_world *w,
+                                       onescope_verify_result *result, onescope_error *error) {
+    rec_source *s = user;
+    if (!s->has_key || index != s->key.row) return ONESCOPE_OK;
+    return onescope_os_verify_table(&s->key, s->map, s->key_at, w, s->a, result, s->c.name, error);
 }
 
 static onescope_code rec_file_row(void *user, uint32_t index, uint64_t *expected,
@@ -115,6 +161,8 @@ static onescope_code verify_recording_stream(int fd, uint64_t size, const char *
     onescope_os_rec_head h;
     void *kept = NULL;
     memset(&h, 0, sizeof h);
+    rec_source s;
+    memset(&s, 0, sizeof s);
     onescope_code rc = onescope_os_file_push(&onescope_os_recording_push, fd, buf, size, path,
                                              options, &kept, error);
     if (rc == ONESCOPE_OK) {
@@ -134,13 +182,14 @@ static onescope_code verify_recording_stream(int fd, uint64_t size, const char *
                                        a, &names, path, error);
         if (rc == ONESCOPE_OK)
             rc = onescope_os_recording_check_names(module, names, &h, path, error);
+        if (rc == ONESCOPE_OK) onescope_os_table_map(module, names, h.key_values, s.map);
         onescope_os_free(a, names);
     }
+    if (rc == ONESCOPE_OK && !(h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) && result != NULL)
+        result->verdict = ONESCOPE_VERDICT_NO_HASH_ROWS;
     if (rc == ONESCOPE_OK && !(h.flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS))
         rc = onescope_os_fail(error, ONESCOPE_E_FLAGS, path, 6, "flags",
                               "bit 0 set (hash rows to verify)", "0x%04x", (unsigned)h.flags);
-    rec_source s;
-    memset(&s, 0, sizeof s);
     s.h = &h;
     s.m = module;
     s.setup = setup;
@@ -175,10 +224,11 @@ static onescope_code verify_recording_stream(int fd, uint64_t size, const char *
         start.snapshot = snap;
         start.snapshot_size = snap != NULL ? h.snapshot_size : 0;
         start.step_count = h.step_count;
-        onescope_os_replay_source source = {rec_file_row, rec_file_input, &s};
+        onescope_os_replay_source source = {rec_file_row, rec_file_input, &s, rec_file_keyframe};
         rc = onescope_os_run_verify(&start, &source, a, result, path, error);
     }
     onescope_os_free(a, s.big);
+    onescope_os_free(a, s.key_big);
     onescope_os_free(a, setup);
     onescope_os_free(a, snap);
     onescope_os_free(a, raw);

@@ -111,6 +111,31 @@ onescope_code onescope_os_recording_check_names(const onescope_module *module, c
 const onescope_os_rec_head *onescope_os_rec_head_of(const onescope_recording *r);
 const uint8_t *onescope_os_rec_bytes(const onescope_recording *r);
 uint64_t onescope_os_rec_input_at(const onescope_recording *r, uint32_t index);
+/* A keyframe whose bytes passed the container's scan, from its length field on (k), at row. */
+void onescope_os_keyframe_at(const uint8_t *k, uint32_t row, uint32_t value_count,
+                             onescope_keyframe *out);
+/* The module value each of a keyframe head's V names is (head: the bytes from keys_head_at,
+ * names checked by onescope_os_recording_check_names): map[v] for file value v. */
+void onescope_os_table_map(const onescope_module *module, const uint8_t *head, uint32_t value_count,
+                           int32_t *map);
+/* A keyframe's table against a world, entities by id, values by map, bit for bit: each
+ * difference goes to seen (may be NULL), table entities first in the table's order (in_file),
+ * then the world's entities the table lacks (in_file false, value UINT32_MAX); *compared and
+ * *differing count values (an entity one side lacks counts once). */
+typedef void onescope_os_value_seen(void *user, const onescope_value_difference *d);
+onescope_code onescope_os_table_compare(const onescope_keyframe *k, const int32_t *map,
+                                        const onescope_world *world,
+                                        const onescope_allocator *allocator,
+                                        onescope_os_value_seen *seen, void *user,
+                                        uint32_t *compared, uint32_t *differing, const char *name,
+                                        onescope_error *error);
+/* verify's check of keyframe k's table (at: its file offset) against the world: OK when they
+ * agree, else E_MISMATCH with result's verdict TABLE_MISMATCH and table_* filled. */
+onescope_code onescope_os_verify_table(const onescope_keyframe *k, const int32_t *map, uint64_t at,
+                                       const onescope_world *world,
+                                       const onescope_allocator *allocator,
+                                       onescope_verify_result *result, const char *name,
+                                       onescope_error *error);
 /* A keyframe's snapshot the module refused, in the file's terms (src/recording_run.c): input
  * becomes name, the offset the file's, and the field says which keyframe. */
 void onescope_os_rec_keyframe_error(const onescope_recording *r, const onescope_keyframe *k,

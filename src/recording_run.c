@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "recording_internal.h"
 #include "run_internal.h"
 
@@ -102,6 +103,37 @@ static onescope_code rec_input(void *user, uint32_t index, const uint8_t **data,
     return onescope_recording_step_input(user, index, data, size);
 }
 
+/* A parsed recording's keyframes for the verify loop: the map from its names once. */
+typedef struct rec_keys {
+    const onescope_recording *r;
+    const onescope_allocator *a;
+    const char *name;
+    int32_t map[ONESCOPE_RECORDING_MAX_KEY_VALUES];
+} rec_keys;
+
+static onescope_code rec_keyframe(void *user, uint32_t index, const onescope_world *w,
+                                  onescope_verify_result *result, onescope_error *error) {
+    rec_keys *k = user;
+    uint32_t every = onescope_recording_keyframe_every(k->r);
+    onescope_keyframe key;
+    if (every == 0 || index == 0 || index % every != 0 ||
+        onescope_recording_keyframe(k->r, index / every - 1, &key) != ONESCOPE_OK)
+        return ONESCOPE_OK;
+    uint64_t at = (uint64_t)(key.snapshot != NULL ? key.snapshot - 8 : key.ids - 12) -
+                  (uint64_t)(uintptr_t)onescope_os_rec_bytes(k->r);
+    return onescope_os_verify_table(&key, k->map, at, w, k->a, result, k->name, error);
+}
+
+static onescope_code rec_row_k(void *user, uint32_t index, uint64_t *expected,
+                               onescope_error *error) {
+    return rec_row((void *)(uintptr_t)((rec_keys *)user)->r, index, expected, error);
+}
+
+static onescope_code rec_input_k(void *user, uint32_t index, const uint8_t **data, size_t *size,
+                                 onescope_error *error) {
+    return rec_input((void *)(uintptr_t)((rec_keys *)user)->r, index, data, size, error);
+}
+
 onescope_os_run_start onescope_os_recording_start(const onescope_recording *r,
                                                   const onescope_module *module) {
     onescope_os_run_start s;
@@ -120,12 +152,24 @@ onescope_code onescope_recording_verify(const onescope_recording *r, const onesc
     if (name == NULL) name = "<ostm>";
     OS_TRY(onescope_recording_check(r, module, name, error));
     const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
-    if (!(h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS))
+    if (!(h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS)) {
+        if (result != NULL) result->verdict = ONESCOPE_VERDICT_NO_HASH_ROWS;
         return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
                                 "bit 0 set (hash rows to verify)", "0x%04x", (unsigned)h->flags);
+    }
     onescope_os_run_start s = onescope_os_recording_start(r, module);
-    onescope_os_replay_source source = {rec_row, rec_input, (void *)(uintptr_t)r};
-    return onescope_os_run_verify(&s, &source, a, result, name, error);
+    rec_keys *keys = onescope_os_calloc(a, 1, sizeof *keys);
+    if (keys == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "keyframes", NULL,
+                                "could not allocate their map");
+    keys->r = r, keys->a = a, keys->name = name;
+    if (h->flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES)
+        onescope_os_table_map(module, onescope_os_rec_bytes(r) + h->keys_head_at, h->key_values,
+                              keys->map);
+    onescope_os_replay_source source = {rec_row_k, rec_input_k, keys, rec_keyframe};
+    onescope_code rc = onescope_os_run_verify(&s, &source, a, result, name, error);
+    onescope_os_free(a, keys);
+    return rc;
 }
 
 onescope_code onescope_recording_run(const onescope_recording *r, const onescope_module *module,
@@ -257,52 +301,113 @@ static onescope_code compare_rows(const onescope_entity_row *rec, const onescope
     return rc;
 }
 
-/* The keyframe table's values against the world's: entities by id, values by name, bit for
- * bit. */
-static onescope_code compare_table(const onescope_recording *r, const onescope_keyframe *k,
-                                   const onescope_world *w, const onescope_allocator *al,
-                                   uint32_t room, onescope_recording_explanation *x,
-                                   const char *name, onescope_error *error) {
+void onescope_os_table_map(const onescope_module *m, const uint8_t *head, uint32_t nv,
+                           int32_t *map) {
+    size_t at = 6;
+    for (uint32_t v = 0; v < nv; v++) {
+        map[v] = value_named(m, head + at + 1, head[at]);
+        at += 1 + (size_t)head[at];
+    }
+}
+
+onescope_code onescope_os_table_compare(const onescope_keyframe *k, const int32_t *map,
+                                        const onescope_world *w, const onescope_allocator *al,
+                                        onescope_os_value_seen *seen, void *user,
+                                        uint32_t *compared, uint32_t *differing, const char *name,
+                                        onescope_error *error) {
     const onescope_module *m = onescope_world_module(w);
-    const uint8_t *bytes = onescope_os_rec_bytes(r);
-    const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
-    uint32_t nf = onescope_world_entity_count(w), nv = k->value_count;
+    uint32_t nf = onescope_world_entity_count(w), nv = k->value_count, ne = k->entity_count;
     id_at *fa = onescope_os_calloc(al, (size_t)nf + 1, sizeof *fa);
-    int32_t *map = onescope_os_calloc(al, (size_t)nv + 1, sizeof *map);
+    id_at *ta = onescope_os_calloc(al, (size_t)ne + 1, sizeof *ta);
     double *found = onescope_os_calloc(al, (size_t)m->value_count + 1, sizeof *found);
     onescope_code rc = ONESCOPE_OK;
-    if (fa == NULL || map == NULL || found == NULL)
+    *compared = *differing = 0;
+    if (fa == NULL || ta == NULL || found == NULL)
         rc = onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, "values", NULL,
                               "could not allocate room for %" PRIu32 " entities", nf);
     if (rc == ONESCOPE_OK) {
-        size_t at = h->keys_head_at + 6; /* the names passed onescope_recording_check */
-        for (uint32_t v = 0; v < nv; v++) {
-            map[v] = value_named(m, bytes + at + 1, bytes[at]);
-            at += 1 + (size_t)bytes[at];
-        }
         for (uint32_t i = 0; i < nf; i++) fa[i] = (id_at){onescope_world_entity_id(w, i), i};
+        for (uint32_t e = 0; e < ne; e++)
+            ta[e] = (id_at){onescope_os_get_u64(k->ids + 8 * (size_t)e), e};
         qsort(fa, nf, sizeof *fa, by_id);
-        x->has_table = true;
-        x->table_row = k->row;
+        qsort(ta, ne, sizeof *ta, by_id);
     }
-    for (uint32_t e = 0; rc == ONESCOPE_OK && e < k->entity_count; e++) {
+    for (uint32_t e = 0; rc == ONESCOPE_OK && e < ne; e++) {
         id_at key = {onescope_os_get_u64(k->ids + 8 * (size_t)e), 0};
         const id_at *hit = bsearch(&key, fa, nf, sizeof *fa, by_id_only);
         if (hit != NULL)
             rc = onescope_world_entity_values(w, hit->index, found, m->value_count, error);
-        for (uint32_t v = 0; rc == ONESCOPE_OK && v < nv; v++) {
-            double rec = onescope_recording_keyframe_value(k, e, v), got = hit ? found[map[v]] : 0;
-            x->values_compared++;
-            if (hit != NULL && memcmp(&rec, &got, sizeof rec) == 0) continue;
-            if (x->values_differing++ >= room) continue;
-            x->values[x->values_listed++] =
-                (onescope_value_difference){key.id, v, hit != NULL, rec, got};
+        if (rc != ONESCOPE_OK) break;
+        if (hit == NULL) { /* the whole entity: one difference */
+            *compared += nv;
+            (*differing)++;
+            onescope_value_difference d = {key.id, UINT32_MAX, false, 0, 0, true};
+            if (seen != NULL) seen(user, &d);
+            continue;
+        }
+        for (uint32_t v = 0; v < nv; v++) {
+            double rec = onescope_recording_keyframe_value(k, e, v), got = found[map[v]];
+            (*compared)++;
+            if (memcmp(&rec, &got, sizeof rec) == 0) continue;
+            (*differing)++;
+            onescope_value_difference d = {key.id, v, true, rec, got, true};
+            if (seen != NULL) seen(user, &d);
         }
     }
+    for (uint32_t i = 0; rc == ONESCOPE_OK && i < nf; i++) { /* the world's, the table lacks */
+        id_at key = {onescope_world_entity_id(w, i), 0};
+        if (bsearch(&key, ta, ne, sizeof *ta, by_id_only) != NULL) continue;
+        (*differing)++;
+        onescope_value_difference d = {key.id, UINT32_MAX, true, 0, 0, false};
+        if (seen != NULL) seen(user, &d);
+    }
     onescope_os_free(al, fa);
-    onescope_os_free(al, map);
+    onescope_os_free(al, ta);
     onescope_os_free(al, found);
     return rc;
+}
+
+/* verify's view of a table: the first difference, and the count */
+static void first_seen(void *user, const onescope_value_difference *d) {
+    onescope_verify_result *res = user;
+    if (res->table_differing++ != 0) return;
+    res->table_entity = d->id;
+    res->table_value = d->value;
+    res->table_in_file = d->in_file;
+    res->table_in_world = d->found;
+    res->table_recorded = d->recorded;
+    res->table_found = d->found_value;
+}
+
+onescope_code onescope_os_verify_table(const onescope_keyframe *k, const int32_t *map, uint64_t at,
+                                       const onescope_world *w, const onescope_allocator *al,
+                                       onescope_verify_result *res, const char *name,
+                                       onescope_error *error) {
+    uint32_t compared, differing;
+    res->table_differing = 0;
+    OS_TRY(onescope_os_table_compare(k, map, w, al, first_seen, res, &compared, &differing, name,
+                                     error));
+    res->keyframes_checked++;
+    if (differing == 0) return ONESCOPE_OK;
+    res->verdict = ONESCOPE_VERDICT_TABLE_MISMATCH;
+    const onescope_module *m = onescope_world_module(w);
+    char field[160], want[OS_NUMBER_MAX + 48], got[OS_NUMBER_MAX + 48];
+    const char *value =
+        res->table_value == UINT32_MAX ? "(entity)" : m->values[map[res->table_value]].name;
+    snprintf(field, sizeof field,
+             "keyframe table at row %" PRIu32 " (its hash row matched: the module's hash misses "
+             "what differs), entity %" PRIu64 " %s",
+             k->row, res->table_entity, value);
+    if (res->table_in_file && res->table_value != UINT32_MAX)
+        onescope_os_number_write(want, res->table_recorded, 0);
+    else
+        snprintf(want, sizeof want, "%s", res->table_in_file ? "the entity" : "no such entity");
+    if (res->table_in_world && res->table_value != UINT32_MAX)
+        onescope_os_number_write(got, res->table_found, 0);
+    else
+        snprintf(got, sizeof got, "%s", res->table_in_world ? "the entity" : "no such entity");
+    return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, at, field, want, "%s%s", got,
+                            differing > 1 ? " (and more values)" : "");
 }
 
 void onescope_os_rec_keyframe_error(const onescope_recording *r, const onescope_keyframe *k,
@@ -318,35 +423,213 @@ void onescope_os_rec_keyframe_error(const onescope_recording *r, const onescope_
     snprintf(error->input, sizeof error->input, "%s", name);
 }
 
-/* The world the explanation starts from: the last keyframe before row when its snapshot
- * restores, else row 0's (the setup or the start snapshot). */
-static onescope_code explain_start(const onescope_recording *r, const onescope_module *module,
-                                   uint32_t row, const onescope_allocator *al,
-                                   onescope_recording_explanation *x, onescope_world **w,
-                                   const char *name, onescope_error *error) {
-    uint32_t every = onescope_recording_keyframe_every(r);
-    uint32_t before = row > 0 && every != 0 ? (row - 1) / every : 0; /* keyframes before row */
+/* ---- the explanation ---- */
+
+/* One explanation run's lists: table values of the entities the entity rows named first. */
+typedef struct explain_run {
+    const onescope_recording *r;
+    const onescope_allocator *al;
+    uint32_t room;
+    onescope_recording_explanation *x;
+    onescope_value_difference *named, *other; /* room each */
+    uint32_t n_named, n_other;
+    int32_t map[ONESCOPE_RECORDING_MAX_KEY_VALUES];
+    const char *name;
+} explain_run;
+
+static bool is_named(const onescope_recording_explanation *x, uint64_t id) {
+    for (uint32_t i = 0; i < x->listed; i++)
+        if (x->entities[i].id == id) return true;
+    return false;
+}
+
+static void value_seen(void *user, const onescope_value_difference *d) {
+    explain_run *e = user;
+    if (is_named(e->x, d->id)) {
+        if (e->n_named < e->room) e->named[e->n_named++] = *d;
+    } else if (e->n_other < e->room) {
+        e->other[e->n_other++] = *d;
+    }
+}
+
+/* Keyframe k's table against the world into the explanation (named entities first). */
+static onescope_code explain_table(explain_run *e, const onescope_keyframe *k,
+                                   const onescope_world *w, onescope_error *error) {
+    onescope_recording_explanation *x = e->x;
+    e->n_named = e->n_other = 0;
+    uint32_t compared, differing;
+    OS_TRY(onescope_os_table_compare(k, e->map, w, e->al, value_seen, e, &compared, &differing,
+                                     e->name, error));
+    x->has_table = true;
+    x->table_row = k->row;
+    x->values_compared = compared;
+    x->values_differing = differing;
+    x->values_listed = 0;
+    for (uint32_t i = 0; i < e->n_named && x->values_listed < e->room; i++)
+        x->values[x->values_listed++] = e->named[i];
+    for (uint32_t i = 0; i < e->n_other && x->values_listed < e->room; i++)
+        x->values[x->values_listed++] = e->other[i];
+    return ONESCOPE_OK;
+}
+
+static void explain_reset(onescope_recording_explanation *x) {
+    x->differing = x->listed = 0;
+    x->entities_recorded = x->entities_found = 0;
+    x->has_table = false;
+    x->table_row = 0;
+    x->values_compared = x->values_differing = x->values_listed = 0;
+    x->has_hash = false;
+    x->hash_recorded = x->hash_found = 0;
+}
+
+/* Runs w from start_row to row and on to the first keyframe at or after it: the entity rows
+ * compared at row, the tables at every keyframe on the way until one differs (that one is
+ * kept), else the last. */
+static onescope_code explain_from(explain_run *e, const onescope_module *module, onescope_world *w,
+                                  uint32_t start_row, uint32_t row, onescope_error *error) {
+    const onescope_recording *r = e->r;
+    onescope_recording_explanation *x = e->x;
+    uint32_t every = onescope_recording_keyframe_every(r), last = row;
     onescope_keyframe k;
-    if (before > 0 && module->restore != NULL) {
-        (void)onescope_recording_keyframe(r, before - 1, &k); /* before <= the keyframe count */
-        size_t setup_size;
-        const uint8_t *setup = onescope_recording_setup(r, &setup_size);
-        onescope_error_clear(&x->restore_error);
-        if (k.snapshot_size != 0 &&
-            onescope_world_restore(module, setup, setup_size, k.snapshot, k.snapshot_size, al, w,
-                                   &x->restore_error) == ONESCOPE_OK) {
-            x->from_keyframe = true;
-            x->start_row = k.row;
+    /* keyframe j is at row (j + 1) K: the first at or after row (row 0: the first of all) */
+    if (every != 0 && onescope_recording_keyframe(r, row == 0 ? 0 : (row + every - 1) / every - 1,
+                                                  &k) == ONESCOPE_OK)
+        last = k.row;
+    bool table_parted = false;
+    onescope_code rc = ONESCOPE_OK;
+    for (uint32_t i = start_row; rc == ONESCOPE_OK; i++) {
+        onescope_entity_row rec;
+        if (i == row) {
+            x->has_hash = (onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_HASH_ROWS) != 0;
+            x->hash_recorded = onescope_recording_hash_row(r, i);
+            x->hash_found = onescope_world_hash(w);
+            if (onescope_recording_entity_row(r, i, &rec) == ONESCOPE_OK)
+                rc = compare_rows(&rec, w, e->al, e->room, x, e->name, error);
+        }
+        if (rc == ONESCOPE_OK && every != 0 && i > start_row && i % every == 0 && !table_parted &&
+            onescope_recording_keyframe(r, i / every - 1, &k) == ONESCOPE_OK) {
+            rc = explain_table(e, &k, w, error);
+            table_parted = x->values_differing != 0;
+        }
+        if (rc != ONESCOPE_OK || i == last) break;
+        const uint8_t *p;
+        size_t n;
+        (void)onescope_recording_step_input(r, i, &p, &n); /* i < last <= step_count */
+        rc = onescope_world_step(w, p, n, error);
+        if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, e->name, module->id, i);
+        x->steps_run++;
+    }
+    return rc;
+}
+
+/* Whether the world restored from keyframe k is the recorded world at its row: the hash row,
+ * the entity row and the table. The first disagreement goes into x's keyframe_* fields. */
+static onescope_code keyframe_proves(explain_run *e, const onescope_keyframe *k,
+                                     const onescope_world *w, bool *proven, onescope_error *error) {
+    const onescope_recording *r = e->r;
+    onescope_recording_explanation *x = e->x;
+    *proven = false;
+    if (onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_HASH_ROWS) {
+        x->keyframe_hash_recorded = onescope_recording_hash_row(r, k->row);
+        x->keyframe_hash_restored = onescope_world_hash(w);
+        if (x->keyframe_hash_recorded != x->keyframe_hash_restored) {
+            x->keyframe_hashes_differ = true;
             return ONESCOPE_OK;
         }
-        if (k.snapshot_size != 0) { /* a keyframe holding only its table is not a refusal */
-            onescope_os_rec_keyframe_error(r, &k, name, &x->restore_error);
-            x->restore_failed = true;
+    }
+    onescope_entity_row rec;
+    if (onescope_recording_entity_row(r, k->row, &rec) == ONESCOPE_OK) {
+        onescope_recording_explanation probe;
+        onescope_entity_difference first;
+        memset(&probe, 0, sizeof probe);
+        probe.entities = &first;
+        OS_TRY(compare_rows(&rec, w, e->al, 1, &probe, e->name, error));
+        if (probe.differing != 0) {
+            x->keyframe_has_entity = true;
+            x->keyframe_entity = first;
+            return ONESCOPE_OK;
         }
     }
-    onescope_os_run_start s = onescope_os_recording_start(r, module);
-    onescope_code rc = onescope_os_run_start_world(&s, al, w, error);
-    if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, name, module->id, 0);
+    uint32_t compared, differing;
+    e->n_named = e->n_other = 0;
+    onescope_recording_explanation *keep = e->x;
+    onescope_recording_explanation none; /* nothing is named while proving */
+    memset(&none, 0, sizeof none);
+    e->x = &none;
+    onescope_code rc = onescope_os_table_compare(k, e->map, w, e->al, value_seen, e, &compared,
+                                                 &differing, e->name, error);
+    e->x = keep;
+    OS_TRY(rc);
+    if (differing != 0) {
+        x->keyframe_has_value = true;
+        x->keyframe_value = e->other[0];
+        return ONESCOPE_OK;
+    }
+    *proven = true;
+    return ONESCOPE_OK;
+}
+
+/* Did the run from the keyframe find this build's difference? Not when it reproduces the
+ * recording at row: hash, entities and every table compared. */
+static bool reproduces(const onescope_recording_explanation *x) {
+    return (!x->has_hash || x->hash_recorded == x->hash_found) && x->differing == 0 &&
+           x->values_differing == 0;
+}
+
+/* From the last keyframe before row, when it proves itself and explains something: true when
+ * the explanation stands; false with x reset for a run from row 0. */
+static onescope_code try_keyframe(explain_run *e, const onescope_module *module, uint32_t row,
+                                  bool *done, onescope_error *error) {
+    const onescope_recording *r = e->r;
+    onescope_recording_explanation *x = e->x;
+    uint32_t every = onescope_recording_keyframe_every(r);
+    uint32_t before = row > 0 && every != 0 ? (row - 1) / every : 0; /* keyframes before row */
+    *done = false;
+    onescope_keyframe k;
+    if (before == 0 || module->restore == NULL) return ONESCOPE_OK;
+    (void)onescope_recording_keyframe(r, before - 1, &k); /* before <= the keyframe count */
+    if (k.snapshot_size == 0) return ONESCOPE_OK;         /* a table only: nothing to restore */
+    x->keyframe_row = k.row;
+    size_t setup_size;
+    const uint8_t *setup = onescope_recording_setup(r, &setup_size);
+    onescope_world *w = NULL;
+    onescope_error_clear(&x->restore_error);
+    if (onescope_world_restore(module, setup, setup_size, k.snapshot, k.snapshot_size, e->al, &w,
+                               &x->restore_error) != ONESCOPE_OK) {
+        onescope_os_rec_keyframe_error(r, &k, e->name, &x->restore_error);
+        x->keyframe_use = ONESCOPE_KEYFRAME_REFUSED;
+        x->restore_failed = true;
+        return ONESCOPE_OK;
+    }
+    bool proven;
+    onescope_code rc = keyframe_proves(e, &k, w, &proven, error);
+    if (rc == ONESCOPE_OK && !proven) x->keyframe_use = ONESCOPE_KEYFRAME_SNAPSHOT_INCOMPLETE;
+    if (rc == ONESCOPE_OK && proven) rc = explain_from(e, module, w, k.row, row, error);
+    onescope_world_free(w);
+    if (rc != ONESCOPE_OK || !proven) return rc;
+    if (reproduces(x)) {
+        x->keyframe_use = ONESCOPE_KEYFRAME_NOT_REPRODUCED;
+        explain_reset(x);
+        return ONESCOPE_OK;
+    }
+    x->keyframe_use = ONESCOPE_KEYFRAME_USED;
+    x->from_keyframe = true;
+    x->start_row = k.row;
+    *done = true;
+    return ONESCOPE_OK;
+}
+
+static onescope_code explain(explain_run *e, const onescope_module *module, uint32_t row,
+                             onescope_error *error) {
+    bool done;
+    OS_TRY(try_keyframe(e, module, row, &done, error));
+    if (done) return ONESCOPE_OK;
+    onescope_os_run_start s = onescope_os_recording_start(e->r, module);
+    onescope_world *w = NULL;
+    onescope_code rc = onescope_os_run_start_world(&s, e->al, &w, error);
+    if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, e->name, module->id, 0);
+    if (rc == ONESCOPE_OK) rc = explain_from(e, module, w, 0, row, error);
+    onescope_world_free(w);
     return rc;
 }
 
@@ -370,11 +653,13 @@ onescope_code onescope_recording_explain(const onescope_recording *r, const ones
                                 "a row of the recording", "row %" PRIu32 " of %" PRIu32, row,
                                 onescope_recording_step_count(r));
     OS_TRY(onescope_recording_check(r, module, name, error));
+    explain_run *e = onescope_os_calloc(al, 1, sizeof *e);
     uint32_t room = max_listed ? max_listed : 16;
     onescope_recording_explanation *x = onescope_os_calloc(al, 1, sizeof *x);
     onescope_entity_difference *list = onescope_os_calloc(al, room, sizeof *list);
-    onescope_value_difference *values = onescope_os_calloc(al, room, sizeof *values);
-    if (x == NULL || list == NULL || values == NULL) {
+    onescope_value_difference *values = onescope_os_calloc(al, 3 * (size_t)room, sizeof *values);
+    if (e == NULL || x == NULL || list == NULL || values == NULL) {
+        onescope_os_free(al, e);
         onescope_os_free(al, x);
         onescope_os_free(al, list);
         onescope_os_free(al, values);
@@ -385,30 +670,13 @@ onescope_code onescope_recording_explain(const onescope_recording *r, const ones
     x->entities = list;
     x->values = values;
     x->allocator = al;
-    /* the first keyframe at or after row, when there is one */
-    uint32_t every = onescope_recording_keyframe_every(r);
-    onescope_keyframe k;
-    /* keyframe j is at row (j + 1) K; row 0 asks for j = -1, which is none */
-    bool table = every != 0 &&
-                 onescope_recording_keyframe(r, (row + every - 1) / every - 1, &k) == ONESCOPE_OK;
-    uint32_t last = table ? k.row : row;
-    onescope_world *w = NULL;
-    onescope_code rc = explain_start(r, module, row, al, x, &w, name, error);
-    for (uint32_t i = x->start_row; rc == ONESCOPE_OK; i++) {
-        onescope_entity_row rec;
-        if (i == row && onescope_recording_entity_row(r, i, &rec) == ONESCOPE_OK)
-            rc = compare_rows(&rec, w, al, room, x, name, error);
-        if (rc == ONESCOPE_OK && table && i == k.row)
-            rc = compare_table(r, &k, w, al, room, x, name, error);
-        if (rc != ONESCOPE_OK || i == last) break;
-        const uint8_t *p;
-        size_t n;
-        (void)onescope_recording_step_input(r, i, &p, &n); /* i < last <= step_count */
-        rc = onescope_world_step(w, p, n, error);
-        if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, name, module->id, i);
-        x->steps_run++;
-    }
-    onescope_world_free(w);
+    *e = (explain_run){r, al, room, x, values + room, values + 2 * (size_t)room, 0, 0, {0}, name};
+    const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
+    if (flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES)
+        onescope_os_table_map(module, onescope_os_rec_bytes(r) + h->keys_head_at, h->key_values,
+                              e->map);
+    onescope_code rc = explain(e, module, row, error);
+    onescope_os_free(al, e);
     if (rc != ONESCOPE_OK) {
         onescope_recording_explanation_free(x);
         return rc;

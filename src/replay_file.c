@@ -149,7 +149,7 @@ onescope_code onescope_replay_verify_file(const char *path, const onescope_parse
             file_source s = {
                 onescope_os_cursor_at(f.fd, rows, ROWS_BUFFER, h->rows_at, name),
                 onescope_os_cursor_at(f.fd, f.buf, ONESCOPE_OS_READ_BUFFER, h->inputs_at, name)};
-            onescope_os_replay_source source = {file_row, file_input, &s};
+            onescope_os_replay_source source = {file_row, file_input, &s, NULL};
             rc = onescope_os_replay_verify_source(h, snapshot, &source, a, result, name, error);
         }
         onescope_os_free(a, rows_raw);

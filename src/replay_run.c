@@ -123,9 +123,11 @@ onescope_code onescope_os_replay_verify_source(const onescope_os_ostm_head *head
     onescope_verify_result local;
     if (result == NULL) result = &local;
     memset(result, 0, sizeof *result);
-    if (!(head->flags & ONESCOPE_OSTM_FLAG_HASH_ROWS))
+    if (!(head->flags & ONESCOPE_OSTM_FLAG_HASH_ROWS)) {
+        result->verdict = ONESCOPE_VERDICT_NO_HASH_ROWS;
         return onescope_os_fail(error, ONESCOPE_E_FLAGS, name, 6, "flags",
                                 "bit 0 set (hash rows to verify)", "0x%04x", (unsigned)head->flags);
+    }
     uint8_t blob[10];
     onescope_os_run_start s =
         v1_start(&head->setup, &head->link, snapshot, head->snapshot_size, head->step_count, blob);
@@ -148,7 +150,7 @@ onescope_code onescope_replay_verify(const onescope_replay *r, const onescope_al
     if (r->hash_rows == NULL) head.flags &= (uint16_t)~ONESCOPE_OSTM_FLAG_HASH_ROWS;
     head.step_count = r->step_count;
     head.snapshot_size = r->start_snapshot_size;
-    onescope_os_replay_source source = {parsed_row, parsed_input, (void *)(uintptr_t)r};
+    onescope_os_replay_source source = {parsed_row, parsed_input, (void *)(uintptr_t)r, NULL};
     return onescope_os_replay_verify_source(&head, r->has_start_snapshot ? r->start_snapshot : NULL,
                                             &source, a, result, name, error);
 }

@@ -36,6 +36,10 @@ onescope_code onescope_os_module_match(const onescope_module *module, const char
  * starts with the module and the step. */
 void onescope_os_run_at_step(onescope_error *error, const char *name, const char *module_id,
                              uint64_t step);
+/* How every line names a row (docs/recording.md, "Rows and steps"): "hash row 0 (the start
+ * world)", "hash row R (the world after step R - 1)", with the host step of a replay that
+ * starts mid-run. */
+void onescope_os_row_text(char *out, size_t size, uint32_t row, uint64_t start_step);
 /* The one verify loop over a module world: row i against the world's hash, then step i. */
 onescope_code onescope_os_run_verify(const onescope_os_run_start *start,
                                      const onescope_os_replay_source *source,

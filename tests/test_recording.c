@@ -294,7 +294,7 @@ static void planted_divergence_named_at_its_step(void **state) {
     assert_int_equal(v.rows_checked, 21);
     assert_int_equal(v.expected, onescope_recording_hash_row(r, 21));
     assert_true(v.actual != v.expected);
-    assert_non_null(strstr(line_of(&err), "hash row 21 (step 21)"));
+    assert_non_null(strstr(line_of(&err), "hash row 21 (the world after step 20)"));
     onescope_recording_free(r);
     unlink(path);
 }
@@ -1747,13 +1747,22 @@ static void keyframes_localise_the_divergence(void **state) {
     assert_int_equal(x->values_listed, 1);
     assert_true(x->values_differing > 1);
     onescope_recording_explanation_free(x);
+    /* row 58: the keyframe at 56 proves itself, but the run from it reproduces row 58 (the
+     * world parted at step 40, before it): from row 0, the table at 48 shows the difference */
     assert_int_equal(onescope_recording_explain(r, m, 58, 0, NULL, &x, "keys", &err), ONESCOPE_OK);
-    assert_false(x->has_table);
-    assert_int_equal(x->start_row, 56);
-    assert_int_equal(x->steps_run, 2);
+    assert_int_equal(x->keyframe_use, ONESCOPE_KEYFRAME_NOT_REPRODUCED);
+    assert_int_equal(x->keyframe_row, 56);
+    assert_false(x->from_keyframe);
+    assert_int_equal(x->start_row, 0);
+    assert_true(x->has_table);
+    assert_int_equal(x->table_row, 48);
+    assert_int_equal(x->steps_run, 2 + 58);
     onescope_recording_explanation_free(x);
+    /* row 0: the first keyframe at or after it is the first of all (row 8) */
     assert_int_equal(onescope_recording_explain(r, m, 0, 0, NULL, &x, "keys", &err), ONESCOPE_OK);
-    assert_int_equal(x->steps_run, 0);
+    assert_true(x->has_table);
+    assert_int_equal(x->table_row, 8);
+    assert_int_equal(x->steps_run, 8);
     assert_int_equal(x->differing, 0);
     onescope_recording_explanation_free(x);
     onescope_recording_free(r);

@@ -486,7 +486,9 @@ static void run_and_verify(void **state) {
     assert_true(v.actual == good && v.expected == (good ^ 0x10));
     char line[256], want[256];
     onescope_error_format(&err, line, sizeof line);
-    snprintf(want, sizeof want, "a.ostm: hash row 7 (step 12): expected %016llx, found %016llx",
+    snprintf(want, sizeof want,
+             "a.ostm: hash row 7 (the world after step 6, host step 11): expected %016llx, found "
+             "%016llx",
              (unsigned long long)(good ^ 0x10), (unsigned long long)good);
     assert_string_equal(line, want);
     assert_int_equal(onescope_replay_set_hash_rows(r, NULL, 0, &err), ONESCOPE_OK);

@@ -470,10 +470,14 @@ static void streamed_head_uses_allocator(void **state) {
 /* A NULL replay is refused and leaves the result cleared: not "matched". */
 static void verify_null_replay_clears_result(void **state) {
     (void)state;
-    onescope_verify_result v = {true, 7, 3, 9, 1, 2};
+    onescope_verify_result v;
+    memset(&v, 0, sizeof v);
+    v.matched = true, v.rows_checked = 7, v.first_row = 3, v.first_step = 9, v.expected = 1;
+    v.actual = 2, v.verdict = ONESCOPE_VERDICT_PASS;
     onescope_error err;
     assert_int_equal(onescope_replay_verify(NULL, NULL, &v, "r", &err), ONESCOPE_E_ARGUMENT);
     assert_false(v.matched);
+    assert_int_equal(v.verdict, ONESCOPE_VERDICT_INVALID);
     assert_int_equal(v.rows_checked, 0);
     assert_int_equal(v.first_row, 0);
     assert_true(v.first_step == 0 && v.expected == 0 && v.actual == 0);

@@ -39,7 +39,7 @@ expect 0 "$os" verify --module "$plugin" -q run.ostm; ok
 # the planted divergence: particle 5's spring stiffer from step 250, so the world after step 250
 # (row 251) is the first that differs, and step 250's input is shown as the module tells it
 SPRINGS_PLANT=250:5 expect 1 "$os" --module "$plugin" verify run.ostm
-grep -q "hash row 251 (step 251)" err.txt || fail "planted: $(cat err.txt)"
+grep -q "hash row 251 (the world after step 250)" err.txt || fail "planted: $(cat err.txt)"
 grep -q "^onescope verify: 1 of 1 files failed: run.ostm$" err.txt && [ "$(wc -l <err.txt)" -eq 2 ] ||
     fail "planted: not the file's line and the summary: $(cat err.txt)"
 grep -q "step 250 ran: impulse particle 25 " out.txt || fail "planted: $(cat out.txt)"; ok

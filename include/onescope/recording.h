@@ -170,11 +170,28 @@ typedef struct onescope_entity_difference {
 /* One named value a keyframe's table and the world found disagree on. */
 typedef struct onescope_value_difference {
     uint64_t id;     /* the entity */
-    uint32_t value;  /* the value's index in the file's table (onescope_recording_value_name) */
+    uint32_t value;  /* the value's index in the file's table (onescope_recording_value_name);
+                        UINT32_MAX for an entity only the world holds */
     bool found;      /* the world holds the entity (else found_value is 0) */
     double recorded; /* the table's value */
     double found_value;
+    bool in_file; /* added in 0.5.0: the table holds the entity (else recorded is 0) */
 } onescope_value_difference;
+
+/* How an explanation judged the keyframe before its row (docs/recording.md, "Keyframes"): a
+ * keyframe is used only once it proves itself. */
+typedef enum onescope_keyframe_use {
+    ONESCOPE_KEYFRAME_NONE = 0,    /* none before the row, no snapshot in it, or no restore slot */
+    ONESCOPE_KEYFRAME_USED = 1,    /* restored, proven and used: the run started at its row */
+    ONESCOPE_KEYFRAME_REFUSED = 2, /* the module refused its snapshot (restore_error) */
+    /* the world restored from it is not the recorded world at its row: its hash, an entity's
+     * digest or a value of its table differs (keyframe_*): the module's snapshot leaves state
+     * out (or this build hashes another way) */
+    ONESCOPE_KEYFRAME_SNAPSHOT_INCOMPLETE = 3,
+    /* it proved itself, but the run from it reproduces the recording at the row: this build's
+     * world parted from the recorded one before the keyframe, in state the hash misses */
+    ONESCOPE_KEYFRAME_NOT_REPRODUCED = 4
+} onescope_keyframe_use;
 
 /* Which entities differ at a row, from the recording's entity rows alone, and with keyframes
  * which values, recorded against found. */
@@ -201,14 +218,37 @@ typedef struct onescope_recording_explanation {
     onescope_value_difference *values;
     /* With restore_failed: why the module refused the keyframe's snapshot. */
     onescope_error restore_error;
+    /* ---- added in 0.5.0 ---- */
+    /* The keyframe before row, judged (keyframe_row its row, when not NONE); with
+     * SNAPSHOT_INCOMPLETE what disproved it: the restored world's hash against the recorded
+     * row (keyframe_hashes_differ), else an entity whose digest differs (keyframe_entity),
+     * else the first value of its table (keyframe_value). Every run from row 0 after a
+     * keyframe was not used is counted in steps_run too. */
+    onescope_keyframe_use keyframe_use;
+    uint32_t keyframe_row;
+    bool keyframe_hashes_differ;
+    uint64_t keyframe_hash_recorded, keyframe_hash_restored;
+    bool keyframe_has_entity;
+    onescope_entity_difference keyframe_entity;
+    bool keyframe_has_value;
+    onescope_value_difference keyframe_value;
+    /* The world's hash at row against the recorded row (has_hash: the file holds hash rows). */
+    bool has_hash;
+    uint64_t hash_recorded, hash_found;
+    /* The table compared is the first keyframe table on the way that differs from the world
+     * (possibly before row: the hash missed it), else the first at or after row. Values of
+     * entities the entity rows name come first in values. */
 } onescope_recording_explanation;
 
 /* Runs the recording through the module to row (0..step_count) and compares every entity's
  * digest with the recorded entity row there, listing at most max_listed (0: 16) of those that
- * differ. With keyframes the run starts from the last keyframe before row (when the module
- * restores it), and goes on to the first keyframe at or after row, whose value table it
- * compares, listing at most max_listed values: at most K + 1 steps in all. FLAGS when the
- * file has neither entity rows nor keyframes; free with _explanation_free. */
+ * differ. With keyframes the run goes on to the first keyframe at or after row, whose value
+ * table it compares (and every keyframe table on the way), listing at most max_listed values.
+ * It starts from the last keyframe before row only when that keyframe proves itself (the
+ * restored world reproduces the file's hash row, entity row and table at its row) and the run
+ * from it does not reproduce the recording at row: at most K + 1 steps then; else from row 0
+ * (keyframe_use says why). FLAGS when the file has neither entity rows nor keyframes; free
+ * with _explanation_free. */
 ONESCOPE_API onescope_code onescope_recording_explain(const onescope_recording *recording,
                                                       const onescope_module *module, uint32_t row,
                                                       uint32_t max_listed,

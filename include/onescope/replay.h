@@ -128,6 +128,24 @@ ONESCOPE_API onescope_code onescope_replay_run(const onescope_replay *replay,
                                                onescope_replay_callback callback, void *user,
                                                onescope_error *error);
 
+/* What a verify decided, as a code a caller branches on (never the error's text). Rows and
+ * steps (docs/recording.md, "Rows and steps"): row 0 is the start world, row r the world after
+ * step r - 1. */
+typedef enum onescope_verdict {
+    ONESCOPE_VERDICT_INVALID = 0,        /* the file, or its module, failed before a row was
+                                            compared: the error says why (E_MODULE: not loaded) */
+    ONESCOPE_VERDICT_PASS = 1,           /* every hash row (and keyframe table) matched */
+    ONESCOPE_VERDICT_HASH_MISMATCH = 2,  /* hash row first_row differs: expected, actual */
+    ONESCOPE_VERDICT_TABLE_MISMATCH = 3, /* every hash row through first_row matched, but the
+                                            keyframe table there differs from the world: the
+                                            module's hash misses a value (table_*) */
+    ONESCOPE_VERDICT_MODULE_ERROR = 4,   /* the module failed making row first_row (the start
+                                            world at 0, else step first_row - 1): the error */
+    ONESCOPE_VERDICT_NO_HASH_ROWS = 5,   /* the file holds no hash rows to verify */
+    ONESCOPE_VERDICT_NO_STEPS = 6        /* OK, but the file holds no step: only row 0 was
+                                            compared, which is never a pass in CI */
+} onescope_verdict;
+
 typedef struct onescope_verify_result {
     bool matched;          /* every row matched */
     uint32_t rows_checked; /* rows compared (all of them when matched) */
@@ -135,6 +153,17 @@ typedef struct onescope_verify_result {
     uint64_t first_step;   /* its host step: start_step + first_row */
     uint64_t expected;     /* the recorded hash */
     uint64_t actual;       /* the recomputed hash */
+    /* ---- added in 0.5.0 ---- */
+    onescope_verdict verdict;
+    uint32_t keyframes_checked; /* keyframe tables compared with the world (module recordings) */
+    /* TABLE_MISMATCH: how many values differ at first_row (an entity one side lacks counts
+     * once), and the first: its entity, its index in the file's value names (UINT32_MAX: an
+     * entity only one side holds), and both values (0 for the side without the entity). */
+    uint32_t table_differing;
+    uint64_t table_entity;
+    uint32_t table_value;
+    bool table_in_file, table_in_world;
+    double table_recorded, table_found;
 } onescope_verify_result;
 
 /* Re-simulates and compares every hash row. OK: all match. MISMATCH: result names the first

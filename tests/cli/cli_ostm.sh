@@ -49,7 +49,7 @@ if [ ! -e "$SCRATCH/never.ostm" ]; then ok; else bad "rewrite created output for
 expect_exit 0 "$ONESCOPE" verify "$SCRATCH/good.ostm"
 expect_grep "good.ostm: ok, 3 hash rows match" "$SCRATCH/out"
 expect_exit 1 "$ONESCOPE" verify "$SCRATCH/bad-row.ostm" "$SCRATCH/good.ostm" "$SCRATCH/no-rows.ostm" "$SCRATCH/flags.ostm" "$SCRATCH/missing.ostm"
-expect_grep "bad-row.ostm: hash row 1 (step 1): expected 0d516a5a4c44d9aa, found 0d516a5a4c44d9ab" "$SCRATCH/err"
+expect_grep "bad-row.ostm: hash row 1 (the world after step 0): expected 0d516a5a4c44d9aa, found 0d516a5a4c44d9ab" "$SCRATCH/err"
 expect_grep "no-rows.ostm: offset 6: flags: expected bit 0 set (hash rows to verify), found 0x0000" "$SCRATCH/err"
 expect_grep "flags.ostm: offset 6" "$SCRATCH/err"
 expect_grep "good.ostm: ok" "$SCRATCH/out"

@@ -47,15 +47,15 @@ for f in big.ospc big.ostm; do
 done
 # verify streams too: the run gets to the first row, which is wrong.
 expect_exit 1 capped "$ONESCOPE" verify "$SCRATCH/big.ostm"
-expect_grep "big.ostm: hash row 0 (step 0): expected 0000000000000000, found " "$SCRATCH/err"
+expect_grep "big.ostm: hash row 0 (the start world): expected 0000000000000000, found " "$SCRATCH/err"
 # and from standard input or a pipe (spooled to a scratch file in $TMPDIR, then read as a file;
 # read whole, the 40 MiB replay would not fit under the cap)
 expect_exit 1 capped "$ONESCOPE" verify - <"$SCRATCH/big.ostm"
-expect_grep "<stdin>: hash row 0 (step 0): expected 0000000000000000, found " "$SCRATCH/err"
+expect_grep "<stdin>: hash row 0 (the start world): expected 0000000000000000, found " "$SCRATCH/err"
 if cat "$SCRATCH/big.ostm" | capped "$ONESCOPE" verify - >"$SCRATCH/out" 2>"$SCRATCH/err"; then
     bad "cat big.ostm | verify - passed"
 else
-    expect_grep "<stdin>: hash row 0 (step 0): expected 0000000000000000, found " "$SCRATCH/err"
+    expect_grep "<stdin>: hash row 0 (the start world): expected 0000000000000000, found " "$SCRATCH/err"
 fi
 # a pipe over the limit is refused as the read path refuses it, and leaves no scratch behind
 mkdir -p "$SCRATCH/tmp"

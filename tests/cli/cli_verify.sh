@@ -37,12 +37,12 @@ sort -c <(grep ': ok, ' "$S/j1.out" | sed 's/: ok.*//' | grep "^$S/many/c/") && 
 
 # a mismatch names its step's operations and the diff that explains it
 expect_exit 1 "$ONESCOPE" verify "$S/many/a/bad.ostm"
-expect_grep "bad.ostm: hash row 200 (step 200): expected 0fe6732c19b0d81d, found 0fe6732c19b0d81c" "$S/err"
+expect_grep "bad.ostm: hash row 200 (the world after step 199): expected 0fe6732c19b0d81d, found 0fe6732c19b0d81c" "$S/err"
 expect_grep "bad.ostm: step 199 (host step 199) ran 3 operations: teleport body 0 (3401, 10297, 0), impulse body 36" "$S/out"
 expect_grep "to see why: onescope diff -- $S/many/a/bad.ostm THEIRS.ostm" "$S/out"
 # from a pipe too (spooled to a scratch file, so the step can be read again): the same lines
 cat "$S/many/a/bad.ostm" | "$ONESCOPE" verify - >"$S/pipe.out" 2>"$S/pipe.err"
-grep -q "^<stdin>: hash row 200 (step 200): expected 0fe6732c19b0d81d" "$S/pipe.err" && ok || bad "verify - of bad.ostm: $(cat "$S/pipe.err")"
+grep -q "^<stdin>: hash row 200 (the world after step 199): expected 0fe6732c19b0d81d" "$S/pipe.err" && ok || bad "verify - of bad.ostm: $(cat "$S/pipe.err")"
 grep -q "^<stdin>: step 199 (host step 199) ran 3 operations: teleport body 0" "$S/pipe.out" && ok || bad "verify - did not name the step's operations: $(cat "$S/pipe.out")"
 
 # JSON through a real parser; JUnit through a real XML parser
