@@ -27,6 +27,7 @@ onescope_module_check_def onescope_module_check_def_default(void) {
     d.steps = 100;
     d.horizon = 4;
     d.restore_every = 32;
+    d.hash_probes = 256;
     return d;
 }
 
@@ -55,6 +56,8 @@ typedef struct check {
     uint64_t r_start;         /* the step the restored world started at */
     uint32_t r_left;          /* steps it still runs */
     onescope_buffer snap[2];  /* a round trip's two snapshots */
+    onescope_buffer prev;     /* the last round trip's first snapshot (the probes' donor) */
+    uint64_t prev_step;       /* its step */
     const void *in;           /* the current step's input */
     size_t in_size;
 } check;
@@ -259,6 +262,171 @@ static onescope_code trip_refused(check *c, uint64_t i, const char *call, onesco
     }
     return refused(c, ONESCOPE_MODULE_CHECK_SNAPSHOT, i, ONESCOPE_MODULE_CHECK_NO_STAGE, call, rc,
                    error);
+}
+
+/* ---- the hash probes: one snapshot byte spliced in from another step ----
+ * Stages that change several values at once (a move writes the position and the energy) hide
+ * a hash that misses one of them from the step and stage checks. Two snapshots of one layout
+ * differ where the state moved; a world restored from one with a single differing byte taken
+ * from the other has (usually) one named value changed, alone: if the hash stays, the hash
+ * misses that value. Probes visit the differing bytes in a spread order (a stride near the
+ * golden ratio of their count, so entities and fields both vary early) and stop once every
+ * value has been seen to move the hash alone, or after hash_probes restores. */
+
+/* Which values differ between x and y (same entity count): moved[k] for entity value k,
+ * moved[value_count + j] for world element j. Returns how many of those indexes moved. */
+static uint32_t values_moved(const check *c, const values *x, const values *y, uint8_t *moved) {
+    memset(moved, 0, (size_t)c->nv + c->nw);
+    for (uint32_t e = 0; e < x->entities && e < y->entities; e++)
+        for (uint32_t k = 0; k < c->nv; k++)
+            if (!same(x->v[(size_t)e * c->nv + k], y->v[(size_t)e * c->nv + k])) moved[k] = 1;
+    for (uint32_t j = 0; j < c->nw; j++)
+        if (!same(x->w[j], y->w[j])) moved[c->nv + j] = 1;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < c->nv + c->nw; k++) n += moved[k];
+    return n;
+}
+
+static uint32_t stride_for(uint32_t n) {
+    if (n < 3) return 1;
+    for (uint32_t s = (uint32_t)((double)n * 0.6180339887) | 1u;; s++) {
+        uint32_t a = n, b = s; /* coprime to n: the walk visits every offset once */
+        while (b) {
+            uint32_t t = a % b;
+            a = b, b = t;
+        }
+        if (a == 1) return s;
+    }
+}
+
+/* The probe buffers: the spliced bytes, the differing offsets, three flags a value. */
+typedef struct probe_room {
+    uint8_t *bytes;
+    uint32_t *at;
+    uint8_t *want, *moved;
+} probe_room;
+
+/* One probe: offset `at` of this round trip's snapshot taken from prev. c->x holds the values
+ * of the world restored from the unspliced bytes, base_hash its hash; a value that moves the
+ * hash alone leaves want. */
+static onescope_code probe(check *c, uint64_t i, uint32_t at, uint64_t base_hash,
+                           const onescope_buffer *donor, uint64_t donor_step, probe_room *p,
+                           onescope_error *error) {
+    const onescope_buffer *a = &c->snap[0];
+    memcpy(p->bytes, a->data, a->size);
+    p->bytes[at] = donor->data[at];
+    onescope_world *w = NULL;
+    onescope_code rc = onescope_world_restore(c->module, c->setup, c->setup_size, p->bytes, a->size,
+                                              c->a, &w, error);
+    if (rc == ONESCOPE_E_NOMEM) return rc;
+    if (rc != ONESCOPE_OK) { /* a byte the module's rules refuse: no probe */
+        onescope_error_clear(error);
+        return ONESCOPE_OK;
+    }
+    rc = values_read(c, w, &c->y, error);
+    uint64_t h = onescope_world_hash(w);
+    onescope_world_free(w);
+    if (rc != ONESCOPE_OK) return rc == ONESCOPE_E_NOMEM ? rc : ONESCOPE_OK;
+    if (c->y.entities != c->x.entities) return ONESCOPE_OK;
+    uint32_t n = values_moved(c, &c->x, &c->y, p->moved);
+    if (n == 0) return ONESCOPE_OK; /* state the values do not show */
+    if (h != base_hash) {
+        if (n == 1) /* this value alone moved the hash */
+            for (uint32_t k = 0; k < c->nv + c->nw; k++)
+                if (p->moved[k]) p->want[k] = 0;
+        return ONESCOPE_OK;
+    }
+    onescope_module_check_failure *f =
+        fail_at(c, ONESCOPE_MODULE_CHECK_HASH, i, ONESCOPE_MODULE_CHECK_NO_STAGE);
+    if (f == NULL) return ONESCOPE_OK;
+    onescope_module_check_failure probe_f;
+    memset(&probe_f, 0, sizeof probe_f);
+    probe_f.entity = ONESCOPE_MODULE_CHECK_NO_ENTITY;
+    char first[48], second[64];
+    snprintf(first, sizeof first, "in step %" PRIu64 "'s snapshot", i);
+    snprintf(second, sizeof second, "with its byte %" PRIu32 " from step %" PRIu64 "'s", at,
+             donor_step);
+    (void)values_part(c, &c->x, &c->y, &probe_f, first, second);
+    probe_f.step = i, probe_f.stage = ONESCOPE_MODULE_CHECK_NO_STAGE;
+    probe_f.hashes[0] = probe_f.hashes[1] = h;
+    probe_f.has_offset = true, probe_f.offset = at;
+    size_t len = strlen(probe_f.what);
+    snprintf(probe_f.what + len, sizeof probe_f.what - len, ", the hash stays %016" PRIx64, h);
+    *f = probe_f;
+    return ONESCOPE_OK;
+}
+
+/* Keeps this round trip's snapshot as the next one's donor. */
+static onescope_code keep_donor(check *c, uint64_t i, onescope_error *error) {
+    onescope_buffer_free(&c->prev);
+    c->prev.allocator = c->a;
+    c->prev.data = onescope_os_alloc(c->a, c->snap[0].size + 1);
+    if (c->prev.data == NULL) return nomem(c, error, "a snapshot");
+    memcpy(c->prev.data, c->snap[0].data, c->snap[0].size);
+    c->prev.size = c->snap[0].size;
+    c->prev_step = i;
+    return ONESCOPE_OK;
+}
+
+/* The probes between this round trip's snapshot (step i, c->snap[0]) and a donor of the same
+ * layout (one size), taken at another step. */
+static onescope_code probes_from(check *c, uint64_t i, const onescope_buffer *donor,
+                                 uint64_t donor_step, onescope_error *error) {
+    const onescope_buffer *a = &c->snap[0];
+    if (a->data == NULL || donor->data == NULL || donor->size != a->size || a->size == 0 ||
+        !has_values(c) ||
+        c->out->checks[ONESCOPE_MODULE_CHECK_HASH].status != ONESCOPE_MODULE_CHECK_PASSED)
+        return ONESCOPE_OK;
+    uint32_t budget = c->def->hash_probes ? c->def->hash_probes : 256, nd = 0;
+    size_t cells = (size_t)c->nv + c->nw, span = a->size < UINT32_MAX ? a->size : UINT32_MAX;
+    probe_room p = {onescope_os_alloc(c->a, a->size), onescope_os_calloc(c->a, span, sizeof *p.at),
+                    onescope_os_calloc(c->a, 2, cells), NULL};
+    onescope_world *base = NULL;
+    onescope_code rc = ONESCOPE_OK;
+    if (p.bytes == NULL || p.at == NULL || p.want == NULL) rc = nomem(c, error, "the probes");
+    for (size_t o = 0; rc == ONESCOPE_OK && o < span; o++)
+        if (a->data[o] != donor->data[o]) p.at[nd++] = (uint32_t)o;
+    if (rc == ONESCOPE_OK && nd != 0) { /* the unspliced world: the values to compare with */
+        p.moved = p.want + cells;
+        memset(p.want, 1, cells);
+        rc = onescope_world_restore(c->module, c->setup, c->setup_size, a->data, a->size, c->a,
+                                    &base, error);
+        if (rc == ONESCOPE_OK) rc = values_read(c, base, &c->x, error);
+        if (rc != ONESCOPE_OK && rc != ONESCOPE_E_NOMEM) { /* restored once already */
+            onescope_error_clear(error);
+            nd = 0, rc = ONESCOPE_OK;
+        }
+    }
+    uint32_t stride = stride_for(nd);
+    for (uint32_t t = 0; rc == ONESCOPE_OK && t < nd && t < budget; t++) {
+        if (memchr(p.want, 1, cells) == NULL) break; /* every value moved the hash alone */
+        rc = probe(c, i, p.at[(uint64_t)t * stride % nd], c->hist[i], donor, donor_step, &p, error);
+        if (c->out->checks[ONESCOPE_MODULE_CHECK_HASH].status != ONESCOPE_MODULE_CHECK_PASSED)
+            break;
+    }
+    onescope_world_free(base);
+    onescope_os_free(c->a, p.bytes);
+    onescope_os_free(c->a, p.at);
+    onescope_os_free(c->a, p.want);
+    return rc;
+}
+
+/* After the original ran step i of a round trip: donors from the step after (one step of
+ * change) and from the last round trip (K steps of change), each when its layout is the same. */
+static onescope_code probes(check *c, uint64_t i, onescope_error *error) {
+    if (c->snap[0].data == NULL || !has_values(c)) return ONESCOPE_OK;
+    onescope_buffer next = {NULL, 0, NULL};
+    onescope_code rc = onescope_world_snapshot(c->w[ORIG], c->a, &next, error);
+    if (rc != ONESCOPE_OK && rc != ONESCOPE_E_NOMEM) { /* the snapshot check says why */
+        onescope_error_clear(error);
+        return ONESCOPE_OK;
+    }
+    if (rc != ONESCOPE_OK) return rc;
+    rc = probes_from(c, i, &next, i + 1, error);
+    onescope_buffer_free(&next);
+    if (rc == ONESCOPE_OK) rc = probes_from(c, i, &c->prev, c->prev_step, error);
+    if (rc == ONESCOPE_OK) rc = keep_donor(c, i, error);
+    return rc;
 }
 
 /* Snapshot -> restore -> snapshot at step i. The restored world is kept to run beside the
@@ -502,7 +670,10 @@ static onescope_code run(check *c, onescope_error *error) {
         else if (has_values(c)) /* the second world is gone: coverage in the original */
             OS_TRY(cover(c, c->w[ORIG], i, ONESCOPE_MODULE_CHECK_NO_STAGE, &c->b_hash, &c->bprev,
                          error));
+        bool tripped = c->w[RESTORED] != NULL && c->r_start == i;
         if (c->w[RESTORED] != NULL) OS_TRY(restored_step(c, i, error));
+        /* after the stage coverage, which names a stage when one alone moves a value */
+        if (tripped) OS_TRY(probes(c, i, error));
         c->out->steps = i + 1;
     }
     return ONESCOPE_OK;
@@ -531,6 +702,7 @@ onescope_code onescope_module_check_run(const onescope_module *module, const voi
     values_free(&c, &c.y);
     onescope_buffer_free(&c.snap[0]);
     onescope_buffer_free(&c.snap[1]);
+    onescope_buffer_free(&c.prev);
     onescope_os_free(allocator, c.hist);
     if (rc != ONESCOPE_OK) {
         memset(out, 0, sizeof *out);

@@ -40,8 +40,25 @@ static uint32_t first_row_differing(const onescope_recording *a, const onescope_
     return UINT32_MAX;
 }
 
-/* Starts both sides at the last keyframe before row `row` that both files hold and the module
- * restores, and ends them at row: true when it could. */
+/* Whether the world restored from keyframe k of r is the file's world at its row: its hash
+ * row, entity row and table (the explanation's proof, src/recording_run.c). */
+static bool keyframe_holds(const onescope_recording *r, const onescope_keyframe *k,
+                           const onescope_world *w, const onescope_allocator *al) {
+    if (onescope_world_hash(w) != onescope_recording_hash_row(r, k->row)) return false;
+    const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
+    int32_t map[ONESCOPE_RECORDING_MAX_KEY_VALUES];
+    onescope_os_table_map(onescope_world_module(w), onescope_os_rec_bytes(r) + h->keys_head_at,
+                          h->key_values, map);
+    uint32_t compared, differing;
+    onescope_error ignored;
+    return onescope_os_table_compare(k, map, w, al, NULL, NULL, &compared, &differing, "<diff>",
+                                     &ignored) == ONESCOPE_OK &&
+           differing == 0;
+}
+
+/* Starts both sides at the last keyframe before row `row` (rows before it agree as recorded
+ * and so do the inputs) when both files' keyframes there prove themselves and restore to one
+ * world; the sides then run to their ends. True when it could. */
 static bool start_at_keyframe(onescope_os_diff_side *sa, from_row *fa, onescope_os_diff_side *sb,
                               from_row *fb, uint32_t row, const onescope_allocator *al,
                               onescope_recording_diff_result *result) {
@@ -52,31 +69,47 @@ static bool start_at_keyframe(onescope_os_diff_side *sa, from_row *fa, onescope_
     if (before == 0 || m->restore == NULL) return false;
     (void)onescope_recording_keyframe(fa->r, before - 1, &ka); /* both hold it: row <= steps */
     (void)onescope_recording_keyframe(fb->r, before - 1, &kb);
+    if (ka.snapshot_size == 0 || kb.snapshot_size == 0) return false;
     onescope_os_run_start ta = sa->start, tb = sb->start;
     ta.snapshot = ka.snapshot;
     ta.snapshot_size = ka.snapshot_size;
     tb.snapshot = kb.snapshot;
     tb.snapshot_size = kb.snapshot_size;
-    ta.step_count = tb.step_count = row - ka.row;
-    if (ka.snapshot_size == 0 || kb.snapshot_size == 0) return false;
-    onescope_world *w = NULL;
+    ta.step_count -= ka.row;
+    tb.step_count -= kb.row;
+    onescope_world *wa = NULL, *wb = NULL;
     onescope_error *why = &result->restore_error;
     onescope_error_clear(why);
-    bool ok = onescope_os_run_start_world(&ta, al, &w, why) == ONESCOPE_OK;
+    bool ok = onescope_os_run_start_world(&ta, al, &wa, why) == ONESCOPE_OK;
     if (!ok) onescope_os_rec_keyframe_error(fa->r, &ka, sa->name, why);
-    onescope_world_free(w);
-    w = NULL;
-    if (ok && onescope_os_run_start_world(&tb, al, &w, why) != ONESCOPE_OK) {
+    if (ok && onescope_os_run_start_world(&tb, al, &wb, why) != ONESCOPE_OK) {
         onescope_os_rec_keyframe_error(fb->r, &kb, sb->name, why);
         ok = false;
     }
-    onescope_world_free(w);
     result->restore_failed = !ok;
-    if (!ok) return false;
+    bool proven = ok && keyframe_holds(fa->r, &ka, wa, al) && keyframe_holds(fb->r, &kb, wb, al) &&
+                  onescope_world_hash(wa) == onescope_world_hash(wb);
+    result->keyframe_disproved = ok && !proven;
+    onescope_world_free(wa);
+    onescope_world_free(wb);
+    if (!proven) return false;
     sa->start = ta;
     sb->start = tb;
     fa->from = fb->from = ka.row;
     return true;
+}
+
+/* The first step whose inputs differ (of the first `steps`), or UINT32_MAX. */
+static uint32_t first_input_differing(const onescope_recording *a, const onescope_recording *b,
+                                      uint32_t steps) {
+    for (uint32_t i = 0; i < steps; i++) {
+        const uint8_t *pa, *pb;
+        size_t na, nb;
+        (void)onescope_recording_step_input(a, i, &pa, &na);
+        (void)onescope_recording_step_input(b, i, &pb, &nb);
+        if (na != nb || (na != 0 && memcmp(pa, pb, na) != 0)) return i;
+    }
+    return UINT32_MAX;
 }
 
 static bool blobs_differ(const void *a, size_t na, const void *b, size_t nb) {
@@ -140,38 +173,32 @@ onescope_code onescope_recording_diff(const onescope_recording *a, const onescop
         blobs_differ(sa.start.setup, sa.start.setup_size, sb.start.setup, sb.start.setup_size) ||
         blobs_differ(sa.start.snapshot, sa.start.snapshot_size, sb.start.snapshot,
                      sb.start.snapshot_size);
-    uint32_t every = onescope_recording_keyframe_every(a), first = UINT32_MAX;
+    uint32_t every = onescope_recording_keyframe_every(a);
     uint32_t common = 1 + (result->steps_a < result->steps_b ? result->steps_a : result->steps_b);
     if (every != 0 && every == onescope_recording_keyframe_every(b) && !result->setup_differs) {
-        result->from_keyframes = true;
-        first = first_row_differing(a, b, common);
-        if (first == UINT32_MAX) { /* the recorded runs agree: no world runs */
+        /* The same setup and the same inputs make the same worlds: the worlds can first part
+         * at the row after the first differing input; recorded rows may part sooner. */
+        uint32_t rows = first_row_differing(a, b, common);
+        uint32_t input = first_input_differing(a, b, common - 1);
+        uint32_t first = input != UINT32_MAX && input + 1 < rows ? input + 1 : rows;
+        if (first == UINT32_MAX) { /* one setup, one input sequence, one row sequence */
+            result->from_keyframes = true;
             result->rows_compared = common;
             result->different = result->steps_a != result->steps_b;
             return ONESCOPE_OK;
         }
         if (start_at_keyframe(&sa, &fa, &sb, &fb, first, al, result)) {
+            result->from_keyframes = true;
             result->start_row = fa.from;
-        } else {
-            sa.start.step_count = sb.start.step_count = first; /* from row 0, to that row */
         }
     }
     onescope_os_diff_found f;
-    if (result->from_keyframes)
-        OS_TRY(onescope_os_diff_explain_row(&sa, &sb, first - result->start_row, 1, al, &f, error));
-    else
-        OS_TRY(onescope_os_diff_run(&sa, &sb, true, 1, al, &f, error));
+    OS_TRY(onescope_os_diff_run(&sa, &sb, true, 1, al, &f, error));
     f.row += result->start_row;
     f.rows_compared += result->start_row;
     take_found(&f, module, result);
     result->steps_run = f.steps_run;
     onescope_os_diff_found_free(&f);
-    if (result->from_keyframes && !result->worlds_differ) { /* the rows part, the worlds not */
-        result->rows_differ = true;
-        result->rows_row = first;
-        result->different = true;
-        return ONESCOPE_OK;
-    }
     if (result->worlds_differ && result->row > 0) {
         const uint8_t *pa, *pb;
         size_t na, nb;

@@ -367,6 +367,17 @@ onescope_code onescope_os_table_compare(const onescope_keyframe *k, const int32_
     return rc;
 }
 
+/* A value as its type prints it (a float as the shortest float), or a word. */
+static void number_or(char *out, bool number, const onescope_value_info *vi, double v,
+                      const char *word) {
+    if (!number)
+        snprintf(out, OS_NUMBER_MAX + 16, "%s", word);
+    else if (vi->type == ONESCOPE_VALUE_F32 && (double)(float)v == v)
+        onescope_os_number_write_float(out, (float)v, 0);
+    else
+        onescope_os_number_write(out, v, 0);
+}
+
 /* verify's view of a table: the first difference, and the count */
 static void first_seen(void *user, const onescope_value_difference *d) {
     onescope_verify_result *res = user;
@@ -391,23 +402,19 @@ onescope_code onescope_os_verify_table(const onescope_keyframe *k, const int32_t
     if (differing == 0) return ONESCOPE_OK;
     res->verdict = ONESCOPE_VERDICT_TABLE_MISMATCH;
     const onescope_module *m = onescope_world_module(w);
-    char field[160], want[OS_NUMBER_MAX + 48], got[OS_NUMBER_MAX + 48];
-    const char *value =
-        res->table_value == UINT32_MAX ? "(entity)" : m->values[map[res->table_value]].name;
-    snprintf(field, sizeof field,
-             "keyframe table at row %" PRIu32 " (its hash row matched: the module's hash misses "
-             "what differs), entity %" PRIu64 " %s",
-             k->row, res->table_entity, value);
-    if (res->table_in_file && res->table_value != UINT32_MAX)
-        onescope_os_number_write(want, res->table_recorded, 0);
-    else
-        snprintf(want, sizeof want, "%s", res->table_in_file ? "the entity" : "no such entity");
-    if (res->table_in_world && res->table_value != UINT32_MAX)
-        onescope_os_number_write(got, res->table_found, 0);
-    else
-        snprintf(got, sizeof got, "%s", res->table_in_world ? "the entity" : "no such entity");
-    return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, at, field, want, "%s%s", got,
-                            differing > 1 ? " (and more values)" : "");
+    const onescope_value_info *vi =
+        res->table_value == UINT32_MAX ? NULL : &m->values[map[res->table_value]];
+    char field[160], want[OS_NUMBER_MAX + 16], got[OS_NUMBER_MAX + 16];
+    snprintf(field, sizeof field, "keyframe table at row %" PRIu32 ", entity %" PRIu64 "%s%s",
+             k->row, res->table_entity, vi != NULL ? " " : "", vi != NULL ? vi->name : "");
+    number_or(want, vi != NULL && res->table_in_file, vi, res->table_recorded,
+              res->table_in_file ? "the entity" : "no such entity");
+    number_or(got, vi != NULL && res->table_in_world, vi, res->table_found,
+              res->table_in_world ? "the entity" : "no such entity");
+    return onescope_os_fail(error, ONESCOPE_E_MISMATCH, name, at, field, want,
+                            "%s, with its hash row matched: the module's hash misses %s%s", got,
+                            vi != NULL ? "this value" : "this entity",
+                            differing > 1 ? " (and more differ)" : "");
 }
 
 void onescope_os_rec_keyframe_error(const onescope_recording *r, const onescope_keyframe *k,

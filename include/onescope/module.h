@@ -248,7 +248,8 @@ ONESCOPE_API onescope_code onescope_world_describe_input(const onescope_world *w
  * Runs a module from a setup for some steps through the world API only and checks, step by
  * step, what the tools assume of it: two worlds from one setup agree; snapshot -> restore ->
  * snapshot gives the same bytes; a restored world continues as the original; stages run one by
- * one equal a whole step; and a step or stage that changes a named value changes the hash. */
+ * one equal a whole step; and any one named value that changes changes the hash (a step, a
+ * stage, or one snapshot byte spliced in from another step). */
 typedef enum onescope_module_check_kind {
     ONESCOPE_MODULE_CHECK_DETERMINISM = 0, /* "determinism": two worlds, one setup, one input */
     ONESCOPE_MODULE_CHECK_SNAPSHOT = 1,    /* "snapshot": snapshot -> restore -> snapshot */
@@ -279,6 +280,12 @@ typedef struct onescope_module_check_def {
     /* A start snapshot: both worlds are restored from it instead of made from the setup. */
     const void *start_snapshot;
     size_t start_snapshot_size;
+    /* ---- added in 0.5.0 ---- */
+    /* The hash check's probes at each round trip after the first (default 256; 0: the
+     * default): worlds restored from this round trip's snapshot with one differing byte taken
+     * from the previous one's, so each named value changes on its own however the stages are
+     * cut (docs/module.md, "Checking a module"). */
+    uint32_t hash_probes;
 } onescope_module_check_def;
 
 ONESCOPE_API onescope_module_check_def onescope_module_check_def_default(void);

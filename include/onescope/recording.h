@@ -309,11 +309,13 @@ typedef struct onescope_recording_diff_result {
     uint32_t world_index;
     double world_value_a;
     double world_value_b;
-    /* Both files with keyframes every K steps (the same K) and the same setup: the first row
-     * whose recorded hashes differ is found from the rows alone, and the worlds run from the
-     * last keyframe before it (restored from each file's snapshot) to that row only. Rows
-     * before start_row count as compared through their recorded hashes. steps_run: the steps
-     * each world ran, with keyframes at most K + 1 (and 0 when no recorded row differs). */
+    /* Both files with keyframes every K steps (the same K) and the same setup: a speed-up that
+     * never changes the verdict. With the same inputs and recorded rows throughout, the worlds
+     * are the same and none runs (steps_run 0). Else the worlds run, in the same lockstep to
+     * the end, from the last keyframe before the first row whose recorded hashes differ or that
+     * follows the first differing input, when both files' keyframes there prove themselves
+     * (restored: their hash rows and tables hold) and hold one world. Rows before start_row
+     * count as compared through their recorded hashes. */
     bool from_keyframes;
     uint32_t start_row;
     uint32_t steps_run;
@@ -324,6 +326,11 @@ typedef struct onescope_recording_diff_result {
      * restore_error says why, and the worlds ran from row 0. */
     bool restore_failed;
     onescope_error restore_error;
+    /* ---- added in 0.5.0 ---- */
+    /* The keyframes restored but did not prove themselves (a restored world's hash, or its
+     * table, is not its file's at that row, or the two files' keyframes hold different worlds
+     * where their inputs agree): the worlds ran from row 0. */
+    bool keyframe_disproved;
 } onescope_recording_diff_result;
 
 /* Runs both recordings through one module in lockstep (both are checked first, as

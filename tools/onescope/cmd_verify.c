@@ -43,8 +43,23 @@ const cli_spec cli_spec_verify = {
 /* Every status but ST_OK fails the run: a replay with no step (a recording that ended, or
  * was cut, before its first step) has nothing but its start world checked, so it is never a
  * pass (docs/cli.md). */
-typedef enum { ST_OK, ST_MISMATCH, ST_INVALID, ST_NO_ROWS, ST_NO_STEPS, ST_COUNT } verify_status;
-static const char *const status_names[] = {"ok", "mismatch", "invalid", "no_hash_rows", "no_steps"};
+typedef enum {
+    ST_OK,
+    ST_MISMATCH,
+    ST_INVALID,
+    ST_NO_ROWS,
+    ST_NO_STEPS,
+    ST_MODULE_ERROR,
+    ST_COUNT
+} verify_status;
+static const char *const status_names[] = {"ok",           "mismatch", "invalid",
+                                           "no_hash_rows", "no_steps", "module_error"};
+/* onescope_verdict's names, for the JSON's "verdict" */
+static const char *const verdict_names[] = {"invalid",        "pass",         "hash_mismatch",
+                                            "table_mismatch", "module_error", "no_hash_rows",
+                                            "no_steps"};
+static const char *const keyframe_use_names[] = {"none", "used", "refused", "snapshot_incomplete",
+                                                 "not_reproduced"};
 
 #define MAX_SHOWN_OPS 16
 #define MAX_SHOWN_ENTITIES 8
@@ -78,6 +93,7 @@ typedef struct verify_item {
     onescope_value_difference values[MAX_SHOWN_ENTITIES];
     char value_names[MAX_SHOWN_ENTITIES][65];
     char value_line[2048];
+    char table_value_name[65]; /* a table mismatch's value, by the file's name */
     bool done;
     path_kind kind; /* not PATH_FILE: reported invalid without being read */
     int err;        /* errno for PATH_UNLISTABLE */
@@ -152,6 +168,48 @@ static void entity_text(char *buf, size_t size, const onescope_entity_difference
     if (n < size) snprintf(buf + n, size - n, ")");
 }
 
+/* Where an explanation ran from, and why not from the keyframe before its row. */
+static void keyframe_from(char *out, size_t size, const onescope_recording_explanation *x) {
+    char why[1024];
+    switch (x->keyframe_use) {
+        case ONESCOPE_KEYFRAME_USED:
+            snprintf(out, size, "from row %" PRIu32 "'s keyframe, proven", x->start_row);
+            return;
+        case ONESCOPE_KEYFRAME_REFUSED:
+            onescope_error_format(&x->restore_error, why, sizeof why);
+            snprintf(out, size, "from row 0: the keyframe at row %" PRIu32 " did not restore: %s",
+                     x->keyframe_row, why);
+            return;
+        case ONESCOPE_KEYFRAME_SNAPSHOT_INCOMPLETE:
+            if (x->keyframe_hashes_differ)
+                snprintf(why, sizeof why,
+                         "the world restored from it hashes %016" PRIx64
+                         ", its row says %016" PRIx64,
+                         x->keyframe_hash_restored, x->keyframe_hash_recorded);
+            else if (x->keyframe_has_entity)
+                snprintf(why, sizeof why,
+                         "entity %" PRIu64
+                         " of the restored world is not the one its entity row holds",
+                         x->keyframe_entity.id);
+            else
+                snprintf(why, sizeof why,
+                         "entity %" PRIu64 " of the restored world is not the one its table holds",
+                         x->keyframe_value.id);
+            snprintf(out, size,
+                     "from row 0: the keyframe at row %" PRIu32 " is not the recorded world (%s): "
+                     "the module's snapshot leaves state out, or this build hashes another way",
+                     x->keyframe_row, why);
+            return;
+        case ONESCOPE_KEYFRAME_NOT_REPRODUCED:
+            snprintf(out, size,
+                     "from row 0: the run from the keyframe at row %" PRIu32 " reproduces the "
+                     "recording, so this build's world parted before it, in state the hash misses",
+                     x->keyframe_row);
+            return;
+        default: snprintf(out, size, "from row 0"); return;
+    }
+}
+
 /* With keyframes: where the explanation ran from, and the table's values against the world's
  * ("id 5 position.y recorded 0.5 found 0.625"). */
 static void explain_values(verify_item *it, const onescope_recording *r,
@@ -166,14 +224,7 @@ static void explain_values(verify_item *it, const onescope_recording *r,
     for (uint32_t k = 0; k < x->values_listed; k++)
         (void)onescope_recording_value_name(r, x->values[k].value, it->value_names[k]);
     char from[1200];
-    if (x->from_keyframe)
-        snprintf(from, sizeof from, "from row %" PRIu32 "'s keyframe", x->start_row);
-    else if (x->restore_failed) {
-        char why[1024];
-        onescope_error_format(&x->restore_error, why, sizeof why);
-        snprintf(from, sizeof from, "from row 0: the keyframe before did not restore: %s", why);
-    } else
-        snprintf(from, sizeof from, "from row 0");
+    keyframe_from(from, sizeof from, x);
     size_t n;
     if (!x->has_table) {
         snprintf(it->value_line, sizeof it->value_line,
@@ -182,17 +233,26 @@ static void explain_values(verify_item *it, const onescope_recording *r,
                  name, it->v.first_row, x->steps_run, x->steps_run == 1 ? "" : "s", from);
         return;
     }
-    n = (size_t)snprintf(it->value_line, sizeof it->value_line,
-                         "%s: keyframe row %" PRIu32 " (ran %" PRIu32 " step%s %s): %" PRIu32
-                         " of %" PRIu32 " values differ",
-                         name, x->table_row, x->steps_run, x->steps_run == 1 ? "" : "s", from,
-                         x->values_differing, x->values_compared);
+    n = (size_t)snprintf(
+        it->value_line, sizeof it->value_line,
+        "%s: keyframe row %" PRIu32 "%s (ran %" PRIu32 " step%s %s): %" PRIu32 " of %" PRIu32
+        " values differ",
+        name, x->table_row, x->table_row < x->row ? " (before the row: its hash row matched)" : "",
+        x->steps_run, x->steps_run == 1 ? "" : "s", from, x->values_differing, x->values_compared);
     for (uint32_t k = 0; k < x->values_listed && n < sizeof it->value_line; k++) {
         const onescope_value_difference *d = &x->values[k];
         char recorded[CLI_NUMBER_SIZE], found[CLI_NUMBER_SIZE];
         cli_number(recorded, d->recorded);
         cli_number(found, d->found_value);
-        if (d->found)
+        if (!d->in_file)
+            n += (size_t)snprintf(it->value_line + n, sizeof it->value_line - n,
+                                  "%sid %" PRIu64 " in the world, not in the table",
+                                  k ? ", " : ": ", d->id);
+        else if (d->value == UINT32_MAX)
+            n += (size_t)snprintf(it->value_line + n, sizeof it->value_line - n,
+                                  "%sid %" PRIu64 " in the table, not in the world",
+                                  k ? ", " : ": ", d->id);
+        else if (d->found)
             n += (size_t)snprintf(it->value_line + n, sizeof it->value_line - n,
                                   "%sid %" PRIu64 " %s recorded %s found %s", k ? ", " : ": ",
                                   d->id, cli_shown(it->value_names[k]), recorded, found);
@@ -271,8 +331,12 @@ static void explain_entities(verify_item *it, const onescope_recording *r,
 
 /* At a module recording's mismatch, the step and the entities, from the file read whole. */
 static void explain_recording(verify_item *it, const onescope_recording *r,
-                              const onescope_module *m, onescope_code rc) {
-    if (m == NULL || rc != ONESCOPE_E_MISMATCH) return;
+                              const onescope_module *m) {
+    if (m == NULL || (it->v.verdict != ONESCOPE_VERDICT_HASH_MISMATCH &&
+                      it->v.verdict != ONESCOPE_VERDICT_TABLE_MISMATCH))
+        return;
+    if (it->v.verdict == ONESCOPE_VERDICT_TABLE_MISMATCH && it->v.table_value != UINT32_MAX)
+        (void)onescope_recording_value_name(r, it->v.table_value, it->table_value_name);
     if (it->v.first_row > 0)
         cli_recording_describe_step(r, m, it->v.first_row - 1, it->step_text, sizeof it->step_text);
     explain_entities(it, r, m);
@@ -301,7 +365,7 @@ static onescope_code verify_recording(verify_item *it, onescope_error *err) {
         *err = whole_err;
         return read;
     }
-    explain_recording(it, r, m, rc);
+    explain_recording(it, r, m);
     onescope_recording_free(r);
     return rc;
 }
@@ -325,7 +389,7 @@ static void verify_item_check(verify_item *it) {
     /* a stream's copy is named as the input it was */
     if (rc != ONESCOPE_OK && it->src[0] != '\0' && strcmp(err.input, it->src) == 0)
         snprintf(err.input, sizeof err.input, "%s", cli_input_name(it->path));
-    if (rc == ONESCOPE_OK && it->v.rows_checked <= 1) {
+    if (rc == ONESCOPE_OK && it->v.verdict == ONESCOPE_VERDICT_NO_STEPS) {
         it->status = ST_NO_STEPS;
         snprintf(it->line, sizeof it->line,
                  "%s: no step recorded: only the start world (row 0) could be checked, and a "
@@ -338,14 +402,16 @@ static void verify_item_check(verify_item *it) {
         return;
     }
     onescope_error_format(&err, it->line, sizeof it->line);
-    if (rc == ONESCOPE_E_MISMATCH) {
-        it->status = ST_MISMATCH;
-        it->has_step = it->v.first_row > 0;
-        if (it->has_step && !it->recording) read_step_ops(it, it->v.first_row - 1);
-    } else if (rc == ONESCOPE_E_FLAGS && strncmp(err.expected, "bit 0 set", 9) == 0) {
-        it->status = ST_NO_ROWS;
-    } else {
-        it->status = ST_INVALID;
+    switch (it->v.verdict) { /* the library's code, never the message's text */
+        case ONESCOPE_VERDICT_HASH_MISMATCH:
+        case ONESCOPE_VERDICT_TABLE_MISMATCH:
+            it->status = ST_MISMATCH;
+            it->has_step = it->v.first_row > 0;
+            if (it->has_step && !it->recording) read_step_ops(it, it->v.first_row - 1);
+            break;
+        case ONESCOPE_VERDICT_NO_HASH_ROWS: it->status = ST_NO_ROWS; break;
+        case ONESCOPE_VERDICT_MODULE_ERROR: it->status = ST_MODULE_ERROR; break;
+        default: it->status = ST_INVALID; break;
     }
 }
 
@@ -566,10 +632,27 @@ static void print_text(const verify_item *it) {
         return;
     }
     fprintf(stderr, "%s\n", it->line);
+    if (it->status == ST_MODULE_ERROR) {
+        if (it->v.first_row == 0)
+            printf("%s: row 0: the module refused to make the start world (no hash was "
+                   "compared)\n",
+                   name);
+        else
+            printf("%s: row %" PRIu32 ": the module refused step %" PRIu32 " (no hash was "
+                   "compared there; every row before it matched)\n",
+                   name, it->v.first_row, it->v.first_row - 1);
+        return;
+    }
     if (it->status != ST_MISMATCH) return;
+    if (it->v.verdict == ONESCOPE_VERDICT_TABLE_MISMATCH)
+        printf("%s: row %" PRIu32 ": every hash row through it matched, but the keyframe table "
+               "there differs from the world: the module's hash misses what differs (run "
+               "'onescope module check' on it)\n",
+               name, it->v.first_row);
     if (!it->has_step) {
-        printf("%s: row 0 is the start world, before any step: the setup or start snapshot "
-               "differs\n",
+        printf("%s: row 0 is the world this build makes from the file's setup (or start "
+               "snapshot), before any step: from the same bytes it makes another world (a build "
+               "or module difference)\n",
                name);
     } else if (it->step_text[0] != '\0') {
         printf("%s: step %" PRIu32 " ran: %s\n", name, it->v.first_row - 1,
@@ -598,14 +681,44 @@ static void print_json(const verify_item *it) {
     const char *name = cli_input_name(it->path); /* as it is: cli_json_string keeps it valid */
     printf("{\"file\": ");
     cli_json_string(stdout, name, strlen(name));
-    printf(", \"status\": \"%s\", \"rows_checked\": %" PRIu32, status_names[it->status],
-           it->v.rows_checked);
-    if (it->status == ST_MISMATCH) {
-        printf(", \"row\": %" PRIu32 ", \"step\": %" PRIu64 ", \"expected\": \"%016" PRIx64
-               "\", \"actual\": \"%016" PRIx64 "\"",
-               it->v.first_row, it->v.first_step, it->v.expected, it->v.actual);
+    unsigned verdict = (unsigned)it->v.verdict;
+    printf(", \"status\": \"%s\", \"verdict\": \"%s\", \"rows_checked\": %" PRIu32
+           ", \"keyframes_checked\": %" PRIu32,
+           status_names[it->status],
+           verdict < sizeof verdict_names / sizeof *verdict_names ? verdict_names[verdict] : "?",
+           it->v.rows_checked, it->v.keyframes_checked);
+    /* rows and steps (docs/recording.md): row R is the world after step R - 1; host_step is
+     * the world's own step count there (a replay that starts mid-run counts from its start) */
+    if (it->status == ST_MISMATCH || it->status == ST_MODULE_ERROR) {
+        printf(", \"row\": %" PRIu32 ", \"step\": ", it->v.first_row);
+        if (it->v.first_row > 0)
+            printf("%" PRIu32, it->v.first_row - 1);
+        else
+            printf("null");
+        printf(", \"host_step\": %" PRIu64, it->v.first_step);
     } else {
-        printf(", \"row\": null, \"step\": null, \"expected\": null, \"actual\": null");
+        printf(", \"row\": null, \"step\": null, \"host_step\": null");
+    }
+    if (it->status == ST_MISMATCH)
+        printf(", \"expected\": \"%016" PRIx64 "\", \"actual\": \"%016" PRIx64 "\"", it->v.expected,
+               it->v.actual);
+    else
+        printf(", \"expected\": null, \"actual\": null");
+    printf(", \"table\": ");
+    if (it->v.verdict == ONESCOPE_VERDICT_TABLE_MISMATCH) {
+        printf("{\"entity\": %" PRIu64 ", \"value\": ", it->v.table_entity);
+        if (it->v.table_value != UINT32_MAX && it->table_value_name[0] != '\0')
+            cli_json_string(stdout, it->table_value_name, strlen(it->table_value_name));
+        else
+            printf("null");
+        printf(", \"in_recording\": %s, \"in_world\": %s, \"recorded\": ",
+               it->v.table_in_file ? "true" : "false", it->v.table_in_world ? "true" : "false");
+        cli_json_double(stdout, it->v.table_recorded);
+        printf(", \"found\": ");
+        cli_json_double(stdout, it->v.table_found);
+        printf(", \"differing\": %" PRIu32 "}", it->v.table_differing);
+    } else {
+        printf("null");
     }
     printf(", \"error\": ");
     if (it->status == ST_OK)
@@ -655,10 +768,18 @@ static void print_json(const verify_item *it) {
     printf(", \"keyframe\": ");
     if (it->keyed) {
         const onescope_recording_explanation *x = &it->key;
-        printf("{\"start_row\": %" PRIu32 ", \"restored\": %s, \"restore_failed\": %s, "
-               "\"steps_run\": %" PRIu32 ", \"restore_error\": ",
-               x->start_row, x->from_keyframe ? "true" : "false",
-               x->restore_failed ? "true" : "false", x->steps_run);
+        unsigned use = (unsigned)x->keyframe_use;
+        printf(
+            "{\"start_row\": %" PRIu32 ", \"restored\": %s, \"restore_failed\": %s, "
+            "\"use\": \"%s\", \"judged_row\": ",
+            x->start_row, x->from_keyframe ? "true" : "false", x->restore_failed ? "true" : "false",
+            use < sizeof keyframe_use_names / sizeof *keyframe_use_names ? keyframe_use_names[use]
+                                                                         : "?");
+        if (x->keyframe_use != ONESCOPE_KEYFRAME_NONE)
+            printf("%" PRIu32, x->keyframe_row);
+        else
+            printf("null");
+        printf(", \"steps_run\": %" PRIu32 ", \"restore_error\": ", x->steps_run);
         if (x->restore_failed) {
             char why[1024];
             onescope_error_format(&x->restore_error, why, sizeof why);
@@ -676,11 +797,18 @@ static void print_json(const verify_item *it) {
         for (uint32_t k = 0; k < x->values_listed; k++) {
             const onescope_value_difference *d = &it->values[k];
             printf("%s{\"id\": %" PRIu64 ", \"value\": ", k ? ", " : "", d->id);
-            cli_json_string(stdout, it->value_names[k], strlen(it->value_names[k]));
-            printf(", \"in_world\": %s, \"recorded\": ", d->found ? "true" : "false");
-            cli_json_double(stdout, d->recorded);
+            if (d->value == UINT32_MAX)
+                printf("null");
+            else
+                cli_json_string(stdout, it->value_names[k], strlen(it->value_names[k]));
+            printf(", \"in_recording\": %s, \"in_world\": %s, \"recorded\": ",
+                   d->in_file ? "true" : "false", d->found ? "true" : "false");
+            if (d->in_file && d->value != UINT32_MAX)
+                cli_json_double(stdout, d->recorded);
+            else
+                printf("null");
             printf(", \"found\": ");
-            if (d->found)
+            if (d->found && d->value != UINT32_MAX)
                 cli_json_double(stdout, d->found_value);
             else
                 printf("null");
@@ -732,7 +860,8 @@ static bool write_junit(const char *path, const verify_item *items, size_t n,
         fprintf(stderr, "onescope verify: %s: out of memory\n", cli_shown(path));
         return false;
     }
-    size_t errors = counts[ST_INVALID] + counts[ST_NO_ROWS] + counts[ST_NO_STEPS];
+    size_t errors =
+        counts[ST_INVALID] + counts[ST_NO_ROWS] + counts[ST_NO_STEPS] + counts[ST_MODULE_ERROR];
     size_t tests = n + (empty_shard != NULL), skipped = empty_shard != NULL;
     fprintf(m,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -902,11 +1031,13 @@ int cmd_verify(int argc, char **argv) {
 
     size_t failed = n - counts[ST_OK];
     if (json) {
-        printf("{\"files\": %zu, \"ok\": %zu, \"mismatch\": %zu, \"invalid\": %zu, "
-               "\"no_hash_rows\": %zu, \"no_steps\": %zu, \"shard\": \"%" PRIu64 "/%" PRIu64
-               "\", \"empty_shard\": %s",
-               n, counts[ST_OK], counts[ST_MISMATCH], counts[ST_INVALID], counts[ST_NO_ROWS],
-               counts[ST_NO_STEPS], shard_k, shard_n, shard_empty ? "true" : "false");
+        printf(
+            "{\"files\": %zu, \"ok\": %zu, \"mismatch\": %zu, \"invalid\": %zu, "
+            "\"no_hash_rows\": %zu, \"no_steps\": %zu, \"module_error\": %zu, \"shard\": \"%" PRIu64
+            "/%" PRIu64 "\", \"empty_shard\": %s",
+            n, counts[ST_OK], counts[ST_MISMATCH], counts[ST_INVALID], counts[ST_NO_ROWS],
+            counts[ST_NO_STEPS], counts[ST_MODULE_ERROR], shard_k, shard_n,
+            shard_empty ? "true" : "false");
         printf(", \"message\": "); /* always there, so every summary has one shape */
         if (shard_empty)
             cli_json_string(stdout, empty_shard, strlen(empty_shard));

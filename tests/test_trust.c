@@ -1,0 +1,423 @@
+/* What the tools say about a subtly wrong module (issue 38, items 1-6): a new user's agents
+ * module (agents_module.c) with one fault switched on at a time, recorded, then verified,
+ * explained, diffed and checked. Each test names the verdict a trusting tool got wrong: a
+ * keyframe restored without proof, a hash that misses a value, a refusal taken for a hash
+ * mismatch, a diff whose speed-up changed its verdict. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agents_module.h"
+#include "test_util.h"
+
+static char dir[64];
+static uint8_t setup[8];
+
+static char *line_of(const onescope_error *e) {
+    static char line[1024];
+    onescope_error_format(e, line, sizeof line);
+    return line;
+}
+
+static void path_of(char *out, size_t size, const char *name) {
+    snprintf(out, size, "%s/%s", dir, name);
+}
+
+/* A recording of `steps` steps made by a module with faults f, keyframes every `every` steps
+ * (0: none), entity rows always. feed_at: a step whose input feeds agent 3 (energy only)
+ * instead of the standard one (-1: none); push_at the same with a push (velocity). */
+typedef struct plan {
+    uint32_t steps, every;
+    int64_t feed_at, push_at;
+} plan;
+
+static plan plan_of(uint32_t steps, uint32_t every) {
+    return (plan){steps, every, -1, -1};
+}
+
+static size_t input_at(const plan *p, uint32_t i, uint8_t out[8]) {
+    if ((int64_t)i == p->feed_at || (int64_t)i == p->push_at) {
+        uint32_t id = 3 | ((int64_t)i == p->feed_at ? 0x80000000u : 0);
+        float push = 2.0f;
+        uint32_t bits;
+        memcpy(&bits, &push, 4);
+        for (int b = 0; b < 4; b++) out[b] = (uint8_t)(id >> (8 * b));
+        for (int b = 0; b < 4; b++) out[4 + b] = (uint8_t)(bits >> (8 * b));
+        return 8;
+    }
+    return agents_input(i, out);
+}
+
+static void record(const char *path, agents_faults f, const plan *p) {
+    onescope_module m = agents_module(&f);
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = &m;
+    def.setup = setup;
+    def.setup_size = sizeof setup;
+    def.entity_rows = true;
+    def.keyframe_every = p->every;
+    onescope_recording_writer *w;
+    onescope_error err;
+    unlink(path);
+    if (onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err) != ONESCOPE_OK)
+        fail_msg("%s", line_of(&err));
+    for (uint32_t i = 0; i < p->steps; i++) {
+        uint8_t in[8];
+        size_t n = input_at(p, i, in);
+        if (onescope_recording_writer_append(w, in, n, NULL, &err) != ONESCOPE_OK)
+            fail_msg("%s", line_of(&err));
+    }
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+}
+
+static onescope_recording *read_back(const char *path) {
+    onescope_recording *r;
+    onescope_error err;
+    if (onescope_recording_read_file(path, NULL, &r, &err) != ONESCOPE_OK)
+        fail_msg("%s", line_of(&err));
+    return r;
+}
+
+/* Both verify paths (the file streamed, the recording parsed) agree on rc and result. */
+static onescope_code verify_both(const char *path, const onescope_module *m,
+                                 onescope_verify_result *v, onescope_error *err) {
+    onescope_verify_result w;
+    onescope_error e2;
+    onescope_code rc = onescope_recording_verify_file(path, m, NULL, v, err);
+    onescope_recording *r = read_back(path);
+    assert_int_equal(onescope_recording_verify(r, m, NULL, &w, path, &e2), rc);
+    onescope_recording_free(r);
+    assert_int_equal(w.verdict, v->verdict);
+    assert_int_equal(w.first_row, v->first_row);
+    assert_int_equal(w.matched, v->matched);
+    assert_int_equal(w.table_entity, v->table_entity);
+    assert_int_equal(w.table_value, v->table_value);
+    assert_int_equal(w.keyframes_checked, v->keyframes_checked);
+    if (rc != ONESCOPE_OK) assert_string_equal(line_of(err), line_of(&e2));
+    return rc;
+}
+
+static uint32_t value_index(const char *name) {
+    agents_faults f = agents_faults_none();
+    onescope_module m = agents_module(&f);
+    for (uint32_t v = 0; v < m.value_count; v++)
+        if (strcmp(m.values[v].name, name) == 0) return v;
+    fail_msg("no value %s", name);
+    return 0;
+}
+
+/* Item 1: a snapshot that leaves out energy. A planted velocity bug at step 40 on agent 3 is
+ * one entity's difference; the keyframe at row 32 restores every agent with the wrong energy,
+ * so a tool that trusts it blames (nearly) every agent. It must be disproved and not used. */
+static void snapshot_fault_keyframe_disproved(void **state) {
+    (void)state;
+    char p[128];
+    path_of(p, sizeof p, "snap.ostm");
+    agents_faults rec = agents_faults_none();
+    rec.snapshot_misses = true;
+    plan pl = plan_of(120, 16);
+    record(p, rec, &pl);
+    agents_faults ver = rec;
+    ver.bug_step = 40;
+    ver.bug_id = 3;
+    onescope_module m = agents_module(&ver);
+    onescope_verify_result v;
+    onescope_error err;
+    assert_int_equal(verify_both(p, &m, &v, &err), ONESCOPE_E_MISMATCH);
+    assert_int_equal(v.verdict, ONESCOPE_VERDICT_HASH_MISMATCH);
+    assert_int_equal(v.first_row, 41);
+    assert_int_equal(v.keyframes_checked, 2); /* rows 16 and 32 matched the world */
+    onescope_recording *r = read_back(p);
+    onescope_recording_explanation *x;
+    assert_int_equal(onescope_recording_explain(r, &m, 41, 8, NULL, &x, "snap", &err), ONESCOPE_OK);
+    assert_int_equal(x->keyframe_use, ONESCOPE_KEYFRAME_SNAPSHOT_INCOMPLETE);
+    assert_int_equal(x->keyframe_row, 32);
+    assert_true(x->keyframe_hashes_differ);
+    assert_false(x->from_keyframe);
+    assert_int_equal(x->start_row, 0);
+    assert_int_equal(x->differing, 1);
+    assert_int_equal(x->entities[0].id, 3);
+    assert_true(x->has_table);
+    assert_int_equal(x->table_row, 48);
+    assert_true(x->values_listed >= 1);
+    assert_int_equal(x->values[0].id, 3); /* the entity the rows name comes first */
+    onescope_recording_explanation_free(x);
+    onescope_recording_free(r);
+}
+
+/* Items 1 and 2: a hash that leaves out energy, which only changes together with the position.
+ * A planted energy bug at step 40 never shows in a hash row; the keyframe table at row 48 does,
+ * and verify must say so there. An explanation asked at a later row must not restore a keyframe
+ * that holds the recorder's good state and report nothing. */
+static void hash_fault_caught_at_next_keyframe(void **state) {
+    (void)state;
+    char p[128], plain[128];
+    path_of(p, sizeof p, "hash.ostm");
+    path_of(plain, sizeof plain, "hash-plain.ostm");
+    agents_faults rec = agents_faults_none();
+    rec.hash_misses = true;
+    plan pl = plan_of(120, 16);
+    record(p, rec, &pl);
+    plan none = plan_of(120, 0);
+    record(plain, rec, &none);
+    agents_faults ver = rec;
+    ver.bug_step = 40;
+    ver.bug_id = 3;
+    ver.bug_energy = true;
+    onescope_module m = agents_module(&ver);
+    onescope_verify_result v;
+    onescope_error err;
+    /* without keyframes the hash rows cannot tell: a pass is all a verify can say */
+    assert_int_equal(verify_both(plain, &m, &v, &err), ONESCOPE_OK);
+    assert_int_equal(v.verdict, ONESCOPE_VERDICT_PASS);
+    assert_int_equal(verify_both(p, &m, &v, &err), ONESCOPE_E_MISMATCH);
+    assert_int_equal(v.verdict, ONESCOPE_VERDICT_TABLE_MISMATCH);
+    assert_false(v.matched);
+    assert_int_equal(v.first_row, 48);
+    assert_int_equal(v.rows_checked, 49); /* every hash row through 48 matched */
+    assert_int_equal(v.table_entity, 3);
+    assert_int_equal(v.table_value, value_index("energy"));
+    assert_int_equal(v.table_differing, 1);
+    assert_true(v.table_in_file && v.table_in_world);
+    assert_true(v.table_recorded - v.table_found == 3.0 ||
+                fabs(v.table_recorded - v.table_found - 3.0) < 1e-4);
+    assert_non_null(strstr(line_of(&err), "keyframe table at row 48"));
+    if (strstr(line_of(&err), "entity 3 energy") == NULL) fail_msg("%s", line_of(&err));
+    onescope_recording *r = read_back(p);
+    onescope_recording_explanation *x;
+    /* at 48: the keyframe at 32 proves itself and the run from it shows the energy */
+    assert_int_equal(onescope_recording_explain(r, &m, 48, 8, NULL, &x, "hash", &err), ONESCOPE_OK);
+    assert_int_equal(x->keyframe_use, ONESCOPE_KEYFRAME_USED);
+    assert_int_equal(x->start_row, 32);
+    assert_int_equal(x->table_row, 48);
+    assert_int_equal(x->values_differing, 1);
+    assert_int_equal(x->values[0].id, 3);
+    assert_int_equal(x->values[0].value, value_index("energy"));
+    onescope_recording_explanation_free(x);
+    /* at the last row: the keyframe at 112 reproduces it (it holds the good state), so the
+     * explanation runs from row 0 and shows the first table that parted */
+    assert_int_equal(onescope_recording_explain(r, &m, 120, 8, NULL, &x, "hash", &err),
+                     ONESCOPE_OK);
+    assert_int_equal(x->keyframe_use, ONESCOPE_KEYFRAME_NOT_REPRODUCED);
+    assert_int_equal(x->keyframe_row, 112);
+    assert_int_equal(x->start_row, 0);
+    assert_true(x->has_table);
+    assert_int_equal(x->table_row, 48);
+    assert_int_equal(x->values[0].id, 3);
+    onescope_recording_explanation_free(x);
+    onescope_recording_free(r);
+}
+
+/* Item 4: a module that refuses a step with E_MISMATCH is an error of that row, not a hash
+ * mismatch with hashes nobody computed. */
+static void refusal_is_an_error_of_its_row(void **state) {
+    (void)state;
+    char p[128];
+    path_of(p, sizeof p, "refuse.ostm");
+    agents_faults rec = agents_faults_none();
+    plan pl = plan_of(60, 16);
+    record(p, rec, &pl);
+    agents_faults ver = rec;
+    ver.refuse_step = 20;
+    onescope_module m = agents_module(&ver);
+    onescope_verify_result v;
+    onescope_error err;
+    assert_int_equal(verify_both(p, &m, &v, &err), ONESCOPE_E_MISMATCH);
+    assert_int_equal(v.verdict, ONESCOPE_VERDICT_MODULE_ERROR);
+    assert_false(v.matched);
+    assert_int_equal(v.first_row, 21);
+    assert_non_null(strstr(line_of(&err), "step 20"));
+    assert_null(strstr(line_of(&err), "0000000000000000"));
+    /* and a module without refusals passes, with its keyframes checked */
+    onescope_module clean = agents_module(&rec);
+    assert_int_equal(verify_both(p, &clean, &v, &err), ONESCOPE_OK);
+    assert_int_equal(v.verdict, ONESCOPE_VERDICT_PASS);
+    assert_int_equal(v.keyframes_checked, 3);
+}
+
+static onescope_code check_input(void *user, uint64_t step, const void **input, size_t *size,
+                                 onescope_error *error) {
+    (void)error;
+    static uint8_t in[8];
+    *size = input_at(user, (uint32_t)step, in);
+    *input = in;
+    return ONESCOPE_OK;
+}
+
+static void module_check_of(agents_faults *f, onescope_module_check_result *out) {
+    onescope_module m = agents_module(f);
+    plan pl = plan_of(0, 0);
+    onescope_module_check_def d = onescope_module_check_def_default();
+    d.steps = 100;
+    d.input = check_input;
+    d.input_user = &pl;
+    onescope_error err;
+    if (onescope_module_check_run(&m, setup, sizeof setup, &d, NULL, out, &err) != ONESCOPE_OK)
+        fail_msg("%s", line_of(&err));
+}
+
+/* Item 3: module check must catch a hash that misses a value however the stages are cut (energy
+ * only changes in "move", with the position), and must pass the module without the fault. */
+static void module_check_catches_every_fault(void **state) {
+    (void)state;
+    onescope_module_check_result res;
+    agents_faults f = agents_faults_none();
+    module_check_of(&f, &res);
+    for (int k = 0; k < ONESCOPE_MODULE_CHECK_COUNT; k++)
+        if (res.checks[k].status != ONESCOPE_MODULE_CHECK_PASSED)
+            fail_msg("%s: %s", onescope_module_check_name((onescope_module_check_kind)k),
+                     res.checks[k].failure.what);
+    f.hash_misses = true;
+    module_check_of(&f, &res);
+    const onescope_module_check_outcome *h = &res.checks[ONESCOPE_MODULE_CHECK_HASH];
+    assert_int_equal(h->status, ONESCOPE_MODULE_CHECK_FAILED);
+    assert_string_equal(h->failure.value, "energy");
+    assert_int_equal(res.checks[ONESCOPE_MODULE_CHECK_DETERMINISM].status,
+                     ONESCOPE_MODULE_CHECK_PASSED);
+    f = agents_faults_none();
+    f.snapshot_misses = true;
+    module_check_of(&f, &res);
+    assert_int_not_equal(res.checks[ONESCOPE_MODULE_CHECK_RESTORE].status,
+                         ONESCOPE_MODULE_CHECK_PASSED);
+    f = agents_faults_none();
+    f.outside = true;
+    module_check_of(&f, &res);
+    assert_int_equal(res.checks[ONESCOPE_MODULE_CHECK_DETERMINISM].status,
+                     ONESCOPE_MODULE_CHECK_FAILED);
+}
+
+static void diff_of(const char *a, const char *b, const onescope_module *m,
+                    onescope_recording_diff_result *res) {
+    onescope_recording *ra = read_back(a), *rb = read_back(b);
+    onescope_error err;
+    if (onescope_recording_diff(ra, rb, m, NULL, res, a, b, &err) != ONESCOPE_OK)
+        fail_msg("%s", line_of(&err));
+    onescope_recording_free(ra);
+    onescope_recording_free(rb);
+}
+
+/* Item 5: keyframes make a diff faster, never another verdict. Two recordings by a module whose
+ * hash misses energy, one feeding agent 3 at step 40: their recorded rows agree everywhere, but
+ * the worlds a complete hash sees part at row 41. With and without keyframes the diff says the
+ * same. And the hashes it reports are the row's, not a stage's. */
+static void diff_verdict_is_the_same_with_keyframes(void **state) {
+    (void)state;
+    char a[128], b[128], a0[128], b0[128];
+    path_of(a, sizeof a, "da.ostm");
+    path_of(b, sizeof b, "db.ostm");
+    path_of(a0, sizeof a0, "da0.ostm");
+    path_of(b0, sizeof b0, "db0.ostm");
+    agents_faults rec = agents_faults_none();
+    rec.hash_misses = true;
+    plan pa = plan_of(120, 16), pb = pa, pa0 = plan_of(120, 0), pb0 = pa0;
+    pb.feed_at = pb0.feed_at = 40;
+    record(a, rec, &pa);
+    record(b, rec, &pb);
+    record(a0, rec, &pa0);
+    record(b0, rec, &pb0);
+    agents_faults clean_f = agents_faults_none();
+    onescope_module clean = agents_module(&clean_f), faulty = agents_module(&rec);
+    onescope_recording_diff_result with, without;
+    diff_of(a0, b0, &clean, &without);
+    diff_of(a, b, &clean, &with);
+    assert_true(without.different && without.worlds_differ);
+    assert_int_equal(without.row, 41);
+    assert_true(with.different);
+    assert_true(with.worlds_differ);
+    assert_int_equal(with.row, 41);
+    assert_int_equal(with.entity_id, without.entity_id);
+    assert_int_equal(with.value, without.value);
+    assert_int_equal(with.stage, without.stage);
+    diff_of(a0, b0, &faulty, &without);
+    diff_of(a, b, &faulty, &with);
+    assert_int_equal(with.different, without.different);
+    assert_int_equal(with.worlds_differ, without.worlds_differ);
+
+    /* a push instead: the rows part at 41; the keyframe at 32 is used, and the hashes named are
+     * both rows' */
+    plan pc = plan_of(120, 16), pc0 = plan_of(120, 0);
+    pc.push_at = pc0.push_at = 40;
+    record(b, clean_f, &pc);
+    record(a, clean_f, &pa);
+    record(b0, clean_f, &pc0);
+    record(a0, clean_f, &pa0);
+    diff_of(a, b, &clean, &with);
+    diff_of(a0, b0, &clean, &without);
+    assert_true(with.from_keyframes);
+    assert_int_equal(with.start_row, 32);
+    assert_int_equal(with.row, 41);
+    assert_int_equal(without.row, 41);
+    assert_true(with.stage == without.stage && with.stage == 0); /* "think" takes the push */
+    onescope_recording *ra = read_back(a), *rb = read_back(b);
+    assert_true(with.hash_a == onescope_recording_hash_row(ra, 41));
+    assert_true(with.hash_b == onescope_recording_hash_row(rb, 41));
+    assert_true(without.hash_a == with.hash_a && without.hash_b == with.hash_b);
+    onescope_recording_free(ra);
+    onescope_recording_free(rb);
+}
+
+/* Item 21's class: ids that are not indexes. Late in a run agents have died (the last took each
+ * one's place) and been born, so the agent at index 0 has another id; a bug on it is named by
+ * its id in the verify, the entity rows and the keyframe table. */
+static void ids_out_of_index_order_are_named(void **state) {
+    (void)state;
+    agents_faults f = agents_faults_none();
+    onescope_module m = agents_module(&f);
+    onescope_world *w;
+    onescope_error err;
+    assert_int_equal(onescope_world_create(&m, setup, sizeof setup, NULL, &w, &err), ONESCOPE_OK);
+    uint32_t bug_at = 330;
+    for (uint32_t i = 0; i < bug_at; i++) {
+        uint8_t in[8];
+        size_t n = agents_input(i, in);
+        assert_int_equal(onescope_world_step(w, in, n, &err), ONESCOPE_OK);
+    }
+    uint64_t id = onescope_world_entity_id(w, 0);
+    uint32_t count = onescope_world_entity_count(w);
+    onescope_world_free(w);
+    assert_int_not_equal(id, 1); /* the first agent died and another took its place */
+    assert_true(count != 76);
+    char p[128];
+    path_of(p, sizeof p, "late.ostm");
+    plan pl = plan_of(360, 16);
+    record(p, f, &pl);
+    agents_faults ver = f;
+    ver.bug_step = bug_at;
+    ver.bug_id = id;
+    onescope_module mv = agents_module(&ver);
+    onescope_verify_result v;
+    assert_int_equal(verify_both(p, &mv, &v, &err), ONESCOPE_E_MISMATCH);
+    assert_int_equal(v.first_row, bug_at + 1);
+    onescope_recording *r = read_back(p);
+    onescope_recording_explanation *x;
+    assert_int_equal(onescope_recording_explain(r, &mv, bug_at + 1, 4, NULL, &x, "late", &err),
+                     ONESCOPE_OK);
+    assert_int_equal(x->keyframe_use, ONESCOPE_KEYFRAME_USED);
+    assert_int_equal(x->differing, 1);
+    assert_int_equal(x->entities[0].id, id);
+    assert_int_equal(x->values[0].id, id);
+    onescope_recording_explanation_free(x);
+    onescope_recording_free(r);
+}
+
+int main(void) {
+    snprintf(dir, sizeof dir, "/tmp/onescope-trust-XXXXXX");
+    if (mkdtemp(dir) == NULL) return 1;
+    agents_setup(7, 76, setup);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(snapshot_fault_keyframe_disproved),
+        cmocka_unit_test(hash_fault_caught_at_next_keyframe),
+        cmocka_unit_test(refusal_is_an_error_of_its_row),
+        cmocka_unit_test(module_check_catches_every_fault),
+        cmocka_unit_test(diff_verdict_is_the_same_with_keyframes),
+        cmocka_unit_test(ids_out_of_index_order_are_named),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) return 1;
+    return failed;
+}
