@@ -1908,8 +1908,11 @@ static void keyframe_errors_at_offsets(void **state) {
         {count0, ents0 + 1, 4, ONESCOPE_E_LENGTH, count0},       /* E not what L holds */
         {count0, ents0 - 1, 4, ONESCOPE_E_LENGTH, count0},
         {count0, 1048577, 4, ONESCOPE_E_RANGE, count0}, /* E past 1048576 */
-        {k0, 0xfffffff0u, 4, ONESCOPE_E_TRUNCATED, k0}, /* L past the bytes left */
-        {k6, (uint32_t)(a.size - k6 - 4 + 1), 4, ONESCOPE_E_TRUNCATED, k6}, /* one byte past */
+        /* L past the bytes left: S and E are there and prove L wrong (a cut keyframe, whose
+         * L agrees with its E, is E_TRUNCATED at L: keyframe_recovery) */
+        {k0, 0xfffffff0u, 4, ONESCOPE_E_LENGTH, count0},
+        {k6, (uint32_t)(a.size - k6 - 4 + 1), 4, ONESCOPE_E_LENGTH, count6}, /* one byte past */
+        {k6 + 4, (uint32_t)(a.size - k6), 4, ONESCOPE_E_LENGTH, k6 + 4}, /* S past L - 8 */
         {k6, (uint32_t)(a.size - k6 - 4), 4, ONESCOPE_E_LENGTH, count6},    /* all of them */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -2055,6 +2058,49 @@ static void keyframe_recovery(void **state) {
                          ONESCOPE_E_LENGTH);
         assert_error_at(err, ONESCOPE_E_LENGTH, count0);
         assert_int_equal(access(out, F_OK), -1);
+    }
+    /* ... nor a keyframe length damaged past the end of the file (issue 38 item 15): its
+     * snapshot length and count are there and prove it wrong, so it is damage at the count,
+     * never a torn last record that drops every step after it (the parser says the same) */
+    for (int whole = 0; whole < 2; whole++) {
+        uint8_t *bad = malloc(a.size);
+        assert_non_null(bad);
+        memcpy(bad, a.data, a.size);
+        size_t k0 = keyframe_at(r, &a, 0);
+        size_t count0 = k0 + 8 + onescope_os_get_u32(a.data + k0 + 4);
+        onescope_os_put_u32(bad + k0, whole ? 0x7fffffffu : (uint32_t)(a.size - k0));
+        onescope_error err;
+        if (whole) {
+            onescope_recording *x = NULL;
+            assert_int_equal(onescope_recording_parse(bad, a.size, "bad", NULL, &x, &err),
+                             ONESCOPE_E_LENGTH);
+            assert_error_at(err, ONESCOPE_E_LENGTH, count0);
+            assert_non_null(strstr(line_of(&err), "for a length of 2147483647"));
+        }
+        write_partial(partial, bad, a.size);
+        free(bad);
+        uint64_t kept = 7, dropped = 7;
+        assert_int_equal(onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err),
+                         ONESCOPE_E_LENGTH);
+        assert_error_at(err, ONESCOPE_E_LENGTH, count0);
+        assert_int_equal(kept, 0);
+        assert_int_equal(access(out, F_OK), -1);
+    }
+    /* a keyframe cut inside its table still reads as torn: the length agrees with its count */
+    {
+        size_t cut = k6 + 8 + onescope_os_get_u32(a.data + k6 + 4) + 4 + 3;
+        write_partial(partial, a.data, cut);
+        uint64_t kept = 0, dropped = 0;
+        onescope_error err;
+        assert_int_equal(onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err),
+                         ONESCOPE_OK);
+        assert_int_equal(kept, 55);
+        assert_int_equal(dropped, cut - rec55);
+        onescope_recording *x = NULL;
+        assert_int_equal(onescope_recording_parse(a.data, cut, "cut", NULL, &x, &err),
+                         ONESCOPE_E_TRUNCATED);
+        assert_error_at(err, ONESCOPE_E_TRUNCATED, k6);
+        unlink(out);
     }
     onescope_recording_free(r);
     onescope_buffer_free(&a);
