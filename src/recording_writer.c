@@ -167,8 +167,8 @@ static onescope_code build_keyframe(onescope_recording_writer *w, const void *wo
     return b->failed ? nomem(error, w->path) : ONESCOPE_OK;
 }
 
-/* The keyframe head: K, V and the module's value names (checked by onescope_module_check:
- * 1..64 printable bytes each). */
+/* The keyframe head: K, V and the module's value names (onescope_module_check's bounds: at
+ * most ONESCOPE_MODULE_MAX_VALUES names of 1..64 printable bytes, what the head holds). */
 static onescope_code feed_key_head(onescope_recording_writer *w, onescope_error *error) {
     onescope_os_writer *b = &w->key;
     b->size = 0;
@@ -238,31 +238,19 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
     }
     onescope_os_writer_init(&w->key, a);
     if (def->keyframe_every != 0) {
-        if (w->module.entity_count == NULL || w->module.value_count > 1024 ||
-            def->keyframe_every > ONESCOPE_RECORDING_MAX_STEPS) {
+        /* the value count and names a keyframe head holds are the table check's bounds */
+        if (w->module.entity_count == NULL || def->keyframe_every > ONESCOPE_RECORDING_MAX_STEPS) {
             onescope_code rc =
                 onescope_os_fail(/* said before w is gone: it names its table */
                                  error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET,
                                  "keyframe_every",
-                                 "at most 16777216 steps, and a module with entities and at most "
-                                 "1024 values",
-                                 "every %" PRIu32 " steps, module '%s' with %s and %" PRIu32
-                                 " values",
+                                 "at most 16777216 steps, and a module with entities",
+                                 "every %" PRIu32 " steps, module '%s' with %s",
                                  def->keyframe_every, def->module->id,
-                                 w->module.entity_count ? "entities" : "no entity_count",
-                                 w->module.value_count);
+                                 w->module.entity_count ? "entities" : "no entity_count");
             release(w);
             return rc;
         }
-        for (uint32_t v = 0; v < w->module.value_count; v++)
-            if (!onescope_os_text_ok(w->module.values[v].name, 64)) {
-                release(w);
-                return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET,
-                                        "keyframe_every",
-                                        "value names of 1..64 printable ASCII bytes (a keyframe "
-                                        "table holds them)",
-                                        "value %" PRIu32 " not so", v);
-            }
         w->key_every = def->keyframe_every;
     }
     if ((w->entity_rows || w->key_every) && def->engine_mode && def->start_world == NULL) {

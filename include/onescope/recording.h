@@ -17,8 +17,9 @@ extern "C" {
 #define ONESCOPE_RECORDING_FLAG_START_SNAPSHOT 0x0002u /* the world starts from a snapshot */
 #define ONESCOPE_RECORDING_FLAG_ENTITY_ROWS 0x0004u    /* an entity row beside each hash row */
 #define ONESCOPE_RECORDING_FLAG_KEYFRAMES 0x0008u      /* a keyframe every K steps */
-/* Named values a keyframe's value table holds per entity, at most. */
-#define ONESCOPE_RECORDING_MAX_KEY_VALUES 1024u
+/* Named values a keyframe's value table holds per entity, at most: the table check's bound on
+ * a module's values (module.h). */
+#define ONESCOPE_RECORDING_MAX_KEY_VALUES ONESCOPE_MODULE_MAX_VALUES
 /* Entities in one entity row, at most. */
 #define ONESCOPE_RECORDING_MAX_ENTITIES 1048576u
 /* The step count of a partial file still being written (docs/recording.md, "Writing"). */
