@@ -192,12 +192,12 @@ onescope_code onescope_module_check(const onescope_module *module, const char *n
                           t.stage_count);
     for (uint32_t s = 0; s < t.stage_count; s++)
         if (!name_ok(t.stage_names[s]))
-            return table_fail(error, name, "stage_names",
-                              "a name of 1-64 printable ASCII bytes per stage", "stage %" PRIu32 " %s",
-                              s, t.stage_names[s] == NULL ? "NULL" : "not so");
+            return table_fail(
+                error, name, "stage_names", "a name of 1-64 printable ASCII bytes per stage",
+                "stage %" PRIu32 " %s", s, t.stage_names[s] == NULL ? "NULL" : "not so");
     uint32_t first, second;
-    if (t.stage_count && names_repeat(t.stage_names, sizeof *t.stage_names, t.stage_count, &first,
-                                      &second))
+    if (t.stage_count &&
+        names_repeat(t.stage_names, sizeof *t.stage_names, t.stage_count, &first, &second))
         return table_fail(error, name, "stage_names", "unique names",
                           "stages %" PRIu32 " and %" PRIu32 " share one", first, second);
     if ((t.snapshot == NULL) != (t.restore == NULL))
@@ -224,10 +224,9 @@ onescope_code onescope_module_check(const onescope_module *module, const char *n
                               "%" PRIu32, t.group_count);
         for (uint32_t g = 0; g < t.group_count; g++)
             if (!name_ok(t.group_names[g]))
-                return table_fail(error, name, "group_names",
-                                  "a name of 1-64 printable ASCII bytes per group",
-                                  "group %" PRIu32 " %s", g,
-                                  t.group_names[g] == NULL ? "NULL" : "not so");
+                return table_fail(
+                    error, name, "group_names", "a name of 1-64 printable ASCII bytes per group",
+                    "group %" PRIu32 " %s", g, t.group_names[g] == NULL ? "NULL" : "not so");
         if (names_repeat(t.group_names, sizeof *t.group_names, t.group_count, &first, &second))
             return table_fail(error, name, "group_names", "unique names",
                               "groups %" PRIu32 " and %" PRIu32 " share one", first, second);

@@ -1912,8 +1912,8 @@ static void keyframe_errors_at_offsets(void **state) {
          * L agrees with its E, is E_TRUNCATED at L: keyframe_recovery) */
         {k0, 0xfffffff0u, 4, ONESCOPE_E_LENGTH, count0},
         {k6, (uint32_t)(a.size - k6 - 4 + 1), 4, ONESCOPE_E_LENGTH, count6}, /* one byte past */
-        {k6 + 4, (uint32_t)(a.size - k6), 4, ONESCOPE_E_LENGTH, k6 + 4}, /* S past L - 8 */
-        {k6, (uint32_t)(a.size - k6 - 4), 4, ONESCOPE_E_LENGTH, count6},    /* all of them */
+        {k6 + 4, (uint32_t)(a.size - k6), 4, ONESCOPE_E_LENGTH, k6 + 4},     /* S past L - 8 */
+        {k6, (uint32_t)(a.size - k6 - 4), 4, ONESCOPE_E_LENGTH, count6},     /* all of them */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         uint8_t *bad = malloc(a.size);

@@ -139,10 +139,10 @@ struct onescope_module {
     bool (*entity_pose)(void *context, const void *world, uint32_t index, onescope_pose *out);
 
     /* ---- optional: named values (diff says which quantity differs, and by how much) ---- */
-    uint32_t value_count; /* at most ONESCOPE_MODULE_MAX_VALUES */
+    uint32_t value_count;              /* at most ONESCOPE_MODULE_MAX_VALUES */
     const onescope_value_info *values; /* value_count entries */
-    uint32_t group_count; /* at most ONESCOPE_MODULE_MAX_GROUPS */
-    const char *const *group_names; /* group_count names, e.g. "position", "velocity" */
+    uint32_t group_count;              /* at most ONESCOPE_MODULE_MAX_GROUPS */
+    const char *const *group_names;    /* group_count names, e.g. "position", "velocity" */
     /* Writes entity `index`'s value_count values into out. A pure observer. */
     void (*entity_values)(void *context, const void *world, uint32_t index, double *out);
 
@@ -167,6 +167,21 @@ struct onescope_module {
  * returning its table for that ABI or NULL when it has none for it. */
 #define ONESCOPE_MODULE_ENTRY_SYMBOL "onescope_module_entry"
 typedef const onescope_module *onescope_module_entry_fn(uint32_t abi);
+
+/* How a plug-in exports its entry: visible from the shared library even when the plug-in is
+ * built with -fvisibility=hidden. */
+#if defined(_WIN32)
+#define ONESCOPE_MODULE_EXPORT __declspec(dllexport)
+#else
+#define ONESCOPE_MODULE_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* The entry's prototype, with C linkage (this header's extern "C" block): a plug-in that
+ * includes this header and defines the function at global scope with this signature exports
+ * the C name the loader looks for, in C and in C++ alike (a C++ definition without this
+ * declaration in scope would export a mangled name, which no loader finds). libonescope
+ * itself defines no entry: each plug-in does, once. */
+ONESCOPE_MODULE_EXPORT const onescope_module *onescope_module_entry(uint32_t abi);
 
 /* Loads a plug-in: dlopen(path) (a name without '/' is ./name, never searched for on the
  * library path), its entry symbol called with ONESCOPE_MODULE_ABI, the table checked with
