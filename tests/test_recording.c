@@ -2108,6 +2108,76 @@ static void keyframe_recovery(void **state) {
     unlink(path);
 }
 
+/* The writer's size limit (issue 38 item 17): an option with its default the readers' input
+ * limit; the append that would pass it is refused and latched, and the partial recovers to
+ * every step before it; a head past it is refused at open with no partial. */
+static void writer_max_bytes(void **state) {
+    (void)state;
+    _Static_assert(ONESCOPE_RECORDING_DEFAULT_MAX_BYTES == ONESCOPE_MAX_INPUT_BYTES,
+                   "the writer's default limit is the readers'");
+    assert_int_equal(onescope_recording_def_default().max_bytes, 0);
+    const onescope_module *m = onescope_module_test();
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = m;
+    def.setup = rows_setup;
+    def.setup_size = sizeof rows_setup;
+    def.entity_rows = true;
+    /* the size after 10 steps, under the default */
+    onescope_recording_writer *w = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < 10; i++) {
+        uint8_t in[14];
+        size_t n = rows_input(i, 100, in);
+        assert_int_equal(onescope_recording_writer_append(w, in, n, NULL, &err), ONESCOPE_OK);
+    }
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+    onescope_buffer ten = read_all(path);
+    unlink(path);
+    /* exactly that many bytes: 10 steps fit, the 11th is refused; one byte less: the 10th */
+    for (uint64_t less = 0; less < 2; less++) {
+        def.max_bytes = ten.size - less;
+        assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                         ONESCOPE_OK);
+        uint32_t i = 0;
+        onescope_code rc = ONESCOPE_OK;
+        for (; i < 20 && rc == ONESCOPE_OK; i++) {
+            uint8_t in[14];
+            size_t n = rows_input(i, 100, in);
+            rc = onescope_recording_writer_append(w, in, n, NULL, &err);
+        }
+        assert_int_equal(rc, ONESCOPE_E_TOO_LARGE);
+        assert_int_equal(i - 1, 10 - less); /* the refused step's index */
+        char want[64];
+        snprintf(want, sizeof want, "(max_bytes %zu)", ten.size - (size_t)less);
+        assert_non_null(strstr(line_of(&err), want));
+        assert_int_equal(onescope_recording_writer_append(w, NULL, 0, NULL, &err),
+                         ONESCOPE_E_BAD_STATE);
+        assert_int_equal(onescope_recording_writer_flush(w, &err), ONESCOPE_E_BAD_STATE);
+        onescope_recording_writer_free(w); /* the partial stays */
+        uint64_t kept = 0, dropped = 1;
+        assert_int_equal(onescope_recording_recover(partial, path, NULL, &kept, &dropped, &err),
+                         ONESCOPE_OK);
+        assert_int_equal(kept, 10 - less);
+        assert_int_equal(dropped, 0);
+        onescope_buffer b = read_all(path);
+        assert_true(b.size <= def.max_bytes);
+        if (less == 0) assert_memory_equal(b.data, ten.data, ten.size);
+        onescope_buffer_free(&b);
+        unlink(path);
+        unlink(partial);
+    }
+    /* a head past the limit: refused at open, no partial */
+    def.max_bytes = 20;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    assert_null(w);
+    assert_string_equal(err.field, "head");
+    assert_int_equal(access(partial, F_OK), -1);
+    onescope_buffer_free(&ten);
+}
+
 /* The writer's refusals around keyframes: a module without entities, a value name a keyframe
  * table cannot hold (64 bytes still can), an interval past the step limit, engine mode without
  * the engine's world at open or at a step; keyframes without entity rows in engine mode. */
@@ -2661,6 +2731,7 @@ int main(void) {
         cmocka_unit_test(keyframe_errors_at_offsets),
         cmocka_unit_test(keyframe_recovery),
         cmocka_unit_test(keyframe_refusals),
+        cmocka_unit_test(writer_max_bytes),
         cmocka_unit_test(keyframe_allocation_failures),
         cmocka_unit_test(streamed_verify_equals_whole),
         cmocka_unit_test(diff_allocation_failures),

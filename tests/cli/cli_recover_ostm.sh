@@ -64,10 +64,19 @@ PY
     python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(b[:8] + b"\xff\xff\xff\xff" + b[12:-3])' "$SCRATCH/k.ostm" "$SCRATCH/t.ostm.partial"
     expect_exit 0 "$ONESCOPE" recover "$SCRATCH/t.ostm.partial"
     expect_grep "kept 39 complete steps" "$SCRATCH/out"
+    # the writer's size limit (issue 38 item 17): OUT would pass 2000 bytes: one line, no OUT
+    expect_exit 1 "$ONESCOPE" box3d-record "$SCRATCH/one.json" "$SCRATCH/small.ostm" --steps 40 --max-bytes 2000
+    expect_grep "small.ostm: step: expected at most 16777216 steps and the writer's max_bytes, found step [0-9]* of [0-9]* bytes after [0-9]* bytes (max_bytes 2000)" "$SCRATCH/err"
+    [ "$(wc -l <"$SCRATCH/err")" -eq 1 ] && ok || bad "--max-bytes: not one line"
+    [ -e "$SCRATCH/small.ostm" ] || [ -e "$SCRATCH/small.ostm.partial" ] && bad "--max-bytes left a file" || ok
 elif grep -q "Box3D is not built in" "$SCRATCH/err"; then
     echo "SKIPPED (part): the damaged keyframe case needs Box3D"
 else
     bad "box3d-record: $(cat "$SCRATCH/err")"
 fi
+
+# --max-bytes is a number of bytes, 1 or more (a usage error before the scene is read)
+expect_exit 2 "$ONESCOPE" box3d-record "$SCRATCH/none.json" "$SCRATCH/o.ostm" --steps 1 --max-bytes 0
+expect_grep "max-bytes wants a number of bytes, got '0'" "$SCRATCH/err"
 
 finish
