@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "numfmt.h"
 #include "onescope/module.h"
 #include "run_internal.h"
 
@@ -249,7 +250,7 @@ onescope_code onescope_module_check(const onescope_module *module, const char *n
     /* a pose cache's metres per unit is finite and positive; 0 leaves it unsaid */
     if (!(t.metres_per_unit >= 0.0 && t.metres_per_unit <= 1e12))
         return table_fail(error, name, "metres_per_unit", "0 (not said) or a finite number > 0",
-                          "%g", t.metres_per_unit);
+                          "%s", onescope_os_num(t.metres_per_unit).s);
     if (t.unit_name != NULL && !version_ok(t.unit_name))
         return table_fail(error, name, "unit_name", "1-64 printable ASCII bytes, or NULL",
                           "another text");
