@@ -154,8 +154,8 @@ static onescope_code check_world_values(const onescope_module *t, const char *na
                               "more at world value %" PRIu32, v);
     }
     uint32_t w, v;
-    if (names_repeat(&t->world_values[0].name, sizeof *t->world_values, t->world_value_count, &w,
-                     &v))
+    if (t->world_value_count != 0 && names_repeat(&t->world_values[0].name, sizeof *t->world_values,
+                                                  t->world_value_count, &w, &v))
         return table_fail(error, name, "world_values", "unique names",
                           "world values %" PRIu32 " and %" PRIu32 " share one", w, v);
     return ONESCOPE_OK;
