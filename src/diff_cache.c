@@ -333,7 +333,7 @@ static onescope_code check_options(const onescope_diff_options *o, const char *n
     }
     if (field == NULL) return ONESCOPE_OK;
     return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, field,
-                            "a finite number >= 0", "%g", v);
+                            "a finite number >= 0", "%s", onescope_os_num(v).s);
 }
 
 /* An in-memory cache whose steps break the format's rule (start + frames - 1 past int64_t)

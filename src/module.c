@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "numfmt.h"
 #include "onescope/module.h"
 #include "run_internal.h"
 
@@ -91,6 +92,33 @@ static bool version_ok(const char *v) {
     return onescope_os_text_ok(v, ONESCOPE_MODULE_VERSION_MAX);
 }
 
+/* A value's, group's, stage's or world value's name: 1..64 printable ASCII bytes (a keyframe
+ * head's length byte holds 1..64). A unit: "" or the same. */
+static bool name_ok(const char *s) {
+    return s != NULL && onescope_os_text_ok(s, ONESCOPE_MODULE_NAME_MAX);
+}
+
+static bool unit_ok(const char *s) {
+    return s != NULL && (s[0] == '\0' || onescope_os_text_ok(s, ONESCOPE_MODULE_NAME_MAX));
+}
+
+/* Names n of a list unique (n is bounded by the caller: at most 1024): the first repeat's two
+ * indices, or false. */
+static bool names_repeat(const char *const *names, size_t stride, uint32_t n, uint32_t *first,
+                         uint32_t *second) {
+    for (uint32_t v = 1; v < n; v++)
+        for (uint32_t w = 0; w < v; w++) {
+            const char *a = *(const char *const *)((const char *)names + (size_t)w * stride);
+            const char *b = *(const char *const *)((const char *)names + (size_t)v * stride);
+            if (strcmp(a, b) == 0) {
+                *first = w;
+                *second = v;
+                return true;
+            }
+        }
+    return false;
+}
+
 /* The table with members past its struct_size zeroed (a table built for an older header). */
 static void table_copy(const onescope_module *module, onescope_module *out) {
     memset(out, 0, sizeof *out);
@@ -114,20 +142,22 @@ static onescope_code check_world_values(const onescope_module *t, const char *na
     uint64_t total = 0;
     for (uint32_t v = 0; v < t->world_value_count; v++) {
         const onescope_world_value_info *vi = &t->world_values[v];
-        if (vi->name == NULL || vi->name[0] == '\0' || vi->unit == NULL || vi->count == 0 ||
+        if (!name_ok(vi->name) || !unit_ok(vi->unit) || vi->count == 0 ||
             (unsigned)vi->type > ONESCOPE_VALUE_BOOL)
             return table_fail(error, name, "world_values",
-                              "a name, a unit, a known type and 1 or more elements",
+                              "a name of 1-64 printable ASCII bytes, a unit of 0-64, a known "
+                              "type and 1 or more elements",
                               "world value %" PRIu32 " not so", v);
-        for (uint32_t w = 0; w < v; w++)
-            if (strcmp(t->world_values[w].name, vi->name) == 0)
-                return table_fail(error, name, "world_values", "unique names",
-                                  "world values %" PRIu32 " and %" PRIu32 " share one", w, v);
         total += vi->count;
         if (total > ONESCOPE_MODULE_MAX_WORLD_VALUES)
             return table_fail(error, name, "world_values", "at most 65536 elements in all",
                               "more at world value %" PRIu32, v);
     }
+    uint32_t w, v;
+    if (t->world_value_count != 0 && names_repeat(&t->world_values[0].name, sizeof *t->world_values,
+                                                  t->world_value_count, &w, &v))
+        return table_fail(error, name, "world_values", "unique names",
+                          "world values %" PRIu32 " and %" PRIu32 " share one", w, v);
     return ONESCOPE_OK;
 }
 
@@ -158,10 +188,19 @@ onescope_code onescope_module_check(const onescope_module *module, const char *n
         return table_fail(error, name, "stage_count", "stages with names and run_stage, or none",
                           "%" PRIu32 " stages, names %s, run_stage %s", t.stage_count,
                           t.stage_names ? "set" : "NULL", t.run_stage ? "set" : "NULL");
+    if (t.stage_count > ONESCOPE_MODULE_MAX_STAGES)
+        return table_fail(error, name, "stage_count", "at most 1024 stages", "%" PRIu32,
+                          t.stage_count);
     for (uint32_t s = 0; s < t.stage_count; s++)
-        if (t.stage_names[s] == NULL)
-            return table_fail(error, name, "stage_names", "a name per stage",
-                              "stage %" PRIu32 " NULL", s);
+        if (!name_ok(t.stage_names[s]))
+            return table_fail(
+                error, name, "stage_names", "a name of 1-64 printable ASCII bytes per stage",
+                "stage %" PRIu32 " %s", s, t.stage_names[s] == NULL ? "NULL" : "not so");
+    uint32_t first, second;
+    if (t.stage_count &&
+        names_repeat(t.stage_names, sizeof *t.stage_names, t.stage_count, &first, &second))
+        return table_fail(error, name, "stage_names", "unique names",
+                          "stages %" PRIu32 " and %" PRIu32 " share one", first, second);
     if ((t.snapshot == NULL) != (t.restore == NULL))
         return table_fail(error, name, "restore", "snapshot and restore together", "only %s",
                           t.snapshot ? "snapshot" : "restore");
@@ -175,22 +214,35 @@ onescope_code onescope_module_check(const onescope_module *module, const char *n
             return table_fail(error, name, "values",
                               "entities, the value table, groups and entity_values",
                               "%" PRIu32 " values without all of them", t.value_count);
+        if (t.value_count > ONESCOPE_MODULE_MAX_VALUES)
+            return table_fail(error, name, "value_count",
+                              "at most 1024 named values (a keyframe head's count)", "%" PRIu32,
+                              t.value_count);
+        if (t.group_count > ONESCOPE_MODULE_MAX_GROUPS)
+            return table_fail(error, name, "group_count",
+                              "at most 64 groups (an entity row's one-byte count, an "
+                              "explanation's 64-bit mask)",
+                              "%" PRIu32, t.group_count);
         for (uint32_t g = 0; g < t.group_count; g++)
-            if (t.group_names[g] == NULL)
-                return table_fail(error, name, "group_names", "a name per group",
-                                  "group %" PRIu32 " NULL", g);
+            if (!name_ok(t.group_names[g]))
+                return table_fail(
+                    error, name, "group_names", "a name of 1-64 printable ASCII bytes per group",
+                    "group %" PRIu32 " %s", g, t.group_names[g] == NULL ? "NULL" : "not so");
+        if (names_repeat(t.group_names, sizeof *t.group_names, t.group_count, &first, &second))
+            return table_fail(error, name, "group_names", "unique names",
+                              "groups %" PRIu32 " and %" PRIu32 " share one", first, second);
         for (uint32_t v = 0; v < t.value_count; v++) {
             const onescope_value_info *vi = &t.values[v];
-            if (vi->name == NULL || vi->name[0] == '\0' || vi->unit == NULL ||
-                vi->group >= t.group_count || (unsigned)vi->type > ONESCOPE_VALUE_BOOL)
+            if (!name_ok(vi->name) || !unit_ok(vi->unit) || vi->group >= t.group_count ||
+                (unsigned)vi->type > ONESCOPE_VALUE_BOOL)
                 return table_fail(error, name, "values",
-                                  "a name, a unit, a known type and a group below group_count",
+                                  "a name of 1-64 printable ASCII bytes, a unit of 0-64, a known "
+                                  "type and a group below group_count",
                                   "value %" PRIu32 " not so", v);
-            for (uint32_t w = 0; w < v; w++)
-                if (strcmp(t.values[w].name, vi->name) == 0)
-                    return table_fail(error, name, "values", "unique names",
-                                      "values %" PRIu32 " and %" PRIu32 " share one", w, v);
         }
+        if (names_repeat(&t.values[0].name, sizeof *t.values, t.value_count, &first, &second))
+            return table_fail(error, name, "values", "unique names",
+                              "values %" PRIu32 " and %" PRIu32 " share one", first, second);
     } else if (t.entity_values != NULL) {
         return table_fail(error, name, "value_count", "values for entity_values", "0");
     }
@@ -198,7 +250,7 @@ onescope_code onescope_module_check(const onescope_module *module, const char *n
     /* a pose cache's metres per unit is finite and positive; 0 leaves it unsaid */
     if (!(t.metres_per_unit >= 0.0 && t.metres_per_unit <= 1e12))
         return table_fail(error, name, "metres_per_unit", "0 (not said) or a finite number > 0",
-                          "%g", t.metres_per_unit);
+                          "%s", onescope_os_num(t.metres_per_unit).s);
     if (t.unit_name != NULL && !version_ok(t.unit_name))
         return table_fail(error, name, "unit_name", "1-64 printable ASCII bytes, or NULL",
                           "another text");

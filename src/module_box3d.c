@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "numfmt.h"
 #include "onescope/module.h"
 #include "onescope/soa_scene.h"
 #include "onescope/soa_world.h"
@@ -317,7 +318,9 @@ static onescope_code bw_describe(void *c, const void *setup, size_t setup_size, 
             uint32_t bits = onescope_os_get_u32(p + at + 5 + 4 * k);
             float f;
             memcpy(&f, &bits, 4);
-            n += snprintf(one + n, sizeof one - (size_t)n, "%s%.9g", k ? ", " : " (", (double)f);
+            /* the one printer's shortest text of the float: never the locale, never %g */
+            n += snprintf(one + n, sizeof one - (size_t)n, "%s%s", k ? ", " : " (",
+                          onescope_os_num_float(f).s);
         }
         if (op_floats(op)) n += snprintf(one + n, sizeof one - (size_t)n, ")");
         OS_TRY(onescope_module_sink_append(text, one, (size_t)n));

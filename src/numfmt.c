@@ -380,3 +380,15 @@ size_t onescope_number_format_float(float v, char *buf, size_t size) {
     if (buf != NULL && size >= OS_NUMBER_MAX) return onescope_os_number_write_float(buf, v, 0);
     return copy_out(text, onescope_os_number_write_float(text, v, 0), buf, size);
 }
+
+onescope_os_num_text onescope_os_num(double v) {
+    onescope_os_num_text t;
+    onescope_os_number_write(t.s, v, 0);
+    return t;
+}
+
+onescope_os_num_text onescope_os_num_float(float v) {
+    onescope_os_num_text t;
+    onescope_os_number_write_float(t.s, v, 0);
+    return t;
+}

@@ -37,4 +37,14 @@ bool onescope_os_number_decimal_float(float v, uint64_t *digits, int *exponent);
 size_t onescope_os_number_write(char *out, double v, unsigned style);
 size_t onescope_os_number_write_float(char *out, float v, unsigned style);
 
+/* A number's text for a message, in the public notation (style 0), as a value whose array
+ * lives to the end of the full expression that made it (C11 6.2.4), so a call can take it
+ * straight: onescope_os_fail(..., "%s at %s", onescope_os_num(v).s, ...). Never printf's %g,
+ * which follows the process locale ("-0,5") and rounds to 6 digits. */
+typedef struct onescope_os_num_text {
+    char s[OS_NUMBER_MAX];
+} onescope_os_num_text;
+onescope_os_num_text onescope_os_num(double v);
+onescope_os_num_text onescope_os_num_float(float v);
+
 #endif

@@ -6,6 +6,7 @@
 
 #include "file_internal.h" /* the byte sink of onescope_ots_pose_cache_to_anm_file */
 #include "ots_internal.h"
+#include "numfmt.h"
 
 #define DEG (3.14159265358979323846 / 180.0)
 
@@ -251,7 +252,8 @@ static onescope_code bake_prepare(const onescope_ots_clip *clip, const size_t *p
     OS_TRY(bake_limits(clip, name, error));
     if (!isfinite(o->metres_per_unit) || o->metres_per_unit < 0)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "metres_per_unit",
-                                "0 (metres) or a positive finite number", "%g", o->metres_per_unit);
+                                "0 (metres) or a positive finite number", "%s",
+                                onescope_os_num(o->metres_per_unit).s);
     b->clip = clip;
     b->pegs = clip->pegs;
     b->parents = parents;
@@ -372,9 +374,10 @@ static onescope_code bake_frame(bake_run *b, int64_t f, onescope_pose *poses,
         p->rotation[3] = (float)w[3];
         for (int k = 0; k < 3; k++)
             if (!isfinite(p->position[k]))
-                return onescope_os_fail(error, ONESCOPE_E_RANGE, b->name, OS_NO_OFFSET, "position",
-                                        "a world position that fits a 32-bit float",
-                                        "%g at frame %.0f", w[k] / b->metres_per_unit, frame);
+                return onescope_os_fail(
+                    error, ONESCOPE_E_RANGE, b->name, OS_NO_OFFSET, "position",
+                    "a world position that fits a 32-bit float", "%s at frame %s",
+                    onescope_os_num(w[k] / b->metres_per_unit).s, onescope_os_num(frame).s);
     }
     return ONESCOPE_OK;
 }
@@ -1045,15 +1048,16 @@ static onescope_code anm_unit(const onescope_pose_cache *cache,
     double asked = o->metres_per_unit, own = cache->metres_per_unit;
     if (!isfinite(asked) || asked < 0)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "metres_per_unit",
-                                "0 (the cache's own) or a positive finite number", "%g", asked);
+                                "0 (the cache's own) or a positive finite number", "%s",
+                                onescope_os_num(asked).s);
     if (own == 0 && asked == 0)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "metres per unit",
                                 "a cache with a unit, or one given for it (CLI --unit)",
                                 "a unitless cache (metres per unit 0)");
     if (own != 0 && asked != 0 && asked != own)
         return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, name, OS_NO_OFFSET, "metres per unit",
-                                "no unit given, or the cache's own", "%g (the cache has %g)", asked,
-                                own);
+                                "no unit given, or the cache's own", "%s (the cache has %s)",
+                                onescope_os_num(asked).s, onescope_os_num(own).s);
     *mpu = own != 0 ? own : asked;
     return ONESCOPE_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ots_internal.h"
+#include "numfmt.h"
 
 /* ---- names of every enumerated value, in enum order ---- */
 
@@ -39,8 +40,8 @@ onescope_code onescope_os_ots_check_finite(ots_ctx *c, const char *key, const do
         if (!isfinite(v[i])) {
             if (key) onescope_os_json_push_key(c, key);
             if (n > 1) onescope_os_json_push_index(c, (size_t)i);
-            onescope_code rc =
-                onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", v[i]);
+            onescope_code rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number",
+                                                     "%s", onescope_os_num(v[i]).s);
             c->depth -= (key ? 1 : 0) + (n > 1 ? 1 : 0);
             return rc;
         }
@@ -90,9 +91,10 @@ static onescope_code check_positive(ots_ctx *c, const char *key, double v, const
     onescope_code rc = ONESCOPE_OK;
     onescope_os_json_push_key(c, key);
     if (!isfinite(v))
-        rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%g", v);
+        rc = onescope_os_json_fail(c, ONESCOPE_E_NOT_FINITE, "a finite number", "%s",
+                                   onescope_os_num(v).s);
     else if (!(v > 0))
-        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "%g", v);
+        rc = onescope_os_json_fail(c, ONESCOPE_E_RANGE, expected, "%s", onescope_os_num(v).s);
     onescope_os_json_pop(c);
     return rc;
 }

@@ -12,6 +12,7 @@
 
 #include "check_internal.h"
 #include "internal.h"
+#include "numfmt.h"
 #include "onescope/pose_cache.h"
 #include "pose_head.h"
 
@@ -203,7 +204,7 @@ static void describe_f32(char *buf, size_t size, uint32_t bits) {
     else {
         float v;
         memcpy(&v, &bits, sizeof v);
-        snprintf(buf, size, "%g", (double)v);
+        snprintf(buf, size, "%s", onescope_os_num_float(v).s);
     }
 }
 
@@ -279,10 +280,12 @@ static onescope_code check_start_step(onescope_os_reader *r, int64_t step, uint6
 static onescope_code check_metres_per_unit(onescope_os_reader *r, double mpu) {
     if (isnan(mpu) || isinf(mpu))
         return onescope_os_reader_fail_at(r, 28, ONESCOPE_E_NOT_FINITE, "metres per unit",
-                                          "0 or a positive finite number", "%g", mpu);
+                                          "0 or a positive finite number", "%s",
+                                          onescope_os_num(mpu).s);
     if (mpu < 0)
         return onescope_os_reader_fail_at(r, 28, ONESCOPE_E_RANGE, "metres per unit",
-                                          "0 or a positive finite number", "%g", mpu);
+                                          "0 or a positive finite number", "%s",
+                                          onescope_os_num(mpu).s);
     return ONESCOPE_OK;
 }
 

@@ -195,6 +195,14 @@ static onescope_code read_key_interval(onescope_os_reader *rd, onescope_os_rec_h
     return ONESCOPE_OK;
 }
 
+/* A keyframe whose length L (the bytes after the field) runs past the end of the input. */
+static onescope_code key_cut(onescope_os_rec_scan *s) {
+    return onescope_os_fail(&s->error, ONESCOPE_E_TRUNCATED, s->name, s->key_at, "keyframe length",
+                            "a length the bytes left can hold",
+                            "%" PRIu32 " bytes announced, %" PRIu64 " left", s->key_len,
+                            s->total - s->key_at - 4u);
+}
+
 /* A keyframe's first 8 bytes: its length L (the bytes after the field, which must remain:
  * left is what follows the 8) and its snapshot length S, which L must hold with the count. */
 static onescope_code read_key_head(onescope_os_reader *rd, onescope_os_rec_scan *s, uint64_t left) {
@@ -204,7 +212,10 @@ static onescope_code read_key_head(onescope_os_reader *rd, onescope_os_rec_scan 
         return onescope_os_reader_fail_at(rd, 4, ONESCOPE_E_LENGTH, "keyframe snapshot length",
                                           "at most the keyframe length less 8",
                                           "%" PRIu32 " in %" PRIu32, s->key_snap, s->key_len);
-    if (s->key_len - 4u > left)
+    /* A length past the end is a torn keyframe only when the fields after it agree with it:
+     * with its snapshot and count there, the count proves the length first (read_key_count),
+     * so a damaged length is damage, never taken for a kill's tear. */
+    if ((uint64_t)s->key_snap + 4u > left)
         return onescope_os_reader_fail_at(
             rd, 0, ONESCOPE_E_TRUNCATED, "keyframe length", "a length the bytes left can hold",
             "%" PRIu32 " bytes announced, %" PRIu64 " left", s->key_len, left + 4u);
@@ -338,7 +349,7 @@ static void unit_done(onescope_os_rec_scan *s) {
     uint32_t n;
     uint64_t row;
     if (s->unknown && (s->state == S_SETUP_LEN || s->state == S_SNAP_LEN || s->state == S_LEN ||
-                       s->state == S_KHEAD || s->state == S_EHEAD)) {
+                       s->state == S_KHEAD || s->state == S_KCOUNT || s->state == S_EHEAD)) {
         s->fit_state = s->state;
         memcpy(s->fit_unit, s->unit, s->have);
         s->fit_have = s->have;
@@ -411,6 +422,10 @@ static void unit_done(onescope_os_rec_scan *s) {
             return;
         case S_KCOUNT:
             UNIT_TRY(read_key_count(&rd, s, &n));
+            if (n > left) { /* the length agrees with the count: a keyframe cut short */
+                s->rc = key_cut(s);
+                return;
+            }
             skip_then(s, S_KBODY, n);
             return;
         case S_EHEAD:

@@ -35,6 +35,7 @@ struct onescope_recording_writer {
     uint8_t *digest;
     uint32_t key_every; /* keyframes: every K steps, built in key */
     onescope_os_writer key;
+    uint64_t max_bytes; /* the file's most bytes (def.max_bytes, or the default) */
 };
 
 static onescope_code nomem(onescope_error *error, const char *name) {
@@ -167,8 +168,8 @@ static onescope_code build_keyframe(onescope_recording_writer *w, const void *wo
     return b->failed ? nomem(error, w->path) : ONESCOPE_OK;
 }
 
-/* The keyframe head: K, V and the module's value names (checked by onescope_module_check:
- * 1..64 printable bytes each). */
+/* The keyframe head: K, V and the module's value names (onescope_module_check's bounds: at
+ * most ONESCOPE_MODULE_MAX_VALUES names of 1..64 printable bytes, what the head holds). */
 static onescope_code feed_key_head(onescope_recording_writer *w, onescope_error *error) {
     onescope_os_writer *b = &w->key;
     b->size = 0;
@@ -212,6 +213,7 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
     if (w == NULL) return nomem(error, name);
     w->allocator = a;
     w->out.fd = -1;
+    w->max_bytes = def->max_bytes != 0 ? def->max_bytes : ONESCOPE_RECORDING_DEFAULT_MAX_BYTES;
     memset(&w->module, 0, sizeof w->module);
     memcpy(&w->module, def->module,
            def->module->struct_size < sizeof w->module ? def->module->struct_size
@@ -238,31 +240,19 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
     }
     onescope_os_writer_init(&w->key, a);
     if (def->keyframe_every != 0) {
-        if (w->module.entity_count == NULL || w->module.value_count > 1024 ||
-            def->keyframe_every > ONESCOPE_RECORDING_MAX_STEPS) {
+        /* the value count and names a keyframe head holds are the table check's bounds */
+        if (w->module.entity_count == NULL || def->keyframe_every > ONESCOPE_RECORDING_MAX_STEPS) {
             onescope_code rc =
                 onescope_os_fail(/* said before w is gone: it names its table */
                                  error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET,
                                  "keyframe_every",
-                                 "at most 16777216 steps, and a module with entities and at most "
-                                 "1024 values",
-                                 "every %" PRIu32 " steps, module '%s' with %s and %" PRIu32
-                                 " values",
+                                 "at most 16777216 steps, and a module with entities",
+                                 "every %" PRIu32 " steps, module '%s' with %s",
                                  def->keyframe_every, def->module->id,
-                                 w->module.entity_count ? "entities" : "no entity_count",
-                                 w->module.value_count);
+                                 w->module.entity_count ? "entities" : "no entity_count");
             release(w);
             return rc;
         }
-        for (uint32_t v = 0; v < w->module.value_count; v++)
-            if (!onescope_os_text_ok(w->module.values[v].name, 64)) {
-                release(w);
-                return onescope_os_fail(error, ONESCOPE_E_UNSUPPORTED, name, OS_NO_OFFSET,
-                                        "keyframe_every",
-                                        "value names of 1..64 printable ASCII bytes (a keyframe "
-                                        "table holds them)",
-                                        "value %" PRIu32 " not so", v);
-            }
         w->key_every = def->keyframe_every;
     }
     if ((w->entity_rows || w->key_every) && def->engine_mode && def->start_world == NULL) {
@@ -312,6 +302,18 @@ onescope_code onescope_recording_writer_open(const char *path, const onescope_re
             w, def->engine_mode ? def->start_world : onescope_os_world_state(w->world), error);
     onescope_buffer head = {NULL, 0, NULL};
     if (rc == ONESCOPE_OK) rc = onescope_os_rec_encode_head(def, flags, a, &head, name, error);
+    if (rc == ONESCOPE_OK) { /* the head, row 0, its entity row and the keyframe head */
+        uint64_t first = (uint64_t)head.size + 8u + w->row.size;
+        if (w->key_every) {
+            first += 6u;
+            for (uint32_t v = 0; v < w->module.value_count; v++)
+                first += 1u + strlen(w->module.values[v].name);
+        }
+        if (first > w->max_bytes)
+            rc = onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, name, OS_NO_OFFSET, "head",
+                                  "a head within the writer's max_bytes",
+                                  "%" PRIu64 " bytes (max_bytes %" PRIu64 ")", first, w->max_bytes);
+    }
     if (rc == ONESCOPE_OK) rc = onescope_os_recording_target(path, a, &w->target, error);
     if (rc == ONESCOPE_OK) {
         w->partial = onescope_os_partial_name(w->target.path, a);
@@ -379,11 +381,12 @@ onescope_code onescope_recording_writer_append_world(onescope_recording_writer *
                                              "entity rows or keyframes)",
                                       "%s", lent ? "NULL" : "a world"));
     if (w->steps == ONESCOPE_RECORDING_MAX_STEPS || size > UINT32_MAX ||
-        size + 12 > ONESCOPE_MAX_INPUT_BYTES - w->out.size)
+        w->out.size > w->max_bytes || size + 12 > w->max_bytes - w->out.size)
         return latch(w, onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET, "step",
-                                         "at most 16777216 steps and 256 MiB",
-                                         "step %" PRIu32 " of %zu bytes after %" PRIu64 " bytes",
-                                         w->steps, size, w->out.size));
+                                         "at most 16777216 steps and the writer's max_bytes",
+                                         "step %" PRIu32 " of %zu bytes after %" PRIu64
+                                         " bytes (max_bytes %" PRIu64 ")",
+                                         w->steps, size, w->out.size, w->max_bytes));
     if (w->module.check_input != NULL) {
         /* the module's rules first; its offset inside the input made the file's, as verify
          * reports the same input in a file written without the check (after its 4-byte size) */
@@ -411,12 +414,13 @@ onescope_code onescope_recording_writer_append_world(onescope_recording_writer *
     if (w->entity_rows) OS_TRY(latch(w, build_entity_row(w, state, error)));
     if (w->key_every && (w->steps + 1) % w->key_every == 0)
         OS_TRY(latch(w, build_keyframe(w, state, error)));
-    if (w->row.size + w->key.size > ONESCOPE_MAX_INPUT_BYTES - w->out.size - size - 12)
+    if (w->row.size + w->key.size > w->max_bytes - w->out.size - size - 12)
         return latch(w, onescope_os_fail(error, ONESCOPE_E_TOO_LARGE, w->path, OS_NO_OFFSET, "step",
-                                         "at most 256 MiB",
+                                         "at most the writer's max_bytes",
                                          "step %" PRIu32 "'s rows and keyframe of %zu bytes "
-                                         "after %" PRIu64 " bytes",
-                                         w->steps, w->row.size + w->key.size, w->out.size));
+                                         "after %" PRIu64 " bytes (max_bytes %" PRIu64 ")",
+                                         w->steps, w->row.size + w->key.size, w->out.size,
+                                         w->max_bytes));
     uint8_t len[4];
     onescope_os_put_u32(len, (uint32_t)size);
     OS_TRY(latch(w, feed(w, len, 4, error)));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "numfmt.h"
 #include "soa_internal.h"
 
 /* Marks a def that came from its _default() initialiser (zero is not every field's default). */
@@ -59,9 +60,10 @@ onescope_soa_joint_def onescope_soa_joint_def_default(void) {
 /* ---- small helpers ---- */
 
 static onescope_code bad_float(onescope_error *error, const char *input, const char *field,
-                               const char *expected, double found) {
+                               const char *expected, float found) {
     return onescope_os_fail(error, isfinite(found) ? ONESCOPE_E_RANGE : ONESCOPE_E_NOT_FINITE,
-                            input, OS_NO_OFFSET, field, expected, "%.9g", found);
+                            input, OS_NO_OFFSET, field, expected, "%s",
+                            onescope_os_num_float(found).s);
 }
 
 /* A def made without its _default() (zeroed or filled by hand) is refused by name. */
@@ -83,7 +85,7 @@ static onescope_code check_floats(onescope_error *error, const char *input, cons
                 onescope_os_copy_text(field, sizeof field, name);
             else
                 snprintf(field, sizeof field, "%s[%d]", name, i);
-            return bad_float(error, input, field, expected, (double)v[i]);
+            return bad_float(error, input, field, expected, v[i]);
         }
     }
     return ONESCOPE_OK;
@@ -97,7 +99,9 @@ static onescope_code unit_quat(onescope_error *error, const char *input, const c
     double len2 = x * x + y * y + z * z + w * w;
     if (!(len2 > 1e-12))
         return onescope_os_fail(error, ONESCOPE_E_RANGE, input, OS_NO_OFFSET, name,
-                                "a non-zero quaternion", "%g %g %g %g", x, y, z, w);
+                                "a non-zero quaternion", "%s %s %s %s",
+                                onescope_os_num_float(q[0]).s, onescope_os_num_float(q[1]).s,
+                                onescope_os_num_float(q[2]).s, onescope_os_num_float(q[3]).s);
     double s = 1.0 / sqrt(len2);
     out[0] = (float)(x * s);
     out[1] = (float)(y * s);
@@ -125,7 +129,7 @@ onescope_code onescope_os_soa_check_world(const onescope_soa_world_def *def, con
 
 onescope_code onescope_os_soa_check_dt(float dt, const char *in, onescope_error *error) {
     if (!isfinite(dt) || !(dt > 0.0f) || dt > 1.0f)
-        return bad_float(error, in, "dt", "a time step in (0, 1] s", (double)dt);
+        return bad_float(error, in, "dt", "a time step in (0, 1] s", dt);
     return ONESCOPE_OK;
 }
 
@@ -173,7 +177,7 @@ onescope_code onescope_os_soa_check_body(const onescope_soa_body_def *d, uint32_
         OS_TRY(check_floats(error, in, "density", &d->density, 1, 0.0f, 1.0e9f,
                             "a finite density >= 0 kg/m^3"));
     else if (!isfinite(d->density) || !(d->density > 0.0f) || d->density > 1.0e9f)
-        return bad_float(error, in, "density", "a finite density > 0 kg/m^3", (double)d->density);
+        return bad_float(error, in, "density", "a finite density > 0 kg/m^3", d->density);
     OS_TRY(check_floats(error, in, "friction", &d->friction, 1, 0.0f, 1.0e3f,
                         "a friction in 0..1000"));
     OS_TRY(check_floats(error, in, "restitution", &d->restitution, 1, 0.0f, 1.0e3f,
@@ -199,8 +203,10 @@ onescope_code onescope_os_soa_check_joint(const onescope_soa_joint_def *d, const
     double ax = d->axis[0], ay = d->axis[1], az = d->axis[2];
     double len = sqrt(ax * ax + ay * ay + az * az);
     if (!(len > 1e-6))
-        return onescope_os_fail(error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "axis",
-                                "a non-zero direction", "%g %g %g", ax, ay, az);
+        return onescope_os_fail(
+            error, ONESCOPE_E_RANGE, in, OS_NO_OFFSET, "axis", "a non-zero direction", "%s %s %s",
+            onescope_os_num_float(d->axis[0]).s, onescope_os_num_float(d->axis[1]).s,
+            onescope_os_num_float(d->axis[2]).s);
     axis[0] = (float)(ax / len), axis[1] = (float)(ay / len), axis[2] = (float)(az / len);
     const char *lim = "an angle in -0.99 pi..0.99 pi rad";
     OS_TRY(check_floats(error, in, "lower_angle", &d->lower_angle, 1, -OS_SOA_MAX_LIMIT,

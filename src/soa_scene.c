@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "numfmt.h"
 #include "json_pos.h"
 #include "json_reader.h"
 #include "onescope/soa_scene.h"
@@ -138,8 +139,8 @@ static onescope_code rd_float(scene_in *in, float *out) {
     if (in->r.kind != OS_JR_NUMBER) return wrong_type(in, "a number");
     double d = in->r.number;
     if (!(d >= -FLT_MAX && d <= FLT_MAX))
-        return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, "a number a float can hold", "%g",
-                                     d);
+        return onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, "a number a float can hold", "%s",
+                                     onescope_os_num(d).s);
     *out = (float)d;
     return ONESCOPE_OK;
 }
@@ -180,8 +181,8 @@ static onescope_code rd_floats(scene_in *in, float *out, size_t n) {
     onescope_code rc =
         bad_kind != NULL
             ? onescope_os_json_fail(&in->c, ONESCOPE_E_TYPE, "a number", "%s", bad_kind)
-            : onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, "a number a float can hold", "%g",
-                                    bad_value);
+            : onescope_os_json_fail(&in->c, ONESCOPE_E_RANGE, "a number a float can hold", "%s",
+                                    onescope_os_num(bad_value).s);
     onescope_os_json_pop(&in->c);
     return rc;
 }

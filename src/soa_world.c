@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "numfmt.h"
 #include "onescope/soa_world.h"
 #include "onescope/version.h"
 #include "soa_internal.h"
@@ -502,7 +503,7 @@ static onescope_code check_finite(const float *v, int n, const char *in, const c
     for (int k = 0; k < n; k++)
         if (!isfinite(v[k]))
             return onescope_os_fail(error, ONESCOPE_E_NOT_FINITE, in, OS_NO_OFFSET, field,
-                                    "finite numbers", "%g at %d", (double)v[k], k);
+                                    "finite numbers", "%s at %d", onescope_os_num_float(v[k]).s, k);
     return ONESCOPE_OK;
 }
 
@@ -808,8 +809,8 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
                 char field[96];
                 snprintf(field, sizeof field, "%s[%u]", write_names[k], i);
                 return onescope_os_fail(error, ONESCOPE_E_NOT_FINITE, in, OS_NO_OFFSET, field,
-                                        "a finite number (the step was refused)", "%g",
-                                        (double)lane[i]);
+                                        "a finite number (the step was refused)", "%s",
+                                        onescope_os_num_float(lane[i]).s);
             }
         }
     }

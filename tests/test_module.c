@@ -175,6 +175,128 @@ static void test_module_check_refuses_bad_tables(void **state) {
     assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
 }
 
+/* Every bound a file or a result holds is the table check's (issue 38 item 16): a module of 256
+ * groups passed the check, recorded "successfully", and its file could never be read (an
+ * entity row's group count is one byte). At each bound the table passes and, for groups, its
+ * recording with entity rows reads back and verifies; one past it is refused in one line
+ * naming the member. */
+static void test_module_check_bounds(void **state) {
+    (void)state;
+    onescope_error err;
+    const onescope_module *tm = onescope_module_test();
+    static char names[1100][16];
+    static const char *name_ptrs[1100];
+    for (int i = 0; i < 1100; i++) {
+        snprintf(names[i], sizeof names[i], "n%d", i);
+        name_ptrs[i] = names[i];
+    }
+    /* groups: 256 (the issue's), 65, then 64 held */
+    onescope_module t = *tm;
+    t.group_names = name_ptrs;
+    const uint32_t groups[] = {256, 65};
+    for (size_t i = 0; i < 2; i++) {
+        t.group_count = groups[i];
+        assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+        assert_non_null(strstr(error_line(&err), "module.group_count"));
+        assert_non_null(strstr(error_line(&err), "at most 64 groups"));
+    }
+    t.group_count = 64;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_OK);
+    {
+        char path[] = "/tmp/test_module-bounds-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        close(fd);
+        unlink(path);
+        const uint8_t setup[6] = {3, 5, 7, 0, 0, 0};
+        onescope_recording_def def = onescope_recording_def_default();
+        def.module = &t;
+        def.setup = setup;
+        def.setup_size = sizeof setup;
+        def.entity_rows = true;
+        onescope_recording_writer *w = NULL;
+        assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                         ONESCOPE_OK);
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(onescope_recording_writer_append(w, NULL, 0, NULL, &err), ONESCOPE_OK);
+        assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+        onescope_recording_writer_free(w);
+        onescope_recording *r = NULL;
+        onescope_code rc = onescope_recording_read_file(path, NULL, &r, &err);
+        if (rc != ONESCOPE_OK) fail_msg("%s", error_line(&err));
+        assert_int_equal(onescope_recording_verify(r, &t, NULL, NULL, "r", &err), ONESCOPE_OK);
+        onescope_recording_free(r);
+        unlink(path);
+    }
+    /* values: 1025 refused, 1024 held (a keyframe head's count) */
+    static onescope_value_info values[1025];
+    for (int i = 0; i < 1025; i++)
+        values[i] = (onescope_value_info){name_ptrs[i], "", ONESCOPE_VALUE_F64, 0};
+    t = *tm;
+    t.values = values;
+    t.value_count = 1025;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "module.value_count"));
+    t.value_count = 1024;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_OK);
+    /* names and units: 64 printable bytes held; 65, none, a control byte or a repeat refused */
+    char n64[65], n65[66];
+    memset(n64, 'a', 64);
+    n64[64] = '\0';
+    memset(n65, 'a', 65);
+    n65[65] = '\0';
+    values[3].name = n64;
+    values[4].unit = n64;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_OK);
+    const char *bad_names[] = {n65, "", "a\tb", "n5"};
+    for (size_t i = 0; i < 4; i++) {
+        values[3].name = bad_names[i];
+        assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+        assert_non_null(strstr(error_line(&err), "module.values"));
+    }
+    values[3].name = names[3];
+    values[4].unit = n65;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "value 4 not so"));
+    values[4].unit = "";
+    /* group names: the same rules */
+    t = *tm;
+    const char *gn[3] = {tm->group_names[0], tm->group_names[1], n65};
+    t.group_names = gn;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "module.group_names"));
+    gn[2] = gn[0];
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "groups 0 and 2 share one"));
+    /* stages: 1025 refused, names as above */
+    t = *tm;
+    t.stage_names = name_ptrs;
+    t.stage_count = 1025;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "module.stage_count"));
+    t.stage_count = 1024;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_OK);
+    const char *sn[4] = {"input", "gravity", "move", n65};
+    t.stage_names = sn;
+    t.stage_count = 4;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "module.stage_names"));
+    sn[3] = "move";
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "stages 2 and 3 share one"));
+    /* world values: a name of 65 bytes, a unit of 65 */
+    onescope_world_value_info wv[1] = {{n65, "", ONESCOPE_VALUE_I32, 1}};
+    t = *tm;
+    t.world_values = wv;
+    t.world_value_count = 1;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    assert_non_null(strstr(error_line(&err), "module.world_values"));
+    wv[0] = (onescope_world_value_info){n64, n65, ONESCOPE_VALUE_I32, 1};
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+    wv[0].unit = n64;
+    assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_OK);
+}
+
 /* An entity's digest: its named values' bits, or without named values its presence and pose;
  * every refusal is one error. */
 static void test_entity_digests(void **state) {
@@ -750,6 +872,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_module_check_accepts_test_module),
         cmocka_unit_test(test_module_check_refuses_bad_tables),
+        cmocka_unit_test(test_module_check_bounds),
         cmocka_unit_test(test_world_values),
         cmocka_unit_test(test_entity_digests),
         cmocka_unit_test(test_short_table_reads_as_required_only),

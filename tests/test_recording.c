@@ -1917,9 +1917,12 @@ static void keyframe_errors_at_offsets(void **state) {
         {count0, ents0 + 1, 4, ONESCOPE_E_LENGTH, count0},       /* E not what L holds */
         {count0, ents0 - 1, 4, ONESCOPE_E_LENGTH, count0},
         {count0, 1048577, 4, ONESCOPE_E_RANGE, count0}, /* E past 1048576 */
-        {k0, 0xfffffff0u, 4, ONESCOPE_E_TRUNCATED, k0}, /* L past the bytes left */
-        {k6, (uint32_t)(a.size - k6 - 4 + 1), 4, ONESCOPE_E_TRUNCATED, k6}, /* one byte past */
-        {k6, (uint32_t)(a.size - k6 - 4), 4, ONESCOPE_E_LENGTH, count6},    /* all of them */
+        /* L past the bytes left: S and E are there and prove L wrong (a cut keyframe, whose
+         * L agrees with its E, is E_TRUNCATED at L: keyframe_recovery) */
+        {k0, 0xfffffff0u, 4, ONESCOPE_E_LENGTH, count0},
+        {k6, (uint32_t)(a.size - k6 - 4 + 1), 4, ONESCOPE_E_LENGTH, count6}, /* one byte past */
+        {k6 + 4, (uint32_t)(a.size - k6), 4, ONESCOPE_E_LENGTH, k6 + 4},     /* S past L - 8 */
+        {k6, (uint32_t)(a.size - k6 - 4), 4, ONESCOPE_E_LENGTH, count6},     /* all of them */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         uint8_t *bad = malloc(a.size);
@@ -2065,10 +2068,123 @@ static void keyframe_recovery(void **state) {
         assert_error_at(err, ONESCOPE_E_LENGTH, count0);
         assert_int_equal(access(out, F_OK), -1);
     }
+    /* ... nor a keyframe length damaged past the end of the file (issue 38 item 15): its
+     * snapshot length and count are there and prove it wrong, so it is damage at the count,
+     * never a torn last record that drops every step after it (the parser says the same) */
+    for (int whole = 0; whole < 2; whole++) {
+        uint8_t *bad = malloc(a.size);
+        assert_non_null(bad);
+        memcpy(bad, a.data, a.size);
+        size_t k0 = keyframe_at(r, &a, 0);
+        size_t count0 = k0 + 8 + onescope_os_get_u32(a.data + k0 + 4);
+        onescope_os_put_u32(bad + k0, whole ? 0x7fffffffu : (uint32_t)(a.size - k0));
+        onescope_error err;
+        if (whole) {
+            onescope_recording *x = NULL;
+            assert_int_equal(onescope_recording_parse(bad, a.size, "bad", NULL, &x, &err),
+                             ONESCOPE_E_LENGTH);
+            assert_error_at(err, ONESCOPE_E_LENGTH, count0);
+            assert_non_null(strstr(line_of(&err), "for a length of 2147483647"));
+        }
+        write_partial(partial, bad, a.size);
+        free(bad);
+        uint64_t kept = 7, dropped = 7;
+        assert_int_equal(onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err),
+                         ONESCOPE_E_LENGTH);
+        assert_error_at(err, ONESCOPE_E_LENGTH, count0);
+        assert_int_equal(kept, 0);
+        assert_int_equal(access(out, F_OK), -1);
+    }
+    /* a keyframe cut inside its table still reads as torn: the length agrees with its count */
+    {
+        size_t cut = k6 + 8 + onescope_os_get_u32(a.data + k6 + 4) + 4 + 3;
+        write_partial(partial, a.data, cut);
+        uint64_t kept = 0, dropped = 0;
+        onescope_error err;
+        assert_int_equal(onescope_recording_recover(partial, out, NULL, &kept, &dropped, &err),
+                         ONESCOPE_OK);
+        assert_int_equal(kept, 55);
+        assert_int_equal(dropped, cut - rec55);
+        onescope_recording *x = NULL;
+        assert_int_equal(onescope_recording_parse(a.data, cut, "cut", NULL, &x, &err),
+                         ONESCOPE_E_TRUNCATED);
+        assert_error_at(err, ONESCOPE_E_TRUNCATED, k6);
+        unlink(out);
+    }
     onescope_recording_free(r);
     onescope_buffer_free(&a);
     unlink(partial);
     unlink(path);
+}
+
+/* The writer's size limit (issue 38 item 17): an option with its default the readers' input
+ * limit; the append that would pass it is refused and latched, and the partial recovers to
+ * every step before it; a head past it is refused at open with no partial. */
+static void writer_max_bytes(void **state) {
+    (void)state;
+    _Static_assert(ONESCOPE_RECORDING_DEFAULT_MAX_BYTES == ONESCOPE_MAX_INPUT_BYTES,
+                   "the writer's default limit is the readers'");
+    assert_int_equal(onescope_recording_def_default().max_bytes, 0);
+    const onescope_module *m = onescope_module_test();
+    onescope_recording_def def = onescope_recording_def_default();
+    def.module = m;
+    def.setup = rows_setup;
+    def.setup_size = sizeof rows_setup;
+    def.entity_rows = true;
+    /* the size after 10 steps, under the default */
+    onescope_recording_writer *w = NULL;
+    onescope_error err;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < 10; i++) {
+        uint8_t in[14];
+        size_t n = rows_input(i, 100, in);
+        assert_int_equal(onescope_recording_writer_append(w, in, n, NULL, &err), ONESCOPE_OK);
+    }
+    assert_int_equal(onescope_recording_writer_close(w, NULL, &err), ONESCOPE_OK);
+    onescope_recording_writer_free(w);
+    onescope_buffer ten = read_all(path);
+    unlink(path);
+    /* exactly that many bytes: 10 steps fit, the 11th is refused; one byte less: the 10th */
+    for (uint64_t less = 0; less < 2; less++) {
+        def.max_bytes = ten.size - less;
+        assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                         ONESCOPE_OK);
+        uint32_t i = 0;
+        onescope_code rc = ONESCOPE_OK;
+        for (; i < 20 && rc == ONESCOPE_OK; i++) {
+            uint8_t in[14];
+            size_t n = rows_input(i, 100, in);
+            rc = onescope_recording_writer_append(w, in, n, NULL, &err);
+        }
+        assert_int_equal(rc, ONESCOPE_E_TOO_LARGE);
+        assert_int_equal(i - 1, 10 - less); /* the refused step's index */
+        char want[64];
+        snprintf(want, sizeof want, "(max_bytes %zu)", ten.size - (size_t)less);
+        assert_non_null(strstr(line_of(&err), want));
+        assert_int_equal(onescope_recording_writer_append(w, NULL, 0, NULL, &err),
+                         ONESCOPE_E_BAD_STATE);
+        assert_int_equal(onescope_recording_writer_flush(w, &err), ONESCOPE_E_BAD_STATE);
+        onescope_recording_writer_free(w); /* the partial stays */
+        uint64_t kept = 0, dropped = 1;
+        assert_int_equal(onescope_recording_recover(partial, path, NULL, &kept, &dropped, &err),
+                         ONESCOPE_OK);
+        assert_int_equal(kept, 10 - less);
+        assert_int_equal(dropped, 0);
+        onescope_buffer b = read_all(path);
+        assert_true(b.size <= def.max_bytes);
+        if (less == 0) assert_memory_equal(b.data, ten.data, ten.size);
+        onescope_buffer_free(&b);
+        unlink(path);
+        unlink(partial);
+    }
+    /* a head past the limit: refused at open, no partial */
+    def.max_bytes = 20;
+    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                     ONESCOPE_E_TOO_LARGE);
+    assert_null(w);
+    assert_string_equal(err.field, "head");
+    assert_int_equal(access(partial, F_OK), -1);
+    onescope_buffer_free(&ten);
 }
 
 /* The writer's refusals around keyframes: a module without entities, a value name a keyframe
@@ -2089,7 +2205,8 @@ static void keyframe_refusals(void **state) {
     assert_non_null(strstr(line_of(&err), "no entity_count"));
     assert_null(w);
     assert_int_equal(access(partial, F_OK), -1);
-    /* the test module with a value name of 65 bytes: a module, but not for keyframes */
+    /* the test module with a value name of 65 bytes: not a module (a keyframe head could not
+     * hold the name), refused by the table check before any file */
     const onescope_module *t = onescope_module_test();
     onescope_module m = *t;
     onescope_value_info values[16];
@@ -2100,19 +2217,18 @@ static void keyframe_refusals(void **state) {
     long_name[65] = '\0';
     values[3].name = long_name;
     m.values = values;
-    assert_int_equal(onescope_module_check(&m, "m", &err), ONESCOPE_OK);
+    assert_int_equal(onescope_module_check(&m, "m", &err), ONESCOPE_E_ARGUMENT);
     def.module = &m;
     def.setup = rows_setup;
     def.setup_size = sizeof rows_setup;
-    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
-                     ONESCOPE_E_UNSUPPORTED);
-    assert_non_null(strstr(line_of(&err), "value 3 not so"));
-    assert_int_equal(access(partial, F_OK), -1);
+    for (uint32_t every = 0; every <= 8; every += 8) { /* with keyframes or without */
+        def.keyframe_every = every;
+        assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err),
+                         ONESCOPE_E_ARGUMENT);
+        assert_non_null(strstr(line_of(&err), "value 3 not so"));
+        assert_int_equal(access(partial, F_OK), -1);
+    }
     long_name[64] = '\0'; /* 64 bytes: held */
-    assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
-    onescope_recording_writer_discard(w);
-    long_name[64] = 'v';
-    def.keyframe_every = 0; /* no keyframes: the name is no matter */
     assert_int_equal(onescope_recording_writer_open(path, &def, NULL, NULL, &w, &err), ONESCOPE_OK);
     onescope_recording_writer_discard(w);
     def.module = t;
@@ -2624,6 +2740,7 @@ int main(void) {
         cmocka_unit_test(keyframe_errors_at_offsets),
         cmocka_unit_test(keyframe_recovery),
         cmocka_unit_test(keyframe_refusals),
+        cmocka_unit_test(writer_max_bytes),
         cmocka_unit_test(keyframe_allocation_failures),
         cmocka_unit_test(streamed_verify_equals_whole),
         cmocka_unit_test(diff_allocation_failures),

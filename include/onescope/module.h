@@ -50,8 +50,8 @@ typedef enum onescope_value_type {
 
 /* One quantity every entity has, e.g. {"position.x", "mm", ONESCOPE_VALUE_I32, 1}. */
 typedef struct onescope_value_info {
-    const char *name; /* unique in the table, printable ASCII */
-    const char *unit; /* "" when none */
+    const char *name; /* unique in the table, 1-64 printable ASCII bytes */
+    const char *unit; /* "" when none; at most 64 printable ASCII bytes */
     onescope_value_type type;
     uint32_t group; /* index into the module's groups */
 } onescope_value_info;
@@ -59,14 +59,30 @@ typedef struct onescope_value_info {
 /* A quantity of the whole world rather than of one entity (a gravity), or an array of count
  * such quantities (the cells of a grid). Read as doubles, entry after entry. */
 typedef struct onescope_world_value_info {
-    const char *name; /* unique among the world values, printable ASCII */
-    const char *unit; /* "" when none */
+    const char *name; /* unique among the world values, 1-64 printable ASCII bytes */
+    const char *unit; /* "" when none; at most 64 printable ASCII bytes */
     onescope_value_type type;
     uint32_t count; /* elements: 1 for a single value, at most ONESCOPE_MODULE_MAX_WORLD_VALUES */
 } onescope_world_value_info;
 
 /* Every world value's elements together, at most (a module_check rule). */
 #define ONESCOPE_MODULE_MAX_WORLD_VALUES 65536u
+
+/* The bounds onescope_module_check enforces besides the id's and the version's, each what a
+ * file or a result can hold (docs/module.md, "Bounds"), so that a table the check passes
+ * records files every tool reads back:
+ * - named values: at most 1024 (a keyframe head's value count, docs/recording.md);
+ * - groups: at most 64 (an entity row's group count is one byte; a verify's explanation names
+ *   the groups that differ in a 64-bit mask, onescope_entity_difference.groups);
+ * - stages: at most 1024;
+ * - world values: their elements at most ONESCOPE_MODULE_MAX_WORLD_VALUES in all;
+ * - every name (a value's, a group's, a stage's, a world value's): 1 to 64 printable ASCII
+ *   bytes (a keyframe head stores value names with a length byte of 1..64), unique among its
+ *   kind; every unit: 0 to 64 printable ASCII bytes. */
+#define ONESCOPE_MODULE_MAX_VALUES 1024u
+#define ONESCOPE_MODULE_MAX_GROUPS 64u
+#define ONESCOPE_MODULE_MAX_STAGES 1024u
+#define ONESCOPE_MODULE_NAME_MAX 64u
 
 /* A module world is the module's own object; the library only passes the pointer back. */
 typedef struct onescope_module onescope_module;
@@ -100,7 +116,7 @@ struct onescope_module {
                                  const void *input, size_t input_size, onescope_error *error);
 
     /* ---- optional: stages (diff finds the stage where two runs part) ---- */
-    uint32_t stage_count;           /* 0: no stages */
+    uint32_t stage_count;           /* 0: no stages; at most ONESCOPE_MODULE_MAX_STAGES */
     const char *const *stage_names; /* stage_count names */
     /* Runs stage `stage` of the current step; stages run in order 0..stage_count-1 and
      * together equal one step. input is read by whichever stages need it. */
@@ -123,10 +139,10 @@ struct onescope_module {
     bool (*entity_pose)(void *context, const void *world, uint32_t index, onescope_pose *out);
 
     /* ---- optional: named values (diff says which quantity differs, and by how much) ---- */
-    uint32_t value_count;
+    uint32_t value_count;              /* at most ONESCOPE_MODULE_MAX_VALUES */
     const onescope_value_info *values; /* value_count entries */
-    uint32_t group_count;
-    const char *const *group_names; /* group_count names, e.g. "position", "velocity" */
+    uint32_t group_count;              /* at most ONESCOPE_MODULE_MAX_GROUPS */
+    const char *const *group_names;    /* group_count names, e.g. "position", "velocity" */
     /* Writes entity `index`'s value_count values into out. A pure observer. */
     void (*entity_values)(void *context, const void *world, uint32_t index, double *out);
 
@@ -152,6 +168,21 @@ struct onescope_module {
 #define ONESCOPE_MODULE_ENTRY_SYMBOL "onescope_module_entry"
 typedef const onescope_module *onescope_module_entry_fn(uint32_t abi);
 
+/* How a plug-in exports its entry: visible from the shared library even when the plug-in is
+ * built with -fvisibility=hidden. */
+#if defined(_WIN32)
+#define ONESCOPE_MODULE_EXPORT __declspec(dllexport)
+#else
+#define ONESCOPE_MODULE_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* The entry's prototype, with C linkage (this header's extern "C" block): a plug-in that
+ * includes this header and defines the function at global scope with this signature exports
+ * the C name the loader looks for, in C and in C++ alike (a C++ definition without this
+ * declaration in scope would export a mangled name, which no loader finds). libonescope
+ * itself defines no entry: each plug-in does, once. */
+ONESCOPE_MODULE_EXPORT const onescope_module *onescope_module_entry(uint32_t abi);
+
 /* Loads a plug-in: dlopen(path) (a name without '/' is ./name, never searched for on the
  * library path), its entry symbol called with ONESCOPE_MODULE_ABI, the table checked with
  * onescope_module_check. The shared library stays loaded for the process: the table and its
@@ -162,8 +193,9 @@ ONESCOPE_API onescope_code onescope_module_load(const char *path, const onescope
                                                 onescope_error *error);
 
 /* Checks a table: abi, struct_size at least ABI 1's, the id and version texts, every required
- * slot, and each optional group complete (stages with names and run_stage; snapshot with
- * restore; entities with count, id and pose; values with their table, groups and reader). name
+ * slot, each optional group complete (stages with names and run_stage; snapshot with
+ * restore; entities with count, id and pose; values with their table, groups and reader), and
+ * every bound above (counts, names, units). name
  * is the table's origin for the message (a plug-in's path, say). ONESCOPE_E_ARGUMENT naming
  * the member, ONESCOPE_E_VERSION for another ABI. */
 ONESCOPE_API onescope_code onescope_module_check(const onescope_module *module, const char *name,

@@ -17,8 +17,9 @@ extern "C" {
 #define ONESCOPE_RECORDING_FLAG_START_SNAPSHOT 0x0002u /* the world starts from a snapshot */
 #define ONESCOPE_RECORDING_FLAG_ENTITY_ROWS 0x0004u    /* an entity row beside each hash row */
 #define ONESCOPE_RECORDING_FLAG_KEYFRAMES 0x0008u      /* a keyframe every K steps */
-/* Named values a keyframe's value table holds per entity, at most. */
-#define ONESCOPE_RECORDING_MAX_KEY_VALUES 1024u
+/* Named values a keyframe's value table holds per entity, at most: the table check's bound on
+ * a module's values (module.h). */
+#define ONESCOPE_RECORDING_MAX_KEY_VALUES ONESCOPE_MODULE_MAX_VALUES
 /* Entities in one entity row, at most. */
 #define ONESCOPE_RECORDING_MAX_ENTITIES 1048576u
 /* The step count of a partial file still being written (docs/recording.md, "Writing"). */
@@ -367,7 +368,17 @@ typedef struct onescope_recording_def {
      * (when the module has the slot) and every entity's named values (the module needs
      * entities). In engine mode each step then needs the engine's world, as for entity rows. */
     uint32_t keyframe_every;
+    /* The most bytes the file may take (0: ONESCOPE_RECORDING_DEFAULT_MAX_BYTES): the append
+     * that would take it past them is refused (E_TOO_LARGE, latched; the partial keeps every
+     * step before it). The default is the readers' default input limit, so a file written
+     * under it reads everywhere; a larger file reads with max_input_bytes raised as far (the
+     * streamed verify and validate of a file hold one buffer, whatever its size). */
+    uint64_t max_bytes;
 } onescope_recording_def;
+
+/* A recording writer's default size limit: 256 MiB, the readers' default input limit
+ * (ONESCOPE_MAX_INPUT_BYTES). */
+#define ONESCOPE_RECORDING_DEFAULT_MAX_BYTES ((uint64_t)ONESCOPE_MAX_INPUT_BYTES)
 
 ONESCOPE_API onescope_recording_def onescope_recording_def_default(void);
 

@@ -71,6 +71,28 @@ expect_grep "^step 1 hash 0d516a5a4c44d9ab MISMATCH expected 0d516a5a4c44d9aa$" 
 expect_grep "body 0 *alive 1 still 0 position 6107 8071 0 velocity 103 -47 0" "$SCRATCH/out"
 expect_exit 0 "$ONESCOPE" replay --json --state "$SCRATCH/linked.ostm"
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["rows"]; assert len(r)==3 and r[1]["step"]==1 and len(r[1]["bodies"])==5 and r[1]["gravity"]==-3 and d["mismatches"]==0' "$SCRATCH/out"; then ok; else bad "replay --json"; cat "$SCRATCH/out" >&2; fi
+# a module recording (OSTM v2) of the test module, 2 bodies, 2 empty steps: --state shows every
+# entity's named values (issue 38 item 10), in text and JSON, and they agree with its position
+python3 - "$SCRATCH/m.ostm" <<'PY'
+import struct, sys
+head = b"OSTM" + struct.pack("<HHI", 2, 0, 2) + bytes([13]) + b"onescope.test" + bytes([1]) + b"1"
+head += struct.pack("<I", 6) + bytes([3, 2, 7, 0, 0, 0])
+open(sys.argv[1], "wb").write(head + struct.pack("<I", 0) * 2)
+PY
+expect_exit 0 "$ONESCOPE" replay --state "$SCRATCH/m.ostm"
+expect_grep "^  entity 1 position \([0-9]*\) \([0-9]*\) \([0-9]*\): alive 1, still_count 0, position.x \1, position.y \2, position.z \3, velocity.x -\?[0-9]*, velocity.y -\?[0-9]*, velocity.z -\?[0-9]*$" "$SCRATCH/out"
+expect_exit 0 "$ONESCOPE" replay --json --state "$SCRATCH/m.ostm"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = ["alive", "still_count", "position.x", "position.y", "position.z", "velocity.x", "velocity.y", "velocity.z"]
+for row in d["rows"]:
+    assert len(row["entities"]) == 2, row
+    for e in row["entities"]:
+        v = e["values"]
+        assert list(v) == names, v
+        assert [v["position.x"], v["position.y"], v["position.z"]] == e["position"], e
+' "$SCRATCH/out" && ok || { bad "replay --json --state values"; cat "$SCRATCH/out" >&2; }
 expect_exit 1 "$ONESCOPE" replay "$SCRATCH/unknown-op.ostm"
 expect_grep "offset 24" "$SCRATCH/err"
 expect_exit 2 "$ONESCOPE" replay

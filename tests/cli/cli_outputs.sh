@@ -1,19 +1,22 @@
 # The one output rule (docs/cli.md, "Outputs"), for every command and every output option: an
 # output that is an input (the same file by device and inode: directly, through a symbolic
-# link, found by verify -r, or standard input's file) is refused with exit 1 before any work,
-# and the input is left byte for byte as it was. --json and --junit - cannot share stdout.
+# link, found by verify -r, or standard input's file) is refused with exit 1 before any work
+# (verify's --junit report, an option naming an input: a usage error, exit 2, as docs/cli.md
+# says), and the input is left byte for byte as it was. --json and --junit - cannot share stdout.
 . "$(dirname "$0")/common.sh"
 TD="$SRC/testdata"
 S=$SCRATCH
 
-# refused NAME INPUT CMD...: exit 1, one "refusing to overwrite" line, INPUT unchanged.
+# refused NAME INPUT CMD...: exit $want (1 unless set), one "refusing to overwrite" line,
+# INPUT unchanged.
+want=1
 refused() {
     local what=$1 input=$2
     shift 2
     cp "$input" "$S/before"
     "$@" >"$S/out" 2>"$S/err" </dev/null
     local rc=$?
-    [ "$rc" -eq 1 ] && ok || bad "$what: exit $rc, wanted 1"
+    [ "$rc" -eq "$want" ] && ok || bad "$what: exit $rc, wanted $want"
     grep -q "refusing to overwrite the input" "$S/err" && ok || { bad "$what: no refusal line"; cat "$S/err" >&2; }
     [ "$(wc -l <"$S/err")" -eq 1 ] && ok || bad "$what: not one line on stderr"
     cmp -s "$S/before" "$input" && ok || bad "$what: the input was changed"
@@ -24,7 +27,8 @@ ln -s run.ostm "$S/link.ostm"
 cp "$TD/test-2d-ghost.ospc" "$S/cache.ospc"
 ln -s cache.ospc "$S/cache-link.ospc"
 
-# verify --junit: the headline bug (the replay became the report, exit 0)
+# verify --junit: the headline bug (the replay became the report, exit 0); a usage error
+want=2
 refused "verify --junit IN" "$S/run.ostm" "$ONESCOPE" verify "$S/run.ostm" --junit "$S/run.ostm"
 refused "verify --junit LINK" "$S/run.ostm" "$ONESCOPE" verify "$S/run.ostm" --junit "$S/link.ostm"
 refused "verify LINK --junit IN" "$S/run.ostm" "$ONESCOPE" verify "$S/link.ostm" --junit "$S/run.ostm"
@@ -40,7 +44,7 @@ refused "verify --shard 2/2 --junit (shard 1's file)" "$S/run.ostm" \
 # standard input's file
 cp "$S/run.ostm" "$S/before"
 "$ONESCOPE" verify - --junit "$S/run.ostm" <"$S/run.ostm" >"$S/out" 2>"$S/err"
-[ $? -eq 1 ] && cmp -s "$S/before" "$S/run.ostm" && ok || bad "verify - --junit (stdin's file) not refused"
+[ $? -eq 2 ] && cmp -s "$S/before" "$S/run.ostm" && ok || bad "verify - --junit (stdin's file) not refused"
 # refused before any work: no result line
 [ ! -s "$S/out" ] && ok || bad "verify printed results before refusing its report"
 # --json and --junit - both on standard output
@@ -51,6 +55,7 @@ expect_exit 0 "$ONESCOPE" verify "$S/run.ostm" --junit "$S/report.xml"
 xmllint --noout "$S/report.xml" && ok || bad "the report is not XML"
 
 # rewrite, convert, ghost, box3d-dump, recover: OUT operands
+want=1
 refused "rewrite IN IN" "$S/cache.ospc" "$ONESCOPE" rewrite "$S/cache.ospc" "$S/cache.ospc"
 refused "rewrite IN LINK" "$S/cache.ospc" "$ONESCOPE" rewrite "$S/cache.ospc" "$S/cache-link.ospc"
 refused "convert IN LINK" "$S/cache.ospc" "$ONESCOPE" convert "$S/cache.ospc" "$S/cache-link.ospc"

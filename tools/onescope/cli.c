@@ -193,6 +193,11 @@ const char *cli_number(char buf[CLI_NUMBER_SIZE], double v) {
     return buf;
 }
 
+const char *cli_number_float(char buf[CLI_NUMBER_SIZE], float v) {
+    onescope_number_format_float(v, buf, CLI_NUMBER_SIZE);
+    return buf;
+}
+
 bool cli_parse_u64(const char *s, uint64_t max, uint64_t *out) {
     if (s == NULL || *s < '0' || *s > '9') return false;
     uint64_t v = 0;

@@ -150,6 +150,8 @@ void cli_json_double(FILE *out, double v);
  * are); returns buf. */
 #define CLI_NUMBER_SIZE (ONESCOPE_NUMBER_MAX_LENGTH + 1)
 const char *cli_number(char buf[CLI_NUMBER_SIZE], double v);
+/* The same for a float: its own shortest text ("0.1", not the double's "0.10000000149011612"). */
+const char *cli_number_float(char buf[CLI_NUMBER_SIZE], float v);
 /* XML character data or attribute text, well-formed whatever the bytes: valid UTF-8 kept, each
  * byte that is not UTF-8 replaced by U+FFFD, characters XML 1.0 forbids dropped. */
 void cli_xml_text(FILE *out, const char *s, size_t n);

@@ -3,6 +3,7 @@
  * binary's main.c calls it with no module, an engine's own binary with its modules. */
 #include "onescope/cli_main.h"
 
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -97,8 +98,11 @@ int onescope_cli_main(int argc, char **argv, const onescope_module *const *modul
         if (strcmp(name, commands[k].name) != 0) continue;
         double t0 = seconds();
         rc = commands[k].run(a.operand_count - 1, a.operands + 1);
-        if (cli.verbose)
-            fprintf(stderr, "onescope %s: exit %d after %.3f s\n", name, rc, seconds() - t0);
+        if (cli.verbose) { /* whole milliseconds, through the one number printer */
+            char t[CLI_NUMBER_SIZE];
+            fprintf(stderr, "onescope %s: exit %d after %s s\n", name, rc,
+                    cli_number(t, round((seconds() - t0) * 1000.0) / 1000.0));
+        }
         return rc;
     }
     return cli_usage_error("", "unknown command '%s'", name); /* escaped, like every echo */

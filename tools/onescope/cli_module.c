@@ -21,10 +21,27 @@ static bool refuse(const char *path, const char *what) {
     return false;
 }
 
+/* The library's own modules' ids: a table of another origin under one of them would never run
+ * (the test module is found first) or would replace the library's (Box3D), so it is refused.
+ * "onescope.box3d" is the library's in a build without Box3D too. */
+static const char *builtin_of(const char *id) {
+    if (strcmp(id, onescope_module_test()->id) == 0) return "the library's test module";
+    if (strcmp(id, "onescope.box3d") == 0) return "the library's Box3D module";
+    return NULL;
+}
+
 static bool add(const onescope_module *m, const char *origin) {
+    const char *builtin = builtin_of(m->id);
+    if (builtin != NULL) {
+        char what[256];
+        snprintf(what, sizeof what, "expected an id of its own, found %s, the id of %s", m->id,
+                 builtin);
+        return refuse(origin, what);
+    }
     for (size_t i = 0; i < module_count; i++) {
+        /* a second table under an id, or the same table again (one plug-in named twice, or
+         * through a link): either is a mistake worth one line, never silently ignored */
         if (strcmp(modules[i]->id, m->id) != 0) continue;
-        if (modules[i] == m) return true; /* the same table twice: once is enough */
         char what[256];
         snprintf(what, sizeof what, "expected one module per id, found %s already loaded from %s",
                  m->id, origins[i]);

@@ -1,6 +1,7 @@
 /* onescope box3d-record SCENE.json OUT.ostm --steps N [--seed S] [--entity-rows]
- * [--keyframes K] [--ulp STEP]: runs the scene's Box3D world through the Box3D module in tool
- * mode with inputs made from a seed and writes a module recording (docs/box3d-module.md). */
+ * [--keyframes K] [--ulp STEP] [--max-bytes N]: runs the scene's Box3D world through the Box3D
+ * module in tool mode with inputs made from a seed and writes a module recording
+ * (docs/box3d-module.md). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 
-enum { OPT_STEPS, OPT_SEED, OPT_ENTITY_ROWS, OPT_KEYFRAMES, OPT_ULP };
+enum { OPT_STEPS, OPT_SEED, OPT_ENTITY_ROWS, OPT_KEYFRAMES, OPT_ULP, OPT_MAX_BYTES };
 static const cli_option options[] = {
     [OPT_STEPS] = {"steps", 's', "N", "how many steps, 1 or more (required)"},
     [OPT_SEED] = {"seed", 0, "S", "the inputs' seed (default 1)"},
@@ -17,6 +18,8 @@ static const cli_option options[] = {
     [OPT_KEYFRAMES] = {"keyframes", 0, "K", "a keyframe (value table) every K steps"},
     [OPT_ULP] = {"ulp", 0, "STEP",
                  "step STEP's first force one ulp larger in x (a planted change)"},
+    [OPT_MAX_BYTES] = {"max-bytes", 0, "N",
+                       "refuse to grow OUT past N bytes (default 268435456, 256 MiB)"},
 };
 const cli_spec cli_spec_box3d_record = {
     .name = "box3d-record",
@@ -81,7 +84,7 @@ int cmd_box3d_record(int argc, char **argv) {
     if (status != CLI_PARSE_RUN) return status;
     const char *scene_path = a.operands[0], *out = a.operands[1];
     if (!a.seen[OPT_STEPS]) return cli_usage_error("box3d-record", "needs --steps N");
-    uint64_t steps, seed = 1, every = 0, ulp = UINT64_MAX;
+    uint64_t steps, seed = 1, every = 0, ulp = UINT64_MAX, max_bytes = 0;
     if (!cli_parse_u64(a.value[OPT_STEPS], ONESCOPE_RECORDING_MAX_STEPS, &steps) || steps < 1)
         return cli_usage_error("box3d-record", "--steps wants 1..%u, got '%s'",
                                ONESCOPE_RECORDING_MAX_STEPS, a.value[OPT_STEPS]);
@@ -95,6 +98,10 @@ int cmd_box3d_record(int argc, char **argv) {
     if (a.seen[OPT_ULP] && (!cli_parse_u64(a.value[OPT_ULP], steps - 1, &ulp)))
         return cli_usage_error("box3d-record", "--ulp wants a step below %" PRIu64 ", got '%s'",
                                steps, a.value[OPT_ULP]);
+    if (a.seen[OPT_MAX_BYTES] &&
+        (!cli_parse_u64(a.value[OPT_MAX_BYTES], UINT64_MAX, &max_bytes) || max_bytes < 1))
+        return cli_usage_error("box3d-record", "--max-bytes wants a number of bytes, got '%s'",
+                               a.value[OPT_MAX_BYTES]);
     if (strcmp(out, "-") == 0)
         return cli_usage_error("box3d-record", "OUT must be a file (it is written as a partial)");
     if (!cli_check_output("box3d-record", scene_path, out)) return CLI_FAIL;
@@ -131,6 +138,7 @@ int cmd_box3d_record(int argc, char **argv) {
         def.setup_size = scene_bytes.size;
         def.entity_rows = a.seen[OPT_ENTITY_ROWS];
         def.keyframe_every = (uint32_t)every;
+        def.max_bytes = max_bytes; /* 0: the writer's default */
         rc = onescope_recording_writer_open(out, &def, NULL, NULL, &w, &err);
     }
     uint64_t state = seed * UINT64_C(0x9E3779B97F4A7C15) + 1;

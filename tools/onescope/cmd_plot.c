@@ -396,11 +396,13 @@ static bool rec_row(void *user, const onescope_recording_row *row) {
         if (!cli_entity_filter_pass(d->a->filter, id, name, (size_t)len)) continue;
         if (!onescope_world_entity_pose(row->world, i, &p)) continue; /* absent here */
         if (!isfinite(p.position[0]) || !isfinite(p.position[1]) || !isfinite(p.position[2])) {
+            char num[3][CLI_NUMBER_SIZE];
             fprintf(stderr,
                     "%s: row %" PRIu32 ": entity %" PRIu64
-                    " position: expected finite coordinates, found %g, %g, %g\n",
-                    cli_shown(d->in->path), row->index, id, (double)p.position[0],
-                    (double)p.position[1], (double)p.position[2]);
+                    " position: expected finite coordinates, found %s, %s, %s\n",
+                    cli_shown(d->in->path), row->index, id, cli_number_float(num[0], p.position[0]),
+                    cli_number_float(num[1], p.position[1]),
+                    cli_number_float(num[2], p.position[2]));
             d->failed = true;
             return true;
         }

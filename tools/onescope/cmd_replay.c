@@ -1,6 +1,7 @@
 /* onescope replay FILE.ostm [--json] [--state]: runs a replay, or a module recording through
  * the module it names, and prints every hash row. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -13,7 +14,8 @@ typedef struct replay_print {
     bool state;
     uint32_t mismatches;
     uint32_t rows;
-    bool quiet; /* -q without --json: no step lines */
+    bool quiet;     /* -q without --json: no step lines */
+    double *values; /* a module recording's --state: room for one entity's named values */
 } replay_print;
 
 static void print_state_text(FILE *out, const onescope_sim *sim) {
@@ -64,14 +66,19 @@ static bool print_row(void *user, const onescope_replay_row *row) {
 
 /* ---- a module recording (OSTM v2) ---- */
 
-/* --state of a module's world: each entity's id and position (the module's units). */
+/* --state of a module's world: each entity's id, its position (the module's units) and every
+ * named value, by name, through the one number printer. */
 static void print_entities(const replay_print *p, const onescope_world *w) {
-    uint32_t n = onescope_world_entity_count(w);
+    const onescope_module *t = onescope_world_module(w);
+    uint32_t n = onescope_world_entity_count(w), nv = p->values != NULL ? t->value_count : 0;
+    char num[3][CLI_NUMBER_SIZE];
     if (p->json) fputs(", \"entities\": [", p->out);
     for (uint32_t i = 0; i < n; i++) {
         onescope_pose pose;
         uint64_t id = onescope_world_entity_id(w, i);
         bool here = onescope_world_entity_pose(w, i, &pose);
+        bool values =
+            nv != 0 && onescope_world_entity_values(w, i, p->values, nv, NULL) == ONESCOPE_OK;
         if (p->json) {
             fprintf(p->out, "%s{\"id\": %" PRIu64 ", \"present\": %s", i ? ", " : "", id,
                     here ? "true" : "false");
@@ -83,13 +90,30 @@ static void print_entities(const replay_print *p, const onescope_world *w) {
                 }
                 fputc(']', p->out);
             }
+            if (values) { /* by name (unique in the table); NaN and infinities are null */
+                fputs(", \"values\": {", p->out);
+                for (uint32_t v = 0; v < nv; v++) {
+                    if (v) fputs(", ", p->out);
+                    cli_json_string(p->out, t->values[v].name, strlen(t->values[v].name));
+                    fputs(": ", p->out);
+                    cli_json_double(p->out, p->values[v]);
+                }
+                fputc('}', p->out);
+            }
             fputc('}', p->out);
-        } else if (here) {
-            fprintf(p->out, "  entity %" PRIu64 " position %.9g %.9g %.9g\n", id,
-                    (double)pose.position[0], (double)pose.position[1], (double)pose.position[2]);
-        } else {
-            fprintf(p->out, "  entity %" PRIu64 " absent\n", id);
+            continue;
         }
+        if (here)
+            fprintf(p->out, "  entity %" PRIu64 " position %s %s %s", id,
+                    cli_number_float(num[0], pose.position[0]),
+                    cli_number_float(num[1], pose.position[1]),
+                    cli_number_float(num[2], pose.position[2]));
+        else
+            fprintf(p->out, "  entity %" PRIu64 " absent", id);
+        for (uint32_t v = 0; values && v < nv; v++)
+            fprintf(p->out, "%s%s %s", v ? ", " : ": ", cli_shown(t->values[v].name),
+                    cli_number(num[0], p->values[v]));
+        fputc('\n', p->out);
     }
     if (p->json) fputc(']', p->out);
 }
@@ -170,7 +194,15 @@ static int run_recording(const char *path, onescope_buffer *buf, replay_print *p
                 onescope_recording_step_count(r),
                 onescope_recording_flags(r) & ONESCOPE_RECORDING_FLAG_HASH_ROWS ? "true" : "false");
     }
+    /* --state: room for an entity's named values (the table check bounds their count) */
+    if (p->state && (p->values = calloc(ONESCOPE_MODULE_MAX_VALUES, sizeof *p->values)) == NULL) {
+        onescope_recording_free(r);
+        fprintf(stderr, "onescope replay: out of memory\n");
+        return CLI_FAIL;
+    }
     rc = onescope_recording_run(r, m, NULL, print_recording_row, p, name, &err);
+    free(p->values);
+    p->values = NULL;
     onescope_recording_free(r);
     if (p->json) fprintf(p->out, "\n  ],\n  \"mismatches\": %" PRIu32 "\n}\n", p->mismatches);
     if (cli.verbose)
@@ -188,7 +220,7 @@ static const cli_option options[] = {
     [OPT_JSON] = {"json", 0, NULL, "print one JSON document (docs/cli.md lists its keys)"},
     [OPT_STATE] = {"state", 0, NULL,
                    "also print gravity and every body after each step (a module recording: "
-                   "every entity's id and position)"},
+                   "every entity's id, position and named values)"},
 };
 const cli_spec cli_spec_replay = {
     .name = "replay",
@@ -208,7 +240,7 @@ int cmd_replay(int argc, char **argv) {
     int status = cli_parse(&cli_spec_replay, argc, argv, 1, 1, &a);
     if (status != CLI_PARSE_RUN) return status;
     const char *path = a.operands[0];
-    replay_print p = {stdout, a.seen[OPT_JSON], a.seen[OPT_STATE], 0, 0, false};
+    replay_print p = {stdout, a.seen[OPT_JSON], a.seen[OPT_STATE], 0, 0, false, NULL};
     p.quiet = cli.quiet && !p.json;
     onescope_error err;
     onescope_buffer buf;

@@ -967,7 +967,13 @@ int cmd_verify(int argc, char **argv) {
         return CLI_FAIL;
     }
     for (size_t i = 0; i < all.count; i++) ins[i] = all.paths[i].path;
-    bool allowed = junit == NULL || cli_check_outputs("verify", ins, all.count, junit);
+    /* a report that would replace an input is a usage error (exit 2, docs/cli.md); an existing
+     * report under --no-clobber is refused as every command refuses it (exit 1) */
+    bool names_input = false;
+    for (size_t i = 0; junit != NULL && !names_input && i < all.count; i++)
+        names_input = cli_refuse_same_file("verify", ins[i], junit);
+    bool allowed =
+        !names_input && (junit == NULL || cli_check_outputs("verify", ins, all.count, junit));
     free(ins);
     size_t n = 0;
     for (size_t i = 0; i < all.count; i++) {
@@ -982,7 +988,7 @@ int cmd_verify(int argc, char **argv) {
     free(all.paths);
     if (!allowed) {
         free(items);
-        return CLI_FAIL;
+        return names_input ? CLI_USAGE : CLI_FAIL;
     }
     char empty_shard[160];
     bool shard_empty = n == 0;

@@ -580,13 +580,13 @@ static bool run_diff(vin *a, vin *b, diff_view *d) {
                 const onescope_diff_value *v = &r->values[i];
                 if (!v->world) add_id(d, (uint64_t)v->index + 1);
                 if (d->name_count < 12) {
+                    char na[CLI_NUMBER_SIZE], nb[CLI_NUMBER_SIZE];
                     if (v->world)
-                        snprintf(d->names[d->name_count++], 96, "%s[%" PRIu32 "]: a %.9g, b %.9g",
-                                 v->name, v->index, v->a, v->b);
+                        snprintf(d->names[d->name_count++], 96, "%s[%" PRIu32 "]: a %s, b %s",
+                                 v->name, v->index, cli_number(na, v->a), cli_number(nb, v->b));
                     else
-                        snprintf(d->names[d->name_count++], 96,
-                                 "body %" PRIu32 " %s: a %.9g, b %.9g", v->index, v->name, v->a,
-                                 v->b);
+                        snprintf(d->names[d->name_count++], 96, "body %" PRIu32 " %s: a %s, b %s",
+                                 v->index, v->name, cli_number(na, v->a), cli_number(nb, v->b));
                 }
             }
         } else {
@@ -617,16 +617,17 @@ static bool run_diff(vin *a, vin *b, diff_view *d) {
                 snprintf(d->text, sizeof d->text,
                          "first difference: row %" PRIu32 " (the world after step %" PRIu32 ")",
                          r.row, r.row - 1);
+            char na[CLI_NUMBER_SIZE], nb[CLI_NUMBER_SIZE];
             if (r.value_differs) {
                 add_id(d, r.entity_id);
-                snprintf(d->names[d->name_count++], 96, "entity %" PRIu64 " %s: a %.9g, b %.9g",
-                         r.entity_id, a->src.shape.module->values[r.value].name, r.value_a,
-                         r.value_b);
+                snprintf(d->names[d->name_count++], 96, "entity %" PRIu64 " %s: a %s, b %s",
+                         r.entity_id, a->src.shape.module->values[r.value].name,
+                         cli_number(na, r.value_a), cli_number(nb, r.value_b));
             }
             if (r.world_value_differs)
-                snprintf(d->names[d->name_count++], 96, "%s[%" PRIu32 "]: a %.9g, b %.9g",
+                snprintf(d->names[d->name_count++], 96, "%s[%" PRIu32 "]: a %s, b %s",
                          a->src.shape.module->world_values[r.world_value].name, r.world_index,
-                         r.world_value_a, r.world_value_b);
+                         cli_number(na, r.world_value_a), cli_number(nb, r.world_value_b));
         } else {
             snprintf(d->text, sizeof d->text, "worlds: the same over %" PRIu32 " rows",
                      r.rows_compared);
@@ -757,6 +758,7 @@ int cmd_view(int argc, char **argv) {
             per_step += (81 + 128) * 3;
     }
     double total = (double)(last - first) + 1;
+    char total_text[CLI_NUMBER_SIZE];
     keep_rule keep = {.base = first, .every = 1, .dense_lo = 1, .dense_hi = 0};
     if (total * per_step > (double)budget)
         keep.every = (int64_t)ceil(total * per_step / (double)budget);
@@ -798,10 +800,11 @@ int cmd_view(int argc, char **argv) {
         if (in[i].up == 2) up = 2;
     fprintf(o,
             ",\"dims\":%u,\"up\":%u,\"unit\":\"%s\",\"trail\":%" PRIu64 ",\"first\":%" PRId64
-            ",\"last\":%" PRId64 ",\"every\":%" PRId64
-            ",\"total_steps\":%.0f,\"kept_steps\":%" PRIu64 ",\"decimated\":%s,\"dense\":",
+            ",\"last\":%" PRId64 ",\"every\":%" PRId64 ",\"total_steps\":%s,\"kept_steps\":%" PRIu64
+            ",\"decimated\":%s,\"dense\":",
             in[0].src.shape.dimensions, up, in[0].src.shape.unitless ? "units" : "m", trail, first,
-            last, keep.every, total, kept_steps, keep.every > 1 ? "true" : "false");
+            last, keep.every, cli_number(total_text, total), kept_steps,
+            keep.every > 1 ? "true" : "false");
     if (keep.dense_lo <= keep.dense_hi)
         fprintf(o, "[%" PRId64 ",%" PRId64 "]", keep.dense_lo < first ? first : keep.dense_lo,
                 keep.dense_hi > last ? last : keep.dense_hi);
@@ -849,9 +852,9 @@ int cmd_view(int argc, char **argv) {
     }
     if (keep.every > 1 && !cli.quiet)
         fprintf(stderr,
-                "%s: decimated: every %" PRId64 " steps kept (%" PRIu64 " of %.0f) to stay under "
+                "%s: decimated: every %" PRId64 " steps kept (%" PRIu64 " of %s) to stay under "
                 "%" PRIu64 " bytes\n",
-                cli_shown(out), keep.every, kept_steps, total, budget);
+                cli_shown(out), keep.every, kept_steps, cli_number(total_text, total), budget);
     if (cli.verbose) {
         for (int i = 0; i < n; i++)
             if (in[i].src.cache)

@@ -68,8 +68,10 @@ static void dump_text(const onescope_pose_cache *c, FILE *out) {
     }
     for (uint32_t i = 0; i < c->entity_count; i++) {
         const onescope_pose_entity *e = &c->entities[i];
-        fprintf(out, "  entity %-6" PRIu32 " id %" PRIu64 " %s size %g %g %g name ", i, e->id,
-                shape_names[e->shape], (double)e->size[0], (double)e->size[1], (double)e->size[2]);
+        char sz[3][CLI_NUMBER_SIZE];
+        fprintf(out, "  entity %-6" PRIu32 " id %" PRIu64 " %s size %s %s %s name ", i, e->id,
+                shape_names[e->shape], cli_number_float(sz[0], e->size[0]),
+                cli_number_float(sz[1], e->size[1]), cli_number_float(sz[2], e->size[2]));
         cli_json_string(out, e->name.data, e->name.length);
         fputc('\n', out);
     }
@@ -211,11 +213,13 @@ int cli_ospc_dump_poses(int argc, char **argv) {
         fprintf(out, "{\"file\": "), cli_json_string(out, name, strlen(name)),
             fputs(", \"metres_per_unit\": ", out), cli_json_double(out, c->metres_per_unit),
             fputs(", \"poses\": [", out);
-    else
+    else {
+        char mpu[CLI_NUMBER_SIZE];
         fprintf(
             out,
-            "%-7s %-9s %-7s %-16s %-8s position (units; metres per unit %g) | rotation x y z w\n",
-            "frame", "step", "entity", "name", "present", c->metres_per_unit);
+            "%-7s %-9s %-7s %-16s %-8s position (units; metres per unit %s) | rotation x y z w\n",
+            "frame", "step", "entity", "name", "present", cli_number(mpu, c->metres_per_unit));
+    }
     bool first = true;
     for (uint64_t f = f0; f <= f1; f++) {
         for (uint32_t e = e0; e < e1; e++) {

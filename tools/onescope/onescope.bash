@@ -44,7 +44,7 @@ _onescope() {
     replay) opts="--json --state" ;;
     convert) opts="--fps --source --world --segments --unit --up --keys -n --no-clobber" ;;
     box3d-dump) opts="-s --steps --segments -n --no-clobber" ;;
-    box3d-record) opts="-s --steps --seed --entity-rows --keyframes --ulp -n --no-clobber" ;;
+    box3d-record) opts="-s --steps --seed --entity-rows --keyframes --ulp --max-bytes -n --no-clobber" ;;
     "live serve") opts="--dims --bodies --seed --replay --steps --probe-every --link" ;;
     "live attach") opts="--from --save --json -n --no-clobber" ;;
     ghost) opts="--from --frames -o --offset --label --segments -n --no-clobber" ;;
