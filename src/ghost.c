@@ -440,12 +440,29 @@ static onescope_code rec_walk(rec_ghost *g, rec_row_fn *at_row, onescope_error *
     return k.rc;
 }
 
+/* A ghost's entity id (docs/ghost.md): the module's, + 1 for a module whose ids count from 0;
+ * else with 0, which a cache cannot hold, as all ones. */
+static uint64_t cache_id(const onescope_module *t, uint64_t id) {
+    if (t->flags & ONESCOPE_MODULE_IDS_FROM_ZERO) return id + 1;
+    return id == 0 ? UINT64_MAX : id;
+}
+
 static onescope_code collect_ids(rec_ghost *g, const onescope_world *w, uint32_t row,
                                  onescope_error *error) {
-    (void)row;
     uint32_t n = onescope_world_entity_count(w);
-    for (uint32_t i = 0; i < n; i++)
-        OS_TRY(id_add(&g->ids, g->a, onescope_world_entity_id(w, i), error));
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t id = onescope_world_entity_id(w, i);
+        OS_TRY(id_add(&g->ids, g->a, id, error));
+        /* two ids, one cache id: 0 and all ones (or all ones alone, counting from 0) */
+        bool zero_based = (onescope_world_module(w)->flags & ONESCOPE_MODULE_IDS_FROM_ZERO) != 0;
+        uint64_t other = id == 0 ? UINT64_MAX : 0;
+        if ((zero_based && id == UINT64_MAX) ||
+            (!zero_based && (id == 0 || id == UINT64_MAX) && id_find(&g->ids, other) != UINT32_MAX))
+            return onescope_os_fail(error, ONESCOPE_E_RANGE, g->name, OS_NO_OFFSET, "entity id",
+                                    "ids a pose cache can keep (docs/ghost.md)",
+                                    "%" PRIu64 " at row %" PRIu32 "%s", id, row,
+                                    zero_based ? "" : " beside its other form");
+    }
     return ONESCOPE_OK;
 }
 
@@ -524,9 +541,9 @@ static onescope_code rec_plan(const onescope_recording *r, const onescope_module
     for (size_t k = 0; k < g->ids.cap && rc == ONESCOPE_OK; k++) {
         uint32_t i = g->ids.index[k];
         if (i == UINT32_MAX) continue;
-        /* a cache's ids are non-zero and a module's need not be: the cache numbers its
-         * entities from 1 and the name keeps the module's id */
-        c->entities[i].id = (uint64_t)i + 1;
+        /* the module's own id, so ghosts of any ranges and the engine's own dumps name the
+         * same entity alike; a cache's ids are non-zero, so the module's 0 is all ones */
+        c->entities[i].id = cache_id(&t, g->ids.ids[k]);
         c->entities[i].shape = ONESCOPE_SHAPE_POINT;
         int n = snprintf(text, sizeof text, "entity %" PRIu64, g->ids.ids[k]);
         rc = onescope_pose_cache_set_entity_name(c, i, text, (size_t)n, error);

@@ -256,6 +256,9 @@ onescope_code onescope_module_check(const onescope_module *module, const char *n
                           "another text");
     if (t.dimensions != 0 && t.dimensions != 2 && t.dimensions != 3)
         return table_fail(error, name, "dimensions", "0, 2 or 3", "%" PRIu32, t.dimensions);
+    if (t.flags & ~ONESCOPE_MODULE_IDS_FROM_ZERO)
+        return table_fail(error, name, "flags", "only ONESCOPE_MODULE_IDS_FROM_ZERO (0x1)",
+                          "0x%" PRIx32, t.flags);
     return ONESCOPE_OK;
 }
 

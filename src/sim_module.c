@@ -261,6 +261,7 @@ static const onescope_module test_module = {
     .world_value_count = 3,
     .world_values = tm_world_values,
     .read_world_values = tm_read_world_values,
+    .flags = ONESCOPE_MODULE_IDS_FROM_ZERO, /* body indexes: a ghost's body i is i + 1 */
 };
 
 const onescope_module *onescope_module_test(void) {

@@ -1175,6 +1175,7 @@ static void ghost_of_a_module_recording(void **state) {
     assert_true(v2->metres_per_unit == 0.001);
     assert_memory_equal(v2->poses, v1->poses, sizeof *v1->poses * 25 * v1->entity_count);
     for (uint32_t i = 0; i < v2->entity_count; i++) {
+        /* the test module's ids count from 0: id + 1, as the replay's ghost numbers bodies */
         assert_int_equal(v2->entities[i].id, v1->entities[i].id);
         char want[32];
         snprintf(want, sizeof want, "entity %u", i); /* the module's id: the body's index */

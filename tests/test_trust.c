@@ -403,6 +403,60 @@ static void ids_out_of_index_order_are_named(void **state) {
     onescope_recording_free(r);
 }
 
+/* Item 7: a ghost keeps the module's stable ids. Two ghosts of overlapping ranges of a run in
+ * which agents die (the last takes the dead one's place) and are born name each agent alike
+ * and agree on every shared frame; each id is the module's own. */
+static void ghost_keeps_stable_ids(void **state) {
+    (void)state;
+    char p[128];
+    path_of(p, sizeof p, "ghost.ostm");
+    agents_faults f = agents_faults_none();
+    onescope_module m = agents_module(&f);
+    plan pl = plan_of(400, 0);
+    record(p, f, &pl);
+    onescope_recording *r = read_back(p);
+    onescope_pose_cache *g[2];
+    onescope_error err;
+    uint32_t from[2] = {300, 340};
+    for (int k = 0; k < 2; k++) {
+        onescope_ghost_options o = onescope_ghost_options_default();
+        o.from = from[k];
+        o.frames = 50;
+        if (onescope_ghost_recording_create(r, &m, &o, NULL, &g[k], &err) != ONESCOPE_OK)
+            fail_msg("%s", line_of(&err));
+    }
+    /* the ids are the module's: agent ids, never renumbered */
+    onescope_world *w;
+    assert_int_equal(onescope_world_create(&m, setup, sizeof setup, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < 340; i++) {
+        uint8_t in[8];
+        size_t n = agents_input(i, in);
+        assert_int_equal(onescope_world_step(w, in, n, &err), ONESCOPE_OK);
+    }
+    uint32_t shared = 0, alive = onescope_world_entity_count(w);
+    for (uint32_t e = 0; e < g[1]->entity_count; e++) {
+        uint64_t id = g[1]->entities[e].id;
+        bool in_world = false;
+        for (uint32_t i = 0; i < alive; i++) in_world |= onescope_world_entity_id(w, i) == id;
+        uint32_t a = UINT32_MAX;
+        for (uint32_t j = 0; j < g[0]->entity_count; j++)
+            if (g[0]->entities[j].id == id) a = j;
+        if (!in_world || a == UINT32_MAX) continue;
+        shared++;
+        for (uint32_t fr = 0; fr < 10; fr++) { /* steps 340..349 are in both */
+            const onescope_pose *pa = &g[0]->poses[(size_t)(fr + 40) * g[0]->entity_count + a];
+            const onescope_pose *pb = &g[1]->poses[(size_t)fr * g[1]->entity_count + e];
+            assert_memory_equal(pa, pb, sizeof *pa);
+        }
+    }
+    if (shared < 10) fail_msg("%u shared of %u, %u alive", shared, g[1]->entity_count, alive);
+    assert_true(g[0]->entity_count != alive); /* agents died or were born in the ranges */
+    onescope_world_free(w);
+    onescope_pose_cache_free(g[0]);
+    onescope_pose_cache_free(g[1]);
+    onescope_recording_free(r);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/onescope-trust-XXXXXX");
     if (mkdtemp(dir) == NULL) return 1;
@@ -414,6 +468,7 @@ int main(void) {
         cmocka_unit_test(module_check_catches_every_fault),
         cmocka_unit_test(diff_verdict_is_the_same_with_keyframes),
         cmocka_unit_test(ids_out_of_index_order_are_named),
+        cmocka_unit_test(ghost_keeps_stable_ids),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];

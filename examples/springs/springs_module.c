@@ -322,7 +322,8 @@ static const onescope_module table = {
     .describe_input = describe_input,
     .metres_per_unit = 1.0,
     .unit_name = "m",
-    .dimensions = 2, /* a flat box: z is always 0 */
+    .dimensions = 2,                        /* a flat box: z is always 0 */
+    .flags = ONESCOPE_MODULE_IDS_FROM_ZERO, /* ids are indexes: a ghost shows id + 1 */
 };
 
 const onescope_module *springs_module(void) {

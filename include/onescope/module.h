@@ -161,7 +161,14 @@ struct onescope_module {
      * element the world does not hold now (a grid of a world without one) is NaN. A pure
      * observer. */
     void (*read_world_values)(void *context, const void *world, double *out);
+    /* ---- optional, added in 0.5.0: how the tools show the module ---- */
+    uint32_t flags; /* ONESCOPE_MODULE_* bits below; 0: none */
 };
+
+/* The module's entity ids count from 0 (they are indexes, say): a pose cache, whose ids are
+ * never 0, shows id + 1 (a ghost). Without it a ghost keeps the module's ids as they are,
+ * with 0 written as 2^64 - 1 (docs/ghost.md). */
+#define ONESCOPE_MODULE_IDS_FROM_ZERO 0x1u
 
 /* What a plug-in exports: `const onescope_module *onescope_module_entry(uint32_t abi)`,
  * returning its table for that ABI or NULL when it has none for it. */
