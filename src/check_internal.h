@@ -141,8 +141,9 @@ extern const onescope_os_push_ops onescope_os_ostm_push;
 struct onescope_world;
 typedef struct onescope_os_replay_source {
     onescope_code (*row)(void *user, uint32_t index, uint64_t *expected, onescope_error *error);
+    /* *at: the input's file offset (left OS_NO_OFFSET when the source does not know it) */
     onescope_code (*input)(void *user, uint32_t index, const uint8_t **data, size_t *size,
-                           onescope_error *error);
+                           uint64_t *at, onescope_error *error);
     void *user;
     /* Optional (module recordings with keyframes): after row index's hash matched, compares
      * the file's keyframe table there (if one is) with the world; on a difference fills

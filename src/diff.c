@@ -123,8 +123,8 @@ static bool inputs_differ(const onescope_replay *a, const onescope_replay *b, ui
 }
 
 static onescope_code replay_input(const void *user, uint32_t i, const uint8_t **data, size_t *size,
-                                  onescope_error *error) {
-    (void)error;
+                                  uint64_t *at, onescope_error *error) {
+    (void)error, (void)at; /* a parsed replay keeps no input offsets */
     return onescope_replay_step_input(user, i, data, size);
 }
 

@@ -141,7 +141,7 @@ static onescope_code viewer_push_row(onescope_live_viewer *v, uint64_t hash,
  * module and the host step (the module's own text follows). */
 static onescope_code module_failed(const onescope_live_viewer *v, const onescope_live_record *rec,
                                    onescope_code rc, onescope_error *error) {
-    onescope_os_run_at_step(error, v->name, v->module->id, rec->step);
+    onescope_os_run_at_step(error, v->name, v->module->id, rec->step, OS_NO_OFFSET, 0);
     if (error != NULL) {
         error->has_offset = true;
         error->offset = rec->offset;

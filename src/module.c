@@ -606,22 +606,34 @@ onescope_code onescope_world_describe_input(const onescope_world *world, const v
     return sink_finish(&world->table, &sink, rc, true, out, error);
 }
 
+void onescope_os_blob_offset(onescope_error *error, uint64_t at, size_t size) {
+    bool said = error->has_offset && error->offset != ONESCOPE_MODULE_NO_OFFSET;
+    if (said && error->offset > size) { /* past the blob: the module's offset is wrong */
+        said = false;
+        size_t n = strlen(error->found);
+        if (n + 40 < sizeof error->found)
+            snprintf(error->found + n, sizeof error->found - n,
+                     "%s(the module said offset %" PRIu64 ", past the blob)", n ? " " : "",
+                     error->offset);
+    }
+    if (at == OS_NO_OFFSET) /* no file: the module's offset inside the blob stands */
+        error->has_offset = said;
+    else if (said && error->offset <= UINT64_MAX - at)
+        error->offset += at;
+    else {
+        error->offset = at; /* the blob's start: all that is known */
+        error->has_offset = true;
+    }
+}
+
 onescope_code onescope_os_module_blob_error(onescope_code rc, onescope_error *error,
                                             const char *name, const char *module_id, uint64_t at,
-                                            const char *what) {
+                                            size_t size, const char *what) {
     if (error == NULL) return rc;
     if (error->code == ONESCOPE_OK)
         return onescope_os_fail(error, rc, name, at, what, "a blob the module accepts",
                                 "module %s refused it", module_id);
-    bool said = error->has_offset && error->offset != ONESCOPE_MODULE_NO_OFFSET;
-    if (at == OS_NO_OFFSET)
-        error->has_offset = said; /* no file: the module's offset inside the blob stands */
-    else if (said)
-        error->offset += at;
-    else {
-        error->offset = at;
-        error->has_offset = true;
-    }
+    onescope_os_blob_offset(error, at, size);
     char field[sizeof error->field + 64];
     int n =
         snprintf(field, sizeof field, "%s%s%s", what, error->field[0] ? ": " : "", error->field);
@@ -642,7 +654,7 @@ onescope_code onescope_os_world_check_input(const onescope_world *world, const v
                                                 world->setup_size, input, input_size, error);
     return rc == ONESCOPE_OK ? rc
                              : onescope_os_module_blob_error(rc, error, name, world->table.id,
-                                                             OS_NO_OFFSET, what);
+                                                             OS_NO_OFFSET, input_size, what);
 }
 
 void *onescope_os_world_state(const onescope_world *world) {

@@ -18,7 +18,7 @@ static onescope_code side_start(side *s, const onescope_allocator *a, onescope_e
     onescope_world_free(s->world);
     s->world = NULL;
     onescope_code rc = onescope_os_run_start_world(&s->s->start, a, &s->world, error);
-    if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, s->s->name, s->s->start.module->id, 0);
+    if (rc != ONESCOPE_OK) onescope_os_run_start_failed(&s->s->start, error, s->s->name, 0);
     return rc;
 }
 
@@ -26,11 +26,13 @@ static onescope_code side_start(side *s, const onescope_allocator *a, onescope_e
 static onescope_code side_run(side *s, uint32_t i, bool staged, onescope_error *error) {
     const uint8_t *p = NULL;
     size_t n = 0;
-    onescope_code rc = s->s->input(s->s->user, i, &p, &n, error);
+    uint64_t at = OS_NO_OFFSET;
+    onescope_code rc = s->s->input(s->s->user, i, &p, &n, &at, error);
     if (rc == ONESCOPE_OK)
         rc = staged ? onescope_world_run_stage(s->world, p, n, error)
                     : onescope_world_step(s->world, p, n, error);
-    if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, s->s->name, s->s->start.module->id, i);
+    if (rc != ONESCOPE_OK)
+        onescope_os_run_at_step(error, s->s->name, s->s->start.module->id, i, at, n);
     return rc;
 }
 

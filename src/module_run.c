@@ -9,6 +9,14 @@
 #include "internal.h"
 #include "run_internal.h"
 
+void onescope_os_run_start_failed(const onescope_os_run_start *s, onescope_error *error,
+                                  const char *name, uint64_t step) {
+    bool snap = s->snapshot != NULL;
+    uint64_t at = !s->at_known ? OS_NO_OFFSET : snap ? s->snapshot_at : s->setup_at;
+    onescope_os_run_at_step(error, name, s->module->id, step, at,
+                            snap ? s->snapshot_size : s->setup_size);
+}
+
 onescope_code onescope_os_run_start_world(const onescope_os_run_start *s,
                                           const onescope_allocator *a, onescope_world **out,
                                           onescope_error *error) {
@@ -27,8 +35,12 @@ onescope_code onescope_os_module_match(const onescope_module *module, const char
 }
 
 void onescope_os_run_at_step(onescope_error *error, const char *name, const char *module_id,
-                             uint64_t step) {
+                             uint64_t step, uint64_t at, size_t size) {
     if (error == NULL) return;
+    if (at == OS_NO_OFFSET) /* a blob the file does not place: its offsets mean nothing here */
+        error->has_offset = false;
+    else
+        onescope_os_blob_offset(error, at, size);
     char field[sizeof error->field + 128];
     int n = snprintf(field, sizeof field, "module %s, step %" PRIu64 "%s%s", module_id, step,
                      error->field[0] ? ": " : "", error->field);
@@ -71,7 +83,7 @@ onescope_code onescope_os_run_verify(const onescope_os_run_start *s,
     onescope_world *w;
     onescope_code rc = onescope_os_run_start_world(s, a, &w, error);
     if (rc != ONESCOPE_OK) {
-        onescope_os_run_at_step(error, name, s->module->id, s->start_step);
+        onescope_os_run_start_failed(s, error, name, s->start_step);
         return row_failed(result, 0, s->start_step, rc);
     }
     result->matched = true;
@@ -104,11 +116,12 @@ onescope_code onescope_os_run_verify(const onescope_os_run_start *s,
         if (i == s->step_count) break;
         const uint8_t *p;
         size_t n;
-        rc = source->input(source->user, i, &p, &n, error);
+        uint64_t at = OS_NO_OFFSET;
+        rc = source->input(source->user, i, &p, &n, &at, error);
         if (rc != ONESCOPE_OK) break;
         rc = onescope_world_step(w, p, n, error);
         if (rc != ONESCOPE_OK) {
-            onescope_os_run_at_step(error, name, s->module->id, s->start_step + i);
+            onescope_os_run_at_step(error, name, s->module->id, s->start_step + i, at, n);
             row_failed(result, i + 1, s->start_step + i + 1, rc);
             break;
         }

@@ -14,10 +14,12 @@ typedef struct from_row {
 } from_row;
 
 static onescope_code recording_input(const void *user, uint32_t i, const uint8_t **data,
-                                     size_t *size, onescope_error *error) {
+                                     size_t *size, uint64_t *at, onescope_error *error) {
     (void)error;
     const from_row *f = user;
-    return onescope_recording_step_input(f->r, f->from + i, data, size);
+    OS_TRY(onescope_recording_step_input(f->r, f->from + i, data, size));
+    *at = onescope_os_rec_input_at(f->r, f->from + i);
+    return ONESCOPE_OK;
 }
 
 static void side_init(onescope_os_diff_side *s, from_row *f, const onescope_recording *r,
@@ -73,8 +75,10 @@ static bool start_at_keyframe(onescope_os_diff_side *sa, from_row *fa, onescope_
     onescope_os_run_start ta = sa->start, tb = sb->start;
     ta.snapshot = ka.snapshot;
     ta.snapshot_size = ka.snapshot_size;
+    ta.snapshot_at = (uint64_t)(ka.snapshot - onescope_os_rec_bytes(fa->r));
     tb.snapshot = kb.snapshot;
     tb.snapshot_size = kb.snapshot_size;
+    tb.snapshot_at = (uint64_t)(kb.snapshot - onescope_os_rec_bytes(fb->r));
     ta.step_count -= ka.row;
     tb.step_count -= kb.row;
     onescope_world *wa = NULL, *wb = NULL;

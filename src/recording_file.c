@@ -68,12 +68,13 @@ static onescope_code read_big(rec_source *s, size_t n, const uint8_t **p, onesco
 /* Step index's input, left in the cursor's buffer (or a buffer of its own) until the next
  * read: the verify loop steps the world with it before it asks for the row after it. */
 static onescope_code rec_file_input(void *user, uint32_t index, const uint8_t **data, size_t *size,
-                                    onescope_error *error) {
+                                    uint64_t *at_out, onescope_error *error) {
     rec_source *s = user;
     const uint8_t *p = NULL;
     OS_TRY(onescope_os_cursor_take(&s->c, 4, &p, error));
     *size = onescope_os_get_u32(p);
     uint64_t at = onescope_os_cursor_offset(&s->c);
+    *at_out = at;
     if (*size <= s->c.cap)
         OS_TRY(onescope_os_cursor_take(&s->c, *size, data, error));
     else
@@ -211,7 +212,8 @@ static onescope_code verify_recording_stream(int fd, uint64_t size, const char *
             for (uint32_t i = 0; rc == ONESCOPE_OK && i < h.step_count; i++) {
                 const uint8_t *d;
                 size_t k;
-                rc = rec_file_input(&s, i, &d, &k, error);
+                uint64_t at;
+                rc = rec_file_input(&s, i, &d, &k, &at, error);
                 if (rc == ONESCOPE_OK) rc = rec_file_finish(&s, error);
             }
             continue;
@@ -224,6 +226,9 @@ static onescope_code verify_recording_stream(int fd, uint64_t size, const char *
         start.snapshot = snap;
         start.snapshot_size = snap != NULL ? h.snapshot_size : 0;
         start.step_count = h.step_count;
+        start.at_known = true;
+        start.setup_at = h.setup_at;
+        start.snapshot_at = h.snapshot_at;
         onescope_os_replay_source source = {rec_file_row, rec_file_input, &s, rec_file_keyframe};
         rc = onescope_os_run_verify(&start, &source, a, result, path, error);
     }

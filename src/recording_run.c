@@ -20,9 +20,9 @@ onescope_code onescope_os_recording_check_head(const onescope_module *module, co
     if (module->check_setup == NULL) return ONESCOPE_OK;
     onescope_error_clear(error);
     onescope_code rc = module->check_setup(module->context, setup, setup_size, error);
-    return rc == ONESCOPE_OK
-               ? rc
-               : onescope_os_module_blob_error(rc, error, name, module->id, setup_at, "setup");
+    return rc == ONESCOPE_OK ? rc
+                             : onescope_os_module_blob_error(rc, error, name, module->id, setup_at,
+                                                             setup_size, "setup");
 }
 
 onescope_code onescope_os_recording_check_input(const onescope_module *module, const uint8_t *setup,
@@ -35,7 +35,7 @@ onescope_code onescope_os_recording_check_input(const onescope_module *module, c
     if (rc == ONESCOPE_OK) return rc;
     char what[48];
     snprintf(what, sizeof what, "step %" PRIu32 " input", index);
-    return onescope_os_module_blob_error(rc, error, name, module->id, at, what);
+    return onescope_os_module_blob_error(rc, error, name, module->id, at, size, what);
 }
 
 /* The module value named by n bytes at p, or -1. */
@@ -98,9 +98,11 @@ static onescope_code rec_row(void *user, uint32_t index, uint64_t *expected,
 }
 
 static onescope_code rec_input(void *user, uint32_t index, const uint8_t **data, size_t *size,
-                               onescope_error *error) {
+                               uint64_t *at, onescope_error *error) {
     (void)error;
-    return onescope_recording_step_input(user, index, data, size);
+    OS_TRY(onescope_recording_step_input(user, index, data, size));
+    *at = onescope_os_rec_input_at(user, index);
+    return ONESCOPE_OK;
 }
 
 /* A parsed recording's keyframes for the verify loop: the map from its names once. */
@@ -130,8 +132,8 @@ static onescope_code rec_row_k(void *user, uint32_t index, uint64_t *expected,
 }
 
 static onescope_code rec_input_k(void *user, uint32_t index, const uint8_t **data, size_t *size,
-                                 onescope_error *error) {
-    return rec_input((void *)(uintptr_t)((rec_keys *)user)->r, index, data, size, error);
+                                 uint64_t *at, onescope_error *error) {
+    return rec_input((void *)(uintptr_t)((rec_keys *)user)->r, index, data, size, at, error);
 }
 
 onescope_os_run_start onescope_os_recording_start(const onescope_recording *r,
@@ -142,6 +144,10 @@ onescope_os_run_start onescope_os_recording_start(const onescope_recording *r,
     s.setup = onescope_recording_setup(r, &s.setup_size);
     s.snapshot = onescope_recording_start_snapshot(r, &s.snapshot_size);
     s.step_count = onescope_recording_step_count(r);
+    const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
+    s.at_known = true;
+    s.setup_at = h->setup_at;
+    s.snapshot_at = h->snapshot_at;
     return s;
 }
 
@@ -183,7 +189,7 @@ onescope_code onescope_recording_run(const onescope_recording *r, const onescope
     onescope_world *w;
     onescope_code rc = onescope_os_run_start_world(&s, a, &w, error);
     if (rc != ONESCOPE_OK) {
-        onescope_os_run_at_step(error, name, module->id, 0);
+        onescope_os_run_start_failed(&s, error, name, 0);
         return rc;
     }
     bool rows = (h->flags & ONESCOPE_RECORDING_FLAG_HASH_ROWS) != 0;
@@ -196,7 +202,7 @@ onescope_code onescope_recording_run(const onescope_recording *r, const onescope
         (void)onescope_recording_step_input(r, i, &p, &n); /* i < step_count: always there */
         rc = onescope_world_step(w, p, n, error);
         if (rc != ONESCOPE_OK) {
-            onescope_os_run_at_step(error, name, module->id, i);
+            onescope_os_run_at_step(error, name, module->id, i, onescope_os_rec_input_at(r, i), n);
             break;
         }
     }
@@ -523,7 +529,9 @@ static onescope_code explain_from(explain_run *e, const onescope_module *module,
         size_t n;
         (void)onescope_recording_step_input(r, i, &p, &n); /* i < last <= step_count */
         rc = onescope_world_step(w, p, n, error);
-        if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, e->name, module->id, i);
+        if (rc != ONESCOPE_OK)
+            onescope_os_run_at_step(error, e->name, module->id, i, onescope_os_rec_input_at(r, i),
+                                    n);
         x->steps_run++;
     }
     return rc;
@@ -634,7 +642,7 @@ static onescope_code explain(explain_run *e, const onescope_module *module, uint
     onescope_os_run_start s = onescope_os_recording_start(e->r, module);
     onescope_world *w = NULL;
     onescope_code rc = onescope_os_run_start_world(&s, e->al, &w, error);
-    if (rc != ONESCOPE_OK) onescope_os_run_at_step(error, e->name, module->id, 0);
+    if (rc != ONESCOPE_OK) onescope_os_run_start_failed(&s, error, e->name, 0);
     if (rc == ONESCOPE_OK) rc = explain_from(e, module, w, 0, row, error);
     onescope_world_free(w);
     return rc;

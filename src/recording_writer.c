@@ -397,7 +397,7 @@ onescope_code onescope_recording_writer_append_world(onescope_recording_writer *
             char what[48];
             snprintf(what, sizeof what, "step %" PRIu32 " input", w->steps);
             return latch(w, onescope_os_module_blob_error(rc, error, w->path, w->module.id,
-                                                          w->out.size + 4, what));
+                                                          w->out.size + 4, size, what));
         }
     }
     uint64_t row;
@@ -405,7 +405,10 @@ onescope_code onescope_recording_writer_append_world(onescope_recording_writer *
         row = *hash;
     } else {
         onescope_code rc = onescope_world_step(w->world, input, size, error);
-        if (rc != ONESCOPE_OK) return latch(w, rc);
+        if (rc != ONESCOPE_OK) { /* at the offset the input would have had, as verify says it */
+            onescope_os_run_at_step(error, w->path, w->module.id, w->steps, w->out.size + 4, size);
+            return latch(w, rc);
+        }
         row = onescope_world_hash(w->world);
     }
     const void *state = engine ? world : onescope_os_world_state(w->world);

@@ -59,12 +59,13 @@ static onescope_code file_row(void *user, uint32_t index, uint64_t *expected,
 }
 
 static onescope_code file_input(void *user, uint32_t index, const uint8_t **data, size_t *size,
-                                onescope_error *error) {
+                                uint64_t *at, onescope_error *error) {
     file_source *s = user;
     const uint8_t *p = NULL; /* set by every successful take */
     (void)index;             /* inputs come in order */
     OS_TRY(onescope_os_cursor_take(&s->inputs, 2, &p, error));
     *size = onescope_os_get_u16(p);
+    *at = onescope_os_cursor_offset(&s->inputs);
     return onescope_os_cursor_take(&s->inputs, *size, data, error);
 }
 
@@ -180,8 +181,9 @@ onescope_code onescope_replay_step_input_file(const char *path,
         s.inputs = onescope_os_cursor_at(f.fd, f.buf, ONESCOPE_OS_READ_BUFFER, h->inputs_at, name);
         const uint8_t *data = NULL;
         size_t size = 0;
+        uint64_t at;
         for (uint32_t i = 0; rc == ONESCOPE_OK && i <= index; i++)
-            rc = file_input(&s, i, &data, &size, error);
+            rc = file_input(&s, i, &data, &size, &at, error);
         if (rc == ONESCOPE_OK) rc = input_copy(data, size, a, input, name, error);
     }
     checked_close(&f, a);

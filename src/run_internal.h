@@ -22,8 +22,16 @@ typedef struct onescope_os_run_start {
     size_t snapshot_size;
     uint64_t start_step;
     uint32_t step_count;
+    /* where setup and snapshot sit in the file (at_known; else errors drop the module's
+     * offsets inside them) */
+    bool at_known;
+    uint64_t setup_at, snapshot_at;
 } onescope_os_run_start;
 
+/* The start world failed: the error as a step's (the start step), the blob the setup or the
+ * start snapshot. */
+void onescope_os_run_start_failed(const onescope_os_run_start *start, onescope_error *error,
+                                  const char *name, uint64_t step);
 onescope_code onescope_os_run_start_world(const onescope_os_run_start *start,
                                           const onescope_allocator *allocator, onescope_world **out,
                                           onescope_error *error);
@@ -32,10 +40,13 @@ onescope_code onescope_os_run_start_world(const onescope_os_run_start *start,
 onescope_code onescope_os_module_match(const onescope_module *module, const char *id,
                                        const char *version, const char *name, uint64_t at,
                                        const char *expected, onescope_error *error);
-/* A module's failure at a step, said as the file's: the input becomes name and the field
- * starts with the module and the step. */
+/* A module's failure at a step, said as the file's: the input becomes name, the field starts
+ * with the module and the step, and the offset follows the blob rule (onescope_os_blob_offset)
+ * for the blob the module was lent there (its input, its setup or start snapshot) at file
+ * offset at (OS_NO_OFFSET when the file does not say: the module's offset is then dropped,
+ * never shown as the file's). */
 void onescope_os_run_at_step(onescope_error *error, const char *name, const char *module_id,
-                             uint64_t step);
+                             uint64_t step, uint64_t at, size_t size);
 /* How every line names a row (docs/recording.md, "Rows and steps"): "hash row 0 (the start
  * world)", "hash row R (the world after step R - 1)", with the host step of a replay that
  * starts mid-run. */
@@ -53,7 +64,7 @@ typedef struct onescope_os_diff_side {
     onescope_os_run_start start;
     const char *name;
     onescope_code (*input)(const void *user, uint32_t i, const uint8_t **data, size_t *size,
-                           onescope_error *error);
+                           uint64_t *at, onescope_error *error); /* at: as the replay source's */
     const void *user;
 } onescope_os_diff_side;
 
@@ -127,7 +138,11 @@ size_t onescope_os_test_setup_blob(const onescope_sim_setup *setup, const onesco
  * module that refused without saying why gets "module ID refused it". */
 onescope_code onescope_os_module_blob_error(onescope_code rc, onescope_error *error,
                                             const char *name, const char *module_id, uint64_t at,
-                                            const char *what);
+                                            size_t size, const char *what);
+/* The one offset rule for a module's error about a blob of size bytes at file offset at
+ * (OS_NO_OFFSET: not in a file): the module's offset inside the blob plus at, checked for
+ * overflow; an offset past the blob is dropped (said in found) for the blob's own. */
+void onescope_os_blob_offset(onescope_error *error, uint64_t at, size_t size);
 /* The world's module checks one input against the world's setup (OK when it has no
  * check_input); a refusal as onescope_os_module_blob_error says, with no file offset. */
 onescope_code onescope_os_world_check_input(const onescope_world *world, const void *input,

@@ -27,6 +27,7 @@ agents_faults agents_faults_none(void) {
     memset(&f, 0, sizeof f);
     f.bug_step = -1;
     f.refuse_step = -1;
+    f.refuse_offset = ONESCOPE_MODULE_NO_OFFSET;
     f.outside_rng = 12345;
     return f;
 }
@@ -160,7 +161,7 @@ static onescope_code run_stage(void *ctx, void *wp, uint32_t stage, const void *
     onescope_code rc = check_input(ctx, NULL, 0, in, size, e);
     if (rc != ONESCOPE_OK) return rc;
     if (stage == 0 && f->refuse_step >= 0 && w->step == (uint64_t)f->refuse_step)
-        return onescope_module_fail(e, ONESCOPE_E_MISMATCH, ONESCOPE_MODULE_NO_OFFSET, "world",
+        return onescope_module_fail(e, ONESCOPE_E_MISMATCH, f->refuse_offset, "world",
                                     "agents in step", "a planted refusal");
     for (uint32_t i = 0; stage == 0 && i < w->n; i++) { /* think: both velocities */
         agent *a = &w->a[i];

@@ -24,8 +24,9 @@ typedef struct agents_faults {
     int64_t bug_step; /* -1: none */
     uint64_t bug_id;
     bool bug_energy;
-    int64_t refuse_step;  /* -1: none; else the step refuses with E_MISMATCH at that step */
-    uint64_t outside_rng; /* with outside: the shared generator */
+    int64_t refuse_step;    /* -1: none; else the step refuses with E_MISMATCH at that step */
+    uint64_t refuse_offset; /* the refusal's offset in the input (ONESCOPE_MODULE_NO_OFFSET) */
+    uint64_t outside_rng;   /* with outside: the shared generator */
 } agents_faults;
 
 agents_faults agents_faults_none(void);

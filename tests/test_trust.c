@@ -238,6 +238,46 @@ static void refusal_is_an_error_of_its_row(void **state) {
     assert_int_equal(v.keyframes_checked, 3);
 }
 
+/* Item 9: one offset rule for a module's error while stepping: the input's file offset plus
+ * the module's offset inside it; an offset past the input is the input's own, said. */
+static void step_errors_at_file_offsets(void **state) {
+    (void)state;
+    char p[128];
+    path_of(p, sizeof p, "offsets.ostm");
+    agents_faults rec = agents_faults_none();
+    plan pl = plan_of(40, 0);
+    record(p, rec, &pl);
+    onescope_buffer bytes;
+    onescope_error err;
+    assert_int_equal(onescope_file_read(p, 0, NULL, &bytes, &err), ONESCOPE_OK);
+    onescope_recording *r = read_back(p);
+    const uint8_t *in;
+    size_t n;
+    assert_int_equal(onescope_recording_step_input(r, 24, &in, &n), ONESCOPE_OK);
+    assert_int_equal(n, 8);
+    /* where those 8 bytes sit in the file: the one place that holds them after the setup */
+    uint64_t at = 0;
+    for (size_t o = 40; o + 8 <= bytes.size && at == 0; o++)
+        if (memcmp(bytes.data + o, in, 8) == 0 && bytes.data[o - 4] == 8) at = o;
+    assert_true(at != 0);
+    onescope_buffer_free(&bytes);
+    onescope_recording_free(r);
+    agents_faults ver = rec;
+    ver.refuse_step = 24;
+    onescope_module m = agents_module(&ver);
+    onescope_verify_result v;
+    uint64_t offsets[2] = {4, 100}, want[2] = {at + 4, at};
+    for (int k = 0; k < 2; k++) {
+        ver.refuse_offset = offsets[k];
+        assert_int_equal(verify_both(p, &m, &v, &err), ONESCOPE_E_MISMATCH);
+        assert_int_equal(v.verdict, ONESCOPE_VERDICT_MODULE_ERROR);
+        assert_true(err.has_offset);
+        if (err.offset != want[k])
+            fail_msg("%s (want offset %llu)", line_of(&err), (unsigned long long)want[k]);
+        assert_true((k == 1) == (strstr(err.found, "past the blob") != NULL));
+    }
+}
+
 static onescope_code check_input(void *user, uint64_t step, const void **input, size_t *size,
                                  onescope_error *error) {
     (void)error;
@@ -469,6 +509,7 @@ int main(void) {
         cmocka_unit_test(diff_verdict_is_the_same_with_keyframes),
         cmocka_unit_test(ids_out_of_index_order_are_named),
         cmocka_unit_test(ghost_keeps_stable_ids),
+        cmocka_unit_test(step_errors_at_file_offsets),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];
