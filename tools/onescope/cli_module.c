@@ -193,7 +193,7 @@ static void drawable_shape(cli_drawable *d) {
         sh->unit = unit->length ? unit->data : sh->unitless ? "unit" : "";
         sh->entities = c->entity_count;
         d->first = c->start_step;
-        d->last = c->start_step + (int64_t)c->frame_count - 1;
+        d->last = c->start_step + ((int64_t)c->frame_count - 1); /* frames >= 1: no overflow */
     }
 }
 
