@@ -185,7 +185,8 @@
   });
   if (D.decimated) {
     side.appendChild(el('div', { id: 'decimated', 'class': 'note' },
-      'decimated: ' + (D.every !== null ? 'every ' + D.every + ' steps' : 'each input\'s first and last step') +
+      'decimated: ' + (D.every !== null ? 'every ' + D.every + ' steps' : 'each input\'s first and last step' +
+        (D.diff && D.diff.diverged ? ' and the divergence' : '')) +
       ' kept (' + D.kept_steps + ' of ' + D.total_steps +
       ')' + (D.dense ? ', every step of ' + D.dense[0] + '..' + D.dense[1] : '')));
   }
