@@ -263,6 +263,7 @@ static double *frame_add(run_out *r, uint32_t slot) {
     size_t cols = r->in->cols;
     if (r->fcount == r->fcap) {
         size_t cap = r->fcap ? r->fcap * 2 : 64;
+        if (cap > SIZE_MAX / (cols * sizeof(double))) return NULL; /* a 32-bit build's limit */
         uint32_t *s = realloc(r->fslot, cap * sizeof *s);
         if (s == NULL) return NULL;
         r->fslot = s;
