@@ -306,6 +306,19 @@ expect_grep "huge.html: --max-bytes 10000: expected the page's data to fit" "$S/
 [ "$(wc -l <"$S/err")" -eq 1 ] && ok || bad "the budget's refusal is not one line"
 [ ! -e "$S/huge.html" ] && ok || bad "a refused view wrote its output"
 
+# a replay whose host steps pass 2^63 - 1 (its start snapshot's step moved up): one line, the
+# file's name escaped (a newline in it), exit 1
+"$PY" - "$T/test-live-attach.ostm" "$S/$(printf 'hi\nstep.ostm')" <<'PYEOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.index(struct.pack("<Q", 150))  # the start snapshot's host step (dump: host step 150)
+b[i:i + 8] = struct.pack("<Q", 2**63 - 100)
+open(sys.argv[2], "wb").write(b)
+PYEOF
+tview 1 "$S/$(printf 'hi\nstep.ostm')" -o "$S/histep.html"
+expect_grep 'hi\\nstep.ostm: start step: expected host steps up to 9223372036854775807, found 9223372036854775708 + 250 steps' "$S/err"
+[ "$(wc -l <"$S/err")" -eq 1 ] && ok || bad "a replay past 2^63 - 1: not one line"
+
 # a malformed URL fragment: the page still opens, names what it ignored
 expect_exit 0 "$ONESCOPE" view "$T/test-2d-600.ostm" -o "$S/frag.html"
 jobs+=("$S/frag.html" "step=%E0" "$S/frag1" "$S/frag.html" "%zz=1&step=12x&trail=%&view=side" "$S/frag2")

@@ -259,7 +259,7 @@ bool cli_drawable_open(cli_drawable *d, const char *path, const cli_drawable_rul
             fprintf(stderr,
                     "%s: start step: expected host steps up to 9223372036854775807, found %" PRIu64
                     " + %" PRIu32 " steps\n",
-                    d->name, start, count);
+                    cli_shown(path), start, count);
             cli_drawable_close(d);
             return false;
         }
