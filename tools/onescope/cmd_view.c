@@ -70,7 +70,9 @@ typedef struct keep_rule {
 enum { KEPT_NOT, KEPT_GRID, KEPT_MARK, KEPT_DENSE };
 
 static int kept(const keep_rule *k, int64_t s) {
-    if ((s - k->base) % k->every == 0) return KEPT_GRID; /* s >= base >= 0: no overflow */
+    /* s >= base >= 0: no overflow. Without a grid only base is on it (a far input's steps
+     * could fall on a multiple of every) */
+    if (k->every < k->no_grid ? (s - k->base) % k->every == 0 : s == k->base) return KEPT_GRID;
     for (int i = 0; i < k->mark_count; i++)
         if (k->marks[i] == s) return KEPT_MARK;
     /* both >= 0: the distance cannot overflow, as s + half could near INT64_MAX */
