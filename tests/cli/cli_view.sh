@@ -217,21 +217,35 @@ tview 0 "$S/long.ospc" --max-bytes 100000 -o "$S/long.html"
 data_ok "$S/long.html" 'n <= 100000 and d["decimated"]' && ok || bad "long.html: data over --max-bytes 100000"
 # (b) a module recording whose entities are born as it runs (the test module, one body at
 # the start, one spawned per step up to 64): the estimate sees one body
-"$PY" - "$S/born.ostm" <<'PYEOF'
+"$PY" - "$S/born.ostm" "$S/born-b.ostm" <<'PYEOF'
 import struct, sys
 steps = 3000
 head = b"OSTM" + struct.pack("<HHI", 2, 1, steps) + bytes([13]) + b"onescope.test" + bytes([1]) + b"1"
 head += struct.pack("<I", 6) + bytes([2, 1, 5, 0, 0, 0]) + struct.pack("<Q", 1)
-rec = b""
-for i in range(steps):
-    op = b"\x05" + struct.pack("<iii", 100 * (i % 90), 50 * (i % 150), 0) if i < 70 else b""
-    rec += struct.pack("<I", len(op)) + op + struct.pack("<Q", 2 + i)
-open(sys.argv[1], "wb").write(head + rec)
+for path, kick in ((sys.argv[1], False), (sys.argv[2], True)):
+    rec = b""
+    for i in range(steps):
+        op = b"\x05" + struct.pack("<iii", 100 * (i % 90), 50 * (i % 150), 0) if i < 70 else b""
+        if kick and i == 1500:  # born-b: an impulse on body 3 in step 1500
+            op = b"\x01\x03" + struct.pack("<iii", 7, 0, 0)
+        rec += struct.pack("<I", len(op)) + op + struct.pack("<Q", 2 + i)
+    open(path, "wb").write(head + rec)
 PYEOF
 tview 0 "$S/born.ostm" --max-bytes 100000 -o "$S/born.html"
 data_ok "$S/born.html" 'n <= 100000 and d["decimated"] and max(len(f) for f in d["runs"][0]["frames"]) > 60' &&
     ok || bad "born.html: data over --max-bytes 100000"
 check frames "$S/born.html"
+# ... and a copy kicked in step 1500: a decimated diff of two module recordings keeps the row
+# the diff marks in both runs, under the default budget and a tight one
+"$ONESCOPE" diff "$S/born.ostm" "$S/born-b.ostm" --json >"$S/born.json"
+bwant=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["first"]["row"])' "$S/born.json")
+[ "$bwant" = 1501 ] && ok || bad "born diff: row $bwant, not 1501"
+for budget in 4000000 20000; do
+    tview 0 "$S/born.ostm" "$S/born-b.ostm" --diff --max-bytes $budget -o "$S/bornd-$budget.html"
+    data_ok "$S/bornd-$budget.html" "n <= $budget and d['decimated'] and d['diff']['step'] == '$bwant' and all('$bwant' in r['steps'] for r in d['runs'])" &&
+        ok || bad "bornd-$budget.html: the divergence row $bwant not kept, or over the budget"
+done
+jobs+=("$S/bornd-20000.html" "step=$bwant" "$S/bornd")
 # (c) diff mode: the dense steps around the divergence are charged too (frames of 1500
 # entities, the second cache parting at step 333 of 600)
 "$PY" - "$S/wide-a.json" "$S/wide-b.json" <<'PYEOF'
@@ -379,6 +393,8 @@ check diff "$S/topd.dom" 9223372036854775807
 check diff "$S/wide.dom" 333
 check at "$S/wide.dom" 333
 check diff "$S/g10k.dom" "$gwant"
+check diff "$S/bornd.dom" "$bwant"
+check at "$S/bornd.dom" "$bwant"
 check diff "$S/tight.dom" 1234
 check at "$S/tight.dom" 1234
 # a malformed fragment is named and ignored; a good one after leading zeros still works
