@@ -63,6 +63,25 @@ expect_exit 2 "$ONESCOPE" diff "$TD/test-2d-600.ostm" "$TD/test-2d-600.ostm" --m
 # a --max past 32 bits names the range, not "at least 1"
 expect_exit 2 "$ONESCOPE" diff "$TD/test-2d-600.ostm" "$TD/test-2d-600.ostm" --max 4294967296
 expect_grep "from 1 to 4294967295" "$SCRATCH/err"
+# a module recording against a cache ending at the last host step (2^63 - 1): no step in
+# common, said without step arithmetic past int64_t (UBSan in the asan build)
+python3 - "$S/m7.ostm" <<'PY'
+import struct, sys
+head = b"OSTM" + struct.pack("<HHI", 2, 1, 3) + bytes([13]) + b"onescope.test" + bytes([1]) + b"1"
+head += struct.pack("<I", 6) + bytes([3, 4, 7, 0, 0, 0]) + struct.pack("<Q", 1)
+open(sys.argv[1], "wb").write(head + b"".join(struct.pack("<IQ", 0, 2 + i) for i in range(3)))
+PY
+cat >"$S/top.json" <<'JSONEOF'
+{"dims": 3, "mpu": 0.001, "unit": "mm", "start": 9223372036854775805,
+ "entities": [{"id": 1}, {"id": 2}],
+ "frames": [[[0, 0, 0], [1, 1, 0]], [[0, 1, 0], [1, 2, 0]], [[0, 2, 0], [1, 3, 0]]]}
+JSONEOF
+python3 "$SRC/tests/cli/view_check.py" ospc "$S/top.json" "$S/top.ospc"
+expect_exit 1 "$ONESCOPE" diff "$S/m7.ostm" "$S/top.ospc"
+expect_grep "b 9223372036854775805..9223372036854775807; no step in common" "$S/out"
+cp "$S/top.ospc" "$S/top2.ospc"
+expect_exit 0 "$ONESCOPE" diff "$S/top.ospc" "$S/top2.ospc"
+expect_grep "compared 9223372036854775805..9223372036854775807 (3 frames)" "$S/out"
 expect_exit 2 "$ONESCOPE" diff "$TD/test-2d-600.ostm" "$TD/test-2d-600.ostm" --angle-tolerance -1
 expect_exit 2 "$ONESCOPE" diff "$TD/test-2d-600.ostm" "$TD/test-2d-600.ostm" --bogus
 expect_exit 0 "$ONESCOPE" diff --help

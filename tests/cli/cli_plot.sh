@@ -184,6 +184,25 @@ expect_grep "junk.bin: offset 0: plot draws OSTM replays, module recordings and 
 fails "$SCRATCH/missing.ostm" -o "$SCRATCH/x.svg"
 head -c 100 "$T/test-2d-600.ostm" >"$SCRATCH/cut.ostm"
 fails "$SCRATCH/cut.ostm" -o "$SCRATCH/x.svg"
+# a cache ending at the last host step (2^63 - 1): its range, a --from/--to there and --diff
+# against itself, with no step arithmetic past int64_t (UBSan in the asan build)
+cat >"$SCRATCH/top.json" <<'JSONEOF'
+{"dims": 2, "mpu": 1, "unit": "m", "start": 9223372036854775805,
+ "entities": [{"id": 1}, {"id": 2}],
+ "frames": [[[0, 0, 0], [1, 1, 0]], [[0, 1, 0], [1, 2, 0]], [[0, 2, 0], [1, 3, 0]]]}
+JSONEOF
+"$PY" "$SRC/tests/cli/view_check.py" ospc "$SCRATCH/top.json" "$SCRATCH/top.ospc"
+cp "$SCRATCH/top.ospc" "$SCRATCH/top2.ospc"
+expect_exit 0 "$ONESCOPE" plot "$SCRATCH/top.ospc" -o "$SCRATCH/top.svg"
+expect_exit 0 "$ONESCOPE" plot "$SCRATCH/top.ospc" --from 9223372036854775807 -o "$SCRATCH/top1.svg"
+expect_exit 0 "$ONESCOPE" plot "$SCRATCH/top.ospc" "$SCRATCH/top2.ospc" --diff -o "$SCRATCH/topd.svg"
+# ... its steps drawn from the first (a double cannot tell 2^63 - 3 from 2^63 - 1): a finite
+# scale, ticks on the step axis, the origin named
+grep -q 'data-sx="inf"\|data-ox="-inf"\|nan' "$SCRATCH/topd.svg" && bad "topd.svg: an infinite or NaN scale" || ok
+expect_grep ">host step - 9223372036854775805<" "$SCRATCH/topd.svg"
+expect_exit 1 "$ONESCOPE" plot "$SCRATCH/top.ospc" --to 9223372036854775804 -o "$SCRATCH/top2.svg"
+expect_grep "holds host steps 9223372036854775805 to 9223372036854775807, none in --from/--to" "$SCRATCH/err"
+
 # an input named like a picture is never overwritten by the picture
 cp "$T/test-2d-ghost.ospc" "$SCRATCH/same.svg"
 expect_exit 1 "$ONESCOPE" plot "$SCRATCH/same.svg" -o "$SCRATCH/same.svg"

@@ -11,6 +11,8 @@ reader). One subcommand per check; prints one line per failure and exits 1 when 
                                        page's mapping (canvas data-mapping) puts its position
   legend DOM NAME...                   the legend names every NAME
   diff DOM STEP                        the page marks STEP as the first divergent step
+  at DOM STEP                          the page shows host STEP (the timeline's label), exactly
+  ids DOM ID...                        the colour key lists exactly these entity ids
   escape PAGE DOM NAMES.json           the data block is JSON that <script> cannot end early,
                                        every name of NAMES.json is among its names, and no
                                        element or title the names try to inject exists
@@ -18,6 +20,8 @@ reader). One subcommand per check; prints one line per failure and exits 1 when 
   exact PAGE SPEC.json                 the page's first run holds every position of SPEC.json
                                        (a cache's spec, below) as text that reads back as the
                                        very float the cache stores (no %.7g rounding)
+  frames PAGE                          every frame of every run decodes (groups of slot, count,
+                                       count x columns numbers, slots among the run's entities)
   ospc SPEC.json OUT                   writes an OSPC v1 cache (docs/pose-cache.md, "Layout")
                                        from {"dims", "mpu", "unit", "label", "start",
                                        "entities": [{"id", "name"}], "frames": [[[x, y, z] or
@@ -286,6 +290,21 @@ def cmd_diff(dom_path, step):
         fail(dom_path + ": no button jumps to the divergence")
 
 
+def cmd_at(dom_path, step):
+    got = read_dom(dom_path).attr("step", "data-step")
+    if got != step:
+        fail("%s: the page shows step %s, expected %s" % (dom_path, got, step))
+
+
+def cmd_ids(dom_path, ids):
+    import re
+    text = open(dom_path, encoding="utf-8").read()
+    key = text[text.index('id="key"'):]
+    got = re.findall(r'<div data-id="([^"]*)"', key)
+    if sorted(got) != sorted(ids):
+        fail("%s: the colour key lists ids %r, expected %r" % (dom_path, got, ids))
+
+
 def cmd_escape(page, dom_path, names_path):
     with open(names_path, encoding="utf-8") as f:
         names = json.load(f)
@@ -322,6 +341,21 @@ def cmd_json(page, key, value):
         fail("%s: %s is %r, expected %s" % (page, key, data.get(key), value))
 
 
+def decode_frame(fr, cols):
+    """A frame of the page's data (docs/view.md, "The data"): groups "slot, count" and count x
+    cols numbers; returns {slot: [numbers]}."""
+    out, i = {}, 0
+    while i < len(fr):
+        slot, n = fr[i], fr[i + 1]
+        i += 2
+        for k in range(n):
+            out[slot + k] = fr[i:i + cols]
+            i += cols
+    if i != len(fr):
+        raise ValueError("a frame's groups do not add up: %r" % fr[:12])
+    return out
+
+
 def cmd_exact(page, spec_path):
     text = open(page, encoding="utf-8").read()
     opening = '<script type="application/json" id="onescope-data">'
@@ -330,7 +364,10 @@ def cmd_exact(page, spec_path):
     with open(spec_path, encoding="utf-8") as f:
         frames = json.load(f)["frames"]
     f32 = lambda v: struct.unpack("<f", struct.pack("<f", v))[0]
-    for k, (want, got) in enumerate(zip(frames, run["frames"])):
+    cols = len(run["columns"])
+    for k, (want, fr) in enumerate(zip(frames, run["frames"])):
+        slots = decode_frame(fr, cols)
+        got = [v for e in sorted(slots) for v in slots[e]]
         flat = [f32(v) for p in want for v in p]
         # the page's text must read back as the very float the cache stores
         if len(got) != len(flat) or any(f32(g) != w for g, w in zip(got, flat)):
@@ -339,23 +376,38 @@ def cmd_exact(page, spec_path):
         fail("%s: %d frames, the cache has %d" % (page, len(run["frames"]), len(frames)))
 
 
+def cmd_frames(page):
+    text = open(page, encoding="utf-8").read()
+    opening = '<script type="application/json" id="onescope-data">'
+    start = text.index(opening) + len(opening)
+    data = json.loads(text[start:text.index("</script>", start)])
+    for r in data["runs"]:
+        if len(r["frames"]) != len(r["steps"]):
+            fail("%s: %s: %d frames, %d steps" % (page, r["name"], len(r["frames"]), len(r["steps"])))
+        for fr in r["frames"]:
+            for slot in decode_frame(fr, len(r["columns"])):
+                if not 0 <= slot < len(r["entities"]):
+                    fail("%s: %s: slot %d of %d entities" % (page, r["name"], slot, len(r["entities"])))
+
+
 def write_ospc(spec_path, out):
     with open(spec_path, encoding="utf-8") as f:
         sp = json.load(f)
     ents, frames = sp["entities"], sp["frames"]
-    b = b"OSPC" + struct.pack("<HHBBHIIqd", 1, 0, sp["dims"], 0, 0, len(ents), len(frames),
-                              sp.get("start", 0), sp.get("mpu", 0.0))
+    b = [b"OSPC" + struct.pack("<HHBBHIIqd", 1, 0, sp["dims"], 0, 0, len(ents), len(frames),
+                               sp.get("start", 0), sp.get("mpu", 0.0))]
     for text in (sp.get("unit", ""), "", "", "", "", sp.get("label", "")):
         t = text.encode("utf-8")
-        b += struct.pack("<H", len(t)) + t
+        b.append(struct.pack("<H", len(t)) + t)
     for e in ents:
         name = e.get("name", "").encode("utf-8")
-        b += struct.pack("<QB3x3fH", e["id"], 0, 0, 0, 0, len(name)) + name
+        b.append(struct.pack("<QB3x3fH", e["id"], 0, 0, 0, 0, len(name)) + name)
+    pose = struct.Struct("<7f")  # pieces joined once: a large cache is written in linear time
     for fr in frames:
         for p in fr:
-            b += struct.pack("<7f", *(p if p is not None else (math.nan, 0, 0)), 0, 0, 0, 1)
+            b.append(pose.pack(*(p if p is not None else (math.nan, 0, 0)), 0, 0, 0, 1))
     with open(out, "wb") as f:
-        f.write(b)
+        f.write(b"".join(b))
 
 
 def main(a):
@@ -367,12 +419,18 @@ def main(a):
         cmd_legend(a[1], a[2:])
     elif a[0] == "diff":
         cmd_diff(a[1], int(a[2]))
+    elif a[0] == "at":
+        cmd_at(a[1], a[2])
+    elif a[0] == "ids":
+        cmd_ids(a[1], a[2:])
     elif a[0] == "escape":
         cmd_escape(a[1], a[2], a[3])
     elif a[0] == "ospc":
         write_ospc(a[1], a[2])
     elif a[0] == "exact":
         cmd_exact(a[1], a[2])
+    elif a[0] == "frames":
+        cmd_frames(a[1])
     elif a[0] == "json":
         cmd_json(a[1], a[2], a[3])
     else:

@@ -210,7 +210,7 @@ static void drawable_shape(cli_drawable *d) {
         sh->unit = unit->length ? unit->data : sh->unitless ? "unit" : "";
         sh->entities = c->entity_count;
         d->first = c->start_step;
-        d->last = c->start_step + (int64_t)c->frame_count - 1;
+        d->last = c->start_step + ((int64_t)c->frame_count - 1); /* frames >= 1: no overflow */
     }
 }
 
@@ -276,7 +276,7 @@ bool cli_drawable_open(cli_drawable *d, const char *path, const cli_drawable_rul
             fprintf(stderr,
                     "%s: start step: expected host steps up to 9223372036854775807, found %" PRIu64
                     " + %" PRIu32 " steps\n",
-                    d->name, start, count);
+                    cli_shown(path), start, count);
             cli_drawable_close(d);
             return false;
         }

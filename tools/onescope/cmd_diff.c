@@ -575,7 +575,7 @@ static onescope_code diff_recording_cache(const diff_args *a, onescope_diff_cach
         /* rows first..last of the cache's steps; none in common: row 0 alone, which the
          * report then shows as no overlap */
         int64_t rows = onescope_recording_step_count(r);
-        int64_t last_b = cache->start_step + (int64_t)cache->frame_count - 1;
+        int64_t last_b = cache->start_step + ((int64_t)cache->frame_count - 1); /* frames >= 1 */
         int64_t first = cache->start_step < 0 ? 0 : cache->start_step;
         int64_t last = last_b < rows ? last_b : rows;
         if (first > last) first = last = 0;

@@ -802,11 +802,17 @@ static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
         if (m > top) top = m;
     }
     plot_unit u = unitless ? (plot_unit){"units", 1} : plot_unit_for_span(top);
-    char yl[64];
+    char yl[64], xl[64] = "host step";
     snprintf(yl, sizeof yl, "largest distance (%s)", u.name);
+    /* Steps past 2^52 are drawn from lo ("host step - lo"): a double tells such steps apart
+     * no better than 1 in 2^52 (near 2^63, every step of a 3-frame cache was one x). hi - lo
+     * is at most the frames both hold, exact in a double. */
+    int64_t origin = hi > ((int64_t)1 << 52) ? lo : 0;
+    if (origin) snprintf(xl, sizeof xl, "host step - %" PRId64, origin);
     plot_panels(f, 1);
-    plot_panel_setup(f, 0, "diff", (double)lo, hi > lo ? (double)hi : (double)lo + 1.0, 0,
-                     top > 0 ? top * 1.1 * u.per_metre : 1, false, "host step", yl);
+    plot_panel_setup(f, 0, "diff", (double)(lo - origin),
+                     hi > lo ? (double)(hi - origin) : (double)(lo - origin) + 1.0, 0,
+                     top > 0 ? top * 1.1 * u.per_metre : 1, false, xl, yl);
     plot_panel_axes(f, 0);
     plot_path *p = plot_path_begin(f, 0, plot_palette(0), PLOT_SOLID, 2);
     for (uint64_t n = 0; n <= (uint64_t)(hi - lo); n++) {
@@ -815,7 +821,7 @@ static int plot_diff(plot_figure *f, const plot_args *a, input *in) {
         if (m < 0)
             plot_path_break(p); /* no entity present on both sides */
         else
-            plot_path_point(p, (double)s, m * u.per_metre);
+            plot_path_point(p, (double)(s - origin), m * u.per_metre);
     }
     plot_path_end(p);
     free(ids);

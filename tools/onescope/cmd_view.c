@@ -44,22 +44,41 @@ const cli_spec cli_spec_view = {
 };
 
 #define MAX_INPUTS 8
-#define DENSE_HALF 64 /* diff: every step this close to the divergence is kept */
+#define DENSE_HALF 64 /* diff: every step this close to the divergence is kept, budget allowing */
 
 typedef struct vin {
     const char *path;
     cli_drawable src;
-    uint32_t est_entities; /* known before running: the decimation's estimate */
+    uint32_t est_entities; /* known before running: the decimation's first estimate */
     uint32_t cols;         /* numbers per entity in a frame */
     uint8_t up;            /* 1 (y) or 2 (z): a cache's label up=z */
 } vin;
 
+/* The steps a page keeps (docs/view.md, "Long runs"): the grid base + j every, the marks
+ * (each input's first and last step, and the divergence), and, with a divergence, every step
+ * within half of it. One rule for every input, so overlays line up. Steps are never walked:
+ * each row an input holds is asked, so the cost follows the rows, not the step numbers. */
 typedef struct keep_rule {
-    int64_t base, every, dense_lo, dense_hi;
+    int64_t base, every;
+    int64_t no_grid; /* an every this large keeps no grid step but base: only the marks */
+    int64_t marks[2 * MAX_INPUTS + 1];
+    int mark_count;
+    bool diverged;
+    int64_t divergence, half;
 } keep_rule;
 
-static bool kept(const keep_rule *k, int64_t s, int64_t last) {
-    return s == last || (s - k->base) % k->every == 0 || (s >= k->dense_lo && s <= k->dense_hi);
+enum { KEPT_NOT, KEPT_GRID, KEPT_MARK, KEPT_DENSE };
+
+static int kept(const keep_rule *k, int64_t s) {
+    /* s >= base >= 0: no overflow. Without a grid only base is on it (a far input's steps
+     * could fall on a multiple of every) */
+    if (k->every < k->no_grid ? (s - k->base) % k->every == 0 : s == k->base) return KEPT_GRID;
+    for (int i = 0; i < k->mark_count; i++)
+        if (k->marks[i] == s) return KEPT_MARK;
+    /* both >= 0: the distance cannot overflow, as s + half could near INT64_MAX */
+    if (k->diverged && (s >= k->divergence ? s - k->divergence : k->divergence - s) <= k->half)
+        return KEPT_DENSE;
+    return KEPT_NOT;
 }
 
 /* ---- JSON text: safe inside <script> whatever the bytes ---- */
@@ -112,10 +131,37 @@ static void jnum(FILE *o, double v) {
     fwrite(buf, 1, n, o);
 }
 
+/* ---- the page's data, charged as it is written ---- */
+
+/* The data block being written: --max-bytes is a bound on its bytes, checked as they are
+ * written (an entity's numbers at a time), so an attempt stops as soon as it passes the budget
+ * and memory never holds much more than the budget. */
+typedef struct page {
+    FILE *o;
+    long start;      /* the data block's first byte in o */
+    uint64_t budget; /* --max-bytes */
+    uint64_t held;   /* data written outside o so far (a replay's fields), charged too */
+    bool over;
+    /* what an attempt saw, for the rule of the next one */
+    uint64_t rows_seen;   /* rows (frames) of the inputs run through so far */
+    uint64_t dense_bytes; /* written for steps kept only for being near the divergence */
+    uint64_t data_bytes;  /* the data block's size, once complete */
+} page;
+
+static uint64_t page_bytes(const page *p) {
+    long at = ftell(p->o);
+    if (at < 0) return UINT64_MAX;
+    return (at > p->start ? (uint64_t)(at - p->start) : 0) + p->held;
+}
+static bool page_over(page *p) {
+    if (!p->over && page_bytes(p) > p->budget) p->over = true;
+    return p->over;
+}
+
 /* ---- inputs ---- */
 
 /* The bodies a replay's world ever holds (its last row's count: removal keeps an index), for
- * the decimation's estimate: a run of the test module is cheap next to the page. */
+ * the decimation's first estimate: a run of the test module is cheap next to the page. */
 static bool count_bodies(void *user, const onescope_replay_row *row) {
     uint32_t *n = user;
     if (onescope_sim_body_count(row->sim) > *n) *n = onescope_sim_body_count(row->sim);
@@ -152,15 +198,17 @@ static void free_inputs(vin *in, int n) {
 
 /* ---- writing one run ---- */
 
+typedef enum { RUN_OK, RUN_OVER, RUN_FAIL } run_result;
+
 typedef struct run_out {
-    FILE *o; /* the page */
+    page *pg;
     const keep_rule *keep;
     cli_entity_filter *f;
     vin *in;
-    /* the steps kept, written after the frames */
+    /* the steps kept, written after the frames (and handed to the caller) */
     int64_t *steps;
     size_t step_count, step_cap;
-    bool failed;
+    bool failed; /* a line was printed */
     /* entities met so far, in slot order */
     uint64_t *ids;
     uint32_t slots, slot_cap;
@@ -170,14 +218,22 @@ typedef struct run_out {
     uint64_t *hkeys;
     int64_t *hvals;
     size_t hcap;
-    double *row; /* one frame, slots * cols */
-    size_t row_cap;
+    /* one frame: the slots of the entities present and their numbers (cols each) */
+    uint32_t *fslot;
+    double *fval;
+    size_t fcount, fcap;
     bool first_frame;
     /* a replay's fields, one JSON array per field, written as the run goes */
     FILE *field[2];
     char *field_buf[2];
     size_t field_size[2];
 } run_out;
+
+static bool oom(run_out *r) {
+    fprintf(stderr, "onescope view: out of memory\n");
+    r->failed = true;
+    return true; /* stops the run */
+}
 
 static bool push_step(run_out *r, int64_t s) {
     if (r->step_count == r->step_cap) {
@@ -191,8 +247,9 @@ static bool push_step(run_out *r, int64_t s) {
     return true;
 }
 
-static int32_t add_slot(run_out *r, uint64_t id) {
+static int64_t add_slot(run_out *r, uint64_t id) {
     if (r->slots == r->slot_cap) {
+        if (r->slot_cap > UINT32_MAX / 2) return -1;
         uint32_t cap = r->slot_cap ? r->slot_cap * 2 : 64;
         uint64_t *g = realloc(r->ids, cap * sizeof *g);
         if (g == NULL) return -1;
@@ -200,66 +257,93 @@ static int32_t add_slot(run_out *r, uint64_t id) {
         r->slot_cap = cap;
     }
     r->ids[r->slots] = id;
-    return (int32_t)r->slots++;
+    return (int64_t)r->slots++;
 }
 
-static bool row_room(run_out *r) {
-    size_t need = (size_t)r->slots * r->in->cols;
-    if (need <= r->row_cap) return true;
-    size_t cap = need * 2;
-    double *g = realloc(r->row, cap * sizeof *g);
-    if (g == NULL) return false;
-    r->row = g;
-    r->row_cap = cap;
-    return true;
-}
-
-static void begin_frame(run_out *r) {
-    fputs(r->first_frame ? "[" : ",[", r->o);
-    r->first_frame = false;
-    for (size_t k = 0; k < (size_t)r->slots * r->in->cols; k++) r->row[k] = NAN;
-}
-static void end_frame(run_out *r, uint32_t slots) {
-    for (size_t k = 0; k < (size_t)slots * r->in->cols; k++) {
-        if (k) fputc(',', r->o);
-        jnum(r->o, r->row[k]);
+/* Room for one more entity in the frame: its cols numbers, NaN (null) until set. */
+static double *frame_add(run_out *r, uint32_t slot) {
+    size_t cols = r->in->cols;
+    if (r->fcount == r->fcap) {
+        size_t cap = r->fcap ? r->fcap * 2 : 64;
+        if (cap > SIZE_MAX / (cols * sizeof(double))) return NULL; /* a 32-bit build's limit */
+        uint32_t *s = realloc(r->fslot, cap * sizeof *s);
+        if (s == NULL) return NULL;
+        r->fslot = s;
+        double *v = realloc(r->fval, cap * cols * sizeof *v);
+        if (v == NULL) return NULL;
+        r->fval = v;
+        r->fcap = cap;
     }
-    fputc(']', r->o);
+    r->fslot[r->fcount] = slot;
+    double *v = r->fval + r->fcount++ * cols;
+    for (size_t k = 0; k < cols; k++) v[k] = NAN;
+    return v;
+}
+
+/* The frame as the page holds it (docs/view.md, "The data"): groups of entities in
+ * consecutive slots, each "slot,count" then count x cols numbers; an entity absent at this
+ * step is in no group, so a frame's size follows the entities present, not those ever met.
+ * False when the page passed its budget. */
+static bool frame_write(run_out *r, int why) {
+    FILE *o = r->pg->o;
+    long before = ftell(o);
+    size_t cols = r->in->cols;
+    fputs(r->first_frame ? "[" : ",[", o);
+    r->first_frame = false;
+    for (size_t i = 0; i < r->fcount;) {
+        size_t n = 1;
+        while (i + n < r->fcount && r->fslot[i + n] == r->fslot[i] + n) n++;
+        fprintf(o, "%s%" PRIu32 ",%zu", i ? "," : "", r->fslot[i], n);
+        for (size_t j = i; j < i + n; j++) {
+            for (size_t k = 0; k < cols; k++) {
+                fputc(',', o);
+                jnum(o, r->fval[j * cols + k]);
+            }
+            if (page_over(r->pg)) return false;
+        }
+        i += n;
+    }
+    fputc(']', o);
+    r->fcount = 0;
+    if (why == KEPT_DENSE && before >= 0) r->pg->dense_bytes += (uint64_t)(ftell(o) - before);
+    return !page_over(r->pg);
 }
 
 static bool replay_row(void *user, const onescope_replay_row *row) {
     run_out *r = user;
+    r->pg->rows_seen++;
     int64_t s = (int64_t)row->host_step;
-    if (!kept(r->keep, s, r->in->src.last)) return false;
+    int why = kept(r->keep, s);
+    if (why == KEPT_NOT) return false;
     uint32_t n = onescope_sim_body_count(row->sim);
     uint8_t dims = r->in->src.shape.dimensions;
+    if (!push_step(r, s)) return oom(r);
     for (uint32_t i = 0; i < n; i++) {
         onescope_sim_body_state b;
         onescope_sim_body(row->sim, i, &b);
-        if (!b.alive || r->body_slot[i] != -1) continue;
-        char name[32];
-        int len = snprintf(name, sizeof name, "body %" PRIu32, i);
-        if (!cli_entity_filter_pass(r->f, i + 1, name, (size_t)len)) {
-            r->body_slot[i] = -2;
-            continue;
+        if (!b.alive) continue;
+        if (r->body_slot[i] == -1) {
+            char name[32];
+            int len = snprintf(name, sizeof name, "body %" PRIu32, i);
+            if (!cli_entity_filter_pass(r->f, i + 1, name, (size_t)len)) {
+                r->body_slot[i] = -2;
+            } else {
+                int64_t slot = add_slot(r, i + 1);
+                if (slot < 0) return oom(r);
+                r->body_slot[i] = (int32_t)slot;
+            }
         }
-        r->body_slot[i] = add_slot(r, i + 1);
-        if (r->body_slot[i] < 0) goto oom;
-    }
-    if (!row_room(r) || !push_step(r, s)) goto oom;
-    begin_frame(r);
-    for (uint32_t i = 0; i < n; i++) {
-        onescope_sim_body_state b;
-        onescope_sim_body(row->sim, i, &b);
-        if (!b.alive || r->body_slot[i] < 0) continue;
-        double *v = r->row + (size_t)r->body_slot[i] * r->in->cols;
+        if (r->body_slot[i] < 0) continue;
+        double *v = frame_add(r, (uint32_t)r->body_slot[i]);
+        if (v == NULL) return oom(r);
         for (int k = 0; k < dims; k++) {
             v[k] = b.position[k];
             v[dims + k] = b.velocity[k];
         }
     }
-    end_frame(r, r->slots);
+    if (!frame_write(r, why)) return true;
     if (r->field[0]) {
+        long held = 0;
         for (int fi = 0; fi < 2; fi++) {
             int32_t vals[ONESCOPE_SIM_GRID_TRIANGLES];
             onescope_field_id id = fi == 0 ? ONESCOPE_FIELD_DENSITY : ONESCOPE_FIELD_OCCUPANCY;
@@ -275,13 +359,13 @@ static bool replay_row(void *user, const onescope_replay_row *row) {
             for (uint32_t k = 0; k < ov->value_count; k++)
                 fprintf(r->field[fi], "%s%" PRId32, k ? "," : "", vals[k]);
             fputc(']', r->field[fi]);
+            long at = ftell(r->field[fi]);
+            held += at > 0 ? at : 0;
         }
+        r->pg->held = (uint64_t)held;
+        if (page_over(r->pg)) return true;
     }
     return false;
-oom:
-    fprintf(stderr, "onescope view: out of memory\n");
-    r->failed = true;
-    return true;
 }
 
 static size_t hslot(uint64_t id, size_t cap) {
@@ -337,20 +421,21 @@ static int64_t rec_slot(run_out *r, uint64_t id) {
 
 static bool rec_row(void *user, const onescope_recording_row *row) {
     run_out *r = user;
+    r->pg->rows_seen++;
     int64_t s = row->index;
-    if (!kept(r->keep, s, r->in->src.last)) return false;
+    int why = kept(r->keep, s);
+    if (why == KEPT_NOT) return false;
     uint32_t n = onescope_world_entity_count(row->world);
     uint8_t dims = r->in->src.shape.dimensions;
-    /* slots first (a frame holds every slot met so far), then the values */
-    for (uint32_t i = 0; i < n; i++)
-        if (rec_slot(r, onescope_world_entity_id(row->world, i)) == -1) goto oom;
-    if (!row_room(r) || !push_step(r, s)) goto oom;
-    begin_frame(r);
+    if (!push_step(r, s)) return oom(r);
     for (uint32_t i = 0; i < n; i++) {
-        int64_t slot = rec_slot(r, onescope_world_entity_id(row->world, i));
         onescope_pose p;
-        if (slot < 0 || !onescope_world_entity_pose(row->world, i, &p)) continue;
-        double *v = r->row + (size_t)slot * r->in->cols;
+        if (!onescope_world_entity_pose(row->world, i, &p)) continue; /* absent */
+        int64_t slot = rec_slot(r, onescope_world_entity_id(row->world, i));
+        if (slot == -1) return oom(r);
+        if (slot < 0) continue;
+        double *v = frame_add(r, (uint32_t)slot);
+        if (v == NULL) return oom(r);
         for (int k = 0; k < dims; k++) v[k] = p.position[k];
         if (r->in->cols > dims) {
             onescope_error err;
@@ -362,19 +447,17 @@ static bool rec_row(void *user, const onescope_recording_row *row) {
             }
         }
     }
-    end_frame(r, r->slots);
-    return false;
-oom:
-    fprintf(stderr, "onescope view: out of memory\n");
-    r->failed = true;
-    return true;
+    return !frame_write(r, why);
 }
 
-static bool cache_frames(run_out *r) {
+static run_result cache_frames(run_out *r) {
     const onescope_pose_cache *c = r->in->src.cache;
     uint8_t dims = c->dimensions;
-    int32_t *slot_of = malloc((c->entity_count ? c->entity_count : 1) * sizeof *slot_of);
-    if (slot_of == NULL) return false;
+    int64_t *slot_of = malloc((c->entity_count ? c->entity_count : 1) * sizeof *slot_of);
+    if (slot_of == NULL) {
+        oom(r);
+        return RUN_FAIL;
+    }
     for (uint32_t e = 0; e < c->entity_count; e++) {
         const onescope_pose_entity *pe = &c->entities[e];
         slot_of[e] = cli_entity_filter_pass(r->f, pe->id, pe->name.data, pe->name.length)
@@ -382,38 +465,51 @@ static bool cache_frames(run_out *r) {
                          : -2;
         if (slot_of[e] == -1) {
             free(slot_of);
-            return false;
+            oom(r);
+            return RUN_FAIL;
         }
     }
-    if (!row_room(r)) {
-        free(slot_of);
-        return false;
-    }
-    for (uint32_t f = 0; f < c->frame_count; f++) {
-        int64_t s = c->start_step + f;
-        if (!kept(r->keep, s, r->in->src.last)) continue;
+    run_result res = RUN_OK;
+    for (uint32_t f = 0; f < c->frame_count && res == RUN_OK; f++) {
+        r->pg->rows_seen++;
+        int64_t s = c->start_step + (int64_t)f; /* the format keeps the last step <= INT64_MAX */
+        int why = kept(r->keep, s);
+        if (why == KEPT_NOT) continue;
         if (!push_step(r, s)) {
-            free(slot_of);
-            return false;
+            oom(r);
+            res = RUN_FAIL;
+            break;
         }
-        begin_frame(r);
         for (uint32_t e = 0; e < c->entity_count; e++) {
             const onescope_pose *p = onescope_pose_cache_pose(c, f, e);
             if (slot_of[e] < 0 || !onescope_pose_is_present(p)) continue;
-            for (int k = 0; k < dims; k++)
-                r->row[(size_t)slot_of[e] * dims + (size_t)k] = p->position[k];
+            double *v = frame_add(r, (uint32_t)slot_of[e]);
+            if (v == NULL) {
+                oom(r);
+                res = RUN_FAIL;
+                break;
+            }
+            for (int k = 0; k < dims; k++) v[k] = p->position[k];
         }
-        end_frame(r, r->slots);
+        if (res == RUN_OK && !frame_write(r, why)) res = RUN_OVER;
     }
     free(slot_of);
-    return true;
+    return res;
 }
 
 static const char *const axis_names[3] = {"x", "y", "z"};
 
-/* One run object of the page's JSON. */
-static bool write_run(FILE *o, vin *in, const keep_rule *keep, cli_entity_filter *f) {
-    run_out r = {.o = o, .keep = keep, .f = f, .in = in, .first_frame = true};
+/* A 64-bit id or step as the page holds it: a JSON string of its decimal digits, so a script
+ * keeps it exact (a JavaScript number holds integers exactly only up to 2^53). */
+static void jid(FILE *o, uint64_t v) {
+    fprintf(o, "\"%" PRIu64 "\"", v);
+}
+
+/* One run object of the page's JSON. Its kept steps go to *steps (the caller frees them). */
+static run_result write_run(page *pg, vin *in, const keep_rule *keep, cli_entity_filter *f,
+                            int64_t **steps, size_t *step_count) {
+    FILE *o = pg->o;
+    run_out r = {.pg = pg, .keep = keep, .f = f, .in = in, .first_frame = true};
     for (uint32_t i = 0; i < ONESCOPE_SIM_MAX_BODIES; i++) r.body_slot[i] = -1;
     fputs("{\"name\":", o);
     jcstr(o, in->src.label);
@@ -425,81 +521,92 @@ static bool write_run(FILE *o, vin *in, const keep_rule *keep, cli_entity_filter
     fputs(",\"unit\":", o);
     jcstr(o, in->src.shape.unit);
     fputs(",\"frames\":[", o);
-    bool ok = true;
+    run_result res = RUN_OK;
     onescope_error err;
     if (in->src.replay) {
         if (onescope_replay_link(in->src.replay).role != ONESCOPE_LINK_ROLE_NONE)
             for (int fi = 0; fi < 2; fi++) {
                 r.field[fi] = open_memstream(&r.field_buf[fi], &r.field_size[fi]);
-                if (r.field[fi] == NULL) ok = false;
+                if (r.field[fi] == NULL) {
+                    oom(&r);
+                    res = RUN_FAIL;
+                }
             }
-        if (ok && onescope_replay_run(in->src.replay, NULL, replay_row, &r, &err) != ONESCOPE_OK) {
+        if (res == RUN_OK &&
+            onescope_replay_run(in->src.replay, NULL, replay_row, &r, &err) != ONESCOPE_OK) {
             cli_print_error(&err);
-            ok = false;
+            res = RUN_FAIL;
         }
     } else if (in->src.rec) {
         if (onescope_recording_run(in->src.rec, in->src.shape.module, NULL, rec_row, &r,
                                    in->src.name, &err) != ONESCOPE_OK) {
             cli_print_error(&err);
-            ok = false;
+            res = RUN_FAIL;
         }
-    } else if (!cache_frames(&r)) {
-        fprintf(stderr, "onescope view: out of memory\n");
-        ok = false;
+    } else {
+        res = cache_frames(&r);
     }
-    ok = ok && !r.failed;
-    fputs("],\"steps\":[", o);
-    for (size_t i = 0; i < r.step_count; i++) fprintf(o, "%s%" PRId64, i ? "," : "", r.steps[i]);
-    fputs("],\"entities\":[", o);
-    for (uint32_t i = 0; i < r.slots; i++) {
-        /* c: the palette index, as plot colours: a body's index, a cache entity's index, a
-         * module entity's id */
-        uint64_t colour = in->src.replay ? r.ids[i] - 1 : r.ids[i];
-        const onescope_pose_entity *pe = NULL;
-        if (in->src.cache) /* slots follow the cache's order: its entity is at i or later */
-            for (uint32_t e = i; e < in->src.cache->entity_count && pe == NULL; e++)
-                if (in->src.cache->entities[e].id == r.ids[i]) {
-                    pe = &in->src.cache->entities[e];
-                    colour = e;
-                }
-        fprintf(o, "%s{\"id\":%" PRIu64 ",\"c\":%" PRIu64 ",\"name\":", i ? "," : "", r.ids[i],
-                colour % 12);
-        if (in->src.replay)
-            fprintf(o, "\"body %" PRIu64 "\"", r.ids[i] - 1);
-        else if (pe && pe->name.length)
-            jstr(o, pe->name.data, pe->name.length);
-        else
-            fprintf(o, "\"entity %" PRIu64 "\"", r.ids[i]);
-        fputc('}', o);
-    }
-    fputs("],\"columns\":[", o);
-    for (uint32_t k = 0; k < in->cols; k++) {
-        if (k) fputc(',', o);
-        if (k < in->src.shape.dimensions) {
-            jcstr(o, axis_names[k]);
-        } else if (in->src.replay) {
-            char v[8];
-            snprintf(v, sizeof v, "v%s", axis_names[k - in->src.shape.dimensions]);
-            jcstr(o, v);
-        } else {
-            jcstr(o, in->src.shape.module->values[k - in->src.shape.dimensions].name);
+    if (r.failed) res = RUN_FAIL;
+    if (res == RUN_OK && pg->over) res = RUN_OVER;
+    if (res == RUN_OK) {
+        fputs("],\"steps\":[", o);
+        for (size_t i = 0; i < r.step_count && !page_over(pg); i++) {
+            if (i) fputc(',', o);
+            jid(o, (uint64_t)r.steps[i]);
         }
+        fputs("],\"entities\":[", o);
+        for (uint32_t i = 0; i < r.slots && !page_over(pg); i++) {
+            /* c: the palette index, as plot colours: a body's index, a cache entity's index, a
+             * module entity's id */
+            uint64_t colour = in->src.replay ? r.ids[i] - 1 : r.ids[i];
+            const onescope_pose_entity *pe = NULL;
+            if (in->src.cache) /* slots follow the cache's order: its entity is at i or later */
+                for (uint32_t e = i; e < in->src.cache->entity_count && pe == NULL; e++)
+                    if (in->src.cache->entities[e].id == r.ids[i]) {
+                        pe = &in->src.cache->entities[e];
+                        colour = e;
+                    }
+            fputs(i ? ",{\"id\":" : "{\"id\":", o);
+            jid(o, r.ids[i]);
+            fprintf(o, ",\"c\":%" PRIu64 ",\"name\":", colour % 12);
+            if (in->src.replay)
+                fprintf(o, "\"body %" PRIu64 "\"", r.ids[i] - 1);
+            else if (pe && pe->name.length)
+                jstr(o, pe->name.data, pe->name.length);
+            else
+                fprintf(o, "\"entity %" PRIu64 "\"", r.ids[i]);
+            fputc('}', o);
+        }
+        fputs("],\"columns\":[", o);
+        for (uint32_t k = 0; k < in->cols; k++) {
+            if (k) fputc(',', o);
+            if (k < in->src.shape.dimensions) {
+                jcstr(o, axis_names[k]);
+            } else if (in->src.replay) {
+                char v[8];
+                snprintf(v, sizeof v, "v%s", axis_names[k - in->src.shape.dimensions]);
+                jcstr(o, v);
+            } else {
+                jcstr(o, in->src.shape.module->values[k - in->src.shape.dimensions].name);
+            }
+        }
+        fputs("],\"units\":[", o);
+        for (uint32_t k = 0; k < in->cols; k++) {
+            if (k) fputc(',', o);
+            if (k < in->src.shape.dimensions)
+                jcstr(o, in->src.shape.unit);
+            else if (in->src.replay)
+                jcstr(o, "mm/step");
+            else
+                jcstr(o, in->src.shape.module->values[k - in->src.shape.dimensions].unit);
+        }
+        fputc(']', o);
     }
-    fputs("],\"units\":[", o);
-    for (uint32_t k = 0; k < in->cols; k++) {
-        if (k) fputc(',', o);
-        if (k < in->src.shape.dimensions)
-            jcstr(o, in->src.shape.unit);
-        else if (in->src.replay)
-            jcstr(o, "mm/step");
-        else
-            jcstr(o, in->src.shape.module->values[k - in->src.shape.dimensions].unit);
-    }
-    fputc(']', o);
-    if (r.field[0]) {
-        fputs(",\"field\":[", o);
-        for (int fi = 0; fi < 2; fi++) {
-            fclose(r.field[fi]);
+    if (r.field[0] || r.field[1]) {
+        for (int fi = 0; fi < 2; fi++)
+            if (r.field[fi]) fclose(r.field[fi]);
+        if (res == RUN_OK) fputs(",\"field\":[", o);
+        for (int fi = 0; fi < 2 && res == RUN_OK; fi++) {
             const onescope_field_overlay *ov = onescope_field_describe(
                 fi == 0 ? ONESCOPE_FIELD_DENSITY : ONESCOPE_FIELD_OCCUPANCY);
             fprintf(o, "%s{\"name\":\"%s\",\"location\":\"%s\",\"ramp\":\"%s\",\"min\":",
@@ -523,17 +630,25 @@ static bool write_run(FILE *o, vin *in, const keep_rule *keep, cli_entity_filter
             fputs(",\"values\":[", o);
             if (r.field_buf[fi]) fwrite(r.field_buf[fi], 1, r.field_size[fi], o);
             fputs("]}", o);
-            free(r.field_buf[fi]);
         }
-        fputc(']', o);
+        if (res == RUN_OK) fputc(']', o);
+        for (int fi = 0; fi < 2; fi++) free(r.field_buf[fi]);
+        pg->held = 0; /* now in o */
     }
-    fputc('}', o);
-    free(r.steps);
+    if (res == RUN_OK) fputc('}', o);
+    if (res == RUN_OK && page_over(pg)) res = RUN_OVER;
     free(r.ids);
     free(r.hkeys);
     free(r.hvals);
-    free(r.row);
-    return ok;
+    free(r.fslot);
+    free(r.fval);
+    if (res == RUN_OK) {
+        *steps = r.steps;
+        *step_count = r.step_count;
+    } else {
+        free(r.steps);
+    }
+    return res;
 }
 
 /* ---- diff: the library's answer, as the page shows it ---- */
@@ -556,6 +671,7 @@ static void add_id(diff_view *d, uint64_t id) {
 
 static bool run_diff(vin *a, vin *b, diff_view *d) {
     onescope_error err;
+    char na[CLI_NUMBER_SIZE], nb[CLI_NUMBER_SIZE]; /* the library's shortest printer */
     onescope_diff_options opt = {.name_a = a->src.name, .name_b = b->src.name};
     if (a->src.replay && b->src.replay) {
         onescope_diff_replay *r;
@@ -580,7 +696,6 @@ static bool run_diff(vin *a, vin *b, diff_view *d) {
                 const onescope_diff_value *v = &r->values[i];
                 if (!v->world) add_id(d, (uint64_t)v->index + 1);
                 if (d->name_count < 12) {
-                    char na[CLI_NUMBER_SIZE], nb[CLI_NUMBER_SIZE];
                     if (v->world)
                         snprintf(d->names[d->name_count++], 96, "%s[%" PRIu32 "]: a %s, b %s",
                                  v->name, v->index, cli_number(na, v->a), cli_number(nb, v->b));
@@ -617,7 +732,6 @@ static bool run_diff(vin *a, vin *b, diff_view *d) {
                 snprintf(d->text, sizeof d->text,
                          "first difference: row %" PRIu32 " (the world after step %" PRIu32 ")",
                          r.row, r.row - 1);
-            char na[CLI_NUMBER_SIZE], nb[CLI_NUMBER_SIZE];
             if (r.value_differs) {
                 add_id(d, r.entity_id);
                 snprintf(d->names[d->name_count++], 96, "entity %" PRIu64 " %s: a %s, b %s",
@@ -683,6 +797,170 @@ static bool run_diff(vin *a, vin *b, diff_view *d) {
 
 /* ---- the command ---- */
 
+/* How many distinct steps the runs keep: their sorted step lists merged. */
+static uint64_t union_count(int64_t *const *steps, const size_t *count, int n) {
+    size_t at[MAX_INPUTS] = {0};
+    uint64_t total = 0;
+    for (;;) {
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if (at[i] < count[i] && (best < 0 || steps[i][at[i]] < steps[best][at[best]])) best = i;
+        if (best < 0) return total;
+        int64_t s = steps[best][at[best]];
+        total++;
+        for (int i = 0; i < n; i++)
+            while (at[i] < count[i] && steps[i][at[i]] == s) at[i]++;
+    }
+}
+
+/* How many distinct steps the inputs hold: the union of their ranges, from the ranges alone. */
+static uint64_t held_count(const vin *in, int n) {
+    int order[MAX_INPUTS];
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 1; i < n; i++) /* by first step: at most 8 */
+        for (int j = i; j > 0 && in[order[j]].src.first < in[order[j - 1]].src.first; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    uint64_t total = 0;
+    int64_t lo = in[order[0]].src.first, hi = in[order[0]].src.last;
+    for (int k = 1; k <= n; k++) {
+        if (k < n && in[order[k]].src.first <= hi) { /* overlaps or touches the current span */
+            if (in[order[k]].src.last > hi) hi = in[order[k]].src.last;
+            continue;
+        }
+        total += (uint64_t)(hi - lo) + 1;
+        if (k < n) {
+            lo = in[order[k]].src.first;
+            hi = in[order[k]].src.last;
+        }
+    }
+    return total;
+}
+
+typedef struct view_page {
+    const char *title;
+    uint8_t dims, up;
+    const char *unit;
+    uint64_t trail;
+    int64_t first, last;
+    uint64_t total_steps; /* distinct steps the inputs hold */
+    uint64_t kept_steps;  /* of those, kept (after a complete attempt) */
+    bool diff;
+    const diff_view *dv;
+} view_page;
+
+/* One attempt at the data block under keep: RUN_OVER as soon as it passes the budget. */
+static run_result write_data(page *pg, vin *in, int n, const keep_rule *keep, cli_entity_filter *f,
+                             view_page *v) {
+    FILE *o = pg->o;
+    fputs("{\"format\":\"onescope-view\",\"version\":2,\"title\":", o);
+    jcstr(o, v->title);
+    fprintf(o, ",\"dims\":%u,\"up\":%u,\"unit\":\"%s\",\"trail\":%" PRIu64 ",\"first\":", v->dims,
+            v->up, v->unit, v->trail);
+    jid(o, (uint64_t)v->first);
+    fputs(",\"last\":", o);
+    jid(o, (uint64_t)v->last);
+    fputs(",\"runs\":[", o);
+    int64_t *steps[MAX_INPUTS] = {0};
+    size_t counts[MAX_INPUTS] = {0};
+    run_result res = RUN_OK;
+    for (int i = 0; i < n && res == RUN_OK; i++) {
+        if (i) fputc(',', o);
+        res = write_run(pg, &in[i], keep, f, &steps[i], &counts[i]);
+    }
+    if (res == RUN_OK) v->kept_steps = union_count(steps, counts, n);
+    for (int i = 0; i < n; i++) free(steps[i]);
+    if (res != RUN_OK) return res;
+    fputc(']', o);
+    const diff_view *dv = v->dv;
+    if (v->diff) {
+        fprintf(o, ",\"diff\":{\"diverged\":%s,\"step\":", dv->diverged ? "true" : "false");
+        if (dv->diverged)
+            jid(o, (uint64_t)dv->step);
+        else
+            fputs("null", o);
+        fputs(",\"text\":", o);
+        jcstr(o, dv->text);
+        fputs(",\"entities\":[", o);
+        for (int i = 0; i < dv->id_count; i++) {
+            if (i) fputc(',', o);
+            jid(o, dv->ids[i]);
+        }
+        fputs("],\"names\":[", o);
+        for (int i = 0; i < dv->name_count; i++) {
+            if (i) fputc(',', o);
+            jcstr(o, dv->names[i]);
+        }
+        fputs("]}", o);
+    }
+    fputs(",\"every\":", o);
+    if (keep->every < keep->no_grid)
+        fprintf(o, "%" PRId64, keep->every);
+    else
+        fputs("null", o); /* no grid: only the marks */
+    fprintf(o,
+            ",\"total_steps\":%" PRIu64 ",\"kept_steps\":%" PRIu64 ",\"decimated\":%s,\"dense\":",
+            v->total_steps, v->kept_steps, v->kept_steps < v->total_steps ? "true" : "false");
+    if (keep->diverged && keep->half > 0 && keep->every > 1) {
+        int64_t d = keep->divergence, h = keep->half; /* all >= 0: no overflow */
+        fputc('[', o);
+        jid(o, (uint64_t)(d - v->first > h ? d - h : v->first));
+        fputc(',', o);
+        jid(o, (uint64_t)(v->last - d > h ? d + h : v->last));
+        fputc(']', o);
+    } else {
+        fputs("null", o);
+    }
+    fputc('}', o);
+    return page_over(pg) ? RUN_OVER : RUN_OK;
+}
+
+/* After an attempt passed the budget: a sparser rule, or false when none is left. The dense
+ * window around the divergence narrows first when it alone took half the budget; else k grows
+ * (at least doubling, more when the bytes written per row seen say the page needs it), up to
+ * k_inf (no grid step past the first: only the marks); then the window narrows to nothing. */
+static bool next_rule(keep_rule *k, const page *pg, uint64_t written, uint64_t rows,
+                      int64_t k_inf) {
+    if (k->diverged && k->half > 0 && pg->dense_bytes > pg->budget / 2) {
+        k->half /= 4;
+        return true;
+    }
+    if (k->every < k_inf) {
+        double seen = pg->rows_seen ? (double)pg->rows_seen : 1;
+        double need = (double)written * ((double)rows / seen) / (double)pg->budget;
+        double grown = ceil((double)k->every * need * 1.25);
+        int64_t e = k->every * 2; /* every <= k_inf <= 2^33: no overflow */
+        if (grown > (double)e) e = grown >= (double)k_inf ? k_inf : (int64_t)grown;
+        k->every = e < k_inf ? e : k_inf;
+        return true;
+    }
+    if (k->diverged && k->half > 0) {
+        k->half /= 4;
+        return true;
+    }
+    return false;
+}
+
+/* The page: head, the data block (charged), the script. RUN_OVER leaves *o closed. */
+static run_result write_page(FILE *o, page *pg, vin *in, int n, const keep_rule *keep,
+                             cli_entity_filter *f, view_page *v) {
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<title>onescope view</title>\n<style>\n",
+          o);
+    fputs(view_css, o);
+    fputs("</style>\n</head>\n<body>\n<script type=\"application/json\" id=\"onescope-data\">", o);
+    *pg = (page){.o = o, .start = ftell(o), .budget = pg->budget};
+    run_result res = write_data(pg, in, n, keep, f, v);
+    if (res != RUN_OK) return res;
+    pg->data_bytes = page_bytes(pg);
+    fputs("</script>\n<script>\n", o);
+    fputs(view_js, o);
+    fputs("</script>\n</body>\n</html>\n", o);
+    return RUN_OK;
+}
+
 int cmd_view(int argc, char **argv) {
     vin in[MAX_INPUTS];
     memset(in, 0, sizeof in);
@@ -725,8 +1003,8 @@ int cmd_view(int argc, char **argv) {
         return CLI_FAIL;
     }
     int status = CLI_FAIL;
-    char *page = NULL;
-    size_t page_size = 0;
+    char *html = NULL;
+    size_t html_size = 0;
     FILE *o = NULL;
     for (int i = 0; i < n; i++)
         if (!load(&in[i])) goto done;
@@ -743,42 +1021,44 @@ int cmd_view(int argc, char **argv) {
     diff_view dv = {0};
     if (diff && !run_diff(&in[0], &in[1], &dv)) goto done;
 
-    /* The decimation (docs/view.md): every k-th step from the first, k the smallest that keeps
-     * the estimated data under the budget, plus each run's last step and, with --diff, every
-     * step within DENSE_HALF of the divergence. */
+    /* The decimation (docs/view.md, "Long runs"): the grid's k from an estimate of the data
+     * per step, then the page is written, charged as it goes, and written again under a
+     * sparser rule whenever it passes the budget. Everything here follows the rows the inputs
+     * hold (at most 8 ranges), never the span of their step numbers. */
     int64_t first = in[0].src.first, last = in[0].src.last;
+    uint64_t rows = 0, longest = 0;
     double per_step = 0;
+    keep_rule keep = {.every = 1};
     for (int i = 0; i < n; i++) {
         if (in[i].src.first < first) first = in[i].src.first;
         if (in[i].src.last > last) last = in[i].src.last;
+        uint64_t held = (uint64_t)(in[i].src.last - in[i].src.first) + 1;
+        rows += held;
+        if (held > longest) longest = held;
+        keep.marks[keep.mark_count++] = in[i].src.first;
+        keep.marks[keep.mark_count++] = in[i].src.last;
         double bytes = in[i].src.replay ? 6 : 10; /* a number and its comma */
         per_step += (double)in[i].est_entities * in[i].cols * bytes;
         if (in[i].src.replay &&
             onescope_replay_link(in[i].src.replay).role != ONESCOPE_LINK_ROLE_NONE)
             per_step += (81 + 128) * 3;
     }
-    double total = (double)(last - first) + 1;
-    char total_text[CLI_NUMBER_SIZE];
-    keep_rule keep = {.base = first, .every = 1, .dense_lo = 1, .dense_hi = 0};
-    if (total * per_step > (double)budget)
-        keep.every = (int64_t)ceil(total * per_step / (double)budget);
-    if (diff && dv.diverged && keep.every > 1) {
-        keep.dense_lo = dv.step - DENSE_HALF;
-        keep.dense_hi = dv.step + DENSE_HALF;
+    keep.base = first;
+    if (diff && dv.diverged) {
+        keep.diverged = true;
+        keep.divergence = dv.step;
+        keep.half = DENSE_HALF;
+        keep.marks[keep.mark_count++] = dv.step; /* kept whatever the budget */
     }
-    uint64_t kept_steps = 0;
-    for (int64_t s = first; s <= last; s++) {
-        bool any = false;
-        for (int i = 0; i < n; i++)
-            any |= s >= in[i].src.first && s <= in[i].src.last && kept(&keep, s, in[i].src.last);
-        kept_steps += any;
-    }
+    int64_t k_inf = (int64_t)longest + 1; /* <= 2^32 + 2: only the grid's first step is kept */
+    keep.no_grid = k_inf;
+    uint64_t held = held_count(in, n);
+    double estimate = (double)held * per_step;
+    if (estimate > (double)budget)
+        keep.every = estimate / (double)budget >= (double)k_inf
+                         ? k_inf
+                         : (int64_t)ceil(estimate / (double)budget);
 
-    o = open_memstream(&page, &page_size);
-    if (o == NULL) {
-        fprintf(stderr, "onescope view: out of memory\n");
-        goto done;
-    }
     char title[512];
     const char *t = ca.seen[OPT_TITLE] ? ca.value[OPT_TITLE] : NULL;
     if (t == NULL) {
@@ -788,53 +1068,43 @@ int cmd_view(int argc, char **argv) {
                                    i ? (diff ? " vs " : ", ") : "", in[i].src.label);
         t = title;
     }
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<title>onescope view</title>\n<style>\n",
-          o);
-    fputs(view_css, o);
-    fputs("</style>\n</head>\n<body>\n<script type=\"application/json\" id=\"onescope-data\">", o);
-    fputs("{\"format\":\"onescope-view\",\"version\":1,\"title\":", o);
-    jcstr(o, t);
-    uint8_t up = 1;
+    view_page v = {.title = t,
+                   .dims = in[0].src.shape.dimensions,
+                   .up = 1,
+                   .unit = in[0].src.shape.unitless ? "units" : "m",
+                   .trail = trail,
+                   .first = first,
+                   .last = last,
+                   .total_steps = held,
+                   .diff = diff,
+                   .dv = &dv};
     for (int i = 0; i < n; i++)
-        if (in[i].up == 2) up = 2;
-    fprintf(o,
-            ",\"dims\":%u,\"up\":%u,\"unit\":\"%s\",\"trail\":%" PRIu64 ",\"first\":%" PRId64
-            ",\"last\":%" PRId64 ",\"every\":%" PRId64 ",\"total_steps\":%s,\"kept_steps\":%" PRIu64
-            ",\"decimated\":%s,\"dense\":",
-            in[0].src.shape.dimensions, up, in[0].src.shape.unitless ? "units" : "m", trail, first,
-            last, keep.every, cli_number(total_text, total), kept_steps,
-            keep.every > 1 ? "true" : "false");
-    if (keep.dense_lo <= keep.dense_hi)
-        fprintf(o, "[%" PRId64 ",%" PRId64 "]", keep.dense_lo < first ? first : keep.dense_lo,
-                keep.dense_hi > last ? last : keep.dense_hi);
-    else
-        fputs("null", o);
-    fputs(",\"runs\":[", o);
-    for (int i = 0; i < n; i++) {
-        if (i) fputc(',', o);
-        if (!write_run(o, &in[i], &keep, &f)) goto done;
-    }
-    fputc(']', o);
-    if (diff) {
-        fprintf(o, ",\"diff\":{\"diverged\":%s,\"step\":%" PRId64 ",\"text\":",
-                dv.diverged ? "true" : "false", dv.diverged ? dv.step : -1);
-        jcstr(o, dv.text);
-        fputs(",\"entities\":[", o);
-        for (int i = 0; i < dv.id_count; i++) fprintf(o, "%s%" PRIu64, i ? "," : "", dv.ids[i]);
-        fputs("],\"names\":[", o);
-        for (int i = 0; i < dv.name_count; i++) {
-            if (i) fputc(',', o);
-            jcstr(o, dv.names[i]);
+        if (in[i].up == 2) v.up = 2;
+    page pg = {.budget = budget};
+    for (;;) {
+        o = open_memstream(&html, &html_size);
+        if (o == NULL) {
+            fprintf(stderr, "onescope view: out of memory\n");
+            goto done;
         }
-        fputs("]}", o);
-    }
-    fputs("}</script>\n<script>\n", o);
-    fputs(view_js, o);
-    fputs("</script>\n</body>\n</html>\n", o);
-    if (cli_entity_filter_unmatched(&f) != NULL) {
+        run_result res = write_page(o, &pg, in, n, &keep, &f, &v);
+        if (res == RUN_FAIL) goto done;
+        if (res == RUN_OK) break;
+        uint64_t found = page_bytes(&pg);
         fclose(o);
         o = NULL;
+        free(html);
+        html = NULL;
+        if (!next_rule(&keep, &pg, found, rows, k_inf)) {
+            fprintf(stderr,
+                    "%s: --max-bytes %" PRIu64 ": expected the page's data to fit, found %" PRIu64
+                    " bytes or more with only each input's first and last step%s kept (raise "
+                    "--max-bytes, or keep fewer entities with --entity)\n",
+                    cli_shown(out), budget, found, keep.diverged ? " and the divergence" : "");
+            goto done;
+        }
+    }
+    if (cli_entity_filter_unmatched(&f) != NULL) {
         status = cli_usage_error("view", "--entity: no input has an entity '%s' (by id or name)",
                                  cli_entity_filter_unmatched(&f));
         goto done;
@@ -846,26 +1116,34 @@ int cmd_view(int argc, char **argv) {
     }
     o = NULL;
     onescope_error err;
-    if (onescope_file_write(out, page, page_size, &err) != ONESCOPE_OK) {
+    if (onescope_file_write(out, html, html_size, &err) != ONESCOPE_OK) {
         cli_print_error(&err);
         goto done;
     }
-    if (keep.every > 1 && !cli.quiet)
+    if (v.kept_steps < v.total_steps && !cli.quiet) {
+        char every[64];
+        if (keep.every < k_inf)
+            snprintf(every, sizeof every, "every %" PRId64 " steps", keep.every);
+        else
+            snprintf(every, sizeof every, "each input's first and last step%s",
+                     keep.diverged ? " and the divergence" : "");
         fprintf(stderr,
-                "%s: decimated: every %" PRId64 " steps kept (%" PRIu64 " of %s) to stay under "
-                "%" PRIu64 " bytes\n",
-                cli_shown(out), keep.every, kept_steps, cli_number(total_text, total), budget);
+                "%s: decimated: %s kept (%" PRIu64 " of %" PRIu64 ") to stay under %" PRIu64
+                " bytes\n",
+                cli_shown(out), every, v.kept_steps, v.total_steps, budget);
+    }
     if (cli.verbose) {
         for (int i = 0; i < n; i++)
             if (in[i].src.cache)
                 fprintf(stderr, "%s: poses %s\n", cli_shown(in[i].path),
                         in[i].src.cache->mapping ? "read in place (mapped)" : "copied into memory");
-        fprintf(stderr, "%s: %zu bytes\n", cli_shown(out), page_size);
+        fprintf(stderr, "%s: %zu bytes, %" PRIu64 " of them data\n", cli_shown(out), html_size,
+                pg.data_bytes);
     }
     status = CLI_OK;
 done:
     if (o) fclose(o);
-    free(page);
+    free(html);
     free_inputs(in, n);
     cli_entity_filter_free(&f);
     return status;

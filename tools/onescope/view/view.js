@@ -41,24 +41,44 @@
   }
 
   // ---- the steps: every kept step of every run, in order ----
-  var stepSet = {};
+  // Steps and ids are decimal strings (docs/view.md, "The data"): exact past 2^53, where a
+  // JavaScript number is not. Steps are never negative, so they compare by length, then text.
+  function cmpStep(a, b) {
+    if (a.length !== b.length) return a.length - b.length;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  var stepSet = Object.create(null);
   D.runs.forEach(function (r) {
-    r.at = {};
+    r.at = Object.create(null);
     r.steps.forEach(function (s, i) { r.at[s] = i; stepSet[s] = true; });
     r.cols = r.columns.length;
     r.colourOf = r.entities.map(function (e) { return PALETTE[e.c % PALETTE.length]; });
-    r.byId = {};
+    r.byId = Object.create(null);
     r.entities.forEach(function (e, i) { r.byId[e.id] = i; });
+    // a frame is groups "slot, count, count x cols numbers": where each present slot's numbers
+    // start (slotAt), and the slots present (slotsIn)
+    r.slotAt = [];
+    r.slotsIn = [];
+    r.frames.forEach(function (fr) {
+      var at = Object.create(null), list = [], i = 0;
+      while (i + 1 < fr.length) {
+        var s = fr[i], n = fr[i + 1];
+        i += 2;
+        for (var k = 0; k < n && i < fr.length; k++, i += r.cols) { at[s + k] = i; list.push(s + k); }
+      }
+      r.slotAt.push(at);
+      r.slotsIn.push(list);
+    });
   });
-  var steps = Object.keys(stepSet).map(Number).sort(function (a, b) { return a - b; });
-  if (steps.length === 0) steps = [0];
+  var steps = Object.keys(stepSet).sort(cmpStep);
+  if (steps.length === 0) steps = ['0'];
 
   // position of entity e of run r at frame f, in metres (null: absent)
   function pos(r, f, e) {
     var fr = r.frames[f];
     if (!fr) return null;
-    var o = e * r.cols;
-    if (o >= fr.length || fr[o] === null) return null;
+    var o = r.slotAt[f][e];
+    if (o === undefined || fr[o] === null) return null;
     return [fr[o] * r.scale, fr[o + 1] * r.scale, D.dims === 3 ? fr[o + 2] * r.scale : 0];
   }
   // the last frame of r at or before step s (-1: none yet)
@@ -66,7 +86,7 @@
     var lo = 0, hi = r.steps.length - 1, best = -1;
     while (lo <= hi) {
       var m = (lo + hi) >> 1;
-      if (r.steps[m] <= s) { best = m; lo = m + 1; } else hi = m - 1;
+      if (cmpStep(r.steps[m], s) <= 0) { best = m; lo = m + 1; } else hi = m - 1;
     }
     return best;
   }
@@ -94,7 +114,7 @@
   }
   D.runs.forEach(function (r) {
     for (var f = 0; f < r.frames.length; f++)
-      for (var e = 0; e < r.entities.length; e++) { var p = pos(r, f, e); if (p) grow(p); }
+      r.slotsIn[f].forEach(function (e) { var p = pos(r, f, e); if (p) grow(p); });
     if (r.field) { grow([0, 0, 0]); grow(D.dims === 3 ? [10, 0, 10] : [10, 10, 0]); }
   });
   if (!isFinite(lo[0])) { lo = [0, 0, 0]; hi = [1, 1, 1]; }
@@ -121,11 +141,26 @@
   }
 
   // ---- the page ----
-  var params = {};
+  // the URL fragment: a part that does not decode, or a value of the wrong kind, is named in a
+  // note and ignored (the page opens as without it)
+  var params = Object.create(null), ignored = [];
   location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
     var i = kv.indexOf('=');
-    if (i > 0) params[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1));
+    if (kv === '') return;
+    try {
+      if (i <= 0) throw new URIError('no name=value');
+      params[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1));
+    } catch (e) {
+      ignored.push(kv);
+    }
   });
+  ['step', 'trail'].forEach(function (k) {
+    if (params[k] !== undefined && !/^[0-9]+$/.test(params[k])) {
+      ignored.push(k + '=' + params[k]);
+      delete params[k];
+    }
+  });
+  if (params.step !== undefined) params.step = params.step.replace(/^0+(?=[0-9])/, '');
   var canvas = el('canvas', { id: 'scene', width: W, height: H });
   var ctx = canvas.getContext('2d');
   var side = el('div', { id: 'side' });
@@ -150,10 +185,16 @@
   });
   if (D.decimated) {
     side.appendChild(el('div', { id: 'decimated', 'class': 'note' },
-      'decimated: every ' + D.every + ' steps kept (' + D.kept_steps + ' of ' + D.total_steps +
+      'decimated: ' + (D.every !== null ? 'every ' + D.every + ' steps' : 'each input\'s first and last step' +
+        (D.diff && D.diff.diverged ? ' and the divergence' : '')) +
+      ' kept (' + D.kept_steps + ' of ' + D.total_steps +
       ')' + (D.dense ? ', every step of ' + D.dense[0] + '..' + D.dense[1] : '')));
   }
   (D.notes || []).forEach(function (n) { side.appendChild(el('div', { 'class': 'note' }, n)); });
+  if (ignored.length) {
+    side.appendChild(el('div', { id: 'fragment', 'class': 'note' },
+      'URL fragment: ignored ' + ignored.join(', ') + ' (docs/view.md)'));
+  }
   side.appendChild(el('div', { id: 'errors' }));
   var info = el('div', { id: 'info' }, 'hover or click an entity');
   side.appendChild(el('h3', {}, 'entity'));
@@ -216,7 +257,7 @@
   var scrub = el('input', { id: 'scrub', type: 'range', min: 0, max: steps.length - 1, value: 0 });
   scrub.addEventListener('input', function () { go(Number(scrub.value)); });
   bottom.appendChild(scrub);
-  var trail = Math.max(0, Number(params.trail !== undefined ? params.trail : D.trail));
+  var trail = Math.min(Number(params.trail !== undefined ? params.trail : D.trail), steps.length);
 
   function setView(name) {
     cam.name = name;
@@ -235,14 +276,14 @@
   }
 
   // ---- diff: the strip chart of the largest distance per step ----
-  var strip = null, dist = null, highlight = {};
+  var strip = null, dist = null, highlight = Object.create(null);
   if (D.diff) {
     var a = D.runs[0], b = D.runs[1];
     dist = steps.map(function (s) {
       var fa = a.at[s], fb = b.at[s], m = null;
       if (fa === undefined || fb === undefined) return null;
-      a.entities.forEach(function (e, i) {
-        var j = b.byId[e.id];
+      a.slotsIn[fa].forEach(function (i) {
+        var j = b.byId[a.entities[i].id];
         if (j === undefined) return;
         var p = pos(a, fa, i), q = pos(b, fb, j);
         if (!p || !q) return;
@@ -273,7 +314,7 @@
   }
   function indexOf(s) {
     var lo2 = 0, hi2 = steps.length - 1;
-    while (lo2 < hi2) { var m = (lo2 + hi2) >> 1; if (steps[m] < s) lo2 = m + 1; else hi2 = m; }
+    while (lo2 < hi2) { var m = (lo2 + hi2) >> 1; if (cmpStep(steps[m], s) < 0) lo2 = m + 1; else hi2 = m; }
     return lo2;
   }
   function drawStrip() {
@@ -353,29 +394,36 @@
     var first = Math.max(0, cur - trail);
     D.runs.forEach(function (r, ri) {
       ctx.setLineDash(ri % 2 ? [5, 3] : []);
-      for (var e = 0; e < r.entities.length; e++) {
+      // the run's frame at each step of the trail, and the entities present in any of them
+      var fs = [], seen = Object.create(null), list = [];
+      for (var i = first; i <= cur; i++) {
+        var f = r.at[steps[i]];
+        fs.push(f);
+        if (f !== undefined)
+          r.slotsIn[f].forEach(function (e) { if (!seen[e]) { seen[e] = true; list.push(e); } });
+      }
+      list.forEach(function (e) {
         ctx.strokeStyle = rgb(r.colourOf[e]);
         ctx.lineWidth = 1.5;
         ctx.beginPath();
         var open = false;
-        for (var i = first; i <= cur; i++) {
-          var f = r.at[steps[i]];
+        fs.forEach(function (f) {
           var p = f === undefined ? null : pos(r, f, e);
-          if (!p) { open = false; continue; }
+          if (!p) { open = false; return; }
           var q = project(p);
           if (open) ctx.lineTo(q[0], q[1]); else ctx.moveTo(q[0], q[1]);
           open = true;
-        }
+        });
         ctx.stroke();
-      }
+      });
     });
     ctx.setLineDash([]);
     D.runs.forEach(function (r, ri) {
       var f = r.at[s];
       if (f === undefined) return;
-      for (var e = 0; e < r.entities.length; e++) {
+      r.slotsIn[f].forEach(function (e) {
         var p = pos(r, f, e);
-        if (!p) continue;
+        if (!p) return;
         var q = project(p);
         ctx.fillStyle = rgb(r.colourOf[e]);
         shape(ctx, SHAPES[ri % 4], q[0], q[1], DOT);
@@ -387,7 +435,7 @@
           shape(ctx, SHAPES[ri % 4], q[0], q[1], DOT + 3);
           ctx.stroke();
         }
-      }
+      });
     });
     label.textContent = ' step ' + s + ' (' + (cur + 1) + ' of ' + steps.length + ')';
     label.setAttribute('data-step', s);
@@ -404,12 +452,12 @@
     D.runs.forEach(function (r, ri) {
       var f = r.at[s];
       if (f === undefined) return;
-      for (var e = 0; e < r.entities.length; e++) {
+      r.slotsIn[f].forEach(function (e) {
         var p = pos(r, f, e);
-        if (!p) continue;
+        if (!p) return;
         var q = project(p), d = (q[0] - x) * (q[0] - x) + (q[1] - y) * (q[1] - y);
         if (d <= bd) { bd = d; best = { r: ri, e: e }; }
-      }
+      });
     });
     return best;
   }
@@ -418,8 +466,8 @@
     if (!t) return;
     var r = D.runs[t.r], f = r.at[steps[cur]], ent = r.entities[t.e];
     var lines = [r.name, ent.name, 'id ' + ent.id, 'step ' + steps[cur]];
-    var fr = f === undefined ? null : r.frames[f], o = t.e * r.cols;
-    if (!fr || o >= fr.length || fr[o] === null) lines.push('absent');
+    var fr = f === undefined ? null : r.frames[f], o = f === undefined ? undefined : r.slotAt[f][t.e];
+    if (!fr || o === undefined || fr[o] === null) lines.push('absent');
     else r.columns.forEach(function (c, k) {
       lines.push(c + ' ' + fr[o + k] + (r.units[k] ? ' ' + r.units[k] : ''));
     });
@@ -454,7 +502,7 @@
   });
 
   setView(params.view === 'side' || params.view === 'front' ? params.view : 'top');
-  if (params.step !== undefined) go(indexOf(Number(params.step)));
+  if (params.step !== undefined) go(indexOf(params.step));
   else go(0);
   document.body.setAttribute('data-ready', 'true');
 })();
