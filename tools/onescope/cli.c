@@ -124,6 +124,28 @@ const char *cli_shown(const char *path) {
     return buf;
 }
 
+bool cli_input_open(cli_input *in, const char *path) {
+    in->path = path;
+    in->src[0] = '\0';
+    onescope_error err;
+    if (onescope_file_open_input(path, NULL, &in->fd, &err) != ONESCOPE_OK) {
+        cli_print_error(&err);
+        return false;
+    }
+    snprintf(in->src, sizeof in->src, "/dev/fd/%d", in->fd);
+    return true;
+}
+
+void cli_input_close(cli_input *in) {
+    if (in->fd >= 0) close(in->fd);
+    in->fd = -1;
+}
+
+void cli_input_rename(const cli_input *in, onescope_error *err) {
+    if (in->src[0] != '\0' && strcmp(err->input, in->src) == 0)
+        snprintf(err->input, sizeof err->input, "%s", cli_input_name(in->path));
+}
+
 void cli_json_string(FILE *out, const char *s, size_t n) {
     fputc('"', out);
     for (size_t i = 0; i < n;) {
