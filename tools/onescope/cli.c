@@ -124,16 +124,19 @@ const char *cli_shown(const char *path) {
     return buf;
 }
 
-bool cli_input_open(cli_input *in, const char *path) {
+onescope_code cli_input_try(cli_input *in, const char *path, onescope_error *err) {
     in->path = path;
     in->src[0] = '\0';
+    onescope_code rc = onescope_file_open_input(path, NULL, &in->fd, err);
+    if (rc == ONESCOPE_OK) snprintf(in->src, sizeof in->src, "/dev/fd/%d", in->fd);
+    return rc;
+}
+
+bool cli_input_open(cli_input *in, const char *path) {
     onescope_error err;
-    if (onescope_file_open_input(path, NULL, &in->fd, &err) != ONESCOPE_OK) {
-        cli_print_error(&err);
-        return false;
-    }
-    snprintf(in->src, sizeof in->src, "/dev/fd/%d", in->fd);
-    return true;
+    if (cli_input_try(in, path, &err) == ONESCOPE_OK) return true;
+    cli_print_error(&err);
+    return false;
 }
 
 void cli_input_close(cli_input *in) {

@@ -151,6 +151,8 @@ typedef struct cli_input {
 } cli_input;
 /* Opens path into in; false after one line on stderr naming the input. */
 bool cli_input_open(cli_input *in, const char *path);
+/* The same, the error left in err instead of printed. */
+onescope_code cli_input_try(cli_input *in, const char *path, onescope_error *err);
 /* Closes in (a closed or never opened one is fine). */
 void cli_input_close(cli_input *in);
 /* An error the library built naming in's src names the input as given instead. */
