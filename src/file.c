@@ -27,14 +27,31 @@ static onescope_code io_fail(onescope_error *error, const char *path, const char
                             strerror(errno));
 }
 
-/* Every read of a named file opens it here: without blocking (a FIFO nobody writes to would
- * hold open(2) forever), then blocking again for the reads, so a pipe with a writer is read
- * as before and one without reads as empty (an invalid input, one line), never a hang. */
+/* Every read of a named input opens it here, once: a FIFO waits for its writer as any reader
+ * of a named pipe does (a writer that connects a moment later is read, not taken for an
+ * empty input; docs/hardening.md, "Inputs are opened once"), so the bytes a command reads
+ * are those its one open found. */
 static int open_read(const char *path) {
+    int fd;
+    do fd = open(path, O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    return fd;
+}
+
+/* A file that must be a regular file (a partial to recover, a writer's own partial): opened
+ * without blocking, so a FIFO in its place is refused at once rather than waited on. */
+static int open_regular(const char *path) {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return -1;
     int fl = fcntl(fd, F_GETFL);
     if (fl != -1) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+int onescope_os_file_open_input(const char *path, const char *name, onescope_error *error) {
+    if (strcmp(path, "-") == 0) return STDIN_FILENO;
+    int fd = open_read(path);
+    if (fd < 0) io_fail(error, name, "cannot open");
     return fd;
 }
 
@@ -521,29 +538,36 @@ onescope_code onescope_os_file_write_buffer(const char *path, onescope_buffer *b
     return rc;
 }
 
-onescope_code onescope_os_file_open_stream(const char *path, const onescope_parse_options *options,
-                                           int *fd, uint64_t *size, onescope_error *error) {
+onescope_code onescope_os_file_open_seekable(const char *path,
+                                             const onescope_parse_options *options, int *fd,
+                                             uint64_t *size, onescope_os_scratch **spool,
+                                             onescope_error *error) {
     *fd = -1;
     *size = 0;
-    if (strcmp(path, "-") == 0) return ONESCOPE_OK;
-    int f = open_read(path);
-    if (f < 0) return io_fail(error, path, "cannot open");
+    *spool = NULL;
+    const char *name = onescope_os_input_name(path);
+    int f = onescope_os_file_open_input(path, name, error);
+    if (f < 0) return ONESCOPE_E_IO;
+    bool is_stdin = strcmp(path, "-") == 0;
     struct stat st;
-    if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(f);
+    /* Standard input's size is never taken from fstat: it may stand anywhere in the file. */
+    if (!is_stdin && fstat(f, &st) == 0 && S_ISREG(st.st_mode)) {
+        onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
+        if (rc != ONESCOPE_OK) {
+            close(f);
+            return rc;
+        }
+#ifdef POSIX_FADV_SEQUENTIAL
+        posix_fadvise(f, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+        *fd = f;
+        *size = (uint64_t)st.st_size;
         return ONESCOPE_OK;
     }
-    onescope_code rc = check_file_size(path, &st, onescope_os_input_limit(options), error);
-    if (rc != ONESCOPE_OK) {
-        close(f);
-        return rc;
-    }
-#ifdef POSIX_FADV_SEQUENTIAL
-    posix_fadvise(f, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-    *fd = f;
-    *size = (uint64_t)st.st_size;
-    return ONESCOPE_OK;
+    /* anything else is read once, into a scratch file, from the descriptor opened here */
+    return onescope_os_fd_spool(f, !is_stdin, name, onescope_os_input_limit(options),
+                                options != NULL ? options->allocator : NULL, spool, fd, size,
+                                error);
 }
 
 /* ---- validation in constant memory ----
@@ -870,7 +894,7 @@ void onescope_os_file_unmap(void *map, size_t size) {
  * onescope_file_write names and creates its own. ---- */
 
 int onescope_os_file_open_read(const char *path, const char *name, onescope_error *error) {
-    int fd = open_read(path);
+    int fd = open_regular(path);
     if (fd < 0) {
         onescope_os_fail(error, ONESCOPE_E_IO, name, OS_NO_OFFSET, NULL, NULL, "cannot open %s: %s",
                          path, strerror(errno));
@@ -985,7 +1009,7 @@ onescope_code onescope_os_file_sink_commit(onescope_os_file_sink *s, onescope_er
 
 int onescope_os_recover_open(const char *partial, uint64_t *size, onescope_error *error) {
     *size = 0;
-    int fd = open_read(partial);
+    int fd = open_regular(partial);
     if (fd < 0) {
         io_fail(error, partial, "cannot open");
         return -1;

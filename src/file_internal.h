@@ -28,11 +28,20 @@ onescope_code onescope_os_file_read_input(const char *path, const onescope_parse
 /* onescope_file_write of a writer's buffer, which is freed whatever happens. */
 onescope_code onescope_os_file_write_buffer(const char *path, onescope_buffer *buf,
                                             onescope_error *error);
-/* Opens path for a streamed read: OK with *fd >= 0 and *size for a regular file within the
- * options' limit (the read path's size line otherwise); OK with *fd -1 for what is not one
- * (standard input, a pipe, a device, a folder: the read path says what is wrong with it). */
-onescope_code onescope_os_file_open_stream(const char *path, const onescope_parse_options *options,
-                                           int *fd, uint64_t *size, onescope_error *error);
+/* Opens an input ("-" standard input) once, for reading: a FIFO waits for its writer.
+ * Returns the descriptor (STDIN_FILENO for "-", never closed by the caller), or -1 with the
+ * "cannot open" line naming name. Every read of a named input goes through here. */
+int onescope_os_file_open_input(const char *path, const char *name, onescope_error *error);
+typedef struct onescope_os_scratch onescope_os_scratch;
+/* Opens an input once for reading at any offset: a regular file (not standard input) within
+ * the options' limit gives its own descriptor and size (the read path's size line otherwise);
+ * anything else (standard input, a pipe, a FIFO, /dev/fd/N of a pipe, a device) is spooled
+ * from that one descriptor into a scratch file (onescope_os_fd_spool), *spool owning *fd.
+ * Without a spool the caller closes *fd. Errors name the input ("<stdin>" for "-"). */
+onescope_code onescope_os_file_open_seekable(const char *path,
+                                             const onescope_parse_options *options, int *fd,
+                                             uint64_t *size, onescope_os_scratch **spool,
+                                             onescope_error *error);
 /* A regular file of size total, from its start, through a push validator (buf holds
  * ONESCOPE_OS_READ_BUFFER bytes), kept as onescope_os_push_run keeps it. */
 onescope_code onescope_os_file_push(const onescope_os_push_ops *ops, int fd, uint8_t *buf,
@@ -222,7 +231,6 @@ void onescope_os_file_chunks_free(onescope_os_file_chunks *c);
  * when closed or when the process dies. Appends go through a 256 KiB buffer; a read (pread,
  * not a mapping, so no page of it counts in the process's memory) flushes it first. Errors
  * name name and the folder. */
-typedef struct onescope_os_scratch onescope_os_scratch;
 onescope_code onescope_os_scratch_open(const char *name, const onescope_allocator *a,
                                        onescope_os_scratch **out, onescope_error *error);
 onescope_code onescope_os_scratch_append(onescope_os_scratch *s, const void *data, size_t n,
@@ -239,9 +247,14 @@ void onescope_os_scratch_free(onescope_os_scratch *s);
  * the chunked reader's rules (the limit counted as the bytes arrive, a folder refused), then
  * handed back as a descriptor at offset 0 and its size: a verify or a frame reader then reads
  * it as it reads a regular file, in the same memory, at the cost of its size in $TMPDIR.
- * *out owns the descriptor (onescope_os_scratch_free closes it). */
+ * *out owns the descriptor (onescope_os_scratch_free closes it). onescope_os_file_spool opens
+ * path once (onescope_os_file_open_input); onescope_os_fd_spool reads an input already open,
+ * closing in when owned is true, whatever happens. */
 onescope_code onescope_os_file_spool(const char *path, const char *name, size_t limit,
                                      const onescope_allocator *a, onescope_os_scratch **out,
                                      int *fd, uint64_t *size, onescope_error *error);
+onescope_code onescope_os_fd_spool(int in, bool owned, const char *name, size_t limit,
+                                   const onescope_allocator *a, onescope_os_scratch **out, int *fd,
+                                   uint64_t *size, onescope_error *error);
 
 #endif

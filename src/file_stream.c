@@ -74,16 +74,19 @@ void onescope_os_file_chunks_free(onescope_os_file_chunks *c) {
     onescope_os_free(c->a, c);
 }
 
-onescope_code onescope_os_file_chunks_open(const char *path, const char *name, size_t limit,
-                                           const onescope_allocator *a,
-                                           onescope_os_file_chunks **out, const uint8_t **first,
-                                           size_t *first_size, onescope_error *error) {
+/* The chunks of an input already open (fd; owned: closed with the chunks, or at once on a
+ * failure here). */
+static onescope_code chunks_of_fd(int fd, bool owned, const char *name, size_t limit,
+                                  const onescope_allocator *a, onescope_os_file_chunks **out,
+                                  const uint8_t **first, size_t *first_size,
+                                  onescope_error *error) {
     *out = NULL;
     onescope_os_file_chunks *c = onescope_os_calloc(a, 1, sizeof *c);
     void *raw = NULL;
     uint8_t *buf = c != NULL ? onescope_os_read_buffer(a, CHUNK_BYTES, &raw) : NULL;
     if (buf == NULL) {
         onescope_os_free(a, c);
+        if (owned) (void)close(fd);
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,
                                 "cannot allocate %zu bytes", CHUNK_BYTES);
     }
@@ -92,25 +95,16 @@ onescope_code onescope_os_file_chunks_open(const char *path, const char *name, s
     c->raw = raw;
     c->name = name;
     c->limit = limit;
-    c->is_stdin = strcmp(path, "-") == 0;
-    /* as the read path opens: a FIFO without a writer reads as empty, never hangs */
-    c->fd = c->is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (c->fd < 0) {
-        onescope_code rc = io_fail(error, name, "cannot open");
-        onescope_os_file_chunks_free(c);
-        return rc;
-    }
-    if (!c->is_stdin) {
-        int fl = fcntl(c->fd, F_GETFL);
-        if (fl != -1) (void)fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
-    }
+    c->fd = fd;
+    c->is_stdin = !owned; /* not closed by onescope_os_file_chunks_free */
     struct stat st;
     onescope_code rc = ONESCOPE_OK;
     if (fstat(c->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         errno = EISDIR;
         rc = io_fail(error, name, "cannot read");
-    } else if (fstat(c->fd, &st) == 0 && S_ISREG(st.st_mode) && !c->is_stdin) {
-        /* a regular file's size is checked before a byte is read, as onescope_file_read does */
+    } else if (owned && fstat(c->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        /* a regular file's size is checked before a byte is read, as onescope_file_read does
+         * (standard input's is not: it may stand anywhere in the file) */
         c->known = true;
         c->expected = (uint64_t)st.st_size;
         if ((uint64_t)st.st_size > limit)
@@ -130,6 +124,17 @@ onescope_code onescope_os_file_chunks_open(const char *path, const char *name, s
     *first = c->buf;
     *out = c;
     return ONESCOPE_OK;
+}
+
+onescope_code onescope_os_file_chunks_open(const char *path, const char *name, size_t limit,
+                                           const onescope_allocator *a,
+                                           onescope_os_file_chunks **out, const uint8_t **first,
+                                           size_t *first_size, onescope_error *error) {
+    *out = NULL;
+    /* opened once, as the read path opens: a FIFO waits for its writer */
+    int fd = onescope_os_file_open_input(path, name, error);
+    if (fd < 0) return ONESCOPE_E_IO;
+    return chunks_of_fd(fd, strcmp(path, "-") != 0, name, limit, a, out, first, first_size, error);
 }
 
 bool onescope_os_file_chunks_more(void *user, const uint8_t **data, size_t *size,
@@ -289,18 +294,11 @@ onescope_code onescope_os_scratch_read(onescope_os_scratch *s, uint64_t offset, 
 
 /* ---- a stream spooled ---- */
 
-onescope_code onescope_os_file_spool(const char *path, const char *name, size_t limit,
-                                     const onescope_allocator *a, onescope_os_scratch **out,
-                                     int *fd, uint64_t *size, onescope_error *error) {
-    onescope_error local; /* the loop reads the code of the error it fills */
-    if (error == NULL) error = &local;
-    *out = NULL;
-    *fd = -1;
-    *size = 0;
-    onescope_os_file_chunks *c;
-    const uint8_t *p;
-    size_t n;
-    OS_TRY(onescope_os_file_chunks_open(path, name, limit, a, &c, &p, &n, error));
+/* The chunks c copied into a new scratch file; c is freed. */
+static onescope_code spool_chunks(onescope_os_file_chunks *c, const uint8_t *p, size_t n,
+                                  const char *name, const onescope_allocator *a,
+                                  onescope_os_scratch **out, int *fd, uint64_t *size,
+                                  onescope_error *error) {
     onescope_os_scratch *s = NULL;
     onescope_code rc = onescope_os_scratch_open(name, a, &s, error);
     while (rc == ONESCOPE_OK && n > 0) {
@@ -323,6 +321,36 @@ onescope_code onescope_os_file_spool(const char *path, const char *name, size_t 
     return ONESCOPE_OK;
 }
 
+onescope_code onescope_os_file_spool(const char *path, const char *name, size_t limit,
+                                     const onescope_allocator *a, onescope_os_scratch **out,
+                                     int *fd, uint64_t *size, onescope_error *error) {
+    onescope_error local; /* the loop reads the code of the error it fills */
+    if (error == NULL) error = &local;
+    *out = NULL;
+    *fd = -1;
+    *size = 0;
+    onescope_os_file_chunks *c;
+    const uint8_t *p = NULL;
+    size_t n = 0;
+    OS_TRY(onescope_os_file_chunks_open(path, name, limit, a, &c, &p, &n, error));
+    return spool_chunks(c, p, n, name, a, out, fd, size, error);
+}
+
+onescope_code onescope_os_fd_spool(int in, bool owned, const char *name, size_t limit,
+                                   const onescope_allocator *a, onescope_os_scratch **out, int *fd,
+                                   uint64_t *size, onescope_error *error) {
+    onescope_error local;
+    if (error == NULL) error = &local;
+    *out = NULL;
+    *fd = -1;
+    *size = 0;
+    onescope_os_file_chunks *c;
+    const uint8_t *p = NULL;
+    size_t n = 0;
+    OS_TRY(chunks_of_fd(in, owned, name, limit, a, &c, &p, &n, error));
+    return spool_chunks(c, p, n, name, a, out, fd, size, error);
+}
+
 onescope_code onescope_file_spool(const char *path, const onescope_parse_options *options, int *fd,
                                   onescope_error *error) {
     if (fd != NULL) *fd = -1;
@@ -336,5 +364,21 @@ onescope_code onescope_file_spool(const char *path, const onescope_parse_options
         options != NULL ? options->allocator : NULL, &s, fd, &size, error));
     s->fd = -1; /* the caller's now */
     onescope_os_scratch_free(s);
+    return ONESCOPE_OK;
+}
+
+onescope_code onescope_file_open_input(const char *path, const onescope_parse_options *options,
+                                       int *fd, onescope_error *error) {
+    if (fd != NULL) *fd = -1;
+    if (path == NULL || fd == NULL)
+        return onescope_os_fail(error, ONESCOPE_E_ARGUMENT, "onescope_file_open_input",
+                                OS_NO_OFFSET, NULL, NULL, "path and fd must not be NULL");
+    onescope_os_scratch *s;
+    uint64_t size;
+    OS_TRY(onescope_os_file_open_seekable(path, options, fd, &size, &s, error));
+    if (s != NULL) {
+        s->fd = -1; /* the caller's now */
+        onescope_os_scratch_free(s);
+    }
     return ONESCOPE_OK;
 }

@@ -1,6 +1,7 @@
 /* Ghosts: a replay's bodies, or a module recording's entities, over a range of steps as a pose
  * cache. Rules: docs/ghost.md. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -466,8 +467,35 @@ static onescope_code collect_ids(rec_ghost *g, const onescope_world *w, uint32_t
     return ONESCOPE_OK;
 }
 
+/* A pose the module gave for a present entity must be a pose a cache can hold (every value
+ * finite, also once moved by the offset). One that is not is the module's fault at this row,
+ * and the line says so naming the recording, the module, the step and the entity: never the
+ * output the writer would have refused it for. */
+static onescope_code rec_pose_check(const rec_ghost *g, const onescope_world *w, uint32_t row,
+                                    uint64_t id, const onescope_pose *p, onescope_error *error) {
+    static const char *const names[7] = {"position x", "position y", "position z", "rotation x",
+                                         "rotation y", "rotation z", "rotation w"};
+    for (int k = 0; k < 7; k++) {
+        float v = k < 3 ? p->position[k] : p->rotation[k - 3];
+        if (isfinite(v)) continue;
+        char found[ONESCOPE_NUMBER_MAX_LENGTH + 1];
+        onescope_number_format((double)v, found, sizeof found);
+        char field[192]; /* row R is the world after step R - 1 (docs/recording.md) */
+        snprintf(field, sizeof field, "module %s, row %" PRIu32 ": entity %" PRIu64 " pose %s",
+                 onescope_world_module(w)->id, row, id, names[k]);
+        onescope_os_fail(error, ONESCOPE_E_RANGE, g->name, OS_NO_OFFSET, field,
+                         k < 3 && (g->offset[0] != 0 || g->offset[1] != 0 || g->offset[2] != 0)
+                             ? "a finite number (the module's value plus the offset)"
+                             : "a finite number",
+                         "%s", found);
+        return ONESCOPE_E_RANGE;
+    }
+    return ONESCOPE_OK;
+}
+
 /* One frame: every cache entity absent, then each the world has and poses, moved by offset. */
-static void rec_frame(const rec_ghost *g, const onescope_world *w, onescope_pose *poses) {
+static onescope_code rec_frame(const rec_ghost *g, const onescope_world *w, uint32_t row,
+                               onescope_pose *poses, onescope_error *error) {
     for (uint32_t k = 0; k < g->ids.count; k++) {
         memset(&poses[k], 0, sizeof poses[k]);
         poses[k].position[0] = g->nan;
@@ -475,25 +503,25 @@ static void rec_frame(const rec_ghost *g, const onescope_world *w, onescope_pose
     }
     uint32_t n = onescope_world_entity_count(w);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = id_find(&g->ids, onescope_world_entity_id(w, i));
+        uint64_t id = onescope_world_entity_id(w, i);
+        uint32_t k = id_find(&g->ids, id);
         onescope_pose p;
         if (k == UINT32_MAX || !onescope_world_entity_pose(w, i, &p)) continue;
         for (int a = 0; a < 3; a++) p.position[a] += g->offset[a];
+        OS_TRY(rec_pose_check(g, w, row, id, &p, error));
         poses[k] = p;
     }
+    return ONESCOPE_OK;
 }
 
 static onescope_code fill_rows(rec_ghost *g, const onescope_world *w, uint32_t row,
                                onescope_error *error) {
-    (void)error;
-    rec_frame(g, w, &g->poses[(size_t)(row - g->from) * g->ids.count]);
-    return ONESCOPE_OK;
+    return rec_frame(g, w, row, &g->poses[(size_t)(row - g->from) * g->ids.count], error);
 }
 
 static onescope_code append_rows(rec_ghost *g, const onescope_world *w, uint32_t row,
                                  onescope_error *error) {
-    (void)row;
-    rec_frame(g, w, g->frame);
+    OS_TRY(rec_frame(g, w, row, g->frame, error));
     return onescope_pose_writer_append(g->writer, g->frame, g->ids.count, error);
 }
 

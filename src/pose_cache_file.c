@@ -42,15 +42,21 @@ onescope_code onescope_pose_cache_map(const char *path, const onescope_parse_opt
     *out = NULL;
     int fd;
     uint64_t size;
-    OS_TRY(onescope_os_file_open_stream(path, options, &fd, &size, error));
-    if (fd < 0) return onescope_pose_cache_read_file(path, options, out, error);
+    onescope_os_scratch *spool;
+    /* a stream is spooled from the one open, and its copy mapped */
+    OS_TRY(onescope_os_file_open_seekable(path, options, &fd, &size, &spool, error));
     void *map;
-    onescope_code rc = onescope_os_file_map(fd, (size_t)size, &map, path, error);
-    close(fd); /* the mapping stays valid without it */
+    onescope_code rc =
+        onescope_os_file_map(fd, (size_t)size, &map, onescope_os_input_name(path), error);
+    /* the mapping stays valid without the descriptor */
+    if (spool != NULL)
+        onescope_os_scratch_free(spool);
+    else
+        close(fd);
     if (rc != ONESCOPE_OK) return rc;
     bool borrowed;
-    rc = onescope_os_pose_cache_parse_mapped(map, (size_t)size, path, options, &borrowed, out,
-                                             error);
+    rc = onescope_os_pose_cache_parse_mapped(map, (size_t)size, onescope_os_input_name(path),
+                                             options, &borrowed, out, error);
     if (rc == ONESCOPE_OK && borrowed) {
         (*out)->mapping = map;
         (*out)->mapping_size = (size_t)size;
@@ -178,10 +184,9 @@ onescope_code onescope_os_pose_stream_open(const char *path, const onescope_pars
     s->fd = -1;
     int fd;
     uint64_t size;
-    onescope_code rc = onescope_os_file_open_stream(path, options, &fd, &size, &s->error);
-    if (rc == ONESCOPE_OK && fd < 0) /* a stream: read as a file once spooled */
-        rc = onescope_os_file_spool(path, s->name, onescope_os_input_limit(options), a, &s->spool,
-                                    &fd, &size, &s->error);
+    /* a stream: read as a file once spooled */
+    onescope_code rc =
+        onescope_os_file_open_seekable(path, options, &fd, &size, &s->spool, &s->error);
     if (rc == ONESCOPE_OK) {
         s->fd = fd;
         s->total = (size_t)size;

@@ -253,11 +253,7 @@ onescope_code onescope_recording_verify_file(const char *path, const onescope_mo
     uint64_t size;
     onescope_os_scratch *spool = NULL;
     const char *name = onescope_os_input_name(path);
-    onescope_code rc = onescope_os_file_open_stream(path, options, &fd, &size, error);
-    if (rc == ONESCOPE_OK && fd < 0)
-        rc = onescope_os_file_spool(path, name, onescope_os_input_limit(options),
-                                    options != NULL ? options->allocator : NULL, &spool, &fd, &size,
-                                    error);
+    onescope_code rc = onescope_os_file_open_seekable(path, options, &fd, &size, &spool, error);
     if (rc == ONESCOPE_OK)
         rc = verify_recording_stream(fd, size, name, module, options, result, error);
     if (spool != NULL)

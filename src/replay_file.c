@@ -94,10 +94,7 @@ static onescope_code checked_open(const char *path, const onescope_parse_options
     const onescope_allocator *a = options != NULL ? options->allocator : NULL;
     const char *name = onescope_os_input_name(path);
     uint64_t size;
-    OS_TRY(onescope_os_file_open_stream(path, options, &f->fd, &size, error));
-    if (f->fd < 0)
-        OS_TRY(onescope_os_file_spool(path, name, onescope_os_input_limit(options), a, &f->spool,
-                                      &f->fd, &size, error));
+    OS_TRY(onescope_os_file_open_seekable(path, options, &f->fd, &size, &f->spool, error));
     f->buf = onescope_os_read_buffer(a, ONESCOPE_OS_READ_BUFFER, &f->raw);
     if (f->buf == NULL)
         return onescope_os_fail(error, ONESCOPE_E_NOMEM, name, OS_NO_OFFSET, NULL, NULL,

@@ -38,6 +38,7 @@ CALL(onescope_file_read, NULL, 0, NULL, NULL, e)
 CALL(onescope_file_write, "x", NULL, 5, e)
 CALL(onescope_file_validate, NULL, NULL, NULL, e)
 CALL(onescope_file_spool, NULL, NULL, NULL, e)
+CALL(onescope_file_open_input, NULL, NULL, NULL, e)
 /* ---- ghost.h ---- */
 CALL(onescope_ghost_create, NULL, NULL, NULL, NULL, e)
 CALL(onescope_ghost_recording_create, NULL, NULL, NULL, NULL, NULL, e)
@@ -214,6 +215,7 @@ static const contract_row rows[] = {
     ROW(onescope_file_write),
     ROW(onescope_file_validate),
     ROW(onescope_file_spool),
+    ROW(onescope_file_open_input),
     ROW(onescope_ghost_create),
     ROW(onescope_ghost_recording_create),
     ROW(onescope_ghost_recording_write),

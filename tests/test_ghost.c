@@ -2,6 +2,7 @@
  * the replay's positions plus the offset, absent bodies stay absent, a replay with a start
  * snapshot counts from it, bad options are refused, allocation failure leaks nothing. The
  * committed files of testdata/ are the fixtures. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -471,6 +472,63 @@ static void test_ghost_write_alloc_failure(void **state) {
     onescope_replay_free(r);
 }
 
+/* A module whose pose of entity index 1 is infinite: the ghost's error names the recording,
+ * the module, the step and the entity (issue 38 item 11: it named the output file, as if the
+ * output were the bad input), for the cache built in memory and for the file written. */
+static bool inf_pose(void *context, const void *world, uint32_t index, onescope_pose *out) {
+    bool present = onescope_module_test()->entity_pose(context, world, index, out);
+    if (present && index == 1) out->position[1] = INFINITY;
+    return present;
+}
+
+static void test_ghost_recording_infinite_pose(void **state) {
+    (void)state;
+    /* the test module's recording: 3 dimensions, 4 bodies, seed 7; five empty steps */
+    uint8_t bytes[256];
+    size_t n = 0;
+    memcpy(bytes, "OSTM\x02\x00\x01\x00\x05\x00\x00\x00\x0d", 13);
+    n = 13;
+    memcpy(bytes + n,
+           "onescope.test\x01"
+           "1",
+           15);
+    n += 15;
+    const uint8_t setup[] = {6, 0, 0, 0, 3, 4, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    memcpy(bytes + n, setup, sizeof setup);
+    n += sizeof setup;
+    for (int i = 0; i < 5; i++) {
+        memset(bytes + n, 0, 12);
+        n += 12;
+    }
+    onescope_error err;
+    onescope_recording *r;
+    assert_int_equal(onescope_recording_parse(bytes, n, "rec.ostm", NULL, &r, &err), ONESCOPE_OK);
+    onescope_module m = *onescope_module_test();
+    m.entity_pose = inf_pose;
+    onescope_ghost_options o = onescope_ghost_options_default();
+    o.from = 2;
+    o.frames = 3;
+    o.name = "rec.ostm";
+    onescope_pose_cache *c = NULL;
+    char line[512];
+    assert_int_equal(onescope_ghost_recording_create(r, &m, &o, NULL, &c, &err), ONESCOPE_E_RANGE);
+    assert_null(c);
+    onescope_error_format(&err, line, sizeof line);
+    assert_string_equal(err.input, "rec.ostm");
+    assert_non_null(strstr(line, "module onescope.test, row 2: entity "));
+    assert_non_null(strstr(line, " pose position y: expected a finite number, found inf"));
+    char out[512];
+    scratch(out, sizeof out, "inf-ghost.ospc");
+    remove(out);
+    assert_int_equal(onescope_ghost_recording_write(r, &m, &o, out, NULL, NULL, NULL, &err),
+                     ONESCOPE_E_RANGE);
+    char line2[512];
+    onescope_error_format(&err, line2, sizeof line2);
+    assert_string_equal(line2, line);
+    assert_int_equal(access(out, F_OK), -1); /* nothing written */
+    onescope_recording_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ghost_of_attached_replay),
@@ -481,6 +539,7 @@ int main(void) {
         cmocka_unit_test(test_ghost_last_step),
         cmocka_unit_test(test_ghost_refused_before_allocating),
         cmocka_unit_test(test_ghost_write_alloc_failure),
+        cmocka_unit_test(test_ghost_recording_infinite_pose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

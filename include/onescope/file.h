@@ -48,6 +48,19 @@ ONESCOPE_API onescope_code onescope_file_spool(const char *path,
                                                const onescope_parse_options *options, int *fd,
                                                onescope_error *error);
 
+/* Opens an input exactly once, for a caller that must look at it before choosing how to read
+ * it, or read it more than once: path ("-" is standard input) is opened once (a FIFO waits for
+ * its writer, as any reader of a named pipe does). A regular file gives its own descriptor; a
+ * stream (standard input, a pipe, a FIFO, /dev/fd/N of a pipe, a device) is copied from that one
+ * descriptor as onescope_file_spool copies it. Either way *fd is a regular file at offset 0,
+ * the caller's to close, and every _file call reads that same open file when given
+ * "/dev/fd/N" (which names the open file, not the path): the input's name is looked up once, so
+ * a file renamed or replaced meanwhile cannot change what is read. A regular file's size is
+ * checked against the options' limit here (onescope_file_read's line). *fd is -1 on failure. */
+ONESCOPE_API onescope_code onescope_file_open_input(const char *path,
+                                                    const onescope_parse_options *options, int *fd,
+                                                    onescope_error *error);
+
 /* true when both paths name the same existing file (same device and inode). */
 ONESCOPE_API bool onescope_file_same(const char *a, const char *b);
 

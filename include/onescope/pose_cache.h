@@ -156,8 +156,9 @@ ONESCOPE_API onescope_code onescope_pose_cache_read_file(const char *path,
  * refuse. Zero copy where the host is little-endian with IEEE-754 floats and the pose section
  * starts at a multiple of 4 in the file: poses then point into the mapping and
  * cache->mapping is set. Otherwise (other hosts, an unaligned pose section) the poses are
- * copied and the mapping released before returning; "-" and files that are not regular files
- * (pipes, devices) are read with onescope_pose_cache_read_file. A mapped cache is read-only:
+ * copied and the mapping released before returning. "-" and what is not a regular file (a
+ * pipe, a FIFO, a device) is opened once and spooled to a scratch file (as onescope_file_spool
+ * does), whose copy is mapped. A mapped cache is read-only:
  * the setters refuse it with ONESCOPE_E_BAD_STATE. onescope_pose_cache_free unmaps it. The
  * file must not shrink while mapped (the system would then fault on the lost pages). */
 ONESCOPE_API onescope_code onescope_pose_cache_map(const char *path,

@@ -24,11 +24,14 @@ PY
 # The cap, where the binary runs under it (sanitizer runtimes and valgrind reserve far more
 # address space; then the lines are still compared, without the cap).
 CAP=65536
-if (ulimit -v $CAP && "$ONESCOPE" --version) >/dev/null 2>&1; then
-    capped() { (ulimit -v $CAP && "$@"); }
+# Every run is under a timeout (far above its time on a loaded machine): a command that waits
+# on a pipe fails the test instead of hanging it.
+T=600
+if (ulimit -v $CAP && timeout $T "$ONESCOPE" --version) >/dev/null 2>&1; then
+    capped() { (ulimit -v $CAP && exec timeout $T "$@"); }
 else
     echo "note: the binary cannot run under ulimit -v $CAP; comparing lines without the cap"
-    capped() { "$@"; }
+    capped() { timeout $T "$@"; }
 fi
 
 expect_exit 0 capped "$ONESCOPE" validate "$SCRATCH/big.ospc" "$SCRATCH/big.ostm"
@@ -39,9 +42,10 @@ for f in big.ospc big.ostm; do
     expect_grep "<stdin>: valid " "$SCRATCH/out"
     if cat "$SCRATCH/$f" | capped "$ONESCOPE" validate - >"$SCRATCH/out" 2>&1; then ok; else
         bad "cat $f | validate -: $(head -n 2 "$SCRATCH/out")"; fi
-    # a named pipe too
+    # a named pipe too, whichever of reader and writer opens it first (the reader waits for
+    # its writer; the writer, given up after a while, can never be left blocked)
     rm -f "$SCRATCH/fifo" && mkfifo "$SCRATCH/fifo"
-    cat "$SCRATCH/$f" >"$SCRATCH/fifo" &
+    feed "$SCRATCH/fifo" "$SCRATCH/$f"
     expect_exit 0 capped "$ONESCOPE" validate "$SCRATCH/fifo"
     wait
 done
@@ -59,7 +63,7 @@ else
 fi
 # a pipe over the limit is refused as the read path refuses it, and leaves no scratch behind
 mkdir -p "$SCRATCH/tmp"
-head -c 300000000 /dev/zero | TMPDIR="$SCRATCH/tmp" "$ONESCOPE" verify - >"$SCRATCH/out" 2>"$SCRATCH/err"
+head -c 300000000 /dev/zero | TMPDIR="$SCRATCH/tmp" timeout $T "$ONESCOPE" verify - >"$SCRATCH/out" 2>"$SCRATCH/err"
 expect_grep "<stdin>: .*limit" "$SCRATCH/err"
 [ "$(grep -c '^<stdin>:' "$SCRATCH/err")" -eq 1 ] && ok || bad "verify of an endless pipe: not one line"
 [ -z "$(ls -A "$SCRATCH/tmp")" ] && ok || bad "verify - left a scratch file in TMPDIR"
@@ -72,10 +76,10 @@ same_line() {
     local cmd=$1 file=$2
     capped "$ONESCOPE" "$cmd" "$file" >/dev/null 2>"$SCRATCH/streamed"
     if [ "$cmd" = validate ]; then
-        "$ONESCOPE" rewrite "$file" "$SCRATCH/rewritten" >/dev/null 2>"$SCRATCH/whole"
+        timeout $T "$ONESCOPE" rewrite "$file" "$SCRATCH/rewritten" >/dev/null 2>"$SCRATCH/whole"
         cat "$file" | capped "$ONESCOPE" validate - >/dev/null 2>"$SCRATCH/piped"
     else
-        "$ONESCOPE" "$cmd" - <"$file" >/dev/null 2>"$SCRATCH/whole"
+        timeout $T "$ONESCOPE" "$cmd" - <"$file" >/dev/null 2>"$SCRATCH/whole"
         cp "$SCRATCH/streamed" "$SCRATCH/piped"
     fi
     local a b c
@@ -126,7 +130,7 @@ rm -f "$SCRATCH/big2.ospc" "$SCRATCH/big2.ospc.partial"
 # An input of no known format longer than the read buffer, from a pipe: the line names its
 # first four bytes, not those of the last buffer read while its size was counted.
 (printf 'WXYZ'; head -c 3000000 /dev/zero | tr '\0' q) >"$SCRATCH/unknown.bin"
-if cat "$SCRATCH/unknown.bin" | "$ONESCOPE" validate - >"$SCRATCH/out" 2>"$SCRATCH/err"; then
+if cat "$SCRATCH/unknown.bin" | timeout $T "$ONESCOPE" validate - >"$SCRATCH/out" 2>"$SCRATCH/err"; then
     bad "validate - of an unknown format passed"
 else
     ok

@@ -47,14 +47,22 @@ expect_exit 1 "$ONESCOPE" verify -r "$S/empty"
 expect_grep "no \*.ostm replay under this folder" "$S/err"
 if grep -q "Is a directory" "$S/err"; then bad "empty folder: 'Is a directory'"; else ok; fi
 
-# FIFOs: one line each, never a hang, for verify (named and under -r), validate and recover.
+# FIFOs. A named FIFO operand is read as any reader of a named pipe reads it: the command waits
+# for its writer (docs/hardening.md, "Inputs are opened once"); one whose writer closes it
+# without a byte is an empty input, one line. Under -r, and for recover (a partial is a regular
+# file), a FIFO is refused without being opened for reading: never a hang.
 mkfifo "$S/fifo.ostm" "$S/fifo.ospc.partial"
+feed "$S/fifo.ostm" # a writer that writes nothing
 expect_exit 1 to "$ONESCOPE" verify "$S/fifo.ostm"
+wait
 expect_grep "fifo.ostm" "$S/err"
 mkdir -p "$S/withfifo" && mkfifo "$S/withfifo/f.ostm"
 expect_exit 1 to "$ONESCOPE" verify -r "$S/withfifo"
 expect_grep "f.ostm" "$S/err"
+feed "$S/fifo.ostm"
 expect_exit 1 to "$ONESCOPE" validate "$S/fifo.ostm"
+wait
+expect_grep "fifo.ostm: .*found 0 bytes" "$S/err"
 expect_exit 1 to "$ONESCOPE" recover "$S/fifo.ospc.partial" "$S/out.ospc"
 [ ! -e "$S/out.ospc" ] && ok || bad "recover of a FIFO wrote an output"
 # a pipe with a writer still works

@@ -41,6 +41,13 @@ expect_grep() {
     if grep -q -- "$1" "$2"; then ok; else bad "no '$1' in $2:"; cat "$2" >&2; fi
 }
 
+# feed FIFO [FILE]: a writer of FIFO in the background (FILE's bytes, or none), given up after
+# 20 s, so a reader that never opens the FIFO fails the test instead of hanging it. Its open
+# blocks until the reader has opened: no sleep decides who comes first. `wait` reaps it.
+feed() {
+    timeout 20 bash -c 'if [ -n "$2" ]; then cat -- "$2"; fi >"$1"' _ "$1" "${2:-}" 2>/dev/null &
+}
+
 finish() {
     if [ -s "$WRAPPER_LOG" ]; then
         failed=$((failed + $(wc -l <"$WRAPPER_LOG")))

@@ -124,6 +124,31 @@ const char *cli_shown(const char *path) {
     return buf;
 }
 
+onescope_code cli_input_try(cli_input *in, const char *path, onescope_error *err) {
+    in->path = path;
+    in->src[0] = '\0';
+    onescope_code rc = onescope_file_open_input(path, NULL, &in->fd, err);
+    if (rc == ONESCOPE_OK) snprintf(in->src, sizeof in->src, "/dev/fd/%d", in->fd);
+    return rc;
+}
+
+bool cli_input_open(cli_input *in, const char *path) {
+    onescope_error err;
+    if (cli_input_try(in, path, &err) == ONESCOPE_OK) return true;
+    cli_print_error(&err);
+    return false;
+}
+
+void cli_input_close(cli_input *in) {
+    if (in->fd >= 0) close(in->fd);
+    in->fd = -1;
+}
+
+void cli_input_rename(const cli_input *in, onescope_error *err) {
+    if (in->src[0] != '\0' && strcmp(err->input, in->src) == 0)
+        snprintf(err->input, sizeof err->input, "%s", cli_input_name(in->path));
+}
+
 void cli_json_string(FILE *out, const char *s, size_t n) {
     fputc('"', out);
     for (size_t i = 0; i < n;) {

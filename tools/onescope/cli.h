@@ -141,6 +141,23 @@ const char *cli_input_name(const char *path);
  * holding a newline or an escape sequence cannot forge or colour a line. */
 const char *cli_shown(const char *path);
 
+/* An input opened exactly once (onescope_file_open_input: a regular file's own descriptor, a
+ * stream spooled from its one open; a FIFO waits for its writer). Every library call of the
+ * command then reads src, "/dev/fd/N", which names that open file, never path again. */
+typedef struct cli_input {
+    const char *path; /* as given ("-": standard input) */
+    int fd;           /* -1 when not open */
+    char src[32];     /* "/dev/fd/N" */
+} cli_input;
+/* Opens path into in; false after one line on stderr naming the input. */
+bool cli_input_open(cli_input *in, const char *path);
+/* The same, the error left in err instead of printed. */
+onescope_code cli_input_try(cli_input *in, const char *path, onescope_error *err);
+/* Closes in (a closed or never opened one is fine). */
+void cli_input_close(cli_input *in);
+/* An error the library built naming in's src names the input as given instead. */
+void cli_input_rename(const cli_input *in, onescope_error *err);
+
 /* JSON output helpers: a quoted, escaped string, always valid UTF-8 (valid characters kept,
  * each byte that is not UTF-8 written as the text \xNN); the shortest double that reads back
  * equal. */

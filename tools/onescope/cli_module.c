@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -220,25 +221,35 @@ bool cli_drawable_open(cli_drawable *d, const char *path, const cli_drawable_rul
     d->name = cli_input_name(path);
     const char *slash = strrchr(d->name, '/');
     d->label = slash && slash[1] ? slash + 1 : d->name;
-    /* the format from the first bytes when the file can be opened twice (not "-") */
+    /* opened once (a stream spooled from that open): the format from its first bytes, then the
+     * bytes read from the same open file */
+    cli_input in;
     onescope_format format = ONESCOPE_FORMAT_UNKNOWN;
-    FILE *head = rules->map && strcmp(path, "-") != 0 ? fopen(path, "rb") : NULL;
-    if (head != NULL) {
+    if (rules->map) {
+        if (!cli_input_open(&in, path)) return false;
         uint8_t magic[64];
-        size_t got = fread(magic, 1, sizeof magic, head);
-        fclose(head);
-        format = onescope_format_detect(magic, got);
+        ssize_t got = pread(in.fd, magic, sizeof magic, 0);
+        format = onescope_format_detect(magic, got > 0 ? (size_t)got : 0);
+        path = in.src;
     }
     if (format == ONESCOPE_FORMAT_OSPC) {
         onescope_parse_options po = onescope_parse_options_default();
         po.max_input_bytes = (size_t)4 << 30;
-        if (onescope_pose_cache_map(path, &po, &d->cache, &err) != ONESCOPE_OK)
-            return drawable_refuse(&err);
+        onescope_code rc = onescope_pose_cache_map(path, &po, &d->cache, &err);
+        cli_input_rename(&in, &err);
+        cli_input_close(&in);
+        if (rc != ONESCOPE_OK) return drawable_refuse(&err);
         drawable_shape(d);
         return true;
     }
     onescope_buffer buf;
-    if (onescope_file_read(path, 0, NULL, &buf, &err) != ONESCOPE_OK) return drawable_refuse(&err);
+    onescope_code read = onescope_file_read(path, 0, NULL, &buf, &err);
+    if (rules->map) {
+        cli_input_rename(&in, &err);
+        cli_input_close(&in);
+        path = in.path;
+    }
+    if (read != ONESCOPE_OK) return drawable_refuse(&err);
     format = onescope_format_detect(buf.data, buf.size);
     onescope_code rc = ONESCOPE_OK;
     if (format == ONESCOPE_FORMAT_OSTM) {

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -48,29 +49,26 @@ const cli_spec cli_spec_diff = {
 
 typedef struct diff_args {
     const char *path[2];
+    const char *src[2]; /* what is read: each input opened once (cli_input) */
     bool json;
     onescope_diff_options o;
 } diff_args;
 
-/* The format of a file from its first bytes; standard input is not taken (it would have to
- * be read twice). */
-static onescope_format peek(const char *path, onescope_error *err) {
-    FILE *f = fopen(path, "rb");
+/* The format of an input from its first bytes, read from its one open. */
+static onescope_format peek(const cli_input *in, onescope_error *err) {
     uint8_t b[8];
-    size_t n = f != NULL ? fread(b, 1, sizeof b, f) : 0;
-    if (f != NULL) fclose(f);
-    onescope_format fmt = onescope_format_detect(b, n);
-    if (f == NULL || (fmt != ONESCOPE_FORMAT_OSTM && fmt != ONESCOPE_FORMAT_OSPC &&
-                      fmt != ONESCOPE_FORMAT_RECORDING)) {
+    ssize_t got = pread(in->fd, b, sizeof b, 0);
+    onescope_format fmt = onescope_format_detect(b, got > 0 ? (size_t)got : 0);
+    if (fmt != ONESCOPE_FORMAT_OSTM && fmt != ONESCOPE_FORMAT_OSPC &&
+        fmt != ONESCOPE_FORMAT_RECORDING) {
         onescope_error_clear(err);
-        err->code = f == NULL ? ONESCOPE_E_IO : ONESCOPE_E_MAGIC;
-        snprintf(err->input, sizeof err->input, "%s", path);
-        err->has_offset = f != NULL;
+        err->code = ONESCOPE_E_MAGIC;
+        snprintf(err->input, sizeof err->input, "%s", in->path);
+        err->has_offset = 1;
         snprintf(err->field, sizeof err->field, "magic");
         snprintf(err->expected, sizeof err->expected,
                  "an OSTM replay, a module recording or an OSPC pose cache");
-        snprintf(err->found, sizeof err->found, "%s",
-                 f == NULL ? "a file that cannot be opened" : "neither");
+        snprintf(err->found, sizeof err->found, "%s", "neither");
         return ONESCOPE_FORMAT_UNKNOWN;
     }
     return fmt;
@@ -543,7 +541,7 @@ static void print_recordings(const diff_args *a, const recording_pair *p, FILE *
 static onescope_code diff_recordings(const diff_args *a, recording_pair *p, onescope_error *err) {
     onescope_code rc = ONESCOPE_OK;
     for (int k = 0; k < 2 && rc == ONESCOPE_OK; k++)
-        rc = onescope_recording_read_file(a->path[k], NULL, &p->r[k], err);
+        rc = onescope_recording_read_file(a->src[k], NULL, &p->r[k], err);
     if (rc == ONESCOPE_OK)
         rc = cli_module_for(onescope_recording_module_id(p->r[0]),
                             onescope_recording_module_version(p->r[0]), a->path[0], &p->m, err);
@@ -566,8 +564,8 @@ static onescope_code diff_recording_cache(const diff_args *a, onescope_diff_cach
     onescope_recording *r = NULL;
     const onescope_module *m = NULL;
     onescope_pose_cache *ghost = NULL, *cache = NULL;
-    onescope_code rc = onescope_pose_cache_map(a->path[1], NULL, &cache, err);
-    if (rc == ONESCOPE_OK) rc = onescope_recording_read_file(a->path[0], NULL, &r, err);
+    onescope_code rc = onescope_pose_cache_map(a->src[1], NULL, &cache, err);
+    if (rc == ONESCOPE_OK) rc = onescope_recording_read_file(a->src[0], NULL, &r, err);
     if (rc == ONESCOPE_OK)
         rc = cli_module_for(onescope_recording_module_id(r), onescope_recording_module_version(r),
                             a->path[0], &m, err);
@@ -643,18 +641,26 @@ int cmd_diff(int argc, char **argv) {
     onescope_replay *r[2] = {NULL, NULL};
     recording_pair rp;
     memset(&rp, 0, sizeof rp);
+    /* each input opened once: its format looked at and then read from that one open */
+    cli_input in[2] = {{a.path[0], -1, ""}, {a.path[1], -1, ""}};
     for (int k = 0; k < 2 && code == ONESCOPE_OK; k++) {
-        f[k] = peek(a.path[k], &err);
+        code = cli_input_try(&in[k], a.path[k], &err);
+        a.src[k] = in[k].src;
+    }
+    for (int k = 0; k < 2 && code == ONESCOPE_OK; k++) {
+        f[k] = peek(&in[k], &err);
         if (f[k] == ONESCOPE_FORMAT_UNKNOWN)
             code = err.code;
         else if (f[k] == ONESCOPE_FORMAT_OSTM)
-            code = onescope_replay_read_file(a.path[k], NULL, &r[k], &err);
+            code = onescope_replay_read_file(a.src[k], NULL, &r[k], &err);
     }
     bool recordings = f[0] == ONESCOPE_FORMAT_RECORDING || f[1] == ONESCOPE_FORMAT_RECORDING;
     bool recording_cache = f[0] == ONESCOPE_FORMAT_RECORDING && f[1] == ONESCOPE_FORMAT_OSPC;
     if (code == ONESCOPE_OK && recordings && f[0] != f[1] && !recording_cache) {
         onescope_replay_free(r[0]);
         onescope_replay_free(r[1]);
+        cli_input_close(&in[0]);
+        cli_input_close(&in[1]);
         return cli_usage_error("diff",
                                f[1] == ONESCOPE_FORMAT_RECORDING && f[0] == ONESCOPE_FORMAT_OSPC
                                    ? "a module recording and a pose cache go in that order: "
@@ -679,20 +685,26 @@ int cmd_diff(int argc, char **argv) {
     } else if (code == ONESCOPE_OK && f[0] == ONESCOPE_FORMAT_OSPC &&
                f[1] == ONESCOPE_FORMAT_OSPC) {
         kind = "caches";
-        code = onescope_diff_cache_files(a.path[0], a.path[1], &a.o, NULL, &dc, &err);
+        code = onescope_diff_cache_files(a.src[0], a.src[1], &a.o, NULL, &dc, &err);
         different = code == ONESCOPE_OK && dc->different;
     } else if (code == ONESCOPE_OK && f[0] == ONESCOPE_FORMAT_OSTM) {
         kind = "replay_cache";
-        code = onescope_diff_replay_cache_file(r[0], a.path[1], &a.o, NULL, &dc, &err);
+        code = onescope_diff_replay_cache_file(r[0], a.src[1], &a.o, NULL, &dc, &err);
         different = code == ONESCOPE_OK && dc->different;
     } else if (code == ONESCOPE_OK) {
         onescope_replay_free(r[1]);
         r[1] = NULL;
+        cli_input_close(&in[0]);
+        cli_input_close(&in[1]);
         return cli_usage_error("diff",
                                "a replay and a pose cache go in that order: RUN.ostm CACHE.ospc");
     }
     const char *status = code != ONESCOPE_OK ? "invalid" : different ? "different" : "same";
     char line[1024] = "";
+    for (int k = 0; k < 2; k++) {
+        if (code != ONESCOPE_OK) cli_input_rename(&in[k], &err);
+        cli_input_close(&in[k]);
+    }
     if (code != ONESCOPE_OK) onescope_error_format(&err, line, sizeof line);
     if (a.json) {
         fputc('{', stdout);

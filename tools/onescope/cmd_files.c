@@ -1,6 +1,7 @@
 /* The format-generic commands: validate, dump, rewrite. The format comes from the bytes. */
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -25,13 +26,16 @@ static const cli_format *load(const char *path, onescope_buffer *buf) {
 typedef struct printed {
     uint64_t count;
     onescope_code last;
+    const cli_input *in; /* errors naming its copy name it */
 } printed;
 
 static void print_each(void *user, const onescope_error *error) {
     printed *p = user;
     p->count++;
     p->last = error->code;
-    cli_print_error(error);
+    onescope_error e = *error;
+    cli_input_rename(p->in, &e);
+    cli_print_error(&e);
 }
 
 /* Whether the reading may have gone on after an error of this code (the codes that end the
@@ -61,40 +65,39 @@ const cli_spec cli_spec_validate = {
 
 /* A module recording's container has passed (streamed); its blobs are the module's. With the
  * module loaded they are checked here, the file read whole; without, only its first bytes are
- * read, to name the module. Standard input, read once already, is said to be the container
- * only. */
-static bool validate_recording(const char *path) {
-    char note[256] = " (the container only: standard input is read once)";
+ * read, to name the module. Every input reaches here as the one file it was opened as (a
+ * stream spooled from its one open), so standard input and pipes get the same checks as a
+ * file. */
+static bool validate_recording(const cli_input *in) {
+    char note[256];
     onescope_error err;
-    onescope_code rc = ONESCOPE_OK;
-    if (strcmp(path, "-") != 0) {
-        uint8_t head[ONESCOPE_RECORDING_PEEK_BYTES];
-        char id[65], version[65];
-        FILE *f = fopen(path, "rb");
-        size_t n = f != NULL ? fread(head, 1, sizeof head, f) : 0;
-        if (f != NULL) fclose(f);
-        rc = onescope_recording_peek_module(head, n, cli_input_name(path), id, version, &err);
-        if (rc == ONESCOPE_OK && cli_module_find(id) == NULL) {
-            snprintf(note, sizeof note,
-                     " (the container only: module %s %s not loaded, its setup and inputs "
-                     "unchecked)",
-                     id, version);
-        } else if (rc == ONESCOPE_OK) {
-            onescope_buffer b;
-            rc = onescope_file_read(path, 0, NULL, &b, &err);
-            if (rc == ONESCOPE_OK) {
-                rc = cli_format_recording.validate(b.data, b.size, cli_input_name(path), &err);
-                snprintf(note, sizeof note, " (module %s %s: its setup and inputs checked)", id,
-                         version);
-                onescope_buffer_free(&b);
-            }
+    uint8_t head[ONESCOPE_RECORDING_PEEK_BYTES];
+    char id[65], version[65];
+    const char *name = cli_input_name(in->path);
+    ssize_t n = pread(in->fd, head, sizeof head, 0);
+    onescope_code rc =
+        onescope_recording_peek_module(head, n > 0 ? (size_t)n : 0, name, id, version, &err);
+    if (rc == ONESCOPE_OK && cli_module_find(id) == NULL) {
+        snprintf(note, sizeof note,
+                 " (the container only: module %s %s not loaded, its setup and inputs "
+                 "unchecked)",
+                 id, version);
+    } else if (rc == ONESCOPE_OK) {
+        onescope_buffer b;
+        rc = onescope_file_read(in->src, 0, NULL, &b, &err);
+        if (rc == ONESCOPE_OK) {
+            rc = cli_format_recording.validate(b.data, b.size, name, &err);
+            snprintf(note, sizeof note, " (module %s %s: its setup and inputs checked)", id,
+                     version);
+            onescope_buffer_free(&b);
         }
     }
     if (rc != ONESCOPE_OK) {
+        cli_input_rename(in, &err);
         cli_print_error(&err);
         return false;
     }
-    if (!cli.quiet) printf("%s: valid ostm2%s\n", cli_shown(path), cli_shown(note));
+    if (!cli.quiet) printf("%s: valid ostm2%s\n", cli_shown(in->path), cli_shown(note));
     return true;
 }
 
@@ -113,9 +116,16 @@ int cmd_validate(int argc, char **argv) {
         const char *path = a.operands[i];
         onescope_error err;
         onescope_format format;
-        printed errors = {0, ONESCOPE_OK};
+        /* opened once; a stream is spooled from that open, so a module recording can be read
+         * again for its module's checks, whatever the input is */
+        cli_input in;
+        if (!cli_input_open(&in, path)) {
+            status = CLI_FAIL;
+            continue;
+        }
+        printed errors = {0, ONESCOPE_OK, &in};
         o.on_error_user = &errors;
-        if (onescope_file_validate(path, &o, &format, &err) != ONESCOPE_OK) {
+        if (onescope_file_validate(in.src, &o, &format, &err) != ONESCOPE_OK) {
             status = CLI_FAIL;
             bool ots = format == ONESCOPE_FORMAT_PVT || format == ONESCOPE_FORMAT_ANM;
             if (ots && errors.count == max && list_goes_on(errors.last))
@@ -123,10 +133,11 @@ int cmd_validate(int argc, char **argv) {
                         "%s: stopped at %" PRIu64 " error%s (--max-errors); there may be more\n",
                         cli_shown(path), max, max == 1 ? "" : "s");
         } else if (format == ONESCOPE_FORMAT_RECORDING) {
-            if (!validate_recording(path)) status = CLI_FAIL;
+            if (!validate_recording(&in)) status = CLI_FAIL;
         } else if (!cli.quiet) {
             printf("%s: valid %s\n", cli_shown(path), onescope_format_name(format));
         }
+        cli_input_close(&in);
     }
     return status == CLI_FAIL ? CLI_FAIL : CLI_OK;
 }

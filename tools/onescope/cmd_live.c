@@ -83,13 +83,15 @@ static int serve_status(onescope_code rc, bool io_failed, const onescope_error *
     return CLI_OK;
 }
 
-static int serve_recording(const char *path, bool have_steps, uint64_t steps,
-                           uint64_t probe_every) {
+/* bytes: the whole input, read once by cmd_live_serve. */
+static int serve_recording(const char *path, const onescope_buffer *bytes, bool have_steps,
+                           uint64_t steps, uint64_t probe_every) {
     onescope_error err;
     onescope_recording *r = NULL;
     const onescope_module *m = NULL;
     const char *name = cli_shown(path);
-    onescope_code rc = onescope_recording_read_file(path, NULL, &r, &err);
+    onescope_code rc =
+        onescope_recording_parse(bytes->data, bytes->size, cli_input_name(path), NULL, &r, &err);
     if (rc == ONESCOPE_OK)
         rc = cli_module_for(onescope_recording_module_id(r), onescope_recording_module_version(r),
                             name, &m, &err);
@@ -140,16 +142,6 @@ static int serve_recording(const char *path, bool have_steps, uint64_t steps,
     onescope_world_free(w);
     onescope_recording_free(r);
     return serve_status(rc, io_failed, &err);
-}
-
-/* A module recording (OSTM v2) is told from a v1 replay by its first six bytes. */
-static bool is_recording(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return false; /* the v1 path says why it cannot be read */
-    unsigned char head[6];
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return onescope_format_detect(head, n) == ONESCOPE_FORMAT_RECORDING;
 }
 
 static int cmd_live_serve(int argc, char **argv) {
@@ -217,14 +209,26 @@ static int cmd_live_serve(int argc, char **argv) {
         return cli_usage_error("live serve",
                                "--replay takes its setup and link from the file; drop --dims, "
                                "--bodies, --seed and --link");
-    if (replay_path != NULL && strcmp(replay_path, "-") != 0 && is_recording(replay_path))
-        return serve_recording(replay_path, have_steps, steps, probe_every);
     onescope_error err;
     onescope_replay *r = NULL;
     onescope_sim *sim = NULL;
     onescope_code rc;
     if (replay_path != NULL) {
-        rc = onescope_replay_read_file(replay_path, NULL, &r, &err);
+        /* read once, whole: a module recording is told from a v1 replay by its bytes, never by
+         * opening the input a second time */
+        onescope_buffer in;
+        rc = onescope_file_read(replay_path, 0, NULL, &in, &err);
+        if (rc == ONESCOPE_OK &&
+            onescope_format_detect(in.data, in.size) == ONESCOPE_FORMAT_RECORDING) {
+            int status = serve_recording(replay_path, &in, have_steps, steps, probe_every);
+            onescope_buffer_free(&in);
+            return status;
+        }
+        if (rc == ONESCOPE_OK) {
+            rc = onescope_replay_parse(in.data, in.size, cli_input_name(replay_path), NULL, &r,
+                                       &err);
+            onescope_buffer_free(&in);
+        }
         if (rc == ONESCOPE_OK && have_steps && steps > onescope_replay_step_count(r)) {
             fprintf(stderr,
                     "onescope live serve: %s has %" PRIu32 " steps, fewer than --steps %" PRIu64

@@ -415,26 +415,25 @@ static void verify_item_check(verify_item *it) {
     }
 }
 
-/* A stream (standard input, a pipe, a device) cannot be looked at and then read, nor read
- * again to explain a mismatch: it is copied to an unnamed scratch file first (the library's
- * spool, under the input limit) and checked as a regular file, in the same memory. */
+/* Each file is opened once (onescope_file_open_input): a regular file's own descriptor, a
+ * stream (standard input, a pipe, a FIFO) copied from its one open to an unnamed scratch
+ * file (the library's spool, under the input limit). Every read after that (the look at its
+ * first bytes, the streamed check, the whole read that explains a mismatch) is of that one
+ * open file, through /dev/fd/N, in the same memory. */
 static void verify_item_run(verify_item *it) {
-    struct stat st;
-    bool stream = it->kind == PATH_FILE && (strcmp(it->path, "-") == 0 ||
-                                            (stat(it->path, &st) == 0 && !S_ISREG(st.st_mode)));
-    int spool = -1;
-    if (stream) {
+    int fd = -1;
+    if (it->kind == PATH_FILE) {
         onescope_error err;
         memset(&it->v, 0, sizeof it->v);
-        if (onescope_file_spool(it->path, NULL, &spool, &err) != ONESCOPE_OK) {
+        if (onescope_file_open_input(it->path, NULL, &fd, &err) != ONESCOPE_OK) {
             it->status = ST_INVALID;
             onescope_error_format(&err, it->line, sizeof it->line);
             return;
         }
-        snprintf(it->src, sizeof it->src, "/dev/fd/%d", spool);
+        snprintf(it->src, sizeof it->src, "/dev/fd/%d", fd);
     }
     verify_item_check(it);
-    if (spool >= 0) close(spool);
+    if (fd >= 0) close(fd);
     it->src[0] = '\0';
 }
 
