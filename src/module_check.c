@@ -143,6 +143,14 @@ static void name_value(onescope_module_check_failure *f, const char *name, int i
         snprintf(f->value, sizeof f->value, "%s[%d]", shown, index);
 }
 
+/* A value as its type prints it: a float as the shortest float that reads back. */
+static void value_text(char *out, double v, onescope_value_type type) {
+    if (type == ONESCOPE_VALUE_F32 && (double)(float)v == v)
+        onescope_os_number_write_float(out, (float)v, 0);
+    else
+        onescope_os_number_write(out, v, 0);
+}
+
 /* Where x and y part: the entity count, an id, a named value or a world value, into f.
  * false when they agree. first and second name the two sides in f->what. */
 static bool values_part(const check *c, const values *x, const values *y,
@@ -165,8 +173,8 @@ static bool values_part(const check *c, const values *x, const values *y,
             name_value(f, c->m->values[k].name, -1);
             f->values[0] = a, f->values[1] = b;
             char ta[OS_NUMBER_MAX], tb[OS_NUMBER_MAX];
-            onescope_os_number_write(ta, a, 0);
-            onescope_os_number_write(tb, b, 0);
+            value_text(ta, a, c->m->values[k].type);
+            value_text(tb, b, c->m->values[k].type);
             say(f, "entity %" PRIu32 " (id %" PRIu64 ") %s is %s %s, %s %s", e, x->ids[e], f->value,
                 ta, first, tb, second);
             return true;
@@ -180,8 +188,8 @@ static bool values_part(const check *c, const values *x, const values *y,
             name_value(f, vi->name, vi->count == 1 ? -1 : (int)i);
             f->values[0] = x->w[at], f->values[1] = y->w[at];
             char ta[OS_NUMBER_MAX], tb[OS_NUMBER_MAX];
-            onescope_os_number_write(ta, x->w[at], 0);
-            onescope_os_number_write(tb, y->w[at], 0);
+            value_text(ta, x->w[at], vi->type);
+            value_text(tb, y->w[at], vi->type);
             say(f, "world value %s is %s %s, %s %s", f->value, ta, first, tb, second);
             return true;
         }

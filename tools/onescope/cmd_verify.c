@@ -168,6 +168,19 @@ static void entity_text(char *buf, size_t size, const onescope_entity_difference
     if (n < size) snprintf(buf + n, size - n, ")");
 }
 
+/* A table's value as the module's value of that name prints it (a float as the shortest
+ * float that reads back). */
+static void value_text(char buf[CLI_NUMBER_SIZE], double v, const onescope_module *m,
+                       const char *name) {
+    for (uint32_t i = 0; i < m->value_count; i++)
+        if (strcmp(m->values[i].name, name) == 0 && m->values[i].type == ONESCOPE_VALUE_F32 &&
+            (double)(float)v == v) {
+            cli_number_float(buf, (float)v);
+            return;
+        }
+    cli_number(buf, v);
+}
+
 /* Where an explanation ran from, and why not from the keyframe before its row. */
 static void keyframe_from(char *out, size_t size, const onescope_recording_explanation *x) {
     char why[1024];
@@ -212,7 +225,7 @@ static void keyframe_from(char *out, size_t size, const onescope_recording_expla
 
 /* With keyframes: where the explanation ran from, and the table's values against the world's
  * ("id 5 position.y recorded 0.5 found 0.625"). */
-static void explain_values(verify_item *it, const onescope_recording *r,
+static void explain_values(verify_item *it, const onescope_recording *r, const onescope_module *m,
                            const onescope_recording_explanation *x) {
     const char *name = cli_shown(it->path);
     if (onescope_recording_keyframe_every(r) == 0) return;
@@ -242,8 +255,8 @@ static void explain_values(verify_item *it, const onescope_recording *r,
     for (uint32_t k = 0; k < x->values_listed && n < sizeof it->value_line; k++) {
         const onescope_value_difference *d = &x->values[k];
         char recorded[CLI_NUMBER_SIZE], found[CLI_NUMBER_SIZE];
-        cli_number(recorded, d->recorded);
-        cli_number(found, d->found_value);
+        value_text(recorded, d->recorded, m, it->value_names[k]);
+        value_text(found, d->found_value, m, it->value_names[k]);
         if (!d->in_file)
             n += (size_t)snprintf(it->value_line + n, sizeof it->value_line - n,
                                   "%sid %" PRIu64 " in the world, not in the table",
@@ -290,7 +303,7 @@ static void explain_entities(verify_item *it, const onescope_recording *r,
                  line);
         return;
     }
-    explain_values(it, r, x);
+    explain_values(it, r, m, x);
     name = cli_shown(it->path); /* explain_values used cli_shown's buffer */
     if (!it->entity_rows) {
         onescope_recording_explanation_free(x);
