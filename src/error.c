@@ -40,6 +40,21 @@ void onescope_error_clear(onescope_error *error) {
     memset(error, 0, sizeof *error);
 }
 
+void onescope_error_locate(onescope_error *error, const char *name, const char *where,
+                           bool keep_offset) {
+    if (error == NULL) return;
+    if (!keep_offset) error->has_offset = false;
+    if (name != NULL) snprintf(error->input, sizeof error->input, "%s", name);
+    if (where == NULL || where[0] == '\0') return;
+    char field[sizeof error->field + 256];
+    int n = snprintf(field, sizeof field, "%.200s%s%s", where, error->field[0] ? ": " : "",
+                     error->field);
+    size_t k = n < 0 ? 0 : (size_t)n;
+    if (k >= sizeof error->field) k = sizeof error->field - 1; /* cut, as every field is */
+    memcpy(error->field, field, k);
+    error->field[k] = '\0';
+}
+
 /* Code points that are valid UTF-8 yet can break or disguise a line: C1 controls (U+009B is
  * a terminal's CSI), line and paragraph separators, and the bidirectional overrides that can
  * make a terminal show text in another order than it has. */

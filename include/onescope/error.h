@@ -62,6 +62,15 @@ ONESCOPE_API size_t onescope_error_format(const onescope_error *error, char *buf
 /* Clears an error to ONESCOPE_OK. */
 ONESCOPE_API void onescope_error_clear(onescope_error *error);
 
+/* Says a failure of a lower layer (an encoder, a module) in the terms of the input a tool was
+ * working through: input becomes name (when not NULL) and "WHERE: " goes before the field
+ * (when where is not NULL or empty), both cut to fit; the offset stays only with
+ * keep_offset (an offset inside a blob the tool cannot place in its input is dropped, never
+ * shown as the input's). The code, expected and found stay. The one way a tool puts another
+ * layer's error on its own input. */
+ONESCOPE_API void onescope_error_locate(onescope_error *error, const char *name, const char *where,
+                                        bool keep_offset);
+
 /* The library's one escape for input text shown to a person (file names in a tool's own
  * lines, say): control bytes become \n, \r, \t or \xNN, invalid UTF-8 bytes \xNN, '"' and
  * '\\' get a backslash, and line separators, C1 controls and bidirectional overrides \uNNNN,

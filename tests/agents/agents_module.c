@@ -10,6 +10,7 @@
 
 #define MAX_AGENTS 4096u
 #define START_ENERGY 100.0f
+#define FAT (64u * 1024u * 1024u) /* the fat snapshot's padding, + 1 */
 
 typedef struct agent {
     uint64_t id;
@@ -38,6 +39,7 @@ void agents_faults_parse(agents_faults *f, const char *text) {
     f->snapshot_misses = strstr(text, "snapshot") != NULL;
     f->hash_misses = strstr(text, "hash") != NULL;
     f->outside = strstr(text, "outside") != NULL;
+    f->fat = strstr(text, "fat") != NULL;
     const char *bug = strstr(text, "bug=");
     if (bug != NULL) {
         long long step = 0;
@@ -264,6 +266,9 @@ static onescope_code snapshot(void *ctx, const void *wp, onescope_module_sink *o
         put32(one + 24, fbits(a->energy));
         rc = onescope_module_sink_append(out, one, agent_bytes(f));
     }
+    static const uint8_t zeros[65536];
+    for (uint32_t k = 0; f->fat && rc == ONESCOPE_OK && k <= FAT / sizeof zeros; k++)
+        rc = onescope_module_sink_append(out, zeros, k < FAT / sizeof zeros ? sizeof zeros : 1);
     return rc;
 }
 
@@ -278,7 +283,7 @@ static onescope_code restore(void *ctx, const void *setup, size_t setup_size, co
     if (size < 28 || memcmp(p, "AGT1", 4) != 0)
         return onescope_module_fail(e, ONESCOPE_E_MAGIC, 0, "snapshot", "AGT1", NULL);
     uint32_t n = get32(p + 24);
-    if (n > MAX_AGENTS || size != 28 + (size_t)n * agent_bytes(f))
+    if (n > MAX_AGENTS || size != 28 + (size_t)n * agent_bytes(f) + (f->fat ? FAT + 1 : 0))
         return onescope_module_fail(e, ONESCOPE_E_LENGTH, 24, "agents", "the snapshot's size",
                                     NULL);
     world *w = calloc(1, sizeof *w);

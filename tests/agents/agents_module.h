@@ -26,14 +26,15 @@ typedef struct agents_faults {
     bool bug_energy;
     int64_t refuse_step;    /* -1: none; else the step refuses with E_MISMATCH at that step */
     uint64_t refuse_offset; /* the refusal's offset in the input (ONESCOPE_MODULE_NO_OFFSET) */
-    uint64_t outside_rng;   /* with outside: the shared generator */
+    bool fat; /* every snapshot ends in 64 MiB + 1 of zeros (more than a live stream carries) */
+    uint64_t outside_rng; /* with outside: the shared generator */
 } agents_faults;
 
 agents_faults agents_faults_none(void);
 /* The table, with faults as its context (faults must outlive every world made from it). */
 onescope_module agents_module(agents_faults *faults);
 /* The faults an environment variable names:
- * "snapshot,hash,outside,bug=STEP:ID[:energy],refuse=STEP". */
+ * "snapshot,hash,outside,fat,bug=STEP:ID[:energy],refuse=STEP". */
 void agents_faults_parse(agents_faults *f, const char *text);
 void agents_setup(uint32_t seed, uint32_t count, uint8_t out[8]);
 /* Step i's input of the tests' standard run: a push every 7th step (size 0 or 8). */

@@ -88,4 +88,10 @@ expect_exit 0 os module check "$S/clean.ostm"
 AGENTS_FAULTS=hash expect_exit 1 os module check "$S/hash.ostm"
 expect_grep "hash: FAILED at step [0-9]*: entity [0-9]* (id [0-9]*) energy is" "$S/out"
 
+# item 11: a snapshot too large for the live stream is the recording's error, at its module and
+# step, not the encoder's
+AGENTS_FAULTS=fat expect_exit 1 os live serve --probe-every 10 "$S/clean.ostm"
+[ "$(wc -l <"$S/err")" = 1 ] && grep -q "^$S/clean.ostm: module test.agents, step 10: " "$S/err" &&
+    ok || bad "live serve fat: $(cat "$S/err")"
+
 finish

@@ -119,7 +119,11 @@ static int serve_recording(const char *path, const onescope_buffer *bytes, bool 
     if (rc == ONESCOPE_OK)
         rc = onescope_live_encode_probe_blob(enc, 0, setup, setup_size, snap, snap_size, &err);
     bool io_failed = false;
+    char where[160] = "";
+    if (rc != ONESCOPE_OK && m != NULL && r != NULL) /* the start world, or its first probe */
+        snprintf(where, sizeof where, "module %s, the start world", m->id);
     for (uint64_t i = 0; i < steps && rc == ONESCOPE_OK && !io_failed; i++) {
+        snprintf(where, sizeof where, "module %s, step %" PRIu64, m->id, i);
         if (i > 0 && probe_every != 0 && i % probe_every == 0) {
             onescope_buffer b = {NULL, 0, NULL};
             rc = onescope_world_snapshot(w, NULL, &b, &err);
@@ -136,6 +140,10 @@ static int serve_recording(const char *path, const onescope_buffer *bytes, bool 
             rc = onescope_live_encode_step(enc, i, input, n, onescope_world_hash(w), &err);
         if (rc == ONESCOPE_OK) io_failed = !flush_encoder(enc, 1 << 16);
     }
+    /* the encoder's and the world's errors are the recording's, at its module and step; their
+     * offsets are in the stream or inside an input, not in the recording */
+    if (rc != ONESCOPE_OK && where[0] != '\0' && strcmp(err.input, cli_input_name(path)) != 0)
+        onescope_error_locate(&err, cli_input_name(path), where, false);
     if (rc == ONESCOPE_OK && !io_failed) rc = onescope_live_encode_end(enc, steps, &err);
     if (rc == ONESCOPE_OK && !io_failed) io_failed = !flush_encoder(enc, 0);
     onescope_live_encoder_free(enc);
