@@ -266,6 +266,7 @@ MUT(m_capsule_len0, (b->kind = ONESCOPE_SOA_CAPSULE, b->size[1] = 0.0f))
 MUT(m_box_z0, (b->kind = ONESCOPE_SOA_BOX, b->size[2] = 0.0f))
 MUT(m_density0, b->density = 0.0f)
 MUT(m_density_nan, b->density = NAN)
+MUT(m_density_tiny, b->density = 1e-21f) /* the mass of a small body near underflow */
 MUT(m_friction_neg, b->friction = -0.1f)
 MUT(m_restitution_nan, b->restitution = NAN)
 MUT(m_rolling_neg, b->rolling_resistance = -1.0f)
@@ -295,6 +296,7 @@ static void test_body_refusals(void **state) {
         {m_box_z0, ONESCOPE_E_RANGE, "size[2]"},
         {m_density0, ONESCOPE_E_RANGE, "density"},
         {m_density_nan, ONESCOPE_E_NOT_FINITE, "density"},
+        {m_density_tiny, ONESCOPE_E_RANGE, "density"},
         {m_friction_neg, ONESCOPE_E_RANGE, "friction"},
         {m_restitution_nan, ONESCOPE_E_NOT_FINITE, "restitution"},
         {m_rolling_neg, ONESCOPE_E_RANGE, "rolling_resistance"},
