@@ -184,8 +184,7 @@ onescope_code onescope_os_soa_check_body(const onescope_soa_body_def *d, uint32_
         OS_TRY(check_floats(error, in, "density", &d->density, 1, 0.0f, 1.0e9f,
                             "a finite density >= 0 kg/m^3"));
     else if (!isfinite(d->density) || !(d->density >= OS_SOA_MIN_DENSITY) || d->density > 1.0e9f)
-        return bad_float(error, in, "density", "a finite density in 1e-20..1e9 kg/m^3",
-                         d->density);
+        return bad_float(error, in, "density", "a finite density in 1e-20..1e9 kg/m^3", d->density);
     OS_TRY(check_floats(error, in, "friction", &d->friction, 1, 0.0f, 1.0e3f,
                         "a friction in 0..1000"));
     OS_TRY(check_floats(error, in, "restitution", &d->restitution, 1, 0.0f, 1.0e3f,
