@@ -57,35 +57,6 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world,
     return unsupported(error, "soa_world_add_joint");
 }
 
-/* After a step: Box3D's solver can make a body's state non-finite from inputs the rules
- * accept (an extreme impulse or torque on a light body), and a Box3D built with assertions can
- * report a failed one. Either refuses the step (ENGINE): the step has run, the lanes hold what
- * Box3D left, the first non-finite value is named as its lane and body index, with the first
- * message Box3D logged in that step. */
-static onescope_code check_stepped(const onescope_soa_world *w, onescope_error *error) {
-    static const char in[] = "soa_world_step";
-    static const char *const names[L_FX] = {
-        "position_x",        "position_y",        "position_z",         "rotation_x",
-        "rotation_y",        "rotation_z",        "rotation_w",         "linear_velocity_x",
-        "linear_velocity_y", "linear_velocity_z", "angular_velocity_x", "angular_velocity_y",
-        "angular_velocity_z"};
-    OS_TRY(box3d_check_asserted(in, error));
-    for (uint32_t i = 0; i < w->live.count; i++) {
-        if (w->kind[i] == ONESCOPE_SOA_REMOVED || w->kind[i] == ONESCOPE_SOA_STATIC_BOX) continue;
-        for (int k = L_PX; k < L_FX; k++) {
-            if (isfinite(w->lane[k][i])) continue;
-            char field[96];
-            snprintf(field, sizeof field, "%s[%u]", names[k], i);
-            return onescope_os_fail(
-                error, ONESCOPE_E_ENGINE, in, OS_NO_OFFSET, field, "a finite number after the step",
-                "%s (Box3D's solver diverged%s%s%s)", onescope_os_num_float(w->lane[k][i]).s,
-                box3d_said.count ? "; it said \"" : "",
-                box3d_said.count ? OS_ECHO(box3d_said.first) : "", box3d_said.count ? "\"" : "");
-        }
-    }
-    return ONESCOPE_OK;
-}
-
 onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int substeps,
                                       onescope_error *error) {
     (void)world, (void)dt, (void)substeps;
