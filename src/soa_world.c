@@ -139,26 +139,27 @@ static void box3d_free(void *p) {
  * (Debug, RelWithDebInfo) reports a failed one here too; the library then refuses the call and
  * Box3D goes on, as a Box3D built without them does. */
 typedef struct box3d_messages {
-    uint32_t count;  /* messages since the call began (saturating) */
-    bool asserted;   /* one was a failed assertion */
-    char first[112]; /* the first message, or the first failed assertion */
+    uint32_t count;      /* messages since the call began, assertions included (saturating) */
+    bool asserted;       /* one was a failed assertion */
+    char first[112];     /* the first message (a log line, or a failed assertion) */
+    char assertion[112]; /* the first failed assertion */
 } box3d_messages;
 static _Thread_local box3d_messages box3d_said;
 
 static void box3d_log(const char *message) {
-    if (box3d_said.count < UINT32_MAX) box3d_said.count++;
-    if (box3d_said.count == 1)
+    if (box3d_said.count == 0)
         onescope_os_copy_text(box3d_said.first, sizeof box3d_said.first, message);
+    if (box3d_said.count < UINT32_MAX) box3d_said.count++;
 }
 
 static int box3d_assert(const char *condition, const char *file, int line) {
     if (!box3d_said.asserted) {
         const char *base = strrchr(file, '/');
-        snprintf(box3d_said.first, sizeof box3d_said.first, "assertion %s failed (%s:%d)",
+        snprintf(box3d_said.assertion, sizeof box3d_said.assertion, "assertion %s failed (%s:%d)",
                  condition, base != NULL ? base + 1 : file, line);
         box3d_said.asserted = true;
     }
-    if (box3d_said.count < UINT32_MAX) box3d_said.count++;
+    box3d_log(box3d_said.assertion);
     return 0; /* no trap: the call that hit it is refused instead */
 }
 
@@ -171,7 +172,7 @@ static void box3d_listen(void) {
 static onescope_code box3d_check_asserted(const char *in, onescope_error *error) {
     if (!box3d_said.asserted) return ONESCOPE_OK;
     return onescope_os_fail(error, ONESCOPE_E_ENGINE, in, OS_NO_OFFSET, "box3d",
-                            "no failed Box3D assertion", "%s", box3d_said.first);
+                            "no failed Box3D assertion", "%s", box3d_said.assertion);
 }
 
 static void box3d_allocator_init(void) {
@@ -856,8 +857,9 @@ static onescope_code collect_events(onescope_soa_world *w, onescope_error *error
 /* After a step: Box3D's solver can make a body's state non-finite from inputs the rules
  * accept (an extreme impulse or torque on a light body), and a Box3D built with assertions can
  * report a failed one. Either refuses the step (ENGINE): the step has run, the lanes hold what
- * Box3D left, the first non-finite value is named as its lane and body index, with the first
- * message Box3D logged in that step. */
+ * Box3D left. A non-finite value comes first, named as its lane and body index with the first
+ * message Box3D gave in that step ("unstable: NULL", logged before the assertion on the same
+ * velocity), so a Box3D with or without assertions refuses a diverging step in the same words. */
 static onescope_code check_stepped(const onescope_soa_world *w, onescope_error *error) {
     static const char in[] = "soa_world_step";
     static const char *const names[L_FX] = {
@@ -865,7 +867,6 @@ static onescope_code check_stepped(const onescope_soa_world *w, onescope_error *
         "rotation_y",        "rotation_z",        "rotation_w",         "linear_velocity_x",
         "linear_velocity_y", "linear_velocity_z", "angular_velocity_x", "angular_velocity_y",
         "angular_velocity_z"};
-    OS_TRY(box3d_check_asserted(in, error));
     for (uint32_t i = 0; i < w->live.count; i++) {
         if (w->kind[i] == ONESCOPE_SOA_REMOVED || w->kind[i] == ONESCOPE_SOA_STATIC_BOX) continue;
         for (int k = L_PX; k < L_FX; k++) {
@@ -879,7 +880,7 @@ static onescope_code check_stepped(const onescope_soa_world *w, onescope_error *
                 box3d_said.count ? OS_ECHO(box3d_said.first) : "", box3d_said.count ? "\"" : "");
         }
     }
-    return ONESCOPE_OK;
+    return box3d_check_asserted(in, error);
 }
 
 onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int substeps,
