@@ -16,6 +16,13 @@
 #define OS_SOA_MIN_SIZE 0.001f         /* m */
 #define OS_SOA_MAX_SIZE 1000.0f        /* m */
 #define OS_SOA_MIN_HALF_LENGTH 0.0025f /* m: Box3D's shortest capsule segment is 0.005 m */
+/* kg/m^3, a dynamic body's least density. Box3D computes a body's mass as density x volume in
+ * float and its inverse as 1/mass: the smallest body the size rules allow (a sphere of radius
+ * 0.001 m, 4.19e-9 m^3) must weigh a normal float (>= 1.18e-38 kg) or 1/mass overflows and
+ * Box3D's solver turns the body's velocity non-finite ("unstable", measured at 1e-30 kg/m^3 and
+ * below; at 1e-45 the mass of a 0.5 m sphere is 0). At 1e-20 that body weighs 4.2e-29 kg, nine
+ * decades above the float's smallest normal number. docs/soa-world.md, "Body descriptor". */
+#define OS_SOA_MIN_DENSITY 1.0e-20f
 #define OS_SOA_PI 3.14159265358979f
 #define OS_SOA_MAX_LIMIT (0.99f * OS_SOA_PI)
 
@@ -176,8 +183,8 @@ onescope_code onescope_os_soa_check_body(const onescope_soa_body_def *d, uint32_
     if (is_static)
         OS_TRY(check_floats(error, in, "density", &d->density, 1, 0.0f, 1.0e9f,
                             "a finite density >= 0 kg/m^3"));
-    else if (!isfinite(d->density) || !(d->density > 0.0f) || d->density > 1.0e9f)
-        return bad_float(error, in, "density", "a finite density > 0 kg/m^3", d->density);
+    else if (!isfinite(d->density) || !(d->density >= OS_SOA_MIN_DENSITY) || d->density > 1.0e9f)
+        return bad_float(error, in, "density", "a finite density in 1e-20..1e9 kg/m^3", d->density);
     OS_TRY(check_floats(error, in, "friction", &d->friction, 1, 0.0f, 1.0e3f,
                         "a friction in 0..1000"));
     OS_TRY(check_floats(error, in, "restitution", &d->restitution, 1, 0.0f, 1.0e3f,

@@ -129,10 +129,59 @@ static void box3d_free(void *p) {
     free(p);
 }
 
-static void box3d_allocator_init(void) {
-    b3SetAllocator(box3d_zeroed_alloc, box3d_free);
+/* Box3D's messages (docs/soa-world.md, "Box3D's messages"). Its default log and assert handlers
+ * print to standard output, where they would break a JSON report or a live stream; the library
+ * prints nothing. Its log is taken here instead, per thread (every world runs Box3D on the
+ * calling thread: one worker, no task system): a call that Box3D leaves in a state the library
+ * refuses (a body's non-finite state after a step) carries Box3D's first message in its error.
+ * Messages that come with no refusal (a continuous-collision stall measured in milliseconds, a
+ * clamped ray fraction) never change the world and are dropped. A Box3D built with assertions
+ * (Debug, RelWithDebInfo) reports a failed one here too; the library then refuses the call and
+ * Box3D goes on, as a Box3D built without them does. */
+typedef struct box3d_messages {
+    uint32_t count;      /* messages since the call began, assertions included (saturating) */
+    bool asserted;       /* one was a failed assertion */
+    char first[112];     /* the first message (a log line, or a failed assertion) */
+    char assertion[112]; /* the first failed assertion */
+} box3d_messages;
+static _Thread_local box3d_messages box3d_said;
+
+static void box3d_log(const char *message) {
+    if (box3d_said.count == 0)
+        onescope_os_copy_text(box3d_said.first, sizeof box3d_said.first, message);
+    if (box3d_said.count < UINT32_MAX) box3d_said.count++;
 }
 
+static int box3d_assert(const char *condition, const char *file, int line) {
+    if (!box3d_said.asserted) {
+        const char *base = strrchr(file, '/');
+        snprintf(box3d_said.assertion, sizeof box3d_said.assertion, "assertion %s failed (%s:%d)",
+                 condition, base != NULL ? base + 1 : file, line);
+        box3d_said.asserted = true;
+    }
+    box3d_log(box3d_said.assertion);
+    return 0; /* no trap: the call that hit it is refused instead */
+}
+
+/* Forgets what Box3D said before a call. */
+static void box3d_listen(void) {
+    memset(&box3d_said, 0, sizeof box3d_said);
+}
+
+/* A call during which a Box3D assertion failed is refused (ENGINE), naming the assertion. */
+static onescope_code box3d_check_asserted(const char *in, onescope_error *error) {
+    if (!box3d_said.asserted) return ONESCOPE_OK;
+    return onescope_os_fail(error, ONESCOPE_E_ENGINE, in, OS_NO_OFFSET, "box3d",
+                            "no failed Box3D assertion", "%s", box3d_said.assertion);
+}
+
+static void box3d_allocator_init(void) {
+    b3SetAllocator(box3d_zeroed_alloc, box3d_free);
+    b3SetLogFcn(box3d_log);
+    b3SetAssertFcn(box3d_assert);
+}
+
+/* Installs the allocator and the message handlers, once, before the first Box3D world. */
 static void box3d_allocator_once(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, box3d_allocator_init);
@@ -339,8 +388,13 @@ onescope_code onescope_soa_world_create(const onescope_soa_world_def *def,
     box3d_allocator_once();
     pthread_mutex_lock(&onescope_os_soa_lock);
     bool full = b3GetWorldCount() >= B3_MAX_WORLDS;
+    box3d_listen();
     if (!full) w->world = b3CreateWorld(&wd);
     pthread_mutex_unlock(&onescope_os_soa_lock);
+    if (!full && !B3_IS_NULL(w->world) && box3d_said.asserted) {
+        onescope_soa_world_free(w);
+        return box3d_check_asserted(in, error);
+    }
     if (full || B3_IS_NULL(w->world)) {
         free_arrays(w);
         onescope_os_free(a, w);
@@ -412,6 +466,7 @@ onescope_code onescope_soa_world_add_body(onescope_soa_world *world,
     bd.angularVelocity =
         (b3Vec3){def->angular_velocity[0], def->angular_velocity[1], def->angular_velocity[2]};
     bd.userData = (void *)(uintptr_t)(i + 1);
+    box3d_listen();
     b3BodyId id = b3CreateBody(world->world, &bd);
 
     b3ShapeDef sd = b3DefaultShapeDef();
@@ -439,6 +494,10 @@ onescope_code onescope_soa_world_add_body(onescope_soa_world *world,
     } else {
         b3BoxHull h = b3MakeBoxHull(def->size[0], def->size[1], def->size[2]);
         shape = b3CreateHullShape(id, &sd, &h.base);
+    }
+    if (box3d_said.asserted) { /* the refusal is total: Box3D's body goes with its shape */
+        b3DestroyBody(id);
+        return box3d_check_asserted("soa_world_add_body", error);
     }
     shape_map_put(world, shape, (int32_t)i);
 
@@ -631,6 +690,7 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world,
     base.collideConnected = def->collide_connected;
 
     b3JointId id;
+    box3d_listen();
     if (def->kind == ONESCOPE_SOA_REVOLUTE) {
         b3RevoluteJointDef jd = b3DefaultRevoluteJointDef();
         b3JointDef keep = jd.base;
@@ -693,6 +753,10 @@ onescope_code onescope_soa_world_add_joint(onescope_soa_world *world,
             jd.linearHertz = jd.angularHertz = 0.0f;
         }
         id = b3CreateWeldJoint(world->world, &jd);
+    }
+    if (box3d_said.asserted) {
+        b3DestroyJoint(id, false);
+        return box3d_check_asserted(in, error);
     }
     world->joints[j] = id;
     world->joint_local_a[j] = base.localFrameA.q;
@@ -790,6 +854,35 @@ static onescope_code collect_events(onescope_soa_world *w, onescope_error *error
     return ONESCOPE_OK;
 }
 
+/* After a step: Box3D's solver can make a body's state non-finite from inputs the rules
+ * accept (an extreme impulse or torque on a light body), and a Box3D built with assertions can
+ * report a failed one. Either refuses the step (ENGINE): the step has run, the lanes hold what
+ * Box3D left. A non-finite value comes first, named as its lane and body index with the first
+ * message Box3D gave in that step ("unstable: NULL", logged before the assertion on the same
+ * velocity), so a Box3D with or without assertions refuses a diverging step in the same words. */
+static onescope_code check_stepped(const onescope_soa_world *w, onescope_error *error) {
+    static const char in[] = "soa_world_step";
+    static const char *const names[L_FX] = {
+        "position_x",        "position_y",        "position_z",         "rotation_x",
+        "rotation_y",        "rotation_z",        "rotation_w",         "linear_velocity_x",
+        "linear_velocity_y", "linear_velocity_z", "angular_velocity_x", "angular_velocity_y",
+        "angular_velocity_z"};
+    for (uint32_t i = 0; i < w->live.count; i++) {
+        if (w->kind[i] == ONESCOPE_SOA_REMOVED || w->kind[i] == ONESCOPE_SOA_STATIC_BOX) continue;
+        for (int k = L_PX; k < L_FX; k++) {
+            if (isfinite(w->lane[k][i])) continue;
+            char field[96];
+            snprintf(field, sizeof field, "%s[%u]", names[k], i);
+            return onescope_os_fail(
+                error, ONESCOPE_E_ENGINE, in, OS_NO_OFFSET, field, "a finite number after the step",
+                "%s (Box3D's solver diverged%s%s%s)", onescope_os_num_float(w->lane[k][i]).s,
+                box3d_said.count ? "; it said \"" : "",
+                box3d_said.count ? OS_ECHO(box3d_said.first) : "", box3d_said.count ? "\"" : "");
+        }
+    }
+    return box3d_check_asserted(in, error);
+}
+
 onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int substeps,
                                       onescope_error *error) {
     static const char in[] = "soa_world_step";
@@ -825,6 +918,7 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
         if (t.x != 0.0f || t.y != 0.0f || t.z != 0.0f)
             b3Body_ApplyTorque(world->bodies[i], t, true);
     }
+    box3d_listen();
     b3World_Step(world->world, dt, substeps);
     world->live.step++;
     for (int k = L_FX; k <= L_TZ; k++) memset(l[k], 0, (size_t)n * sizeof(float));
@@ -846,7 +940,9 @@ onescope_code onescope_soa_world_step(onescope_soa_world *world, float dt, int s
         l[L_WX][i] = av.x, l[L_WY][i] = av.y, l[L_WZ][i] = av.z;
     }
     for (uint32_t j = 0; j < world->live.joint_count; j++) read_joint(world, j);
-    return collect_events(world, error);
+    onescope_code rc = collect_events(world, error);
+    onescope_code bad = check_stepped(world, error);
+    return bad != ONESCOPE_OK ? bad : rc;
 }
 
 onescope_code onescope_soa_world_view(onescope_soa_world *world, onescope_soa_view *view,
@@ -1208,10 +1304,16 @@ onescope_code onescope_os_soa_world_load(onescope_soa_world *world, const uint8_
     OS_TRY(check_box3d_part(image + head, size - head, head, in, error));
 
     pthread_mutex_lock(&onescope_os_soa_lock);
+    box3d_listen();
     b3RecPlayer *player = b3GetWorldCount() < B3_MAX_WORLDS
                               ? b3CreatePlayer(image + head, (int)(size - head), 1)
                               : NULL;
+    if (player != NULL && box3d_said.asserted) {
+        b3DestroyPlayer(player);
+        player = NULL;
+    }
     pthread_mutex_unlock(&onescope_os_soa_lock);
+    OS_TRY(box3d_check_asserted(in, error));
     if (player == NULL)
         return onescope_os_fail(error, ONESCOPE_E_ENGINE, in, head, "box3d",
                                 "an image Box3D restores", "Box3D refused it");

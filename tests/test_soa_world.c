@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_util.h"
 
@@ -266,6 +267,7 @@ MUT(m_capsule_len0, (b->kind = ONESCOPE_SOA_CAPSULE, b->size[1] = 0.0f))
 MUT(m_box_z0, (b->kind = ONESCOPE_SOA_BOX, b->size[2] = 0.0f))
 MUT(m_density0, b->density = 0.0f)
 MUT(m_density_nan, b->density = NAN)
+MUT(m_density_tiny, b->density = 1e-21f) /* the mass of a small body near underflow */
 MUT(m_friction_neg, b->friction = -0.1f)
 MUT(m_restitution_nan, b->restitution = NAN)
 MUT(m_rolling_neg, b->rolling_resistance = -1.0f)
@@ -295,6 +297,7 @@ static void test_body_refusals(void **state) {
         {m_box_z0, ONESCOPE_E_RANGE, "size[2]"},
         {m_density0, ONESCOPE_E_RANGE, "density"},
         {m_density_nan, ONESCOPE_E_NOT_FINITE, "density"},
+        {m_density_tiny, ONESCOPE_E_RANGE, "density"},
         {m_friction_neg, ONESCOPE_E_RANGE, "friction"},
         {m_restitution_nan, ONESCOPE_E_NOT_FINITE, "restitution"},
         {m_rolling_neg, ONESCOPE_E_RANGE, "rolling_resistance"},
@@ -1407,6 +1410,49 @@ static void test_event_growth_failure(void **state) {
     assert_int_equal(ta.live, 0);
 }
 
+/* A step whose solver leaves a body's state non-finite (an angular impulse of 1e20 on a ball
+ * resting on a slab: Box3D logs "unstable") is refused with ENGINE, naming the first non-finite
+ * lane and Box3D's message, and nothing reaches standard output (Box3D's own log printed
+ * "Box3D: unstable: NULL" there at every such step). The step has run: the counter moved. */
+static void test_diverging_step_refused(void **state) {
+    (void)state;
+    onescope_soa_world *w = make_world(-9.81f, 3, 1);
+    slab(w, 0.0f);
+    uint32_t ball = sphere(w, 0.0f, 0.25f, 0.0f, 0.25f);
+    sphere(w, 0.5f, 0.25f, 0.0f, 0.25f);
+    step(w, 5);
+    onescope_error err;
+    const float huge[3] = {1e20f, 1e20f, 1e20f};
+    assert_int_equal(onescope_soa_world_act(w, ball, ONESCOPE_SOA_ANGULAR_IMPULSE, huge, &err),
+                     ONESCOPE_OK);
+    fflush(stdout);
+    FILE *caught = tmpfile();
+    assert_non_null(caught);
+    int saved = dup(1);
+    assert_true(saved >= 0);
+    assert_true(dup2(fileno(caught), 1) == 1);
+    onescope_code rc = ONESCOPE_OK;
+    for (int k = 0; k < 10 && rc == ONESCOPE_OK; k++)
+        rc = onescope_soa_world_step(w, DT, SUB, &err);
+    fflush(stdout);
+    assert_true(dup2(saved, 1) == 1);
+    close(saved);
+    assert_int_equal(fseek(caught, 0, SEEK_END), 0);
+    long printed = ftell(caught);
+    fclose(caught);
+    assert_int_equal(printed, 0);
+    assert_int_equal(rc, ONESCOPE_E_ENGINE);
+    assert_string_equal(err.input, "soa_world_step");
+    assert_string_equal(err.expected, "a finite number after the step");
+    assert_non_null(strstr(err.found, "(Box3D's solver diverged; it said \"unstable: NULL\")"));
+    unsigned index = 99;
+    char lane[40];
+    assert_int_equal(sscanf(err.field, "%39[a-z_][%u]", lane, &index), 2);
+    assert_true(index == 1 || index == 2);
+    assert_true(view_of(w).live->step >= 6);
+    onescope_soa_world_free(w);
+}
+
 static void test_world_slots(void **state) {
     (void)state;
     enum { TRY = 200 };
@@ -1546,6 +1592,7 @@ int main(void) {
         cmocka_unit_test(test_torque_driven_repeat_runs),
         cmocka_unit_test(test_contact_events),
         cmocka_unit_test(test_contact_events_off),
+        cmocka_unit_test(test_diverging_step_refused),
         cmocka_unit_test(test_world_slots),
         cmocka_unit_test(test_event_growth_failure),
         cmocka_unit_test(test_removal_order),

@@ -100,6 +100,50 @@ d = json.load(open(sys.argv[1]))
 assert d["restore_failed"] and "keyframe at row 100" in d["restore_error"] and d["first"]["row"] == 121, d
 ' "$S/out" && ok || bad "diff --json restore_error: $(cat "$S/out")"
 
+# Box3D's log never reaches standard output (issue 38 item 14): Box3D printed "Box3D: unstable:
+# NULL" there at every step whose solver made a body's state non-finite, inside a --json report
+# or a live stream. Step 20's first action of a copy becomes an angular impulse of 1e20 on its
+# body: the step is refused at its row (a module error naming the lane, with Box3D's message),
+# and standard output holds exactly the JSON.
+expect_exit 0 "$ONESCOPE" box3d-record "$S/pile.json" "$S/p.ostm" --steps 30
+python3 - "$S/p.ostm" "$S/u.ostm" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+assert d[:6] == b"OSTM\x02\x00" and struct.unpack_from("<H", d, 6)[0] == 1  # hash rows only
+a = d[12]; b = d[13 + a]; p = 14 + a + b
+p += 4 + struct.unpack_from("<I", d, p)[0] + 8  # the setup, hash row 0
+for i in range(20):
+    p += 4 + struct.unpack_from("<I", d, p)[0] + 8
+assert struct.unpack_from("<I", d, p)[0] >= 17 and d[p + 4] == 1  # step 20: a force first
+d[p + 4] = 4  # an angular impulse
+struct.pack_into("<fff", d, p + 9, 1e20, 1e20, 1e20)
+open(sys.argv[2], "wb").write(d)
+PY
+expect_exit 1 "$ONESCOPE" verify --json "$S/u.ostm"
+python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+r, s = json.loads(lines[0]), json.loads(lines[1])
+assert r["verdict"] == "module_error" and r["row"] == 21 and r["step"] == 20, r
+assert "expected a finite number after the step" in r["error"] and "unstable" in r["error"], r
+assert s["module_error"] == 1, s
+' "$S/out" && ok || bad "verify --json of a diverging Box3D step: $(head -c 600 "$S/out")"
+grep -q "^Box3D: \|^BOX3D ASSERTION" "$S/err" && bad "Box3D wrote to stderr: $(cat "$S/err")" || ok
+expect_exit 1 "$ONESCOPE" verify "$S/u.ostm"
+expect_grep "u.ostm: module onescope.box3d, step 20: [a-z_]*\[[0-9]*\]: expected a finite number after the step, found nan (Box3D's solver diverged; it said .unstable: NULL.)" "$S/err"
+grep -q "^Box3D: \|^BOX3D ASSERTION" "$S/out" && bad "Box3D wrote to stdout: $(head -3 "$S/out")" || ok
+# a live stream is the stream's bytes alone
+timeout 60 "$ONESCOPE" live serve "$S/u.ostm" >"$S/stream" 2>"$S/err"
+[ $? -eq 1 ] && ok || bad "live serve of a diverging step: exit not 1: $(cat "$S/err")"
+grep -q "expected a finite number after the step, found nan (Box3D.s solver diverged; it said .unstable: NULL.)" "$S/err" && [ "$(wc -l <"$S/err")" -eq 1 ] && ok || bad "live serve: not one line: $(cat "$S/err")"
+grep -a -q "Box3D:" "$S/stream" && bad "Box3D wrote into the live stream" || ok
+# a density so small that Box3D's mass underflows is refused by the scene rules, in one line
+printf '{"bodies": [{"kind": "sphere",\n  "density": 1e-45}]}' >"$S/tiny.json"
+expect_exit 1 "$ONESCOPE" box3d-record "$S/tiny.json" "$S/never.ostm" --steps 3
+expect_grep "tiny.json: line 2, column 14: bodies\[0\].density: expected a finite density in 1e-20..1e9 kg/m^3, found 1e-45" "$S/err"
+[ "$(wc -l <"$S/err")" -eq 1 ] && [ ! -e "$S/never.ostm" ] && ok || bad "tiny density: $(cat "$S/err")"
+
 # refusals: an unreadable scene, a bad scene, usage
 printf '{"bodies": [{"kind": "cube"}]}' >"$S/bad.json"
 expect_exit 1 "$ONESCOPE" box3d-record "$S/bad.json" "$S/never.ostm" --steps 3
