@@ -374,6 +374,8 @@ static void print_recordings_json(const recording_pair *p, FILE *o) {
     json_u64(o, "steps_run", d->steps_run);
     fputc(',', o);
     json_bool(o, "restore_failed", d->restore_failed);
+    fputc(',', o);
+    json_bool(o, "keyframe_disproved", d->keyframe_disproved);
     fputs(",\"restore_error\":", o);
     if (d->restore_failed) {
         char why[1024];
@@ -493,6 +495,11 @@ static void print_recordings(const diff_args *a, const recording_pair *p, FILE *
         onescope_error_format(&d->restore_error, why, sizeof why);
         fprintf(o, "keyframes: not restored, ran from row 0: %s\n", why);
     }
+    if (d->keyframe_disproved)
+        fputs("keyframes: not used, ran from row 0: a restored keyframe is not its file's world "
+              "at its row (its hash row or table), or the two files' keyframes hold different "
+              "worlds where their inputs agree\n",
+              o);
     if (d->worlds_differ) {
         if (d->row == 0)
             fprintf(o, "first difference: row 0 (the start worlds)");
