@@ -438,14 +438,15 @@ void onescope_os_rec_keyframe_error(const onescope_recording *r, const onescope_
 
 /* ---- the explanation ---- */
 
-/* One explanation run's lists: table values of the entities the entity rows named first. */
+/* One explanation run's lists: the first value of each entity the entity rows named, then
+ * their other values, then the rest, so a named entity is never crowded out by another's. */
 typedef struct explain_run {
     const onescope_recording *r;
     const onescope_allocator *al;
     uint32_t room;
     onescope_recording_explanation *x;
-    onescope_value_difference *named, *other; /* room each */
-    uint32_t n_named, n_other;
+    onescope_value_difference *first, *named, *other; /* room each */
+    uint32_t n_first, n_named, n_other;
     int32_t map[ONESCOPE_RECORDING_MAX_KEY_VALUES];
     const char *name;
 } explain_run;
@@ -458,18 +459,23 @@ static bool is_named(const onescope_recording_explanation *x, uint64_t id) {
 
 static void value_seen(void *user, const onescope_value_difference *d) {
     explain_run *e = user;
-    if (is_named(e->x, d->id)) {
-        if (e->n_named < e->room) e->named[e->n_named++] = *d;
-    } else if (e->n_other < e->room) {
-        e->other[e->n_other++] = *d;
+    if (!is_named(e->x, d->id)) {
+        if (e->n_other < e->room) e->other[e->n_other++] = *d;
+        return;
     }
+    bool seen = false;
+    for (uint32_t i = 0; i < e->n_first && !seen; i++) seen = e->first[i].id == d->id;
+    if (!seen && e->n_first < e->room)
+        e->first[e->n_first++] = *d;
+    else if (e->n_named < e->room)
+        e->named[e->n_named++] = *d;
 }
 
 /* Keyframe k's table against the world into the explanation (named entities first). */
 static onescope_code explain_table(explain_run *e, const onescope_keyframe *k,
                                    const onescope_world *w, onescope_error *error) {
     onescope_recording_explanation *x = e->x;
-    e->n_named = e->n_other = 0;
+    e->n_first = e->n_named = e->n_other = 0;
     uint32_t compared, differing;
     OS_TRY(onescope_os_table_compare(k, e->map, w, e->al, value_seen, e, &compared, &differing,
                                      e->name, error));
@@ -478,6 +484,8 @@ static onescope_code explain_table(explain_run *e, const onescope_keyframe *k,
     x->values_compared = compared;
     x->values_differing = differing;
     x->values_listed = 0;
+    for (uint32_t i = 0; i < e->n_first && x->values_listed < e->room; i++)
+        x->values[x->values_listed++] = e->first[i];
     for (uint32_t i = 0; i < e->n_named && x->values_listed < e->room; i++)
         x->values[x->values_listed++] = e->named[i];
     for (uint32_t i = 0; i < e->n_other && x->values_listed < e->room; i++)
@@ -566,7 +574,7 @@ static onescope_code keyframe_proves(explain_run *e, const onescope_keyframe *k,
         }
     }
     uint32_t compared, differing;
-    e->n_named = e->n_other = 0;
+    e->n_first = e->n_named = e->n_other = 0;
     onescope_recording_explanation *keep = e->x;
     onescope_recording_explanation none; /* nothing is named while proving */
     memset(&none, 0, sizeof none);
@@ -672,7 +680,7 @@ onescope_code onescope_recording_explain(const onescope_recording *r, const ones
     uint32_t room = max_listed ? max_listed : 16;
     onescope_recording_explanation *x = onescope_os_calloc(al, 1, sizeof *x);
     onescope_entity_difference *list = onescope_os_calloc(al, room, sizeof *list);
-    onescope_value_difference *values = onescope_os_calloc(al, 3 * (size_t)room, sizeof *values);
+    onescope_value_difference *values = onescope_os_calloc(al, 4 * (size_t)room, sizeof *values);
     if (e == NULL || x == NULL || list == NULL || values == NULL) {
         onescope_os_free(al, e);
         onescope_os_free(al, x);
@@ -685,7 +693,18 @@ onescope_code onescope_recording_explain(const onescope_recording *r, const ones
     x->entities = list;
     x->values = values;
     x->allocator = al;
-    *e = (explain_run){r, al, room, x, values + room, values + 2 * (size_t)room, 0, 0, {0}, name};
+    *e = (explain_run){r,
+                       al,
+                       room,
+                       x,
+                       values + room,
+                       values + 2 * (size_t)room,
+                       values + 3 * (size_t)room,
+                       0,
+                       0,
+                       0,
+                       {0},
+                       name};
     const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
     if (flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES)
         onescope_os_table_map(module, onescope_os_rec_bytes(r) + h->keys_head_at, h->key_values,
