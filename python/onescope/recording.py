@@ -32,6 +32,8 @@ class Module:
 
     @classmethod
     def test(cls) -> "Module":
+        """The library's integer test module ("onescope.test", version "1"), which runs the
+        test module's own v2 recordings."""
         return cls(lib.onescope_module_test(), "the library")
 
     @classmethod
@@ -512,6 +514,9 @@ class Recording:
 
     @classmethod
     def open(cls, path: PathLike, *, max_input_bytes: int = 0) -> "Recording":
+        """Reads and parses a whole file (the container's rules; the blobs are checked with the
+        module by :meth:`check`, :meth:`verify` ...). ``max_input_bytes``: the parser's limit
+        (0: the library's, 256 MiB). FormatError with the library's line when refused."""
         opts = _check.parse_options(max_input_bytes)
         handle = ctypes.c_void_p()
         err = _lib.Error()
@@ -527,6 +532,8 @@ class Recording:
     def from_bytes(
         cls, data: bytes, name: str = "<bytes>", *, max_input_bytes: int = 0
     ) -> "Recording":
+        """Parses a recording held in memory (the bytes are copied); ``name`` is the input's
+        name in the library's lines."""
         data = _check.data("data", data)
         name = _check.text("name", name)
         opts = _check.parse_options(max_input_bytes)
@@ -545,28 +552,35 @@ class Recording:
 
     @property
     def module_id(self) -> str:
+        """The id of the module the file names, e.g. "onescope.test"."""
         return lib.onescope_recording_module_id(self._handle).decode("utf-8", "replace")
 
     @property
     def module_version(self) -> str:
+        """The version of the module the file names (a module of another version is refused)."""
         return lib.onescope_recording_module_version(self._handle).decode("utf-8", "replace")
 
     @property
     def flags(self) -> int:
+        """The head's flags: 0x1 hash rows, 0x2 a start snapshot, 0x4 entity rows, 0x8
+        keyframes (docs/recording.md)."""
         return lib.onescope_recording_flags(self._handle)
 
     @property
     def step_count(self) -> int:
+        """The steps the file holds; its rows are 0..step_count."""
         return lib.onescope_recording_step_count(self._handle)
 
     @property
     def setup(self) -> bytes:
+        """The module's setup blob (b"" when empty)."""
         size = ctypes.c_size_t()
         data = lib.onescope_recording_setup(self._handle, ctypes.byref(size))
         return ctypes.string_at(data, size.value) if size.value else b""
 
     @property
     def start_snapshot(self) -> Optional[bytes]:
+        """The module's snapshot the world starts from, or None (the world from the setup)."""
         size = ctypes.c_size_t()
         data = lib.onescope_recording_start_snapshot(self._handle, ctypes.byref(size))
         return ctypes.string_at(data, size.value) if data else None
@@ -653,6 +667,7 @@ class Recording:
         return ctypes.string_at(data, size.value) if size.value else b""
 
     def to_bytes(self) -> bytes:
+        """The file's bytes again, from the library's writer (equal to the bytes read)."""
         buf = _lib.Buffer()
         err = _lib.Error()
         check(
@@ -682,9 +697,14 @@ class Recording:
         )
 
     def verify(self, module: Module) -> VerifyResult:
-        """Runs the recording through the module and compares every hash row. A mismatch is a
-        result, not an exception; any other failure (another module, a module error at a
-        step, no hash rows) raises FormatError with the library's line."""
+        """Runs the recording through the module and compares every hash row, and every
+        keyframe table with the world at its row. The result's ``verdict``
+        (:class:`onescope.Verdict`) says what was decided: PASS (or NO_STEPS) when ok,
+        HASH_MISMATCH or TABLE_MISMATCH (the hash rows matched but a keyframe table did not:
+        the module's hash misses a value) when not. Any other failure raises FormatError with
+        the library's line and its ``verdict``: INVALID (another module, a blob the module's
+        checks refuse), NO_HASH_ROWS, or MODULE_ERROR (the module failed making a row, whatever
+        its error code; ``error.result.first_row`` is that row)."""
         m = self._module(module)
         result = _lib.VerifyResult()
         err = _lib.Error()
@@ -697,9 +717,14 @@ class Recording:
     def explain(self, module: Module, row: int, max_listed: int = 16) -> "Explanation":
         """Runs the file to `row` and compares every entity's digest with the recorded entity
         row there (the library's onescope_recording_explain): the entities that differ, by id,
-        with the group indices whose bytes differ; with keyframes, from the keyframe before
-        row, and the values of the first keyframe table at or after it against the world's.
-        FormatError when the file has neither entity rows nor keyframes."""
+        with the group indices whose bytes differ; with keyframes, the values of a keyframe
+        table against the world's (the first on the way that differs, else the first at or
+        after row). The run starts at the keyframe before row only when that keyframe proves
+        itself (the world restored from it reproduces the file's hash row, entity row and
+        table there) and the run from it does not reproduce the recording at row; else at row
+        0. ``Explanation.keyframe_use`` says which, and what disproved the keyframe. At most
+        ``max_listed`` entities and values are listed. FormatError when the file has neither
+        entity rows nor keyframes."""
         m = self._module(module)
         row = _check.integer("row", row, (0, self.step_count), error=IndexError)
         max_listed = _check.integer("max_listed", max_listed, (1, 2**32 - 1))
