@@ -357,3 +357,19 @@ def test_diff_with_keyframes_that_do_not_prove_themselves(agents, monkeypatch):
     p = _cli("--module", plugin, "diff", "--json", base["snapshot"], pushed["snapshot"], env=env)
     assert p.returncode == 1, p.stderr
     _same_as_cli_json(faulty, json.loads(p.stdout))
+
+
+def test_the_built_in_modules_by_id():
+    """Module.for_recording picks the built-in module a file names; Box3D only in a build
+    with it (else one FormatError, code UNSUPPORTED)."""
+    from onescope._lib import lib
+
+    r = onescope.Recording.open(V2 / "valid-3d")
+    assert onescope.Module.for_recording(r).id == "onescope.test"
+    if lib.onescope_module_box3d():
+        m = onescope.Module.box3d()
+        assert (m.id, m.origin) == ("onescope.box3d", "the library")
+    else:
+        with pytest.raises(onescope.FormatError) as e:
+            onescope.Module.box3d()
+        assert e.value.code == onescope.Code.UNSUPPORTED and "without" in str(e.value)
