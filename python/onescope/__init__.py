@@ -15,14 +15,21 @@ from .diff import CacheDiff, EntityDiff, FirstPast, HeaderItem, ReplayDiff, Valu
 from .ots import Bone, Clip, Peg, Rig, euler_to_quat, quat_to_euler_xyz
 from .pose_cache import SHAPES, TEXT_FIELDS, Entity, PoseCache, PoseWriter, recover
 from .recording import (
+    EntityDifference,
+    Explanation,
+    Keyframe,
+    KeyframeUse,
     Module,
     ModuleCheckFailure,
     ModuleCheckOutcome,
     ModuleCheckResult,
     Recording,
+    RecordingDiff,
+    ValueDifference,
+    diff_recordings,
     verify_file as verify_recording_file,
 )
-from .replay import Link, Op, Replay, RunResult, Setup, Sim, VerifyResult
+from .replay import Link, Op, Replay, RunResult, Setup, Sim, Verdict, VerifyResult
 
 __all__ = [
     "Code",
@@ -41,12 +48,20 @@ __all__ = [
     "ModuleCheckOutcome",
     "ModuleCheckFailure",
     "verify_recording_file",
+    "RecordingDiff",
+    "diff_recordings",
+    "Explanation",
+    "EntityDifference",
+    "ValueDifference",
+    "Keyframe",
+    "KeyframeUse",
     "Sim",
     "Op",
     "Setup",
     "Link",
     "RunResult",
     "VerifyResult",
+    "Verdict",
     "Rig",
     "Clip",
     "Bone",

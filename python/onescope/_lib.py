@@ -189,6 +189,16 @@ class VerifyResult(Structure):
         ("first_step", c_uint64),
         ("expected", c_uint64),
         ("actual", c_uint64),
+        # added in 0.5.0
+        ("verdict", c_int),  # onescope_verdict
+        ("keyframes_checked", c_uint32),
+        ("table_differing", c_uint32),
+        ("table_entity", c_uint64),
+        ("table_value", c_uint32),
+        ("table_in_file", c_bool),
+        ("table_in_world", c_bool),
+        ("table_recorded", c_double),
+        ("table_found", c_double),
     ]
 
 
@@ -238,6 +248,7 @@ class ValueDifference(Structure):
         ("found", c_bool),
         ("recorded", c_double),
         ("found_value", c_double),
+        ("in_file", c_bool),  # added in 0.5.0
     ]
 
 
@@ -261,6 +272,59 @@ class Explanation(Structure):
         ("values_listed", c_uint32),
         ("values", POINTER(ValueDifference)),
         ("restore_error", Error),
+        # added in 0.5.0
+        ("keyframe_use", c_int),  # onescope_keyframe_use
+        ("keyframe_row", c_uint32),
+        ("keyframe_hashes_differ", c_bool),
+        ("keyframe_hash_recorded", c_uint64),
+        ("keyframe_hash_restored", c_uint64),
+        ("keyframe_has_entity", c_bool),
+        ("keyframe_entity", EntityDifference),
+        ("keyframe_has_value", c_bool),
+        ("keyframe_value", ValueDifference),
+        ("has_hash", c_bool),
+        ("hash_recorded", c_uint64),
+        ("hash_found", c_uint64),
+    ]
+
+
+class RecordingDiffResult(Structure):
+    _fields_ = [
+        ("different", c_bool),
+        ("setup_differs", c_bool),
+        ("steps_a", c_uint32),
+        ("steps_b", c_uint32),
+        ("rows_compared", c_uint32),
+        ("worlds_differ", c_bool),
+        ("row", c_uint32),
+        ("hash_a", c_uint64),
+        ("hash_b", c_uint64),
+        ("input_differs", c_bool),
+        ("stage", c_int32),
+        ("stage_name", c_char_p),
+        ("value_differs", c_bool),
+        ("entity", c_uint32),
+        ("entity_id", c_uint64),
+        ("value", c_uint32),
+        ("value_a", c_double),
+        ("value_b", c_double),
+        ("entities_differing", c_uint32),
+        ("entity_counts_differ", c_bool),
+        ("rows_differ", c_bool),
+        ("rows_row", c_uint32),
+        ("value_total", c_uint32),
+        ("world_value_differs", c_bool),
+        ("world_value", c_uint32),
+        ("world_index", c_uint32),
+        ("world_value_a", c_double),
+        ("world_value_b", c_double),
+        ("from_keyframes", c_bool),
+        ("start_row", c_uint32),
+        ("steps_run", c_uint32),
+        ("value_ulps", c_uint64),
+        ("restore_failed", c_bool),
+        ("restore_error", Error),
+        ("keyframe_disproved", c_bool),  # added in 0.5.0
     ]
 
 
@@ -271,6 +335,59 @@ class ModuleHead(Structure):
         ("id", c_char_p),
         ("version", c_char_p),
     ]
+
+
+class ValueInfo(Structure):
+    _fields_ = [("name", c_char_p), ("unit", c_char_p), ("type", c_int), ("group", c_uint32)]
+
+
+class WorldValueInfo(Structure):
+    _fields_ = [("name", c_char_p), ("unit", c_char_p), ("type", c_int), ("count", c_uint32)]
+
+
+# The whole table (module.h), for the names a result gives by index (a value's, a world
+# value's). A plug-in's table may be older and shorter: read a member only below its
+# struct_size (ModuleTable.holds).
+class ModuleTable(Structure):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("abi", c_uint32),
+        ("id", c_char_p),
+        ("version", c_char_p),
+        ("context", c_void_p),
+        ("create", c_void_p),
+        ("free", c_void_p),
+        ("step", c_void_p),
+        ("hash", c_void_p),
+        ("check_setup", c_void_p),
+        ("check_input", c_void_p),
+        ("stage_count", c_uint32),
+        ("stage_names", POINTER(c_char_p)),
+        ("run_stage", c_void_p),
+        ("snapshot", c_void_p),
+        ("restore", c_void_p),
+        ("entity_count", c_void_p),
+        ("entity_id", c_void_p),
+        ("entity_pose", c_void_p),
+        ("value_count", c_uint32),
+        ("values", POINTER(ValueInfo)),
+        ("group_count", c_uint32),
+        ("group_names", POINTER(c_char_p)),
+        ("entity_values", c_void_p),
+        ("describe_input", c_void_p),
+        ("metres_per_unit", c_double),
+        ("unit_name", c_char_p),
+        ("dimensions", c_uint32),
+        ("world_value_count", c_uint32),
+        ("world_values", POINTER(WorldValueInfo)),
+        ("read_world_values", c_void_p),
+        ("flags", c_uint32),
+    ]
+
+    def holds(self, member: str) -> bool:
+        """The table was compiled with this member (its struct_size reaches past it)."""
+        f = getattr(type(self), member)
+        return self.struct_size >= f.offset + f.size
 
 
 # ---- module.h: onescope_module_check_run's def and result ----
@@ -291,6 +408,7 @@ class ModuleCheckDef(Structure):
         ("input_user", c_void_p),
         ("start_snapshot", c_void_p),
         ("start_snapshot_size", c_size_t),
+        ("hash_probes", c_uint32),  # added in 0.5.0
     ]
 
 
@@ -588,6 +706,10 @@ MIRRORED = {
     "onescope_entity_row": EntityRow,
     "onescope_entity_difference": EntityDifference,
     "onescope_recording_explanation": Explanation,
+    "onescope_recording_diff_result": RecordingDiffResult,
+    "onescope_value_info": ValueInfo,
+    "onescope_world_value_info": WorldValueInfo,
+    "onescope_module": ModuleTable,
     "onescope_keyframe": Keyframe,
     "onescope_value_difference": ValueDifference,
     "onescope_module_check_def": ModuleCheckDef,
@@ -821,6 +943,11 @@ _PROTOTYPES = {
         c_int,
         [c_void_p, c_void_p, c_void_p, _P(VerifyResult), c_char_p, _E],
     ),
+    "onescope_recording_diff": (
+        c_int,
+        [c_void_p, c_void_p, c_void_p, c_void_p, _P(RecordingDiffResult), c_char_p, c_char_p, _E],
+    ),
+    "onescope_module_box3d": (c_void_p, []),
 }
 
 for _name, (_res, _args) in _PROTOTYPES.items():

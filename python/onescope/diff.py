@@ -22,6 +22,7 @@ from ._lib import lib
 from .errors import check, path_bytes
 from .numbers import format_number
 from .pose_cache import PoseCache
+from .recording import Module, Recording, RecordingDiff, diff_recordings
 from .replay import Op, Replay
 
 __all__ = [
@@ -32,10 +33,12 @@ __all__ = [
     "EntityDiff",
     "FirstPast",
     "CacheDiff",
+    "RecordingDiff",
 ]
 
 _FORMAT_OSPC = 1
 _FORMAT_OSTM = 2
+_FORMAT_RECORDING = 6  # ONESCOPE_FORMAT_RECORDING: an OSTM v2 module recording
 
 
 @dataclass
@@ -179,7 +182,7 @@ class CacheDiff:
         raise KeyError(id)
 
 
-Input = Union[str, "os.PathLike[str]", Replay, PoseCache]
+Input = Union[str, "os.PathLike[str]", Replay, PoseCache, Recording]
 
 
 def _headers(items: Any, count: int) -> List[HeaderItem]:
@@ -292,8 +295,11 @@ def _kind(x: Any, max_input_bytes: int) -> Tuple[int, Any]:
         return _FORMAT_OSTM, x
     if isinstance(x, PoseCache):
         return _FORMAT_OSPC, x
+    if isinstance(x, Recording):
+        return _FORMAT_RECORDING, x
     if not isinstance(x, (str, bytes, os.PathLike)):
-        raise TypeError(f"diff compares replays and pose caches (paths or opened), not {x!r}")
+        raise TypeError(f"diff compares replays, pose caches and module recordings (paths or "
+                        f"opened), not {x!r}")
     raw = path_bytes(x)
     head = b""
     try:
@@ -302,7 +308,7 @@ def _kind(x: Any, max_input_bytes: int) -> Tuple[int, Any]:
     except OSError:
         pass  # the library's validation below names the failure
     fmt = lib.onescope_format_detect(head, len(head))
-    if fmt in (_FORMAT_OSPC, _FORMAT_OSTM):
+    if fmt in (_FORMAT_OSPC, _FORMAT_OSTM, _FORMAT_RECORDING):
         return fmt, x
     err = _lib.Error()
     found = ctypes.c_int(0)
@@ -310,7 +316,7 @@ def _kind(x: Any, max_input_bytes: int) -> Tuple[int, Any]:
     check(lib.onescope_file_validate(raw, ctypes.byref(opts), ctypes.byref(found),
                                      ctypes.byref(err)), err)
     raise TypeError(
-        f"{os.fsdecode(raw)}: diff compares replays and pose caches, not "
+        f"{os.fsdecode(raw)}: diff compares replays, pose caches and module recordings, not "
         f"{lib.onescope_format_name(found.value).decode()} files"
     )
 
@@ -336,11 +342,17 @@ def diff(
     name_a: Optional[str] = None,
     name_b: Optional[str] = None,
     max_input_bytes: int = 0,
-) -> Union[ReplayDiff, CacheDiff]:
-    """Compares two replays, two pose caches, or a replay (a) with a pose cache (b).
+    module: Optional[Module] = None,
+) -> Union[ReplayDiff, CacheDiff, RecordingDiff]:
+    """Compares two replays, two pose caches, a replay (a) with a pose cache (b), or two
+    module recordings (OSTM v2).
 
-    Each input is a path or an opened :class:`Replay` / :class:`PoseCache`; a path's kind
-    comes from its first bytes. Two cache paths are streamed by the library (memory grows with
+    Each input is a path or an opened :class:`Replay` / :class:`PoseCache` /
+    :class:`Recording`; a path's kind comes from its first bytes. Two module recordings run
+    through ``module`` (an :class:`onescope.Module`; None: the built-in module the first file
+    names, ValueError for a plug-in's id) and give a :class:`RecordingDiff`, the library's
+    onescope_recording_diff_result (the options below other than the names and
+    ``max_input_bytes`` are for replays and caches). Two cache paths are streamed by the library (memory grows with
     the entities, not the frames). Options mirror onescope_diff_options: ``max_items`` values
     listed at most (0: 16), ``position_tolerance`` in metres and ``angle_tolerance`` in degrees
     (both 0: exact), ``offset`` in mm added to every replay position (replay vs cache),
@@ -348,9 +360,10 @@ def diff(
     the objects' names; a file's own error always names its path),
     ``max_input_bytes`` the parser's limit for files read here (0: the library's).
 
-    Returns a :class:`ReplayDiff` or a :class:`CacheDiff` (truthy when different). Raises
-    :class:`FormatError` for an input the library refuses (its line names the file and
-    offset), TypeError for a cache before a replay or a file of another format.
+    Returns a :class:`ReplayDiff`, a :class:`CacheDiff` or a :class:`RecordingDiff` (truthy
+    when different). Raises :class:`FormatError` for an input the library refuses (its line
+    names the file and offset), TypeError for a cache before a replay, a module recording
+    beside another kind, or a file of another format.
 
         d = onescope.diff("run.ostm", "run-fixed.ostm")
         if d.diverged:
@@ -370,6 +383,18 @@ def diff(
             _check.text(label, given)
     fa, xa = _kind(a, max_input_bytes)
     fb, xb = _kind(b, max_input_bytes)
+    if _FORMAT_RECORDING in (fa, fb):
+        if fa != fb:
+            raise TypeError("a module recording is compared with another module recording, "
+                            "not with a replay or a pose cache")
+        ra = xa if isinstance(xa, Recording) else Recording.open(
+            xa, max_input_bytes=max_input_bytes)
+        rb = xb if isinstance(xb, Recording) else Recording.open(
+            xb, max_input_bytes=max_input_bytes)
+        return diff_recordings(ra, rb, module, name_a=name_a, name_b=name_b)
+    if module is not None:
+        raise TypeError("module= is for two module recordings; replays and pose caches need "
+                        "none")
     if fa == _FORMAT_OSPC and fb == _FORMAT_OSTM:
         raise TypeError("a replay and a pose cache go in that order: diff(replay, cache)")
     keep = (_name(a, name_a, "a"), _name(b, name_b, "b"))  # alive until the call returns

@@ -48,7 +48,13 @@ class FormatError(Exception):
     ``line`` and ``column`` (1-based for JSON inputs, None otherwise), ``field``,
     ``expected``, ``found``. ``str(error)`` is the library's one-line message
     (onescope_error_format), e.g. ``"x.ospc: offset 6: flags: expected 0, found 3"``.
+    A verify that fails this way also sets ``verdict`` (an onescope.Verdict: INVALID,
+    MODULE_ERROR or NO_HASH_ROWS; None for every other call) and, for MODULE_ERROR,
+    ``result``, the VerifyResult whose first_row is the row the module failed making.
     """
+
+    verdict = None  # set by a verify: an onescope.Verdict
+    result = None  # set by a verify with a module error: an onescope.VerifyResult
 
     def __init__(
         self,

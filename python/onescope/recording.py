@@ -4,6 +4,7 @@ module, or a plug-in loaded from a shared library (docs/module.md, "Plug-ins")."
 from __future__ import annotations
 
 import ctypes
+import enum
 import os
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
@@ -31,7 +32,50 @@ class Module:
 
     @classmethod
     def test(cls) -> "Module":
+        """The library's integer test module ("onescope.test", version "1"), which runs the
+        test module's own v2 recordings."""
         return cls(lib.onescope_module_test(), "the library")
+
+    @classmethod
+    def box3d(cls) -> "Module":
+        """The library's Box3D module ("onescope.box3d"); FormatError (code UNSUPPORTED) in a
+        build without Box3D."""
+        table = lib.onescope_module_box3d()
+        if not table:
+            raise FormatError(Code.UNSUPPORTED, "onescope.box3d", None, None, None, "module",
+                              "a build with Box3D", "this library was built without it",
+                              "onescope.box3d: module: expected a build with Box3D, found this "
+                              "library was built without it")
+        return cls(table, "the library")
+
+    @classmethod
+    def for_recording(cls, recording: "Recording") -> "Module":
+        """The built-in module a recording names (the test module or Box3D, whatever the
+        version: a version the module is not is refused when the file is run); ValueError
+        for any other id: load its plug-in with :meth:`load`."""
+        mid = recording.module_id
+        if mid == "onescope.test":
+            return cls.test()
+        if mid == "onescope.box3d":
+            return cls.box3d()
+        raise ValueError(f"{recording.name}: its module {mid!r} is not built into the library: "
+                         f"pass module=onescope.Module.load(PLUGIN)")
+
+    def _table_struct(self) -> "_lib.ModuleTable":
+        return ctypes.cast(self._table, ctypes.POINTER(_lib.ModuleTable)).contents
+
+    def _value_name(self, index: int) -> Optional[str]:
+        """The name of the table's named value `index` (module->values), None outside."""
+        t = self._table_struct()
+        if not t.holds("values") or index >= t.value_count:
+            return None
+        return t.values[index].name.decode("ascii", "replace")
+
+    def _world_value_name(self, index: int) -> Optional[str]:
+        t = self._table_struct()
+        if not t.holds("world_values") or index >= t.world_value_count:
+            return None
+        return t.world_values[index].name.decode("ascii", "replace")
 
     @classmethod
     def load(cls, path: PathLike) -> "Module":
@@ -220,7 +264,10 @@ class EntityRow(NamedTuple):
 
 
 class EntityDifference(NamedTuple):
-    """An entity the recorded row and the world disagree on; groups are group indices."""
+    """An entity the recorded entity row and the world disagree on (the library's
+    onescope_entity_difference): its id, whether the recorded row holds it (``recorded``) and
+    whether the world does (``found``), both digests (0 for a side without it), and ``groups``,
+    the indices of the value groups whose bytes differ (the first 64)."""
 
     id: int
     recorded: bool
@@ -231,21 +278,60 @@ class EntityDifference(NamedTuple):
 
 
 class ValueDifference(NamedTuple):
-    """A value of a keyframe's table the world disagrees on; found is None when the world
-    lacks the entity."""
+    """A value of a keyframe's table the world disagrees on (onescope_value_difference): the
+    entity's ``id``; ``value``, the value's name as the file holds it; ``recorded``, the
+    table's value; ``found``, the world's; ``in_file``, whether the table holds the entity
+    (added in 0.5.0). An entity only one side holds is one difference of its own: ``value``,
+    ``recorded`` and ``found`` are then None, and ``in_file`` says which side holds it."""
 
     id: int
-    value: str
-    recorded: float
+    value: Optional[str]
+    recorded: Optional[float]
     found: Optional[float]
+    in_file: bool = True
+
+
+class KeyframeUse(enum.IntEnum):
+    """How an explanation judged the keyframe before its row (the library's
+    onescope_keyframe_use; docs/recording.md, "Keyframes"): a keyframe is used only once it
+    proves itself."""
+
+    #: no keyframe before the row, none with a snapshot, or a module without restore
+    NONE = 0
+    #: restored, proven and used: the run started at its row
+    USED = 1
+    #: the module refused its snapshot (Explanation.restore_error says why)
+    REFUSED = 2
+    #: the world restored from it is not the recorded world at its row (its hash, an entity's
+    #: digest or a value of its table differs): the module's snapshot leaves state out, or this
+    #: build hashes another way
+    SNAPSHOT_INCOMPLETE = 3
+    #: it proved itself, but the run from it reproduces the recording at the row: this build's
+    #: world parted from the recorded one before the keyframe, in state the hash misses
+    NOT_REPRODUCED = 4
 
 
 class Explanation(NamedTuple):
-    """What onescope_recording_explain found. With keyframes: start_row (0 or the keyframe the
-    run was restored from), restore_failed (with restore_error, why the module refused the
-    keyframe's snapshot), steps_run, and table_row (None without a keyframe
-    at or after row) with the values that differ there (values_differing of values_compared,
-    the first of them listed in values)."""
+    """What :meth:`Recording.explain` found (the library's onescope_recording_explanation).
+
+    The entities at ``row``: ``entities_recorded`` in the recorded entity row and
+    ``entities_found`` in the world, ``differing`` of them differ, the first listed in
+    ``listed``. Where the run started: ``start_row`` (0, or the keyframe it was restored from),
+    ``steps_run`` the steps the module ran (runs from row 0 after a keyframe was not used
+    included). ``restore_failed`` with ``restore_error``: the module refused the keyframe's
+    snapshot. With keyframes: ``table_row`` (None without a table compared), the row of the
+    table compared (the first on the way that differs from the world, possibly before row,
+    else the first at or after row), whose values differ in ``values_differing`` of
+    ``values_compared``, the first listed in ``values`` (those of the entities the entity rows
+    name first).
+
+    Added in 0.5.0: ``keyframe_use`` (:class:`KeyframeUse`) and ``keyframe_row`` (None with
+    NONE) judge the keyframe before row; with SNAPSHOT_INCOMPLETE what disproved it:
+    ``keyframe_hashes_differ`` with ``keyframe_hash_recorded`` and ``keyframe_hash_restored``
+    (the restored world's hash against the recorded row; both None unless they differ), else ``keyframe_entity`` (an :class:`EntityDifference`), else ``keyframe_value`` (a
+    :class:`ValueDifference`), None when not the reason. ``has_hash``: the file holds hash
+    rows, and then ``hash_recorded`` and ``hash_found`` are the recorded row and the world's
+    hash at row (else None)."""
 
     row: int
     entities_recorded: int
@@ -260,17 +346,141 @@ class Explanation(NamedTuple):
     values_differing: int = 0
     values: List[ValueDifference] = []
     restore_error: Optional[FormatError] = None
+    keyframe_use: KeyframeUse = KeyframeUse.NONE
+    keyframe_row: Optional[int] = None
+    keyframe_hashes_differ: bool = False
+    keyframe_hash_recorded: Optional[int] = None
+    keyframe_hash_restored: Optional[int] = None
+    keyframe_entity: Optional[EntityDifference] = None
+    keyframe_value: Optional[ValueDifference] = None
+    has_hash: bool = False
+    hash_recorded: Optional[int] = None
+    hash_found: Optional[int] = None
 
 
 class Keyframe(NamedTuple):
-    """A keyframe (docs/recording.md, "Keyframes"): its row, the module's snapshot there (b""
-    when none), the entity ids and an (entities x values) array of their named values, whose
-    names are Recording.value_names."""
+    """A keyframe (docs/recording.md, "Keyframes"), as :meth:`Recording.keyframe` reads it from
+    the file, no module needed: ``row``, the row it stands at ((index + 1) x K); ``snapshot``,
+    the module's snapshot of the world there (b"" when the module has no snapshot slot);
+    ``ids``, every entity's id (uint64); ``values``, an (entities x values) float64 array of
+    their named values, column j named ``Recording.value_names[j]``."""
 
     row: int
     snapshot: bytes
     ids: "np.ndarray"
     values: "np.ndarray"
+
+
+_NO_VALUE = 2**32 - 1  # UINT32_MAX in a value difference: an entity only the world holds
+
+
+def _entity_difference(d: "_lib.EntityDifference") -> EntityDifference:
+    return EntityDifference(d.id, d.recorded, d.found, d.recorded_hash, d.found_hash,
+                            [g for g in range(64) if d.groups >> g & 1])
+
+
+def _value_difference(d: "_lib.ValueDifference", names: List[str]) -> ValueDifference:
+    if d.value == _NO_VALUE or not (d.in_file and d.found):  # the whole entity, one side's
+        return ValueDifference(d.id, None, None, None, bool(d.in_file))
+    name = names[d.value] if d.value < len(names) else None
+    return ValueDifference(d.id, name, d.recorded, d.found_value, True)
+
+
+class RecordingDiff(NamedTuple):
+    """Where two recordings of one module part: the library's onescope_recording_diff_result,
+    field for field (include/onescope/recording.h; docs/recording.md, "Diff"), as
+    :func:`onescope.diff` or :meth:`Recording.diff` return it; truthy when ``different``.
+
+    Rows are a recording's: row 0 is the start world, row r the world after step r - 1. A field
+    that only means something with its flag (``row``, ``hash_a``, ``hash_b`` with
+    ``worlds_differ``; ``entity`` ... ``entities_differing`` and ``value_ulps`` with
+    ``value_differs``; ``rows_row`` with ``rows_differ``; ``world_value`` ... with
+    ``world_value_differs``) holds the library's value, 0 without it. ``stage`` is None (the
+    library's -1) at row 0, without stages or when no stage shows the difference, and
+    ``stage_name`` then None; ``value`` is the index in the module's named values and
+    ``world_value`` in its world values. ``restore_error`` is a :class:`FormatError` with
+    ``restore_failed``, else None. ``keyframe_disproved`` (added in 0.5.0): keyframes restored
+    but did not prove themselves, so the worlds ran from row 0.
+
+    Besides the library's fields: ``value_name`` and ``world_value_name``, the module's names
+    of ``value`` and ``world_value`` (None without their flags), and ``kind``, "recordings"."""
+
+    different: bool
+    setup_differs: bool
+    steps_a: int
+    steps_b: int
+    rows_compared: int
+    worlds_differ: bool
+    row: int
+    hash_a: int
+    hash_b: int
+    input_differs: bool
+    stage: Optional[int]
+    stage_name: Optional[str]
+    value_differs: bool
+    entity: int
+    entity_id: int
+    value: int
+    value_a: float
+    value_b: float
+    entities_differing: int
+    entity_counts_differ: bool
+    rows_differ: bool
+    rows_row: int
+    value_total: int
+    world_value_differs: bool
+    world_value: int
+    world_index: int
+    world_value_a: float
+    world_value_b: float
+    from_keyframes: bool
+    start_row: int
+    steps_run: int
+    value_ulps: int
+    restore_failed: bool
+    restore_error: Optional[FormatError]
+    keyframe_disproved: bool
+    value_name: Optional[str] = None
+    world_value_name: Optional[str] = None
+    kind: str = "recordings"
+
+    def __bool__(self) -> bool:
+        return self.different
+
+
+_DIFF_FIELDS = [name for name, _ in _lib.RecordingDiffResult._fields_]
+
+
+def _diff_result(c: "_lib.RecordingDiffResult", module: Module) -> RecordingDiff:
+    raw = {k: getattr(c, k) for k in _DIFF_FIELDS}
+    raw["stage"] = None if c.stage < 0 else c.stage
+    raw["stage_name"] = (c.stage_name.decode("utf-8", "replace")
+                         if c.stage >= 0 and c.stage_name else None)
+    raw["restore_error"] = FormatError._from_c(c.restore_error) if c.restore_failed else None
+    raw["value_name"] = module._value_name(c.value) if c.value_differs else None
+    raw["world_value_name"] = (module._world_value_name(c.world_value)
+                               if c.world_value_differs else None)
+    return RecordingDiff(**raw)
+
+
+def diff_recordings(a: "Recording", b: "Recording", module: Optional[Module] = None, *,
+                    name_a: Optional[str] = None, name_b: Optional[str] = None) -> RecordingDiff:
+    """Runs two recordings of one module in lockstep and says where they part (the library's
+    onescope_recording_diff): both files checked against the module first. ``module`` None:
+    the built-in module the first file names (:meth:`Module.for_recording`). ``name_a`` and
+    ``name_b`` name the files in the library's lines (default: the recordings' names). A
+    module error raises FormatError naming the file, the module and the step."""
+    for label, x in (("a", a), ("b", b)):
+        if not isinstance(x, Recording):
+            raise TypeError(f"{label} must be an onescope.Recording, not {type(x).__name__}")
+    m = Module.for_recording(a) if module is None else a._module(module)
+    na = _check.text("name_a", name_a if name_a is not None else a.name).encode()
+    nb = _check.text("name_b", name_b if name_b is not None else b.name).encode()
+    out = _lib.RecordingDiffResult()
+    err = _lib.Error()
+    check(lib.onescope_recording_diff(a._handle, b._handle, m._table, None, ctypes.byref(out),
+                                      na, nb, ctypes.byref(err)), err)
+    return _diff_result(out, m)
 
 
 def verify_file(path: PathLike, module: Module, *, max_input_bytes: int = 0) -> VerifyResult:
@@ -304,6 +514,9 @@ class Recording:
 
     @classmethod
     def open(cls, path: PathLike, *, max_input_bytes: int = 0) -> "Recording":
+        """Reads and parses a whole file (the container's rules; the blobs are checked with the
+        module by :meth:`check`, :meth:`verify` ...). ``max_input_bytes``: the parser's limit
+        (0: the library's, 256 MiB). FormatError with the library's line when refused."""
         opts = _check.parse_options(max_input_bytes)
         handle = ctypes.c_void_p()
         err = _lib.Error()
@@ -319,6 +532,8 @@ class Recording:
     def from_bytes(
         cls, data: bytes, name: str = "<bytes>", *, max_input_bytes: int = 0
     ) -> "Recording":
+        """Parses a recording held in memory (the bytes are copied); ``name`` is the input's
+        name in the library's lines."""
         data = _check.data("data", data)
         name = _check.text("name", name)
         opts = _check.parse_options(max_input_bytes)
@@ -337,28 +552,35 @@ class Recording:
 
     @property
     def module_id(self) -> str:
+        """The id of the module the file names, e.g. "onescope.test"."""
         return lib.onescope_recording_module_id(self._handle).decode("utf-8", "replace")
 
     @property
     def module_version(self) -> str:
+        """The version of the module the file names (a module of another version is refused)."""
         return lib.onescope_recording_module_version(self._handle).decode("utf-8", "replace")
 
     @property
     def flags(self) -> int:
+        """The head's flags: 0x1 hash rows, 0x2 a start snapshot, 0x4 entity rows, 0x8
+        keyframes (docs/recording.md)."""
         return lib.onescope_recording_flags(self._handle)
 
     @property
     def step_count(self) -> int:
+        """The steps the file holds; its rows are 0..step_count."""
         return lib.onescope_recording_step_count(self._handle)
 
     @property
     def setup(self) -> bytes:
+        """The module's setup blob (b"" when empty)."""
         size = ctypes.c_size_t()
         data = lib.onescope_recording_setup(self._handle, ctypes.byref(size))
         return ctypes.string_at(data, size.value) if size.value else b""
 
     @property
     def start_snapshot(self) -> Optional[bytes]:
+        """The module's snapshot the world starts from, or None (the world from the setup)."""
         size = ctypes.c_size_t()
         data = lib.onescope_recording_start_snapshot(self._handle, ctypes.byref(size))
         return ctypes.string_at(data, size.value) if data else None
@@ -392,11 +614,14 @@ class Recording:
 
     @property
     def keyframe_every(self) -> int:
-        """K, the steps between keyframes; 0 when the file has none."""
+        """K, the steps between keyframes (docs/recording.md, "Keyframes"); 0 when the file has
+        none. Keyframe i stands at row (i + 1) x K."""
         return int(lib.onescope_recording_keyframe_every(self._handle))
 
     @property
     def keyframe_count(self) -> int:
+        """How many keyframes the file holds (0 without): one at every row K, 2K, ... up to the
+        last row."""
         return int(lib.onescope_recording_keyframe_count(self._handle))
 
     @property
@@ -412,7 +637,13 @@ class Recording:
         return names
 
     def keyframe(self, index: int) -> Keyframe:
-        """Keyframe `index` (0..keyframe_count-1; IndexError outside)."""
+        """Keyframe `index` (0..keyframe_count-1; IndexError outside) as the file holds it, read
+        without a module: its row ((index + 1) x keyframe_every), the module's snapshot there,
+        and its value table (every entity's id and named values, columns named by
+        :attr:`value_names`). The tools trust a keyframe only once it proves itself (the world
+        restored from its snapshot reproduces the recorded hash row, entity row and this
+        table): :meth:`explain` says how it judged one (``Explanation.keyframe_use``); this
+        call only reads the bytes."""
         index = _check.integer("index", index, (0, self.keyframe_count - 1), error=IndexError)
         k = _lib.Keyframe()
         if lib.onescope_recording_keyframe(self._handle, index, ctypes.byref(k)):
@@ -436,6 +667,7 @@ class Recording:
         return ctypes.string_at(data, size.value) if size.value else b""
 
     def to_bytes(self) -> bytes:
+        """The file's bytes again, from the library's writer (equal to the bytes read)."""
         buf = _lib.Buffer()
         err = _lib.Error()
         check(
@@ -465,9 +697,14 @@ class Recording:
         )
 
     def verify(self, module: Module) -> VerifyResult:
-        """Runs the recording through the module and compares every hash row. A mismatch is a
-        result, not an exception; any other failure (another module, a module error at a
-        step, no hash rows) raises FormatError with the library's line."""
+        """Runs the recording through the module and compares every hash row, and every
+        keyframe table with the world at its row. The result's ``verdict``
+        (:class:`onescope.Verdict`) says what was decided: PASS (or NO_STEPS) when ok,
+        HASH_MISMATCH or TABLE_MISMATCH (the hash rows matched but a keyframe table did not:
+        the module's hash misses a value) when not. Any other failure raises FormatError with
+        the library's line and its ``verdict``: INVALID (another module, a blob the module's
+        checks refuse), NO_HASH_ROWS, or MODULE_ERROR (the module failed making a row, whatever
+        its error code; ``error.result.first_row`` is that row)."""
         m = self._module(module)
         result = _lib.VerifyResult()
         err = _lib.Error()
@@ -480,9 +717,14 @@ class Recording:
     def explain(self, module: Module, row: int, max_listed: int = 16) -> "Explanation":
         """Runs the file to `row` and compares every entity's digest with the recorded entity
         row there (the library's onescope_recording_explain): the entities that differ, by id,
-        with the group indices whose bytes differ; with keyframes, from the keyframe before
-        row, and the values of the first keyframe table at or after it against the world's.
-        FormatError when the file has neither entity rows nor keyframes."""
+        with the group indices whose bytes differ; with keyframes, the values of a keyframe
+        table against the world's (the first on the way that differs, else the first at or
+        after row). The run starts at the keyframe before row only when that keyframe proves
+        itself (the world restored from it reproduces the file's hash row, entity row and
+        table there) and the run from it does not reproduce the recording at row; else at row
+        0. ``Explanation.keyframe_use`` says which, and what disproved the keyframe. At most
+        ``max_listed`` entities and values are listed. FormatError when the file has neither
+        entity rows nor keyframes."""
         m = self._module(module)
         row = _check.integer("row", row, (0, self.step_count), error=IndexError)
         max_listed = _check.integer("max_listed", max_listed, (1, 2**32 - 1))
@@ -497,26 +739,36 @@ class Recording:
         )
         try:
             x = out.contents
-            listed = [
-                EntityDifference(
-                    d.id, d.recorded, d.found, d.recorded_hash, d.found_hash,
-                    [g for g in range(64) if d.groups >> g & 1],
-                )
-                for d in (x.entities[i] for i in range(x.listed))
-            ]
+            listed = [_entity_difference(x.entities[i]) for i in range(x.listed)]
             names = self.value_names
-            values = [
-                ValueDifference(d.id, names[d.value], d.recorded, d.found_value if d.found else None)
-                for d in (x.values[i] for i in range(x.values_listed))
-            ]
+            values = [_value_difference(x.values[i], names) for i in range(x.values_listed)]
+            use = KeyframeUse(x.keyframe_use)
+            hashes = x.keyframe_hashes_differ
             return Explanation(
                 x.row, x.entities_recorded, x.entities_found, x.differing, listed, x.start_row,
                 x.restore_failed, x.steps_run, x.table_row if x.has_table else None,
                 x.values_compared, x.values_differing, values,
                 FormatError._from_c(x.restore_error) if x.restore_failed else None,
+                keyframe_use=use,
+                keyframe_row=None if use == KeyframeUse.NONE else x.keyframe_row,
+                keyframe_hashes_differ=hashes,
+                keyframe_hash_recorded=x.keyframe_hash_recorded if hashes else None,
+                keyframe_hash_restored=x.keyframe_hash_restored if hashes else None,
+                keyframe_entity=_entity_difference(x.keyframe_entity)
+                if x.keyframe_has_entity else None,
+                keyframe_value=_value_difference(x.keyframe_value, names)
+                if x.keyframe_has_value else None,
+                has_hash=x.has_hash,
+                hash_recorded=x.hash_recorded if x.has_hash else None,
+                hash_found=x.hash_found if x.has_hash else None,
             )
         finally:
             lib.onescope_recording_explanation_free(out)
+
+    def diff(self, other: "Recording", module: Optional[Module] = None) -> RecordingDiff:
+        """Where this recording and `other` part, run through `module` (None: the built-in
+        module the file names): :func:`diff_recordings`, this file as a."""
+        return diff_recordings(self, other, module)
 
     def __repr__(self) -> str:
         return (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import enum
 import os
 from typing import List, NamedTuple, Optional, Sequence, Union
 
@@ -13,7 +14,8 @@ from ._check import I32, U8, U16, U32
 from ._lib import lib
 from .errors import Code, FormatError, check, path_bytes
 
-__all__ = ["Replay", "Sim", "Op", "Setup", "Link", "RunResult", "VerifyResult", "OP_NAMES"]
+__all__ = ["Replay", "Sim", "Op", "Setup", "Link", "RunResult", "VerifyResult", "Verdict",
+           "OP_NAMES"]
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 
@@ -241,10 +243,45 @@ class RunResult(NamedTuple):
     bodies: Optional[List["np.ndarray"]]
 
 
+class Verdict(enum.IntEnum):
+    """What a verify decided (the library's onescope_verdict, include/onescope/replay.h): the
+    code to branch on, never the message. Rows: row 0 is the start world, row r the world after
+    step r - 1."""
+
+    #: the file, or its module, failed before a row was compared (raised, with the error)
+    INVALID = 0
+    #: every hash row (and every keyframe table) matched
+    PASS = 1
+    #: hash row first_row differs: expected against actual
+    HASH_MISMATCH = 2
+    #: every hash row through first_row matched, but the keyframe table there differs from the
+    #: world: the module's hash misses a value (the table_* fields)
+    TABLE_MISMATCH = 3
+    #: the module failed making row first_row (the start world at 0, else step first_row - 1);
+    #: raised, with the module's error
+    MODULE_ERROR = 4
+    #: the file holds no hash rows to verify (raised)
+    NO_HASH_ROWS = 5
+    #: every row matched, but the file holds no step: only row 0 was compared (ok is True; CI
+    #: should not take it for a pass)
+    NO_STEPS = 6
+
+
 class VerifyResult(NamedTuple):
-    """What :meth:`Replay.verify` returns: ``ok``; ``rows_checked``; when not ok the first
-    differing ``first_row``, its host step ``first_step``, the recorded ``expected`` and the
-    recomputed ``actual`` hash, and ``message``, the library's one-line text."""
+    """What a verify returns (:meth:`Replay.verify`, :meth:`Recording.verify`): ``ok``;
+    ``rows_checked``; when not ok the first differing ``first_row``, its host step
+    ``first_step``, the recorded ``expected`` and the recomputed ``actual`` hash, and
+    ``message``, the library's one-line text. ``verdict`` (:class:`Verdict`) says which: PASS
+    or NO_STEPS when ok, HASH_MISMATCH or TABLE_MISMATCH when not (the other verdicts are
+    raised as :class:`FormatError`, whose ``verdict`` and ``result`` say them).
+    ``keyframes_checked``: the keyframe tables compared with the world (module recordings).
+    With TABLE_MISMATCH (the hash rows matched, a keyframe table at first_row did not; expected
+    and actual are then that row's one hash): ``table_differing`` values differ there, the
+    first in the entity ``table_entity``, value ``table_value`` (its index in
+    :attr:`Recording.value_names`; None for an entity only one side holds), ``table_in_file``
+    and ``table_in_world`` whether each side holds the entity, and ``table_recorded`` and
+    ``table_found`` the two values (None for a side without the entity); else 0, None and
+    False."""
 
     ok: bool
     rows_checked: int
@@ -253,19 +290,54 @@ class VerifyResult(NamedTuple):
     expected: Optional[int]
     actual: Optional[int]
     message: str
+    verdict: Verdict = Verdict.PASS
+    keyframes_checked: int = 0
+    table_differing: int = 0
+    table_entity: Optional[int] = None
+    table_value: Optional[int] = None
+    table_in_file: bool = False
+    table_in_world: bool = False
+    table_recorded: Optional[float] = None
+    table_found: Optional[float] = None
+
+
+_NO_VALUE = 2**32 - 1  # UINT32_MAX: an entity only one side holds
 
 
 def _verify_outcome(rc: int, result: "_lib.VerifyResult", err: "_lib.Error") -> VerifyResult:
-    """A verify's code as the package says it: a mismatch is a result, any other failure raises
-    FormatError with the library's line."""
+    """A verify as the package says it, by its verdict (never by the code: a module that
+    refuses a step with E_MISMATCH is a module error, not a hash mismatch): PASS and NO_STEPS
+    are ok, HASH_MISMATCH and TABLE_MISMATCH are results, any other failure raises FormatError
+    with the library's line, its ``verdict`` and, for a module error, the ``result`` naming the
+    row."""
+    verdict = Verdict(result.verdict)
+    table = verdict == Verdict.TABLE_MISMATCH
+    common = dict(
+        verdict=verdict,
+        keyframes_checked=result.keyframes_checked,
+        table_differing=result.table_differing if table else 0,
+        table_entity=result.table_entity if table else None,
+        table_value=result.table_value if table and result.table_value != _NO_VALUE else None,
+        table_in_file=table and result.table_in_file,
+        table_in_world=table and result.table_in_world,
+        table_recorded=result.table_recorded if table and result.table_in_file else None,
+        table_found=result.table_found if table and result.table_in_world else None,
+    )
     if rc == Code.OK:
-        return VerifyResult(True, result.rows_checked, None, None, None, None, "")
-    if rc == Code.MISMATCH:
+        return VerifyResult(True, result.rows_checked, None, None, None, None, "", **common)
+    failure = FormatError._from_c(err)
+    if verdict in (Verdict.HASH_MISMATCH, Verdict.TABLE_MISMATCH):
         return VerifyResult(
             False, result.rows_checked, result.first_row, result.first_step,
-            result.expected, result.actual, str(FormatError._from_c(err)),
+            result.expected, result.actual, str(failure), **common,
         )
-    raise FormatError._from_c(err)
+    failure.verdict = verdict
+    if verdict == Verdict.MODULE_ERROR:
+        failure.result = VerifyResult(
+            False, result.rows_checked, result.first_row, result.first_step, None, None,
+            str(failure), **common,
+        )
+    raise failure
 
 
 class Replay:

@@ -23,7 +23,6 @@ head = b"OSTM" + struct.pack("<HHI", 2, 1, 3) + bytes([13]) + b"onescope.test" +
 head += struct.pack("<I", 6) + bytes([3, 4, 7, 0, 0, 0]) + struct.pack("<Q", 1)
 open(sys.argv[1], "wb").write(head + b"".join(struct.pack("<IQ", 0, 2 + i) for i in range(3)))
 PY
-"$ONESCOPE" dump --json "$S/m.ostm" >"$S/ostm2.json"
 # that recording served as a version-2 live stream (it names its module)
 "$ONESCOPE" live serve "$S/m.ostm" --probe-every 2 >"$S/m.osls"
 "$ONESCOPE" dump --json "$S/m.osls" >"$S/osls2.json"
@@ -36,6 +35,8 @@ kick = bytes([1, 0]) + struct.pack("<iii", 100, 0, 0)
 steps = [b"", kick, b""]
 open(sys.argv[1], "wb").write(head + b"".join(struct.pack("<I", len(x)) + x + struct.pack("<Q", 2 + i) for i, x in enumerate(steps)))
 PY
+# the two dumped (m3's kick is an input the test module describes: dump's inputs[] keys)
+"$ONESCOPE" dump --json "$S/m.ostm" "$S/m3.ostm" >"$S/ostm2.json"
 "$ONESCOPE" diff --json "$S/m.ostm" "$S/m3.ostm" >"$S/diff2.json" || true
 "$ONESCOPE" diff --json "$S/m.ostm" "$S/m.ostm" >>"$S/diff2.json"
 "$ONESCOPE" replay --json --state "$TD/test-2d-600.ostm" >"$S/replay.json"
