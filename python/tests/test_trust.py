@@ -2,7 +2,7 @@
 verify, the explanation's judgement of a keyframe, and the diff of two module recordings,
 against the library's own fields and the CLI's output.
 
-The module is tests/agents_module.c (the C trust tests' module: agents spawned and removed,
+The module is tests/agents/agents_module.c (the C trust tests' module: agents spawned and removed,
 four stages, faults switchable), built here as a plug-in whose entry reads its faults from
 $AGENTS_FAULTS each time it is loaded ("snapshot", "hash", "bug=STEP:ID[:energy]",
 "refuse=STEP"), and a recorder that writes its runs in tool mode."""
@@ -97,13 +97,13 @@ def agents(tmp_path_factory):
     (d / "record.c").write_text(RECORDER)
     libdir = os.path.dirname(onescope.library_path)
     flags = ["-std=c17", "-D_POSIX_C_SOURCE=200809L", "-I", str(ROOT / "include"),
-             "-I", str(ROOT / "tests")]
+             "-I", str(ROOT / "tests" / "agents")]
     plugin = d / "agents_module.so"
     subprocess.run([cc, *flags, "-shared", "-fPIC", "-o", str(plugin), str(d / "entry.c"),
-                    str(ROOT / "tests" / "agents_module.c"), "-lm"], check=True)
+                    str(ROOT / "tests" / "agents" / "agents_module.c"), "-lm"], check=True)
     rec = d / "agents_record"
     subprocess.run([cc, *flags, "-o", str(rec), str(d / "record.c"),
-                    str(ROOT / "tests" / "agents_module.c"), f"-L{libdir}",
+                    str(ROOT / "tests" / "agents" / "agents_module.c"), f"-L{libdir}",
                     f"-l:{os.path.basename(onescope.library_path)}", f"-Wl,-rpath,{libdir}",
                     "-lm"], check=True)
 
