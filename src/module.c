@@ -120,9 +120,51 @@ static bool names_repeat(const char *const *names, size_t stride, uint32_t n, ui
 }
 
 /* The table with members past its struct_size zeroed (a table built for an older header). */
+/* Where each member ends, in order: a table holds the members that end within its
+ * struct_size, whole; a size that ends inside a member leaves that member out (a half pointer is
+ * never read). */
+#define MEMBER_END(m) (offsetof(onescope_module, m) + sizeof(((onescope_module *)0)->m))
+static const size_t member_ends[] = {MEMBER_END(struct_size),
+                                     MEMBER_END(abi),
+                                     MEMBER_END(id),
+                                     MEMBER_END(version),
+                                     MEMBER_END(context),
+                                     MEMBER_END(create),
+                                     MEMBER_END(free),
+                                     MEMBER_END(step),
+                                     MEMBER_END(hash),
+                                     MEMBER_END(check_setup),
+                                     MEMBER_END(check_input),
+                                     MEMBER_END(stage_count),
+                                     MEMBER_END(stage_names),
+                                     MEMBER_END(run_stage),
+                                     MEMBER_END(snapshot),
+                                     MEMBER_END(restore),
+                                     MEMBER_END(entity_count),
+                                     MEMBER_END(entity_id),
+                                     MEMBER_END(entity_pose),
+                                     MEMBER_END(value_count),
+                                     MEMBER_END(values),
+                                     MEMBER_END(group_count),
+                                     MEMBER_END(group_names),
+                                     MEMBER_END(entity_values),
+                                     MEMBER_END(describe_input),
+                                     MEMBER_END(metres_per_unit),
+                                     MEMBER_END(unit_name),
+                                     MEMBER_END(dimensions),
+                                     MEMBER_END(world_value_count),
+                                     MEMBER_END(world_values),
+                                     MEMBER_END(read_world_values),
+                                     MEMBER_END(flags)};
+/* the list ends with the struct's last member: only padding may follow it */
+_Static_assert(sizeof(onescope_module) - MEMBER_END(flags) < sizeof(void *),
+               "member_ends lists every member of onescope_module");
+
 static void table_copy(const onescope_module *module, onescope_module *out) {
     memset(out, 0, sizeof *out);
-    size_t n = module->struct_size < sizeof *out ? module->struct_size : sizeof *out;
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof member_ends / sizeof *member_ends; k++)
+        if (member_ends[k] <= module->struct_size) n = member_ends[k];
     memcpy(out, module, n);
     out->struct_size = (uint32_t)sizeof *out;
 }

@@ -497,6 +497,66 @@ static void ghost_keeps_stable_ids(void **state) {
     onescope_recording_free(r);
 }
 
+/* Item 21's class: a table whose struct_size ends inside a member holds the members before it
+ * only: half of the snapshot pointer is never called. */
+static void struct_size_inside_a_member(void **state) {
+    (void)state;
+    agents_faults f = agents_faults_none();
+    onescope_module m = agents_module(&f);
+    m.struct_size = (uint32_t)(offsetof(onescope_module, snapshot) + 4);
+    m.restore = NULL; /* past the size too: never read */
+    onescope_error err;
+    assert_int_equal(onescope_module_check(&m, "cut", &err), ONESCOPE_OK);
+    onescope_world *w;
+    assert_int_equal(onescope_world_create(&m, setup, sizeof setup, NULL, &w, &err), ONESCOPE_OK);
+    assert_null(onescope_world_module(w)->snapshot);
+    assert_non_null(onescope_world_module(w)->run_stage);
+    onescope_buffer b;
+    assert_int_equal(onescope_world_snapshot(w, NULL, &b, &err), ONESCOPE_E_UNSUPPORTED);
+    onescope_world_free(w);
+}
+
+/* Item 21's class: a streamed verify whose entity rows and keyframes cross the 1 MiB read
+ * buffer's end many times (a recording of several MiB) says what the parsed one says, keyframe
+ * tables included: a late energy bug under a hash that misses energy, at the next keyframe. */
+static void streamed_verify_across_the_buffer(void **state) {
+    (void)state;
+    agents_faults f = agents_faults_none();
+    f.hash_misses = true;
+    onescope_module m = agents_module(&f);
+    onescope_world *w;
+    onescope_error err;
+    uint32_t bug_at = 11000;
+    assert_int_equal(onescope_world_create(&m, setup, sizeof setup, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < bug_at; i++) {
+        uint8_t in[8];
+        size_t n = agents_input(i, in);
+        assert_int_equal(onescope_world_step(w, in, n, &err), ONESCOPE_OK);
+    }
+    uint64_t id = onescope_world_entity_id(w, onescope_world_entity_count(w) / 2);
+    onescope_world_free(w);
+    char p[128];
+    path_of(p, sizeof p, "long.ostm");
+    plan pl = plan_of(12000, 64);
+    record(p, f, &pl);
+    onescope_buffer bytes;
+    assert_int_equal(onescope_file_read(p, 0, NULL, &bytes, &err), ONESCOPE_OK);
+    assert_true(bytes.size > 3 * 1024 * 1024); /* the buffer turns over several times */
+    onescope_buffer_free(&bytes);
+    onescope_verify_result v;
+    assert_int_equal(verify_both(p, &m, &v, &err), ONESCOPE_OK);
+    assert_int_equal(v.keyframes_checked, 12000 / 64);
+    agents_faults ver = f;
+    ver.bug_step = bug_at;
+    ver.bug_id = id;
+    ver.bug_energy = true;
+    onescope_module mv = agents_module(&ver);
+    assert_int_equal(verify_both(p, &mv, &v, &err), ONESCOPE_E_MISMATCH);
+    assert_int_equal(v.verdict, ONESCOPE_VERDICT_TABLE_MISMATCH);
+    assert_int_equal(v.first_row, (bug_at / 64 + 1) * 64);
+    assert_int_equal(v.table_entity, id);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/onescope-trust-XXXXXX");
     if (mkdtemp(dir) == NULL) return 1;
@@ -510,6 +570,8 @@ int main(void) {
         cmocka_unit_test(ids_out_of_index_order_are_named),
         cmocka_unit_test(ghost_keeps_stable_ids),
         cmocka_unit_test(step_errors_at_file_offsets),
+        cmocka_unit_test(struct_size_inside_a_member),
+        cmocka_unit_test(streamed_verify_across_the_buffer),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];

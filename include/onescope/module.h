@@ -16,7 +16,8 @@ extern "C" {
 
 /* The table layout this header describes. A table names the ABI it was built for; a library
  * refuses another number. Within one ABI, members are only ever appended: struct_size tells
- * which ones a table has, and a member past it reads as absent (NULL / 0). */
+ * which ones a table has, and a member that does not end within it reads as absent (NULL / 0):
+ * a size that ends inside a member leaves that member out whole. */
 #define ONESCOPE_MODULE_ABI 1u
 
 /* Most bytes of a module id ([a-z0-9._-], starting with a letter) and of its version text. */
