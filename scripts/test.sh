@@ -238,7 +238,8 @@ stage_coverage() {
 # first on PATH: that may be another interpreter without Debian's numpy), then runs its
 # pytest suite against the gcc-O2 shared library and CLI.
 stage_python() {
-    build gcc-O2 onescope_shared onescope # up to date after the gcc-O2 stage: a quick no-op then
+    # up to date after the gcc-O2 stage: a quick no-op then (the agents engine: test_trust.py)
+    build gcc-O2 onescope_shared onescope agents_plugin agents_record
     stage "python: pip install (offline) and pytest, /usr/bin/python3 $(/usr/bin/python3 -c \
         'import platform; print(platform.python_version())')"
     local scratch
@@ -249,6 +250,7 @@ stage_python() {
     local rc=0
     PYTHONPATH="$scratch/site" ONESCOPE_LIBRARY="$PWD/build/gcc-O2/libonescope.so" \
         ONESCOPE_CLI="$PWD/build/gcc-O2/tools/onescope" CC="${CC:-gcc}" \
+        ONESCOPE_AGENTS="$PWD/build/gcc-O2/tests" \
         /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests || rc=$?
     rm -rf "$scratch"
     return $rc

@@ -39,13 +39,7 @@ static plan plan_of(uint32_t steps, uint32_t every) {
 
 static size_t input_at(const plan *p, uint32_t i, uint8_t out[8]) {
     if ((int64_t)i == p->feed_at || (int64_t)i == p->push_at) {
-        uint32_t id = 3 | ((int64_t)i == p->feed_at ? 0x80000000u : 0);
-        float push = 2.0f;
-        uint32_t bits;
-        memcpy(&bits, &push, 4);
-        for (int b = 0; b < 4; b++) out[b] = (uint8_t)(id >> (8 * b));
-        for (int b = 0; b < 4; b++) out[4 + b] = (uint8_t)(bits >> (8 * b));
-        return 8;
+        return agents_push(3 | ((int64_t)i == p->feed_at ? 0x80000000u : 0), 2.0f, out);
     }
     return agents_input(i, out);
 }

@@ -9,7 +9,7 @@ $AGENTS_FAULTS each time it is loaded ("snapshot", "hash", "bug=STEP:ID[:energy]
 
 import json
 import os
-import shutil
+import pathlib
 import struct
 import subprocess
 
@@ -20,92 +20,21 @@ from conftest import CLI, CORPUS, ROOT
 
 V2 = CORPUS / "recording_parse"
 
-ENTRY = r"""
-#include <stdlib.h>
-#include "agents_module.h"
-static agents_faults faults;
-static onescope_module table;
-ONESCOPE_MODULE_EXPORT const onescope_module *onescope_module_entry(uint32_t abi) {
-    if (abi != ONESCOPE_MODULE_ABI) return NULL;
-    agents_faults_parse(&faults, getenv("AGENTS_FAULTS"));
-    table = agents_module(&faults);
-    return &table;
-}
-"""
-
-# OUT STEPS K FAULTS [PUSH_STEP]: the C trust tests' run (seed 7, 76 agents, a push every 7th
-# step), entity rows, a keyframe every K steps (0: none); PUSH_STEP adds a push of agent 3 there.
-RECORDER = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "agents_module.h"
-#include "onescope/recording.h"
-int main(int argc, char **argv) {
-    if (argc < 5) return 2;
-    agents_faults f;
-    agents_faults_parse(&f, argv[4]);
-    onescope_module m = agents_module(&f);
-    uint8_t setup[8];
-    agents_setup(7, 76, setup);
-    onescope_recording_def def = onescope_recording_def_default();
-    def.module = &m;
-    def.setup = setup;
-    def.setup_size = sizeof setup;
-    def.entity_rows = true;
-    def.keyframe_every = (uint32_t)atoi(argv[3]);
-    long push = argc > 5 ? atol(argv[5]) : -1;
-    onescope_recording_writer *w;
-    onescope_error err;
-    char line[1024];
-    if (onescope_recording_writer_open(argv[1], &def, NULL, NULL, &w, &err) != ONESCOPE_OK) {
-        onescope_error_format(&err, line, sizeof line);
-        fprintf(stderr, "%s\n", line);
-        return 1;
-    }
-    for (long i = 0; i < atol(argv[2]); i++) {
-        uint8_t in[8];
-        size_t n = agents_input((uint32_t)i, in);
-        if (i == push) {
-            uint32_t id = 3;
-            float by = 2.0f;
-            memcpy(in, &id, 4); /* little-endian hosts only, as the tests run */
-            memcpy(in + 4, &by, 4);
-            n = 8;
-        }
-        if (onescope_recording_writer_append(w, in, n, NULL, &err) != ONESCOPE_OK) {
-            onescope_error_format(&err, line, sizeof line);
-            fprintf(stderr, "%s\n", line);
-            return 1;
-        }
-    }
-    if (onescope_recording_writer_close(w, NULL, &err) != ONESCOPE_OK) return 1;
-    onescope_recording_writer_free(w);
-    return 0;
-}
-"""
+# The agents plug-in and its recorder are the C tests' own (tests/agents, built beside the CLI:
+# ONESCOPE_AGENTS names their folder): OUT STEPS K FAULTS [PUSH_STEP] records the C trust
+# tests' run (seed 7, 76 agents, a push every 7th step) with entity rows and a keyframe every K
+# steps (0: none); PUSH_STEP adds a push of agent 3 there.
+AGENTS = pathlib.Path(os.environ.get("ONESCOPE_AGENTS", ROOT / "build" / "gcc-O2" / "tests"))
 
 
 @pytest.fixture(scope="session")
 def agents(tmp_path_factory):
     """(plug-in path, record(name, steps, every, faults="", push=None) -> path)."""
-    cc = os.environ.get("CC", "cc")
-    if shutil.which(cc) is None:
-        pytest.skip(f"no C compiler ({cc}) to build the agents module with")
+    plugin, rec = AGENTS / "agents_plugin.so", AGENTS / "agents_record"
+    if not plugin.exists() or not rec.exists():
+        pytest.skip(f"the agents plug-in and recorder are not built in {AGENTS} "
+                    "(cmake --build build/gcc-O2 --target agents_plugin agents_record)")
     d = tmp_path_factory.mktemp("agents")
-    (d / "entry.c").write_text(ENTRY)
-    (d / "record.c").write_text(RECORDER)
-    libdir = os.path.dirname(onescope.library_path)
-    flags = ["-std=c17", "-D_POSIX_C_SOURCE=200809L", "-I", str(ROOT / "include"),
-             "-I", str(ROOT / "tests" / "agents")]
-    plugin = d / "agents_module.so"
-    subprocess.run([cc, *flags, "-shared", "-fPIC", "-o", str(plugin), str(d / "entry.c"),
-                    str(ROOT / "tests" / "agents" / "agents_module.c"), "-lm"], check=True)
-    rec = d / "agents_record"
-    subprocess.run([cc, *flags, "-o", str(rec), str(d / "record.c"),
-                    str(ROOT / "tests" / "agents" / "agents_module.c"), f"-L{libdir}",
-                    f"-l:{os.path.basename(onescope.library_path)}", f"-Wl,-rpath,{libdir}",
-                    "-lm"], check=True)
 
     def record(name, steps, every, faults="", push=None):
         out = d / name

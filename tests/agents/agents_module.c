@@ -83,6 +83,12 @@ void agents_setup(uint32_t seed, uint32_t count, uint8_t out[8]) {
     put32(out + 4, count);
 }
 
+size_t agents_push(uint32_t id, float by, uint8_t out[8]) {
+    put32(out, id);
+    put32(out + 4, fbits(by));
+    return 8;
+}
+
 size_t agents_input(uint32_t i, uint8_t out[8]) {
     if (i % 7 != 3) return 0;
     put32(out, i % 5 + 1);

@@ -39,5 +39,7 @@ void agents_faults_parse(agents_faults *f, const char *text);
 void agents_setup(uint32_t seed, uint32_t count, uint8_t out[8]);
 /* Step i's input of the tests' standard run: a push every 7th step (size 0 or 8). */
 size_t agents_input(uint32_t i, uint8_t out[8]);
+/* An input that pushes agent id's x velocity by `by` (8 bytes). */
+size_t agents_push(uint32_t id, float by, uint8_t out[8]);
 
 #endif

@@ -1,6 +1,7 @@
-/* agents_record OUT.ostm STEPS K [FAULTS]: a recording of the agents module (agents_module.h)
- * with entity rows and a keyframe every K steps (0: none), the standard inputs, made by the
- * module with FAULTS (the plug-in's syntax). Seed 7, 76 agents. */
+/* agents_record OUT.ostm STEPS K [FAULTS [PUSH_STEP]]: a recording of the agents module
+ * (agents_module.h) with entity rows and a keyframe every K steps (0: none), the standard
+ * inputs (PUSH_STEP's a push of agent 3 by 2 instead), made by the module with FAULTS (the
+ * plug-in's syntax). Seed 7, 76 agents. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,9 +28,11 @@ int main(int argc, char **argv) {
     onescope_error err;
     onescope_code rc = onescope_recording_writer_open(argv[1], &def, NULL, NULL, &w, &err);
     uint32_t steps = (uint32_t)strtoul(argv[2], NULL, 10);
+    long push = argc > 5 ? strtol(argv[5], NULL, 10) : -1;
     for (uint32_t i = 0; rc == ONESCOPE_OK && i < steps; i++) {
         uint8_t in[8];
         size_t n = agents_input(i, in);
+        if ((long)i == push) n = agents_push(3, 2.0f, in);
         rc = onescope_recording_writer_append(w, in, n, NULL, &err);
     }
     if (rc == ONESCOPE_OK) rc = onescope_recording_writer_close(w, NULL, &err);
