@@ -56,7 +56,9 @@ typedef struct check {
     uint64_t r_start;         /* the step the restored world started at */
     uint32_t r_left;          /* steps it still runs */
     onescope_buffer snap[2];  /* a round trip's two snapshots */
-    onescope_buffer prev;     /* the last round trip's first snapshot (the probes' donor) */
+    onescope_buffer trip;     /* this round trip's snapshot, restored and matched: the probes'
+                                 base, kept past the restored world's horizon */
+    onescope_buffer prev;     /* the last round trip's (the probes' second donor) */
     uint64_t prev_step;       /* its step */
     const void *in;           /* the current step's input */
     size_t in_size;
@@ -320,7 +322,7 @@ typedef struct probe_room {
 static onescope_code probe(check *c, uint64_t i, uint32_t at, uint64_t base_hash,
                            const onescope_buffer *donor, uint64_t donor_step, probe_room *p,
                            onescope_error *error) {
-    const onescope_buffer *a = &c->snap[0];
+    const onescope_buffer *a = &c->trip;
     memcpy(p->bytes, a->data, a->size);
     p->bytes[at] = donor->data[at];
     onescope_world *w = NULL;
@@ -364,15 +366,16 @@ static onescope_code probe(check *c, uint64_t i, uint32_t at, uint64_t base_hash
     return ONESCOPE_OK;
 }
 
-/* Keeps this round trip's snapshot as the next one's donor. */
-static onescope_code keep_donor(check *c, uint64_t i, onescope_error *error) {
-    onescope_buffer_free(&c->prev);
-    c->prev.allocator = c->a;
-    c->prev.data = onescope_os_alloc(c->a, c->snap[0].size + 1);
-    if (c->prev.data == NULL) return nomem(c, error, "a snapshot");
-    memcpy(c->prev.data, c->snap[0].data, c->snap[0].size);
-    c->prev.size = c->snap[0].size;
-    c->prev_step = i;
+/* Keeps this round trip's snapshot for the probes after the step (the restored world, and
+ * its copy of the bytes, may be gone by then). */
+static onescope_code keep_trip(check *c, onescope_error *error) {
+    if (!has_values(c)) return ONESCOPE_OK;
+    onescope_buffer_free(&c->trip);
+    c->trip.allocator = c->a;
+    c->trip.data = onescope_os_alloc(c->a, c->snap[0].size + 1);
+    if (c->trip.data == NULL) return nomem(c, error, "a snapshot");
+    memcpy(c->trip.data, c->snap[0].data, c->snap[0].size);
+    c->trip.size = c->snap[0].size;
     return ONESCOPE_OK;
 }
 
@@ -380,7 +383,7 @@ static onescope_code keep_donor(check *c, uint64_t i, onescope_error *error) {
  * layout (one size), taken at another step. */
 static onescope_code probes_from(check *c, uint64_t i, const onescope_buffer *donor,
                                  uint64_t donor_step, onescope_error *error) {
-    const onescope_buffer *a = &c->snap[0];
+    const onescope_buffer *a = &c->trip;
     if (a->data == NULL || donor->data == NULL || donor->size != a->size || a->size == 0 ||
         !has_values(c) ||
         c->out->checks[ONESCOPE_MODULE_CHECK_HASH].status != ONESCOPE_MODULE_CHECK_PASSED)
@@ -422,7 +425,7 @@ static onescope_code probes_from(check *c, uint64_t i, const onescope_buffer *do
 /* After the original ran step i of a round trip: donors from the step after (one step of
  * change) and from the last round trip (K steps of change), each when its layout is the same. */
 static onescope_code probes(check *c, uint64_t i, onescope_error *error) {
-    if (c->snap[0].data == NULL || !has_values(c)) return ONESCOPE_OK;
+    if (c->trip.data == NULL || !has_values(c)) return ONESCOPE_OK;
     onescope_buffer next = {NULL, 0, NULL};
     onescope_code rc = onescope_world_snapshot(c->w[ORIG], c->a, &next, error);
     if (rc != ONESCOPE_OK && rc != ONESCOPE_E_NOMEM) { /* the snapshot check says why */
@@ -433,7 +436,10 @@ static onescope_code probes(check *c, uint64_t i, onescope_error *error) {
     rc = probes_from(c, i, &next, i + 1, error);
     onescope_buffer_free(&next);
     if (rc == ONESCOPE_OK) rc = probes_from(c, i, &c->prev, c->prev_step, error);
-    if (rc == ONESCOPE_OK) rc = keep_donor(c, i, error);
+    onescope_buffer_free(&c->prev); /* this round trip's is the next one's donor */
+    c->prev = c->trip;
+    c->prev_step = i;
+    memset(&c->trip, 0, sizeof c->trip);
     return rc;
 }
 
@@ -472,6 +478,7 @@ static onescope_code round_trip(check *c, uint64_t i, onescope_error *error) {
                            error);
     c->r_start = i;
     c->r_hash = c->hist[i];
+    OS_TRY(keep_trip(c, error));
     return has_values(c) ? values_read(c, c->w[RESTORED], &c->rprev, error) : ONESCOPE_OK;
 }
 
@@ -678,10 +685,9 @@ static onescope_code run(check *c, onescope_error *error) {
         else if (has_values(c)) /* the second world is gone: coverage in the original */
             OS_TRY(cover(c, c->w[ORIG], i, ONESCOPE_MODULE_CHECK_NO_STAGE, &c->b_hash, &c->bprev,
                          error));
-        bool tripped = c->w[RESTORED] != NULL && c->r_start == i;
         if (c->w[RESTORED] != NULL) OS_TRY(restored_step(c, i, error));
         /* after the stage coverage, which names a stage when one alone moves a value */
-        if (tripped) OS_TRY(probes(c, i, error));
+        if (c->trip.data != NULL) OS_TRY(probes(c, i, error));
         c->out->steps = i + 1;
     }
     return ONESCOPE_OK;
@@ -711,6 +717,7 @@ onescope_code onescope_module_check_run(const onescope_module *module, const voi
     onescope_buffer_free(&c.snap[0]);
     onescope_buffer_free(&c.snap[1]);
     onescope_buffer_free(&c.prev);
+    onescope_buffer_free(&c.trip);
     onescope_os_free(allocator, c.hist);
     if (rc != ONESCOPE_OK) {
         memset(out, 0, sizeof *out);

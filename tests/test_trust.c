@@ -281,11 +281,14 @@ static onescope_code check_input(void *user, uint64_t step, const void **input, 
     return ONESCOPE_OK;
 }
 
+static uint32_t check_horizon = 4;
+
 static void module_check_of(agents_faults *f, onescope_module_check_result *out) {
     onescope_module m = agents_module(f);
     plan pl = plan_of(0, 0);
     onescope_module_check_def d = onescope_module_check_def_default();
     d.steps = 100;
+    d.horizon = check_horizon;
     d.input = check_input;
     d.input_user = &pl;
     onescope_error err;
@@ -311,6 +314,12 @@ static void module_check_catches_every_fault(void **state) {
     assert_string_equal(h->failure.value, "energy");
     assert_int_equal(res.checks[ONESCOPE_MODULE_CHECK_DETERMINISM].status,
                      ONESCOPE_MODULE_CHECK_PASSED);
+    for (check_horizon = 0; check_horizon < 2; check_horizon++) { /* the probes need no horizon */
+        module_check_of(&f, &res);
+        assert_int_equal(res.checks[ONESCOPE_MODULE_CHECK_HASH].status,
+                         ONESCOPE_MODULE_CHECK_FAILED);
+    }
+    check_horizon = 4;
     f = agents_faults_none();
     f.snapshot_misses = true;
     module_check_of(&f, &res);
