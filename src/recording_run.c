@@ -693,18 +693,9 @@ onescope_code onescope_recording_explain(const onescope_recording *r, const ones
     x->entities = list;
     x->values = values;
     x->allocator = al;
-    *e = (explain_run){r,
-                       al,
-                       room,
-                       x,
-                       values + room,
-                       values + 2 * (size_t)room,
-                       values + 3 * (size_t)room,
-                       0,
-                       0,
-                       0,
-                       {0},
-                       name};
+    *e = (explain_run){
+        r, al, room, x,   values + room, values + 2 * (size_t)room, values + 3 * (size_t)room,
+        0, 0,  0,    {0}, name};
     const onescope_os_rec_head *h = onescope_os_rec_head_of(r);
     if (flags & ONESCOPE_RECORDING_FLAG_KEYFRAMES)
         onescope_os_table_map(module, onescope_os_rec_bytes(r) + h->keys_head_at, h->key_values,
