@@ -121,8 +121,8 @@ static onescope_code rec_keyframe(void *user, uint32_t index, const onescope_wor
     if (every == 0 || index == 0 || index % every != 0 ||
         onescope_recording_keyframe(k->r, index / every - 1, &key) != ONESCOPE_OK)
         return ONESCOPE_OK;
-    uint64_t at = (uint64_t)(key.snapshot != NULL ? key.snapshot - 8 : key.ids - 12) -
-                  (uint64_t)(uintptr_t)onescope_os_rec_bytes(k->r);
+    const uint8_t *start = key.snapshot != NULL ? key.snapshot - 8 : key.ids - 12;
+    uint64_t at = (uint64_t)(start - onescope_os_rec_bytes(k->r)); /* its length field */
     return onescope_os_verify_table(&key, k->map, at, w, k->a, result, k->name, error);
 }
 
