@@ -341,7 +341,7 @@ onescope_code onescope_os_table_compare(const onescope_keyframe *k, const int32_
     for (uint32_t e = 0; rc == ONESCOPE_OK && e < ne; e++) {
         id_at key = {onescope_os_get_u64(k->ids + 8 * (size_t)e), 0};
         const id_at *hit = bsearch(&key, fa, nf, sizeof *fa, by_id_only);
-        if (hit != NULL)
+        if (hit != NULL && m->value_count != 0) /* without named values: the ids alone */
             rc = onescope_world_entity_values(w, hit->index, found, m->value_count, error);
         if (rc != ONESCOPE_OK) break;
         if (hit == NULL) { /* the whole entity: one difference */

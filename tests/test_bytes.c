@@ -235,6 +235,25 @@ static void siphash_vectors(void **state) {
     }
 }
 
+static float float_of(uint32_t bits) {
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* Item 21's sign class: the ulp distance counts the floats between two values on the one line
+ * of floats, through zero when the signs differ (+0 and -0 one point of it). */
+static void float_ulps_across_signs(void **state) {
+    (void)state;
+    assert_int_equal(onescope_os_float_ulps(0.0f, -0.0f), 0);
+    assert_int_equal(onescope_os_float_ulps(float_of(1), float_of(0x80000001u)), 2);
+    assert_int_equal(onescope_os_float_ulps(-1.0f, float_of(0xbf800001u)), 1);
+    assert_int_equal(onescope_os_float_ulps(float_of(0xbf800001u), -1.0f), 1);
+    assert_int_equal(onescope_os_float_ulps(1.0f, -1.0f), 2 * (uint64_t)0x3f800000u);
+    assert_int_equal(onescope_os_float_ulps(-2.0f, 1.0f), (uint64_t)0x40000000u + 0x3f800000u);
+    assert_int_equal(onescope_os_float_ulps(-INFINITY, INFINITY), 2 * (uint64_t)0x7f800000u);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(siphash_vectors),
@@ -248,6 +267,7 @@ int main(void) {
         cmocka_unit_test(checked_sizes_catch_overflow),
         cmocka_unit_test(utf8_rules),
         cmocka_unit_test(error_format_shapes),
+        cmocka_unit_test(float_ulps_across_signs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

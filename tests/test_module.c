@@ -82,6 +82,14 @@ static void test_module_check_refuses_bad_tables(void **state) {
     assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
     assert_non_null(strstr(error_line(&err), "module.struct_size"));
 
+    /* a struct_size that ends inside the last required member does not hold it (item 21) */
+    for (uint32_t cut = 1; cut < sizeof t.hash; cut++) {
+        t = *onescope_module_test();
+        t.struct_size = (uint32_t)(offsetof(onescope_module, hash) + sizeof t.hash - cut);
+        assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);
+        assert_non_null(strstr(error_line(&err), "module.struct_size"));
+    }
+
     t = *onescope_module_test();
     t.step = NULL;
     assert_int_equal(onescope_module_check(&t, "x", &err), ONESCOPE_E_ARGUMENT);

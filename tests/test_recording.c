@@ -2710,6 +2710,47 @@ static void run_lends_the_world_at_every_row(void **state) {
     onescope_replay_free(rep);
 }
 
+/* Item 21's verdict class: a recording without hash rows (flag bit 0 clear: a file the writer
+ * never makes, but the format allows) is "no hash rows to verify", E_FLAGS at offset 6, the
+ * same verdict whether verified streamed or whole, never "invalid". */
+static void verify_without_hash_rows_says_so(void **state) {
+    (void)state;
+    onescope_module m = springs_module();
+    uint8_t b[64];
+    size_t n = 0;
+    memcpy(b, "OSTM\x02\x00\x00\x00\x02\x00\x00\x00", 12); /* version 2, flags 0, 2 steps */
+    n = 12;
+    b[n++] = (uint8_t)strlen(m.id);
+    memcpy(b + n, m.id, strlen(m.id));
+    n += strlen(m.id);
+    b[n++] = (uint8_t)strlen(m.version);
+    memcpy(b + n, m.version, strlen(m.version));
+    n += strlen(m.version);
+    memcpy(b + n, "\x01\x00\x00\x00", 4); /* the setup: 1 byte, 8 springs */
+    n += 4;
+    b[n++] = setup8;
+    memset(b + n, 0, 8); /* two empty inputs */
+    n += 8;
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, n, f), n);
+    fclose(f);
+    onescope_recording *r;
+    onescope_error err, e2;
+    assert_int_equal(onescope_recording_parse(b, n, "run.ostm", NULL, &r, &err), ONESCOPE_OK);
+    onescope_verify_result v, vw;
+    assert_int_equal(onescope_recording_verify(r, &m, NULL, &vw, "run.ostm", &e2),
+                     ONESCOPE_E_FLAGS);
+    onescope_recording_free(r);
+    assert_int_equal(onescope_recording_verify_file(path, &m, NULL, &v, &err), ONESCOPE_E_FLAGS);
+    assert_int_equal(vw.verdict, ONESCOPE_VERDICT_NO_HASH_ROWS);
+    assert_int_equal(v.verdict, ONESCOPE_VERDICT_NO_HASH_ROWS);
+    assert_false(v.matched);
+    assert_int_equal(err.offset, 6);
+    assert_int_equal(e2.offset, 6);
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(engine_mode_equals_tool_mode),
@@ -2747,6 +2788,7 @@ int main(void) {
         cmocka_unit_test(diff_allocation_failures),
         cmocka_unit_test(ghost_allocation_failures),
         cmocka_unit_test(ghost_edges),
+        cmocka_unit_test(verify_without_hash_rows_says_so),
     };
     return cmocka_run_group_tests(tests, setup_dir, remove_dir);
 }

@@ -560,6 +560,161 @@ static void streamed_verify_across_the_buffer(void **state) {
     assert_int_equal(v.table_entity, id);
 }
 
+/* Item 21's class again, in the writer: an entity row may say "the previous row's ids" only
+ * when every id is the same, not when the count is. In the standard run an agent dies in the
+ * step that another is born, so two rows hold the same count with another id among them: each
+ * row's ids, as the file holds them (reused or not), are the world's at that row. */
+typedef struct row_ids {
+    const onescope_recording *r;
+    uint32_t replaced; /* rows whose count is the last row's with another id set */
+    uint32_t last_count;
+    uint64_t last_ids[512];
+    char why[256];
+} row_ids;
+
+static bool row_ids_agree(void *user, const onescope_recording_row *row) {
+    row_ids *c = user;
+    onescope_entity_row e;
+    if (onescope_recording_entity_row(c->r, row->index, &e) != ONESCOPE_OK) {
+        snprintf(c->why, sizeof c->why, "row %u: no entity row", row->index);
+        return true;
+    }
+    uint32_t n = onescope_world_entity_count(row->world);
+    if (e.count != n || n > 512) {
+        snprintf(c->why, sizeof c->why, "row %u: %u entities recorded, %u in the world", row->index,
+                 e.count, n);
+        return true;
+    }
+    bool other = false;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t id = onescope_world_entity_id(row->world, i), got = 0;
+        for (int b = 0; b < 8; b++) got |= (uint64_t)e.ids[8 * (size_t)i + b] << (8 * b);
+        if (got != id) {
+            snprintf(c->why, sizeof c->why, "row %u entity %u: id %llu recorded, %llu in the world",
+                     row->index, i, (unsigned long long)got, (unsigned long long)id);
+            return true;
+        }
+        other |= row->index > 0 && (n != c->last_count || c->last_ids[i] != id);
+        c->last_ids[i] = id;
+    }
+    if (other && n == c->last_count) c->replaced++;
+    c->last_count = n;
+    return false;
+}
+
+static void entity_rows_hold_each_rows_ids(void **state) {
+    (void)state;
+    char p[128];
+    path_of(p, sizeof p, "replaced.ostm");
+    agents_faults f = agents_faults_none();
+    onescope_module m = agents_module(&f);
+    plan pl = plan_of(400, 0);
+    record(p, f, &pl);
+    onescope_recording *r = read_back(p);
+    row_ids c;
+    memset(&c, 0, sizeof c);
+    c.r = r;
+    onescope_error err;
+    if (onescope_recording_run(r, &m, NULL, row_ids_agree, &c, p, &err) != ONESCOPE_OK)
+        fail_msg("%s", line_of(&err));
+    if (c.why[0] != '\0') fail_msg("%s", c.why);
+    /* the run has what the rule is about: a death and a birth in one step */
+    if (c.replaced == 0) fail_msg("no row replaces an entity at the same count");
+    onescope_recording_free(r);
+}
+
+/* Item 21's class in the keyframe table: a planted bug that kills an agent early (its energy
+ * nudged below what the step leaves it) moves the last agent into its index. At the keyframe
+ * right after that step (before the thinking, which draws from one generator for all, spreads
+ * the difference; a step where one is born too, so the moved agent's old index is held) the
+ * table is compared by id: the one difference is the dead agent (in the
+ * table, not in the world), never the agents whose indexes moved. */
+static void table_compared_by_id_after_a_death(void **state) {
+    (void)state;
+    agents_faults f = agents_faults_none();
+    onescope_module m = agents_module(&f);
+    onescope_world *w;
+    onescope_error err;
+    assert_int_equal(onescope_world_create(&m, setup, sizeof setup, NULL, &w, &err), ONESCOPE_OK);
+    uint32_t energy = value_index("energy"), bug_at = 0, n = 0;
+    uint64_t id = 0;
+    for (uint32_t i = 0; i < 300 && id == 0; i++) {
+        /* an agent that is not the last, with enough energy for this step but not for 3 less */
+        n = onescope_world_entity_count(w);
+        for (uint32_t e = 0; i % 80 == 79 && e + 1 < n && id == 0; e++) {
+            double v[8];
+            assert_int_equal(onescope_world_entity_values(w, e, v, 8, &err), ONESCOPE_OK);
+            if (v[energy] > 1.0 && v[energy] < 2.5) id = onescope_world_entity_id(w, e), bug_at = i;
+        }
+        uint8_t in[8];
+        size_t k = agents_input(i, in);
+        assert_int_equal(onescope_world_step(w, in, k, &err), ONESCOPE_OK);
+    }
+    onescope_world_free(w);
+    if (id == 0) fail_msg("no agent with 1 to 2.5 energy at steps 79, 159, 239");
+    char p[128];
+    path_of(p, sizeof p, "death.ostm");
+    plan pl = plan_of(bug_at + 40, 16);
+    record(p, f, &pl);
+    agents_faults ver = f;
+    ver.bug_step = bug_at;
+    ver.bug_id = id;
+    ver.bug_energy = true;
+    onescope_module mv = agents_module(&ver);
+    onescope_verify_result v;
+    assert_int_equal(verify_both(p, &mv, &v, &err), ONESCOPE_E_MISMATCH);
+    assert_int_equal(v.first_row, bug_at + 1);
+    onescope_recording *r = read_back(p);
+    onescope_recording_explanation *x;
+    assert_int_equal(onescope_recording_explain(r, &mv, bug_at + 1, 8, NULL, &x, "death", &err),
+                     ONESCOPE_OK);
+    assert_true(x->has_table);
+    assert_true(x->entities_found + 1 == x->entities_recorded); /* it died in this build */
+    assert_int_equal(x->differing, 1);
+    assert_int_equal(x->entities[0].id, id);
+    assert_int_equal(x->values_differing, 1);
+    assert_int_equal(x->values[0].id, id);
+    assert_int_equal(x->values[0].value, UINT32_MAX);
+    assert_false(x->values[0].found);
+    onescope_recording_explanation_free(x);
+    onescope_recording_free(r);
+}
+
+/* Item 21's boundaries: a first differing row that is a multiple of K. The explanation runs
+ * from the keyframe before it (row K) to the row's own keyframe, where the table is compared,
+ * and no further: K steps, the table of row 2K. */
+static void explained_at_a_keyframe_row(void **state) {
+    (void)state;
+    char p[128];
+    path_of(p, sizeof p, "at-key.ostm");
+    agents_faults f = agents_faults_none();
+    plan pl = plan_of(80, 16);
+    record(p, f, &pl);
+    agents_faults ver = f;
+    ver.bug_step = 31; /* row 32 = 2K */
+    ver.bug_id = 5;
+    onescope_module mv = agents_module(&ver);
+    onescope_verify_result v;
+    onescope_error err;
+    assert_int_equal(verify_both(p, &mv, &v, &err), ONESCOPE_E_MISMATCH);
+    assert_int_equal(v.first_row, 32);
+    onescope_recording *r = read_back(p);
+    onescope_recording_explanation *x;
+    assert_int_equal(onescope_recording_explain(r, &mv, 32, 4, NULL, &x, "at-key", &err),
+                     ONESCOPE_OK);
+    assert_int_equal(x->keyframe_use, ONESCOPE_KEYFRAME_USED);
+    assert_int_equal(x->start_row, 16);
+    assert_true(x->has_table);
+    assert_int_equal(x->table_row, 32);
+    assert_int_equal(x->steps_run, 16);
+    assert_int_equal(x->differing, 1);
+    assert_int_equal(x->entities[0].id, 5);
+    assert_int_equal(x->values_differing, 3); /* vx, and the x and energy it moved */
+    for (uint32_t k = 0; k < x->values_listed; k++) assert_int_equal(x->values[k].id, 5);
+    onescope_recording_explanation_free(x);
+    onescope_recording_free(r);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/onescope-trust-XXXXXX");
     if (mkdtemp(dir) == NULL) return 1;
@@ -575,6 +730,9 @@ int main(void) {
         cmocka_unit_test(step_errors_at_file_offsets),
         cmocka_unit_test(struct_size_inside_a_member),
         cmocka_unit_test(streamed_verify_across_the_buffer),
+        cmocka_unit_test(entity_rows_hold_each_rows_ids),
+        cmocka_unit_test(table_compared_by_id_after_a_death),
+        cmocka_unit_test(explained_at_a_keyframe_row),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];

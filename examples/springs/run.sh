@@ -515,6 +515,15 @@ assert [x["id"] for x in e["listed"]] == [5, 6], e
 assert all(x["groups"] == ["position", "velocity"] and x["in_recording"] and x["in_world"] for x in e["listed"]), e
 PY
 ok
+# a step the module refuses (E_MISMATCH) is an error of its row, never a mismatch (item 4)
+SPRINGS_BUG=refuse=250 expect 1 "$os" --module "$plugin" verify --json rows.ostm
+python3 - <<'PY' || fail "a refused step --json: $(cat out.txt)"
+import json
+d = json.loads(open("out.txt").readline())
+assert (d["status"], d["verdict"], d["row"], d["step"]) == ("module_error", "module_error", 251, 250), d
+assert d["expected"] is None and d["entities"] is None and "refused" in d["error"], d
+PY
+ok
 SPRINGS_PLANT=250:5 expect 1 "$os" --module "$plugin" verify run.ostm
 grep -q "run.ostm: no entity rows in this recording: verified by world hash alone" out.txt ||
     fail "no entity rows: not said: $(cat out.txt)"; ok
@@ -530,12 +539,16 @@ grep -q "^keys.ostm: row 251: 2 of 64 entities differ: id 5 (position, velocity)
     fail "keyframes: the entities: $(cat out.txt)"; ok
 grep -Eq "^keys.ostm: keyframe row 300 \(ran 50 steps from row 250's keyframe, proven\): [0-9]+ of [0-9]+ values differ: id [0-9]+ [a-z]+\.[a-z]+ recorded -?[0-9.e+-]+ found -?[0-9.e+-]+" out.txt ||
     fail "keyframes: the values: $(cat out.txt)"; ok
+cp out.txt keys-text.txt
 SPRINGS_PLANT=250:5 expect 1 "$os" --module "$plugin" verify --json keys.ostm
 python3 - <<'PY' || fail "keyframes --json: $(cat out.txt)"
-import json
+import json, re
 k = json.loads(open("out.txt").readline())["keyframe"]
 assert (k["start_row"], k["restored"], k["steps_run"], k["row"]) == (250, True, 50, 300), k
 assert k["differing"] > 0 and k["listed"] and all(x["recorded"] != x["found"] for x in k["listed"]), k
+# more values differ than are listed: the counts are the text's, not the list's length
+n, m = map(int, re.search(r"keyframe row 300 .*?: ([0-9]+) of ([0-9]+) values differ", open("keys-text.txt").read()).groups())
+assert (k["differing"], k["values_compared"]) == (n, m) and n > len(k["listed"]), (n, m, k)
 PY
 ok
 # one input changed at step 270: the diff names row 271, from row 250 (21 steps to find it, 21 to explain it)

@@ -21,7 +21,8 @@
 
 /* SPRINGS_BUG=snapshot|hash|order|global plants one bug class for `onescope module check`
  * (run.sh): a snapshot without the velocities, a hash without them, a stage that visits heap
- * nodes in address order, a step that reads a counter kept outside the world. */
+ * nodes in address order, a step that reads a counter kept outside the world;
+ * SPRINGS_BUG=refuse=STEP a whole step that refuses at STEP (for verify's verdicts). */
 static const char *bug(void) {
     const char *b = getenv("SPRINGS_BUG");
     return b != NULL ? b : "";
@@ -133,11 +134,16 @@ static onescope_code check_input(void *context, const void *setup, size_t setup_
 static onescope_code step(void *context, void *world, const void *input, size_t size,
                           onescope_error *error) {
     (void)context;
-    (void)error;
     static uint32_t steps_everywhere; /* SPRINGS_BUG=global: state outside every world */
     if (strcmp(bug(), "global") == 0 && ++steps_everywhere % 2 == 0)
         ((springs_world *)world)->vx[0] += 1e-3f;
     if (strcmp(bug(), "order") == 0) visit_by_address(world);
+    /* SPRINGS_BUG=refuse=STEP: the step refuses (with E_MISMATCH, which verify must report as
+     * an error of its row, never as a hash mismatch) */
+    if (strncmp(bug(), "refuse=", 7) == 0 &&
+        ((springs_world *)world)->step == strtoull(bug() + 7, NULL, 10))
+        return onescope_module_fail(error, ONESCOPE_E_MISMATCH, ONESCOPE_MODULE_NO_OFFSET, "step",
+                                    "a step this build can run", "refused (SPRINGS_BUG=refuse)");
     springs_step(world, input, size);
     return ONESCOPE_OK;
 }

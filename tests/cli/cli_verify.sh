@@ -56,6 +56,8 @@ n = int(sys.argv[2 + 1]) + 1
 assert len(files) == n and summary['files'] == n, (len(files), n)
 st = {o['file'].rsplit('/', 1)[-1]: o for o in files}
 assert st['bad.ostm']['status'] == 'mismatch' and st['bad.ostm']['row'] == 200
+# row R is the world after step R - 1 (docs/recording.md): the step is 199, not 200
+assert st['bad.ostm']['step'] == 199, st['bad.ostm']
 assert st['bad.ostm']['expected'] == '0fe6732c19b0d81d' and st['bad.ostm']['op_count'] == 3
 assert st['bad.ostm']['ops'][0] == {'op': 'teleport', 'code': 2, 'body': 0, 'values': [3401, 10297, 0]}
 assert st['junk.ostm']['status'] == 'invalid' and 'junk.ostm' in st['junk.ostm']['error']
