@@ -178,7 +178,7 @@ def main():
         open(path, "w").write(src.replace(old, new))
         diff = subprocess.run(["git", "diff", "--", path], capture_output=True, text=True).stdout
         subprocess.run(["git", "checkout", "--", path], check=True)
-        with open(f"mutants/{name}.patch", "w") as f:
+        with open(f"tests/mutants/round4/{name}.patch", "w") as f:
             f.write(f"# [{cls}] {desc}\n{diff}")
     print(len(M), "mutants")
 

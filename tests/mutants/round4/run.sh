@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Runs the hand-written mutants (docs/hardening.md, "Round four"): for each patch, apply it,
 # rebuild the gcc-O2 tree, run the whole ctest (stopping at the first failure: a killed
-# mutant), record the verdict in mutants/results.tsv and revert. A mutant that does not build
-# is reported as such (it does not count). Usage: bash mutants/run.sh [PATCH...]
+# mutant), record the verdict in tests/mutants/round4/results.tsv and revert. A mutant that does not build
+# is reported as such (it does not count). Usage: bash tests/mutants/round4/run.sh [PATCH...]
 set -u
 cd "$(dirname "$0")/.."
 build=build/gcc-O2
-results=mutants/results.tsv
+results=tests/mutants/round4/results.tsv
 [ -f "$results" ] || printf 'mutant\tverdict\tkilled_by\tseconds\n' >"$results"
 patches=("$@")
-[ ${#patches[@]} -eq 0 ] && patches=(mutants/[0-9]*.patch)
+[ ${#patches[@]} -eq 0 ] && patches=(tests/mutants/round4/[0-9]*.patch)
 for patch in "${patches[@]}"; do
     name=$(basename "$patch" .patch)
     start=$(date +%s)
