@@ -98,6 +98,19 @@ static onescope_code verify_both(const char *path, const onescope_module *m,
     return rc;
 }
 
+/* A world of m at row `steps` of the standard run (agents_input). */
+static onescope_world *standard_run(const onescope_module *m, uint32_t steps) {
+    onescope_world *w;
+    onescope_error err;
+    assert_int_equal(onescope_world_create(m, setup, sizeof setup, NULL, &w, &err), ONESCOPE_OK);
+    for (uint32_t i = 0; i < steps; i++) {
+        uint8_t in[8];
+        size_t n = agents_input(i, in);
+        assert_int_equal(onescope_world_step(w, in, n, &err), ONESCOPE_OK);
+    }
+    return w;
+}
+
 static uint32_t value_index(const char *name) {
     agents_faults f = agents_faults_none();
     onescope_module m = agents_module(&f);
@@ -415,13 +428,8 @@ static void ids_out_of_index_order_are_named(void **state) {
     onescope_module m = agents_module(&f);
     onescope_world *w;
     onescope_error err;
-    assert_int_equal(onescope_world_create(&m, setup, sizeof setup, NULL, &w, &err), ONESCOPE_OK);
     uint32_t bug_at = 330;
-    for (uint32_t i = 0; i < bug_at; i++) {
-        uint8_t in[8];
-        size_t n = agents_input(i, in);
-        assert_int_equal(onescope_world_step(w, in, n, &err), ONESCOPE_OK);
-    }
+    w = standard_run(&m, bug_at);
     uint64_t id = onescope_world_entity_id(w, 0);
     uint32_t count = onescope_world_entity_count(w);
     onescope_world_free(w);
@@ -474,12 +482,7 @@ static void ghost_keeps_stable_ids(void **state) {
     }
     /* the ids are the module's: agent ids, never renumbered */
     onescope_world *w;
-    assert_int_equal(onescope_world_create(&m, setup, sizeof setup, NULL, &w, &err), ONESCOPE_OK);
-    for (uint32_t i = 0; i < 340; i++) {
-        uint8_t in[8];
-        size_t n = agents_input(i, in);
-        assert_int_equal(onescope_world_step(w, in, n, &err), ONESCOPE_OK);
-    }
+    w = standard_run(&m, 340);
     uint32_t shared = 0, alive = onescope_world_entity_count(w);
     for (uint32_t e = 0; e < g[1]->entity_count; e++) {
         uint64_t id = g[1]->entities[e].id;
@@ -534,12 +537,7 @@ static void streamed_verify_across_the_buffer(void **state) {
     onescope_world *w;
     onescope_error err;
     uint32_t bug_at = 11000;
-    assert_int_equal(onescope_world_create(&m, setup, sizeof setup, NULL, &w, &err), ONESCOPE_OK);
-    for (uint32_t i = 0; i < bug_at; i++) {
-        uint8_t in[8];
-        size_t n = agents_input(i, in);
-        assert_int_equal(onescope_world_step(w, in, n, &err), ONESCOPE_OK);
-    }
+    w = standard_run(&m, bug_at);
     uint64_t id = onescope_world_entity_id(w, onescope_world_entity_count(w) / 2);
     onescope_world_free(w);
     char p[128];
